@@ -1,0 +1,44 @@
+# deepcrawl — the two commands of the README's quick start are `make demo` and `make test`.
+# Each installs what it needs: a virtualenv with the package, a browser, and (for the tests)
+# PostgreSQL's server binaries.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test check lint install browser postgres bench clean
+
+demo: install browser
+	$(BIN)/deepcrawl demo
+
+test: install browser postgres
+	$(BIN)/pytest
+
+check: install browser postgres lint
+	$(BIN)/pytest
+
+lint: install
+	$(BIN)/ruff format --check deepcrawl fixtures tests benchmarks scripts
+	$(BIN)/ruff check deepcrawl fixtures tests benchmarks scripts
+	$(BIN)/mypy
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml fixtures/pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[test]" -e fixtures
+	touch $(STAMP)
+
+browser: install
+	bash scripts/ensure-browser.sh $(BIN)/python
+
+postgres:
+	bash scripts/ensure-postgres.sh
+
+bench: install browser
+	$(BIN)/deepcrawl bench --site books --strategy bfs
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build dist *.egg-info

@@ -1,0 +1,82 @@
+"""Show bench results: a rich table, JSON, and a PNG plot of record recall against requests."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from rich.table import Table
+
+from deepcrawl.errors import ConfigError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+
+    from deepcrawl.bench.runner import BenchRun
+
+__all__ = ["runs_table", "runs_to_json", "write_plot"]
+
+
+def runs_table(runs: Sequence[BenchRun]) -> Table:
+    """One row per (site, strategy) with the figures of DESIGN.md."""
+    table = Table(title="deepcrawl bench", title_justify="left")
+    for column in ("site", "strategy"):
+        table.add_column(column)
+    for column in ("records", "recall", "harvest", "requests", "KiB", "s", "pages/s", "MiB"):
+        table.add_column(column, justify="right")
+    table.add_column("top request kinds")
+    for run in runs:
+        top = sorted(run.requests_by_kind.items(), key=lambda kv: -kv[1])[:4]
+        table.add_row(
+            run.site,
+            run.strategy,
+            f"{run.records_fetched}/{run.records}",
+            f"{run.recall:.3f}",
+            f"{run.harvest_rate:.3f}",
+            str(run.requests),
+            f"{run.bytes / 1024:.0f}",
+            f"{run.wall_s:.1f}",
+            f"{run.pages_per_s:.0f}",
+            f"{run.peak_rss_mb:.0f}",
+            ", ".join(f"{k} {v}" for k, v in top),
+        )
+    return table
+
+
+def runs_to_json(runs: Sequence[BenchRun]) -> str:
+    """The runs as a JSON array (curves included)."""
+    return json.dumps([run.to_dict() for run in runs], indent=2)
+
+
+def write_plot(runs: Sequence[BenchRun], path: Path) -> Path:
+    """Plot record recall against requests sent, one panel per site, one line per strategy.
+
+    Raises:
+        ConfigError: matplotlib is not installed (``pip install 'deepcrawl[plot]'``).
+    """
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as exc:
+        raise ConfigError("plotting needs matplotlib: pip install 'deepcrawl[plot]'") from exc
+    sites = list(dict.fromkeys(run.site for run in runs))
+    fig, axes = plt.subplots(1, len(sites), figsize=(5 * len(sites), 4), squeeze=False)
+    for ax, site in zip(axes[0], sites, strict=True):
+        for run in (r for r in runs if r.site == site):
+            xs = [0] + [x for x, _ in run.curve]
+            ys = [0.0] + [y for _, y in run.curve]
+            ax.step(xs, ys, where="post", label=run.strategy)
+        ax.set_title(site)
+        ax.set_xlabel("requests sent")
+        ax.set_ylabel("record recall")
+        ax.set_ylim(0, 1.02)
+        ax.grid(alpha=0.3)
+        ax.legend(loc="lower right")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path

@@ -1,0 +1,121 @@
+"""The fetch contract shared by the browser and the plain-HTTP fetcher.
+
+A :class:`Fetcher` turns a URL into a :class:`FetchedPage`: where it ended up, what it said, and
+the links and forms on it. The browser backend renders the live DOM (and may probe JavaScript);
+the HTTP backend parses the HTML the server sent. Callers (the crawl, the bench strategies) see
+only this contract, so either backend — or the adaptive one that picks per URL prototype — can
+serve them.
+"""
+
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Literal, Self
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+    from deepcrawl.forms.model import Form
+
+__all__ = ["FetchedPage", "Fetcher", "Link", "LinkOrigin"]
+
+LinkOrigin = Literal["html", "probe", "iframe"]
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """A link found on a page.
+
+    Attributes:
+        url: absolute URL, fragment removed (not yet normalised).
+        text: anchor text (or ``alt``/``title``/``aria-label`` when there is no text), collapsed.
+        origin: ``html`` for a link in the DOM, ``probe`` for a navigation that clicking or
+            hovering a scripted element triggered, ``iframe`` for a link inside a same-site frame.
+        dom_path: the element's path from ``html`` (``html/body/div[2]/ul/li[3]/a``) — the DOM
+            context the apprentice and the link learner use.
+        rel: the ``rel`` attribute (``next``, ``prev``, ``nofollow`` …), lower-cased.
+    """
+
+    url: str
+    text: str = ""
+    origin: LinkOrigin = "html"
+    dom_path: str = ""
+    rel: str = ""
+
+
+@dataclass(slots=True)
+class FetchedPage:
+    """What one fetch of one URL gave.
+
+    Attributes:
+        url: the URL asked for.
+        final_url: the URL after redirects.
+        status: the HTTP status of the final response.
+        content_type: the media type (``text/html``), parameters dropped, lower-cased.
+        body: the HTML (the live DOM's serialisation for the browser), or the raw body decoded.
+        links: links on the page (empty for non-HTML answers).
+        forms: forms on the page (empty for non-HTML answers, or when not asked for).
+        via: which backend fetched it.
+        fetched_at: when the response arrived (UTC).
+        elapsed_s: seconds from request to complete body.
+        headers: response headers, lower-cased names.
+    """
+
+    url: str
+    final_url: str
+    status: int
+    content_type: str
+    body: str
+    links: list[Link] = field(default_factory=list)
+    forms: list[Form] = field(default_factory=list)
+    via: Literal["browser", "http"] = "http"
+    fetched_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+    elapsed_s: float = 0.0
+    headers: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def is_html(self) -> bool:
+        """True when the answer is an HTML document."""
+        return self.content_type in {"text/html", "application/xhtml+xml"}
+
+
+class Fetcher(abc.ABC):
+    """Fetch pages; an async context manager that owns its connections or browser.
+
+    Contract:
+        * ``fetch`` returns a :class:`FetchedPage` for any answer the server gave, error statuses
+          included (the caller decides what a 404 means);
+        * it raises :class:`~deepcrawl.errors.FetchError` subclasses for what is not an answer:
+          network failure, timeout, a body over the size limit, a blocked URL;
+        * it never raises a third-party exception;
+        * entering the context twice raises ``RuntimeError``.
+    """
+
+    _entered: bool = False
+
+    async def __aenter__(self) -> Self:
+        if self._entered:
+            raise RuntimeError(f"{type(self).__name__} cannot be entered twice")
+        self._entered = True
+        await self.open()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def open(self) -> None:  # noqa: B027 - optional hook
+        """Acquire resources (connections, a browser)."""
+
+    async def close(self) -> None:  # noqa: B027 - optional hook
+        """Release what :meth:`open` acquired."""
+
+    @abc.abstractmethod
+    async def fetch(self, url: str) -> FetchedPage:
+        """Fetch ``url`` and return what it gave (see the class contract)."""

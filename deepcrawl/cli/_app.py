@@ -1,0 +1,21 @@
+"""The typer application and the consoles every command prints to."""
+
+from __future__ import annotations
+
+import typer
+from rich.console import Console
+
+__all__ = ["app", "console", "err_console"]
+
+app = typer.Typer(
+    name="deepcrawl",
+    help="Crawl a website behind its search form, downloading only the pages you want.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+#: Results (tables, JSON) go to stdout so they can be piped.
+console = Console(soft_wrap=True)
+#: Progress, warnings and errors go to stderr.
+err_console = Console(stderr=True, soft_wrap=True)

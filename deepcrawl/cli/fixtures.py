@@ -1,0 +1,30 @@
+"""``deepcrawl serve-fixture``: serve one of the local test sites."""
+
+from typing import Annotated
+
+import typer
+
+from deepcrawl.cli._app import app, err_console
+from deepcrawl.errors import FixtureError
+
+
+@app.command("serve-fixture")
+def serve_fixture(
+    name: Annotated[str, typer.Argument(help="Site name (books, shop, news …).")],
+    port: Annotated[int, typer.Option(help="Port on 127.0.0.1 (0: any free port).")] = 8000,
+    records: Annotated[int, typer.Option(min=1, help="Records in the site's database.")] = 500,
+    seed: Annotated[int, typer.Option(help="Seed of the generated data.")] = 0,
+    faults: Annotated[bool, typer.Option(help="Inject faults (5xx, 429, timeouts …).")] = False,
+) -> None:
+    """Serve a local deep-web test site on 127.0.0.1 until interrupted."""
+    try:
+        from deepcrawl_fixtures import serve_forever
+    except ImportError as exc:
+        raise FixtureError(
+            "the fixture sites are not installed: pip install -e fixtures (from a source checkout)"
+        ) from exc
+
+    def ready(url: str) -> None:
+        err_console.print(f"serving [bold]{name}[/] at {url} (Ctrl-C to stop)", highlight=False)
+
+    serve_forever(name, port=port, records=records, seed=seed, faults=faults, ready=ready)

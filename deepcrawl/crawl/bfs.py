@@ -1,0 +1,85 @@
+"""The breadth-first baseline: follow every in-scope link of the static HTML, no forms.
+
+This is what a generic crawler (Scrapy's default spider, ``wget -r``) does on a deep-web site,
+and the reference every deepcrawl strategy is measured against in ``deepcrawl bench``: it reaches
+only records that some browse page links to, and pays for every page on the way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from typing import TYPE_CHECKING
+from urllib.parse import urldefrag, urlsplit
+
+from deepcrawl.crawl.robots import RobotsPolicy
+from deepcrawl.crawl.strategy import Strategy, register
+from deepcrawl.errors import FetchError
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
+    from deepcrawl.browser.base import FetchedPage, Fetcher
+
+__all__ = ["BreadthFirst"]
+
+
+@register
+class BreadthFirst(Strategy):
+    """Breadth-first link following within the start URL's host, honouring robots.txt."""
+
+    name = "bfs"
+    concurrency = 8
+
+    async def crawl(
+        self, start_url: str, *, fetcher: Fetcher, max_requests: int
+    ) -> AsyncIterator[FetchedPage]:
+        host = urlsplit(start_url).netloc
+        robots = RobotsPolicy(
+            self.settings.http.user_agent, obey=self.settings.politeness.obey_robots
+        )
+        await robots.load(start_url, fetcher)
+        budget = max_requests - (1 if robots.obey else 0)
+        seen = {start_url}
+        queue: deque[str] = deque([start_url])
+        results: asyncio.Queue[FetchedPage | None] = asyncio.Queue()
+        in_flight = 0
+
+        async def fetch_one(url: str) -> None:
+            try:
+                page = await fetcher.fetch(url)
+            except FetchError as exc:
+                self.failures[url] = str(exc)
+                await results.put(None)
+                return
+            for link in page.links:
+                target = urldefrag(link.url).url
+                parts = urlsplit(target)
+                if (
+                    parts.scheme in {"http", "https"}
+                    and parts.netloc == host
+                    and target not in seen
+                ):
+                    seen.add(target)
+                    if robots.allowed(target):
+                        queue.append(target)
+            await results.put(page)
+
+        tasks: set[asyncio.Task[None]] = set()
+        try:
+            while queue or in_flight:
+                while queue and in_flight < self.concurrency and budget > 0:
+                    budget -= 1
+                    in_flight += 1
+                    task = asyncio.create_task(fetch_one(queue.popleft()))
+                    tasks.add(task)
+                    task.add_done_callback(tasks.discard)
+                if not in_flight:
+                    break
+                page = await results.get()
+                in_flight -= 1
+                if page is not None:
+                    yield page
+        finally:
+            for task in tasks:
+                task.cancel()

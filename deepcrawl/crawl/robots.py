@@ -1,0 +1,71 @@
+"""robots.txt: fetched once per host, parsed with protego, consulted before every request.
+
+A missing robots.txt (4xx) allows everything; one that cannot be fetched (network error, 5xx)
+is treated as disallowing everything for the time being, as Google does — a site in trouble
+should not be crawled harder.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from protego import Protego
+
+from deepcrawl.errors import FetchError
+
+if TYPE_CHECKING:
+    from deepcrawl.browser.base import Fetcher
+
+__all__ = ["RobotsPolicy"]
+
+
+class RobotsPolicy:
+    """Answers "may I fetch this URL?" for the hosts of one crawl.
+
+    Args:
+        user_agent: the agent name matched against robots.txt groups.
+        obey: when False every URL is allowed (the user's explicit choice).
+    """
+
+    def __init__(self, user_agent: str, *, obey: bool = True) -> None:
+        self.user_agent = user_agent
+        self.obey = obey
+        self._rules: dict[str, Protego | None] = {}
+
+    async def load(self, url: str, fetcher: Fetcher) -> None:
+        """Fetch and parse the robots.txt of ``url``'s host, once per host."""
+        origin = _origin(url)
+        if not self.obey or origin in self._rules:
+            return
+        try:
+            page = await fetcher.fetch(origin + "/robots.txt")
+        except FetchError:
+            self._rules[origin] = Protego.parse("User-agent: *\nDisallow: /\n")
+            return
+        if page.status >= 500:
+            self._rules[origin] = Protego.parse("User-agent: *\nDisallow: /\n")
+        elif page.status >= 400:
+            self._rules[origin] = None
+        else:
+            self._rules[origin] = Protego.parse(page.body)
+
+    def allowed(self, url: str) -> bool:
+        """Whether ``url`` may be fetched (its host's robots.txt must have been loaded)."""
+        if not self.obey:
+            return True
+        rules = self._rules.get(_origin(url))
+        return rules is None or bool(rules.can_fetch(url, self.user_agent))
+
+    def crawl_delay(self, url: str) -> float | None:
+        """The Crawl-delay robots.txt asks of this agent on ``url``'s host, if any."""
+        rules = self._rules.get(_origin(url))
+        if not self.obey or rules is None:
+            return None
+        delay = rules.crawl_delay(self.user_agent)
+        return None if delay is None else float(delay)
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"

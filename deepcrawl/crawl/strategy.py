@@ -1,0 +1,56 @@
+"""The contract of a crawl strategy, so that strategies can be swapped and compared.
+
+A strategy decides which URLs to request and in which order; it fetches through the
+:class:`~deepcrawl.browser.base.Fetcher` it is given (so the caller controls the backend and can
+count requests) and yields every page it fetched, in fetch order. ``deepcrawl bench`` runs
+strategies side by side against the same fixture site; ``--strategy`` picks one for a crawl.
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import TYPE_CHECKING, ClassVar
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
+    from deepcrawl.browser.base import FetchedPage, Fetcher
+    from deepcrawl.settings import Settings
+
+__all__ = ["STRATEGIES", "Strategy", "register"]
+
+
+class Strategy(abc.ABC):
+    """A way to crawl one site.
+
+    Contract:
+        * ``crawl`` sends at most ``max_requests`` requests through ``fetcher`` (robots.txt
+          included) and stays on the start URL's host;
+        * it yields each fetched page once, as soon as it is fetched;
+        * a :class:`~deepcrawl.errors.FetchError` for one URL is recorded and skipped, never
+          raised out of ``crawl``.
+    """
+
+    #: The name ``--strategy`` and ``deepcrawl bench`` know it by.
+    name: ClassVar[str]
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        #: URLs that failed, with the reason (filled as the crawl goes).
+        self.failures: dict[str, str] = {}
+
+    @abc.abstractmethod
+    def crawl(
+        self, start_url: str, *, fetcher: Fetcher, max_requests: int
+    ) -> AsyncIterator[FetchedPage]:
+        """Crawl from ``start_url``, yielding every page fetched."""
+
+
+#: Every known strategy by name; filled by :func:`register`.
+STRATEGIES: dict[str, type[Strategy]] = {}
+
+
+def register(cls: type[Strategy]) -> type[Strategy]:
+    """Class decorator that makes a strategy known by its ``name``."""
+    STRATEGIES[cls.name] = cls
+    return cls

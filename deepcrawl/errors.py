@@ -1,0 +1,159 @@
+"""The one exception tree of deepcrawl.
+
+Every error deepcrawl raises on purpose derives from :class:`DeepcrawlError`, so a caller can
+catch the whole family in one place (the CLI does: one clear line, exit code 1). Third-party
+exceptions (httpx, Playwright, SQLAlchemy, lxml) are translated at the boundary where they occur,
+with ``raise ... from exc`` so the original stays attached for debugging::
+
+    DeepcrawlError
+    ├── ConfigError                 bad settings, a bad option value, a bad file given by the user
+    │   └── InvalidURLError         a URL that cannot be parsed or normalised (keeps the URL)
+    ├── StorageError                the database cannot be reached, opened or written
+    │   └── SchemaVersionError      the database was written by a newer deepcrawl
+    ├── FetchError                  one URL could not be fetched (keeps the URL)
+    │   ├── NetworkError            connection refused, reset, DNS failure
+    │   ├── FetchTimeoutError       no complete answer within the timeout
+    │   ├── HTTPStatusError         an error status the caller did not accept (keeps the status)
+    │   ├── NotHTMLError            the answer is not an HTML page (keeps the content type)
+    │   ├── BodyTooLargeError       the body exceeds the size limit
+    │   └── BlockedError            refused before sending: out of scope or disallowed by robots.txt
+    ├── BrowserError                the browser cannot be found, launched or kept alive
+    │   ├── BrowserNotFoundError    no Chromium on this machine
+    │   └── BrowserCrashedError     the browser or a renderer died
+    ├── FormError                   a form cannot be used as asked
+    │   └── UnsafeFormError         the safety policy refuses to submit this form
+    └── FixtureError                a local test site cannot be served (unknown name, bad option)
+
+Control flow is never signalled with these exceptions; a crawl records a :class:`FetchError` for
+its URL and goes on.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BlockedError",
+    "BodyTooLargeError",
+    "BrowserCrashedError",
+    "BrowserError",
+    "BrowserNotFoundError",
+    "ConfigError",
+    "DeepcrawlError",
+    "FetchError",
+    "FetchTimeoutError",
+    "FixtureError",
+    "FormError",
+    "HTTPStatusError",
+    "InvalidURLError",
+    "NetworkError",
+    "NotHTMLError",
+    "SchemaVersionError",
+    "StorageError",
+    "UnsafeFormError",
+]
+
+
+class DeepcrawlError(Exception):
+    """Base class of every error deepcrawl raises on purpose."""
+
+
+class ConfigError(DeepcrawlError):
+    """A setting, option or user-supplied file is invalid; the message names it."""
+
+
+class InvalidURLError(ConfigError):
+    """A URL cannot be parsed or normalised.
+
+    Attributes:
+        url: the offending URL, kept verbatim so that it can be recorded.
+        reason: what is wrong with it.
+    """
+
+    def __init__(self, url: str, reason: str) -> None:
+        shown = url if len(url) <= 200 else url[:200] + "…"
+        super().__init__(f"invalid URL {shown!r}: {reason}")
+        self.url = url
+        self.reason = reason
+
+
+class StorageError(DeepcrawlError):
+    """The database cannot be reached, opened or written."""
+
+
+class SchemaVersionError(StorageError):
+    """The database holds a schema newer than this deepcrawl understands."""
+
+
+class FetchError(DeepcrawlError):
+    """A URL could not be fetched.
+
+    Attributes:
+        url: the URL that failed.
+    """
+
+    def __init__(self, url: str, message: str) -> None:
+        super().__init__(f"{url}: {message}")
+        self.url = url
+
+
+class NetworkError(FetchError):
+    """The connection failed (refused, reset, name not resolved)."""
+
+
+class FetchTimeoutError(FetchError):
+    """No complete answer arrived within the timeout."""
+
+
+class HTTPStatusError(FetchError):
+    """The server answered with an error status.
+
+    Attributes:
+        status: the HTTP status code.
+    """
+
+    def __init__(self, url: str, status: int) -> None:
+        super().__init__(url, f"HTTP status {status}")
+        self.status = status
+
+
+class NotHTMLError(FetchError):
+    """The answer is not an HTML page.
+
+    Attributes:
+        content_type: the Content-Type the server sent.
+    """
+
+    def __init__(self, url: str, content_type: str) -> None:
+        super().__init__(url, f"not an HTML page (Content-Type: {content_type or 'none'})")
+        self.content_type = content_type
+
+
+class BodyTooLargeError(FetchError):
+    """The body is larger than the configured limit."""
+
+
+class BlockedError(FetchError):
+    """The request was refused before sending: out of scope, or disallowed by robots.txt."""
+
+
+class BrowserError(DeepcrawlError):
+    """The browser cannot be found, launched or kept alive."""
+
+
+class BrowserNotFoundError(BrowserError):
+    """No Chromium could be found; the message says how to install one."""
+
+
+class BrowserCrashedError(BrowserError):
+    """The browser process or a page's renderer died."""
+
+
+class FormError(DeepcrawlError):
+    """A form cannot be used as asked."""
+
+
+class UnsafeFormError(FormError):
+    """The safety policy refuses to submit this form (login, sign-up, order, password, file …)."""
+
+
+class FixtureError(DeepcrawlError):
+    """A local test site cannot be served (unknown name, bad option)."""

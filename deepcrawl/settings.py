@@ -1,0 +1,333 @@
+"""Every default of deepcrawl, in one place.
+
+Settings are grouped in sections, one per component (``browser``, ``http``, ``politeness``,
+``forms``, ``keywords``, ``prototypes``, ``storage``, ``bench``). Each value is resolved, highest
+priority first, from:
+
+1. keyword arguments given in code (the CLI passes its flags this way);
+2. ``DEEPCRAWL_*`` environment variables, sections joined with a double underscore
+   (``DEEPCRAWL_BROWSER__PAGE_TIMEOUT_S=10``, ``DEEPCRAWL_STORAGE__URL=postgresql+psycopg://…``);
+3. a TOML file: ``deepcrawl.toml`` in the working directory, or the file named by
+   ``DEEPCRAWL_CONFIG`` (sections are TOML tables: ``[browser]``, ``[politeness]`` …);
+4. the defaults written below.
+
+Thresholds taken from a paper carry the paper's value as default and name the section in their
+docstring.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from deepcrawl.errors import ConfigError
+
+__all__ = [
+    "BenchSettings",
+    "BrowserSettings",
+    "FormSettings",
+    "HttpSettings",
+    "KeywordSettings",
+    "PolitenessSettings",
+    "PrototypeSettings",
+    "Settings",
+    "StorageSettings",
+    "load_settings",
+]
+
+CONFIG_FILE_ENV = "DEEPCRAWL_CONFIG"
+DEFAULT_CONFIG_FILE = "deepcrawl.toml"
+
+#: Flags that stop Chromium from calling home at every start (no network here, and no need).
+QUIET_CHROMIUM_ARGS = (
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+)
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+
+
+class BrowserSettings(_Section):
+    """Chromium through Playwright: where to find it, how to launch it, how long pages live."""
+
+    chromium: Path | None = None
+    """Chromium binary to launch. None: Playwright's own browser if installed, else the first of
+    ``/usr/bin/chromium``, ``/usr/lib/chromium/chromium``, ``chromium-browser`` on PATH.
+    ``DEEPCRAWL_CHROMIUM`` sets it too."""
+    headless: bool = True
+    """Run without a window (the only mode on a server)."""
+    launch_args: tuple[str, ...] = QUIET_CHROMIUM_ARGS
+    """Extra command-line flags for Chromium."""
+    page_timeout_s: float = 15.0
+    """Time allowed for one navigation or one probe action."""
+    pages: int = 1
+    """Concurrent pages in the pool; more do not help on 2 cores (see NOTES.md)."""
+    recycle_context_after: int = 200
+    """Open a fresh browser context after this many pages (frees renderer memory)."""
+    memory_ceiling_mb: int = 1500
+    """Restart the browser when its processes use more than this (PSS, MiB)."""
+    block_resources: tuple[str, ...] = ("image", "font", "media")
+    """Playwright resource types never loaded."""
+    allow_hosts: tuple[str, ...] = ()
+    """Hosts outside the crawl's scope that pages may still load from (CDNs)."""
+    render: Literal["auto", "always", "never"] = "auto"
+    """Use the browser always, never, or where a sample shows JavaScript changes the page."""
+    probe_depth: int = 2
+    """Depth bound of the depth-first exploration of DOM states in JS link probing."""
+    probe_max_elements: int = 60
+    """At most this many clickable elements are probed per page."""
+    recheck_share: float = 0.02
+    """Share of plain-HTTP pages re-checked in the browser in auto mode."""
+
+
+class HttpSettings(_Section):
+    """The plain-HTTP fetcher (httpx)."""
+
+    user_agent: str = "deepcrawl/0.1 (+https://example.invalid/deepcrawl)"
+    """User-Agent header sent by both fetchers, and the agent name matched in robots.txt."""
+    timeout_s: float = 10.0
+    """Total time allowed for one request."""
+    max_body_bytes: int = 5 * 1024 * 1024
+    """Larger bodies are cut off and the page recorded as an error (BodyTooLargeError)."""
+    max_redirects: int = 10
+    """Redirects followed before the request fails."""
+    max_connections: int = 20
+    """Connections kept by the client across all hosts."""
+
+
+class PolitenessSettings(_Section):
+    """How deepcrawl treats the sites it visits."""
+
+    obey_robots: bool = True
+    """Honour robots.txt (rules and Crawl-delay)."""
+    requests_per_second: float = 20.0
+    """Per-host request rate ceiling; a robots.txt Crawl-delay lowers it."""
+    concurrency_per_host: int = 4
+    """Requests in flight to one host at most."""
+    retries: int = 3
+    """Retries of a transient failure (network error, 5xx, 429) before the URL is failed."""
+    backoff_base_s: float = 0.5
+    """First back-off delay; doubled at each retry unless Retry-After says otherwise."""
+    backoff_max_s: float = 60.0
+    """Longest back-off delay honoured (a longer Retry-After fails the URL)."""
+
+
+class FormSettings(_Section):
+    """The form critic (ACHE section 3.4) and the safety policy."""
+
+    searchable_threshold: float = 0.5
+    """Probability above which the structural classifier calls a form searchable."""
+    domain_threshold: float = 0.5
+    """Probability above which the domain classifier calls a searchable form in domain."""
+    refused_words: tuple[str, ...] = (
+        "login", "log in", "logout", "log out", "sign in", "sign up", "signin", "signup",
+        "register", "registration", "password", "subscribe", "newsletter", "checkout", "cart",
+        "basket", "buy", "order", "purchase", "pay", "delete", "remove", "unsubscribe",
+        "comment", "post", "reply", "contact",
+    )  # fmt: skip
+    """Words that mark a form or a clickable element as account-changing or destructive: such
+    forms are never submitted, such elements never clicked. Extend with care."""
+    model_cache_dir: Path | None = None
+    """Where fitted critic models are cached. None: the user cache directory."""
+
+
+class KeywordSettings(_Section):
+    """The keyword manager (Hernández et al., "The Keyword Manager")."""
+
+    max_queries: int = 500
+    """Query budget of one crawl."""
+    saturation_window: int = 10
+    """Saturation is judged over this many most recent queries."""
+    saturation_min_new: int = 1
+    """Fewer new records than this over the window means the source is exhausted."""
+    max_result_pages: int = 50
+    """Result pages followed per query at most."""
+    policy: Literal["greedy", "random", "frequency"] = "greedy"
+    """Query selection: Ntoulas, Zerfos & Cho's (JCDL 2005) adaptive greedy policy, or their
+    random and generic-frequency baselines."""
+    language: str = "en"
+    """Language of the bundled lists used (``keywords/<language>-frequent.txt``)."""
+    keywords_file: Path | None = None
+    """The user's own keyword list (``--keywords FILE``), queried before the frequent words."""
+    stopword_probes: tuple[str, ...] = ("the", "a", "of")
+    """Stop words submitted first to learn whether the site accepts them (Hernández et al.:
+    Wordpress returns nothing for "a", YouTube millions); dropped from the lists if not."""
+    max_cost: int | None = None
+    """Request budget (submissions plus result pages) of one crawl; None: no limit."""
+    page_cost: float = 0.0
+    """Cost of one further result page relative to a submission, in the greedy policy's
+    new-records-per-cost estimate (0: minimise submissions, 1: minimise requests)."""
+    identical_window: int = 5
+    """This many successive queries returning the same non-empty results end the crawl (the
+    form ignores its keyword)."""
+    max_consecutive_errors: int = 5
+    """This many successive failed queries (error page, timeout) end the crawl."""
+    estimator: Literal["chao1", "schnabel", "chapman"] = "chao1"
+    """Capture–recapture estimator of the database size (see deepcrawl/keywords/estimate.py)."""
+    min_term_length: int = 2
+    """Shorter words of downloaded records are never used as queries."""
+    seed: int = 0
+    """Seed of the random policy."""
+    sample_query_terms: int = 1
+    """Words per query derived from sample documents (xCrawl section 4 used 3 with a web search
+    engine; site search forms usually AND their words, so one reaches most)."""
+    sample_max_tokens: int = 50
+    """Tokens of the sample documents kept for query generation (highest TF-IDF first)."""
+
+
+class PrototypeSettings(_Section):
+    """The URL tokeniser and the probabilistic string prototyper (Hernández et al., "Tokeniser",
+    "The String Prototyper"). The paper gives no numeric thresholds; the defaults below were tuned
+    on the fixture sites and the synthetic benchmark (``benchmarks/prototypes_bench.py``)."""
+
+    max_url_length: int = 4096
+    """Longer URLs are refused by the tokeniser (InvalidURLError)."""
+    allowed_schemes: tuple[str, ...] = ("http", "https")
+    """Schemes the tokeniser accepts; ``mailto:``, ``javascript:`` … are refused."""
+    literal_threshold: float = 0.1
+    """A token seen at a position in at least this share of the URLs below its tree node stays
+    literal; rarer tokens merge into a typed wildcard (``markParts``)."""
+    min_support: int = 3
+    """A literal needs at least this many URLs behind it."""
+    numeric_literals: bool = False
+    """Let all-digit path tokens stay literal (off: ids, years and page numbers are variable)."""
+    max_query_literals: int = 4
+    """A query key whose values may split prototypes (``condition=new`` / ``condition=used``, as
+    in the paper's Table 1) has at most this many distinct values; a key with more is variable."""
+    query_split_max_values: int = 2
+    """A key splits prototypes only on at most this many frequent literal values; with more
+    (``sort=price|title|date``) it is a variable, optional parameter of one prototype."""
+    merge_min_siblings: int = 5
+    """Refinement: at least this many literal siblings (below the first path segment) whose
+    subtrees have the same shape are merged back into one wildcard (categories, languages)."""
+    max_examples: int = 5
+    """Sample URLs kept per prototype."""
+
+
+class StorageSettings(_Section):
+    """Where the crawl's state lives."""
+
+    url: str = "sqlite:///deepcrawl.db"
+    """SQLAlchemy URL; SQLite file by default, ``postgresql+psycopg://…`` to scale out."""
+    bodies_inline_max: int = 256 * 1024
+    """Bodies up to this size are stored in the database, larger ones as files."""
+    bodies_dir: Path = Path("deepcrawl-bodies")
+    """Folder for bodies stored as files (relative to the working directory)."""
+
+
+class BenchSettings(_Section):
+    """`deepcrawl bench`."""
+
+    records: int = 500
+    """Records of the fixture site."""
+    max_requests: int = 5000
+    """Request budget of one strategy run."""
+    seed: int = 0
+    """Seed of the fixture site's data."""
+
+
+class Settings(BaseSettings):
+    """All of deepcrawl's settings; see the module docstring for where values come from."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="DEEPCRAWL_",
+        env_nested_delimiter="__",
+        extra="forbid",
+        frozen=True,
+    )
+
+    browser: BrowserSettings = BrowserSettings()
+    http: HttpSettings = HttpSettings()
+    politeness: PolitenessSettings = PolitenessSettings()
+    forms: FormSettings = FormSettings()
+    keywords: KeywordSettings = KeywordSettings()
+    prototypes: PrototypeSettings = PrototypeSettings()
+    storage: StorageSettings = StorageSettings()
+    bench: BenchSettings = BenchSettings()
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        toml_file = Path(os.environ.get(CONFIG_FILE_ENV, DEFAULT_CONFIG_FILE))
+        return (
+            init_settings,
+            _ShortcutSource(settings_cls),
+            env_settings,
+            TomlConfigSettingsSource(settings_cls, toml_file=toml_file),
+        )
+
+    def with_overrides(self, **sections: dict[str, Any]) -> Settings:
+        """Return a copy with some section fields replaced, validated like any other source.
+
+        ``settings.with_overrides(storage={"url": "sqlite:///x.db"})``; ``None`` values are
+        skipped, so CLI flags that were not given leave the setting alone.
+        """
+        data = self.model_dump()
+        for section, values in sections.items():
+            data[section].update({k: v for k, v in values.items() if v is not None})
+        try:
+            return Settings.model_validate(data)
+        except ValidationError as exc:
+            raise ConfigError(_describe(exc)) from exc
+
+
+class _ShortcutSource(PydanticBaseSettingsSource):
+    """Single-word environment variables users expect: ``DEEPCRAWL_CHROMIUM``, ``DEEPCRAWL_DB``."""
+
+    _SHORTCUTS: ClassVar[dict[str, tuple[str, str]]] = {
+        "DEEPCRAWL_CHROMIUM": ("browser", "chromium"),
+        "DEEPCRAWL_DB": ("storage", "url"),
+    }
+
+    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        found: dict[str, Any] = {}
+        for env, (section, key) in self._SHORTCUTS.items():
+            if value := os.environ.get(env):
+                found.setdefault(section, {})[key] = value
+        return found
+
+
+def _describe(exc: ValidationError) -> str:
+    parts = []
+    for error in exc.errors():
+        where = ".".join(str(p) for p in error["loc"])
+        parts.append(f"setting {where}: {error['msg']}")
+    return "; ".join(parts)
+
+
+def load_settings(**sections: dict[str, Any]) -> Settings:
+    """Load settings from every source, with ``sections`` as the highest-priority overrides.
+
+    Raises:
+        ConfigError: a value from any source is invalid; the message names the setting.
+    """
+    try:
+        base = Settings()
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc)) from exc
+    except (OSError, ValueError) as exc:  # unreadable or malformed TOML file
+        raise ConfigError(f"cannot read settings: {exc}") from exc
+    return base.with_overrides(**sections) if sections else base

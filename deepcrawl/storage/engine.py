@@ -1,0 +1,138 @@
+"""Opening a database: URL checks, engine set-up, schema creation and the schema version.
+
+Any SQLAlchemy URL works; two get special care:
+
+* SQLite (the default): the file's folder is created, WAL journal mode lets readers (``deepcrawl
+  status``, an extractor) work while the crawl writes, and foreign keys are enforced.
+* PostgreSQL: ``postgresql://`` without a driver means psycopg 3 (the driver deepcrawl installs),
+  not SQLAlchemy's default psycopg2.
+
+The schema is created on first use and its version recorded in ``deepcrawl_meta``; a database
+written by a newer deepcrawl is refused rather than damaged, an older one is migrated in order by
+the functions in :data:`MIGRATIONS`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import sqlalchemy as sa
+from sqlalchemy import event
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
+from sqlmodel import SQLModel, create_engine
+
+from deepcrawl.errors import SchemaVersionError, StorageError
+from deepcrawl.storage import tables as _tables  # noqa: F401 - registers the tables
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from sqlalchemy.engine import URL, Connection, Engine
+
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "open_engine", "safe_url"]
+
+#: Version of the schema this code writes. Bump it and add a migration when tables change.
+SCHEMA_VERSION = 1
+
+#: ``MIGRATIONS[n]`` upgrades a database from version ``n`` to ``n + 1``.
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {}
+
+_DRIVERLESS = {"postgresql": "postgresql+psycopg", "postgres": "postgresql+psycopg"}
+
+
+def safe_url(url: str) -> str:
+    """The URL with any password masked, for messages."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return url
+
+
+def _parse(url: str) -> URL:
+    try:
+        parsed = make_url(url)
+    except ArgumentError as exc:
+        raise StorageError(
+            f"invalid database URL {url!r}: expected e.g. sqlite:///crawl.db or "
+            "postgresql://user@host/dbname"
+        ) from exc
+    if parsed.drivername in _DRIVERLESS:
+        parsed = parsed.set(drivername=_DRIVERLESS[parsed.drivername])
+    return parsed
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=10000")
+    cursor.close()
+
+
+def open_engine(url: str) -> Engine:
+    """Create an engine for ``url``, create or migrate the schema, and check its version.
+
+    Raises:
+        StorageError: the URL is malformed, names an unknown driver, or the database cannot be
+            reached or written.
+        SchemaVersionError: the database was written by a newer deepcrawl.
+    """
+    parsed = _parse(url)
+    shown = safe_url(url)
+    kwargs: dict[str, Any] = {}
+    if parsed.get_backend_name() == "sqlite":
+        database = parsed.database or ""
+        if database and database != ":memory:" and not database.startswith("file:"):
+            try:
+                Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StorageError(f"cannot create the folder of {shown}: {exc}") from exc
+        kwargs["connect_args"] = {"check_same_thread": False}
+    else:
+        kwargs["pool_pre_ping"] = True
+    try:
+        engine = create_engine(parsed, **kwargs)
+    except NoSuchModuleError as exc:
+        raise StorageError(f"unsupported database URL {shown}: unknown dialect or driver") from exc
+    except (ArgumentError, ImportError) as exc:
+        raise StorageError(f"cannot use database URL {shown}: {exc}") from exc
+    if parsed.get_backend_name() == "sqlite":
+        event.listen(engine, "connect", _sqlite_pragmas)
+    try:
+        _prepare_schema(engine)
+    except SchemaVersionError:
+        engine.dispose()
+        raise
+    except SQLAlchemyError as exc:
+        engine.dispose()
+        reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+        raise StorageError(f"cannot open database {shown}: {reason}") from exc
+    return engine
+
+
+def _prepare_schema(engine: Engine) -> None:
+    # create_all only adds missing tables; changed tables are the migrations' job.
+    SQLModel.metadata.create_all(engine)
+    with engine.begin() as conn:
+        found_text = conn.execute(_GET_VERSION).scalar()
+        if found_text is None:
+            conn.execute(_SET_VERSION, {"v": str(SCHEMA_VERSION)})
+            return
+        found = int(found_text)
+        if found > SCHEMA_VERSION:
+            raise SchemaVersionError(
+                f"database {safe_url(str(engine.url))} has schema version {found}, newer than "
+                f"this deepcrawl ({SCHEMA_VERSION}): upgrade deepcrawl"
+            )
+        for version in range(found, SCHEMA_VERSION):
+            MIGRATIONS[version](conn)
+        if found != SCHEMA_VERSION:
+            conn.execute(_UPDATE_VERSION, {"v": str(SCHEMA_VERSION)})
+
+
+_GET_VERSION = sa.text("SELECT value FROM deepcrawl_meta WHERE key = 'schema_version'")
+_SET_VERSION = sa.text("INSERT INTO deepcrawl_meta (key, value) VALUES ('schema_version', :v)")
+_UPDATE_VERSION = sa.text("UPDATE deepcrawl_meta SET value = :v WHERE key = 'schema_version'")

@@ -1,0 +1,371 @@
+"""The repository: every read and write of a crawl's state goes through here.
+
+Callers hand in and get back plain models (``deepcrawl.forms.model.Form``,
+``deepcrawl.browser.base.FetchedPage``, the ``*Read`` models of :mod:`deepcrawl.storage.tables`),
+never sessions or rows, so the storage backend can change without touching the crawl. Each method
+is one short transaction; a crash loses at most the write in flight.
+
+Bodies up to ``settings.storage.bodies_inline_max`` bytes are kept in the database; larger ones
+are written to ``settings.storage.bodies_dir`` under their SHA-256, so that identical bodies are
+stored once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Self
+from urllib.parse import urlsplit
+
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlmodel import Session, col, select
+
+from deepcrawl.errors import ConfigError, StorageError
+from deepcrawl.settings import StorageSettings
+from deepcrawl.storage import tables as t
+from deepcrawl.storage.engine import open_engine, safe_url
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+    from types import TracebackType
+
+    from sqlalchemy.engine import Engine
+
+    from deepcrawl.browser.base import FetchedPage
+    from deepcrawl.forms.model import Form as FormModel
+
+__all__ = ["Repository"]
+
+
+class Repository:
+    """Typed access to one database.
+
+    Use it as a context manager so the engine's connections are released::
+
+        with Repository.open("sqlite:///crawl.db") as repo:
+            site = repo.site("http://example.org/")
+
+    Raises:
+        StorageError: on any database failure (the message says which operation).
+    """
+
+    def __init__(self, engine: Engine, settings: StorageSettings | None = None) -> None:
+        self.engine = engine
+        self.settings = settings or StorageSettings()
+
+    @classmethod
+    def open(cls, url: str | None = None, settings: StorageSettings | None = None) -> Self:
+        """Open (creating on first use) the database at ``url`` or ``settings.url``."""
+        settings = settings or StorageSettings()
+        return cls(open_engine(url or settings.url), settings)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Release the engine's connections."""
+        self.engine.dispose()
+
+    def _session(self) -> Session:
+        return Session(self.engine, expire_on_commit=False)
+
+    # --- sites ---------------------------------------------------------------------------------
+
+    def site(self, start_url: str) -> t.SiteRead:
+        """The site crawled from ``start_url``, created on first use."""
+        with self._guard("read or create site"), self._session() as s:
+            row = s.exec(select(t.Site).where(t.Site.start_url == start_url)).first()
+            if row is None:
+                row = t.Site(start_url=start_url, host=urlsplit(start_url).hostname or "")
+                s.add(row)
+                try:
+                    s.commit()
+                except IntegrityError:  # created meanwhile by another worker
+                    s.rollback()
+                    row = s.exec(select(t.Site).where(t.Site.start_url == start_url)).one()
+            return t.SiteRead.model_validate(row)
+
+    def sites(self) -> list[t.SiteRead]:
+        """Every site in the database, oldest first."""
+        with self._guard("list sites"), self._session() as s:
+            rows = s.exec(select(t.Site).order_by(col(t.Site.id))).all()
+            return [t.SiteRead.model_validate(r) for r in rows]
+
+    def find_site(self, ref: str) -> t.SiteRead:
+        """The site named by ``ref``: its id, start URL, or host.
+
+        Raises:
+            ConfigError: no site matches; the message lists the known ones.
+        """
+        known = self.sites()
+        for site in known:
+            if ref in (str(site.id), site.start_url, site.host):
+                return site
+        names = ", ".join(f"{s.id} ({s.start_url})" for s in known) or "none yet"
+        raise ConfigError(f"no site {ref!r} in {safe_url(str(self.engine.url))}; known: {names}")
+
+    # --- forms ---------------------------------------------------------------------------------
+
+    def save_form(self, site_id: int, form: FormModel, **verdict: Any) -> t.FormRead:
+        """Store a discovered form (replacing an earlier record of the same form on the page).
+
+        ``verdict`` may set the critic's fields: ``form_type``, ``searchable``, ``score``,
+        ``query_field``.
+        """
+        values = {
+            "page_url": form.page_url,
+            "action": form.action,
+            "method": form.method,
+            "locator": form.locator,
+            "model": form.model_dump(mode="json"),
+            **verdict,
+        }
+        with self._guard("save form"), self._session() as s:
+            row = s.exec(
+                select(t.Form).where(
+                    t.Form.site_id == site_id,
+                    t.Form.page_url == form.page_url,
+                    t.Form.locator == form.locator,
+                )
+            ).first()
+            if row is None:
+                row = t.Form(site_id=site_id, **values)
+            else:
+                row.sqlmodel_update(values)
+            s.add(row)
+            s.commit()
+            return t.FormRead.model_validate(row)
+
+    def forms(self, site_id: int) -> list[t.FormRead]:
+        """The site's forms in discovery order."""
+        with self._guard("list forms"), self._session() as s:
+            rows = s.exec(select(t.Form).where(t.Form.site_id == site_id).order_by(col(t.Form.id)))
+            return [t.FormRead.model_validate(r) for r in rows.all()]
+
+    # --- queries -------------------------------------------------------------------------------
+
+    def add_query(
+        self, site_id: int, query: t.QueryBase, *, form_id: int | None = None
+    ) -> t.QueryRead:
+        """Record one submitted query and what it returned."""
+        with self._guard("record query"), self._session() as s:
+            row = t.Query.model_validate(query, update={"site_id": site_id, "form_id": form_id})
+            s.add(row)
+            s.commit()
+            return t.QueryRead.model_validate(row)
+
+    def queries(self, site_id: int) -> list[t.QueryRead]:
+        """The site's queries in submission order."""
+        with self._guard("list queries"), self._session() as s:
+            rows = s.exec(
+                select(t.Query).where(t.Query.site_id == site_id).order_by(col(t.Query.id))
+            )
+            return [t.QueryRead.model_validate(r) for r in rows.all()]
+
+    # --- pages and links -----------------------------------------------------------------------
+
+    def save_page(
+        self,
+        site_id: int,
+        page: FetchedPage,
+        *,
+        url: str | None = None,
+        kind: str | None = None,
+        prototype_id: str | None = None,
+        label: str | None = None,
+        with_links: bool = True,
+    ) -> t.PageRead:
+        """Store a fetched page, its body and (by default) its links.
+
+        Args:
+            url: the dedup key (the normalised URL); ``page.url`` when not given.
+        Raises:
+            StorageError: the page is already stored under that URL, or the write failed.
+        """
+        raw = page.body.encode("utf-8", errors="surrogateescape")
+        digest = hashlib.sha256(raw).hexdigest()
+        inline = len(raw) <= self.settings.bodies_inline_max
+        body_path = None if inline else self._write_body(digest, raw)
+        row = t.Page(
+            site_id=site_id,
+            url=url or page.url,
+            final_url=page.final_url,
+            status=page.status,
+            content_type=page.content_type,
+            sha256=digest,
+            size=len(raw),
+            body=raw if inline else None,
+            body_path=body_path,
+            via=page.via,
+            fetched_at=page.fetched_at,
+            elapsed_s=page.elapsed_s,
+            kind=kind,
+            prototype_id=prototype_id,
+            label=label,
+        )
+        with self._guard(f"save page {row.url}"), self._session() as s:
+            s.add(row)
+            s.flush()
+            assert row.id is not None
+            if with_links:
+                s.add_all(
+                    t.Link(
+                        source_page_id=row.id,
+                        target_url=link.url,
+                        text=link.text,
+                        dom_path=link.dom_path,
+                        origin=link.origin,
+                    )
+                    for link in page.links
+                )
+            s.commit()
+            return t.PageRead.model_validate(row)
+
+    def save_failure(
+        self, site_id: int, url: str, error: str, *, status: int = 0, kind: str | None = None
+    ) -> t.PageRead:
+        """Record that ``url`` could not be fetched, and why."""
+        row = t.Page(site_id=site_id, url=url, status=status, error=error, kind=kind)
+        with self._guard(f"record failure of {url}"), self._session() as s:
+            s.add(row)
+            s.commit()
+            return t.PageRead.model_validate(row)
+
+    def page(self, site_id: int, url: str) -> t.PageRead | None:
+        """The stored page for ``url`` (the dedup key), or None."""
+        with self._guard("read page"), self._session() as s:
+            row = s.exec(select(t.Page).where(t.Page.site_id == site_id, t.Page.url == url)).first()
+            return None if row is None else t.PageRead.model_validate(row)
+
+    def pages(self, site_id: int, *, kind: str | None = None) -> Iterator[t.PageRead]:
+        """The site's pages in fetch order, optionally of one kind (streamed in batches)."""
+        last = 0
+        while True:
+            with self._guard("list pages"), self._session() as s:
+                stmt = select(t.Page).where(t.Page.site_id == site_id, col(t.Page.id) > last)
+                if kind is not None:
+                    stmt = stmt.where(t.Page.kind == kind)
+                rows = s.exec(stmt.order_by(col(t.Page.id)).limit(500)).all()
+            if not rows:
+                return
+            for r in rows:
+                yield t.PageRead.model_validate(r)
+            last = rows[-1].id or last
+
+    def body(self, page_id: int) -> bytes | None:
+        """The stored body of a page, wherever it is kept; None for a failed fetch."""
+        with self._guard("read body"), self._session() as s:
+            row = s.get(t.Page, page_id)
+            if row is None:
+                raise StorageError(f"no page with id {page_id}")
+            if row.body is not None:
+                return row.body
+            if row.body_path is None:
+                return None
+            return Path(row.body_path).read_bytes()
+
+    def links(self, page_id: int) -> list[t.LinkBase]:
+        """The links found on a page, in document order."""
+        with self._guard("read links"), self._session() as s:
+            rows = s.exec(
+                select(t.Link).where(t.Link.source_page_id == page_id).order_by(col(t.Link.id))
+            )
+            return [t.LinkBase.model_validate(r) for r in rows.all()]
+
+    def _write_body(self, digest: str, raw: bytes) -> str:
+        path = self.settings.bodies_dir / digest[:2] / f"{digest}.body"
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if not path.exists():
+                tmp = path.with_suffix(".tmp")
+                tmp.write_bytes(raw)
+                tmp.replace(path)
+        except OSError as exc:
+            raise StorageError(f"cannot write body file {path}: {exc}") from exc
+        return str(path)
+
+    # --- prototypes and labels -----------------------------------------------------------------
+
+    def save_prototypes(
+        self, site_id: int, prototypes: Iterable[t.PrototypeBase]
+    ) -> list[t.PrototypeRead]:
+        """Replace the site's prototypes with ``prototypes`` (labels are kept by key)."""
+        with self._guard("save prototypes"), self._session() as s:
+            for old in s.exec(select(t.Prototype).where(t.Prototype.site_id == site_id)):
+                s.delete(old)
+            s.flush()
+            rows = [t.Prototype.model_validate(p, update={"site_id": site_id}) for p in prototypes]
+            s.add_all(rows)
+            s.commit()
+            return [t.PrototypeRead.model_validate(r) for r in rows]
+
+    def prototypes(self, site_id: int) -> list[t.PrototypeRead]:
+        """The site's prototypes, most URLs first."""
+        with self._guard("list prototypes"), self._session() as s:
+            rows = s.exec(
+                select(t.Prototype)
+                .where(t.Prototype.site_id == site_id)
+                .order_by(col(t.Prototype.count).desc(), col(t.Prototype.key))
+            )
+            return [t.PrototypeRead.model_validate(r) for r in rows.all()]
+
+    def set_label(
+        self, site_id: int, prototype_key: str, *, name: str, relevant: bool
+    ) -> t.LabelRead:
+        """Label a prototype (replacing an earlier label of it)."""
+        with self._guard("save label"), self._session() as s:
+            row = s.exec(
+                select(t.Label).where(
+                    t.Label.site_id == site_id, t.Label.prototype_key == prototype_key
+                )
+            ).first()
+            if row is None:
+                row = t.Label(site_id=site_id, prototype_key=prototype_key, name=name,
+                              relevant=relevant)  # fmt: skip
+            else:
+                row.name, row.relevant = name, relevant
+            s.add(row)
+            s.commit()
+            return t.LabelRead.model_validate(row)
+
+    def labels(self, site_id: int) -> list[t.LabelRead]:
+        """The site's labels, in the order they were given."""
+        with self._guard("list labels"), self._session() as s:
+            rows = s.exec(
+                select(t.Label).where(t.Label.site_id == site_id).order_by(col(t.Label.id))
+            )
+            return [t.LabelRead.model_validate(r) for r in rows.all()]
+
+    # --- errors --------------------------------------------------------------------------------
+
+    def _guard(self, operation: str) -> _Guard:
+        return _Guard(operation, safe_url(str(self.engine.url)))
+
+
+class _Guard:
+    """Translate SQLAlchemy errors into StorageError naming the operation and database."""
+
+    def __init__(self, operation: str, where: str) -> None:
+        self.operation = operation
+        self.where = where
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if isinstance(exc, SQLAlchemyError):
+            reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+            raise StorageError(f"cannot {self.operation} in {self.where}: {reason}") from exc

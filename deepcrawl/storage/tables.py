@@ -1,0 +1,255 @@
+"""The tables of a crawl, as sqlmodel models layered Base → table → Read.
+
+``XBase`` holds the fields a caller provides, ``X`` (``table=True``) adds keys and bookkeeping,
+``XRead`` is what the repository hands back: plain, detached, safe to keep after the session
+closes. Large or structured values (a form's model, a prototype's examples) are JSON columns.
+
+This module must not use ``from __future__ import annotations``: sqlmodel reads the hints at run
+time.
+"""
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import JSON, Column, Index, LargeBinary, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+__all__ = [
+    "Form",
+    "FormBase",
+    "FormRead",
+    "Label",
+    "LabelBase",
+    "LabelRead",
+    "Link",
+    "LinkBase",
+    "Meta",
+    "Page",
+    "PageBase",
+    "PageRead",
+    "Prototype",
+    "PrototypeBase",
+    "PrototypeRead",
+    "Query",
+    "QueryBase",
+    "QueryRead",
+    "Site",
+    "SiteBase",
+    "SiteRead",
+]
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class Meta(SQLModel, table=True):
+    """Key/value facts about the database itself (the schema version)."""
+
+    __tablename__ = "deepcrawl_meta"
+
+    key: str = Field(primary_key=True, max_length=64)
+    value: str = Field(max_length=256)
+
+
+# --- sites -------------------------------------------------------------------------------------
+
+
+class SiteBase(SQLModel):
+    start_url: str = Field(max_length=2048)
+    """The URL the user gave."""
+    host: str = Field(max_length=255, index=True)
+    """Host of the start URL: the crawl's default scope."""
+
+
+class Site(SiteBase, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    created_at: datetime = Field(default_factory=_now)
+
+    __table_args__ = (UniqueConstraint("start_url", name="uq_site_start_url"),)
+
+
+class SiteRead(SiteBase):
+    id: int
+    created_at: datetime
+
+
+# --- forms -------------------------------------------------------------------------------------
+
+
+class FormBase(SQLModel):
+    page_url: str = Field(max_length=2048)
+    """The page the form was found on."""
+    action: str = Field(max_length=2048)
+    method: str = Field(max_length=8)
+    locator: str = Field(default="", max_length=1024)
+    """Stable CSS locator of the form on its page."""
+    model: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    """The whole form model (``deepcrawl.forms.model.Form``) as JSON."""
+    form_type: str | None = Field(default=None, max_length=32)
+    """Type predicted by the critic (search, login, …), once judged."""
+    searchable: bool | None = None
+    """Whether the critic accepts the form for filling, once judged."""
+    score: float | None = None
+    query_field: str | None = Field(default=None, max_length=255)
+
+
+class Form(FormBase, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    site_id: int = Field(foreign_key="site.id", index=True)
+    discovered_at: datetime = Field(default_factory=_now)
+
+    __table_args__ = (
+        UniqueConstraint("site_id", "page_url", "locator", name="uq_form_page_locator"),
+    )
+
+
+class FormRead(FormBase):
+    id: int
+    site_id: int
+    discovered_at: datetime
+
+
+# --- queries -----------------------------------------------------------------------------------
+
+
+class QueryBase(SQLModel):
+    keyword: str = Field(max_length=512)
+    submitted_url: str = Field(default="", max_length=4096)
+    """URL of the first result page (after submission)."""
+    result_count: int = 0
+    """Result links the query returned, over all its result pages."""
+    new_records: int = 0
+    """Of those, records no earlier query had returned."""
+    result_pages: int = 0
+    """Result pages fetched for the query."""
+    outcome: str = Field(default="ok", max_length=32)
+    """``ok``, ``no_results``, ``error`` or ``rejected``."""
+    error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+
+
+class Query(QueryBase, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    site_id: int = Field(foreign_key="site.id", index=True)
+    form_id: int | None = Field(default=None, foreign_key="form.id")
+    submitted_at: datetime = Field(default_factory=_now)
+
+
+class QueryRead(QueryBase):
+    id: int
+    site_id: int
+    form_id: int | None
+    submitted_at: datetime
+
+
+# --- pages -------------------------------------------------------------------------------------
+
+
+class PageBase(SQLModel):
+    url: str = Field(max_length=4096)
+    """Normalised URL that was asked for (the dedup key within a site)."""
+    final_url: str = Field(default="", max_length=4096)
+    status: int = 0
+    """HTTP status of the final response; 0 when there was none (see ``error``)."""
+    content_type: str = Field(default="", max_length=128)
+    sha256: str | None = Field(default=None, max_length=64, index=True)
+    """Hash of the body, for dedup of identical content under different URLs."""
+    size: int = 0
+    """Body size in bytes."""
+    body_path: str | None = Field(default=None, max_length=1024)
+    """Where the body is stored when it is too large to keep inline."""
+    via: str = Field(default="http", max_length=8)
+    """``browser`` or ``http``."""
+    fetched_at: datetime = Field(default_factory=_now)
+    elapsed_s: float = 0.0
+    error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    """Why the fetch failed, when it did."""
+    kind: str | None = Field(default=None, max_length=32)
+    """What the page is to the crawl: ``results``, ``record``, ``probe`` …"""
+    prototype_id: str | None = Field(default=None, max_length=32)
+    label: str | None = Field(default=None, max_length=128)
+
+
+class Page(PageBase, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    site_id: int = Field(foreign_key="site.id")
+    body: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
+    """The body, when small enough to keep inline."""
+
+    __table_args__ = (UniqueConstraint("site_id", "url", name="uq_page_site_url"),)
+
+
+class PageRead(PageBase):
+    id: int
+    site_id: int
+
+
+# --- links -------------------------------------------------------------------------------------
+
+
+class LinkBase(SQLModel):
+    target_url: str = Field(max_length=4096)
+    text: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    dom_path: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    origin: str = Field(default="html", max_length=8)
+    """``html``, ``probe`` or ``iframe``."""
+
+
+class Link(LinkBase, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    source_page_id: int = Field(foreign_key="page.id")
+
+    __table_args__ = (
+        Index("ix_link_source", "source_page_id"),
+        Index("ix_link_target", "target_url"),
+    )
+
+
+# --- prototypes and labels ---------------------------------------------------------------------
+
+
+class PrototypeBase(SQLModel):
+    key: str = Field(max_length=32)
+    """Stable id of the prototype (derived from its regex)."""
+    regex: str = Field(sa_column=Column(Text, nullable=False))
+    """Python ``re`` pattern that fullmatches the normalised URLs of the prototype."""
+    count: int = 0
+    coverage: float = 0.0
+    examples: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    found_by: str = Field(default="", max_length=256)
+
+
+class Prototype(PrototypeBase, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    site_id: int = Field(foreign_key="site.id", index=True)
+    created_at: datetime = Field(default_factory=_now)
+
+    __table_args__ = (UniqueConstraint("site_id", "key", name="uq_prototype_site_key"),)
+
+
+class PrototypeRead(PrototypeBase):
+    id: int
+    site_id: int
+    created_at: datetime
+
+
+class LabelBase(SQLModel):
+    prototype_key: str = Field(max_length=32)
+    name: str = Field(max_length=128)
+    """The user's name for the page kind (``record``, ``author`` …)."""
+    relevant: bool
+    """Whether pages of this prototype are to be downloaded and delivered."""
+
+
+class Label(LabelBase, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    site_id: int = Field(foreign_key="site.id", index=True)
+    created_at: datetime = Field(default_factory=_now)
+
+    __table_args__ = (UniqueConstraint("site_id", "prototype_key", name="uq_label_prototype"),)
+
+
+class LabelRead(LabelBase):
+    id: int
+    site_id: int
+    created_at: datetime

@@ -1,0 +1,155 @@
+"""The repository, on every backend: SQLite file and real PostgreSQL server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from deepcrawl.browser.base import FetchedPage, Link
+from deepcrawl.errors import ConfigError, SchemaVersionError, StorageError
+from deepcrawl.forms.model import Form, FormField
+from deepcrawl.settings import StorageSettings
+from deepcrawl.storage import SCHEMA_VERSION, PrototypeBase, QueryBase, Repository
+
+
+def _page(url: str, body: str = "<html><title>t</title></html>") -> FetchedPage:
+    return FetchedPage(
+        url=url,
+        final_url=url,
+        status=200,
+        content_type="text/html",
+        body=body,
+        links=[Link(url + "/a", "A", dom_path="html/body/a"), Link(url + "/b", "B", "probe")],
+    )
+
+
+def test_schema_created_and_versioned(db_url: str) -> None:
+    with Repository.open(db_url) as repo:
+        with repo.engine.connect() as conn:
+            version = conn.execute(
+                sa.text("SELECT value FROM deepcrawl_meta WHERE key = 'schema_version'")
+            ).scalar_one()
+        assert int(version) == SCHEMA_VERSION
+    with Repository.open(db_url) as repo:  # reopening keeps the data and the version
+        assert repo.sites() == []
+
+
+def test_newer_schema_is_refused(db_url: str) -> None:
+    with Repository.open(db_url) as repo, repo.engine.begin() as conn:
+        conn.execute(sa.text("UPDATE deepcrawl_meta SET value = '999'"))
+    with pytest.raises(SchemaVersionError, match="newer"):
+        Repository.open(db_url)
+
+
+def test_site_is_created_once(db_url: str) -> None:
+    with Repository.open(db_url) as repo:
+        first = repo.site("http://example.test/start")
+        again = repo.site("http://example.test/start")
+        assert first.id == again.id
+        assert first.host == "example.test"
+        assert repo.find_site("example.test").id == first.id
+        assert repo.find_site(str(first.id)).id == first.id
+        with pytest.raises(ConfigError, match="no site 'nope'"):
+            repo.find_site("nope")
+
+
+def test_forms_round_trip_and_update(db_url: str) -> None:
+    form = Form(
+        page_url="http://example.test/",
+        action="http://example.test/search",
+        locator="form:nth-of-type(1)",
+        fields=(FormField(tag="input", type="text", name="q", label="Search"),),
+    )
+    with Repository.open(db_url) as repo:
+        site = repo.site("http://example.test/")
+        stored = repo.save_form(site.id, form)
+        assert Form.model_validate(stored.model) == form
+        judged = repo.save_form(site.id, form, searchable=True, form_type="search", score=0.9)
+        assert judged.id == stored.id
+        [only] = repo.forms(site.id)
+        assert only.searchable is True
+        assert only.query_field is None
+
+
+def test_queries_are_recorded_in_order(db_url: str) -> None:
+    with Repository.open(db_url) as repo:
+        site = repo.site("http://example.test/")
+        form = repo.save_form(site.id, Form(page_url="http://example.test/", action="x"))
+        for word in ("alpha", "beta"):
+            repo.add_query(
+                site.id,
+                QueryBase(keyword=word, result_count=3, new_records=2, result_pages=1),
+                form_id=form.id,
+            )
+        assert [q.keyword for q in repo.queries(site.id)] == ["alpha", "beta"]
+        assert repo.queries(site.id)[0].form_id == form.id
+
+
+def test_pages_links_and_bodies(db_url: str, tmp_path: Path) -> None:
+    settings = StorageSettings(bodies_inline_max=100, bodies_dir=tmp_path / "bodies")
+    big = "<html>" + "x" * 500 + "</html>"
+    with Repository.open(db_url, settings) as repo:
+        site = repo.site("http://example.test/")
+        small = repo.save_page(site.id, _page("http://example.test/1"), kind="record")
+        large = repo.save_page(site.id, _page("http://example.test/2", big))
+        failed = repo.save_failure(site.id, "http://example.test/3", "timeout after 10 s")
+        assert repo.body(small.id) == b"<html><title>t</title></html>"
+        assert large.body_path is not None
+        assert Path(large.body_path).parent.parent == tmp_path / "bodies"
+        assert repo.body(large.id) == big.encode()
+        assert repo.body(failed.id) is None
+        assert [link.origin for link in repo.links(small.id)] == ["html", "probe"]
+        assert repo.links(small.id)[0].dom_path == "html/body/a"
+        assert [p.url for p in repo.pages(site.id)] == [
+            "http://example.test/1",
+            "http://example.test/2",
+            "http://example.test/3",
+        ]
+        assert [p.url for p in repo.pages(site.id, kind="record")] == ["http://example.test/1"]
+        stored = repo.page(site.id, "http://example.test/3")
+        assert stored is not None
+        assert stored.error == "timeout after 10 s"
+        with pytest.raises(StorageError, match="save page http://example.test/1"):
+            repo.save_page(site.id, _page("http://example.test/1"))
+
+
+def test_prototypes_replace_and_labels_survive(db_url: str) -> None:
+    with Repository.open(db_url) as repo:
+        site = repo.site("http://example.test/")
+        repo.save_prototypes(site.id, [PrototypeBase(key="a", regex="x", count=2)])
+        repo.set_label(site.id, "a", name="record", relevant=True)
+        repo.save_prototypes(
+            site.id,
+            [
+                PrototypeBase(key="a", regex="x", count=5, examples=["http://example.test/1"]),
+                PrototypeBase(key="b", regex="y", count=9),
+            ],
+        )
+        assert [p.key for p in repo.prototypes(site.id)] == ["b", "a"]
+        assert repo.prototypes(site.id)[1].examples == ["http://example.test/1"]
+        label = repo.set_label(site.id, "a", name="book", relevant=False)
+        assert [(lb.prototype_key, lb.name, lb.relevant) for lb in repo.labels(site.id)] == [
+            ("a", "book", False)
+        ]
+        assert label.site_id == site.id
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("not a url", "invalid database URL"),
+        ("nosuchdb://host/db", "unknown dialect"),
+        ("postgresql://nobody@127.0.0.1:1/db", "cannot open database"),
+    ],
+)
+def test_bad_database_urls_get_clear_errors(url: str, message: str) -> None:
+    with pytest.raises(StorageError, match=message):
+        Repository.open(url)
+
+
+def test_password_is_masked_in_errors() -> None:
+    with pytest.raises(StorageError) as info:
+        Repository.open("postgresql://user:secret@127.0.0.1:1/db")
+    assert "secret" not in str(info.value)
