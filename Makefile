@@ -9,8 +9,10 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test check lint install browser postgres bench clean
 
+# Until `deepcrawl crawl` exists, the demo serves the "books" site and runs the breadth-first
+# baseline against it, printing its figures and writing a recall plot to demo-output/.
 demo: install browser
-	$(BIN)/deepcrawl demo
+	$(BIN)/deepcrawl bench --site books --strategy bfs --out demo-output
 
 test: install browser postgres
 	$(BIN)/pytest

@@ -120,6 +120,13 @@ async def run_bench(
         raise FixtureError(f"unknown fixture site {bad_sites[0]!r}; known: {', '.join(SITES)}")
     records = records or settings.bench.records
     budget = max_requests or settings.bench.max_requests
+    # The fixture sites are ours: lift the rate limit, keep robots.txt.
+    settings = settings.with_overrides(
+        politeness={
+            "requests_per_second": settings.bench.requests_per_second,
+            "concurrency_per_host": settings.bench.concurrency_per_host,
+        }
+    )
     runs: list[BenchRun] = []
     for site in sites:
         with FixtureServer(site, records=records, seed=settings.bench.seed, faults=faults) as srv:

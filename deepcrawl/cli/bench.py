@@ -7,7 +7,6 @@ from typing import Annotated
 import typer
 
 from deepcrawl.bench import run_bench, runs_table, runs_to_json, write_plot
-from deepcrawl.browser import make_fetcher
 from deepcrawl.cli._app import app, console, err_console
 from deepcrawl.settings import load_settings
 
@@ -36,6 +35,8 @@ def bench(
 
     Requests and bytes are counted by the fixture server, not by the crawler.
     """
+    from deepcrawl.browser import make_fetcher  # the browser stack loads only when needed
+
     settings = load_settings(bench={"records": records, "max_requests": max_requests})
     runs = asyncio.run(
         run_bench(

@@ -12,6 +12,7 @@ from collections import deque
 from typing import TYPE_CHECKING
 from urllib.parse import urldefrag, urlsplit
 
+from deepcrawl.crawl.politeness import HostLimiter
 from deepcrawl.crawl.robots import RobotsPolicy
 from deepcrawl.crawl.strategy import Strategy, register
 from deepcrawl.errors import FetchError
@@ -26,10 +27,13 @@ __all__ = ["BreadthFirst"]
 
 @register
 class BreadthFirst(Strategy):
-    """Breadth-first link following within the start URL's host, honouring robots.txt."""
+    """Breadth-first link following within the start URL's host.
+
+    Polite like every strategy: robots.txt rules and Crawl-delay, the per-host rate and
+    concurrency of ``settings.politeness``.
+    """
 
     name = "bfs"
-    concurrency = 8
 
     async def crawl(
         self, start_url: str, *, fetcher: Fetcher, max_requests: int
@@ -38,7 +42,11 @@ class BreadthFirst(Strategy):
         robots = RobotsPolicy(
             self.settings.http.user_agent, obey=self.settings.politeness.obey_robots
         )
+        limiter = HostLimiter(self.settings.politeness)
         await robots.load(start_url, fetcher)
+        if (delay := robots.crawl_delay(start_url)) is not None:
+            limiter.set_crawl_delay(host, delay)
+        concurrency = max(1, self.settings.politeness.concurrency_per_host)
         budget = max_requests - (1 if robots.obey else 0)
         seen = {start_url}
         queue: deque[str] = deque([start_url])
@@ -47,7 +55,8 @@ class BreadthFirst(Strategy):
 
         async def fetch_one(url: str) -> None:
             try:
-                page = await fetcher.fetch(url)
+                async with limiter.slot(url):
+                    page = await fetcher.fetch(url)
             except FetchError as exc:
                 self.failures[url] = str(exc)
                 await results.put(None)
@@ -68,7 +77,7 @@ class BreadthFirst(Strategy):
         tasks: set[asyncio.Task[None]] = set()
         try:
             while queue or in_flight:
-                while queue and in_flight < self.concurrency and budget > 0:
+                while queue and in_flight < concurrency and budget > 0:
                     budget -= 1
                     in_flight += 1
                     task = asyncio.create_task(fetch_one(queue.popleft()))

@@ -16,6 +16,7 @@ from deepcrawl.storage.tables import (
     QueryBase,
     QueryRead,
     SiteRead,
+    SiteSummary,
 )
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "QueryRead",
     "Repository",
     "SiteRead",
+    "SiteSummary",
     "open_engine",
     "safe_url",
 ]

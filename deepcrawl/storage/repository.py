@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Self
 from urllib.parse import urlsplit
 
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col, func, select
 
 from deepcrawl.errors import ConfigError, StorageError
 from deepcrawl.settings import StorageSettings
@@ -98,6 +98,29 @@ class Repository:
         with self._guard("list sites"), self._session() as s:
             rows = s.exec(select(t.Site).order_by(col(t.Site.id))).all()
             return [t.SiteRead.model_validate(r) for r in rows]
+
+    def site_summaries(self) -> list[t.SiteSummary]:
+        """Every site with counts of what is stored for it (one query per table)."""
+        counts: dict[str, dict[int, int]] = {}
+        with self._guard("summarise sites"), self._session() as s:
+            for name, model, extra in (
+                ("forms", t.Form, None),
+                ("queries", t.Query, None),
+                ("pages", t.Page, None),
+                ("failed", t.Page, col(t.Page.error).is_not(None)),
+                ("prototypes", t.Prototype, None),
+            ):
+                site_col = col(model.site_id)
+                stmt = select(site_col, func.count()).group_by(site_col)
+                if extra is not None:
+                    stmt = stmt.where(extra)
+                counts[name] = dict(s.exec(stmt).all())
+        return [
+            t.SiteSummary.model_validate(
+                {**site.model_dump(), **{name: c.get(site.id, 0) for name, c in counts.items()}}
+            )
+            for site in self.sites()
+        ]
 
     def find_site(self, ref: str) -> t.SiteRead:
         """The site named by ``ref``: its id, start URL, or host.

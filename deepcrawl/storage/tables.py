@@ -18,6 +18,7 @@ __all__ = [
     "Form",
     "FormBase",
     "FormRead",
+    "FrontierEntry",
     "Label",
     "LabelBase",
     "LabelRead",
@@ -36,6 +37,7 @@ __all__ = [
     "Site",
     "SiteBase",
     "SiteRead",
+    "SiteSummary",
 ]
 
 
@@ -72,6 +74,16 @@ class Site(SiteBase, table=True):
 class SiteRead(SiteBase):
     id: int
     created_at: datetime
+
+
+class SiteSummary(SiteRead):
+    """A site with counts of what the database holds for it."""
+
+    forms: int = 0
+    queries: int = 0
+    pages: int = 0
+    failed: int = 0
+    prototypes: int = 0
 
 
 # --- forms -------------------------------------------------------------------------------------
@@ -253,3 +265,33 @@ class LabelRead(LabelBase):
     id: int
     site_id: int
     created_at: datetime
+
+
+# --- frontier ----------------------------------------------------------------------------------
+
+
+class FrontierEntry(SQLModel, table=True):
+    """One URL of a site's frontier (see :mod:`deepcrawl.frontier`)."""
+
+    __tablename__ = "frontier"
+
+    id: int | None = Field(default=None, primary_key=True)
+    site_id: int = Field(foreign_key="site.id")
+    url: str = Field(max_length=4096)
+    """Normalised URL: the dedup key."""
+    host: str = Field(max_length=255)
+    priority: float = 0.0
+    depth: int = 0
+    source: str = Field(default="", max_length=512)
+    state: str = Field(default="queued", max_length=8)
+    """``queued``, ``leased``, ``done`` or ``failed``."""
+    ready_at: datetime = Field(default_factory=_now)
+    """Queued: when it may be leased (back-off). Leased: when the lease expires."""
+    attempts: int = 0
+    error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    added_at: datetime = Field(default_factory=_now)
+
+    __table_args__ = (
+        UniqueConstraint("site_id", "url", name="uq_frontier_site_url"),
+        Index("ix_frontier_ready", "site_id", "state", "priority", "id"),
+    )

@@ -8,7 +8,7 @@ import pytest
 from deepcrawl_fixtures.postgres import PostgresServer
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
     from pathlib import Path
 
 
@@ -25,7 +25,18 @@ _counter = iter(range(1_000_000))
 @pytest.fixture(params=["sqlite", "postgres"])
 def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """A fresh, empty database on each backend."""
-    if request.param == "sqlite":
+    return new_database(request.param, request, tmp_path)
+
+
+@pytest.fixture
+def make_db(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[[str], str]:
+    """Factory: ``make_db("sqlite" | "postgres")`` gives the URL of a fresh, empty database."""
+    return lambda backend: new_database(backend, request, tmp_path)
+
+
+def new_database(backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """URL of a fresh, empty database on ``backend`` (``sqlite`` or ``postgres``)."""
+    if backend == "sqlite":
         return f"sqlite:///{tmp_path / 'crawl.db'}"
     import psycopg
 

@@ -1,0 +1,96 @@
+"""The command line as a user meets it: help, doctor, and one clear line for bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def run(
+    *args: str, cwd: Path | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "deepcrawl", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=cwd,
+        check=False,
+    )
+
+
+def assert_one_clear_error(result: subprocess.CompletedProcess[str], *words: str) -> None:
+    assert result.returncode == 1, result
+    assert "Traceback" not in result.stderr, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("error:"), lines
+    for word in words:
+        assert word in lines[0], lines
+
+
+def test_help_lists_the_commands() -> None:
+    result = run("--help")
+    assert result.returncode == 0
+    for command in ("doctor", "serve-fixture", "bench", "sites"):
+        assert command in result.stdout
+
+
+def test_doctor_reports_every_check(tmp_path: Path) -> None:
+    result = run("doctor", "--db", f"sqlite:///{tmp_path / 'd.db'}", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    for name in ("python", "playwright", "browser found", "browser launches", "database"):
+        assert f"ok   {name}" in result.stdout, result.stdout
+
+
+def test_doctor_shows_the_fix_for_a_bad_database(tmp_path: Path) -> None:
+    result = run("doctor", "--no-browser", "--db", "nosuchdb://x/y", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "FAIL database" in result.stdout
+    assert "DEEPCRAWL_DB" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("db", "words"),
+    [("not-a-url", ["invalid database URL"]), ("postgresql://u@127.0.0.1:1/x", ["cannot open"])],
+)
+def test_bad_db_url_is_one_clear_line(tmp_path: Path, db: str, words: list[str]) -> None:
+    result = run("sites", "--db", db, cwd=tmp_path)
+    assert_one_clear_error(result, *words)
+
+
+def test_unknown_fixture_site_is_one_clear_line(tmp_path: Path) -> None:
+    assert_one_clear_error(run("bench", "--site", "nosuch", cwd=tmp_path), "nosuch", "books")
+    assert_one_clear_error(run("serve-fixture", "nosuch", cwd=tmp_path), "nosuch", "books")
+
+
+def test_unknown_strategy_is_one_clear_line(tmp_path: Path) -> None:
+    assert_one_clear_error(run("bench", "--strategy", "magic", cwd=tmp_path), "magic", "bfs")
+
+
+def test_bad_setting_in_config_file_is_one_clear_line(tmp_path: Path) -> None:
+    (tmp_path / "deepcrawl.toml").write_text("[http]\ntimeout_s = 'soon'\n")
+    assert_one_clear_error(run("doctor", "--no-browser", cwd=tmp_path), "http.timeout_s")
+
+
+@pytest.mark.browser
+def test_bench_bfs_reports_figures(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = run(
+        "bench", "--site", "books", "--records", "60", "--json", "--out", str(out), cwd=tmp_path
+    )
+    assert result.returncode == 0, result.stderr
+    [figures] = json.loads(result.stdout)
+    assert figures["strategy"] == "bfs"
+    assert figures["records"] == 60
+    # bfs cannot reach search-only records, but reaches the browse-linked ones.
+    assert 0.5 < figures["recall"] < 1.0
+    assert 0 < figures["harvest_rate"] < 1.0
+    assert figures["requests"] >= figures["pages_fetched"]
+    assert figures["requests_by_kind"].get("disallowed", 0) == 0
+    assert (out / "recall.png").stat().st_size > 1000
+    assert json.loads((out / "bench.json").read_text())[0]["recall"] == figures["recall"]

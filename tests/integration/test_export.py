@@ -1,0 +1,91 @@
+"""Export of stored pages for extractors: JSON lines, CSV and WARC carry the same records."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+from warcio.archiveiterator import ArchiveIterator
+
+from deepcrawl.browser.base import FetchedPage
+from deepcrawl.export import (
+    EXPORT_FIELDS,
+    page_records,
+    page_title,
+    write_csv,
+    write_jsonl,
+    write_warc,
+)
+from deepcrawl.storage import Repository
+
+BODY = "<html><head><title> A  record\n</title></head><body>é</body></html>"
+
+
+def _repo_with_pages(tmp_path: Path) -> tuple[Repository, int]:
+    repo = Repository.open(f"sqlite:///{tmp_path / 'x.db'}")
+    site = repo.site("http://example.test/")
+    for n in (1, 2):
+        repo.save_page(
+            site.id,
+            FetchedPage(
+                url=f"http://example.test/r/{n}",
+                final_url=f"http://example.test/r/{n}",
+                status=200,
+                content_type="text/html",
+                body=BODY,
+            ),
+            label="record",
+            prototype_id="p1",
+        )
+    repo.save_failure(site.id, "http://example.test/r/3", "timeout")
+    return repo, site.id
+
+
+def test_title_extraction() -> None:
+    assert page_title(BODY.encode()) == "A record"
+    assert page_title(b"") == ""
+    assert page_title(b"<html><body>no title") == ""
+    assert page_title(b"\x00\x01garbage<<<") == ""
+
+
+def test_jsonl_and_csv_carry_the_same_records(tmp_path: Path) -> None:
+    repo, site_id = _repo_with_pages(tmp_path)
+    with repo:
+        records = list(page_records(repo, repo.pages(site_id)))
+        assert [r["url"] for r in records] == ["http://example.test/r/1", "http://example.test/r/2"]
+        out = io.StringIO()
+        assert write_jsonl(records, out) == 2
+        first = json.loads(out.getvalue().splitlines()[0])
+        assert set(first) == set(EXPORT_FIELDS)
+        assert first["title"] == "A record"
+        assert first["label"] == "record"
+        assert first["body"] == BODY
+        assert first["fetched_at"].endswith("+00:00")
+        table = io.StringIO()
+        assert write_csv(records, table) == 2
+        rows = list(csv.DictReader(io.StringIO(table.getvalue())))
+        assert rows[1]["url"] == "http://example.test/r/2"
+        assert rows[1]["body"] == BODY
+
+
+def test_warc_is_readable_by_warcio(tmp_path: Path) -> None:
+    repo, site_id = _repo_with_pages(tmp_path)
+    with repo:
+        out = io.BytesIO()
+        assert write_warc(page_records(repo, repo.pages(site_id)), out) == 2
+    out.seek(0)
+    responses = [
+        (
+            r.rec_headers.get_header("WARC-Target-URI"),
+            r.http_headers.get_statuscode(),
+            r.content_stream().read().decode(),
+        )
+        for r in ArchiveIterator(out)
+        if r.rec_type == "response"
+    ]
+    assert responses == [
+        ("http://example.test/r/1", "200", BODY),
+        ("http://example.test/r/2", "200", BODY),
+    ]
