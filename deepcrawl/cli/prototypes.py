@@ -1,0 +1,278 @@
+"""``deepcrawl prototypes`` and ``deepcrawl label``: learn the kinds of URL, say which are wanted.
+
+``prototypes`` prototypes a plain URL list (``--from-file``) or the links stored for a site, and
+prints the prototypes (table or ``--json``); ``label`` walks the user through a site's prototypes
+(or applies ``--labels FILE`` / ``--like URL`` without prompts) and stores the labels.
+"""
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.prompt import Prompt
+from rich.table import Table
+
+from deepcrawl.cli._app import app, console, err_console
+from deepcrawl.errors import ConfigError, InvalidURLError
+from deepcrawl.prototypes import Prototype, Prototyper
+from deepcrawl.prototypes._labelling import LabelSession, read_labels_file, suggest_name
+from deepcrawl.settings import Settings, load_settings
+from deepcrawl.storage import Repository
+from deepcrawl.urls import URLNormaliser
+
+_DB_HELP = "Database URL (default: sqlite:///deepcrawl.db)."
+_ACTIONS = escape(
+    "[y]es relevant, [n]ot relevant, [s]kip, [m]ore examples, [j]oin, [x] split, [q]uit"
+)
+
+
+def _read_urls(path: Path) -> list[str]:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from exc
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def _table(prototypes: list[Prototype], labels: dict[str, tuple[str, bool]] | None = None) -> Table:
+    table = Table(title="prototypes", title_justify="left", show_lines=True)
+    for column in ("id", "regex", "count", "coverage", "examples", "how found"):
+        if column in ("count", "coverage"):
+            table.add_column(column, justify="right")
+        else:
+            table.add_column(column, overflow="fold")
+    if labels is not None:
+        table.add_column("label")
+    for p in prototypes:
+        row = [
+            p.id,
+            p.regex,
+            str(p.count),
+            f"{p.coverage:.1%}",
+            "\n".join(p.examples[:3]),
+            p.how,
+        ]
+        if labels is not None:
+            name, relevant = labels.get(p.id, ("", False))
+            row.append(f"{name} ({'relevant' if relevant else 'not relevant'})" if name else "")
+        table.add_row(*row)
+    return table
+
+
+def _show_like(
+    url: str,
+    prototypes: list[Prototype],
+    members: dict[str, list[str]],
+    normal: str | None,
+    pid: str | None,
+) -> None:
+    if pid is None:
+        raise ConfigError(f"no prototype matches {normal or url}")
+    prototype = next(p for p in prototypes if p.id == pid)
+    console.print(f"[bold]{url}[/] falls in prototype [bold]{pid}[/]", highlight=False)
+    console.print(f"normal form: {normal}", highlight=False)
+    console.print(f"regex: {prototype.regex}", highlight=False, markup=False)
+    console.print(f"listed URLs it matches ({len(members.get(pid, []))}):", highlight=False)
+    for member in members.get(pid, []):
+        console.print(f"  {member}", highlight=False, markup=False)
+
+
+@app.command()
+def prototypes(
+    site: Annotated[
+        str | None,
+        typer.Argument(help="Site (id, start URL or host) whose stored links to prototype."),
+    ] = None,
+    from_file: Annotated[
+        Path | None,
+        typer.Option("--from-file", help="Prototype the URLs of this file (one a line)."),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print a JSON list of prototypes.")
+    ] = False,
+    like: Annotated[
+        str | None,
+        typer.Option(help="Print the prototype this URL falls in and the URLs it matches."),
+    ] = None,
+    relearn: Annotated[
+        bool,
+        typer.Option(help="SITE: prototype its stored links again (default: reuse stored ones)."),
+    ] = False,
+    db: Annotated[str | None, typer.Option(help=_DB_HELP)] = None,
+) -> None:
+    """Learn regex prototypes (one per kind of URL) and print them with coverage and examples.
+
+    With SITE, the prototypes are learnt from the links stored for the site the first time (or
+    with --relearn) and stored; later calls show the stored ones with their labels.
+    """
+    if (site is None) == (from_file is None):
+        raise ConfigError("give either a SITE or --from-file URLS.txt")
+    settings = load_settings(storage={"url": db})
+    if from_file is not None:
+        lines = _read_urls(from_file)
+        fitted = Prototyper(settings.prototypes).fit(lines)
+        if fitted.n_invalid_:
+            err_console.print(
+                f"{fitted.n_invalid_} line(s) skipped, not valid URLs; first: {fitted.invalid_[0]}",
+                style="yellow",
+                highlight=False,
+            )
+        found = list(fitted.prototypes_)
+        if like is not None:
+            normaliser = URLNormaliser(settings.prototypes)
+            normal = normaliser(like)
+            pid = fitted.matcher_.match(normal)
+            members: dict[str, list[str]] = {}
+            for line, owner in zip(lines, fitted.predict(lines), strict=True):
+                if owner is not None:
+                    members.setdefault(owner, []).append(line)
+            _show_like(like, found, members, normal, pid)
+            return
+        _print(found, as_json, None)
+        return
+    assert site is not None
+    with Repository.open(settings.storage.url, settings.storage) as repo:
+        session = _session(repo, site, settings, relearn=relearn)
+        if like is not None:
+            normal = session.normaliser(like)
+            prototype = session.like(normal)
+            _show_like(like, session.prototypes, session.members, normal, prototype.id)
+            return
+        _print(session.prototypes, as_json, session.labels())
+
+
+def _print(
+    found: list[Prototype], as_json: bool, labels: dict[str, tuple[str, bool]] | None
+) -> None:
+    if as_json:
+        out = []
+        for p in found:
+            item = p.to_dict()
+            if labels is not None and p.id in labels:
+                item["label"], item["relevant"] = labels[p.id]
+            out.append(item)
+        print(json.dumps(out, indent=2))
+    else:
+        console.print(_table(found, labels))
+
+
+@app.command()
+def label(
+    site: Annotated[
+        str, typer.Argument(help="Site (id, start URL or host) whose prototypes to label.")
+    ],
+    labels_file: Annotated[
+        Path | None, typer.Option("--labels", help="YAML file of labels: no prompts.")
+    ] = None,
+    like: Annotated[
+        list[str] | None,
+        typer.Option(help="Mark as relevant the prototype of this example URL (repeatable)."),
+    ] = None,
+    relearn: Annotated[
+        bool, typer.Option(help="Prototype the site's stored links again before labelling.")
+    ] = False,
+    db: Annotated[str | None, typer.Option(help=_DB_HELP)] = None,
+) -> None:
+    """Label a site's prototypes: name each kind of URL and say whether it is wanted.
+
+    Without --labels or --like, walks through the prototypes, largest first, asking for each:
+    y relevant, n not relevant, s skip, m more examples, j join with another prototype,
+    x split, q quit; y and n then ask for the label's name.
+    """
+    settings = load_settings(storage={"url": db})
+    with Repository.open(settings.storage.url, settings.storage) as repo:
+        session = _session(repo, site, settings, relearn=relearn)
+        if labels_file is not None or like:
+            for entry in read_labels_file(labels_file) if labels_file is not None else []:
+                for p, name, relevant in session.apply([entry]):
+                    _said(p, name, relevant)
+            for url in like or []:
+                p = session.label_like(url)
+                _said(p, session.labels()[p.id][0], True)
+            return
+        try:
+            _interactive(session)
+        except EOFError:  # input ended (a script, Ctrl-D): what was labelled is stored
+            console.print()
+        console.print(_table(session.prototypes, session.labels()))
+
+
+def _session(repo: Repository, site: str, settings: Settings, *, relearn: bool) -> LabelSession:
+    site_row = repo.find_site(site)
+    urls = repo.link_urls(site_row.id)
+    if relearn or not repo.prototypes(site_row.id):
+        if not urls:
+            raise ConfigError(f"site {site_row.start_url} has no stored links yet: crawl it first")
+        return LabelSession.learn(repo, site_row.id, urls, settings.prototypes)
+    normaliser = URLNormaliser(settings.prototypes)
+    normal = []
+    for url in urls:
+        try:
+            normal.append(normaliser(url))
+        except InvalidURLError:
+            continue
+    return LabelSession(repo, site_row.id, dict.fromkeys(normal), settings.prototypes)
+
+
+def _said(p: Prototype, name: str, relevant: bool) -> None:
+    verdict = "[green]relevant[/]" if relevant else "[yellow]not relevant[/]"
+    console.print(f"{p.id} labelled [bold]{name}[/] ({verdict}): {p.regex}", highlight=False)
+
+
+def _interactive(session: LabelSession) -> None:
+    queue = [p.id for p in session.prototypes]
+    while queue:
+        key = queue.pop(0)
+        if key not in {p.id for p in session.prototypes}:
+            continue  # merged away meanwhile
+        p = session.get(key)
+        console.rule(f"{p.id}: {p.count} URLs ({p.coverage:.1%})")
+        console.print(p.regex, highlight=False, markup=False)
+        console.print(f"[dim]{p.how}[/]", highlight=False)
+        shown = session.examples(key, 0, 5)
+        for url in shown:
+            console.print(f"  {url}", highlight=False, markup=False)
+        while True:
+            action = Prompt.ask(
+                _ACTIONS,
+                choices=["y", "n", "s", "m", "j", "x", "q"],
+                default="s",
+                console=console,
+            )
+            if action == "q":
+                return
+            if action == "s":
+                break
+            if action == "m":
+                more = session.examples(key, len(shown), 10)
+                for url in more:
+                    console.print(f"  {url}", highlight=False, markup=False)
+                shown += more
+                if not more:
+                    console.print("  (no more examples)")
+                continue
+            if action == "j":
+                other = Prompt.ask("join with prototype id", console=console)
+                try:
+                    merged = session.merge(key, other.strip())
+                except ConfigError as exc:
+                    err_console.print(f"[red]{exc}[/]", highlight=False)
+                    continue
+                console.print(f"merged into {merged.id}", highlight=False)
+                queue.insert(0, merged.id)
+                break
+            if action == "x":
+                parts = session.split(key)
+                if len(parts) < 2:
+                    console.print("no split found: its URLs share one shape")
+                    continue
+                console.print(f"split into {', '.join(q.id for q in parts)}", highlight=False)
+                queue[:0] = [q.id for q in parts]
+                break
+            relevant = action == "y"
+            name = Prompt.ask("label name", default=suggest_name(p), console=console)
+            session.label(key, name, relevant=relevant)
+            _said(p, name, relevant)
+            break

@@ -1,0 +1,43 @@
+"""The probabilistic string prototyper (Hernández et al., "The String Prototyper").
+
+From the URLs found on a site's result pages, learn regular-expression *prototypes* — one per kind
+of page — with their coverage and examples, and assign any URL to its prototype::
+
+    prototyper = Prototyper().fit(urls)
+    for p in prototyper.prototypes_:
+        print(p.id, p.regex, p.coverage, p.examples)
+    prototyper.predict(["https://example.com/book/17"])   # -> ["p1a2b3c4d5e"]
+
+``_tree`` holds ``markParts`` (which parts are constant, which variable), ``_types`` the typed
+wildcards, ``_matcher`` the fast matcher, ``_model`` the :class:`Prototype` record,
+``_labelling`` the user's labels (:class:`LabelSession`), ``_evaluate`` scoring against known
+page kinds.
+"""
+
+from deepcrawl.prototypes._evaluate import PrototypeScore, score_prototypes
+from deepcrawl.prototypes._labelling import (
+    LabelSession,
+    from_row,
+    read_labels_file,
+    suggest_name,
+    to_row,
+)
+from deepcrawl.prototypes._matcher import PrototypeMatcher
+from deepcrawl.prototypes._model import Prototype, prototype_id
+from deepcrawl.prototypes._prototyper import Prototyper
+from deepcrawl.prototypes._types import Wildcard
+
+__all__ = [
+    "LabelSession",
+    "Prototype",
+    "PrototypeMatcher",
+    "PrototypeScore",
+    "Prototyper",
+    "Wildcard",
+    "from_row",
+    "prototype_id",
+    "read_labels_file",
+    "score_prototypes",
+    "suggest_name",
+    "to_row",
+]

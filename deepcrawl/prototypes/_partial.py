@@ -1,0 +1,60 @@
+"""The pieces ``markParts`` assembles prototypes from: partial prototypes and regex helpers."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["SEGMENT_END", "VALUE_END", "Partial", "Record", "escape", "exclude"]
+
+#: One URL: its path segments, its sorted query pairs, its normal form, and its depth — the
+#: number of segments, a trailing empty one (trailing slash) not counted when it is folded.
+Record = tuple[tuple[str, ...], tuple[tuple[str, str | None], ...], str, int]
+
+#: What may follow a path segment, and a query value, in a normal form.
+SEGMENT_END = r"(?:[/?]|\Z)"
+VALUE_END = r"(?:&|\Z)"
+_META_RE = re.compile(r"[.^$*+?{}\[\]\\|()]")
+
+
+@dataclass(slots=True)
+class Partial:
+    """A prototype under construction: the regex pieces from one tree node down to a leaf."""
+
+    path: tuple[str, ...]
+    heads: tuple[str | None, ...]
+    query: str
+    records: list[Record]
+    how: tuple[str, ...]
+    nested: bool = False
+    """Its last segment may repeat (nested folders): its URLs have no fixed depth."""
+    keys: tuple[str, ...] = ()
+    """The query keys its regex knows."""
+
+    def under(self, regex: str, literal: str | None, step: str) -> Partial:
+        """This partial one level up: ``regex`` is the segment of the parent position."""
+        return Partial(
+            (regex, *self.path),
+            (literal, *self.heads),
+            self.query,
+            self.records,
+            (step, *self.how),
+            self.nested,
+            self.keys,
+        )
+
+    def signature(self) -> str:
+        """Its path regex from here down (compares the shapes of sibling subtrees)."""
+        return "/".join(self.path)
+
+
+def escape(text: str) -> str:
+    """Escape regex metacharacters only (``re.escape`` also escapes ``-``, less readable)."""
+    return _META_RE.sub(r"\\\g<0>", text)
+
+
+def exclude(earlier: list[str], end: str) -> str:
+    """A negative lookahead refusing what an earlier sibling regex matches (then ``end``)."""
+    if not earlier:
+        return ""
+    return f"(?!(?:{'|'.join(earlier)}){end})"

@@ -1,0 +1,133 @@
+"""URL normalisation and tokenising (deepcrawl.urls): examples from RFC 3986 and the paper."""
+
+from __future__ import annotations
+
+import pytest
+
+from deepcrawl.errors import InvalidURLError
+from deepcrawl.settings import PrototypeSettings
+from deepcrawl.urls import (
+    URLNormaliser,
+    normalise_url,
+    normalise_urls,
+    parse_normalised,
+    split_segment,
+    tokenise,
+)
+
+
+@pytest.mark.parametrize(
+    ("url", "base", "expected"),
+    [
+        # the paper's three spellings of one Amazon link
+        ("http://www.amazon.com/ref=logo", None, "http://www.amazon.com/ref=logo"),
+        ("/ref=logo", "http://www.amazon.com/gp/x", "http://www.amazon.com/ref=logo"),
+        ("./ref=logo", "http://www.amazon.com/", "http://www.amazon.com/ref=logo"),
+        # case, default port, empty path
+        ("HTTP://WWW.Example.COM:80", None, "http://www.example.com/"),
+        ("https://example.com:443/a", None, "https://example.com/a"),
+        ("https://example.com:8443/a", None, "https://example.com:8443/a"),
+        ("http://example.com:/a", None, "http://example.com/a"),
+        # percent-encoding: unreserved decoded, others upper-cased, raw non-ASCII encoded
+        ("http://a.com/%7euser/%41%2f?q=caf%c3%a9", None, "http://a.com/~user/A%2F?q=caf%C3%A9"),
+        ("http://a.com/café", None, "http://a.com/caf%C3%A9"),
+        ('http://a.com/a"b<c>', None, "http://a.com/a%22b%3Cc%3E"),
+        # dot segments (RFC 3986 §5.4 examples, resolved)
+        ("../../../g", "http://a/b/c/d;p?q", "http://a/g"),
+        ("./g/.", "http://a/b/c/d;p?q", "http://a/b/c/g/"),
+        ("g/../h", "http://a/b/c/d;p?q", "http://a/b/c/h"),
+        ("http://a/b/c/./../../g", None, "http://a/g"),
+        ("http://a/a/b/c/./../../g", None, "http://a/a/g"),
+        ("http://a.com/a/%2E%2E/b", None, "http://a.com/b"),
+        ("//other.org/x", "https://a.com/", "https://other.org/x"),
+        ("?q=2", "http://a.com/p?q=1", "http://a.com/p?q=2"),
+        # fragments dropped, query sorted, repeated keys kept, empty pieces dropped
+        ("http://a.com/p?z=1&a=2&a=1#top", None, "http://a.com/p?a=1&a=2&z=1"),
+        ("http://a.com/p?&&b&a=", None, "http://a.com/p?a=&b"),
+        ("http://a.com/p?", None, "http://a.com/p"),
+        ("http://a.com/p#", None, "http://a.com/p"),
+        ("  http://a.com/p \n", None, "http://a.com/p"),
+        ("http://[::1]:80/x", None, "http://[::1]/x"),
+        ("http://User@A.com/", None, "http://User@a.com/"),
+    ],
+)
+def test_normal_form(url: str, base: str | None, expected: str) -> None:
+    assert normalise_url(url, base) == expected
+
+
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        ("http://a.com/a b", "whitespace"),
+        ("http://a.com/\x00", "control"),
+        ("http://a.com/%zz", "two hex digits"),
+        ("http://a.com/100%", "two hex digits"),
+        ("mailto:someone@example.com", "scheme 'mailto'"),
+        ("javascript:void(0)", "scheme 'javascript'"),
+        ("ftp://a.com/file", "scheme 'ftp'"),
+        ("/relative/path", "no base"),
+        ("http:///path", "no host"),
+        ("http://a.com:99999/", "bad port"),
+        ("http://a.com:8o/", "bad port"),
+        ("http://[::1/", "unclosed"),
+    ],
+)
+def test_invalid_urls_raise_with_the_url_kept(url: str, reason: str) -> None:
+    with pytest.raises(InvalidURLError, match=reason) as info:
+        normalise_url(url)
+    assert info.value.url == url
+
+
+def test_relative_reference_with_bad_scheme_and_base_is_refused() -> None:
+    with pytest.raises(InvalidURLError, match="javascript"):
+        normalise_url("javascript:alert(1)", "http://a.com/")
+
+
+def test_overlong_urls_are_refused_by_setting() -> None:
+    short = URLNormaliser(PrototypeSettings(max_url_length=40))
+    assert short("http://a.com/" + "x" * 27) == "http://a.com/" + "x" * 27
+    with pytest.raises(InvalidURLError, match="longer than 40"):
+        short("http://a.com/" + "x" * 28)
+
+
+def test_settings_can_allow_other_schemes() -> None:
+    settings = PrototypeSettings(allowed_schemes=("http", "https", "ftp"))
+    assert normalise_url("FTP://A.com:21/x", settings=settings) == "ftp://a.com/x"
+
+
+def test_normalise_urls_yields_errors_in_place() -> None:
+    out = list(normalise_urls(["http://a.com/x", "http://a.com/ y", "/z"], base="http://b.com/"))
+    assert out[0] == "http://a.com/x"
+    assert isinstance(out[1], InvalidURLError)
+    assert out[2] == "http://b.com/z"
+
+
+def test_split_segment_at_separators_and_digit_letter_boundaries() -> None:
+    assert split_segment("book-17.html") == ("book", "-", "17", ".", "html")
+    assert split_segment("abc123def_4") == ("abc", "123", "def", "_", "4")
+    assert split_segment("caf%C3%A9-2") == ("caf%C3%A9", "-", "2")
+    assert split_segment("") == ()
+
+
+def test_tokenise_splits_parts() -> None:
+    tokens = tokenise("HTTP://Shop.example.com:8080/p/Book-17/?utm=x&id=5&id=4#f")
+    assert tokens.scheme == "http"
+    assert tokens.host == "shop.example.com:8080"
+    assert tokens.origin == "http://shop.example.com:8080"
+    assert tokens.segments == ("p", "Book-17", "")
+    assert tokens.query == (("id", "4"), ("id", "5"), ("utm", "x"))
+    assert tokens.query_keys == frozenset({"id", "utm"})
+    assert tokens.segment_tokens()[1] == ("Book", "-", "17")
+    assert tokens.path == "/p/Book-17/"
+    assert tokens.to_url() == "http://shop.example.com:8080/p/Book-17/?id=4&id=5&utm=x"
+
+
+def test_bare_query_keys_keep_their_difference_from_empty_values() -> None:
+    tokens = parse_normalised(normalise_url("http://a.com/?b&a="))
+    assert tokens.query == (("a", ""), ("b", None))
+    assert tokens.to_url() == "http://a.com/?a=&b"
+
+
+def test_parse_normalised_refuses_non_urls() -> None:
+    with pytest.raises(InvalidURLError):
+        parse_normalised("not a url")

@@ -1,0 +1,79 @@
+"""Property tests of the normal form: idempotent, order-blind, meaning-preserving."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from deepcrawl.urls import normalise_url, parse_normalised, split_segment
+
+_SEGMENT_CHARS = st.sampled_from(list("abcXYZ019-._~!$&'()*+,;=:@%é/"))
+_segment = st.text(_SEGMENT_CHARS, max_size=8).map(
+    # keep escapes well-formed: a '%' is followed by two hex digits
+    lambda s: s.replace("%", "%2f")
+)
+_word = st.text(st.sampled_from(list("abcXYZ019-._~%é+")), max_size=6).map(
+    lambda s: s.replace("%", "%7E")
+)
+_params = st.lists(st.tuples(_word, _word), max_size=5)
+_host = st.sampled_from(["example.com", "EXAMPLE.com", "a.b.c", "127.0.0.1", "[::1]"])
+_scheme = st.sampled_from(["http", "https", "HTTP", "Https"])
+_port = st.sampled_from(["", ":80", ":443", ":8080"])
+
+
+@st.composite
+def urls(draw: st.DrawFn) -> tuple[str, list[tuple[str, str]]]:
+    path = "/".join(draw(st.lists(_segment, max_size=5)))
+    params = draw(_params)
+    query = "&".join(f"{k}={v}" for k, v in params)
+    fragment = draw(st.sampled_from(["", "#", "#top"]))
+    url = f"{draw(_scheme)}://{draw(_host)}{draw(_port)}/{path}"
+    return url + (f"?{query}" if params else "") + fragment, params
+
+
+@settings(max_examples=300, deadline=None)
+@given(urls())
+def test_normalisation_is_idempotent(case: tuple[str, list[tuple[str, str]]]) -> None:
+    once = normalise_url(case[0])
+    assert normalise_url(once) == once
+
+
+@settings(max_examples=200, deadline=None)
+@given(urls(), st.randoms())
+def test_parameter_order_never_matters(
+    case: tuple[str, list[tuple[str, str]]], rnd: object
+) -> None:
+    url, params = case
+    base = url.split("?")[0].split("#")[0]
+    shuffled = list(params)
+    rnd.shuffle(shuffled)  # type: ignore[attr-defined]
+    a = normalise_url(base + "?" + "&".join(f"{k}={v}" for k, v in params))
+    b = normalise_url(base + "?" + "&".join(f"{k}={v}" for k, v in shuffled))
+    assert a == b
+
+
+@settings(max_examples=300, deadline=None)
+@given(urls())
+def test_round_trip_keeps_meaning(case: tuple[str, list[tuple[str, str]]]) -> None:
+    url = case[0]
+    normal = normalise_url(url)
+    before, after = urlsplit(url), urlsplit(normal)
+    # same host and scheme, case aside; fragment gone
+    assert after.scheme == before.scheme.lower()
+    assert after.hostname == before.hostname
+    assert after.fragment == ""
+    # the same parameters, as a multiset, with the same decoded keys and values
+    assert sorted(parse_qsl(after.query, keep_blank_values=True)) == sorted(
+        parse_qsl(before.query, keep_blank_values=True)
+    )
+    # tokens reassemble the normal form exactly
+    tokens = parse_normalised(normal)
+    assert tokens.to_url() == normal
+    for segment in tokens.segments:
+        assert "".join(split_segment(segment)) == segment
+    # decoded path has no dot segments left and keeps the non-dot segments in order
+    segments = [unquote(s) for s in after.path.split("/")[1:]]
+    assert "." not in segments
+    assert ".." not in segments
