@@ -1,0 +1,314 @@
+"""The keyword manager: which keyword to submit next, and when to stop.
+
+Hernández et al. ("The Keyword Manager") give it the job of supplying the form filler with
+keywords likely to be in the site's database. The form filler drives it in a loop::
+
+    manager = KeywordManager(settings.keywords)
+    for word in manager.stopword_probe_queries():      # does the site accept "the"?
+        ids, texts, pages = submit(word)
+        manager.record(word, ids, texts, cost=pages)
+    manager.record_stopword_probe()                     # drops stop words if none found a thing
+    while (word := manager.next_query()) is not None:  # None once saturated or out of words
+        ids, texts, pages = submit(word)
+        manager.record(word, ids, texts, cost=pages)
+    print(manager.stop_reason, manager.coverage())
+
+Record ids are whatever identifies a record across queries — the canonical URL of its detail
+page, say — and only result links count (not the page's menus), or every query would look alike.
+Texts are what the filler knows of a record: its result snippet, or its page once downloaded.
+
+It keeps what the queries brought (records, their terms, capture counts), asks its policy
+(``policy.py``) for the next query, estimates the database size from the overlap of the result
+sets (``estimate.py``), and stops on saturation (the last K queries brought fewer than a
+threshold of new records), on budget, when the form returns the same results for every keyword,
+or after repeated errors.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+from deepcrawl.keywords.estimate import CaptureRecapture, CoverageEstimate
+from deepcrawl.keywords.policy import FrequencyPolicy, GreedyPolicy, QueryPolicy, RandomPolicy
+from deepcrawl.keywords.sources import frequent_words, load_word_list, stopwords
+from deepcrawl.keywords.text import record_terms
+from deepcrawl.settings import KeywordSettings
+
+if TYPE_CHECKING:
+    from collections.abc import Collection, Mapping, Sequence
+
+__all__ = ["KeywordManager", "QueryOutcome", "StopReason", "make_policy"]
+
+
+class StopReason(StrEnum):
+    """Why the manager stopped handing out queries."""
+
+    SATURATED = "saturated"
+    QUERY_BUDGET = "query budget spent"
+    COST_BUDGET = "request budget spent"
+    EXHAUSTED = "no keyword left"
+    IDENTICAL = "the form returns the same results for every keyword"
+    ERRORS = "the form keeps failing"
+
+
+@dataclass(frozen=True, slots=True)
+class QueryOutcome:
+    """What one query brought.
+
+    Attributes:
+        query: the keyword submitted.
+        results: distinct records in its results.
+        new: records never seen before it.
+        cost: requests it used (submission plus further result pages).
+        total_results: the result count the site reported, if any.
+        error: why it failed (error page, timeout), None if it did not.
+        reached: distinct records reached after it.
+    """
+
+    query: str
+    results: int
+    new: int
+    cost: int
+    total_results: int | None
+    error: str | None
+    reached: int
+
+
+def make_policy(settings: KeywordSettings) -> QueryPolicy:
+    """The policy named by ``settings.policy``, configured from the same settings."""
+    match settings.policy:
+        case "greedy":
+            return GreedyPolicy(page_cost=settings.page_cost)
+        case "random":
+            return RandomPolicy(seed=settings.seed)
+        case "frequency":
+            return FrequencyPolicy()
+
+
+class KeywordManager:
+    """Chooses the form's keywords adaptively and tells when the database is exhausted.
+
+    Args:
+        settings: the keyword section of the settings (defaults if None).
+        policy: the query policy; default: the one ``settings.policy`` names.
+        seeds: queries tried first (a user's list, xCrawl queries from sample documents);
+            ``settings.keywords_file`` adds its words after these.
+        frequent: the generic cold-start list; default: the bundled ``<language>-frequent``.
+        stop_words: the stop words; default: the bundled ``<language>-stopwords``.
+
+    Raises:
+        ConfigError: ``settings.keywords_file`` is missing, unreadable, empty or binary, or no
+            frequent-word list exists for ``settings.language``.
+    """
+
+    def __init__(
+        self,
+        settings: KeywordSettings | None = None,
+        *,
+        policy: QueryPolicy | None = None,
+        seeds: Sequence[str] = (),
+        frequent: Sequence[str] | None = None,
+        stop_words: Collection[str] | None = None,
+    ) -> None:
+        self.settings = settings or KeywordSettings()
+        self.policy = policy or make_policy(self.settings)
+        user = load_word_list(self.settings.keywords_file) if self.settings.keywords_file else []
+        self._seeds = [*seeds, *user]
+        self._frequent = (
+            list(frequent) if frequent is not None else frequent_words(self.settings.language)
+        )
+        self._stopwords = frozenset(
+            w.casefold()
+            for w in (stop_words if stop_words is not None else stopwords(self.settings.language))
+        )
+        self.stopwords_accepted: bool | None = None
+        self.history: list[QueryOutcome] = []
+        self.records: set[str] = set()
+        self.capture = CaptureRecapture(self.settings.estimator)
+        self._issued: set[str] = set()
+        self._df: Counter[str] = Counter()  # content terms
+        self._df_stop: Counter[str] = Counter()  # stop words, queried only if accepted
+        self._texted: set[str] = set()  # records whose terms are counted
+        self._cold_start: list[str] = []
+        self._refresh_cold_start()
+        self._cost = 0
+        self._page_size: int | None = None
+        self._recent: deque[frozenset[str]] = deque(maxlen=max(1, self.settings.identical_window))
+        self._errors_in_row = 0
+        self._stop: StopReason | None = None
+
+    # -- the QueryState protocol read by policies ------------------------------------------
+
+    @property
+    def issued(self) -> frozenset[str]:
+        """Case-folded queries handed out or recorded so far."""
+        return frozenset(self._issued)
+
+    @property
+    def cold_start(self) -> Sequence[str]:
+        """Seeds, then the frequent words; stop words left out unless the site accepts them."""
+        return self._cold_start
+
+    @property
+    def term_df(self) -> Mapping[str, int]:
+        """Document frequency of each term among the records whose text is known; stop words
+        are among the terms only once the site has accepted them."""
+        if self.stopwords_accepted:
+            return {**self._df_stop, **self._df}
+        return self._df
+
+    @property
+    def texted_records(self) -> int:
+        """Records whose text is known."""
+        return len(self._texted)
+
+    @property
+    def estimated_size(self) -> float | None:
+        """The capture–recapture estimate of the database size, None while unknown."""
+        return self.capture.estimate().estimated
+
+    @property
+    def page_size(self) -> int | None:
+        """Largest number of results one result page held so far (None before any)."""
+        return self._page_size
+
+    @property
+    def max_result_pages(self) -> int:
+        """Result pages followed per query at most."""
+        return self.settings.max_result_pages
+
+    # -- driving -------------------------------------------------------------------------
+
+    def stopword_probe_queries(self) -> list[str]:
+        """The stop words to submit before anything else (empty once the probe is recorded)."""
+        if self.stopwords_accepted is not None:
+            return []
+        return [q for q in self.settings.stopword_probes if q.casefold() not in self._issued]
+
+    def record_stopword_probe(self, accepted: bool | None = None) -> bool:
+        """Tell whether the site answered the probe queries with results.
+
+        Args:
+            accepted: True if stop-word queries returned records; stop words then stay in the
+                cold-start list and among the terms (they reach the most records), else they
+                are never queried. None: decide from the probe queries already recorded with
+                :meth:`record` (accepted if any of them found a record).
+
+        Returns:
+            Whether stop words are accepted.
+        """
+        if accepted is None:
+            probes = {q.casefold() for q in self.settings.stopword_probes}
+            accepted = any(o.results for o in self.history if o.query.casefold() in probes)
+        self.stopwords_accepted = accepted
+        self._refresh_cold_start()
+        return accepted
+
+    def next_query(self) -> str | None:
+        """The next keyword to submit, or None when the crawl should stop (see ``stop_reason``).
+
+        The keyword counts as issued at once: it is never handed out again.
+        """
+        if self.saturated:
+            return None
+        query = self.policy.choose(self)
+        if query is None:
+            self._stop = StopReason.EXHAUSTED
+            return None
+        self._issued.add(query.casefold())
+        return query
+
+    def record(
+        self,
+        query: str,
+        result_ids: Collection[str],
+        texts: Mapping[str, str] | None = None,
+        cost: int = 1,
+        *,
+        total_results: int | None = None,
+        error: str | None = None,
+    ) -> QueryOutcome:
+        """Record what one submitted query brought.
+
+        Args:
+            query: the keyword submitted (from :meth:`next_query` or a probe).
+            result_ids: ids of the records in all its result pages (URLs, say).
+            texts: text of records by id (title, snippet or page text); only texts of records
+                not known before are read. The greedy policy learns its terms from them.
+            cost: requests used: the submission plus every further result page (>= 1).
+            total_results: the result count the site reported, if it shows one.
+            error: why the query failed (error page, timeout); its results are then empty.
+
+        Returns:
+            The query's outcome, also appended to :attr:`history`.
+        """
+        self._issued.add(query.casefold())
+        ids = frozenset(result_ids)
+        new = ids - self.records
+        self.records |= new
+        for record_id, text in (texts or {}).items():
+            if record_id in ids and record_id not in self._texted:
+                self._texted.add(record_id)
+                terms = record_terms(text, min_length=self.settings.min_term_length)
+                self._df.update(terms - self._stopwords)
+                self._df_stop.update(terms & self._stopwords)
+        self.capture.add(ids)
+        self._cost += max(cost, 1)
+        if ids and cost >= 1:
+            self._page_size = max(self._page_size or 0, -(-len(ids) // cost))
+        outcome = QueryOutcome(
+            query, len(ids), len(new), max(cost, 1), total_results, error, len(self.records)
+        )
+        self.history.append(outcome)
+        self._errors_in_row = self._errors_in_row + 1 if error else 0
+        if not error:
+            self._recent.append(ids)
+        return outcome
+
+    # -- stopping ------------------------------------------------------------------------
+
+    @property
+    def stop_reason(self) -> StopReason | None:
+        """Why the crawl should stop, None while it should go on."""
+        if self._stop is not None:
+            return self._stop
+        s = self.settings
+        window = self.history[-s.saturation_window :]
+        if self._errors_in_row >= s.max_consecutive_errors:
+            return StopReason.ERRORS
+        if (
+            len(self._recent) == self._recent.maxlen
+            and self._recent[0]
+            and all(ids == self._recent[0] for ids in self._recent)
+        ):
+            return StopReason.IDENTICAL
+        if len(window) >= s.saturation_window and sum(o.new for o in window) < s.saturation_min_new:
+            return StopReason.SATURATED
+        if len(self.history) >= s.max_queries:
+            return StopReason.QUERY_BUDGET
+        if s.max_cost is not None and self._cost >= s.max_cost:
+            return StopReason.COST_BUDGET
+        return None
+
+    @property
+    def saturated(self) -> bool:
+        """True once the crawl should stop (saturation, budget, identical results, errors)."""
+        return self.stop_reason is not None
+
+    @property
+    def cost(self) -> int:
+        """Requests used by all recorded queries."""
+        return self._cost
+
+    def coverage(self) -> CoverageEstimate:
+        """Records reached against the estimated database size (capture–recapture)."""
+        return self.capture.estimate()
+
+    def _refresh_cold_start(self) -> None:
+        words = [*self._seeds, *self._frequent]
+        if not self.stopwords_accepted:
+            words = [w for w in words if w.casefold() not in self._stopwords]
+        self._cold_start = words

@@ -1,0 +1,193 @@
+"""The keyword manager as the form filler drives it: probe, next query, record, stop."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from deepcrawl.errors import ConfigError
+from deepcrawl.keywords import FrequencyPolicy, KeywordManager, StopReason
+from deepcrawl.settings import KeywordSettings
+
+FREQUENT = ["the", "a", "of", "house", "garden", "river", "stone", "bread", "light", "road"]
+STOP = {"the", "a", "of", "and"}
+LETTERS = "abcdefghijklmnopqrstuvwxyzABCDE"
+
+
+def manager(**settings: object) -> KeywordManager:
+    return KeywordManager(
+        KeywordSettings(**settings),
+        frequent=FREQUENT,
+        stop_words=STOP,
+    )
+
+
+def test_stopword_probe_rejected_drops_stop_words() -> None:
+    m = manager(policy="frequency")
+    probes = m.stopword_probe_queries()
+    assert probes == ["the", "a", "of"]
+    for word in probes:
+        m.record(word, [])
+    m.record_stopword_probe(False)
+    assert m.stopword_probe_queries() == []
+    assert m.stopwords_accepted is False
+    assert [m.next_query() for _ in range(3)] == ["house", "garden", "river"]
+
+
+def test_stopword_probe_accepted_keeps_them_and_greedy_may_use_them() -> None:
+    m = manager(stopword_probes=("the",))
+    m.record("the", ["r1", "r2"], {"r1": "the house and the river", "r2": "and stone"})
+    m.record_stopword_probe(True)
+    assert "a" in m.cold_start
+    assert m.term_df["and"] == 2  # stop words are terms once the site accepts them
+    assert m.next_query() == "and"
+    rejected = manager(stopword_probes=("the",))
+    rejected.record("the", ["r1"], {"r1": "the house and the river"})
+    rejected.record_stopword_probe(False)
+    assert "and" not in rejected.term_df
+
+
+def test_next_query_never_repeats_a_recorded_or_handed_out_query() -> None:
+    m = manager(policy="frequency")
+    m.record_stopword_probe(False)
+    m.record("HOUSE", ["r1"])  # recorded by hand, in another case
+    seen = []
+    while (query := m.next_query()) is not None:
+        seen.append(query)
+    assert "house" not in seen
+    assert len(seen) == len(set(seen)) == 6
+    assert m.stop_reason is StopReason.EXHAUSTED
+
+
+def test_record_counts_new_records_and_learns_terms_from_new_texts_only() -> None:
+    m = manager()
+    first = m.record("house", ["r1", "r2"], {"r1": "red house", "r2": "blue house"}, cost=1)
+    assert (first.results, first.new, first.reached) == (2, 2, 2)
+    second = m.record(
+        "blue", ["r2", "r3"], {"r2": "ignored text", "r3": "blue river"}, cost=2, total_results=2
+    )
+    assert (second.new, second.reached, second.cost, second.total_results) == (1, 3, 2, 2)
+    assert m.term_df["blue"] == 2
+    assert "ignored" not in m.term_df
+    assert m.cost == 3
+    assert m.page_size == 2
+    assert m.history == [first, second]
+
+
+def test_greedy_learns_from_the_results() -> None:
+    m = manager()
+    m.record_stopword_probe(False)
+    assert m.next_query() == "house"  # cold start: the frequent list
+    texts = {f"r{i}": "house cheese" + (" wine" if i % 2 else "") for i in range(10)}
+    m.record("house", list(texts), texts)
+    assert m.next_query() == "cheese"  # in every record known, unlike wine
+    assert m.next_query() == "wine"
+
+
+def test_saturation_after_window_without_new_records() -> None:
+    m = manager(policy="frequency", saturation_window=3, saturation_min_new=1)
+    m.record_stopword_probe(False)
+    m.record(m.next_query() or "", ["r1"])
+    for _ in range(2):
+        m.record(m.next_query() or "", ["r1"])
+    assert not m.saturated  # the window still holds the query that found r1
+    m.record(m.next_query() or "", [])
+    assert m.saturated
+    assert m.stop_reason is StopReason.SATURATED
+    assert m.next_query() is None
+
+
+def test_query_and_request_budgets() -> None:
+    m = manager(policy="frequency", max_queries=2)
+    m.record_stopword_probe(False)
+    for i in range(2):
+        assert m.next_query() is not None
+        m.record(f"q{i}", [f"r{i}"])
+    assert m.stop_reason is StopReason.QUERY_BUDGET
+    m = manager(policy="frequency", max_cost=5)
+    m.record("house", ["r1"], cost=5)
+    assert m.stop_reason is StopReason.COST_BUDGET
+
+
+def test_identical_results_for_every_keyword_end_the_crawl() -> None:
+    m = manager(identical_window=3, saturation_window=50)
+    for word in ("house", "garden"):
+        m.record(word, ["same1", "same2"])
+    assert m.stop_reason is None
+    m.record("river", ["same1", "same2"])
+    assert m.stop_reason is StopReason.IDENTICAL
+    assert "same results" in str(m.stop_reason)
+
+
+def test_repeated_errors_end_the_crawl() -> None:
+    m = manager(max_consecutive_errors=2, saturation_window=50)
+    m.record("house", [], error="HTTP 500")
+    m.record("garden", ["r1"])
+    m.record("river", [], error="timeout")
+    assert m.stop_reason is None  # not in a row
+    m.record("stone", [], error="timeout")
+    assert m.stop_reason is StopReason.ERRORS
+
+
+def test_seeds_and_user_file_come_first(tmp_path: Path) -> None:
+    words = tmp_path / "mine.txt"
+    words.write_text("# mine\ncheddar\nbrie\n", encoding="utf-8")
+    m = KeywordManager(
+        KeywordSettings(keywords_file=words),
+        policy=FrequencyPolicy(),
+        seeds=["camembert"],
+        frequent=FREQUENT,
+        stop_words=STOP,
+    )
+    m.record_stopword_probe(False)
+    assert [m.next_query() for _ in range(4)] == ["camembert", "cheddar", "brie", "house"]
+
+
+def test_bad_user_file_is_a_config_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="missing.txt"):
+        KeywordManager(KeywordSettings(keywords_file=tmp_path / "missing.txt"))
+
+
+def test_coverage_is_reported_as_queries_go() -> None:
+    m = manager()
+    assert m.coverage().estimated is None
+    m.record("house", ["r1", "r2", "r3"])
+    m.record("garden", ["r3", "r4"])
+    coverage = m.coverage()
+    assert coverage.reached == 4
+    assert coverage.estimated is not None
+    assert coverage.estimated >= 4
+    assert m.estimated_size == coverage.estimated
+
+
+def test_stopword_probe_decided_from_recorded_probes() -> None:
+    m = manager(stopword_probes=("the", "a"))
+    m.record("the", [])
+    m.record("a", ["r1"])
+    assert m.record_stopword_probe() is True
+    m = manager(stopword_probes=("the",))
+    m.record("the", [])
+    assert m.record_stopword_probe() is False
+    assert "the" not in m.cold_start
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    policy=st.sampled_from(["greedy", "random", "frequency"]),
+    results=st.lists(st.sets(st.integers(0, 30), max_size=8), min_size=1, max_size=25),
+)
+def test_no_policy_ever_reissues_a_query(policy: str, results: list[set[int]]) -> None:
+    m = manager(policy=policy, saturation_window=1000)
+    m.record_stopword_probe(False)
+    handed: list[str] = []
+    for ids in results:
+        query = m.next_query()
+        if query is None:
+            break
+        handed.append(query.casefold())
+        texts = {f"r{i}": f"{FREQUENT[i % 10]} {LETTERS[i]}{LETTERS[i % 7]}" for i in ids}
+        m.record(query, [f"r{i}" for i in ids], texts)
+    assert len(handed) == len(set(handed))
