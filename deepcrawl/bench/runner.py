@@ -16,7 +16,6 @@ from __future__ import annotations
 import time
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 from deepcrawl.bench.memory import PeakMemory
 from deepcrawl.browser.base import FetchedPage, Fetcher
@@ -82,6 +81,12 @@ class CountingFetcher(Fetcher):
         self.inner = inner
         self.sent = 0
 
+    async def open(self) -> None:
+        await self.inner.__aenter__()
+
+    async def close(self) -> None:
+        await self.inner.__aexit__(None, None, None)
+
     async def fetch(self, url: str) -> FetchedPage:
         self.sent += 1
         return await self.inner.fetch(url)
@@ -131,16 +136,20 @@ async def run_bench(
     for site in sites:
         with FixtureServer(site, records=records, seed=settings.bench.seed, faults=faults) as srv:
             truth = srv.truth()
-            detail = set(truth.detail_paths)
+            total = len(truth.detail_paths)
             for name in strategies:
                 if progress:
                     progress(f"{site}: running {name}")
                 srv.reset_stats()
-                strategy = STRATEGIES[name](settings)
+                strategy_cls = STRATEGIES[name]
+                strategy = strategy_cls(settings)
                 fetched: set[str] = set()
                 curve: list[tuple[int, float]] = []
                 pages = 0
-                counting = CountingFetcher(make_fetcher(settings))
+                run_settings = settings
+                if strategy_cls.render is not None:
+                    run_settings = settings.with_overrides(browser={"render": strategy_cls.render})
+                counting = CountingFetcher(make_fetcher(run_settings))
                 with PeakMemory() as memory:
                     started = time.perf_counter()
                     async with counting:
@@ -148,17 +157,19 @@ async def run_bench(
                             srv.url + "/", fetcher=counting, max_requests=budget
                         ):
                             pages += 1
-                            path = _path(page.final_url)
-                            if page.status == 200 and path in detail and path not in fetched:
-                                fetched.add(path)
-                                curve.append((counting.sent, len(fetched) / len(detail)))
+                            # Near-duplicate URLs of one record (keys reordered, tracking
+                            # added) count once.
+                            record = truth.record_of(page.final_url)
+                            if page.status == 200 and record and record not in fetched:
+                                fetched.add(record)
+                                curve.append((counting.sent, len(fetched) / total))
                     wall = time.perf_counter() - started
                 stats = srv.stats()
                 runs.append(
                     BenchRun(
                         site=site,
                         strategy=name,
-                        records=len(detail),
+                        records=total,
                         records_fetched=len(fetched),
                         requests=int(stats["requests"]),
                         requests_by_kind=dict(stats["by_kind"]),
@@ -172,7 +183,3 @@ async def run_bench(
                 )
     return runs
 
-
-def _path(url: str) -> str:
-    parts = urlsplit(url)
-    return parts.path + ("?" + parts.query if parts.query else "")

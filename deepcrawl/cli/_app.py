@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import sys
+
 import typer
 from rich.console import Console
 
@@ -15,7 +18,13 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+
+def _width() -> int | None:
+    # Piped output is read by people too (CI logs, BENCHMARKS.md): don't squeeze tables to 80.
+    return None if sys.stdout.isatty() or "COLUMNS" in os.environ else 160
+
+
 #: Results (tables, JSON) go to stdout so they can be piped.
-console = Console(soft_wrap=True)
+console = Console(soft_wrap=True, width=_width())
 #: Progress, warnings and errors go to stderr.
 err_console = Console(stderr=True, soft_wrap=True)

@@ -34,6 +34,7 @@ class BreadthFirst(Strategy):
     """
 
     name = "bfs"
+    render = "never"
 
     async def crawl(
         self, start_url: str, *, fetcher: Fetcher, max_requests: int

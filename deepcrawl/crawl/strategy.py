@@ -9,7 +9,7 @@ strategies side by side against the same fixture site; ``--strategy`` picks one 
 from __future__ import annotations
 
 import abc
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -33,6 +33,9 @@ class Strategy(abc.ABC):
 
     #: The name ``--strategy`` and ``deepcrawl bench`` know it by.
     name: ClassVar[str]
+    #: How pages must be fetched for this strategy (``never``: static HTML is all it reads);
+    #: None leaves it to ``settings.browser.render``.
+    render: ClassVar[Literal["auto", "always", "never"] | None] = None
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings

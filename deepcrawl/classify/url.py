@@ -1,0 +1,254 @@
+"""The URL-only classifier: decide from a link's URL alone whether its page is wanted.
+
+This is the efficiency promise of Hernández et al. ("An Architecture for Efficient Web
+Crawling"): a page that is not wanted is never downloaded. Decisions come in two tiers:
+
+1. **Prototypes** — the labelled regular expressions of :mod:`deepcrawl.prototypes`. A URL that
+   fullmatches a labelled prototype gets that prototype's label at once (the fast path).
+2. **A learned model** — for URLs no prototype matches (a new variant of a known kind: an extra
+   parameter, another id format), a logistic regression over token features of the URL
+   (:class:`URLFeatures`), trained on the URLs the prototypes covered. Its probability decides;
+   between ``unsure_low`` and ``unsure_high`` the verdict is *unsure*, and the crawl may sample
+   such a URL (download it and check it) rather than guess.
+
+Both tiers are wrapped in one scikit-learn estimator, :class:`URLClassifier`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
+from sklearn.feature_extraction import DictVectorizer
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import Pipeline
+
+from deepcrawl.errors import ConfigError, InvalidURLError
+from deepcrawl.prototypes import PrototypeMatcher
+from deepcrawl.prototypes._types import classify as token_type
+from deepcrawl.urls import URLNormaliser, parse_normalised, split_segment
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
+
+    from deepcrawl.prototypes import Prototype
+
+__all__ = ["Decision", "LabelStats", "URLClassifier", "URLFeatures"]
+
+#: The label of URLs that are not wanted.
+IRRELEVANT = "-"
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """The verdict on one URL.
+
+    Attributes:
+        url: the normalised URL (the raw one when it could not be normalised).
+        label: the label of the page kind, or None when it is not wanted.
+        relevant: whether to download it.
+        score: the probability that the URL is relevant (1.0 / 0.0 on the prototype path).
+        source: ``prototype`` (a labelled regex matched), ``model`` (the learned model was sure),
+            ``unsure`` (the model's score fell between the thresholds), ``invalid``.
+        prototype: the matching prototype's id, when one matched.
+    """
+
+    url: str
+    label: str | None
+    relevant: bool
+    score: float
+    source: Literal["prototype", "model", "unsure", "invalid"]
+    prototype: str | None = None
+
+
+@dataclass
+class LabelStats:
+    """How many links the classifier accepted and rejected, per label (for the crawl report)."""
+
+    accepted: Counter[str] = field(default_factory=Counter)
+    rejected: Counter[str] = field(default_factory=Counter)
+    unsure: int = 0
+
+    def add(self, decision: Decision) -> None:
+        """Count one decision."""
+        name = decision.label or IRRELEVANT
+        if decision.source == "unsure":
+            self.unsure += 1
+        elif decision.relevant:
+            self.accepted[name] += 1
+        else:
+            self.rejected[name] += 1
+
+
+class URLFeatures(TransformerMixin, BaseEstimator):  # type: ignore[misc]
+    """Normalised URLs → sparse-ready feature dicts (for a ``DictVectorizer``).
+
+    Features: the host; the path depth; per path position, the literal segment and the type of
+    each of its tokens (``seg1:t0=digits``); the query keys present, and the type of each value.
+    Literal values of high-cardinality tokens (ids) are left to their types so that the model
+    generalises to ids it never saw.
+    """
+
+    def __init__(self, max_literal_length: int = 24) -> None:
+        self.max_literal_length = max_literal_length
+
+    def fit(self, X: Iterable[str], y: object = None) -> URLFeatures:
+        return self
+
+    def transform(self, X: Iterable[str]) -> list[dict[str, float]]:
+        return [self._features(url) for url in X]
+
+    def _features(self, url: str) -> dict[str, float]:
+        tokens = parse_normalised(url)
+        feats: dict[str, float] = {f"host={tokens.host}": 1.0}
+        segments = [s for s in tokens.segments if s] or [""]
+        feats[f"depth={len(segments)}"] = 1.0
+        for i, segment in enumerate(segments):
+            if segment and not segment.isdigit() and len(segment) <= self.max_literal_length:
+                feats[f"seg{i}={segment}"] = 1.0
+            parts = [p for p in split_segment(segment) if p not in "-_."]
+            feats[f"seg{i}:n={min(len(parts), 6)}"] = 1.0
+            for j, part in enumerate(parts[:6]):
+                feats[f"seg{i}:t{j}={token_type(part).name.lower()}"] = 1.0
+                if part.isalpha() and len(part) <= self.max_literal_length:
+                    feats[f"seg{i}:w={part.lower()}"] = 1.0
+        for key, value in tokens.query:
+            feats[f"key={key}"] = 1.0
+            kind = "none" if value is None else token_type(value).name.lower() if value else "empty"
+            feats[f"key={key}:{kind}"] = 1.0
+        return feats
+
+
+class URLClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
+    """Prototype fast path plus a learned model for the rest; see the module docstring.
+
+    Args:
+        prototypes: the site's prototypes (labelled or not).
+        labels: prototype id → ``(label name, relevant)`` for the prototypes the user labelled.
+        unsure_low, unsure_high: model scores between these are *unsure*.
+        C: inverse regularisation strength of the logistic regression.
+
+    ``fit(urls)`` trains the model on the URLs the labelled prototypes cover (those of
+    unlabelled prototypes count as not relevant); ``y`` may override the labels per URL.
+    """
+
+    def __init__(
+        self,
+        prototypes: Sequence[Prototype] = (),
+        labels: Mapping[str, tuple[str, bool]] | None = None,
+        *,
+        unsure_low: float = 0.2,
+        unsure_high: float = 0.8,
+        C: float = 10.0,  # noqa: N803 - scikit-learn's name
+    ) -> None:
+        self.prototypes = prototypes
+        self.labels = labels
+        self.unsure_low = unsure_low
+        self.unsure_high = unsure_high
+        self.C = C
+
+    def fit(self, X: Iterable[str], y: Sequence[str | None] | None = None) -> URLClassifier:
+        """Learn from example URLs (raw or normalised); invalid ones are skipped."""
+        if not 0.0 <= self.unsure_low <= self.unsure_high <= 1.0:
+            raise ConfigError("URLClassifier needs 0 <= unsure_low <= unsure_high <= 1")
+        labels = dict(self.labels or {})
+        self.normaliser_ = URLNormaliser()
+        self.matcher_ = PrototypeMatcher(self.prototypes, self.normaliser_)
+        self.label_of_ = labels
+        urls: list[str] = []
+        names: list[str] = []
+        for i, raw in enumerate(X):
+            try:
+                url = self.normaliser_(raw)
+            except InvalidURLError:
+                continue
+            if y is not None:
+                name = y[i] or IRRELEVANT
+            else:
+                proto = self.matcher_.match(url)
+                label = labels.get(proto) if proto else None
+                name = label[0] if label and label[1] else IRRELEVANT
+            urls.append(url)
+            names.append(name)
+        self.classes_ = np.array(sorted(set(names)))
+        self.relevant_labels_ = frozenset(n for n in names if n != IRRELEVANT)
+        if len(self.classes_) < 2:
+            # One class only: the model has nothing to learn; every unknown URL gets that class.
+            self.model_: Pipeline | None = None
+            self.constant_ = str(self.classes_[0]) if len(self.classes_) else IRRELEVANT
+            return self
+        self.model_ = Pipeline(
+            [
+                ("features", URLFeatures()),
+                ("vectorise", DictVectorizer()),
+                ("model", LogisticRegression(C=self.C, max_iter=1000)),
+            ]
+        ).fit(urls, names)
+        return self
+
+    def decide(self, url: str, base: str | None = None) -> Decision:
+        """The verdict on one URL (raw or normalised, resolved against ``base``)."""
+        return self.decide_many([url], base)[0]
+
+    def decide_many(self, urls: Iterable[str], base: str | None = None) -> list[Decision]:
+        """Verdicts on many URLs; the model runs once over all URLs no prototype matched."""
+        decisions: list[Decision | None] = []
+        pending: list[tuple[int, str]] = []
+        for raw in urls:
+            try:
+                url = self.normaliser_(raw, base)
+            except InvalidURLError:
+                decisions.append(Decision(raw, None, False, 0.0, "invalid"))
+                continue
+            proto = self.matcher_.match(url)
+            label = self.label_of_.get(proto) if proto else None
+            if label is not None:
+                name, relevant = label
+                decisions.append(
+                    Decision(url, name, relevant, float(relevant), "prototype", proto)
+                )
+            else:
+                pending.append((len(decisions), url))
+                decisions.append(None)
+        if pending:
+            for (index, url), decision in zip(
+                pending, self._model_decisions([u for _, u in pending]), strict=True
+            ):
+                decisions[index] = decision
+        return [d for d in decisions if d is not None]
+
+    def _model_decisions(self, urls: list[str]) -> list[Decision]:
+        if self.model_ is None:
+            relevant = self.constant_ != IRRELEVANT
+            label = self.constant_ if relevant else None
+            return [Decision(u, label, relevant, float(relevant), "model") for u in urls]
+        proba = self.model_.predict_proba(urls)
+        classes = list(self.model_.classes_)
+        irrelevant = classes.index(IRRELEVANT) if IRRELEVANT in classes else None
+        out = []
+        for url, row in zip(urls, proba, strict=True):
+            relevant_score = 1.0 - (float(row[irrelevant]) if irrelevant is not None else 0.0)
+            best = int(np.argmax(row))
+            name = classes[best] if classes[best] != IRRELEVANT else None
+            if self.unsure_low < relevant_score < self.unsure_high:
+                source: Literal["model", "unsure"] = "unsure"
+            else:
+                source = "model"
+            relevant = relevant_score >= self.unsure_high
+            if relevant and name is None:  # relevant overall, but split over several labels
+                ranked = sorted(
+                    (i for i in range(len(classes)) if i != irrelevant), key=lambda i: -row[i]
+                )
+                name = classes[ranked[0]]
+            out.append(Decision(url, name, relevant, relevant_score, source))
+        return out
+
+    def predict(self, X: Iterable[str]) -> np.ndarray[Any, np.dtype[np.object_]]:
+        """The label of each URL (``"-"`` for not wanted, unsure counted as not wanted)."""
+        return np.array(
+            [d.label if d.relevant and d.label else IRRELEVANT for d in self.decide_many(X)],
+            dtype=object,
+        )
