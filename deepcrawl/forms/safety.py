@@ -1,0 +1,109 @@
+"""The safety policy: forms deepcrawl never submits, whatever the classifiers say.
+
+Submitting the wrong form changes the world: it logs in, creates an account, sends a message,
+subscribes an address, orders goods. The critic's scores decide which forms are *worth*
+filling; this policy decides which forms are *allowed*, and it only ever removes forms:
+
+* a form with a password or file field is refused;
+* a form whose predicted type is login, registration, password recovery, contact, mailing list
+  or order is refused;
+* a form whose action URL (when not the page's own), attributes, submit controls or
+  text-field labels contain one of ``settings.forms.refused_words`` (whole words,
+  case-insensitive) is refused.
+
+The option texts and the labels of select boxes are not matched: a search form's "Sort order"
+select is no reason to refuse it. :func:`ensure_submittable` is the gate every submission path
+calls; it raises :class:`~deepcrawl.errors.UnsafeFormError`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+from deepcrawl.errors import UnsafeFormError
+from deepcrawl.forms.features import action_text, tokens
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from deepcrawl.forms.critic import CriticVerdict
+    from deepcrawl.forms.model import Form
+
+__all__ = ["REFUSED_FIELD_TYPES", "REFUSED_TYPES", "ensure_submittable", "refusal_reasons"]
+
+#: Predicted form types that are never submitted.
+REFUSED_TYPES: Final = frozenset(
+    {"login", "registration", "password recovery", "contact", "mailing list", "order"}
+)
+#: Field types whose presence forbids submission.
+REFUSED_FIELD_TYPES: Final = frozenset({"password", "file"})
+
+
+def _normalised(text: str) -> str:
+    return " " + " ".join(tokens(text)) + " "
+
+
+def _matched_words(form: Form, refused_words: Iterable[str]) -> list[str]:
+    # A form without an action attribute submits to its own page: the page's URL says nothing
+    # about the form (a search box on /login), so only an action of the form's own is matched.
+    own_action = form.action.split("#")[0] != form.page_url.split("#")[0]
+    parts = [
+        action_text(form.action) if own_action else "",
+        form.id or "",
+        form.name or "",
+        " ".join(form.classes),
+    ]
+    parts.extend(f"{s.text} {s.value} {s.name or ''}" for s in form.submits)
+    parts.extend(
+        f"{f.name or ''} {f.id or ''} {f.label} {f.placeholder}"
+        for f in form.fields[:200]
+        if f.tag == "textarea" or (f.tag == "input" and f.type not in {"hidden", "checkbox"})
+    )
+    haystack = _normalised(" ".join(parts))
+    matched = []
+    for word in refused_words:
+        needle = _normalised(word)
+        if needle.strip() and needle in haystack:
+            matched.append(word)
+    return matched
+
+
+def refusal_reasons(form: Form, form_type: str, refused_words: Iterable[str]) -> list[str]:
+    """Why the policy refuses ``form`` (an empty list: it does not).
+
+    Args:
+        form: the form.
+        form_type: its predicted type.
+        refused_words: words that mark a form as account-changing or destructive.
+
+    Returns:
+        Human-readable reasons, in a fixed order.
+    """
+    reasons: list[str] = []
+    bad_fields = sorted({f.type for f in form.fields if f.type in REFUSED_FIELD_TYPES})
+    if bad_fields:
+        reasons.append(f"has a {' and a '.join(bad_fields)} field")
+    if form_type in REFUSED_TYPES:
+        article = "an" if form_type[0] in "aeiou" else "a"
+        reasons.append(f"is {article} {form_type} form")
+    words = _matched_words(form, refused_words)
+    if words:
+        reasons.append("mentions " + ", ".join(repr(w) for w in words))
+    return reasons
+
+
+def ensure_submittable(form: Form, verdict: CriticVerdict) -> None:
+    """The gate before any submission: return quietly, or raise.
+
+    The password/file and form-type rules are re-checked on ``form`` itself, so a verdict that
+    belongs to another form cannot open the gate.
+
+    Raises:
+        UnsafeFormError: the verdict does not accept the form, or the policy refuses it.
+    """
+    reasons = refusal_reasons(form, verdict.type, ())
+    if not verdict.searchable:
+        reasons = [*verdict.reasons] or ["the critic does not accept it"]
+    if reasons:
+        where = form.locator or form.action
+        raise UnsafeFormError(f"refusing to submit form {where}: {'; '.join(reasons)}")

@@ -1,0 +1,407 @@
+"""Forms from static HTML, parsed with lxml.
+
+The browser discovers forms in the live DOM; this module does the same from the HTML a server
+sent, for pages fetched without a browser and for the training corpus of the critic. It must
+be fast (hundreds of pages per second) and never fail on broken markup: lxml's HTML parser
+recovers from almost anything, and the few inputs it rejects (an empty or binary document)
+give an empty list rather than an error.
+
+Forms are returned in document order of their ``<form>`` elements (the order the formasaurus
+annotations use), followed — when asked — by *formless* groups: text inputs outside any form
+that a script submits.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Literal
+from urllib.parse import urljoin
+
+import lxml.etree
+import lxml.html
+
+from deepcrawl.forms.model import FieldOption, Form, FormField, SubmitControl
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from lxml.html import HtmlElement
+
+__all__ = ["page_text", "parse_forms", "parse_html"]
+
+_SPACE = re.compile(r"\s+")
+# huge_tree: without it libxml2 drops everything nested deeper than 255 elements
+_PARSER = lxml.html.HTMLParser(encoding="utf-8", remove_comments=True, huge_tree=True)
+_SKIP_TEXT = frozenset({"script", "style", "noscript", "template", "option", "textarea"})
+_FIELD_TAGS = ("input", "select", "textarea", "button")
+_CONTEXT_CHARS = 200
+_TEXT_CHARS = 2000
+_TEXTUAL_INPUTS = frozenset({"text", "search", ""})
+_BUTTON_TYPES = frozenset({"submit", "button", "reset"})
+
+
+def _collapse(text: str | None) -> str:
+    return _SPACE.sub(" ", text or "").strip()
+
+
+def _css_string(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _join(base: str, reference: str) -> str:
+    """``reference`` resolved against ``base``; kept as written when it cannot be parsed."""
+    try:
+        return urljoin(base, reference)
+    except ValueError:  # "http://[bad" and friends
+        return reference
+
+
+def parse_html(html: str | bytes) -> HtmlElement | None:
+    """Parse a document with lxml's recovering HTML parser.
+
+    Returns:
+        The root element, or None when there is nothing to parse (an empty document).
+    """
+    data = html.encode("utf-8", "replace") if isinstance(html, str) else html
+    if not data.strip():
+        return None
+    try:
+        root = lxml.html.fromstring(data, parser=_PARSER)
+    except (lxml.etree.ParserError, ValueError):
+        return None
+    return root if isinstance(root, lxml.html.HtmlElement) else None
+
+
+def parse_forms(html: str | bytes, page_url: str, *, formless: bool = True) -> list[Form]:
+    """Return the forms of an HTML page.
+
+    Args:
+        html: the page's HTML (text, or UTF-8 bytes).
+        page_url: the page's URL; relative actions are resolved against it (or ``<base href>``).
+        formless: also return groups of text inputs that sit outside any ``<form>``.
+
+    Returns:
+        The forms in document order; an empty list for a page without forms or without content.
+    """
+    root = parse_html(html)
+    if root is None:
+        return []
+    base = page_url
+    for href in root.xpath("//base/@href"):
+        base = _join(page_url, str(href).strip())
+        break
+    labels = _label_index(root)
+    forms = [
+        _form(element, position, page_url, base, labels, root)
+        for position, element in enumerate(root.iter("form"))
+    ]
+    if formless:
+        forms.extend(_formless_groups(root, page_url, labels))
+    return forms
+
+
+def page_text(html: str | bytes, limit: int = 20000) -> str:
+    """The visible text of a page (title and body, scripts and styles left out), collapsed.
+
+    Used to turn an example page of the user's domain into a training text for the domain
+    classifier (:meth:`deepcrawl.forms.critic.FormCritic.fit_domain`).
+    """
+    root = parse_html(html)
+    if root is None:
+        return ""
+    title = " ".join(str(t) for t in root.xpath("//title/text()"))
+    body = root.find("body")
+    return _collapse(f"{title} {_visible_text(body if body is not None else root, limit)}")[:limit]
+
+
+def _label_index(root: HtmlElement) -> dict[str, str]:
+    """Map an element id to the text of its ``<label for=…>``."""
+    found: dict[str, str] = {}
+    for label in root.iter("label"):
+        target = label.get("for")
+        if target and target not in found:
+            found[target] = _own_text(label)
+    return found
+
+
+def _own_text(element: HtmlElement) -> str:
+    """Text of ``element`` without the text of selects, options, scripts inside it."""
+    return _text_of(element, 1000, lambda child: child.tag == "select", values=False)
+
+
+def _visible_text(element: HtmlElement, limit: int) -> str:
+    """Text of ``element`` a user sees, button values included; hidden subtrees left out."""
+    return _text_of(element, limit, _hidden, values=True)
+
+
+def _text_of(
+    element: HtmlElement, limit: int, skip: Callable[[HtmlElement], bool], *, values: bool
+) -> str:
+    """Collapsed text of ``element``'s subtree, depth-first without recursion (pages nest
+    thousands deep), leaving out script-like elements and those ``skip`` names."""
+    parts: list[str] = []
+    size = 0
+    stack: list[HtmlElement | str | None] = [element]
+    while stack and size <= limit:
+        item = stack.pop()
+        if item is None or isinstance(item, str):
+            if item and item.strip():
+                parts.append(item)
+                size += len(item)
+            continue
+        # in reading order: each child's button value, its subtree, then its tail
+        children: list[HtmlElement | str | None] = []
+        for child in item:
+            if isinstance(child.tag, str) and child.tag not in _SKIP_TEXT and not skip(child):
+                if values and (child.get("type") or "").lower() in _BUTTON_TYPES:
+                    children.append(child.get("value"))
+                children.append(child)
+            children.append(child.tail)
+        stack.extend(reversed(children))
+        stack.append(item.text)  # popped first
+    return _collapse(" ".join(parts))[:limit]
+
+
+def _hidden(element: HtmlElement) -> bool:
+    style = (element.get("style") or "").replace(" ", "").lower()
+    return (
+        element.get("hidden") is not None
+        or "display:none" in style
+        or "visibility:hidden" in style
+        or element.get("aria-hidden") == "true"
+    )
+
+
+def _context(element: HtmlElement) -> str:
+    """Visible text just before ``element``: preceding siblings, then the parents' siblings."""
+    pieces: list[str] = []
+    size = 0
+    node: HtmlElement | None = element
+    while node is not None and size < _CONTEXT_CHARS:
+        for sibling in node.itersiblings(preceding=True):
+            if not isinstance(sibling.tag, str):
+                continue
+            text = _collapse(sibling.tail) if sibling.tail else ""
+            if sibling.tag not in _SKIP_TEXT and sibling.tag not in {"form", "select"}:
+                text = _collapse(sibling.text_content() + " " + text)
+            if text:
+                pieces.append(text[-_CONTEXT_CHARS:])
+                size += len(text)
+            if size >= _CONTEXT_CHARS:
+                break
+        parent = node.getparent()
+        if parent is not None and parent.text and parent.text.strip():
+            pieces.append(_collapse(parent.text))
+            size += len(parent.text)
+        node = parent if parent is not None and parent.tag not in {"body", "html"} else None
+    return _collapse(" ".join(reversed(pieces)))[-_CONTEXT_CHARS:]
+
+
+def _field_label(element: HtmlElement, labels: dict[str, str]) -> str:
+    element_id = element.get("id")
+    if element_id and labels.get(element_id):
+        return labels[element_id]
+    for ancestor in element.iterancestors("label"):
+        text = _own_text(ancestor)
+        if text:
+            return text
+        break
+    return _collapse(element.get("aria-label") or element.get("title") or "")
+
+
+def _field_locator(form_locator: str, element: HtmlElement) -> str:
+    if element.get("id"):
+        return f"[id={_css_string(element.get('id', ''))}]"
+    tag = str(element.tag)
+    if element.get("name"):
+        return f"{form_locator} {tag}[name={_css_string(element.get('name', ''))}]".strip()
+    return f"{form_locator} {tag}".strip()
+
+
+def _form_locator(element: HtmlElement, position: int, field_names: list[str]) -> str:
+    if element.get("id"):
+        return f"form[id={_css_string(element.get('id', ''))}]"
+    if element.get("name"):
+        return f"form[name={_css_string(element.get('name', ''))}]"
+    if field_names:
+        return f"form:has([name={_css_string(field_names[0])}])"
+    return f"form:nth-of-type({position + 1})"
+
+
+def _controls(
+    elements: list[HtmlElement], form_locator: str, labels: dict[str, str]
+) -> tuple[list[FormField], list[SubmitControl]]:
+    fields: list[FormField] = []
+    submits: list[SubmitControl] = []
+    for element in elements:
+        tag = str(element.tag)
+        kind = (element.get("type") or "").strip().lower()
+        name = element.get("name") or None
+        locator = _field_locator(form_locator, element)
+        if tag == "button":
+            kind = kind or "submit"
+            text = _own_text(element) or _collapse(element.get("value"))
+            if kind == "submit":
+                value = element.get("value") or ""
+                submits.append(
+                    SubmitControl(kind="button", name=name, value=value, text=text, locator=locator)
+                )
+                continue
+            fields.append(
+                FormField(tag="button", type=kind, name=name, label=text, locator=locator)
+            )
+            continue
+        if tag == "input" and kind in {"submit", "image"}:
+            value = element.get("value") or ""
+            text = _collapse(value or element.get("alt") or element.get("title"))
+            submits.append(
+                SubmitControl(
+                    kind="image" if kind == "image" else "input",
+                    name=name,
+                    value=value,
+                    text=text,
+                    locator=locator,
+                )
+            )
+            continue
+        fields.append(_field(element, tag, kind, name, locator, labels))
+    return fields, submits
+
+
+def _field(
+    element: HtmlElement,
+    tag: str,
+    kind: str,
+    name: str | None,
+    locator: str,
+    labels: dict[str, str],
+) -> FormField:
+    options: tuple[FieldOption, ...] = ()
+    value = element.get("value") or ""
+    if tag == "select":
+        kind = "select-multiple" if element.get("multiple") is not None else "select"
+        options = tuple(
+            FieldOption(
+                value=option.get("value") if option.get("value") is not None else text,
+                text=text,
+                selected=option.get("selected") is not None,
+            )
+            for option in element.iter("option")
+            for text in (_collapse(option.text_content()),)
+        )
+        chosen = [o for o in options if o.selected] or list(options[:1])
+        value = chosen[0].value if chosen else ""
+    elif tag == "textarea":
+        kind = "textarea"
+        value = element.text or ""
+    else:
+        kind = kind or "text"
+    return FormField(
+        tag="select" if tag == "select" else "textarea" if tag == "textarea" else "input",
+        type=kind,
+        name=name,
+        id=element.get("id") or None,
+        value=value,
+        options=options,
+        checked=element.get("checked") is not None,
+        required=element.get("required") is not None,
+        placeholder=_collapse(element.get("placeholder")),
+        label=_field_label(element, labels),
+        visible=kind != "hidden" and not any(_hidden(e) for e in _self_and_ancestors(element)),
+        locator=locator,
+    )
+
+
+def _self_and_ancestors(element: HtmlElement) -> list[HtmlElement]:
+    chain = [element]
+    chain.extend(a for a in element.iterancestors() if a.tag not in {"body", "html"})
+    return chain[:6]
+
+
+def _form(
+    element: HtmlElement,
+    position: int,
+    page_url: str,
+    base: str,
+    labels: dict[str, str],
+    root: HtmlElement,
+) -> Form:
+    controls = list(element.iter(*_FIELD_TAGS))
+    form_id = element.get("id")
+    if form_id:  # controls elsewhere on the page that name this form (HTML5 ``form=`` attr)
+        controls.extend(e for e in root.xpath("//*[@form=$id]", id=form_id) if e.tag in _FIELD_TAGS)
+    names = [str(e.get("name")) for e in controls if e.get("name")]
+    locator = _form_locator(element, position, names)
+    fields, submits = _controls(controls, locator, labels)
+    action = (element.get("action") or "").strip()
+    resolved = page_url if not action or action.startswith("#") else _join(base, action)
+    method_raw = (element.get("method") or "get").strip().upper()
+    method: Literal["GET", "POST"] = "POST" if method_raw == "POST" else "GET"
+    return Form(
+        page_url=page_url,
+        action=resolved,
+        method=method,
+        enctype=(element.get("enctype") or "application/x-www-form-urlencoded").lower(),
+        id=form_id or None,
+        name=element.get("name") or None,
+        classes=tuple((element.get("class") or "").split()),
+        locator=locator,
+        fields=tuple(fields),
+        submits=tuple(submits),
+        text=_visible_text(element, _TEXT_CHARS),
+        context=_context(element),
+    )
+
+
+def _formless_groups(root: HtmlElement, page_url: str, labels: dict[str, str]) -> list[Form]:
+    """Text inputs outside any form, grouped by the nearest ancestor holding a button."""
+    groups: dict[int, tuple[HtmlElement, list[HtmlElement]]] = {}
+    for element in root.iter("input"):
+        kind = (element.get("type") or "").strip().lower()
+        if kind not in _TEXTUAL_INPUTS or element.get("form"):
+            continue
+        if any(a.tag == "form" for a in element.iterancestors()):
+            continue
+        container = element.getparent()
+        for ancestor in element.iterancestors():
+            container = ancestor
+            if ancestor.tag in {"body", "html"} or ancestor.xpath(
+                ".//button|.//input[@type='submit' or @type='image' or @type='button']"
+            ):
+                break
+        if container is None:
+            continue
+        groups.setdefault(id(container), (container, []))[1].append(element)
+    forms: list[Form] = []
+    for container, _inputs in groups.values():
+        controls = [
+            e
+            for e in container.iter(*_FIELD_TAGS)
+            if not any(a.tag == "form" for a in e.iterancestors())
+        ][:500]
+        names = [str(e.get("name")) for e in controls if e.get("name")]
+        first = controls[0]
+        anchor = (
+            f"[id={_css_string(first.get('id', ''))}]"
+            if first.get("id")
+            else f"input[name={_css_string(names[0])}]"
+            if names
+            else "input"
+        )
+        fields, submits = _controls(controls, "", labels)
+        submits = [s.model_copy(update={"kind": "js"}) for s in submits]
+        if not submits:
+            submits = [SubmitControl(kind="enter")]
+        forms.append(
+            Form(
+                page_url=page_url,
+                action=page_url,
+                locator=anchor,
+                fields=tuple(fields),
+                submits=tuple(submits),
+                text=_visible_text(container, _TEXT_CHARS),
+                context=_context(container),
+                formless=True,
+            )
+        )
+    return forms

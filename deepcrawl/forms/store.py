@@ -1,0 +1,125 @@
+"""Training the critic once and caching it, keyed by everything that could make it stale.
+
+The critic is trained on formasaurus's corpus at first use (about 10 s here), deterministically
+(fixed seeds, a sorted corpus), and saved with joblib under a file name that holds deepcrawl's
+version, scikit-learn's version, a hash of the corpus and :data:`MODEL_VERSION` (bumped when
+the features or models change). A newer scikit-learn therefore never loads an old pickle: it
+trains a fresh model instead. No fitted model is shipped in the repository.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import tempfile
+from pathlib import Path
+from typing import Final
+
+import joblib
+import sklearn
+
+import deepcrawl
+from deepcrawl.errors import ConfigError
+from deepcrawl.forms.corpus import corpus_dir, corpus_hash, load_corpus
+from deepcrawl.forms.critic import FormCritic
+from deepcrawl.settings import FormSettings
+
+__all__ = ["MODEL_VERSION", "cache_path", "load_critic", "train_critic"]
+
+#: Bump when features or models change, so that cached critics are retrained.
+MODEL_VERSION: Final = 3
+
+#: Critics already in this process, by cache file name (the version key): a process trains at
+#: most once, whatever cache folders its callers name.
+_LOADED: dict[str, FormCritic] = {}
+
+
+def _cache_dir(settings: FormSettings) -> Path:
+    if settings.model_cache_dir is not None:
+        return settings.model_cache_dir
+    return Path.home() / ".cache" / "deepcrawl"
+
+
+def cache_path(settings: FormSettings | None = None) -> Path:
+    """Where the critic for this deepcrawl, scikit-learn and corpus is (or will be) cached."""
+    settings = settings or FormSettings()
+    key = f"{deepcrawl.__version__}-sk{sklearn.__version__}-{corpus_hash()}-m{MODEL_VERSION}"
+    return _cache_dir(settings) / f"form-critic-{key}.joblib"
+
+
+def train_critic(settings: FormSettings | None = None, *, save: bool = True) -> FormCritic:
+    """Train the critic on formasaurus's corpus (and cache it unless ``save`` is False).
+
+    Raises:
+        ConfigError: the corpus is missing, or the cache folder cannot be written.
+    """
+    settings = settings or FormSettings()
+    corpus = load_corpus(corpus_dir())
+    critic = FormCritic(random_state=0).fit([c.form for c in corpus], [c.type for c in corpus])
+    if save:
+        _save(critic, cache_path(settings))
+    return _configured(critic, settings)
+
+
+def _save(critic: FormCritic, path: Path) -> None:
+    """Write ``critic`` to ``path`` atomically and remember it in memory.
+
+    Raises:
+        ConfigError: the folder cannot be written.
+    """
+    tmp: str | None = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        os.close(fd)
+        joblib.dump(critic, tmp, compress=3)
+        os.replace(tmp, path)
+    except OSError as exc:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
+        raise ConfigError(
+            f"cannot write the critic cache in {path.parent} ({exc}); "
+            "set forms.model_cache_dir to a writable folder"
+        ) from exc
+    _LOADED[path.name] = critic
+    # Older critics of this very install (another corpus or model version) are dead weight;
+    # those of other deepcrawl or scikit-learn versions may belong to another environment.
+    prefix = path.name.rsplit("-", 2)[0] + "-"
+    for stale in path.parent.glob(f"{prefix}*.joblib"):
+        if stale != path:
+            stale.unlink(missing_ok=True)
+
+
+def _configured(critic: FormCritic, settings: FormSettings) -> FormCritic:
+    """A shallow copy of ``critic`` with the thresholds and words of ``settings``."""
+    configured: FormCritic = copy.copy(critic)
+    configured.set_params(
+        threshold=settings.searchable_threshold,
+        domain_threshold=settings.domain_threshold,
+        refused_words=settings.refused_words,
+    )
+    return configured
+
+
+def load_critic(settings: FormSettings | None = None) -> FormCritic:
+    """The fitted critic: from memory, else from the cache, else trained now and cached.
+
+    The thresholds and refused words always come from ``settings``, not from the cache.
+
+    Raises:
+        ConfigError: the critic must be trained and the corpus is missing, or the cache folder
+            cannot be written.
+    """
+    settings = settings or FormSettings()
+    path = cache_path(settings)
+    critic = _LOADED.get(path.name)
+    if critic is None and path.is_file():
+        try:
+            loaded = joblib.load(path)
+        except Exception:
+            loaded = None
+        if isinstance(loaded, FormCritic):
+            critic = _LOADED[path.name] = loaded
+    if critic is None:
+        return train_critic(settings)
+    return _configured(critic, settings)
