@@ -142,7 +142,7 @@ class URLClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         *,
         unsure_low: float = 0.2,
         unsure_high: float = 0.8,
-        C: float = 10.0,  # noqa: N803 - scikit-learn's name
+        C: float = 10.0,
     ) -> None:
         self.prototypes = prototypes
         self.labels = labels
@@ -207,14 +207,12 @@ class URLClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
             label = self.label_of_.get(proto) if proto else None
             if label is not None:
                 name, relevant = label
-                decisions.append(
-                    Decision(url, name, relevant, float(relevant), "prototype", proto)
-                )
+                decisions.append(Decision(url, name, relevant, float(relevant), "prototype", proto))
             else:
                 pending.append((len(decisions), url))
                 decisions.append(None)
         if pending:
-            for (index, url), decision in zip(
+            for (index, _url), decision in zip(
                 pending, self._model_decisions([u for _, u in pending]), strict=True
             ):
                 decisions[index] = decision

@@ -1,0 +1,211 @@
+"""ACHE's adaptive crawl of one site (Barbosa & Freire, sections 2.2 and 3): ``--strategy ache``.
+
+The loop, in the paper's terms:
+
+1. the *frontier manager* keeps one queue per level of the link classifier (plus one for links
+   on no known path) — a link sits in the queue of its estimated distance to a target, ordered
+   by its likelihood of that level — and the next link is the best of the first non-empty
+   queue. Links of fetched pages go to a *persistent* frontier; the crawling frontier is
+   refilled from it, best links first, only when it runs empty (section 2.2), so links of
+   delayed benefit are still explored;
+2. the *critic* (the form critic, or the record validator) judges every fetched page;
+3. the *adaptive link learner* (Algorithm 1): once ``learning_threshold`` new targets were
+   found, the paths to all targets found so far are collected (a link's level is one more than
+   its target page's distance to the nearest target in the crawled graph), features are
+   selected anew (:class:`~deepcrawl.classify.ache.AutomaticFeatureSelector`), a new link
+   classifier is built, and every link of the frontier is re-ranked with it;
+4. the per-site stopping criteria: the request budget, and ``max_targets`` distinct targets.
+
+Before the first learning iteration, without a prior classifier, every link waits in queue 1
+in discovery order: ACHE's *Online* configuration starts as the baseline crawler. Given a prior
+(a fitted classifier, or paths from other sites), it is *Offline-Online*.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from deepcrawl.classify.dom import LinkContext
+from deepcrawl.crawl.focused import FocusedStrategy, PoliteSession
+from deepcrawl.crawl.strategy import register
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Sequence
+
+    from deepcrawl.browser.base import FetchedPage, Fetcher
+    from deepcrawl.classify.ache import MultiLevelLinkClassifier
+    from deepcrawl.crawl.focused import Target
+    from deepcrawl.settings import Settings
+
+__all__ = ["AcheCrawler", "link_levels"]
+
+
+@dataclass(slots=True)
+class _Entry:
+    ctx: LinkContext
+    seq: int
+    level: int = 1
+    likelihood: float = 0.0
+    version: int = -1
+
+
+def link_levels(edges: dict[str, list[str]], targets: set[str], max_level: int) -> dict[str, int]:
+    """Distance of each crawled page to the nearest target, by backward breadth-first search.
+
+    Args:
+        edges: page URL -> URLs it links to (final URLs).
+        targets: the target pages (distance 0).
+        max_level: distances beyond this are not returned.
+
+    Returns:
+        page URL -> distance (0 for targets), for pages within ``max_level`` of a target.
+    """
+    into: dict[str, list[str]] = {}
+    for source, outs in edges.items():
+        for target in outs:
+            into.setdefault(target, []).append(source)
+    dist = dict.fromkeys(targets, 0)
+    queue = deque(targets)
+    while queue:
+        v = queue.popleft()
+        if dist[v] >= max_level:
+            continue
+        for u in into.get(v, []):
+            if u not in dist:
+                dist[u] = dist[v] + 1
+                queue.append(u)
+    return dist
+
+
+@register
+class AcheCrawler(FocusedStrategy):
+    """ACHE's frontier with levels and adaptive link learner, on one site.
+
+    Args:
+        settings: deepcrawl settings (``settings.links``: levels, learning threshold, feature
+            selection, model, refill batch, stopping criterion).
+        is_target: the critic; default: records by ``links.record_pattern``, else forms.
+        prior: training examples ``(link, level)`` from other crawls (Offline-Online); they
+            stay in the path repository, beside the paths this crawl finds.
+
+    Attributes:
+        classifier: the current link classifier (None before any learning).
+        examples: the (link, level) examples of the last learning iteration.
+        learning_iterations: how many times the link learner ran.
+    """
+
+    name = "ache"
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        is_target: Target | None = None,
+        prior: Sequence[tuple[LinkContext, int]] = (),
+    ) -> None:
+        super().__init__(settings, is_target=is_target)
+        self.prior = list(prior)
+        self.classifier: MultiLevelLinkClassifier | None = None
+        self.examples: list[tuple[LinkContext, int]] = []
+        self.learning_iterations = 0
+        self._version = 0
+        #: Fetched page -> URLs of its links; fetched page -> the link it was reached by.
+        self._edges: dict[str, list[str]] = {}
+        self._incoming: dict[str, LinkContext] = {}
+        if self.prior:
+            self._fit(self.prior)
+
+    def _new_classifier(self) -> MultiLevelLinkClassifier:
+        from deepcrawl.classify.ache import MultiLevelLinkClassifier  # loads scikit-learn, nltk
+
+        links = self.settings.links
+        return MultiLevelLinkClassifier(
+            n_features=links.features_per_space,
+            url_top_k=links.url_top_k,
+            model=links.link_model,
+        )
+
+    def _fit(self, examples: Sequence[tuple[LinkContext, int]]) -> None:
+        self.classifier = self._new_classifier().fit(
+            [c for c, _ in examples], [lv for _, lv in examples]
+        )
+        self._version += 1
+
+    def _rank(self, entries: Sequence[_Entry]) -> None:
+        stale = [e for e in entries if e.version != self._version]
+        if self.classifier is None or not stale:
+            return
+        for entry, (level, likelihood) in zip(
+            stale, self.classifier.rank([e.ctx for e in stale]), strict=True
+        ):
+            entry.level, entry.likelihood, entry.version = level, likelihood, self._version
+
+    def collect_examples(self) -> list[tuple[LinkContext, int]]:
+        """The paths of this crawl to its targets, as (link, level) examples.
+
+        A fetched page's level is one more than its distance to the nearest target in the
+        crawled graph; pages farther than ``levels`` (or cut off from every target) give the
+        extra, lowest level ``levels + 1``. Each fetched page contributes the link it was
+        reached by.
+        """
+        top = self.settings.links.levels
+        resolved = {u: [self.resolved.get(v, v) for v in outs] for u, outs in self._edges.items()}
+        dist = link_levels(resolved, set(self.targets), top)
+        return [
+            (ctx, min(dist[url] + 1, top + 1) if url in dist else top + 1)
+            for url, ctx in self._incoming.items()
+        ]
+
+    def learn(self) -> None:
+        """Algorithm 1: collect the paths to the targets, select features, build the classifier."""
+        self.examples = self.collect_examples()
+        self._fit([*self.prior, *self.examples])
+        self.learning_iterations += 1
+
+    async def crawl(
+        self, start_url: str, *, fetcher: Fetcher, max_requests: int
+    ) -> AsyncIterator[FetchedPage]:
+        links = self.settings.links
+        session = PoliteSession(self, start_url, fetcher, max_requests)
+        await session.open()
+        seq = 0
+        persistent: dict[str, _Entry] = {}
+        crawling: list[_Entry] = [_Entry(LinkContext(url=start_url, source=""), seq)]
+        edges = self._edges = {}
+        incoming = self._incoming = {}
+        since_learning = 0
+        while session.budget > 0 and not self.done():
+            if not crawling:
+                if not persistent:
+                    break
+                pending = list(persistent.values())
+                self._rank(pending)
+                pending.sort(key=lambda e: (e.level, -e.likelihood, e.seq))
+                crawling = pending[: max(1, links.frontier_batch)]
+                for entry in crawling:
+                    del persistent[entry.ctx.url]
+            batch, crawling = crawling[: session.concurrency], crawling[session.concurrency :]
+            pages = await session.fetch_many([e.ctx.url for e in batch])
+            by_url = {e.ctx.url: e.ctx for e in batch}
+            for page in pages:
+                before = len(self.targets)
+                self.judge(page)
+                since_learning += len(self.targets) - before
+                final = self.resolved.get(page.url, page.final_url)
+                if page.url in by_url and by_url[page.url].source:
+                    incoming.setdefault(final, by_url[page.url])
+                contexts = session.links(page, 0, links.around_terms)
+                for ctx in contexts:
+                    if ctx.url not in session.seen:
+                        seq += 1
+                        persistent[ctx.url] = _Entry(ctx, seq)
+                        session.seen.add(ctx.url)
+                edges[final] = [c.url for c in contexts]
+                yield page
+            if since_learning >= links.learning_threshold:
+                since_learning = 0
+                self.learn()
+                self._rank(crawling)
+                crawling.sort(key=lambda e: (e.level, -e.likelihood, e.seq))

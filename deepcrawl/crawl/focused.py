@@ -1,0 +1,221 @@
+"""What the learning strategies (ACHE, apprentice, xCrawl) share: targets and polite fetching.
+
+A *target* is the page a focused crawl looks for, judged by a critic after the fetch — the
+critic of ACHE and the apprentice, the validator of xCrawl. Two jobs use them:
+
+* finding the search form when it is not on the start page: a page with a form the form critic
+  (:class:`deepcrawl.forms.FormCritic`) accepts as searchable — :func:`form_target`;
+* reaching records the form does not surface: a page the record validator accepts — for now a
+  regular expression over the URL's path and query (:func:`pattern_target`); the URL-only
+  classifier can take its place, since a target is any ``Callable[[FetchedPage], bool]``.
+
+:class:`FocusedStrategy` holds the target and the crawl's bookkeeping; :class:`PoliteSession`
+fetches for it like :class:`~deepcrawl.crawl.bfs.BreadthFirst` does: robots.txt rules and
+Crawl-delay, the per-host rate and concurrency, the request budget, failures recorded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from typing import TYPE_CHECKING
+from urllib.parse import urldefrag, urlsplit
+
+from deepcrawl.classify.dom import LinkContext, page_links
+from deepcrawl.crawl.politeness import HostLimiter
+from deepcrawl.crawl.robots import RobotsPolicy
+from deepcrawl.crawl.strategy import Strategy
+from deepcrawl.errors import ConfigError, FetchError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from deepcrawl.browser.base import FetchedPage, Fetcher
+    from deepcrawl.settings import Settings
+
+    Target = Callable[[FetchedPage], bool]
+
+__all__ = [
+    "FocusedStrategy",
+    "PoliteSession",
+    "default_target",
+    "form_target",
+    "pattern_target",
+    "url_key",
+]
+
+
+def url_key(url: str) -> str:
+    """The path and query of a URL, as target patterns and the bench see it."""
+    parts = urlsplit(url)
+    return (parts.path or "/") + ("?" + parts.query if parts.query else "")
+
+
+def pattern_target(pattern: str) -> Target:
+    """A record validator: a successful HTML page whose path and query fully match ``pattern``.
+
+    Raises:
+        ConfigError: ``pattern`` is not a regular expression.
+    """
+    try:
+        regex = re.compile(pattern)
+    except re.error as exc:
+        raise ConfigError(f"setting links.record_pattern: {exc}") from exc
+
+    def is_record(page: FetchedPage) -> bool:
+        return page.status == 200 and bool(regex.fullmatch(url_key(page.final_url)))
+
+    return is_record
+
+
+def form_target(settings: Settings) -> Target:
+    """ACHE's critic: a page holding a form the form critic accepts as searchable.
+
+    The critic is loaded (or trained and cached) at the first page judged. Forms come from the
+    fetcher when it found some (the browser sees scripted forms), else from the static parser.
+    """
+    from deepcrawl.forms import load_critic, parse_forms
+
+    critic = None
+
+    def has_search_form(page: FetchedPage) -> bool:
+        nonlocal critic
+        if page.status != 200 or not page.is_html:
+            return False
+        forms = page.forms or parse_forms(page.body, page.final_url)
+        if not forms:
+            return False
+        if critic is None:
+            critic = load_critic(settings.forms)
+        return any(verdict.searchable for verdict in critic.judge(forms))
+
+    return has_search_form
+
+
+def default_target(settings: Settings) -> Target:
+    """Records by ``settings.links.record_pattern`` when set, else searchable forms."""
+    if settings.links.record_pattern:
+        return pattern_target(settings.links.record_pattern)
+    return form_target(settings)
+
+
+class PoliteSession:
+    """Fetch for one crawl of one site: robots.txt, rate and concurrency, budget, scope."""
+
+    def __init__(self, strategy: Strategy, start_url: str, fetcher: Fetcher, budget: int) -> None:
+        settings = strategy.settings
+        self.strategy = strategy
+        self.fetcher = fetcher
+        self.host = urlsplit(start_url).netloc
+        self.robots = RobotsPolicy(settings.http.user_agent, obey=settings.politeness.obey_robots)
+        self.limiter = HostLimiter(settings.politeness)
+        self.concurrency = max(1, settings.politeness.concurrency_per_host)
+        self.budget = budget
+        self.start_url = start_url
+        #: Every URL requested or queued for request (so that none is fetched twice).
+        self.seen: set[str] = set()
+        #: URLs whose fetch failed.
+        self.failed: set[str] = set()
+
+    async def open(self) -> None:
+        """Read robots.txt (one request of the budget when robots.txt is obeyed)."""
+        await self.robots.load(self.start_url, self.fetcher)
+        if (delay := self.robots.crawl_delay(self.start_url)) is not None:
+            self.limiter.set_crawl_delay(self.host, delay)
+        if self.robots.obey:
+            self.budget -= 1
+
+    def allowed(self, url: str) -> bool:
+        """In scope (same host, http/https) and allowed by robots.txt."""
+        parts = urlsplit(url)
+        return (
+            parts.scheme in {"http", "https"}
+            and parts.netloc == self.host
+            and self.robots.allowed(url)
+        )
+
+    async def fetch_many(self, urls: Sequence[str]) -> list[FetchedPage]:
+        """Fetch up to the budget of ``urls`` concurrently; failures are recorded, not raised."""
+        chosen = list(urls)[: max(0, self.budget)]
+        self.budget -= len(chosen)
+        self.seen.update(chosen)
+        slots = asyncio.Semaphore(self.concurrency)
+
+        async def one(url: str) -> FetchedPage | None:
+            async with slots:
+                try:
+                    async with self.limiter.slot(url):
+                        page = await self.fetcher.fetch(url)
+                except FetchError as exc:
+                    self.strategy.failures[url] = str(exc)
+                    self.failed.add(url)
+                    return None
+            self.seen.add(urldefrag(page.final_url).url)
+            return page
+
+        pages = await asyncio.gather(*(one(u) for u in chosen))
+        return [p for p in pages if p is not None]
+
+    def new_links(self, page: FetchedPage, d_max: int, around_terms: int) -> list[LinkContext]:
+        """The page's in-scope links not seen yet, one context each (first occurrence)."""
+        return [c for c in self.links(page, d_max, around_terms) if c.url not in self.seen]
+
+    def links(self, page: FetchedPage, d_max: int, around_terms: int) -> list[LinkContext]:
+        """The page's in-scope links, one context each (first occurrence)."""
+        if not page.is_html or page.status >= 400:
+            return []
+        contexts = page_links(page.body, page.final_url, around_terms=around_terms, d_max=d_max)
+        known = {c.url for c in contexts}
+        # Links the fetcher found that are not in the HTML (JavaScript probing).
+        for link in page.links:
+            url = urldefrag(link.url).url
+            if url not in known:
+                known.add(url)
+                contexts.append(LinkContext(url=url, source=page.final_url, anchor=link.text))
+        out: dict[str, LinkContext] = {}
+        for ctx in contexts:
+            if ctx.url not in out and self.allowed(ctx.url):
+                out[ctx.url] = ctx
+        return list(out.values())
+
+
+class FocusedStrategy(Strategy):
+    """Base of the learning strategies: a target predicate and what the crawl found.
+
+    Args:
+        settings: deepcrawl settings (the ``links`` section holds the papers' thresholds).
+        is_target: the critic / validator; default :func:`default_target`.
+
+    Attributes:
+        targets: URLs of the target pages found, in fetch order.
+        judged: the verdict on every page fetched (by final URL).
+        resolved: the final URL of every URL requested.
+    """
+
+    def __init__(self, settings: Settings, *, is_target: Target | None = None) -> None:
+        super().__init__(settings)
+        self.is_target: Target = is_target or default_target(settings)
+        self.targets: list[str] = []
+        self.judged: dict[str, bool] = {}
+        #: Requested URL -> final URL (after redirects) of every page fetched.
+        self.resolved: dict[str, str] = {}
+
+    def judge(self, page: FetchedPage) -> bool:
+        """Ask the critic about ``page`` and remember the verdict."""
+        url = urldefrag(page.final_url).url
+        verdict = bool(self.is_target(page))
+        if verdict and url not in self.judged:
+            self.targets.append(url)
+        self.judged[url] = verdict
+        self.resolved[urldefrag(page.url).url] = url
+        return verdict
+
+    @property
+    def loss_rate(self) -> float:
+        """Share of fetched pages the critic threw away (the apprentice paper's measure)."""
+        return 1 - len(self.targets) / len(self.judged) if self.judged else 0.0
+
+    def done(self) -> bool:
+        """ACHE's per-site stopping criterion: enough distinct targets found."""
+        limit = self.settings.links.max_targets
+        return limit > 0 and len(self.targets) >= limit

@@ -1,0 +1,71 @@
+"""The apprentice: <token, DOM offset> features, online naive Bayes from critic verdicts."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.pipeline import Pipeline
+
+from deepcrawl.classify.apprentice import Apprentice, DomOffsetVectorizer, within_window
+from deepcrawl.classify.dom import page_links
+
+# A page u whose record links sit in a "results" list and whose other links sit in a menu:
+# the tokens near each link (at small DOM offsets) tell them apart, the anchor texts do not.
+PAGE = """<html><body>
+<div class="menu"><span>Menu</span><a href="/m1">alpha</a><a href="/m2">beta</a></div>
+<div class="ads"><p>one</p><p>two</p><p>three</p><p>four</p><p>five</p><p>six</p></div>
+<div class="results"><span>Results</span>
+  <p><a href="/r1">alpha</a> <i>record</i></p>
+  <p><a href="/r2">beta</a> <i>record</i></p>
+</div></body></html>"""
+
+
+def _features() -> dict[str, list[str]]:
+    return {c.url.rsplit("/", 1)[1]: list(c.offsets) for c in page_links(PAGE, "http://s.test/")}
+
+
+def test_link_features_are_token_offset_pairs() -> None:
+    feats = _features()
+    assert "record@1" in feats["r1"]
+    assert "results@-1" in feats["r1"]
+    assert "menu@-1" in feats["m1"]
+    assert "alpha@0" in feats["r1"]
+    assert "alpha@0" in feats["m1"]
+    assert within_window(["a@-6", "b@5", "c@0"], 5) == ["b@5", "c@0"]
+
+
+def test_vectorizer_hashes_only_the_window() -> None:
+    vec = DomOffsetVectorizer(d_max=0, n_features=64).fit([])
+    row = vec.transform([["x@0", "y@1", "x@0"]]).toarray()[0]
+    assert row.sum() == 2.0  # x@0 twice; y@1 is outside |d| <= 0
+
+
+def test_apprentice_learns_online_from_verdicts() -> None:
+    feats = _features()
+    apprentice = Apprentice(d_max=5)
+    # First batch: the critic accepted r1 and refused m1.
+    assert apprentice.partial_fit([feats["r1"], feats["m1"]], [1, 0]) is apprentice
+    scores = apprentice.score_links([feats["r2"], feats["m2"]])
+    assert scores[0] > 0.5 > scores[1]
+    assert apprentice.predict([feats["r2"], feats["m2"]]).tolist() == [1, 0]
+    # A second batch adds to what was learnt instead of starting over.
+    seen = apprentice.n_seen_
+    apprentice.partial_fit([feats["r2"]], [1])
+    assert apprentice.n_seen_ == seen + 1
+    assert isinstance(apprentice.pipeline_, Pipeline)
+
+
+def test_fit_starts_over_and_unfitted_scores_are_neutral() -> None:
+    feats = _features()
+    apprentice = Apprentice().partial_fit([], [])
+    assert np.allclose(apprentice.predict_proba([feats["r1"]]), 0.5)
+    apprentice.fit([feats["r1"]], [1])
+    apprentice.fit([feats["m1"]], [0])
+    assert apprentice.n_seen_ == 1
+    assert apprentice.score_links([]).shape == (0,)
+
+
+def test_apprentice_is_a_scikit_learn_estimator() -> None:
+    apprentice = Apprentice(d_max=3, alpha=0.5)
+    copy = clone(apprentice)
+    assert copy.get_params() == {"d_max": 3, "alpha": 0.5, "n_features": 2**18}
