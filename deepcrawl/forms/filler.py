@@ -1,0 +1,370 @@
+"""The form filler: type a keyword into a search form in Chromium, submit it, read every page.
+
+Hernández et al.'s "Deep Web Access" module fills a form and retrieves the response pages; here
+:class:`FormFiller` does it for one form the critic accepted, in a page borrowed from the
+:class:`~deepcrawl.browser.BrowserPool`:
+
+1. the safety gate (:func:`~deepcrawl.forms.safety.ensure_submittable`) runs when the filler is
+   made *and* on the live form before every submission — a refused form is never submitted;
+2. the form's page is loaded (or the current page reused when it holds the same form), the
+   query field filled, category selects set (:meth:`FormFiller.query` ``values``), the other
+   selects reset to their defaults;
+3. the form is submitted by its own means: its submit button (an image button sends ``x``/``y``
+   as a browser does), a scripted control, or Enter in the query field;
+4. the filler waits for the results, whether they come by navigation or by script
+   (:func:`~deepcrawl.forms.browsing.settle`), then follows the result pages — next links, page
+   numbers, "load more" buttons — up to ``settings.keywords.max_result_pages``
+   (:mod:`deepcrawl.forms.pagination`);
+5. each query ends as a :class:`~deepcrawl.forms.results.QueryResult`: ``ok``, ``no_results``
+   or ``error`` (an error page, a timeout, the same page for every keyword) — never an exception
+   for what a site does.
+
+Once per form, before its first query, the filler submits a nonsense keyword
+(``settings.forms.nonsense_keyword``): that page shows the site's chrome and its "no results"
+look, against which every later page is judged (:mod:`deepcrawl.forms.results`).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from playwright.async_api import Error as PlaywrightError
+
+from deepcrawl.browser.render import translate
+from deepcrawl.browser.safety import phrases
+from deepcrawl.errors import FetchError, FetchTimeoutError, FormError, UnsafeFormError
+from deepcrawl.forms.browsing import Traffic, before_action, settle, snapshot
+from deepcrawl.forms.discover import discover_forms
+from deepcrawl.forms.judge import Judge
+from deepcrawl.forms.pagination import next_page
+from deepcrawl.forms.query_field import find_query_fields
+from deepcrawl.forms.results import ChromeFilter, QueryResult, ResultPage
+from deepcrawl.forms.safety import ensure_submittable
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from playwright.async_api import Page
+
+    from deepcrawl.browser.lease import PageLease
+    from deepcrawl.browser.pool import BrowserPool
+    from deepcrawl.forms.critic import CriticVerdict
+    from deepcrawl.forms.model import Form, FormField, SubmitControl
+    from deepcrawl.settings import Settings
+
+__all__ = ["FormFiller"]
+
+_CLICKABLE = ("button", "input", "image", "js")
+
+
+class FormFiller:
+    """Fill and submit one searchable form in Chromium, and read all its result pages.
+
+    Args:
+        pool: an entered browser pool.
+        form: the form (from discovery on its page).
+        verdict: the critic's verdict on it.
+        settings: deepcrawl settings (``forms``, ``keywords.max_result_pages``, ``browser``).
+
+    Raises:
+        UnsafeFormError: the critic or the safety policy refuses the form.
+    """
+
+    def __init__(
+        self, pool: BrowserPool, form: Form, verdict: CriticVerdict, settings: Settings
+    ) -> None:
+        ensure_submittable(form, verdict)
+        self.pool = pool
+        self.form = form
+        self.verdict = verdict
+        self.settings = settings
+        self.judge = Judge()
+        """The form's chrome and nonsense-keyword baseline, against which pages are judged."""
+        self.overhead_requests = 0
+        """Requests spent outside queries (the nonsense-keyword baseline)."""
+        self._refused = phrases(settings.forms.refused_words)
+        self._form_keys: set[tuple[str, str]] | None = None
+        for url in (form.page_url, form.action):
+            pool.scope.admit(url)
+
+    @property
+    def query_field(self) -> str | None:
+        """Name of the field the keywords go into, as the critic named it (None: a form of
+        selects only, or a query box without a name — then found on the live form by the
+        critic's own rules)."""
+        return self.verdict.query_field
+
+    def category_options(self) -> dict[str, list[str]]:
+        """Values of each category field the critic marked, the "all" value (empty) left out.
+
+        Each value is a query dimension: ``query(word, values={name: value})``.
+        """
+        out: dict[str, list[str]] = {}
+        for name in self.verdict.category_fields:
+            values: list[str] = []
+            for field in self.form.fields:
+                if field.name != name:
+                    continue
+                if field.tag == "select":
+                    values.extend(o.value for o in field.options if o.value.strip())
+                elif field.type == "radio" and field.value.strip():
+                    values.append(field.value)
+            out[name] = list(dict.fromkeys(values))
+        return out
+
+    async def query(
+        self,
+        keyword: str,
+        values: Mapping[str, str] | None = None,
+        *,
+        max_pages: int | None = None,
+    ) -> QueryResult:
+        """Submit ``keyword`` (with ``values`` for other fields) and read every result page.
+
+        Args:
+            keyword: what to type into the query field.
+            values: values of other fields by name (category selects, radio groups).
+            max_pages: result pages to read at most (default ``keywords.max_result_pages``).
+
+        Returns:
+            The query's result. What the site does is an outcome, never an exception: ``error``
+            (an error page, a timeout, the form gone from its page, the same page for every
+            keyword), ``rejected`` (the live form turned out to be one the safety policy refuses:
+            nothing was submitted), ``no_results`` or ``ok``.
+
+        Raises:
+            BrowserError: the browser cannot be (re)started.
+        """
+        cap = max_pages or self.settings.keywords.max_result_pages
+        chosen = dict(values or {})
+        if self.judge.baseline is None and self.settings.forms.nonsense_keyword:
+            await self.learn_baseline()
+        started = time.monotonic()
+        result = QueryResult(
+            keyword=keyword,
+            values=chosen,
+            form_locator=self.form.locator,
+            form_action=self.form.action,
+            method=self.form.method,
+            via="browser",
+        )
+        pages: list[ResultPage] = []
+        async with self.pool.page() as lease:
+            with Traffic(lease.page) as traffic:
+                try:
+                    await self._run(lease, traffic, keyword, chosen, cap, pages)
+                except UnsafeFormError as exc:  # the live form changed into a refused one
+                    result.outcome, result.error = "rejected", str(exc)
+                except (FetchError, FormError) as exc:
+                    result.outcome, result.error = "error", str(exc)
+                except PlaywrightError as exc:
+                    result.outcome = "error"
+                    result.error = str(translate(exc, lease.page.url, lease))
+                result.requests = traffic.responses
+        result.elapsed_s = time.monotonic() - started
+        if pages:
+            note = result.error
+            self.judge.judge(result, pages, cap)
+            if note and result.outcome == "ok":
+                result.error = f"stopped early: {note}"
+        return result
+
+    async def learn_baseline(self) -> None:
+        """Submit the nonsense keyword once and learn the site's chrome and "no results" page."""
+        word = self.settings.forms.nonsense_keyword
+        pages: list[ResultPage] = []
+        error: str | None = None
+        async with self.pool.page() as lease:
+            with Traffic(lease.page) as traffic:
+                try:
+                    await self._run(lease, traffic, word, {}, 1, pages)
+                except (FetchError, FormError) as exc:
+                    error = str(exc)
+                except PlaywrightError as exc:
+                    error = str(translate(exc, lease.page.url, lease))
+                self.overhead_requests += traffic.responses
+        self.judge.learn_baseline(
+            word, pages[0] if pages else None, self._form_keys or set(), error
+        )
+
+    # -- one submission ----------------------------------------------------------------------
+
+    async def _run(
+        self,
+        lease: PageLease,
+        traffic: Traffic,
+        keyword: str,
+        values: dict[str, str],
+        cap: int,
+        pages: list[ResultPage],
+    ) -> None:
+        """Submit and read up to ``cap`` result pages into ``pages``.
+
+        Raises:
+            FetchError, playwright.async_api.Error: before the first result page was read (a
+                failure on a later page ends the paging quietly).
+        """
+        page = lease.page
+        timeout = self.settings.browser.page_timeout_s
+        quiet = self.settings.forms.settle_s
+        lease.begin()
+        live = await self._open_form(lease, traffic)
+        await self._fill(page, live, keyword, values)
+        mark = traffic.mark()
+        acted = await before_action(page, traffic)
+        await self._submit(page, live)
+        try:
+            await settle(page, traffic, quiet_s=quiet, timeout_s=timeout, after=acted)
+        except FetchTimeoutError:
+            lease.poisoned = True
+            raise
+        pages.append(await self._read(page, traffic, mark))
+        if not self.judge.has_results(pages[0], keyword):
+            return
+        visited = {pages[0].url, pages[0].fetched_url}
+        while len(pages) < cap:
+            turn = next_page(pages[-1], len(pages), visited)
+            if turn is None:
+                break
+            mark = traffic.mark()
+            try:
+                acted = await before_action(page, traffic)
+                if turn.kind == "link":
+                    await page.goto(turn.url, wait_until="commit", timeout=timeout * 1000)
+                else:
+                    await page.locator(turn.locator).first.click(
+                        timeout=timeout * 1000, no_wait_after=True
+                    )
+                await settle(page, traffic, quiet_s=quiet, timeout_s=timeout, after=acted)
+                nxt = await self._read(page, traffic, mark)
+            except (FetchError, PlaywrightError):
+                lease.poisoned = True
+                break  # keep the pages read so far
+            if turn.kind == "link":
+                nxt.fetched_url = turn.url
+            pages.append(nxt)
+            visited.update({nxt.url, nxt.fetched_url, turn.url})
+            if not self._new_links(pages):
+                break
+
+    @staticmethod
+    def _new_links(pages: list[ResultPage]) -> bool:
+        """Did the last page bring a link the earlier ones did not show?"""
+        before = {link.url for page in pages[:-1] for link in page.links}
+        return any(link.url not in before for link in pages[-1].links)
+
+    async def _read(self, page: Page, traffic: Traffic, mark: tuple[int, int]) -> ResultPage:
+        data_urls = traffic.data_urls[mark[0] :]
+        navigated = traffic.navigations > mark[1]
+        status = traffic.nav_status if navigated and traffic.nav_status else 200
+        if not navigated and data_urls:
+            status = max(status, *traffic.data_statuses[mark[0] :])
+        fetched = data_urls[0] if data_urls and not navigated else ""
+        return await snapshot(page, status=status, refused=self._refused, fetched_url=fetched)
+
+    async def _open_form(self, lease: PageLease, traffic: Traffic) -> Form:
+        """The live form on the lease's page, loading the form's page when needed."""
+        page = lease.page
+        reuse = self._form_keys is not None and page.url != "about:blank"
+        live = await self._find_live(page) if reuse else None
+        if live is None:
+            mark = traffic.mark()
+            timeout = self.settings.browser.page_timeout_s
+            response = await page.goto(
+                self.form.page_url, wait_until="commit", timeout=timeout * 1000
+            )
+            await settle(page, traffic, quiet_s=self.settings.forms.settle_s, timeout_s=timeout)
+            if response is not None and response.status >= 400:
+                raise FetchError(self.form.page_url, f"the form's page answered {response.status}")
+            if self._form_keys is None:
+                self._form_keys = {
+                    ChromeFilter.key(link) for link in (await self._read(page, traffic, mark)).links
+                }
+            live = await self._find_live(page)
+        if live is None:
+            raise FormError(f"the form {self.form.locator} is not on {self.form.page_url} any more")
+        ensure_submittable(live, self.verdict)
+        return live
+
+    async def _find_live(self, page: Page) -> Form | None:
+        try:
+            forms = await discover_forms(page)
+        except PlaywrightError:
+            return None
+        for live in forms:
+            same_action = live.action.split("?")[0] == self.form.action.split("?")[0]
+            if (
+                live.locator == self.form.locator
+                and live.method == self.form.method
+                and same_action
+            ):
+                return live
+        return None
+
+    async def _fill(self, page: Page, live: Form, keyword: str, values: dict[str, str]) -> None:
+        timeout = self.settings.browser.page_timeout_s * 1000
+        if not live.formless:
+            await page.eval_on_selector(live.locator, "f => f.removeAttribute('target')")
+        query = self._query_input(live)
+        if query is not None:
+            await page.locator(query.locator).first.fill(keyword, timeout=timeout)
+        original = {f.name: f for f in self.form.fields if f.name}
+        for field in live.fields:
+            if field.tag != "select" or not field.name or not field.visible:
+                continue
+            default = original.get(field.name)
+            wanted = values.get(field.name, default.value if default else field.value)
+            if wanted != field.value:
+                if wanted not in {o.value for o in field.options}:
+                    raise FormError(f"the select {field.name!r} has no option {wanted!r}")
+                await page.locator(field.locator).first.select_option(wanted, timeout=timeout)
+        for name, value in values.items():
+            radio = _radio(live, name, value)
+            if radio is not None:
+                await page.locator(radio.locator).first.check(timeout=timeout)
+
+    def _query_input(self, live: Form) -> FormField | None:
+        """The live query field: by the name the critic gave, else (a field without a name,
+        common in scripted search boxes) by the critic's own rules on the live form."""
+        if self.query_field:
+            field = live.field(self.query_field)
+            if field is None:
+                raise FormError(f"the query field {self.query_field!r} is not in the form any more")
+            return field
+        return find_query_fields(live).query
+
+    async def _submit(self, page: Page, live: Form) -> None:
+        timeout = self.settings.browser.page_timeout_s * 1000
+        query = self._query_input(live)
+        for control in _controls(live):
+            try:
+                await page.locator(control.locator).first.click(
+                    timeout=min(timeout, 3000), no_wait_after=True
+                )
+            except PlaywrightError:
+                continue  # hidden or covered: try the next way
+            return
+        if query is not None:
+            await page.locator(query.locator).first.press(
+                "Enter", timeout=timeout, no_wait_after=True
+            )
+            return
+        if live.formless:
+            raise FormError(f"no way to submit the form {live.locator}")
+        await page.eval_on_selector(
+            live.locator, "f => (f.requestSubmit ? f.requestSubmit() : f.submit())"
+        )
+
+
+def _radio(form: Form, name: str, value: str) -> FormField | None:
+    return next(
+        (f for f in form.fields if f.type == "radio" and f.name == name and f.value == value), None
+    )
+
+
+def _controls(form: Form) -> list[SubmitControl]:
+    """Submit controls to try, most specific first (real submit buttons before scripted ones)."""
+    order = {kind: i for i, kind in enumerate(_CLICKABLE)}
+    usable = [c for c in form.submits if c.kind in order and c.locator]
+    return sorted(usable, key=lambda c: order[c.kind])

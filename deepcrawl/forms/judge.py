@@ -1,0 +1,153 @@
+"""Judging a query's result pages: outcome, link roles, and the nonsense-keyword yardstick.
+
+Both ways of querying a form — the browser filler and the URL template over plain HTTP — fetch
+pages differently and judge them here, identically:
+
+* :class:`Judge` holds what is known of one form's site: its chrome
+  (:class:`~deepcrawl.forms.results.ChromeFilter`) and its :class:`Baseline`, the page a nonsense
+  keyword gets (learnt once per form: its links are chrome when it holds no results; if it holds
+  a list, a keyword that gets the very same page was ignored by the form);
+* :meth:`Judge.judge` fills a :class:`~deepcrawl.forms.results.QueryResult` from the pages:
+  submitted URLs, links with roles (:func:`classify_links`), the outcome, the reported total.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from deepcrawl.forms.pagination import next_page, pager_urls
+from deepcrawl.forms.results import (
+    ChromeFilter,
+    ResultLink,
+    error_marker,
+    no_results_marker,
+    page_signature,
+    total_results,
+)
+
+if TYPE_CHECKING:
+    from deepcrawl.forms.results import LinkRole, QueryResult, ResultPage
+
+__all__ = ["Baseline", "Judge", "classify_links"]
+
+#: A nonsense-keyword page showing at least this many links the form's page did not show is
+#: taken for a list of results, not for a "no results" page.
+MIN_NEW_LINKS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Baseline:
+    """What the nonsense keyword gave: the yardstick of every later result page.
+
+    Attributes:
+        keyword: the nonsense keyword.
+        signature: the page's :func:`~deepcrawl.forms.results.page_signature`.
+        empty: True when the page holds no results (it says so, or shows fewer than
+            :data:`MIN_NEW_LINKS` links the form's own page did not); False when the site
+            answered a nonsense word with a list.
+        error: why the baseline could not be learnt (an error page, a timeout), if so.
+    """
+
+    keyword: str
+    signature: frozenset[tuple[str, str]]
+    empty: bool
+    error: str | None = None
+
+
+def classify_links(pages: list[ResultPage], chrome: ChromeFilter) -> list[ResultLink]:
+    """Every link of ``pages`` once (first page that showed it, first non-empty text), with its
+    role: ``pager`` (pager links, and the URLs fetched as result pages), ``chrome``, ``result``.
+    """
+    fetched = {url for page in pages for url in (page.url, page.fetched_url)}
+    found: dict[str, ResultLink] = {}
+    for number, page in enumerate(pages, 1):
+        pager = pager_urls(page) | fetched
+        for link in page.links:
+            role: LinkRole = (
+                "pager" if link.url in pager else "chrome" if chrome.is_chrome(link) else "result"
+            )
+            known = found.get(link.url)
+            if known is None:
+                found[link.url] = ResultLink(
+                    url=link.url, text=link.text, dom_path=link.dom_path, page=number, role=role
+                )
+            elif not known.text and link.text:
+                found[link.url] = known.model_copy(update={"text": link.text})
+    return list(found.values())
+
+
+class Judge:
+    """The site knowledge one form's queries are judged by (chrome and baseline)."""
+
+    def __init__(self) -> None:
+        self.chrome = ChromeFilter()
+        self.baseline: Baseline | None = None
+
+    def learn_baseline(
+        self,
+        keyword: str,
+        page: ResultPage | None,
+        form_keys: set[tuple[str, str]],
+        error: str | None = None,
+    ) -> Baseline:
+        """Learn from the page the nonsense ``keyword`` got (None: it failed with ``error``).
+
+        Args:
+            keyword: the nonsense keyword.
+            page: its first result page.
+            form_keys: chrome keys of the links of the page holding the form.
+            error: why there is no page.
+        """
+        if page is None or (error := error or error_marker(page)) is not None:
+            self.baseline = Baseline(keyword, frozenset(), False, error or "no page")
+            return self.baseline
+        keys = {ChromeFilter.key(link) for link in page.links}
+        empty = no_results_marker(page) is not None or len(keys - form_keys) < MIN_NEW_LINKS
+        self.chrome.learn_baseline(
+            [link for link in page.links if empty or ChromeFilter.key(link) in form_keys]
+        )
+        self.baseline = Baseline(keyword, page_signature(page, keyword), empty)
+        return self.baseline
+
+    def same_as_baseline(self, page: ResultPage, keyword: str) -> bool:
+        """Did ``keyword`` get the very page the nonsense keyword got?"""
+        base = self.baseline
+        if base is None or base.error is not None or keyword == base.keyword:
+            return False
+        return page_signature(page, keyword) == base.signature
+
+    def has_results(self, page: ResultPage, keyword: str) -> bool:
+        """Is ``page`` (a query's first page) worth paging through?"""
+        return not (
+            error_marker(page) or no_results_marker(page) or self.same_as_baseline(page, keyword)
+        )
+
+    def judge(self, result: QueryResult, pages: list[ResultPage], cap: int) -> None:
+        """Fill ``result`` from the query's pages (its keyword is ``result.keyword``)."""
+        if not pages:
+            return
+        first = pages[0]
+        result.submitted = [p.fetched_url for p in pages]
+        result.pages = len(pages)
+        result.links = classify_links(pages, self.chrome)
+        result.total_results = total_results(first)
+        if error := error_marker(first):
+            result.outcome, result.error = "error", error
+        elif self.same_as_baseline(first, result.keyword):
+            assert self.baseline is not None
+            if self.baseline.empty:
+                result.outcome = "no_results"
+            else:
+                result.outcome = "error"
+                result.error = (
+                    "the site returns the same page for every keyword (as for the nonsense "
+                    f"word {self.baseline.keyword!r}): the form seems to ignore its keyword"
+                )
+        elif no_results_marker(first) is not None or not result.result_links:
+            result.outcome = "no_results"
+        else:
+            result.outcome = "ok"
+            self.chrome.observe({ChromeFilter.key(link) for link in result.result_links})
+            if len(pages) >= cap and next_page(pages[-1], len(pages), set(result.submitted)):
+                result.error = f"stopped at the page cap ({cap} result pages)"

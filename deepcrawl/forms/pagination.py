@@ -1,0 +1,157 @@
+"""How to reach the next page of a query's results, whatever style the site uses.
+
+Three styles are common, and each is recognised from a :class:`~deepcrawl.forms.results.ResultPage`
+alone, so the browser and the plain-HTTP path share the rules:
+
+1. *next links*: ``rel="next"`` (on an ``<a>`` or a ``<link>``), or an anchor whose whole text
+   says "Next", "»", "More results" …;
+2. *page parameters*: numbered links (``1 2 3 …``) whose target differs from the current page
+   only in a page-like parameter (``page``, ``p``, ``start``, ``offset`` …); the link numbered
+   one more than the current page is the next one;
+3. *scripted controls*: a "Load more" / "Show more" button that appends results, or a "Next"
+   button without an ``href`` (browser only).
+
+:func:`pager_urls` names the links that belong to the pager, so they are not taken for results.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+from urllib.parse import parse_qsl, urlsplit
+
+if TYPE_CHECKING:
+    from collections.abc import Collection
+
+    from deepcrawl.browser.base import Link
+    from deepcrawl.forms.results import ResultPage
+
+__all__ = [
+    "MORE_TEXT",
+    "NEXT_TEXT",
+    "PAGE_PARAMS",
+    "PageTurn",
+    "next_page",
+    "page_number_of",
+    "pager_urls",
+]
+
+#: Whole anchor texts that mean "the next page of results".
+NEXT_TEXT = re.compile(
+    r"^(?:next(?:\s+page)?|more\s+results|older(?:\s+\w+)?|suivant|weiter|siguiente|nächste"
+    r"|[›»>→]+|next\s*[›»>→]+|[›»>→]+\s*next)$",
+    re.IGNORECASE,
+)
+_PREV_TEXT = re.compile(
+    r"^(?:prev(?:ious)?(?:\s+page)?|newer(?:\s+\w+)?|[‹«<←]+|[‹«<←]+\s*prev(?:ious)?"
+    r"|prev(?:ious)?\s*[‹«<←]+|first|last|first\s*[‹«<←]+|last\s*[›»>→]+|[‹«<←]+\s*first"
+    r"|last\s*[›»>→]+)$",
+    re.IGNORECASE,
+)
+#: Texts of scripted controls that append results.
+MORE_TEXT = re.compile(
+    r"^(?:load|show|see|view|get)\s+more(?:\s+\w+){0,2}$|^more(?:\s+\w+)?$", re.IGNORECASE
+)
+#: Query parameters that number result pages (or offsets into the result list).
+PAGE_PARAMS = frozenset(
+    {"page", "p", "pg", "pagenum", "page_no", "pageno", "pagenumber", "paged", "start", "offset"}
+    | {"from", "skip", "pn", "pos", "seite"}
+)
+_SPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True, slots=True)
+class PageTurn:
+    """How to get the next page.
+
+    Attributes:
+        kind: ``link`` (load ``url``), ``click`` (click ``locator``; the results are replaced)
+            or ``more`` (click ``locator``; results are appended).
+        url: the next page's URL (``link``).
+        locator: the control to click (``click``, ``more``).
+        text: the link's or control's text.
+        how: which rule found it (``rel``, ``text``, ``number``, ``button``).
+    """
+
+    kind: Literal["link", "click", "more"]
+    url: str = ""
+    locator: str = ""
+    text: str = ""
+    how: str = ""
+
+
+def _text(link: Link) -> str:
+    return _SPACE.sub(" ", link.text).strip()
+
+
+def _query(url: str) -> tuple[str, dict[str, str]]:
+    parts = urlsplit(url)
+    return parts.path or "/", dict(parse_qsl(parts.query, keep_blank_values=True))
+
+
+def page_number_of(url: str) -> int | None:
+    """The page number a URL's page parameter names (``page=3`` → 3), or None."""
+    _path, params = _query(url)
+    for name in ("page", "p", "pg", "pagenum", "page_no", "pageno", "pagenumber", "paged", "pn"):
+        value = params.get(name, "")
+        if value.isdigit():
+            return int(value)
+    return None
+
+
+def _is_page_link(link: Link, current: str) -> bool:
+    """Numbered link to another page of the same results (only page-like parameters differ)."""
+    if not _text(link).isdigit():
+        return False
+    here_path, here = _query(current)
+    path, params = _query(link.url)
+    if path != here_path:
+        return False
+    differing = {k for k in here.keys() | params.keys() if here.get(k) != params.get(k)}
+    return bool(differing & PAGE_PARAMS) or not differing - {"sid", "session", "sessionid"}
+
+
+def pager_urls(page: ResultPage) -> set[str]:
+    """URLs of the page's pager links: next / previous / first / last, page numbers."""
+    found: set[str] = set()
+    for link in page.links:
+        rel = set(link.rel.split())
+        text = _text(link)
+        by_rel = bool(rel & {"next", "prev", "previous", "first", "last"})
+        by_text = bool(text) and bool(NEXT_TEXT.match(text) or _PREV_TEXT.match(text))
+        if by_rel or by_text or _is_page_link(link, page.url):
+            found.add(link.url)
+    return found
+
+
+def next_page(page: ResultPage, number: int, visited: Collection[str]) -> PageTurn | None:
+    """How to reach the page after ``page``, or None when it is the last one.
+
+    Args:
+        page: the current result page.
+        number: its 1-based number among the query's result pages.
+        visited: URLs already fetched for this query (never turned to again).
+
+    Returns:
+        The first rule that applies, in the order of the module docstring.
+    """
+    seen = set(visited) | {page.url}
+    for link in page.links:
+        if "next" in link.rel.split() and link.url not in seen:
+            return PageTurn("link", url=link.url, text=_text(link), how="rel")
+    for link in page.links:
+        text = _text(link)
+        if text and NEXT_TEXT.match(text) and link.url not in seen:
+            return PageTurn("link", url=link.url, text=text, how="text")
+    wanted = str(number + 1)
+    for link in page.links:
+        if _text(link) == wanted and link.url not in seen and _is_page_link(link, page.url):
+            return PageTurn("link", url=link.url, text=wanted, how="number")
+    for control in page.clickables:
+        if control.kind == "more":
+            return PageTurn("more", locator=control.locator, text=control.text, how="button")
+    for control in page.clickables:
+        if control.kind == "next":
+            return PageTurn("click", locator=control.locator, text=control.text, how="button")
+    return None

@@ -1,0 +1,334 @@
+"""What a query returned: the result pages, their links, and whether they hold any results.
+
+The form filler (browser) and the URL-template path (plain HTTP) both reduce every result page to
+a :class:`ResultPage` — its URL, status, title, short text blocks, links and clickable "more"
+controls — and judge it here, with the same rules whoever fetched it:
+
+* an *error page*: an error status, or an error title or heading ("Internal server error");
+* a *no results page*: a short message that says so ("No results for …", "Sorry, no products
+  match …"), or no link that is not site chrome;
+* *site chrome*: the links every page of the site shows (menus, footers). Hernández et al.'s
+  prototyper should see record links, so :class:`ChromeFilter` learns chrome from the page a
+  nonsense keyword gives (the site's "no results" page) and from links that recur on the result
+  pages of every query, keyed by DOM path and text (a session id in a menu link's URL changes
+  from query to query; its place and text do not).
+
+:class:`QueryResult` is what one query gave; the keyword manager and the crawl consume it, and
+:meth:`QueryResult.to_query_row` maps it onto the ``Query`` table.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from deepcrawl.forms.static import parse_html
+
+if TYPE_CHECKING:
+    from deepcrawl.browser.base import FetchedPage, Link
+    from deepcrawl.storage.tables import QueryBase
+
+__all__ = [
+    "ChromeFilter",
+    "Clickable",
+    "LinkRole",
+    "Outcome",
+    "QueryResult",
+    "ResultLink",
+    "ResultPage",
+    "error_marker",
+    "no_results_marker",
+    "page_from_fetched",
+    "page_signature",
+    "total_results",
+]
+
+Outcome = Literal["ok", "no_results", "error", "rejected"]
+LinkRole = Literal["result", "pager", "chrome"]
+
+_SPACE = re.compile(r"\s+")
+_NOUNS = (
+    r"(?:results?|matches|hits|products|items|records|entries|documents|articles|books|stories"
+    r"|pages|posts|listings|titles)"
+)
+_NO_RESULTS = re.compile(
+    r"^\W*(?:sorry\W+)?(?:(?:there\s+(?:are|were)\s+)?(?:no|0|zero)\s+(?:\w+\s+){0,2}"
+    + _NOUNS
+    + r"\b"
+    r"|(?:no|0)\s+\w+\s+(?:match|matched|found)"
+    r"|nothing\s+(?:was\s+)?(?:found|matche[sd])"
+    r"|(?:your\s+)?search\s+.{0,60}?(?:did\s+not|didn't|does\s+not)\s+match"
+    r"|we\s+(?:could\s*n[o']t|did\s*n[o']t|were\s+unable\s+to)\s+find"
+    r"|keine\s+treffer|aucun\s+r[ée]sultat|sin\s+resultados|nessun\s+risultato)",
+    re.IGNORECASE,
+)
+_ERROR = re.compile(
+    r"\b(?:internal\s+server\s+error|service\s+(?:temporarily\s+)?unavailable|bad\s+gateway"
+    r"|gateway\s+time-?out|server\s+error|an\s+error\s+(?:has\s+)?occurred|something\s+went\s+wrong"
+    r"|too\s+many\s+requests|request\s+failed|search\s+(?:is\s+)?(?:temporarily\s+)?unavailable"
+    r"|try\s+again\s+later|database\s+error|^error\b)",
+    re.IGNORECASE,
+)
+_TOTAL = re.compile(
+    r"(?:^|\D)(\d{1,3}(?:[,.\u202f ]\d{3})+|\d+)\s+(?:\w+\s+){0,1}" + _NOUNS + r"\b", re.IGNORECASE
+)
+_OF_TOTAL = re.compile(r"\bof\s+(?:about\s+)?(\d{1,3}(?:[,.]\d{3})+|\d+)\b", re.IGNORECASE)
+_BLOCK_TAGS = ("p", "div", "span", "li", "td", "h1", "h2", "h3", "h4", "strong", "em", "section")
+_BLOCK_CHARS = 240
+
+
+def _collapse(text: str | None) -> str:
+    return _SPACE.sub(" ", text or "").strip()
+
+
+@dataclass(frozen=True, slots=True)
+class Clickable:
+    """A scripted control on a result page that may bring more results.
+
+    Attributes:
+        locator: a CSS selector that finds it.
+        text: its visible text.
+        kind: ``more`` (appends results: "Load more") or ``next`` (replaces them: a "Next" button
+            without an ``href``).
+    """
+
+    locator: str
+    text: str
+    kind: Literal["more", "next"]
+
+
+@dataclass(slots=True)
+class ResultPage:
+    """One result page, reduced to what the rules of this module read.
+
+    Attributes:
+        url: where the page is (after redirects).
+        status: the HTTP status of the page (or of the data request that filled it).
+        title: the document title.
+        blocks: short texts of the page (messages, headings, counts), in document order.
+        links: its links.
+        clickables: scripted controls that may bring more results (browser only).
+        fetched_url: what to record as "submitted" for this page (the data request of a
+            "load more", or ``url``).
+    """
+
+    url: str
+    status: int = 200
+    title: str = ""
+    blocks: list[str] = field(default_factory=list)
+    links: list[Link] = field(default_factory=list)
+    clickables: list[Clickable] = field(default_factory=list)
+    fetched_url: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.fetched_url:
+            self.fetched_url = self.url
+
+
+def page_from_fetched(page: FetchedPage) -> ResultPage:
+    """A :class:`ResultPage` from a page fetched over plain HTTP (title and blocks from lxml)."""
+    title = ""
+    blocks: list[str] = []
+    root = parse_html(page.body) if page.body else None
+    if root is not None:
+        title = _collapse(root.findtext(".//title"))
+        for el in root.iter(*_BLOCK_TAGS):
+            if el.xpath("ancestor::script|ancestor::style"):
+                continue
+            text = _collapse(el.text_content())
+            if text and len(text) <= _BLOCK_CHARS:
+                blocks.append(text)
+    return ResultPage(
+        url=page.final_url or page.url,
+        status=page.status,
+        title=title,
+        blocks=list(dict.fromkeys(blocks)),
+        links=list(page.links),
+    )
+
+
+def no_results_marker(page: ResultPage) -> str | None:
+    """The message by which the page says it found nothing, or None."""
+    for text in (page.title, *page.blocks):
+        if _NO_RESULTS.search(text):
+            return text[:200]
+    return None
+
+
+def error_marker(page: ResultPage) -> str | None:
+    """Why the page is an error page (status, error title or heading), or None."""
+    if page.status >= 400:
+        return f"HTTP status {page.status}"
+    heads = [page.title, *page.blocks[:3]]
+    for text in heads:
+        if text and len(text) <= 120 and _ERROR.search(text):
+            return f"error page: {text[:120]}"
+    return None
+
+
+def total_results(page: ResultPage) -> int | None:
+    """The result count the page reports ("37 results for …", "1–10 of 1,204"), or None."""
+    for text in page.blocks:
+        if len(text) > 160:
+            continue
+        match = _TOTAL.search(text) or _OF_TOTAL.search(text)
+        if match:
+            digits = re.sub(r"\D", "", match.group(1))
+            if digits:
+                return int(digits)
+    return None
+
+
+def _neutral(text: str, keyword: str) -> str:
+    text = text.casefold()
+    return text.replace(keyword.casefold(), "\x00") if keyword.strip() else text
+
+
+def page_signature(page: ResultPage, keyword: str) -> frozenset[tuple[str, str]]:
+    """The page's links as (DOM path, text) with the keyword blanked out of the texts.
+
+    Two queries that got "the same page" (the form ignored its keyword, or both found nothing)
+    have equal signatures even when the page echoes the keyword.
+    """
+    return frozenset((link.dom_path, _neutral(link.text, keyword)) for link in page.links)
+
+
+class ResultLink(BaseModel):
+    """One link found on a result page.
+
+    Attributes:
+        url: absolute URL.
+        text: anchor text.
+        dom_path: where it sits in the page (``html/body/main/ol/li[3]/a``).
+        page: the number of the result page it was first found on (1-based).
+        role: ``result`` (in the results area), ``pager`` (next, previous, page numbers) or
+            ``chrome`` (menus and footers every page shows).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    url: str
+    text: str = ""
+    dom_path: str = ""
+    page: int = 1
+    role: LinkRole = "result"
+
+
+class QueryResult(BaseModel):
+    """What one query gave: the pages fetched, their links, and the outcome.
+
+    Attributes:
+        keyword: the keyword typed into the query field.
+        values: the other field values chosen (category selects), by field name.
+        form_locator: the locator of the form used.
+        form_action: where the form submits.
+        method: how (``GET`` / ``POST``; ``GET`` for a URL template).
+        via: ``browser`` (the form filled in Chromium) or ``http`` (a URL template).
+        submitted: URLs of the result pages fetched, in order (a "load more" records the URL of
+            the data request it triggered).
+        links: every link of those pages, once per URL, with its role.
+        pages: result pages fetched (1 for the submission, plus one per further page or click).
+        requests: HTTP requests the query cost (sub-resources included for the browser).
+        outcome: ``ok``, ``no_results``, ``error`` or ``rejected`` (the safety policy refused the
+            form: nothing was submitted).
+        error: what went wrong (error and rejected outcomes), or a note (page cap reached).
+        total_results: the result count the site reported, if it shows one.
+        elapsed_s: seconds the query took.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    keyword: str
+    values: dict[str, str] = {}
+    form_locator: str = ""
+    form_action: str = ""
+    method: str = "GET"
+    via: Literal["browser", "http"] = "browser"
+    submitted: list[str] = []
+    links: list[ResultLink] = []
+    pages: int = 0
+    requests: int = 0
+    outcome: Outcome = "ok"
+    error: str | None = None
+    total_results: int | None = None
+    elapsed_s: float = 0.0
+
+    @property
+    def result_links(self) -> list[ResultLink]:
+        """Links of the results area only (no chrome, no pager links)."""
+        return [link for link in self.links if link.role == "result"]
+
+    @property
+    def result_urls(self) -> list[str]:
+        """URLs of :attr:`result_links`, in order."""
+        return [link.url for link in self.result_links]
+
+    def result_texts(self) -> dict[str, str]:
+        """Anchor text of each result link, by URL (what the keyword manager learns terms from)."""
+        return {link.url: link.text for link in self.result_links}
+
+    def to_query_row(self, *, new_records: int = 0) -> QueryBase:
+        """The row the ``Query`` table keeps for this query.
+
+        Args:
+            new_records: how many of its records no earlier query returned (the caller knows).
+        """
+        from deepcrawl.storage.tables import QueryBase
+
+        return QueryBase(
+            keyword=self.keyword[:512],
+            submitted_url=(self.submitted[0] if self.submitted else "")[:4096],
+            result_count=len(self.result_links),
+            new_records=new_records,
+            result_pages=self.pages,
+            outcome=self.outcome,
+            error=self.error,
+        )
+
+
+class ChromeFilter:
+    """Tells site chrome from result links, keyed by (DOM path, text).
+
+    Chrome is learnt two ways: :meth:`learn_baseline` takes the links of a page that holds no
+    results (the answer to a nonsense keyword); :meth:`observe` counts, per query, which keys its
+    result pages showed — a key seen in the results of at least ``min_queries`` queries and in
+    at least ``share`` of all queries observed is chrome too.
+
+    Args:
+        min_queries: queries observed before recurrence can mark a key as chrome.
+        share: share of the observed queries a key must appear in.
+    """
+
+    def __init__(self, min_queries: int = 10, share: float = 0.9) -> None:
+        self.min_queries = min_queries
+        self.share = share
+        self.baseline: set[tuple[str, str]] = set()
+        self._seen: Counter[tuple[str, str]] = Counter()
+        self._queries = 0
+
+    @staticmethod
+    def key(link: Link | ResultLink) -> tuple[str, str]:
+        """The identity of a link for chrome purposes."""
+        return (link.dom_path, _collapse(link.text).casefold())
+
+    def learn_baseline(self, links: list[Link]) -> None:
+        """Every link of ``links`` (a page without results) is chrome."""
+        self.baseline.update(self.key(link) for link in links)
+
+    def observe(self, keys: set[tuple[str, str]]) -> None:
+        """Count the link keys the result pages of one query showed."""
+        self._queries += 1
+        self._seen.update(keys)
+
+    def is_chrome(self, link: Link | ResultLink) -> bool:
+        """True when ``link`` is part of the site's chrome (as far as learnt so far)."""
+        key = self.key(link)
+        if key in self.baseline:
+            return True
+        if self._queries < self.min_queries:
+            return False
+        return self._seen[key] >= self.share * self._queries

@@ -1,0 +1,281 @@
+"""Querying a site's search form: find it, then query it the cheapest way that is shown to work.
+
+This is the entry point of the "Deep Web Access" role (Hernández et al.) for its callers — the
+keyword manager's loop, the setup phase of a crawl, ``deepcrawl query``:
+
+* :func:`find_search_form` renders a page, runs the critic over its forms and returns the best
+  accepted one (or raises :class:`~deepcrawl.errors.FormError` naming why none is);
+* :class:`FormSearch` queries one form: through the browser (:class:`FormFiller`) until a GET
+  form's results are shown to be the same over plain HTTP, then by URL template
+  (:class:`TemplateSearch`); it can tell which category selects are worth enumerating
+  (Madhavan et al., VLDB 2008: only fields whose values give different results);
+* :func:`exhaust` drives a :class:`~deepcrawl.keywords.KeywordManager` over a form until it
+  says the database is exhausted (the setup phase's query loop);
+* :func:`query_page` is ``deepcrawl query``: one keyword, every result page, in one call.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Self
+
+from deepcrawl.browser.http import HttpFetcher
+from deepcrawl.browser.pool import BrowserPool
+from deepcrawl.browser.render import render_page
+from deepcrawl.browser.scope import Scope, host_of
+from deepcrawl.errors import FormError, HTTPStatusError
+from deepcrawl.forms.filler import FormFiller
+from deepcrawl.forms.store import load_critic
+from deepcrawl.forms.template import TemplateCheck, TemplateSearch, UrlTemplate
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from types import TracebackType
+
+    from deepcrawl.browser.base import Fetcher
+    from deepcrawl.forms.critic import CriticVerdict
+    from deepcrawl.forms.model import Form
+    from deepcrawl.forms.results import QueryResult
+    from deepcrawl.keywords.manager import KeywordManager, QueryOutcome
+    from deepcrawl.settings import Settings
+
+__all__ = ["FormSearch", "exhaust", "find_search_form", "query_page"]
+
+#: Madhavan et al.'s distinctness threshold: a field is informative when at least this share of
+#: its sampled values give result pages no other value gave.
+INFORMATIVE_SHARE = 0.25
+
+
+async def find_search_form(
+    url: str, settings: Settings, pool: BrowserPool
+) -> tuple[Form, CriticVerdict]:
+    """The searchable form of the page at ``url`` the critic likes best.
+
+    Raises:
+        FetchError: the page cannot be fetched.
+        FormError: the page has no form the critic accepts (the message says why).
+    """
+    pool.scope.admit(url)
+    async with pool.page() as lease:
+        page = await render_page(lease, url, forms=True)
+    if page.status >= 400:
+        raise HTTPStatusError(url, page.status)
+    if not page.forms:
+        raise FormError(f"no search form on {url}: the page has no form")
+    verdicts = load_critic(settings.forms).judge(page.forms)
+    accepted = [(f, v) for f, v in zip(page.forms, verdicts, strict=True) if v.searchable]
+    if not accepted:
+        why = "; ".join(
+            f"{f.locator or f.action}: {', '.join(v.reasons)}"
+            for f, v in zip(page.forms, verdicts, strict=True)
+        )
+        raise FormError(f"no searchable form on {url} ({why})")
+    return max(accepted, key=lambda fv: fv[1].score)
+
+
+class FormSearch:
+    """Queries one form, by browser first and by URL template once that is shown equivalent.
+
+    An async context manager (it owns a plain-HTTP fetcher, limited to the hosts of the form's
+    page and action, unless given one).
+
+    Args:
+        pool: an entered browser pool.
+        form: the form.
+        verdict: the critic's verdict on it.
+        settings: deepcrawl settings (``forms.url_templates`` enables the template path).
+        http: an entered plain-HTTP fetcher to share.
+
+    Raises:
+        UnsafeFormError: the critic or the safety policy refuses the form.
+    """
+
+    def __init__(
+        self,
+        pool: BrowserPool,
+        form: Form,
+        verdict: CriticVerdict,
+        settings: Settings,
+        *,
+        http: Fetcher | None = None,
+    ) -> None:
+        self.filler = FormFiller(pool, form, verdict, settings)
+        self.settings = settings
+        self.template: TemplateSearch | None = None
+        self.check: TemplateCheck | None = None
+        self._candidate: TemplateSearch | None = None
+        self._http = http
+        self._own_http: HttpFetcher | None = None
+        self._entered = False
+
+    async def __aenter__(self) -> Self:
+        if self._entered:
+            raise RuntimeError("FormSearch cannot be entered twice")
+        self._entered = True
+        if self._http is None:
+            form = self.filler.form
+            scope = Scope((host_of(form.page_url), host_of(form.action)), implicit=False)
+            self._own_http = HttpFetcher(self.settings, scope, forms=False)
+            self._http = await self._own_http.__aenter__()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._own_http is not None:
+            await self._own_http.__aexit__(exc_type, exc, tb)
+
+    @property
+    def overhead_requests(self) -> int:
+        """Requests spent outside queries (baselines, the template check)."""
+        extra = self._candidate.overhead_requests if self._candidate else 0
+        return self.filler.overhead_requests + extra
+
+    async def query(
+        self,
+        keyword: str,
+        values: Mapping[str, str] | None = None,
+        *,
+        max_pages: int | None = None,
+    ) -> QueryResult:
+        """Submit ``keyword`` (``values`` for category fields) and read every result page.
+
+        Returns:
+            The result; ``via`` tells which path served it.
+        """
+        if self.template is not None:
+            quick = await self.template.query(keyword, values, max_pages=max_pages)
+            if quick.outcome != "error":
+                return quick
+            # Plain HTTP failed: ask the browser, and trust the template no more if it works.
+            result = await self.filler.query(keyword, values, max_pages=max_pages)
+            if result.outcome != "error":
+                self.template = None
+            return result
+        result = await self.filler.query(keyword, values, max_pages=max_pages)
+        if self.check is None and result.outcome == "ok" and result.submitted:
+            await self._try_template(result)
+        return result
+
+    async def _try_template(self, result: QueryResult) -> None:
+        form = self.filler.form
+        if not self.settings.forms.url_templates or self._http is None:
+            return
+        template = UrlTemplate.from_submission(
+            form, result.keyword, result.submitted[0], self.filler.query_field
+        )
+        if template is None:
+            return
+        candidate = TemplateSearch(
+            template,
+            self._http,
+            max_pages=self.settings.keywords.max_result_pages,
+            form=form,
+            nonsense_keyword=self.settings.forms.nonsense_keyword,
+            judge=self.filler.judge,
+        )
+        self._candidate = candidate
+        self.check = await candidate.check(result)
+        if self.check.passed:
+            self.template = candidate
+
+    async def category_informativeness(self, keyword: str, *, sample: int = 4) -> dict[str, float]:
+        """How informative each category field is for ``keyword`` (Madhavan et al.).
+
+        Submits ``keyword`` with up to ``sample`` values of each category field (first result
+        page only) and scores the field by the share of values whose results no other value
+        gave. A field scoring at least :data:`INFORMATIVE_SHARE` is worth enumerating.
+
+        Returns:
+            Score in [0, 1] by field name.
+        """
+        scores: dict[str, float] = {}
+        for name, options in self.filler.category_options().items():
+            chosen = options[:sample]
+            seen: list[frozenset[str]] = []
+            for value in chosen:
+                result = await self.query(keyword, {name: value}, max_pages=1)
+                seen.append(frozenset(result.result_urls))
+            distinct = sum(1 for s in seen if s and seen.count(s) == 1)
+            scores[name] = distinct / len(chosen) if chosen else 0.0
+        return scores
+
+
+async def query_page(
+    url: str, keyword: str, settings: Settings
+) -> tuple[Form, CriticVerdict, QueryResult]:
+    """Find the search form on the page at ``url``, submit ``keyword``, read every result page.
+
+    Raises:
+        FetchError: the page cannot be fetched.
+        FormError: it has no searchable form.
+        BrowserError: Chromium cannot be started.
+    """
+    async with BrowserPool(settings) as pool:
+        form, verdict = await find_search_form(url, settings, pool)
+        filler = FormFiller(pool, form, verdict, settings)
+        result = await filler.query(keyword)
+    return form, verdict, result
+
+
+async def exhaust(
+    search: FormSearch,
+    manager: KeywordManager,
+    *,
+    record_id: Callable[[str], str | None] | None = None,
+    on_result: Callable[[QueryResult, QueryOutcome], None] | None = None,
+) -> list[QueryResult]:
+    """Query ``search`` with the keywords ``manager`` chooses until it says stop.
+
+    The loop of :mod:`deepcrawl.keywords.manager`: the stop-word probe first, then adaptive
+    queries until saturation, budget, identical results or repeated errors.
+
+    Args:
+        search: the form to query (entered).
+        manager: the keyword manager.
+        record_id: maps a result URL to the id of the record it shows (None: not a record);
+            default: the URL's normal form (:func:`deepcrawl.urls.normalise_url`).
+        on_result: called after each query (storage, progress).
+
+    Returns:
+        Every query's result, in order.
+    """
+    from deepcrawl.errors import InvalidURLError
+    from deepcrawl.urls import normalise_url
+
+    def default_id(url: str) -> str | None:
+        try:
+            return normalise_url(url)
+        except InvalidURLError:
+            return None
+
+    to_id = record_id or default_id
+    results: list[QueryResult] = []
+
+    async def submit(word: str) -> None:
+        result = await search.query(word)
+        texts: dict[str, str] = {}
+        for link in result.result_links:
+            rid = to_id(link.url)
+            if rid is not None and (link.text or rid not in texts):
+                texts.setdefault(rid, link.text)
+        outcome = manager.record(
+            word,
+            set(texts),
+            texts,
+            cost=max(1, result.pages),
+            total_results=result.total_results,
+            error=result.error if result.outcome == "error" else None,
+        )
+        results.append(result)
+        if on_result is not None:
+            on_result(result, outcome)
+
+    for probe in manager.stopword_probe_queries():
+        await submit(probe)
+    manager.record_stopword_probe()
+    while (word := manager.next_query()) is not None:
+        await submit(word)
+    return results

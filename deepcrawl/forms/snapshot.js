@@ -1,0 +1,59 @@
+// deepcrawl result-page snapshot: {title, blocks, controls, mutations}.
+// blocks: short visible texts (messages, headings, counts) in document order; controls: visible,
+// enabled clickable elements without a real href (buttons, role=button, javascript: links) with
+// a short text, as [cssPath, text]. Installs a MutationObserver counting DOM changes in
+// window.__dcMut (read by the filler to tell when a page has settled).
+() => {
+  if (!window.__dcMutObs && document.documentElement) {
+    window.__dcMut = 0;
+    window.__dcMutObs = new MutationObserver((records) => { window.__dcMut += records.length; });
+    window.__dcMutObs.observe(document.documentElement, { childList: true, subtree: true, characterData: true, attributes: true });
+  }
+  const collapse = (s) => (s || "").replace(/\s+/g, " ").trim();
+  const shown = (el) => {
+    if (el.checkVisibility) return el.checkVisibility({ visibilityProperty: true });
+    return !!(el.offsetWidth || el.offsetHeight || el.getClientRects().length);
+  };
+  const cssPath = (el) => {
+    const parts = [];
+    for (let e = el; e && e.nodeType === 1; e = e.parentElement) {
+      const p = e.parentElement;
+      let seg = e.localName;
+      if (p) {
+        let n = 0, idx = 0;
+        for (const c of p.children) if (c.localName === e.localName) { n++; if (c === e) idx = n; }
+        if (n > 1) seg += `:nth-of-type(${idx})`;
+      }
+      parts.push(seg);
+    }
+    return parts.reverse().join(" > ");
+  };
+  const blocks = [];
+  const seen = new Set();
+  const body = document.body;
+  if (body) {
+    for (const el of body.querySelectorAll("p, div, span, li, td, h1, h2, h3, h4, strong, em, section")) {
+      const text = collapse(el.textContent);
+      if (!text || text.length > 240 || seen.has(text)) continue;
+      if (el.closest("script, style, noscript, template")) continue;
+      if (!shown(el)) continue;
+      seen.add(text);
+      blocks.push(text);
+      if (blocks.length >= 400) break;
+    }
+  }
+  const controls = [];
+  if (body) {
+    const sel = "button, input[type=button], input[type=submit], [role=button], a:not([href]), a[href^='javascript:'], [onclick]";
+    for (const el of body.querySelectorAll(sel)) {
+      if (el.form || el.closest("form")) continue;
+      if (el.disabled || el.hidden || !shown(el)) continue;
+      const text = collapse(el.localName === "input" ? el.value : el.textContent) ||
+        collapse(el.getAttribute("aria-label") || el.getAttribute("title"));
+      if (!text || text.length > 40) continue;
+      controls.push([cssPath(el), text]);
+      if (controls.length >= 100) break;
+    }
+  }
+  return { title: collapse(document.title), blocks, controls, mutations: window.__dcMut || 0 };
+}

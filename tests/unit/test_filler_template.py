@@ -1,0 +1,106 @@
+"""URL templates of GET forms, and template queries over a fake fetcher."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlsplit
+
+from deepcrawl.browser.base import FetchedPage, Fetcher, Link
+from deepcrawl.errors import FetchTimeoutError
+from deepcrawl.forms.judge import Judge
+from deepcrawl.forms.model import Form
+from deepcrawl.forms.results import QueryResult, ResultLink
+from deepcrawl.forms.template import TemplateSearch, UrlTemplate
+
+BASE = "http://books.test"
+FORM = Form(page_url=f"{BASE}/", action=f"{BASE}/search", method="GET", locator="form#s")
+
+
+def test_template_from_a_submission_keeps_other_parameters() -> None:
+    template = UrlTemplate.from_submission(FORM, "Sea Salt", f"{BASE}/search?q=sea+salt&cat=")
+    assert template is not None
+    assert template.keyword_param == "q"
+    assert template.url_for("tea") == f"{BASE}/search?q=tea&cat="
+    assert template.url_for("tea", {"cat": "art"}) == f"{BASE}/search?q=tea&cat=art"
+    assert template.url_for("a b", {"lang": "en"}) == f"{BASE}/search?q=a+b&cat=&lang=en"
+
+
+def test_no_template_for_post_forms_or_urls_without_the_keyword() -> None:
+    post = FORM.model_copy(update={"method": "POST"})
+    assert UrlTemplate.from_submission(post, "tea", f"{BASE}/search?q=tea") is None
+    assert UrlTemplate.from_submission(FORM, "tea", f"{BASE}/results/1234") is None
+    both = UrlTemplate.from_submission(FORM, "tea", f"{BASE}/s?x=tea&q=tea", query_field="q")
+    assert both is not None
+    assert both.keyword_param == "q"
+
+
+class FakeSite(Fetcher):
+    """A search of 25 records (10 a page, "Next" links), "No results" for unknown words."""
+
+    def __init__(self, fail: bool = False) -> None:
+        self.fail = fail
+        self.fetched: list[str] = []
+
+    async def fetch(self, url: str) -> FetchedPage:
+        self.fetched.append(url)
+        if self.fail:
+            raise FetchTimeoutError(url, "no answer")
+        query = parse_qs(urlsplit(url).query)
+        word = query.get("q", [""])[0]
+        number = int(query.get("page", ["1"])[0])
+        home = Link(f"{BASE}/", "Home", dom_path="html/body/header/a")
+        if word != "tea":
+            body = "<html><body><p>No results for this word.</p></body></html>"
+            return FetchedPage(url, url, 200, "text/html", body, links=[home])
+        ids = range((number - 1) * 10 + 1, min(25, number * 10) + 1)
+        links = [home] + [
+            Link(f"{BASE}/book/{i}", f"Book {i}", dom_path=f"html/body/ol/li[{i}]/a") for i in ids
+        ]
+        if number < 3:
+            links.append(Link(f"{BASE}/search?q=tea&page={number + 1}", "Next", rel="next"))
+        body = "<html><body><p>25 results for tea</p></body></html>"
+        return FetchedPage(url, url, 200, "text/html", body, links=links)
+
+
+async def test_template_search_reads_every_page_and_judges_like_the_browser() -> None:
+    template = UrlTemplate.from_submission(FORM, "tea", f"{BASE}/search?q=tea")
+    assert template is not None
+    site = FakeSite()
+    search = TemplateSearch(template, site, max_pages=10, form=FORM, nonsense_keyword="xq")
+    result = await search.query("tea")
+    assert result.via == "http"
+    assert result.outcome == "ok"
+    assert result.pages == 3
+    assert result.requests == 3
+    assert result.result_urls == [f"{BASE}/book/{i}" for i in range(1, 26)]
+    assert result.total_results == 25
+    assert search.judge.baseline is not None
+    assert search.judge.baseline.empty
+    assert search.overhead_requests == 1
+    assert [link.role for link in result.links if link.text == "Home"] == ["chrome"]
+    assert (await search.query("salt")).outcome == "no_results"
+
+
+async def test_template_check_compares_first_page_result_links() -> None:
+    template = UrlTemplate.from_submission(FORM, "tea", f"{BASE}/search?q=tea")
+    assert template is not None
+    judge = Judge()
+    judge.chrome.learn_baseline([Link(f"{BASE}/", "Home", dom_path="html/body/header/a")])
+    search = TemplateSearch(template, FakeSite(), judge=judge)
+    same = QueryResult(
+        keyword="tea",
+        links=[ResultLink(url=f"{BASE}/book/{i}", page=1) for i in range(1, 11)],
+    )
+    assert (await search.check(same)).passed
+    scripted = QueryResult(keyword="tea", links=[ResultLink(url=f"{BASE}/story/1", page=1)])
+    check = await search.check(scripted)
+    assert not check.passed
+    assert check.http
+    assert check.browser == {f"{BASE}/story/1"}
+
+
+async def test_template_failures_are_error_outcomes() -> None:
+    template = UrlTemplate.from_submission(FORM, "tea", f"{BASE}/search?q=tea")
+    assert template is not None
+    result = await TemplateSearch(template, FakeSite(fail=True)).query("tea")
+    assert result.outcome == "error"
+    assert "no answer" in (result.error or "")
