@@ -1,0 +1,190 @@
+"""Finding and launching Chromium.
+
+Debian's Chromium launches only through Playwright's ``executable_path`` (``channel=`` names do
+not find it), and ``playwright install`` cannot download on a machine without internet, so
+deepcrawl looks for a binary itself, in a fixed order (see :func:`find_chromium`), and says how
+to install one when there is none. :func:`launch_chromium` starts a Playwright driver whose
+temporary files (Chromium profiles, artifacts) go to a private folder, so that a crashed or
+failed launch leaves nothing behind once that folder is removed (NOTES.md: failed launches
+leave ``playwright_*`` folders in the temp directory). :func:`probe_browser` is the launch check
+``deepcrawl doctor`` runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import async_playwright
+
+from deepcrawl.errors import BrowserError, BrowserNotFoundError
+
+if TYPE_CHECKING:
+    from playwright.async_api import Browser, Playwright
+
+    from deepcrawl.settings import BrowserSettings, Settings
+
+__all__ = ["LaunchedBrowser", "find_chromium", "launch_chromium", "probe_browser"]
+
+#: Fallback locations, in order, after the configured binary and Playwright's own browser.
+SYSTEM_CHROMIUMS = (Path("/usr/bin/chromium"), Path("/usr/lib/chromium/chromium"))
+PATH_NAMES = ("chromium", "chromium-browser")
+INSTALL_HINT = "install one with `apt-get install -y chromium` or `playwright install chromium`"
+
+
+def _playwright_chromium() -> Path | None:
+    """The Chromium that ``playwright install chromium`` put in Playwright's registry, if any.
+
+    Playwright's registry lives in ``$PLAYWRIGHT_BROWSERS_PATH`` (Playwright's own variable, not a
+    deepcrawl setting) or ``~/.cache/ms-playwright``.
+    """
+    root = Path(os.environ.get("PLAYWRIGHT_BROWSERS_PATH") or Path.home() / ".cache/ms-playwright")
+    if not root.is_dir():
+        return None
+    patterns = ("chromium-*/chrome-linux*/chrome", "chromium_headless_shell-*/chrome-*/*shell")
+    for pattern in patterns:
+        found = sorted(root.glob(pattern), reverse=True)  # newest revision first
+        for candidate in found:
+            if candidate.is_file() and os.access(candidate, os.X_OK):
+                return candidate
+    return None
+
+
+def _section(settings: Settings | BrowserSettings) -> BrowserSettings:
+    from deepcrawl.settings import BrowserSettings
+
+    return settings if isinstance(settings, BrowserSettings) else settings.browser
+
+
+def find_chromium(settings: Settings | BrowserSettings) -> Path | None:
+    """Locate a Chromium binary.
+
+    Order: ``settings.browser.chromium`` (``DEEPCRAWL_CHROMIUM``), Playwright's own Chromium when
+    installed, ``/usr/bin/chromium``, ``/usr/lib/chromium/chromium``, then ``chromium`` or
+    ``chromium-browser`` on ``PATH``.
+
+    Args:
+        settings: all settings, or the browser section.
+
+    Returns:
+        The binary's path, or None when there is none. A configured path that does not exist is
+        returned as is, so that the launch fails with a message naming it.
+    """
+    section = _section(settings)
+    configured: Path | None = section.chromium
+    if configured is not None:
+        return configured
+    candidates: list[Path | None] = [_playwright_chromium(), *SYSTEM_CHROMIUMS]
+    for candidate in candidates:
+        if candidate is not None and candidate.is_file() and os.access(candidate, os.X_OK):
+            return candidate
+    for name in PATH_NAMES:
+        if located := shutil.which(name):
+            return Path(located)
+    return None
+
+
+def require_chromium(settings: Settings | BrowserSettings) -> Path:
+    """Like :func:`find_chromium`, but raise when there is no binary.
+
+    Raises:
+        BrowserNotFoundError: no Chromium anywhere; the message says how to install one.
+    """
+    found = find_chromium(settings)
+    if found is None:
+        raise BrowserNotFoundError(f"no Chromium found: {INSTALL_HINT}, or set DEEPCRAWL_CHROMIUM")
+    if not found.is_file():
+        raise BrowserNotFoundError(
+            f"Chromium binary {found} (settings browser.chromium) does not exist: {INSTALL_HINT}"
+        )
+    return found
+
+
+@dataclass(slots=True)
+class LaunchedBrowser:
+    """A running Playwright driver and Chromium, with the private folder holding their files."""
+
+    playwright: Playwright
+    browser: Browser
+    tmpdir: Path
+
+    async def aclose(self) -> None:
+        """Close the browser and the driver, then remove the private folder (never raises)."""
+        with contextlib.suppress(PlaywrightError, OSError, RuntimeError):
+            await self.browser.close()
+        with contextlib.suppress(PlaywrightError, OSError, RuntimeError):
+            await self.playwright.stop()
+        shutil.rmtree(self.tmpdir, ignore_errors=True)
+
+
+async def launch_chromium(settings: Settings | BrowserSettings) -> LaunchedBrowser:
+    """Start a Playwright driver and a headless Chromium with deepcrawl's flags.
+
+    The driver runs with ``TMPDIR`` pointing to a fresh private folder, so the browser profile
+    and every other temporary file live there and vanish with :meth:`LaunchedBrowser.aclose`.
+    ``TMPDIR`` is swapped in the environment only while the driver process starts.
+
+    Raises:
+        BrowserNotFoundError: no Chromium binary.
+        BrowserError: the driver or the browser failed to start.
+    """
+    section = _section(settings)
+    binary = require_chromium(section)
+    tmpdir = Path(tempfile.mkdtemp(prefix="deepcrawl-browser-"))
+    saved = os.environ.get("TMPDIR")
+    playwright: Playwright | None = None
+    try:
+        os.environ["TMPDIR"] = str(tmpdir)
+        try:
+            playwright = await async_playwright().start()
+        finally:
+            if saved is None:
+                os.environ.pop("TMPDIR", None)
+            else:
+                os.environ["TMPDIR"] = saved
+        browser = await playwright.chromium.launch(
+            executable_path=str(binary),
+            headless=section.headless,
+            args=list(section.launch_args),
+            timeout=max(section.page_timeout_s, 30.0) * 1000,
+        )
+    except (PlaywrightError, OSError) as exc:
+        if playwright is not None:
+            with contextlib.suppress(PlaywrightError, OSError, RuntimeError):
+                await playwright.stop()
+        shutil.rmtree(tmpdir, ignore_errors=True)
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise BrowserError(f"cannot launch Chromium {binary}: {first}") from exc
+    except BaseException:
+        if playwright is not None:
+            with contextlib.suppress(PlaywrightError, OSError, RuntimeError):
+                await playwright.stop()
+        shutil.rmtree(tmpdir, ignore_errors=True)
+        raise
+    return LaunchedBrowser(playwright=playwright, browser=browser, tmpdir=tmpdir)
+
+
+async def probe_browser(settings: Settings | BrowserSettings) -> str:
+    """Launch Chromium, open ``about:blank``, and return the browser's version.
+
+    Raises:
+        BrowserNotFoundError: no Chromium binary.
+        BrowserError: it would not launch or could not open a page.
+    """
+    launched = await launch_chromium(settings)
+    try:
+        page = await launched.browser.new_page()
+        await page.goto("about:blank")
+        version = launched.browser.version
+        await page.close()
+    except PlaywrightError as exc:
+        raise BrowserError(f"Chromium launched but cannot open a page: {exc}") from exc
+    finally:
+        await launched.aclose()
+    return version

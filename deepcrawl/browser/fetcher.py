@@ -1,0 +1,87 @@
+"""The browser backend of the fetch contract: :class:`BrowserFetcher`, over a pool."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from deepcrawl.browser.base import FetchedPage, Fetcher
+from deepcrawl.browser.pool import BrowserPool
+from deepcrawl.browser.render import render_page
+from deepcrawl.errors import BlockedError, FetchTimeoutError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from deepcrawl.browser.scope import Scope
+    from deepcrawl.settings import Settings
+
+__all__ = ["BrowserFetcher"]
+
+
+class BrowserFetcher(Fetcher):
+    """Fetch pages by rendering them in Chromium.
+
+    Args:
+        settings: deepcrawl settings.
+        scope: hosts pages may reach (see :class:`BrowserPool`); None: each URL's own host.
+        forms: discover forms on every page.
+        probe: run JavaScript link probing on every page.
+        pool: an already-entered pool to share (it is then not closed with the fetcher).
+        probe_once: probe each scripted element once per fetcher, not once per page (an
+            element is the same when its DOM path, text and markup are): a site-wide menu is
+            then probed on the first page only.
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        scope: Scope | Iterable[str] | None = None,
+        *,
+        forms: bool = True,
+        probe: bool = False,
+        pool: BrowserPool | None = None,
+        probe_once: bool = False,
+    ) -> None:
+        self.settings = settings
+        self.forms = forms
+        self.probe = probe
+        self.probed: set[str] | None = set() if probe_once else None
+        self._own_pool = pool is None
+        self.pool = pool if pool is not None else BrowserPool(settings, scope)
+
+    async def open(self) -> None:
+        """Start the browser (unless the pool was given already running)."""
+        if self._own_pool:
+            await self.pool.__aenter__()
+
+    async def close(self) -> None:
+        """Stop the browser if this fetcher started it."""
+        if self._own_pool:
+            await self.pool.__aexit__(None, None, None)
+
+    async def fetch(self, url: str, *, probe: bool | None = None) -> FetchedPage:
+        """Render ``url``; see :class:`~deepcrawl.browser.base.Fetcher` for the contract.
+
+        Args:
+            url: the URL.
+            probe: override the fetcher's ``probe`` for this call.
+
+        Raises:
+            FetchError: the subclass saying why there is no page.
+        """
+        if not self.pool.scope.admit(url):
+            raise BlockedError(url, "outside the crawl's scope")
+        do_probe = self.probe if probe is None else probe
+        budget = self.settings.browser.page_timeout_s * 2 + 5
+        if do_probe:
+            budget += self.settings.browser.probe_timeout_s * 2
+        async with self.pool.page() as lease:
+            try:
+                async with asyncio.timeout(budget):
+                    return await render_page(
+                        lease, url, forms=self.forms, probe=do_probe, probe_skip=self.probed
+                    )
+            except TimeoutError as exc:
+                lease.poisoned = True
+                raise FetchTimeoutError(url, f"page still busy after {budget:.0f} s") from exc

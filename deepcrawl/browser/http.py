@@ -1,0 +1,257 @@
+"""The plain-HTTP backend of the fetch contract: httpx for the transfer, lxml for the parse.
+
+About fifty times faster than the browser on this machine (NOTES.md), so it serves every page
+that does not need JavaScript. The body is read as a stream and the transfer stopped as soon
+as it passes ``http.max_body_bytes``; non-HTML answers are not read at all (the page comes back
+with its content type and an empty body). httpx exceptions are translated into
+:mod:`deepcrawl.errors` here. Links carry the same text and DOM path as the browser's
+(:mod:`deepcrawl.browser.js.links` follows lxml's ``getpath``), forms come from
+:func:`deepcrawl.forms.static.parse_forms`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from typing import TYPE_CHECKING
+from urllib.parse import urljoin, urlsplit
+
+import httpx
+
+from deepcrawl.browser.base import FetchedPage, Fetcher, Link
+from deepcrawl.browser.render import media_type
+from deepcrawl.browser.scope import Scope, strip_fragment
+from deepcrawl.errors import (
+    BlockedError,
+    BodyTooLargeError,
+    FetchError,
+    FetchTimeoutError,
+    NetworkError,
+)
+from deepcrawl.forms.static import parse_forms, parse_html
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from lxml.html import HtmlElement
+
+    from deepcrawl.settings import Settings
+
+__all__ = ["HttpFetcher", "extract_links"]
+
+_TEXT_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+_READABLE = ("text/", "application/json", "application/xml", "application/javascript")
+_SPACE = re.compile(r"\s+")
+_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9_.:-]+)""", re.I)
+_FORMISH = re.compile(r"<(form|input|textarea|select)\b", re.I)
+_PAGING = re.compile(r"(^|\s)(next|prev|previous)(\s|$)")
+
+
+def _collapse(text: str | None) -> str:
+    return _SPACE.sub(" ", text or "").strip()
+
+
+def _absolute(base: str, raw: str | None) -> str | None:
+    raw = (raw or "").strip()
+    if not raw or raw.startswith("#"):
+        return None
+    try:
+        url = urljoin(base, raw)
+        scheme = urlsplit(url).scheme
+    except ValueError:
+        return None
+    return strip_fragment(url) if scheme in {"http", "https"} else None
+
+
+def _text(element: HtmlElement) -> str:
+    text = _collapse(element.text_content())
+    if not text:
+        images = element.xpath(".//img[@alt]")
+        text = _collapse(
+            (images[0].get("alt") if images else None)
+            or element.get("alt")
+            or element.get("title")
+            or element.get("aria-label")
+        )
+    return text[:500]
+
+
+def extract_links(root: HtmlElement, page_url: str) -> list[Link]:
+    """Links of a parsed page, as the browser's ``links.js`` reports them.
+
+    Args:
+        root: the document, parsed by :func:`deepcrawl.forms.static.parse_html`.
+        page_url: the page's final URL (``<base href>`` overrides it for resolution).
+
+    Returns:
+        Links in document order: anchors, areas and ``link rel=next/prev``, then frames.
+    """
+    tree = root.getroottree()
+    base = page_url
+    for href in root.xpath("//base/@href"):
+        base = urljoin(page_url, str(href).strip())
+        break
+    links: list[Link] = []
+    for element in root.iter("a", "area", "link"):
+        href = element.get("href")
+        if href is None:
+            continue
+        rel = _collapse(element.get("rel")).lower()
+        if element.tag == "link" and not _PAGING.search(rel):
+            continue
+        url = _absolute(base, href)
+        if url is None:
+            continue
+        text = "" if element.tag == "link" else _text(element)
+        links.append(Link(url=url, text=text, dom_path=tree.getpath(element)[1:], rel=rel))
+    for element in root.iter("iframe", "frame"):
+        url = _absolute(base, element.get("src"))
+        if url is not None:
+            links.append(
+                Link(
+                    url=url,
+                    text=_collapse(element.get("title")),
+                    origin="iframe",
+                    dom_path=tree.getpath(element)[1:],
+                )
+            )
+    return links
+
+
+def _decode(body: bytes, declared: str | None) -> str:
+    encoding = declared
+    if not encoding:
+        found = _META_CHARSET.search(body[:4096])
+        encoding = found.group(1).decode("ascii", "replace") if found else "utf-8"
+    try:
+        return body.decode(encoding, errors="replace")
+    except LookupError:
+        return body.decode("utf-8", errors="replace")
+
+
+class HttpFetcher(Fetcher):
+    """Fetch pages over plain HTTP.
+
+    Args:
+        settings: deepcrawl settings (the ``http`` section).
+        scope: hosts that may be fetched; None: any.
+        forms: parse the forms of HTML pages.
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        scope: Scope | Iterable[str] | None = None,
+        *,
+        forms: bool = True,
+    ) -> None:
+        self.settings = settings
+        if isinstance(scope, Scope):
+            self.scope: Scope | None = scope
+        else:
+            self.scope = Scope(tuple(scope), implicit=False) if scope is not None else None
+        self.forms = forms
+        self._client: httpx.AsyncClient | None = None
+
+    async def open(self) -> None:
+        """Create the connection pool."""
+        http = self.settings.http
+        self._client = httpx.AsyncClient(
+            headers={"User-Agent": http.user_agent, "Accept": "text/html,*/*;q=0.5"},
+            timeout=httpx.Timeout(http.timeout_s),
+            follow_redirects=True,
+            max_redirects=http.max_redirects,
+            limits=httpx.Limits(max_connections=http.max_connections),
+            event_hooks={"request": [self._check_scope]},
+        )
+
+    async def _check_scope(self, request: httpx.Request) -> None:
+        """Refuse every hop of a redirect chain that leaves the scope, before it is sent."""
+        url = str(request.url)
+        if self.scope is not None and not self.scope.allows(url):
+            raise BlockedError(url, "redirected out of the crawl's scope")
+
+    async def close(self) -> None:
+        """Close every connection."""
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    async def fetch(self, url: str) -> FetchedPage:
+        """Fetch ``url``; see :class:`~deepcrawl.browser.base.Fetcher` for the contract.
+
+        Raises:
+            FetchError: the subclass saying why there is no answer.
+        """
+        if self._client is None:
+            raise RuntimeError("HttpFetcher used outside its 'async with' block")
+        try:
+            scheme = urlsplit(url).scheme
+        except ValueError as exc:
+            raise FetchError(url, f"unparsable URL ({exc})") from exc
+        if scheme not in {"http", "https"}:
+            raise BlockedError(url, "only http and https URLs are fetched")
+        if self.scope is not None and not self.scope.admit(url):
+            raise BlockedError(url, "outside the crawl's scope")
+        started = time.monotonic()
+        try:
+            async with asyncio.timeout(self.settings.http.timeout_s):
+                return await self._fetch(self._client, url, started)
+        except TimeoutError as exc:
+            raise FetchTimeoutError(
+                url, f"no complete answer in {self.settings.http.timeout_s} s"
+            ) from exc
+        except httpx.TimeoutException as exc:
+            raise FetchTimeoutError(url, f"timed out ({type(exc).__name__})") from exc
+        except httpx.TooManyRedirects as exc:
+            raise FetchError(url, "too many redirects") from exc
+        except httpx.TransportError as exc:
+            raise NetworkError(url, str(exc) or type(exc).__name__) from exc
+        except (httpx.InvalidURL, httpx.HTTPError) as exc:
+            raise FetchError(url, str(exc) or type(exc).__name__) from exc
+
+    async def _fetch(self, client: httpx.AsyncClient, url: str, started: float) -> FetchedPage:
+        limit = self.settings.http.max_body_bytes
+        async with client.stream("GET", url) as response:
+            final_url = strip_fragment(str(response.url))
+            headers = {k.lower(): v for k, v in response.headers.items()}
+            content_type = media_type(headers.get("content-type", ""))
+            declared = headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > limit:
+                raise BodyTooLargeError(url, f"body of {int(declared)} bytes exceeds {limit}")
+            chunks: list[bytes] = []
+            if (
+                not content_type
+                or content_type.startswith(_READABLE)
+                or content_type.endswith("+xml")
+            ):
+                size = 0
+                async for chunk in response.aiter_bytes():
+                    size += len(chunk)
+                    if size > limit:
+                        raise BodyTooLargeError(url, f"body exceeds {limit} bytes")
+                    chunks.append(chunk)
+            raw = b"".join(chunks)
+            status = response.status_code
+            charset = response.charset_encoding
+        if not content_type and raw.lstrip()[:1] == b"<":
+            content_type = "text/html"
+        body = _decode(raw, charset) if raw else ""
+        page = FetchedPage(
+            url=url,
+            final_url=final_url,
+            status=status,
+            content_type=content_type,
+            body=body,
+            via="http",
+            elapsed_s=time.monotonic() - started,
+            headers=headers,
+        )
+        if content_type in _TEXT_TYPES and raw:
+            root = parse_html(body)
+            if root is not None:
+                page.links = extract_links(root, final_url)
+            if self.forms and _FORMISH.search(body):
+                page.forms = parse_forms(body, final_url)
+        return page

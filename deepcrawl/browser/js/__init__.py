@@ -1,0 +1,10 @@
+"""JavaScript the browser layer injects into pages (package data, loaded with importlib).
+
+``init.js`` runs before every document's own scripts (dialogs, ``window.open``, navigation
+capture while probing); ``links.js`` lists a document's links; ``probe.js`` finds and drives the
+clickable elements probing touches.
+"""
+
+from __future__ import annotations
+
+__all__: list[str] = []

@@ -1,0 +1,233 @@
+"""One pooled page, its browser context, and the rules every request of it goes through.
+
+A :class:`PageLease` is what :meth:`BrowserPool.page` lends. Its route handler sees every
+request the page (or a popup of it) makes and decides:
+
+* images, fonts and media (``browser.block_resources``) → refused;
+* while probing: any non-GET request → refused (a probe never POSTs); any request whose URL
+  reads as destructive → refused; any navigation other than the crawler's own → recorded and
+  answered with an empty 204, which leaves the page where it is (``route.abort`` does not:
+  NOTES.md);
+* a host outside the scope → refused (a refused main-frame navigation is remembered, so the
+  fetch can say "blocked" rather than "network error");
+* a popup's navigation → recorded and answered with 204; the popup is closed.
+
+Per-fetch records (:attr:`captured`, :attr:`blocked`, :attr:`crashed`) are reset by
+:meth:`begin`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from playwright.async_api import Error as PlaywrightError
+
+from deepcrawl.browser._assets import script
+from deepcrawl.browser.safety import phrases, refused_phrase
+
+if TYPE_CHECKING:
+    from collections.abc import Coroutine
+
+    from playwright.async_api import (
+        Browser,
+        BrowserContext,
+        CDPSession,
+        Dialog,
+        Page,
+        Request,
+        Route,
+    )
+
+    from deepcrawl.browser.scope import Scope
+    from deepcrawl.settings import Settings
+
+__all__ = ["PageLease"]
+
+_JS = "deepcrawl.browser.js"
+
+
+@dataclass(eq=False)
+class PageLease:
+    """A page of the pool with its context and per-fetch records.
+
+    Attributes:
+        page: the Playwright page.
+        context: its own browser context.
+        served: pages fetched with it so far.
+        probing: True while JS link probing runs (navigations are captured, POSTs refused).
+        own_navigation: a URL the crawler itself navigates to while probing (restores).
+        captured: ``(how, url)`` navigations captured since :meth:`begin` (``route``,
+            ``popup``).
+        blocked: ``(method, url, why)`` requests refused since :meth:`begin`.
+        blocked_navigation: the main-frame navigation refused as out of scope, if any.
+        crashed: the renderer crashed.
+        poisoned: the page must not be reused (a timeout left it in an unknown state).
+        inflight: requests started and not finished (counted while probing).
+    """
+
+    page: Page
+    context: BrowserContext
+    settings: Settings
+    scope: Scope
+    refused: list[list[str]]
+    served: int = 0
+    probing: bool = False
+    own_navigation: str | None = None
+    captured: list[tuple[str, str]] = field(default_factory=list)
+    blocked: list[tuple[str, str, str]] = field(default_factory=list)
+    blocked_navigation: str | None = None
+    crashed: bool = False
+    poisoned: bool = False
+    inflight: int = 0
+    _tasks: set[asyncio.Task[None]] = field(default_factory=set)
+    _cdp: CDPSession | None = None
+
+    async def cdp(self) -> CDPSession:
+        """A DevTools-protocol session on the page, opened once and kept with it."""
+        if self._cdp is None:
+            self._cdp = await self.context.new_cdp_session(self.page)
+        return self._cdp
+
+    @classmethod
+    async def open(cls, browser: Browser, settings: Settings, scope: Scope) -> PageLease:
+        """Open a fresh context and page on ``browser`` with deepcrawl's rules installed."""
+        context = await browser.new_context(
+            accept_downloads=False,
+            service_workers="block",
+            user_agent=settings.http.user_agent,
+            viewport={"width": 1280, "height": 900},
+        )
+        try:
+            await context.add_init_script(script=script(_JS, "init.js"))
+            page = await context.new_page()
+        except PlaywrightError:
+            with contextlib.suppress(PlaywrightError):
+                await context.close()
+            raise
+        lease = cls(
+            page=page,
+            context=context,
+            settings=settings,
+            scope=scope,
+            refused=phrases((*settings.forms.refused_words, *settings.browser.probe_refused_words)),
+        )
+        timeout_ms = settings.browser.page_timeout_s * 1000
+        page.set_default_timeout(timeout_ms)
+        page.set_default_navigation_timeout(timeout_ms)
+        page.on("crash", lambda _page: lease._on_crash())
+        page.on("dialog", lease._on_dialog)
+        context.on("page", lease._on_popup)
+        await context.route("**/*", lease._route)
+        return lease
+
+    def begin(self) -> None:
+        """Forget the records of the previous fetch."""
+        self.captured = []
+        self.blocked = []
+        self.blocked_navigation = None
+        self.own_navigation = None
+        self.probing = False
+
+    def _on_crash(self) -> None:
+        self.crashed = True
+        self.poisoned = True
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _on_dialog(self, dialog: Dialog) -> None:
+        async def answer() -> None:
+            with contextlib.suppress(PlaywrightError):
+                if dialog.type == "beforeunload":
+                    await dialog.accept()
+                else:
+                    await dialog.dismiss()
+
+        self._spawn(answer())
+
+    def _on_popup(self, popup: Page) -> None:
+        if popup is self.page:
+            return
+
+        async def close() -> None:
+            url = popup.url
+            if url and url != "about:blank":
+                self.captured.append(("popup", url))
+            with contextlib.suppress(PlaywrightError):
+                await popup.close()
+
+        self._spawn(close())
+
+    def _frame_is_main(self, request: Request) -> bool | None:
+        """True: the request belongs to this page's main frame; False: a sub-frame of it;
+        None: another page (a popup, whose frame Playwright cannot even name yet)."""
+        try:
+            frame = request.frame
+        except PlaywrightError:
+            return None
+        try:
+            if frame.page is not self.page:
+                return None
+        except PlaywrightError:
+            return None
+        return frame.parent_frame is None
+
+    async def _route(self, route: Route, request: Request) -> None:
+        with contextlib.suppress(PlaywrightError):  # the page may have gone meanwhile
+            await self._decide(route, request)
+
+    async def _decide(self, route: Route, request: Request) -> None:
+        url = request.url
+        if request.resource_type in self.settings.browser.block_resources:
+            await route.abort("blockedbyclient")
+            return
+        navigation = request.is_navigation_request()
+        where = self._frame_is_main(request) if navigation else False
+        if self.probing:
+            if request.method != "GET":
+                self.blocked.append((request.method, url, "probe sends no " + request.method))
+                await route.abort("blockedbyclient")
+                return
+            if navigation and where is not False and url != self.own_navigation:
+                self.captured.append(("route" if where else "popup", url))
+                await route.fulfill(status=204, body="")
+                return
+            if url != self.own_navigation and (why := refused_phrase(url, self.refused)):
+                self.blocked.append((request.method, url, f"reads as {why!r}"))
+                await route.abort("blockedbyclient")
+                return
+        if not self.scope.allows(url):
+            self.blocked.append((request.method, url, "out of scope"))
+            if navigation and where:
+                self.blocked_navigation = url
+            await route.abort("blockedbyclient")
+            return
+        if navigation and where is None:
+            self.captured.append(("popup", url))
+            await route.fulfill(status=204, body="")
+            return
+        await route.continue_()
+
+    def on_request(self, _request: Request) -> None:
+        """Count a started request (attached while probing)."""
+        self.inflight += 1
+
+    def on_request_done(self, _request: Request) -> None:
+        """Count a finished or failed request (attached while probing)."""
+        self.inflight = max(0, self.inflight - 1)
+
+    async def close(self, timeout_s: float) -> None:
+        """Close the page and its context; never raises, never hangs longer than ``timeout_s``."""
+        for task in list(self._tasks):
+            task.cancel()
+        with contextlib.suppress(PlaywrightError, TimeoutError, asyncio.TimeoutError):
+            async with asyncio.timeout(timeout_s):
+                await self.page.close(run_before_unload=False)
+        with contextlib.suppress(PlaywrightError, TimeoutError, asyncio.TimeoutError):
+            async with asyncio.timeout(timeout_s):
+                await self.context.close()

@@ -1,0 +1,225 @@
+"""A pool of Chromium pages that survives long crawls.
+
+:class:`BrowserPool` owns one Playwright driver and one Chromium. Callers borrow a
+:class:`PageLease` with ``async with pool.page() as lease``; each lease is a page in its own
+browser context, reused from fetch to fetch (a new context per URL is ~5x slower, NOTES.md).
+The pool keeps the browser healthy:
+
+* a context is replaced after ``recycle_context_after`` pages (frees renderer memory);
+* a page that crashed or timed out is discarded, never reused;
+* the browser is restarted when it died, or when its process tree uses more than
+  ``memory_ceiling_mb`` of PSS (checked every ``memory_check_every`` pages);
+* every request goes through the lease's route handler (:mod:`deepcrawl.browser.lease`):
+  images, fonts and media are refused, hosts outside the scope are refused, downloads are
+  refused, popups are recorded and closed, dialogs never block.
+
+The browser's temporary files live in a private folder removed at exit (NOTES.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Self
+
+import psutil
+from playwright.async_api import Error as PlaywrightError
+
+from deepcrawl.browser.chromium import LaunchedBrowser, launch_chromium
+from deepcrawl.browser.lease import PageLease
+from deepcrawl.browser.scope import Scope
+from deepcrawl.errors import BrowserCrashedError
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Iterable
+    from types import TracebackType
+
+    from deepcrawl.settings import Settings
+
+__all__ = ["BrowserPool", "PoolStats"]
+
+_CLOSE_TIMEOUT_S = 5.0
+
+
+@dataclass(slots=True)
+class PoolStats:
+    """Counters of one pool's life (for logs, tests and benchmarks)."""
+
+    pages: int = 0
+    contexts: int = 0
+    launches: int = 0
+    crashes: int = 0
+    discarded: int = 0
+    memory_restarts: int = 0
+    last_memory_mb: float = 0.0
+
+
+class BrowserPool:
+    """Chromium pages for fetching, recycled and restarted as needed.
+
+    Args:
+        settings: deepcrawl settings (``browser`` and ``http.user_agent`` are used).
+        scope: hosts pages may load from. None: the scope grows with each URL the crawler
+            itself renders (:meth:`Scope.admit`); a set or a :class:`Scope`: fixed, and
+            ``settings.browser.allow_hosts`` is added either way.
+    """
+
+    def __init__(self, settings: Settings, scope: Scope | Iterable[str] | None = None) -> None:
+        self.settings = settings
+        if isinstance(scope, Scope):
+            self.scope = scope
+        else:
+            self.scope = Scope(tuple(scope or ()), implicit=scope is None)
+        for host in settings.browser.allow_hosts:
+            self.scope.add(host)
+        self.stats = PoolStats()
+        self._entered = False
+        self._launched: LaunchedBrowser | None = None
+        self._dead = False
+        self._restart_wanted = False
+        self._idle: list[PageLease] = []
+        self._busy = 0
+        self._lock = asyncio.Lock()
+        self._slots = asyncio.Semaphore(max(1, settings.browser.pages))
+        self._root_pid: int | None = None
+
+    async def __aenter__(self) -> Self:
+        if self._entered:
+            raise RuntimeError("BrowserPool cannot be entered twice")
+        self._entered = True
+        async with self._lock:
+            await self._launch()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        async with self._lock:
+            await self._shutdown()
+
+    @property
+    def version(self) -> str:
+        """The running Chromium's version ('' before the first launch)."""
+        return self._launched.browser.version if self._launched else ""
+
+    @asynccontextmanager
+    async def page(self) -> AsyncIterator[PageLease]:
+        """Borrow a page; it goes back to the pool (or is discarded) when the block ends.
+
+        Raises:
+            BrowserError: the browser cannot be (re)started.
+        """
+        async with self._slots:
+            lease = await self._acquire()
+            try:
+                yield lease
+            finally:
+                await self._release(lease)
+
+    async def _launch(self) -> None:
+        self._launched = await launch_chromium(self.settings)
+        self._dead = False
+        self._restart_wanted = False
+        self._root_pid = None
+        self.stats.launches += 1
+        self._launched.browser.on("disconnected", lambda _browser: self._mark_dead())
+
+    def _mark_dead(self) -> None:
+        if not self._dead:
+            self._dead = True
+            self.stats.crashes += 1
+
+    async def _shutdown(self) -> None:
+        idle, self._idle = self._idle, []
+        for lease in idle:
+            await lease.close(_CLOSE_TIMEOUT_S)
+        if self._launched is not None:
+            launched, self._launched = self._launched, None
+            await launched.aclose()
+
+    async def _acquire(self) -> PageLease:
+        async with self._lock:
+            if self._launched is None:
+                raise RuntimeError("BrowserPool used outside its 'async with' block")
+            if self._dead or (self._restart_wanted and self._busy == 0):
+                await self._shutdown()
+                await self._launch()
+            while self._idle:
+                lease = self._idle.pop()
+                if not lease.page.is_closed():
+                    self._busy += 1
+                    return lease
+            lease = await self._new_lease()
+            self._busy += 1
+            return lease
+
+    async def _new_lease(self) -> PageLease:
+        assert self._launched is not None
+        try:
+            lease = await PageLease.open(self._launched.browser, self.settings, self.scope)
+        except PlaywrightError as exc:
+            self._mark_dead()
+            raise BrowserCrashedError(f"cannot open a browser page: {exc}") from exc
+        self.stats.contexts += 1
+        return lease
+
+    async def _release(self, lease: PageLease) -> None:
+        self._busy -= 1
+        self.stats.pages += 1
+        lease.served += 1
+        if lease.crashed or lease.poisoned or self._dead or lease.page.is_closed():
+            self.stats.discarded += 1
+            if lease.crashed:
+                self.stats.crashes += 1
+            await lease.close(_CLOSE_TIMEOUT_S)
+        elif lease.served >= self.settings.browser.recycle_context_after:
+            await lease.close(_CLOSE_TIMEOUT_S)
+        else:
+            self._idle.append(lease)
+        every = self.settings.browser.memory_check_every
+        if every > 0 and self.stats.pages % every == 0:
+            used = await asyncio.to_thread(self.memory_mb)
+            self.stats.last_memory_mb = used
+            if used > self.settings.browser.memory_ceiling_mb:
+                self.stats.memory_restarts += 1
+                self._restart_wanted = True
+
+    def browser_processes(self) -> list[psutil.Process]:
+        """The running Chromium's process tree (browser, renderers, GPU, utility processes)."""
+        if self._launched is None:
+            return []
+        marker = str(self._launched.tmpdir)
+        root: psutil.Process | None = None
+        if self._root_pid is not None:
+            with contextlib.suppress(psutil.Error):
+                root = psutil.Process(self._root_pid)
+        if root is None:
+            for proc in psutil.Process().children(recursive=True):
+                with contextlib.suppress(psutil.Error):
+                    cmdline = proc.cmdline()
+                    if any(marker in a for a in cmdline) and not any(
+                        a.startswith("--type=") for a in cmdline
+                    ):
+                        root = proc
+                        self._root_pid = proc.pid
+                        break
+        if root is None:
+            return []
+        try:
+            return [root, *root.children(recursive=True)]
+        except psutil.Error:
+            return []
+
+    def memory_mb(self) -> float:
+        """PSS of the browser's process tree in MiB (RSS sums double-count shared pages)."""
+        total = 0
+        for proc in self.browser_processes():
+            with contextlib.suppress(psutil.Error):
+                info = proc.memory_full_info()
+                total += getattr(info, "pss", info.rss)
+        return total / (1024 * 1024)

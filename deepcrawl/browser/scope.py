@@ -1,0 +1,95 @@
+"""Which hosts a fetch may reach, and small URL helpers shared by both fetchers.
+
+A crawl stays inside its *scope*: the hosts of the site being crawled plus the hosts the user
+allows (a CDN). The browser enforces it on every request a page makes (a script, a frame, a
+navigation a probe triggers); the HTTP fetcher enforces it on the URL asked for. A scope entry
+``host:port`` matches that exact origin's host and port, ``host`` matches the host on any port,
+and ``.example.com`` matches ``example.com`` and all its subdomains.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urldefrag, urlsplit
+
+__all__ = ["Scope", "host_of", "strip_fragment"]
+
+_LOCAL_SCHEMES = frozenset({"data", "blob", "about", "chrome-error"})
+
+
+def strip_fragment(url: str) -> str:
+    """``url`` without its ``#fragment``."""
+    return urldefrag(url)[0]
+
+
+def host_of(url: str) -> str:
+    """``host:port`` of an http(s) URL (port only when explicit), lower-cased; '' otherwise."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return ""
+    if parts.scheme not in {"http", "https"} or not parts.hostname:
+        return ""
+    return f"{parts.hostname}:{port}" if port else parts.hostname
+
+
+class Scope:
+    """A growable set of allowed hosts.
+
+    Args:
+        hosts: initial entries (``host``, ``host:port`` or ``.domain``).
+        implicit: when True, :meth:`admit` adds the host of every URL the crawler itself asks
+            for (the scope of a one-page render is that page's host); when False such a URL
+            outside the scope is refused.
+    """
+
+    def __init__(
+        self, hosts: set[str] | frozenset[str] | tuple[str, ...] = (), *, implicit: bool
+    ) -> None:
+        self._exact: set[str] = set()
+        self._any_port: set[str] = set()
+        self._suffixes: set[str] = set()
+        self.implicit = implicit
+        for host in hosts:
+            self.add(host)
+
+    def add(self, entry: str) -> None:
+        """Allow one more host entry (see the module docstring for the forms)."""
+        entry = entry.strip().lower()
+        if not entry:
+            return
+        if "://" in entry:
+            entry = host_of(entry)
+        if entry.startswith("."):
+            self._suffixes.add(entry)
+        elif ":" in entry:
+            self._exact.add(entry)
+        else:
+            self._any_port.add(entry)
+
+    def __bool__(self) -> bool:
+        return bool(self._exact or self._any_port or self._suffixes)
+
+    def allows(self, url: str) -> bool:
+        """True when a page may load ``url`` (local schemes such as ``data:`` always may)."""
+        scheme = url.split(":", 1)[0].lower()
+        if scheme in _LOCAL_SCHEMES:
+            return True
+        host = host_of(url)
+        if not host:
+            return False
+        if host in self._exact:
+            return True
+        name = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+        if name in self._any_port:
+            return True
+        return any(name == s[1:] or name.endswith(s) for s in self._suffixes)
+
+    def admit(self, url: str) -> bool:
+        """Decide on a URL the crawler itself asked for; extends the scope when implicit."""
+        if self.allows(url):
+            return True
+        if self.implicit and host_of(url):
+            self.add(host_of(url))
+            return True
+        return False
