@@ -16,7 +16,8 @@ with ``raise ... from exc`` so the original stays attached for debugging::
     │   ├── HTTPStatusError         an error status the caller did not accept (keeps the status)
     │   ├── NotHTMLError            the answer is not an HTML page (keeps the content type)
     │   ├── BodyTooLargeError       the body exceeds the size limit
-    │   └── BlockedError            refused before sending: out of scope or disallowed by robots.txt
+    │   ├── BlockedError            refused before sending: out of scope or disallowed by robots.txt
+    │   └── RendererCrashedError    the browser's renderer died while loading this URL
     ├── BrowserError                the browser cannot be found, launched or kept alive
     │   ├── BrowserNotFoundError    no Chromium on this machine
     │   └── BrowserCrashedError     the browser or a renderer died
@@ -46,6 +47,7 @@ __all__ = [
     "InvalidURLError",
     "NetworkError",
     "NotHTMLError",
+    "RendererCrashedError",
     "SchemaVersionError",
     "StorageError",
     "UnsafeFormError",
@@ -133,6 +135,10 @@ class BodyTooLargeError(FetchError):
 
 class BlockedError(FetchError):
     """The request was refused before sending: out of scope, or disallowed by robots.txt."""
+
+
+class RendererCrashedError(FetchError):
+    """The browser's renderer died while loading or probing this URL (the pool goes on)."""
 
 
 class BrowserError(DeepcrawlError):

@@ -1,8 +1,8 @@
 """Every default of deepcrawl, in one place.
 
 Settings are grouped in sections, one per component (``browser``, ``http``, ``politeness``,
-``forms``, ``keywords``, ``prototypes``, ``storage``, ``bench``). Each value is resolved, highest
-priority first, from:
+``forms``, ``keywords``, ``prototypes``, ``links``, ``crawl``, ``storage``, ``bench``). Each
+value is resolved, highest priority first, from:
 
 1. keyword arguments given in code (the CLI passes its flags this way);
 2. ``DEEPCRAWL_*`` environment variables, sections joined with a double underscore
@@ -34,9 +34,11 @@ from deepcrawl.errors import ConfigError
 __all__ = [
     "BenchSettings",
     "BrowserSettings",
+    "CrawlSettings",
     "FormSettings",
     "HttpSettings",
     "KeywordSettings",
+    "LinkLearningSettings",
     "PolitenessSettings",
     "PrototypeSettings",
     "Settings",
@@ -90,8 +92,26 @@ class BrowserSettings(_Section):
     """Depth bound of the depth-first exploration of DOM states in JS link probing."""
     probe_max_elements: int = 60
     """At most this many clickable elements are probed per page."""
-    recheck_share: float = 0.02
-    """Share of plain-HTTP pages re-checked in the browser in auto mode."""
+    recheck_share: float = 0.01
+    """Auto mode re-checks a prototype served over plain HTTP in the browser (in the
+    background) after ``1 / recheck_share`` of its pages, then after twice as many each time."""
+    samples: int = 2
+    """Pages of one URL prototype fetched both ways before auto mode trusts plain HTTP for it."""
+    memory_check_every: int = 25
+    """Measure the browser's memory after this many pages (0: never)."""
+    probe_timeout_s: float = 30.0
+    """Time allowed for probing one page; probing stops (keeping what it found) after it."""
+    probe_settle_s: float = 0.5
+    """Longest wait, after a probe action, for the requests it started to finish."""
+    probe_max_restores: int = 15
+    """Reloads allowed per page to get back to a DOM state during probing."""
+    probe_refused_words: tuple[str, ...] = (
+        "sign out", "signout", "log off", "logoff", "deactivate", "destroy", "erase", "purge",
+        "close account", "cancel subscription", "trash", "unfollow", "vote", "add to",
+        "wishlist",
+    )  # fmt: skip
+    """Words that keep probing away from an element or a request, on top of
+    ``forms.refused_words`` (clicking is riskier than submitting a vetted form)."""
 
 
 class HttpSettings(_Section):
@@ -130,7 +150,8 @@ class FormSettings(_Section):
     """The form critic (ACHE section 3.4) and the safety policy."""
 
     searchable_threshold: float = 0.5
-    """Probability above which the structural classifier calls a form searchable."""
+    """Score (the searchable classifier's probability) at or above which the critic calls a form
+    searchable."""
     domain_threshold: float = 0.5
     """Probability above which the domain classifier calls a searchable form in domain."""
     refused_words: tuple[str, ...] = (
@@ -142,7 +163,17 @@ class FormSettings(_Section):
     """Words that mark a form or a clickable element as account-changing or destructive: such
     forms are never submitted, such elements never clicked. Extend with care."""
     model_cache_dir: Path | None = None
-    """Where fitted critic models are cached. None: the user cache directory."""
+    """Where fitted critic models are cached (one file per deepcrawl, scikit-learn and corpus
+    version). None: ``~/.cache/deepcrawl``."""
+    settle_s: float = 0.3
+    """After a submission, a click or a result-page load, the page counts as complete once no
+    request has been in flight and the DOM has not changed for this long (JS-rendered results)."""
+    nonsense_keyword: str = "xqzvkjwq"
+    """A word no site holds: submitted once per form (first page only) to learn its "no results"
+    page and the links every page of the site shows (site chrome, not results). Empty: never."""
+    url_templates: bool = True
+    """Issue later queries of a GET form by URL template over plain HTTP, once a check shows the
+    browser and plain HTTP give the same result links (much faster)."""
 
 
 class KeywordSettings(_Section):
@@ -150,8 +181,10 @@ class KeywordSettings(_Section):
 
     max_queries: int = 500
     """Query budget of one crawl."""
-    saturation_window: int = 10
-    """Saturation is judged over this many most recent queries."""
+    saturation_window: int = 20
+    """Saturation is judged over this many most recent queries (10 stopped at 97% of the
+    fixture sites' records when only result titles were known; 20 reached >= 98%:
+    benchmarks/keywords_sim.py)."""
     saturation_min_new: int = 1
     """Fewer new records than this over the window means the source is exhausted."""
     max_result_pages: int = 50
@@ -204,18 +237,131 @@ class PrototypeSettings(_Section):
     min_support: int = 3
     """A literal needs at least this many URLs behind it."""
     numeric_literals: bool = False
-    """Let all-digit path tokens stay literal (off: ids, years and page numbers are variable)."""
+    """Let frequent path values holding digits stay literal (off: ids, years, page numbers and
+    ``section-2`` are variable unless they belong to a closed vocabulary)."""
     max_query_literals: int = 4
     """A query key whose values may split prototypes (``condition=new`` / ``condition=used``, as
     in the paper's Table 1) has at most this many distinct values; a key with more is variable."""
-    query_split_max_values: int = 2
-    """A key splits prototypes only on at most this many frequent literal values; with more
-    (``sort=price|title|date``) it is a variable, optional parameter of one prototype."""
+    query_split_max_values: int = 1
+    """An optional query key with at most this many frequent literal values splits a prototype:
+    one value is a mode switch (``view=print`` makes print pages, not item pages), several are
+    a presentation choice (``view=grid|list``). 0: optional keys never split."""
+    split_required_query_keys: bool = False
+    """Let a key present in every URL split on its frequent values (at most
+    ``max_query_literals`` of them). The paper's Table 1 splits ``condition=new`` /
+    ``condition=used`` so; off by default, as on the fixture sites such keys are variants of one
+    kind (``/export?format=json|csv``)."""
+    variant_params: tuple[str, ...] = (
+        "utm_*", "sid", "sessionid", "session_id", "jsessionid", "phpsessid", "sessid", "fbclid",
+        "gclid", "ref", "ref_", "referrer", "source", "page", "p", "pg", "offset", "start",
+        "limit", "per_page", "sort", "order", "orderby", "dir",
+    )  # fmt: skip
+    """Query keys (globs, any case) that never split a prototype and never stay literal:
+    tracking, session, paging and sorting parameters give variants of one kind of page."""
+    closed_vocabulary_share: float = 0.1
+    """When the distinct values at a path position number at most this share of the URLs there
+    (a small closed vocabulary: site sections), every value stays literal, however rare."""
+    nested_folders: bool = True
+    """``/admin/``, ``/admin/a-1/`` and ``/admin/a-1/a-2/`` fall in one prototype when the deeper
+    URLs are chains of one repeated variable segment (at least two deep somewhere)."""
+    fold_trailing_slash: bool = True
+    """``/book/17/`` and ``/book/17`` fall in one prototype (a trailing slash is optional)."""
     merge_min_siblings: int = 5
     """Refinement: at least this many literal siblings (below the first path segment) whose
     subtrees have the same shape are merged back into one wildcard (categories, languages)."""
     max_examples: int = 5
     """Sample URLs kept per prototype."""
+
+
+class LinkLearningSettings(_Section):
+    """The link-learning strategies: ACHE's adaptive link learner (Barbosa & Freire, sections
+    2-3), the apprentice (Chakrabarti et al.) and xCrawl (Shchekotykhin et al., sections 3-4).
+    Paper values are the defaults where the paper gives one; the others say so."""
+
+    levels: int = 3
+    """Levels of ACHE's multi-level link classifier (distance to a target; section 4.1: three).
+    Links on no path of that length form one more, lowest-priority level."""
+    learning_threshold: int = 100
+    """ACHE learns again after this many new targets (section 3.2: 100 new relevant forms)."""
+    features_per_space: int = 10
+    """Terms kept per feature space (URL, anchor, around) and level by ACHE's automatic feature
+    selection, highest document frequency first (the paper says only "a small number")."""
+    url_top_k: int = 10
+    """k of ACHE's URL sub-term merging: the k most frequent stemmed URL terms absorb the
+    frequency of the terms that contain them (Algorithm 2, lines 8-13; no value given)."""
+    around_terms: int = 10
+    """Terms taken before and after the anchor for ACHE's "around" space (no value given)."""
+    link_model: Literal["nb", "svm"] = "nb"
+    """ACHE's link classifier: naive Bayes as the paper, or a linear SVM."""
+    frontier_batch: int = 50
+    """ACHE's crawling frontier is refilled from the persistent frontier with this many best
+    links when it runs empty (section 2.2 refills in batches; no size given)."""
+    max_targets: int = 0
+    """Per-site stopping criterion (ACHE section 2): stop after this many distinct targets
+    (0: only the request budget stops the crawl)."""
+    d_max: int = 5
+    """The apprentice's DOM window: <token, offset> features with |d| <= d_max (section 3.4)."""
+    apprentice_batch: int = 200
+    """Pages per batch after which the apprentice trains on the verdicts of the batch (section
+    2.3: "a few hundred to a few thousand")."""
+    restart_probability: float = 0.15
+    """xCrawl's random restart probability of the focused walk (section 5: 0.15 was best)."""
+    max_iterations: int = 50
+    """xCrawl stops when no new hub appeared within this many restarts (section 5: ~50)."""
+    damping: float = 0.85
+    """Damping c of xCrawl's topic-sensitive PageRank (1 - c is the jump back to authorities)."""
+    weight_iterations: int = 50
+    """Iterations bound of the HITS and PageRank computations."""
+    weight_tolerance: float = 1e-6
+    """HITS and PageRank stop when no weight moves more than this."""
+    hub_min_authorities: int = 1
+    """A page is an xCrawl hub when it links to at least this many known authorities and has a
+    hub weight (the paper says "many" and names no number; 1 finds the later pages of a paged
+    list, which link to few known records, and did best on the fixture sites)."""
+    record_pattern: str | None = None
+    """Regular expression on a URL's path and query (full match) that makes a page a target
+    record; None: the target is a page with a form the critic accepts as searchable."""
+    seed: int = 0
+    """Seed of the random choices (xCrawl's walk and restarts)."""
+
+
+class CrawlSettings(_Section):
+    """The crawl itself (``deepcrawl crawl``): setup phase, normal phase, delivery."""
+
+    setup_queries: int = 8
+    """Queries of the setup phase: their result links are prototyped for labelling (the
+    stop-word probes count). The normal phase goes on from there to saturation."""
+    like: tuple[str, ...] = ()
+    """Example URLs of wanted pages (``--like``); a path (``/book/1``) is resolved against the
+    start URL. Empty and no labels: ask the user (or, with ``auto_label``, guess)."""
+    auto_label: bool = False
+    """Without labels, mark as relevant the prototype holding most result links (what
+    ``deepcrawl bench --strategy deepcrawl`` does, as it cannot ask anyone)."""
+    max_pages: int | None = None
+    """Pages delivered at most (``--max-pages``); None: no limit."""
+    scope_prefix: str | None = None
+    """Only URLs starting with this prefix are fetched (``--scope-prefix``); None: the start
+    URL's host."""
+    drop_params: tuple[str, ...] = (
+        "utm_*", "sid", "sessionid", "session_id", "jsessionid", "phpsessid", "sessid", "fbclid",
+        "gclid", "ref", "ref_", "referrer", "sort", "order", "orderby", "dir",
+    )  # fmt: skip
+    """Query keys (globs) dropped from a wanted URL before it is fetched: tracking, session and
+    sorting parameters make near-duplicates of one page, which is fetched once."""
+    stop_coverage: float = 1.0
+    """Stop querying once the capture–recapture estimate says this share of the wanted records
+    is reached and the last ``stop_patience`` queries brought none new, sooner than the keyword
+    manager's saturation window (1.0 or more: never). Off by default: at 0.99 with a patience of
+    5 it saved 10% of the requests on the books site but stopped at 97% recall (500 records) and
+    82% (60 records) — the estimate underrates the rare-word records of the tail."""
+    stop_patience: int = 5
+    """Queries in a row without a new wanted record before ``stop_coverage`` may stop the crawl."""
+    lease_s: float = 900.0
+    """How long a fetch worker holds a frontier URL before another may take it (a resumed crawl
+    releases every lease at once, so a long lease costs nothing after a crash; a short one lets
+    a second worker fetch a URL the first is still waiting on)."""
+    deliver_bodies: bool = True
+    """Put page bodies into delivered records (off: ``body`` is None, ``body_path`` tells)."""
 
 
 class StorageSettings(_Section):
@@ -238,6 +384,11 @@ class BenchSettings(_Section):
     """Request budget of one strategy run."""
     seed: int = 0
     """Seed of the fixture site's data."""
+    requests_per_second: float = 0.0
+    """Per-host rate used against the local fixture sites (0: unlimited — they are ours, and
+    the bench measures the strategies, not the rate limit)."""
+    concurrency_per_host: int = 8
+    """Requests in flight to a fixture site."""
 
 
 class Settings(BaseSettings):
@@ -256,6 +407,8 @@ class Settings(BaseSettings):
     forms: FormSettings = FormSettings()
     keywords: KeywordSettings = KeywordSettings()
     prototypes: PrototypeSettings = PrototypeSettings()
+    links: LinkLearningSettings = LinkLearningSettings()
+    crawl: CrawlSettings = CrawlSettings()
     storage: StorageSettings = StorageSettings()
     bench: BenchSettings = BenchSettings()
 

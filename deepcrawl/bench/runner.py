@@ -182,4 +182,3 @@ async def run_bench(
                     )
                 )
     return runs
-

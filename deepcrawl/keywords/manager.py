@@ -282,6 +282,9 @@ class KeywordManager:
         if (
             len(self._recent) == self._recent.maxlen
             and self._recent[0]
+            # a full result page at least: the title words of one rare record, queried in turn
+            # by the greedy policy, all return that one record (a small, real result set)
+            and len(self._recent[0]) >= max(2, self._page_size or 0)
             and all(ids == self._recent[0] for ids in self._recent)
         ):
             return StopReason.IDENTICAL

@@ -303,6 +303,17 @@ class Repository:
             )
             return [t.LinkBase.model_validate(r) for r in rows.all()]
 
+    def link_urls(self, site_id: int) -> list[str]:
+        """Distinct target URLs of the links found on the site's pages (the prototyper's input)."""
+        with self._guard("list link URLs"), self._session() as s:
+            rows = s.exec(
+                select(t.Link.target_url)
+                .join(t.Page, col(t.Link.source_page_id) == col(t.Page.id))
+                .where(t.Page.site_id == site_id)
+                .distinct()
+            )
+            return list(rows.all())
+
     def _write_body(self, digest: str, raw: bytes) -> str:
         path = self.settings.bodies_dir / digest[:2] / f"{digest}.body"
         try:
@@ -358,6 +369,20 @@ class Repository:
             s.add(row)
             s.commit()
             return t.LabelRead.model_validate(row)
+
+    def delete_labels(self, site_id: int, prototype_keys: Iterable[str]) -> int:
+        """Delete the labels of these prototypes (merged or split away); returns how many."""
+        keys = list(prototype_keys)
+        with self._guard("delete labels"), self._session() as s:
+            rows = s.exec(
+                select(t.Label).where(
+                    t.Label.site_id == site_id, col(t.Label.prototype_key).in_(keys)
+                )
+            ).all()
+            for row in rows:
+                s.delete(row)
+            s.commit()
+            return len(rows)
 
     def labels(self, site_id: int) -> list[t.LabelRead]:
         """The site's labels, in the order they were given."""

@@ -15,6 +15,7 @@ from sqlalchemy import JSON, Column, Index, LargeBinary, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 __all__ = [
+    "Delivery",
     "Form",
     "FormBase",
     "FormRead",
@@ -33,6 +34,7 @@ __all__ = [
     "PrototypeRead",
     "Query",
     "QueryBase",
+    "QueryLink",
     "QueryRead",
     "Site",
     "SiteBase",
@@ -295,3 +297,33 @@ class FrontierEntry(SQLModel, table=True):
         UniqueConstraint("site_id", "url", name="uq_frontier_site_url"),
         Index("ix_frontier_ready", "site_id", "state", "priority", "id"),
     )
+
+
+# --- crawl state -------------------------------------------------------------------------------
+
+
+class QueryLink(SQLModel, table=True):
+    """A link one query's result pages showed: what a resumed crawl replays into the keyword
+    manager, and where the normal phase finds the links to classify."""
+
+    __tablename__ = "query_link"
+
+    id: int | None = Field(default=None, primary_key=True)
+    query_id: int = Field(foreign_key="query.id", index=True)
+    url: str = Field(max_length=4096)
+    text: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    role: str = Field(default="result", max_length=8)
+    """``result``, ``pager`` or ``chrome`` (see ``deepcrawl.forms.results``)."""
+
+
+class Delivery(SQLModel, table=True):
+    """A page handed to the extractor: each page is delivered once, across resumed runs."""
+
+    __tablename__ = "delivery"
+
+    id: int | None = Field(default=None, primary_key=True)
+    site_id: int = Field(foreign_key="site.id", index=True)
+    page_id: int = Field(foreign_key="page.id")
+    delivered_at: datetime = Field(default_factory=_now)
+
+    __table_args__ = (UniqueConstraint("page_id", name="uq_delivery_page"),)

@@ -29,7 +29,9 @@ def classifier() -> URLClassifier:
     prototyper = Prototyper().fit(urls)
     book = prototyper.predict([f"{BASE}/book/5"])[0]
     printed = prototyper.predict([f"{BASE}/book/5/print"])[0]
-    assert book and printed and book != printed
+    assert book
+    assert printed
+    assert book != printed
     labels = {book: ("book", True), printed: ("print view", False)}
     return URLClassifier(prototyper.prototypes_, labels).fit(urls)
 

@@ -1,0 +1,191 @@
+"""``deepcrawl crawl``: crawl a site behind its search form and deliver the wanted pages."""
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.live import Live
+from rich.text import Text
+
+from deepcrawl.cli._app import app, err_console
+from deepcrawl.crawl.context import CrawlStats
+from deepcrawl.errors import ConfigError
+from deepcrawl.settings import Settings, load_settings
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from deepcrawl.crawl.deliver import Sink
+    from deepcrawl.crawl.engine import Crawl, CrawlReport
+    from deepcrawl.prototypes import LabelSession
+
+
+def _line(stats: CrawlStats) -> Text:
+    estimate = f"{stats.records_estimated:.0f}" if stats.records_estimated else "?"
+    return Text.assemble(
+        (f"{stats.phase:<8} ", "bold cyan"),
+        f"queries {stats.queries}  ",
+        f"records {stats.records_reached}/{estimate}  ",
+        (f"delivered {stats.pages_delivered}  ", "green"),
+        f"requests {stats.requests}  ",
+        (f"errors {stats.errors}  ", "red" if stats.errors else ""),
+        f"{stats.rate:.1f} pages/s",
+    )
+
+
+def _sink(out: str | None) -> "Sink":
+    from deepcrawl.crawl.deliver import JsonlSink, NullSink
+
+    if out is None:
+        return NullSink()
+    if out == "-":
+        return JsonlSink(sys.stdout)
+    folder = Path(out)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"--out {out}: {exc}") from exc
+    return JsonlSink(folder / "pages.jsonl")
+
+
+def _labeller(live: Live) -> "Callable[[LabelSession], None] | None":
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return None
+    from deepcrawl.cli.prototypes import _interactive
+
+    def ask(session: "LabelSession") -> None:
+        live.stop()
+        err_console.print("[bold]Label the kinds of URL the search results link to[/]")
+        _interactive(session)
+        live.start()
+
+    return ask
+
+
+async def _run(
+    start_url: str,
+    settings: Settings,
+    *,
+    like: list[str],
+    labels: Path | None,
+    resume: bool,
+    out: str | None,
+    warc: Path | None,
+) -> "CrawlReport":
+    from deepcrawl.crawl.engine import Crawl
+
+    sink = _sink(out)
+    with Live(_line(CrawlStats()), console=err_console, refresh_per_second=4) as live:
+        try:
+            async with Crawl(
+                start_url,
+                settings=settings,
+                like=like,
+                labels_file=labels,
+                resume=resume,
+                labeller=None if like or labels else _labeller(live),
+                progress=lambda stats: live.update(_line(stats)),
+            ) as crawl:
+                report = await crawl.run(sink)
+                if warc is not None and report.status != "needs_labels":
+                    _write_warc(crawl, warc)
+        finally:
+            sink.close()
+    if out not in (None, "-"):
+        stats = {"start_url": start_url, "status": report.status, **report.stats.to_dict()}
+        (Path(out) / "stats.json").write_text(json.dumps(stats, indent=2) + "\n")
+    return report
+
+
+def _write_warc(crawl: "Crawl", path: Path) -> None:
+    from deepcrawl.export import page_records, write_warc
+
+    ctx = crawl.ctx
+    assert ctx is not None
+    try:
+        with path.open("wb") as fh:
+            write_warc(page_records(ctx.repo, ctx.repo.pages(ctx.site.id, kind="record")), fh)
+    except OSError as exc:
+        raise ConfigError(f"--warc {path}: {exc}") from exc
+
+
+@app.command()
+def crawl(
+    start_url: Annotated[str, typer.Argument(help="Page with the site's search form.")],
+    like: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Example URL of the pages wanted (repeatable); a path is resolved "
+            "against START_URL."
+        ),
+    ] = None,
+    labels: Annotated[
+        Path | None, typer.Option(help="YAML labels file (see 'deepcrawl label --labels').")
+    ] = None,
+    keywords: Annotated[
+        Path | None, typer.Option(help="Your own keywords, one a line, queried first.")
+    ] = None,
+    max_queries: Annotated[int | None, typer.Option(min=1, help="Query budget.")] = None,
+    max_pages: Annotated[
+        int | None, typer.Option(min=1, help="Stop after delivering N pages.")
+    ] = None,
+    db: Annotated[
+        str | None, typer.Option(help="Database URL (default: settings storage.url).")
+    ] = None,
+    out: Annotated[
+        str | None,
+        typer.Option(
+            help="Folder for pages.jsonl and stats.json, or '-' for JSON lines on stdout."
+        ),
+    ] = None,
+    warc: Annotated[Path | None, typer.Option(help="Also write the pages as a WARC file.")] = None,
+    scope_prefix: Annotated[
+        str | None, typer.Option(help="Fetch only URLs starting with this prefix.")
+    ] = None,
+    resume: Annotated[
+        bool, typer.Option(help="Continue the stored crawl of START_URL (fail if there is none).")
+    ] = False,
+) -> None:
+    """Crawl START_URL's site behind its search form; deliver only the pages you want.
+
+    Finds the search form, queries it, prototypes the result links, takes your labels (--like,
+    --labels, or prompts on a terminal), then queries to saturation and fetches only wanted
+    pages. Everything is stored: run the same command again (or with --resume) after a crash.
+    Progress goes to stderr.
+    """
+    settings = load_settings(
+        storage={"url": db},
+        keywords={"keywords_file": keywords, "max_queries": max_queries},
+        crawl={"max_pages": max_pages, "scope_prefix": scope_prefix},
+    )
+    try:
+        report = asyncio.run(
+            _run(start_url, settings, like=like or [], labels=labels, resume=resume, out=out,
+                 warc=warc)
+        )  # fmt: skip
+    except KeyboardInterrupt:
+        err_console.print(
+            "interrupted: everything so far is stored; run the same command again "
+            "(or add --resume) to continue",
+            highlight=False,
+        )
+        raise typer.Exit(130) from None
+    stats = report.stats
+    if report.status == "needs_labels":
+        err_console.print(
+            f"Setup done: {stats.queries} queries, prototypes stored. Label them, then resume:\n"
+            f"  deepcrawl label {report.site_id} --db {settings.storage.url}   "
+            f"(or --like URL / --labels FILE)\n"
+            f"  deepcrawl crawl {start_url} --db {settings.storage.url} --resume",
+            highlight=False,
+        )
+        return
+    err_console.print(
+        f"{report.status}: {stats.pages_delivered} pages delivered, {stats.queries} queries, "
+        f"{stats.requests} requests, {stats.errors} failed URLs"
+        + (f" ({stats.stop_reason})" if stats.stop_reason else ""),
+        highlight=False,
+    )

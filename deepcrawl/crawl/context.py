@@ -1,0 +1,122 @@
+"""What the phases of one crawl share: settings, storage, politeness, scope, figures.
+
+:class:`CrawlContext` is made by :class:`~deepcrawl.crawl.engine.Crawl` and handed to the setup
+phase (:mod:`deepcrawl.crawl.setup`) and the normal phase (:mod:`deepcrawl.crawl.normal`);
+:class:`CrawlStats` holds the figures the progress display and ``stats.json`` show.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from deepcrawl.browser.scope import host_of
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from deepcrawl.crawl.politeness import HostLimiter
+    from deepcrawl.crawl.robots import RobotsPolicy
+    from deepcrawl.crawl.state import CrawlState
+    from deepcrawl.settings import Settings
+    from deepcrawl.storage import Repository, SiteRead
+
+__all__ = ["CrawlContext", "CrawlStats"]
+
+
+@dataclass
+class CrawlStats:
+    """The running figures of a crawl (what the progress display and ``stats.json`` show)."""
+
+    phase: str = "starting"
+    queries: int = 0
+    """Queries submitted (stored ones of earlier runs included)."""
+    records_reached: int = 0
+    """Distinct wanted records the result pages showed."""
+    records_estimated: float | None = None
+    """Capture–recapture estimate of the wanted records the form can surface."""
+    pages_fetched: int = 0
+    """Wanted pages fetched in this run."""
+    pages_delivered: int = 0
+    """Pages handed to the extractor (earlier runs included)."""
+    requests: int = 0
+    """Requests sent in this run: result pages, fetches, retries, robots.txt."""
+    errors: int = 0
+    """URLs failed for good (earlier runs included)."""
+    retries: int = 0
+    """Fetches retried after a transient failure in this run."""
+    accepted: dict[str, int] = field(default_factory=dict)
+    """Links the URL classifier accepted, per label."""
+    rejected: dict[str, int] = field(default_factory=dict)
+    """Links it rejected, per label (``-`` for unlabelled kinds)."""
+    unsure: int = 0
+    """Links the learned model was unsure of (not fetched)."""
+    stop_reason: str | None = None
+    started: float = field(default_factory=time.monotonic)
+
+    @property
+    def elapsed_s(self) -> float:
+        """Seconds since the crawl started."""
+        return time.monotonic() - self.started
+
+    @property
+    def rate(self) -> float:
+        """Pages fetched per second in this run."""
+        elapsed = self.elapsed_s
+        return self.pages_fetched / elapsed if elapsed > 0 else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready figures."""
+        data = asdict(self)
+        data.pop("started")
+        data["elapsed_s"] = round(self.elapsed_s, 3)
+        data["pages_per_s"] = round(self.rate, 2)
+        if self.records_estimated is not None:
+            data["records_estimated"] = round(self.records_estimated, 1)
+        return data
+
+
+@dataclass
+class CrawlContext:
+    """One crawl's shared objects.
+
+    Attributes:
+        start_url: the URL the user gave.
+        settings: deepcrawl settings.
+        repo: the crawl's repository.
+        site: the site's row.
+        state: the crawl-state reads and writes.
+        limiter: per-host rate and concurrency.
+        robots: robots.txt rules (loaded by the engine).
+        stats: the running figures.
+        notify: called whenever the figures change (progress display).
+    """
+
+    start_url: str
+    settings: Settings
+    repo: Repository
+    site: SiteRead
+    state: CrawlState
+    limiter: HostLimiter
+    robots: RobotsPolicy
+    stats: CrawlStats
+    notify: Callable[[CrawlStats], None] | None = None
+
+    @property
+    def host(self) -> str:
+        """``host[:port]`` of the start URL: the default scope."""
+        return host_of(self.start_url)
+
+    def in_scope(self, url: str) -> bool:
+        """Whether ``url`` may be fetched: the scope prefix if one is set, else the host."""
+        prefix = self.settings.crawl.scope_prefix
+        if prefix:
+            return url.startswith(prefix)
+        return urlsplit(url).scheme in {"http", "https"} and host_of(url) == self.host
+
+    def changed(self) -> None:
+        """Tell the progress display that the figures moved."""
+        if self.notify is not None:
+            self.notify(self.stats)

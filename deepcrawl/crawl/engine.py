@@ -1,0 +1,347 @@
+"""The crawl engine: one site behind its search form, from start URL to delivered pages.
+
+:class:`Crawl` drives the parts in this order (DESIGN.md, "The flow"):
+
+1. **storage** — open the database and the site's row; everything below is stored as it
+   happens, so the same command run again (or ``--resume``) continues where a crash stopped;
+2. **politeness** — load robots.txt (rules and Crawl-delay) into the per-host limiter;
+3. **form** — find the search form with the critic (:func:`~deepcrawl.crawl.setup.locate_form`),
+   in a Chromium pool scoped to the site; login, registration, cart and delete forms are refused
+   by the critic and the safety policy and never submitted;
+4. **setup phase** — the first queries of the keyword manager, their result links stored
+   (:func:`~deepcrawl.crawl.setup.run_setup`);
+5. **prototypes and labels** — prototype the links, take ``--like`` / ``--labels`` / the
+   interactive labelling (:func:`~deepcrawl.crawl.setup.apply_labels`); without labels the crawl
+   stops here and says how to give them;
+6. **normal phase** — query to saturation, classify every result link from its URL, fetch only
+   the wanted pages, store them (:class:`~deepcrawl.crawl.normal.NormalPhase`);
+7. **delivery** — each stored page goes once to the extractor's sink
+   (:mod:`deepcrawl.crawl.deliver`): JSON lines, a callback, or ``async for``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal, Self
+
+from deepcrawl.browser.scope import Scope, host_of
+from deepcrawl.crawl.context import CrawlContext, CrawlStats
+from deepcrawl.crawl.deliver import QueueSink
+from deepcrawl.crawl.politeness import HostLimiter
+from deepcrawl.crawl.robots import RobotsPolicy
+from deepcrawl.crawl.state import CrawlState
+from deepcrawl.errors import ConfigError, InvalidURLError
+from deepcrawl.settings import Settings, load_settings
+from deepcrawl.storage import Repository
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+    from pathlib import Path
+    from types import TracebackType
+
+    from deepcrawl.browser.base import FetchedPage, Fetcher
+    from deepcrawl.crawl.deliver import Record, Sink
+    from deepcrawl.prototypes import LabelSession
+
+__all__ = ["Crawl", "CrawlReport", "crawl_each", "crawl_pages"]
+
+
+@dataclass(frozen=True, slots=True)
+class CrawlReport:
+    """How a crawl ended.
+
+    Attributes:
+        status: ``done`` (the form is exhausted and every wanted page fetched or failed),
+            ``max_pages`` (the page budget was reached), ``needs_labels`` (the setup phase is
+            done but no prototype is labelled relevant: label, then run again).
+        site_id: the site's id in the database (``deepcrawl label`` / ``export`` take it).
+        stats: the figures of the run.
+    """
+
+    status: Literal["done", "max_pages", "needs_labels"]
+    site_id: int
+    stats: CrawlStats
+
+
+class Crawl:
+    """One crawl of one site; an async context manager that refuses to be entered twice.
+
+    Args:
+        start_url: the page holding (or leading to) the search form.
+        settings: deepcrawl settings (default: :func:`~deepcrawl.settings.load_settings`).
+        like: example URLs of the pages wanted (relative ones resolved against ``start_url``).
+        labels_file: a YAML labels file (see :func:`deepcrawl.prototypes.read_labels_file`).
+        resume: require stored state to continue from (a fresh crawl raises ``ConfigError``).
+        fetcher: the fetcher for wanted pages (default: ``make_fetcher`` in the site's scope).
+        labeller: asks the user for labels when none are given (the CLI's interactive session).
+        progress: called with the figures whenever they change.
+        on_fetch: called with every wanted page fetched.
+
+    Raises:
+        InvalidURLError: ``start_url`` is not an http(s) URL.
+    """
+
+    def __init__(
+        self,
+        start_url: str,
+        *,
+        settings: Settings | None = None,
+        like: Sequence[str] = (),
+        labels_file: Path | None = None,
+        resume: bool = False,
+        fetcher: Fetcher | None = None,
+        labeller: Callable[[LabelSession], None] | None = None,
+        progress: Callable[[CrawlStats], None] | None = None,
+        on_fetch: Sequence[Callable[[FetchedPage], None]] = (),
+    ) -> None:
+        if not host_of(start_url):
+            raise InvalidURLError(start_url, "the start URL must be an http(s) URL with a host")
+        self.start_url = start_url
+        self.settings = settings or load_settings()
+        self.like = [*self.settings.crawl.like, *like]
+        self.labels_file = labels_file
+        self.resume = resume
+        self.labeller = labeller
+        self.progress = progress
+        self.on_fetch = list(on_fetch)
+        self.scope = Scope((host_of(start_url),), implicit=False)
+        self._fetcher = fetcher
+        self._own_fetcher: Fetcher | None = None
+        self._repo: Repository | None = None
+        self._entered = False
+        self.ctx: CrawlContext | None = None
+        #: How the run of :meth:`pages` ended (None until it has).
+        self.report: CrawlReport | None = None
+
+    async def __aenter__(self) -> Self:
+        if self._entered:
+            raise RuntimeError("a Crawl cannot be entered twice")
+        self._entered = True
+        settings = self.settings
+        self._repo = repo = Repository.open(settings.storage.url, settings.storage)
+        try:
+            site = repo.site(self.start_url)
+            state = CrawlState(repo, site.id)
+            if self.resume and not state.queries():
+                raise ConfigError(
+                    f"nothing to resume: {self.start_url} has no stored crawl in "
+                    f"{settings.storage.url}"
+                )
+            if self._fetcher is None:
+                from deepcrawl.browser import make_fetcher
+
+                self._own_fetcher = make_fetcher(settings, self.scope, forms=False)
+                self._fetcher = await self._own_fetcher.__aenter__()
+        except BaseException:
+            repo.close()
+            raise
+        self.ctx = CrawlContext(
+            start_url=self.start_url,
+            settings=settings,
+            repo=repo,
+            site=site,
+            state=state,
+            limiter=HostLimiter(settings.politeness),
+            robots=RobotsPolicy(settings.http.user_agent, obey=settings.politeness.obey_robots),
+            stats=CrawlStats(),
+            notify=self.progress,
+        )
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        try:
+            if self._own_fetcher is not None:
+                await self._own_fetcher.__aexit__(exc_type, exc, tb)
+        finally:
+            if self._repo is not None:
+                self._repo.close()
+
+    def _context(self) -> CrawlContext:
+        if self.ctx is None or self._fetcher is None:
+            raise RuntimeError("use the Crawl inside 'async with'")
+        return self.ctx
+
+    async def run(self, sink: Sink) -> CrawlReport:
+        """Crawl the site, delivering every wanted page to ``sink``.
+
+        Raises:
+            FetchError: the start page cannot be fetched.
+            FormError: no search form, or the form returned nothing to learn from.
+            ConfigError: a ``like`` URL or labels file entry matches no prototype.
+            BrowserError: Chromium cannot be started.
+            StorageError: the database fails.
+        """
+        from deepcrawl.browser.pool import BrowserPool
+        from deepcrawl.crawl.normal import NormalPhase
+        from deepcrawl.crawl.setup import apply_labels, label_session, locate_form, run_setup
+        from deepcrawl.forms.search import FormSearch
+
+        ctx = self._context()
+        fetcher = self._fetcher
+        assert fetcher is not None
+        stats = ctx.stats
+        stats.pages_delivered = ctx.state.count("delivered")
+        stats.errors = ctx.state.count("failed")
+        await ctx.robots.load(self.start_url, fetcher)
+        stats.requests += 1
+        if (delay := ctx.robots.crawl_delay(self.start_url)) is not None:
+            ctx.limiter.set_crawl_delay(host_of(self.start_url), delay)
+        async with BrowserPool(ctx.settings, self.scope) as pool:
+            found = await locate_form(ctx, pool)
+            async with FormSearch(pool, found.form, found.verdict, ctx.settings) as search:
+                await run_setup(ctx, search, found.form_id)
+                session = label_session(ctx)
+                relevant = apply_labels(
+                    ctx,
+                    session,
+                    like=self.like,
+                    labels_file=self.labels_file,
+                    labeller=self.labeller,
+                )
+                if not relevant:
+                    stats.phase = "needs labels"
+                    ctx.changed()
+                    return CrawlReport("needs_labels", ctx.site.id, stats)
+                phase = NormalPhase(
+                    ctx, search, found.form_id, fetcher, sink, on_fetch=self.on_fetch
+                )
+                await phase.run()
+        cap = ctx.settings.crawl.max_pages
+        full = cap is not None and stats.pages_delivered >= cap
+        stats.phase = "stopped at max pages" if full else "done"
+        ctx.changed()
+        return CrawlReport("max_pages" if full else "done", ctx.site.id, stats)
+
+    async def pages(self) -> AsyncIterator[Record]:
+        """Run the crawl and yield each delivered page's record as it comes.
+
+        Raises:
+            whatever :meth:`run` raises, once the pages before the failure were yielded.
+        """
+        sink = QueueSink()
+        self.report = None
+
+        async def drive() -> None:
+            try:
+                self.report = await self.run(sink)
+            finally:
+                await sink.queue.put(None)
+
+        task = asyncio.create_task(drive())
+        try:
+            while (record := await sink.queue.get()) is not None:
+                yield record
+            await task
+        finally:
+            if not task.done():
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+
+
+def _settings(
+    settings: Settings | None,
+    *,
+    db: str | None,
+    max_pages: int | None,
+    max_queries: int | None,
+    keywords: Path | None,
+) -> Settings:
+    base = settings or load_settings()
+    return base.with_overrides(
+        storage={"url": db},
+        crawl={"max_pages": max_pages},
+        keywords={"max_queries": max_queries, "keywords_file": keywords},
+    )
+
+
+async def crawl_pages(
+    start_url: str,
+    *,
+    like: Sequence[str] = (),
+    labels: Path | None = None,
+    settings: Settings | None = None,
+    db: str | None = None,
+    max_pages: int | None = None,
+    max_queries: int | None = None,
+    keywords: Path | None = None,
+    resume: bool = False,
+) -> AsyncIterator[Record]:
+    """Crawl a site and yield each wanted page's record (``async for page in crawl(...)``).
+
+    Args:
+        start_url: the page with the search form.
+        like: example URLs (or paths) of the pages wanted.
+        labels: a YAML labels file, instead of or beside ``like``.
+        settings: deepcrawl settings (default: loaded from the usual sources).
+        db: database URL (default: ``settings.storage.url``); the crawl resumes from it.
+        max_pages: stop after this many pages.
+        max_queries: query budget.
+        keywords: a file of keywords to query first.
+        resume: require a stored crawl to continue.
+
+    Yields:
+        Records with ``url``, ``final_url``, ``status``, ``fetched_at``, ``label``,
+        ``prototype``, ``content_type``, ``title``, ``body`` … (see ``deepcrawl.export``).
+
+    Raises:
+        ConfigError: no labels were given and none are stored (label, then run again).
+        FetchError, FormError, BrowserError, StorageError: see :meth:`Crawl.run`.
+    """
+    chosen = _settings(
+        settings, db=db, max_pages=max_pages, max_queries=max_queries, keywords=keywords
+    )
+    async with Crawl(
+        start_url, settings=chosen, like=like, labels_file=labels, resume=resume
+    ) as crawl:
+        async for record in crawl.pages():
+            yield record
+        _check_labelled(crawl.report)
+
+
+async def crawl_each(
+    start_url: str,
+    callback: Callable[[Record], Awaitable[None] | None],
+    *,
+    like: Sequence[str] = (),
+    labels: Path | None = None,
+    settings: Settings | None = None,
+    db: str | None = None,
+    max_pages: int | None = None,
+    max_queries: int | None = None,
+    keywords: Path | None = None,
+    resume: bool = False,
+) -> CrawlReport:
+    """Crawl a site and call ``callback(record)`` for each wanted page (it may be async).
+
+    Arguments and errors as :func:`crawl_pages`.
+
+    Returns:
+        How the crawl ended, with its figures.
+    """
+    from deepcrawl.crawl.deliver import CallbackSink
+
+    chosen = _settings(
+        settings, db=db, max_pages=max_pages, max_queries=max_queries, keywords=keywords
+    )
+    async with Crawl(
+        start_url, settings=chosen, like=like, labels_file=labels, resume=resume
+    ) as crawl:
+        report = await crawl.run(CallbackSink(callback))
+    _check_labelled(report)
+    return report
+
+
+def _check_labelled(report: CrawlReport | None) -> None:
+    if report is not None and report.status == "needs_labels":
+        raise ConfigError(
+            "no prototype is labelled relevant: pass like=[an example URL] or labels=FILE, "
+            f"or label site {report.site_id} with 'deepcrawl label', then run again"
+        )

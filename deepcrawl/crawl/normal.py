@@ -1,0 +1,315 @@
+"""The normal phase (Hernández et al., "normal phase"): query on, fetch only what is wanted.
+
+Two activities share one event loop until both are done:
+
+* the **query loop** keeps submitting the keywords the manager chooses until saturation (or the
+  query budget); every result link is classified from its URL alone by the
+  :class:`~deepcrawl.classify.url.URLClassifier`, and wanted ones enter the persistent frontier
+  under their canonical URL (near-duplicates — tracking, session and sort parameters — collapse
+  into one entry, so each page is fetched once);
+* **fetch workers** lease URLs from the frontier and fetch them politely (scope, robots.txt,
+  the per-host rate and concurrency, back-off with ``Retry-After`` on 429/503 and transient
+  failures), store each page, and hand it to the extractor (:class:`~deepcrawl.crawl.deliver
+  .Sink`); a URL that fails for good is stored with its reason.
+
+Everything is in the database as it happens, so a crawl killed at any point resumes here: the
+stored queries are replayed into the manager, their result links enqueued again (the frontier
+ignores known ones), stale leases released, and stored pages not yet delivered delivered first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fnmatch
+import re
+from typing import TYPE_CHECKING
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from deepcrawl.classify.url import LabelStats, URLClassifier
+from deepcrawl.crawl.politeness import TRANSIENT_STATUSES, backoff_delay
+from deepcrawl.crawl.queries import QueryLoop
+from deepcrawl.crawl.setup import store_results_page
+from deepcrawl.errors import FetchError, FetchTimeoutError, NetworkError
+from deepcrawl.frontier import NewURL, SqlFrontier
+from deepcrawl.prototypes._labelling import from_row
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Sequence
+
+    from deepcrawl.browser.base import FetchedPage, Fetcher
+    from deepcrawl.classify.url import Decision
+    from deepcrawl.crawl.context import CrawlContext
+    from deepcrawl.crawl.deliver import Sink
+    from deepcrawl.forms.search import FormSearch
+    from deepcrawl.frontier import Lease
+    from deepcrawl.storage import PageRead
+
+__all__ = ["NormalPhase", "canonical_url", "make_classifier"]
+
+#: Longest wait of an idle worker before it looks at the frontier again (back-offs expire).
+_IDLE_S = 0.25
+
+
+def canonical_url(normal_url: str, drop: re.Pattern[str]) -> str:
+    """A normalised URL without the query keys ``drop`` matches (near-duplicates collapse)."""
+    parts = urlsplit(normal_url)
+    if not parts.query:
+        return normal_url
+    kept = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not drop.match(k)]
+    return urlunsplit(parts._replace(query=urlencode(kept)))
+
+
+def make_classifier(ctx: CrawlContext) -> URLClassifier:
+    """The URL-only classifier of the site: its prototypes, labels, and the links seen so far."""
+    prototypes = [from_row(r) for r in ctx.repo.prototypes(ctx.site.id)]
+    labels = {r.prototype_key: (r.name, r.relevant) for r in ctx.repo.labels(ctx.site.id)}
+    return URLClassifier(prototypes, labels).fit(ctx.state.link_urls())
+
+
+def teach_fetcher(fetcher: Fetcher, key: Callable[[str], str]) -> None:
+    """Let an adaptive fetcher (possibly wrapped, as the bench wraps it) decide per prototype.
+
+    :class:`~deepcrawl.browser.AdaptiveFetcher` samples each kind of URL both ways before it
+    trusts plain HTTP for it; by default a kind is a crude URL shape, under which every dated
+    slug is a kind of its own. The crawl knows the real kinds: its prototypes.
+    """
+    from deepcrawl.browser.adaptive import AdaptiveFetcher
+
+    inner: object = fetcher
+    for _ in range(4):
+        if isinstance(inner, AdaptiveFetcher):
+            inner.key = key
+            return
+        inner = getattr(inner, "inner", None)
+
+
+class NormalPhase:
+    """Query to saturation while fetching the wanted result links; see the module docstring.
+
+    Args:
+        ctx: the crawl's context.
+        search: the entered form search.
+        form_id: the stored form.
+        fetcher: an entered fetcher for the wanted pages.
+        sink: where delivered pages go.
+        on_fetch: called with every page fetched (the bench counts them).
+    """
+
+    def __init__(
+        self,
+        ctx: CrawlContext,
+        search: FormSearch,
+        form_id: int,
+        fetcher: Fetcher,
+        sink: Sink,
+        *,
+        on_fetch: Sequence[Callable[[FetchedPage], None]] = (),
+    ) -> None:
+        self.ctx = ctx
+        self.search = search
+        self.fetcher = fetcher
+        self.sink = sink
+        self.on_fetch = list(on_fetch)
+        self.classifier = make_classifier(ctx)
+        self.label_stats = LabelStats()
+        self.frontier = SqlFrontier(ctx.repo.engine, ctx.site.id)
+        globs = "|".join(fnmatch.translate(g) for g in ctx.settings.crawl.drop_params)
+        self._drop = re.compile(globs or r"(?!)", re.IGNORECASE)
+        self._ids: dict[str, str | None] = {}
+        self.loop = QueryLoop(ctx, form_id, record_id=self.record_id)
+        teach_fetcher(fetcher, self.prototype_key)
+        self._querying = True
+        self._in_flight = 0
+        self._stop = asyncio.Event()
+        self._wake = asyncio.Event()
+
+    # -- classification --------------------------------------------------------------------
+
+    def _decide(self, urls: Iterable[str]) -> list[Decision]:
+        return self.classifier.decide_many(urls)
+
+    def record_id(self, url: str) -> str | None:
+        """The canonical URL of a wanted result link, None for the rest (the manager's ids)."""
+        if url not in self._ids:
+            decision = self._decide([url])[0]
+            self._ids[url] = canonical_url(decision.url, self._drop) if decision.relevant else None
+        return self._ids[url]
+
+    def prototype_key(self, url: str) -> str:
+        """The URL's prototype id (its shape when no prototype matches): the unit by which an
+        adaptive fetcher decides plain HTTP or browser."""
+        from deepcrawl.browser.adaptive import url_shape
+
+        return self._decide([url])[0].prototype or url_shape(url)
+
+    def enqueue(self, links: Iterable[tuple[str, str]], source: str) -> int:
+        """Classify result links and add the wanted ones to the frontier; returns how many new."""
+        urls = [url for url, _text in links]
+        new: dict[str, NewURL] = {}
+        stats = self.label_stats
+        for decision in self._decide(urls):
+            stats.add(decision)
+            if decision.relevant:
+                key = canonical_url(decision.url, self._drop)
+                new.setdefault(key, NewURL(key, priority=decision.score, source=source))
+        self.ctx.stats.accepted = dict(stats.accepted)
+        self.ctx.stats.rejected = dict(stats.rejected)
+        self.ctx.stats.unsure = stats.unsure
+        added = self.frontier.add(new.values())
+        if added:
+            self._wake.set()
+        return added
+
+    # -- the phase -------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Run until the manager stops and the frontier is drained (or ``max_pages``)."""
+        ctx = self.ctx
+        ctx.stats.phase = "normal"
+        ctx.state.release_leases()
+        stored = ctx.state.queries()
+        self.loop.replay(stored)
+        for query in stored:
+            self.enqueue(query.result_links(), f"results of {query.row.keyword!r}")
+        for page in ctx.state.undelivered():
+            await self._deliver_stored(page)
+        if self._full():
+            return
+        ctx.changed()
+        workers = [
+            asyncio.create_task(self._worker())
+            for _ in range(max(1, ctx.settings.politeness.concurrency_per_host))
+        ]
+        try:
+            await self._query_until_done()
+            self._querying = False
+            self._wake.set()
+            await asyncio.gather(*workers)
+        finally:
+            self._stop.set()
+            for task in workers:
+                task.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
+
+    def _full(self) -> bool:
+        cap = self.ctx.settings.crawl.max_pages
+        return cap is not None and self.ctx.stats.pages_delivered >= cap
+
+    async def _query_until_done(self) -> None:
+        while not self._stop.is_set() and not self._full():
+            step = await self.loop.step(self.search)
+            if step is None:
+                return
+            result, row = step
+            store_results_page(self.ctx, result, row)
+            links = [(link.url, link.text) for link in result.result_links]
+            self.enqueue(links, f"results of {result.keyword!r}")
+            await asyncio.sleep(0)  # let the workers fetch between queries
+
+    async def _worker(self) -> None:
+        lease_s = self.ctx.settings.crawl.lease_s
+        while not self._stop.is_set():
+            if self._full():
+                self._stop.set()
+                return
+            # leased in the event loop's thread: SQLite has no row locks, and one lease at a
+            # time is what keeps two workers from taking the same URL
+            leases = self.frontier.lease(1, lease_s=lease_s)
+            if not leases:
+                if not self._querying and self._in_flight == 0:
+                    counts = self.frontier.counts()
+                    if counts.pending == 0:
+                        return
+                # wait for the query loop to add URLs (or a back-off to expire)
+                self._wake.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), timeout=_IDLE_S)
+                continue
+            self._in_flight += 1
+            try:
+                await self._fetch(leases[0])
+            finally:
+                self._in_flight -= 1
+
+    async def _fetch(self, lease: Lease) -> None:
+        ctx, url = self.ctx, lease.url
+        if ctx.repo.page(ctx.site.id, url) is not None:  # stored before a crash; not refetched
+            self.frontier.complete(lease.id)
+            return
+        if not ctx.in_scope(url):
+            self._fail(lease, "out of the crawl's scope (not fetched)")
+            return
+        if not ctx.robots.allowed(url):
+            self._fail(lease, "disallowed by robots.txt (not fetched)")
+            return
+        ctx.stats.requests += 1
+        try:
+            async with ctx.limiter.slot(url):
+                page = await self.fetcher.fetch(url)
+        except (NetworkError, FetchTimeoutError) as exc:
+            self._retry_or_fail(lease, str(exc), None, status=0)
+            return
+        except FetchError as exc:
+            self._fail(lease, str(exc))
+            return
+        if page.status in TRANSIENT_STATUSES:
+            retry_after = page.headers.get("retry-after")
+            if page.status in (429, 503):
+                delay = backoff_delay(
+                    lease.attempts, ctx.settings.politeness, retry_after=retry_after
+                )
+                if delay is not None:
+                    ctx.limiter.pause(urlsplit(url).netloc, delay)
+            self._retry_or_fail(lease, f"HTTP status {page.status}", retry_after, page.status)
+            return
+        if page.status >= 400:
+            self._fail(lease, f"HTTP status {page.status}", status=page.status)
+            return
+        await self._store(lease, page)
+
+    def _retry_or_fail(
+        self, lease: Lease, reason: str, retry_after: str | None, status: int
+    ) -> None:
+        delay = backoff_delay(lease.attempts, self.ctx.settings.politeness, retry_after=retry_after)
+        if delay is None:
+            self._fail(lease, f"{reason} (after {lease.attempts} attempts)", status=status)
+            return
+        self.ctx.stats.retries += 1
+        self.frontier.retry(lease.id, after_s=delay)
+
+    def _fail(self, lease: Lease, reason: str, *, status: int = 0) -> None:
+        ctx = self.ctx
+        if ctx.repo.page(ctx.site.id, lease.url) is None:
+            ctx.repo.save_failure(ctx.site.id, lease.url, reason, status=status, kind="record")
+        self.frontier.fail(lease.id, reason)
+        ctx.stats.errors += 1
+        ctx.changed()
+
+    async def _store(self, lease: Lease, page: FetchedPage) -> None:
+        ctx = self.ctx
+        if ctx.repo.page(ctx.site.id, lease.url) is not None:  # another worker stored it
+            self.frontier.complete(lease.id)
+            return
+        decision = self._decide([lease.url])[0]
+        row = ctx.repo.save_page(
+            ctx.site.id,
+            page,
+            url=lease.url,
+            kind="record",
+            prototype_id=decision.prototype,
+            label=decision.label,
+            with_links=False,
+        )
+        self.frontier.complete(lease.id)
+        ctx.stats.pages_fetched += 1
+        for observer in self.on_fetch:
+            observer(page)
+        await self._deliver_stored(row)
+
+    async def _deliver_stored(self, page: PageRead) -> None:
+        if self._full():
+            return
+        await self.sink.deliver_page(self.ctx, page)
+        self.ctx.stats.pages_delivered += 1
+        self.ctx.changed()

@@ -1,0 +1,187 @@
+"""The crawl's own state in the database: query links, deliveries, leases of a resumed crawl.
+
+Everything a crawl needs to continue after a crash lives in the database (issue 7, "Resume"):
+the queries and every link their result pages showed (:class:`~deepcrawl.storage.tables
+.QueryLink`), the frontier, the pages fetched, and which pages the extractor already received
+(:class:`~deepcrawl.storage.tables.Delivery`). The :class:`~deepcrawl.storage.Repository` keeps
+the shared tables; this module adds the few reads and writes only the crawl needs, each one short
+transaction, so that a SIGKILL loses at most the write in flight.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+import sqlalchemy as sa
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlmodel import Session, col, select
+
+from deepcrawl.errors import StorageError
+from deepcrawl.storage import tables as t
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from deepcrawl.forms.results import ResultLink
+    from deepcrawl.storage import Repository
+
+__all__ = ["CrawlState", "StoredQuery"]
+
+
+@dataclass(frozen=True, slots=True)
+class StoredQuery:
+    """A query as stored, with its links (``(url, text, role)``), for replay."""
+
+    row: t.QueryRead
+    links: tuple[tuple[str, str, str], ...]
+
+    def result_links(self) -> list[tuple[str, str]]:
+        """``(url, text)`` of the links in the results area."""
+        return [(url, text) for url, text, role in self.links if role == "result"]
+
+
+class CrawlState:
+    """Reads and writes of one site's crawl state.
+
+    Args:
+        repo: the crawl's repository (its engine is used directly).
+        site_id: the site.
+    """
+
+    def __init__(self, repo: Repository, site_id: int) -> None:
+        self.repo = repo
+        self.engine = repo.engine
+        self.site_id = site_id
+
+    def _session(self) -> Session:
+        return Session(self.engine, expire_on_commit=False)
+
+    def save_query(
+        self, query: t.QueryBase, links: Iterable[ResultLink], *, form_id: int | None
+    ) -> t.QueryRead:
+        """Store a query and every link of its result pages in one transaction."""
+        try:
+            with self._session() as s:
+                row = t.Query.model_validate(
+                    query, update={"site_id": self.site_id, "form_id": form_id}
+                )
+                s.add(row)
+                s.flush()
+                assert row.id is not None
+                s.add_all(
+                    t.QueryLink(
+                        query_id=row.id, url=link.url[:4096], text=link.text, role=link.role
+                    )
+                    for link in links
+                )
+                s.commit()
+                return t.QueryRead.model_validate(row)
+        except SQLAlchemyError as exc:
+            raise StorageError(f"cannot record query {query.keyword!r}: {exc}") from exc
+
+    def queries(self) -> list[StoredQuery]:
+        """The site's queries in submission order, with their links."""
+        try:
+            with self._session() as s:
+                rows = s.exec(
+                    select(t.Query).where(t.Query.site_id == self.site_id).order_by(col(t.Query.id))
+                ).all()
+                links: dict[int, list[tuple[str, str, str]]] = {}
+                stmt = (
+                    select(t.QueryLink)
+                    .join(t.Query, col(t.QueryLink.query_id) == col(t.Query.id))
+                    .where(t.Query.site_id == self.site_id)
+                    .order_by(col(t.QueryLink.id))
+                )
+                for link in s.exec(stmt):
+                    links.setdefault(link.query_id, []).append((link.url, link.text, link.role))
+        except SQLAlchemyError as exc:
+            raise StorageError(f"cannot read the queries of site {self.site_id}: {exc}") from exc
+        return [
+            StoredQuery(t.QueryRead.model_validate(r), tuple(links.get(r.id or 0, ())))
+            for r in rows
+        ]
+
+    def link_urls(self) -> list[str]:
+        """Every distinct URL the result pages showed (the prototyper's input)."""
+        stmt = (
+            select(t.QueryLink.url)
+            .join(t.Query, col(t.QueryLink.query_id) == col(t.Query.id))
+            .where(t.Query.site_id == self.site_id)
+            .distinct()
+        )
+        try:
+            with self._session() as s:
+                return list(s.exec(stmt).all())
+        except SQLAlchemyError as exc:
+            raise StorageError(f"cannot read the links of site {self.site_id}: {exc}") from exc
+
+    def undelivered(self, kind: str = "record") -> list[t.PageRead]:
+        """Pages of ``kind`` fetched without error and not yet delivered, in fetch order."""
+        delivered = select(t.Delivery.page_id).where(t.Delivery.site_id == self.site_id)
+        stmt = (
+            select(t.Page)
+            .where(
+                t.Page.site_id == self.site_id,
+                t.Page.kind == kind,
+                col(t.Page.error).is_(None),
+                col(t.Page.id).not_in(delivered),
+            )
+            .order_by(col(t.Page.id))
+        )
+        try:
+            with self._session() as s:
+                return [t.PageRead.model_validate(r) for r in s.exec(stmt).all()]
+        except SQLAlchemyError as exc:
+            raise StorageError(f"cannot list undelivered pages: {exc}") from exc
+
+    def mark_delivered(self, page_id: int) -> None:
+        """Remember that the extractor received this page."""
+        try:
+            with self._session() as s:
+                s.add(t.Delivery(site_id=self.site_id, page_id=page_id))
+                s.commit()
+        except IntegrityError:  # delivered already (a resumed run re-offered it)
+            return
+        except SQLAlchemyError as exc:
+            raise StorageError(f"cannot record the delivery of page {page_id}: {exc}") from exc
+
+    def count(self, what: str) -> int:
+        """``delivered`` pages, ``records`` fetched, or ``failed`` fetches of the site."""
+        if what == "delivered":
+            stmt = select(sa.func.count()).where(t.Delivery.site_id == self.site_id)
+        elif what == "records":
+            stmt = select(sa.func.count()).where(
+                t.Page.site_id == self.site_id, t.Page.kind == "record", col(t.Page.error).is_(None)
+            )
+        elif what == "failed":
+            stmt = select(sa.func.count()).where(
+                t.Page.site_id == self.site_id, col(t.Page.error).is_not(None)
+            )
+        else:
+            raise ValueError(what)
+        try:
+            with self._session() as s:
+                return int(s.exec(stmt).one())
+        except SQLAlchemyError as exc:
+            raise StorageError(f"cannot count {what} pages: {exc}") from exc
+
+    def release_leases(self) -> int:
+        """Make the site's leased frontier URLs ready again (the run that held them is dead).
+
+        One crawl process owns a site's frontier; at its start every lease is stale.
+        """
+        stmt = (
+            sa.update(t.FrontierEntry)
+            .where(
+                col(t.FrontierEntry.site_id) == self.site_id, col(t.FrontierEntry.state) == "leased"
+            )
+            .values(state="queued", ready_at=datetime.now(UTC))
+        )
+        try:
+            with self.engine.begin() as conn:
+                return int(conn.execute(stmt).rowcount or 0)
+        except SQLAlchemyError as exc:
+            raise StorageError(f"cannot release the frontier's leases: {exc}") from exc

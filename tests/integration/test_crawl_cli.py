@@ -1,0 +1,121 @@
+"""``deepcrawl crawl`` and ``deepcrawl export`` as a user runs them, and the README's example."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from warcio.archiveiterator import ArchiveIterator
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from deepcrawl_fixtures import FixtureServer
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _env(tmp_path: Path) -> dict[str, str]:
+    return {
+        **os.environ,
+        "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'fixtures'}",
+        "DEEPCRAWL_STORAGE__BODIES_DIR": str(tmp_path / "bodies"),
+        "DEEPCRAWL_POLITENESS__REQUESTS_PER_SECOND": "0",
+        "DEEPCRAWL_BROWSER__MEMORY_CHECK_EVERY": "0",
+    }
+
+
+def _deepcrawl(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "deepcrawl", *args],
+        env=_env(tmp_path),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
+
+
+def test_crawl_without_labels_stops_after_setup_then_label_and_resume(
+    fixture_server: Callable[..., FixtureServer], tmp_path: Path
+) -> None:
+    server = fixture_server("books", records=40, seed=19)
+    truth = server.truth()
+    db = f"sqlite:///{tmp_path / 'crawl.db'}"
+    url = server.url + "/"
+
+    first = _deepcrawl(tmp_path, "crawl", url, "--db", db)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == ""  # progress and advice go to stderr only
+    assert "deepcrawl label" in first.stderr
+    assert "--resume" in first.stderr
+    site = re.search(r"deepcrawl label (\d+)", first.stderr)
+    assert site is not None
+
+    labelled = _deepcrawl(
+        tmp_path, "label", site[1], "--db", db, "--like", server.url + truth.detail_paths[0]
+    )
+    assert labelled.returncode == 0, labelled.stderr
+
+    warc = tmp_path / "pages.warc.gz"
+    done = _deepcrawl(
+        tmp_path, "crawl", url, "--db", db, "--resume", "--out", "-", "--warc", str(warc)
+    )
+    assert done.returncode == 0, done.stderr
+    records = [json.loads(line) for line in done.stdout.splitlines()]
+    assert records
+    for field in ("url", "final_url", "status", "fetched_at", "label", "prototype",
+                  "content_type", "title", "body"):  # fmt: skip
+        assert field in records[0]
+    assert {truth.page_kind(r["url"]) for r in records} == {"detail"}
+    with warc.open("rb") as fh:
+        archived = [r.rec_headers.get_header("WARC-Target-URI") for r in ArchiveIterator(fh)]
+    assert sorted(archived) == sorted(r["final_url"] or r["url"] for r in records)
+
+    exported = _deepcrawl(tmp_path, "export", site[1], "--format", "csv", "--db", db)
+    assert exported.returncode == 0, exported.stderr
+    rows = list(csv.DictReader(io.StringIO(exported.stdout)))
+    assert sorted(r["url"] for r in rows) == sorted(r["url"] for r in records)
+
+
+def test_resume_without_a_stored_crawl_is_one_clear_error(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'empty.db'}"
+    result = _deepcrawl(tmp_path, "crawl", "http://127.0.0.1:9/", "--db", db, "--resume")
+    assert result.returncode == 1
+    assert "nothing to resume" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_readme_python_example_runs(tmp_path: Path) -> None:
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Python API", 1)[1]
+    code = re.search(r"```python\n(.*?)```", section, re.DOTALL)
+    assert code is not None, "README has no Python example under 'Python API'"
+    script = tmp_path / "example.py"
+    script.write_text(code[1])
+    result = subprocess.run(
+        [sys.executable, str(script)],
+        env=_env(tmp_path),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "20 pages" in result.stdout
+    assert "new page:" in result.stdout
+    delivered = re.search(r"done (\d+) pages delivered in all", result.stdout)
+    assert delivered is not None, result.stdout
+    assert int(delivered[1]) >= 36  # of 40 records

@@ -1,0 +1,71 @@
+"""Delivery sinks, canonical URLs and the crawl's figures (no browser, no server)."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING, Any
+
+from deepcrawl.crawl.context import CrawlStats
+from deepcrawl.crawl.deliver import CallbackSink, JsonlSink, QueueSink, TeeSink
+from deepcrawl.crawl.normal import canonical_url
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+def _record(url: str) -> dict[str, Any]:
+    return {"url": url, "status": 200, "body": "<html></html>"}
+
+
+async def test_jsonl_sink_appends_and_skips_what_the_file_already_holds(tmp_path: Path) -> None:
+    path = tmp_path / "pages.jsonl"
+    sink = JsonlSink(path)
+    await sink.write(_record("http://a/1"))
+    await sink.write(_record("http://a/2"))
+    sink.close()
+    # a run killed mid-line leaves a torn record behind
+    with path.open("a") as fh:
+        fh.write('{"url": "http://a/3", "sta')
+    again = JsonlSink(path)
+    await again.write(_record("http://a/2"))  # delivered before the crash: skipped
+    await again.write(_record("http://a/3"))  # torn: written again, whole
+    again.close()
+    urls = [json.loads(line)["url"] for line in path.read_text().splitlines()]
+    assert urls == ["http://a/1", "http://a/2", "http://a/3"]
+    assert again.written == 1
+
+
+async def test_callback_sink_awaits_coroutine_callbacks() -> None:
+    seen: list[str] = []
+
+    async def collect(record: dict[str, Any]) -> None:
+        seen.append(record["url"])
+
+    sink = TeeSink(CallbackSink(collect), CallbackSink(lambda r: seen.append(r["url"] + "!")))
+    await sink.write(_record("http://a/1"))
+    assert seen == ["http://a/1", "http://a/1!"]
+
+
+async def test_queue_sink_puts_records_in_order() -> None:
+    sink = QueueSink(maxsize=4)
+    await sink.write(_record("http://a/1"))
+    await sink.write(_record("http://a/2"))
+    got = [await sink.queue.get(), await sink.queue.get()]
+    assert [r["url"] for r in got if r is not None] == ["http://a/1", "http://a/2"]
+
+
+def test_canonical_url_drops_tracking_session_and_sort_keys_only() -> None:
+    drop = re.compile(r"utm_.*|sid|sort\Z", re.IGNORECASE)
+    url = "http://shop.test/item?cat=toys&id=7&sid=abc&sort=price&utm_source=x"
+    assert canonical_url(url, drop) == "http://shop.test/item?cat=toys&id=7"
+    assert canonical_url("http://shop.test/item?id=7", drop) == "http://shop.test/item?id=7"
+    assert canonical_url("http://shop.test/book/7", drop) == "http://shop.test/book/7"
+
+
+def test_stats_are_json_ready() -> None:
+    stats = CrawlStats(queries=3, records_reached=10, records_estimated=12.345)
+    data = stats.to_dict()
+    assert data["records_estimated"] == 12.3
+    assert "started" not in data
+    json.dumps(data)
