@@ -32,6 +32,7 @@ from deepcrawl.browser.http import HttpFetcher
 from deepcrawl.browser.scope import Scope, host_of
 from deepcrawl.errors import DeepcrawlError, FetchError, NotHTMLError
 from deepcrawl.forms.static import parse_html
+from deepcrawl.prototypes import classify_token
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -59,10 +60,20 @@ PROBE_DRY_RUN = 3
 
 
 def url_shape(url: str) -> str:
-    """A crude URL prototype: host, path with digit runs as ``9``, sorted query keys."""
+    """A crude URL prototype, for when no prototyper has run yet.
+
+    The host, the first path segment as it is (a site's sections: ``book``, ``category``), every
+    later segment by the type of its value (``/category/fiction`` and ``/category/poetry`` are
+    one kind; ids, dates and slugs likewise), and the sorted query keys. Few keys means few
+    samples and few re-checks in auto mode; a key that mixes two kinds is caught by the
+    background re-checks.
+    """
     parts = urlsplit(url)
+    first, *rest = parts.path.lstrip("/").split("/")
+    head = _DIGITS.sub("9", first)
+    tail = "/".join(classify_token(segment).name.lower() if segment else "" for segment in rest)
     keys = sorted({key for key, _ in parse_qsl(parts.query, keep_blank_values=True)})
-    return f"{parts.netloc}{_DIGITS.sub('9', parts.path)}?{'&'.join(keys)}"
+    return f"{parts.netloc}/{head}/{tail}?{'&'.join(keys)}"
 
 
 def _words(page: FetchedPage) -> set[str]:

@@ -28,7 +28,7 @@ from sklearn.pipeline import Pipeline
 
 from deepcrawl.errors import ConfigError, InvalidURLError
 from deepcrawl.prototypes import PrototypeMatcher
-from deepcrawl.prototypes._types import classify as token_type
+from deepcrawl.prototypes import classify_token as token_type
 from deepcrawl.urls import URLNormaliser, parse_normalised, split_segment
 
 if TYPE_CHECKING:

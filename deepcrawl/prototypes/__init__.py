@@ -26,6 +26,7 @@ from deepcrawl.prototypes._matcher import PrototypeMatcher
 from deepcrawl.prototypes._model import Prototype, prototype_id
 from deepcrawl.prototypes._prototyper import Prototyper
 from deepcrawl.prototypes._types import Wildcard
+from deepcrawl.prototypes._types import classify as classify_token
 
 __all__ = [
     "LabelSession",
@@ -34,6 +35,7 @@ __all__ = [
     "PrototypeScore",
     "Prototyper",
     "Wildcard",
+    "classify_token",
     "from_row",
     "prototype_id",
     "read_labels_file",
