@@ -35,10 +35,10 @@ from links_sites import MazeServer, MazeSite
 
 from deepcrawl.browser.base import FetchedPage, Fetcher, Link
 from deepcrawl.classify.dom import page_links
-from deepcrawl.crawl import STRATEGIES, form_target, pattern_target
-from deepcrawl.crawl.ache import AcheCrawler
-from deepcrawl.crawl.apprentice import ApprenticeCrawler
-from deepcrawl.crawl.focused import url_key
+from deepcrawl.crawler import STRATEGIES, form_target, pattern_target
+from deepcrawl.crawler.ache import AcheCrawler
+from deepcrawl.crawler.apprentice import ApprenticeCrawler
+from deepcrawl.crawler.focused import url_key
 from deepcrawl.errors import NetworkError
 from deepcrawl.settings import Settings, load_settings
 

@@ -20,8 +20,8 @@ from deepcrawl.errors import DeepcrawlError
 from deepcrawl.settings import Settings, load_settings
 
 if TYPE_CHECKING:
-    from deepcrawl.crawl import Crawl, CrawlReport, crawl_each
-    from deepcrawl.crawl import crawl_pages as crawl
+    from deepcrawl.crawler import Crawl, CrawlReport, crawl_each
+    from deepcrawl.crawler import crawl_pages as crawl
 
 __all__ = [
     "Crawl",
@@ -34,14 +34,14 @@ __all__ = [
     "load_settings",
 ]
 
-_LAZY = {"Crawl", "CrawlReport", "crawl_each"}
+#: Public name → name in :mod:`deepcrawl.crawler`, loaded on first access.
+_LAZY = {"Crawl": "Crawl", "CrawlReport": "CrawlReport", "crawl": "crawl_pages",
+         "crawl_each": "crawl_each"}  # fmt: skip
 
 
 def __getattr__(name: str) -> Any:
-    if name == "crawl":  # the package deepcrawl.crawl is callable: it is the entry point
-        return importlib.import_module("deepcrawl.crawl")
     if name in _LAZY:
-        value = getattr(importlib.import_module("deepcrawl.crawl"), name)
+        value = getattr(importlib.import_module("deepcrawl.crawler"), _LAZY[name])
         globals()[name] = value
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from deepcrawl.bench.memory import PeakMemory
 from deepcrawl.browser.base import FetchedPage, Fetcher
-from deepcrawl.crawl import STRATEGIES
+from deepcrawl.crawler import STRATEGIES
 from deepcrawl.errors import ConfigError, FixtureError
 
 if TYPE_CHECKING:

@@ -11,15 +11,15 @@ from rich.live import Live
 from rich.text import Text
 
 from deepcrawl.cli._app import app, err_console
-from deepcrawl.crawl.context import CrawlStats
+from deepcrawl.crawler.context import CrawlStats
 from deepcrawl.errors import ConfigError
 from deepcrawl.settings import Settings, load_settings
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from deepcrawl.crawl.deliver import Sink
-    from deepcrawl.crawl.engine import Crawl, CrawlReport
+    from deepcrawl.crawler.deliver import Sink
+    from deepcrawl.crawler.engine import Crawl, CrawlReport
     from deepcrawl.prototypes import LabelSession
 
 
@@ -37,7 +37,7 @@ def _line(stats: CrawlStats) -> Text:
 
 
 def _sink(out: str | None) -> "Sink":
-    from deepcrawl.crawl.deliver import JsonlSink, NullSink
+    from deepcrawl.crawler.deliver import JsonlSink, NullSink
 
     if out is None:
         return NullSink()
@@ -75,7 +75,7 @@ async def _run(
     out: str | None,
     warc: Path | None,
 ) -> "CrawlReport":
-    from deepcrawl.crawl.engine import Crawl
+    from deepcrawl.crawler.engine import Crawl
 
     sink = _sink(out)
     with Live(_line(CrawlStats()), console=err_console, refresh_per_second=4) as live:

@@ -7,7 +7,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from deepcrawl.crawl import CallbackSink, Crawl
+from deepcrawl.crawler import CallbackSink, Crawl
 from deepcrawl.settings import Settings, load_settings
 from deepcrawl.storage import Repository
 

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from deepcrawl.crawl import CallbackSink, Crawl
+from deepcrawl.crawler import CallbackSink, Crawl
 from deepcrawl.settings import Settings, load_settings
 
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ import pytest
 from deepcrawl.browser import BrowserFetcher, BrowserPool, HttpFetcher
 from deepcrawl.browser.testing import LocalSite, Reply
 from deepcrawl.classify.dom import LinkContext
-from deepcrawl.crawl import (
+from deepcrawl.crawler import (
     STRATEGIES,
     AcheCrawler,
     ApprenticeCrawler,
@@ -26,7 +26,7 @@ from deepcrawl.crawl import (
     form_target,
     pattern_target,
 )
-from deepcrawl.crawl.discover import discover_forms
+from deepcrawl.crawler.discover import discover_forms
 from deepcrawl.errors import ConfigError
 from deepcrawl.settings import Settings
 

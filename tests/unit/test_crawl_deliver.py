@@ -6,9 +6,9 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
-from deepcrawl.crawl.context import CrawlStats
-from deepcrawl.crawl.deliver import CallbackSink, JsonlSink, QueueSink, TeeSink
-from deepcrawl.crawl.normal import canonical_url
+from deepcrawl.crawler.context import CrawlStats
+from deepcrawl.crawler.deliver import CallbackSink, JsonlSink, QueueSink, TeeSink
+from deepcrawl.crawler.normal import canonical_url
 
 if TYPE_CHECKING:
     from pathlib import Path

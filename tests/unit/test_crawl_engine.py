@@ -1,4 +1,4 @@
-"""The ``Crawl`` resource and the callable ``deepcrawl.crawl`` entry point (no browser)."""
+"""The ``Crawl`` resource and the ``deepcrawl.crawl`` entry point (no browser)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 import deepcrawl
 from deepcrawl.browser.base import FetchedPage, Fetcher
-from deepcrawl.crawl import Crawl
+from deepcrawl.crawler import Crawl
 from deepcrawl.errors import ConfigError, InvalidURLError
 from deepcrawl.settings import Settings, load_settings
 

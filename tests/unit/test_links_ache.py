@@ -8,7 +8,7 @@ from sklearn.pipeline import Pipeline
 
 from deepcrawl.classify.ache import AutomaticFeatureSelector, MultiLevelLinkClassifier, space_terms
 from deepcrawl.classify.dom import LinkContext
-from deepcrawl.crawl.ache import link_levels
+from deepcrawl.crawler.ache import link_levels
 
 
 def _link(url: str, anchor: str = "", around: str = "") -> LinkContext:

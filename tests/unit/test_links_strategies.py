@@ -13,7 +13,7 @@ import pytest
 
 from deepcrawl.browser.base import FetchedPage, Fetcher, Link
 from deepcrawl.classify.dom import LinkContext, page_links
-from deepcrawl.crawl import STRATEGIES, AcheCrawler, ApprenticeCrawler, XCrawler, pattern_target
+from deepcrawl.crawler import STRATEGIES, AcheCrawler, ApprenticeCrawler, XCrawler, pattern_target
 from deepcrawl.errors import ConfigError, NetworkError
 from deepcrawl.settings import Settings
 

@@ -7,7 +7,7 @@ import itertools
 import time
 from datetime import UTC, datetime
 
-from deepcrawl.crawl.politeness import HostLimiter, backoff_delay, parse_retry_after
+from deepcrawl.crawler.politeness import HostLimiter, backoff_delay, parse_retry_after
 from deepcrawl.settings import PolitenessSettings
 
 

@@ -21,8 +21,8 @@ from deepcrawl.urls import normalise_url
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
-    from deepcrawl.crawl.context import CrawlContext
-    from deepcrawl.crawl.state import StoredQuery
+    from deepcrawl.crawler.context import CrawlContext
+    from deepcrawl.crawler.state import StoredQuery
     from deepcrawl.forms.results import QueryResult
     from deepcrawl.forms.search import FormSearch
     from deepcrawl.storage.tables import QueryRead

@@ -9,7 +9,7 @@ Two activities share one event loop until both are done:
   into one entry, so each page is fetched once);
 * **fetch workers** lease URLs from the frontier and fetch them politely (scope, robots.txt,
   the per-host rate and concurrency, back-off with ``Retry-After`` on 429/503 and transient
-  failures), store each page, and hand it to the extractor (:class:`~deepcrawl.crawl.deliver
+  failures), store each page, and hand it to the extractor (:class:`~deepcrawl.crawler.deliver
   .Sink`); a URL that fails for good is stored with its reason.
 
 Everything is in the database as it happens, so a crawl killed at any point resumes here: the
@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from deepcrawl.classify.url import LabelStats, URLClassifier
-from deepcrawl.crawl.politeness import TRANSIENT_STATUSES, backoff_delay
-from deepcrawl.crawl.queries import QueryLoop
-from deepcrawl.crawl.setup import store_results_page
+from deepcrawl.crawler.politeness import TRANSIENT_STATUSES, backoff_delay
+from deepcrawl.crawler.queries import QueryLoop
+from deepcrawl.crawler.setup import store_results_page
 from deepcrawl.errors import FetchError, FetchTimeoutError, NetworkError
 from deepcrawl.frontier import NewURL, SqlFrontier
 from deepcrawl.prototypes._labelling import from_row
@@ -39,8 +39,8 @@ if TYPE_CHECKING:
 
     from deepcrawl.browser.base import FetchedPage, Fetcher
     from deepcrawl.classify.url import Decision
-    from deepcrawl.crawl.context import CrawlContext
-    from deepcrawl.crawl.deliver import Sink
+    from deepcrawl.crawler.context import CrawlContext
+    from deepcrawl.crawler.deliver import Sink
     from deepcrawl.forms.search import FormSearch
     from deepcrawl.frontier import Lease
     from deepcrawl.storage import PageRead

@@ -10,7 +10,7 @@ critic of ACHE and the apprentice, the validator of xCrawl. Two jobs use them:
   classifier can take its place, since a target is any ``Callable[[FetchedPage], bool]``.
 
 :class:`FocusedStrategy` holds the target and the crawl's bookkeeping; :class:`PoliteSession`
-fetches for it like :class:`~deepcrawl.crawl.bfs.BreadthFirst` does: robots.txt rules and
+fetches for it like :class:`~deepcrawl.crawler.bfs.BreadthFirst` does: robots.txt rules and
 Crawl-delay, the per-host rate and concurrency, the request budget, failures recorded.
 """
 
@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING
 from urllib.parse import urldefrag, urlsplit
 
 from deepcrawl.classify.dom import LinkContext, page_links
-from deepcrawl.crawl.politeness import HostLimiter
-from deepcrawl.crawl.robots import RobotsPolicy
-from deepcrawl.crawl.strategy import Strategy
+from deepcrawl.crawler.politeness import HostLimiter
+from deepcrawl.crawler.robots import RobotsPolicy
+from deepcrawl.crawler.strategy import Strategy
 from deepcrawl.errors import ConfigError, FetchError
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ link of the frontier is re-scored with the probability of the high-relevance cla
 a link's in-links counting (the paper freezes the first; combinations are allowed, note 2).
 
 The paper's measure is the *loss rate*: the share of fetched pages the critic threw away
-(:attr:`~deepcrawl.crawl.focused.FocusedStrategy.loss_rate`).
+(:attr:`~deepcrawl.crawler.focused.FocusedStrategy.loss_rate`).
 """
 
 from __future__ import annotations
@@ -18,15 +18,15 @@ from __future__ import annotations
 import heapq
 from typing import TYPE_CHECKING
 
-from deepcrawl.crawl.focused import FocusedStrategy, PoliteSession
-from deepcrawl.crawl.strategy import register
+from deepcrawl.crawler.focused import FocusedStrategy, PoliteSession
+from deepcrawl.crawler.strategy import register
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Sequence
 
     from deepcrawl.browser.base import FetchedPage, Fetcher
     from deepcrawl.classify.apprentice import Apprentice
-    from deepcrawl.crawl.focused import Target
+    from deepcrawl.crawler.focused import Target
     from deepcrawl.settings import Settings
 
 __all__ = ["ApprenticeCrawler"]

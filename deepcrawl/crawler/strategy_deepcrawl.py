@@ -1,4 +1,4 @@
-"""The whole deepcrawl crawl as a :class:`~deepcrawl.crawl.strategy.Strategy` named "deepcrawl".
+"""The whole deepcrawl crawl as a :class:`~deepcrawl.crawler.strategy.Strategy` named "deepcrawl".
 
 So that ``deepcrawl bench --strategy deepcrawl --strategy bfs`` measures the product beside the
 breadth-first baseline in one run. The bench hands every strategy one fetcher and counts the
@@ -19,9 +19,9 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from deepcrawl.crawl.deliver import Sink
-from deepcrawl.crawl.engine import Crawl
-from deepcrawl.crawl.strategy import Strategy, register
+from deepcrawl.crawler.deliver import Sink
+from deepcrawl.crawler.engine import Crawl
+from deepcrawl.crawler.strategy import Strategy, register
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -38,7 +38,7 @@ class _Discard(Sink):
 
 @register
 class DeepcrawlStrategy(Strategy):
-    """Setup phase, labels, normal phase: the crawl of :class:`~deepcrawl.crawl.engine.Crawl`.
+    """Setup phase, labels, normal phase: the crawl of :class:`~deepcrawl.crawler.engine.Crawl`.
 
     ``max_requests`` caps the wanted pages fetched (the form's result pages are not fetched
     through the bench's fetcher; the keyword manager's own budget bounds them).

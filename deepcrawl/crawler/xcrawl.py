@@ -28,8 +28,8 @@ import random
 from collections import deque
 from typing import TYPE_CHECKING
 
-from deepcrawl.crawl.focused import FocusedStrategy, PoliteSession
-from deepcrawl.crawl.strategy import register
+from deepcrawl.crawler.focused import FocusedStrategy, PoliteSession
+from deepcrawl.crawler.strategy import register
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Sequence
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
     from deepcrawl.browser.base import FetchedPage, Fetcher
     from deepcrawl.classify.xcrawl import WebGraph
-    from deepcrawl.crawl.focused import Target
+    from deepcrawl.crawler.focused import Target
     from deepcrawl.settings import Settings
 
 __all__ = ["XCrawler"]

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from deepcrawl.crawl.focused import FocusedStrategy
-from deepcrawl.crawl.strategy import STRATEGIES
+from deepcrawl.crawler.focused import FocusedStrategy
+from deepcrawl.crawler.strategy import STRATEGIES
 from deepcrawl.errors import ConfigError
 
 if TYPE_CHECKING:

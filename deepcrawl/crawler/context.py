@@ -1,7 +1,7 @@
 """What the phases of one crawl share: settings, storage, politeness, scope, figures.
 
-:class:`CrawlContext` is made by :class:`~deepcrawl.crawl.engine.Crawl` and handed to the setup
-phase (:mod:`deepcrawl.crawl.setup`) and the normal phase (:mod:`deepcrawl.crawl.normal`);
+:class:`CrawlContext` is made by :class:`~deepcrawl.crawler.engine.Crawl` and handed to the setup
+phase (:mod:`deepcrawl.crawler.setup`) and the normal phase (:mod:`deepcrawl.crawler.normal`);
 :class:`CrawlStats` holds the figures the progress display and ``stats.json`` show.
 """
 
@@ -17,9 +17,9 @@ from deepcrawl.browser.scope import host_of
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from deepcrawl.crawl.politeness import HostLimiter
-    from deepcrawl.crawl.robots import RobotsPolicy
-    from deepcrawl.crawl.state import CrawlState
+    from deepcrawl.crawler.politeness import HostLimiter
+    from deepcrawl.crawler.robots import RobotsPolicy
+    from deepcrawl.crawler.state import CrawlState
     from deepcrawl.settings import Settings
     from deepcrawl.storage import Repository, SiteRead
 

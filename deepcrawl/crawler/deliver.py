@@ -23,7 +23,7 @@ from deepcrawl.export import page_records
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
-    from deepcrawl.crawl.context import CrawlContext
+    from deepcrawl.crawler.context import CrawlContext
     from deepcrawl.storage import PageRead
 
     Record = dict[str, Any]

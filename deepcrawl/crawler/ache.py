@@ -28,15 +28,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from deepcrawl.classify.dom import LinkContext
-from deepcrawl.crawl.focused import FocusedStrategy, PoliteSession
-from deepcrawl.crawl.strategy import register
+from deepcrawl.crawler.focused import FocusedStrategy, PoliteSession
+from deepcrawl.crawler.strategy import register
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Sequence
 
     from deepcrawl.browser.base import FetchedPage, Fetcher
     from deepcrawl.classify.ache import MultiLevelLinkClassifier
-    from deepcrawl.crawl.focused import Target
+    from deepcrawl.crawler.focused import Target
     from deepcrawl.settings import Settings
 
 __all__ = ["AcheCrawler", "link_levels"]

@@ -5,18 +5,18 @@
 1. **storage** — open the database and the site's row; everything below is stored as it
    happens, so the same command run again (or ``--resume``) continues where a crash stopped;
 2. **politeness** — load robots.txt (rules and Crawl-delay) into the per-host limiter;
-3. **form** — find the search form with the critic (:func:`~deepcrawl.crawl.setup.locate_form`),
+3. **form** — find the search form with the critic (:func:`~deepcrawl.crawler.setup.locate_form`),
    in a Chromium pool scoped to the site; login, registration, cart and delete forms are refused
    by the critic and the safety policy and never submitted;
 4. **setup phase** — the first queries of the keyword manager, their result links stored
-   (:func:`~deepcrawl.crawl.setup.run_setup`);
+   (:func:`~deepcrawl.crawler.setup.run_setup`);
 5. **prototypes and labels** — prototype the links, take ``--like`` / ``--labels`` / the
-   interactive labelling (:func:`~deepcrawl.crawl.setup.apply_labels`); without labels the crawl
+   interactive labelling (:func:`~deepcrawl.crawler.setup.apply_labels`); without labels the crawl
    stops here and says how to give them;
 6. **normal phase** — query to saturation, classify every result link from its URL, fetch only
-   the wanted pages, store them (:class:`~deepcrawl.crawl.normal.NormalPhase`);
+   the wanted pages, store them (:class:`~deepcrawl.crawler.normal.NormalPhase`);
 7. **delivery** — each stored page goes once to the extractor's sink
-   (:mod:`deepcrawl.crawl.deliver`): JSON lines, a callback, or ``async for``.
+   (:mod:`deepcrawl.crawler.deliver`): JSON lines, a callback, or ``async for``.
 """
 
 from __future__ import annotations
@@ -27,11 +27,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Self
 
 from deepcrawl.browser.scope import Scope, host_of
-from deepcrawl.crawl.context import CrawlContext, CrawlStats
-from deepcrawl.crawl.deliver import QueueSink
-from deepcrawl.crawl.politeness import HostLimiter
-from deepcrawl.crawl.robots import RobotsPolicy
-from deepcrawl.crawl.state import CrawlState
+from deepcrawl.crawler.context import CrawlContext, CrawlStats
+from deepcrawl.crawler.deliver import QueueSink
+from deepcrawl.crawler.politeness import HostLimiter
+from deepcrawl.crawler.robots import RobotsPolicy
+from deepcrawl.crawler.state import CrawlState
 from deepcrawl.errors import ConfigError, InvalidURLError
 from deepcrawl.settings import Settings, load_settings
 from deepcrawl.storage import Repository
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from types import TracebackType
 
     from deepcrawl.browser.base import FetchedPage, Fetcher
-    from deepcrawl.crawl.deliver import Record, Sink
+    from deepcrawl.crawler.deliver import Record, Sink
     from deepcrawl.prototypes import LabelSession
 
 __all__ = ["Crawl", "CrawlReport", "crawl_each", "crawl_pages"]
@@ -179,8 +179,8 @@ class Crawl:
             StorageError: the database fails.
         """
         from deepcrawl.browser.pool import BrowserPool
-        from deepcrawl.crawl.normal import NormalPhase
-        from deepcrawl.crawl.setup import apply_labels, label_session, locate_form, run_setup
+        from deepcrawl.crawler.normal import NormalPhase
+        from deepcrawl.crawler.setup import apply_labels, label_session, locate_form, run_setup
         from deepcrawl.forms.search import FormSearch
 
         ctx = self._context()
@@ -326,7 +326,7 @@ async def crawl_each(
     Returns:
         How the crawl ended, with its figures.
     """
-    from deepcrawl.crawl.deliver import CallbackSink
+    from deepcrawl.crawler.deliver import CallbackSink
 
     chosen = _settings(
         settings, db=db, max_pages=max_pages, max_queries=max_queries, keywords=keywords

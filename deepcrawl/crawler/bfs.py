@@ -12,9 +12,9 @@ from collections import deque
 from typing import TYPE_CHECKING
 from urllib.parse import urldefrag, urlsplit
 
-from deepcrawl.crawl.politeness import HostLimiter
-from deepcrawl.crawl.robots import RobotsPolicy
-from deepcrawl.crawl.strategy import Strategy, register
+from deepcrawl.crawler.politeness import HostLimiter
+from deepcrawl.crawler.robots import RobotsPolicy
+from deepcrawl.crawler.strategy import Strategy, register
 from deepcrawl.errors import FetchError
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@
    the interactive session, or — for the bench, which cannot ask — the prototype holding most
    result links.
 
-The normal phase (:mod:`deepcrawl.crawl.normal`) goes on from the stored queries.
+The normal phase (:mod:`deepcrawl.crawler.normal`) goes on from the stored queries.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
 from deepcrawl.browser.base import FetchedPage, Link
-from deepcrawl.crawl.queries import QueryLoop
+from deepcrawl.crawler.queries import QueryLoop
 from deepcrawl.errors import ConfigError, FormError, InvalidURLError
 from deepcrawl.forms.model import Form
 from deepcrawl.prototypes import LabelSession, read_labels_file, suggest_name
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from deepcrawl.browser.pool import BrowserPool
-    from deepcrawl.crawl.context import CrawlContext
+    from deepcrawl.crawler.context import CrawlContext
     from deepcrawl.forms.critic import CriticVerdict
     from deepcrawl.forms.results import QueryResult
     from deepcrawl.forms.search import FormSearch
