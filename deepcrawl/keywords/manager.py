@@ -253,8 +253,8 @@ class KeywordManager:
             if record_id in ids and record_id not in self._texted:
                 self._texted.add(record_id)
                 terms = record_terms(text, min_length=self.settings.min_term_length)
-                self._df.update(terms - self._stopwords)
-                self._df_stop.update(terms & self._stopwords)
+                self._df.update(sorted(terms - self._stopwords))
+                self._df_stop.update(sorted(terms & self._stopwords))
         self.capture.add(ids)
         self._cost += max(cost, 1)
         if ids and cost >= 1:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import random
+import zlib
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Protocol
 
@@ -149,7 +150,7 @@ class GreedyPolicy(QueryPolicy):
         sample = state.texted_records
         issued = state.issued
         best: str | None = None
-        best_key = (-1.0, -1)
+        best_key: tuple[float, int, int] = (-1.0, -1, -1)
         if sample:
             size = state.estimated_size or self.size_factor * sample
             size = max(size, float(sample))
@@ -162,7 +163,9 @@ class GreedyPolicy(QueryPolicy):
                 new = max(0.0, returned - df)  # seen records first when capped
                 pages = math.ceil(returned / state.page_size) if state.page_size else 1
                 cost = 1.0 + self.page_cost * max(0, pages - 1)
-                key = (new / cost, df)
+                # Ties are broken by a hash of the term that is stable across processes: the
+                # same crawl asks the same queries, and no letter of the alphabet comes last.
+                key = (new / cost, df, zlib.crc32(term.encode("utf-8")))
                 if key > best_key:
                     best, best_key = term, key
         if best is not None and best_key[1] > 0:

@@ -50,7 +50,8 @@ class FakeSearch:
 
 
 async def test_exhaust_probes_stop_words_then_queries_until_every_record_is_found() -> None:
-    settings = KeywordSettings(saturation_window=3, max_queries=40, stopword_probes=("the", "a"))
+    # a window wide enough that the order of equally good terms cannot end the loop early
+    settings = KeywordSettings(saturation_window=6, max_queries=40, stopword_probes=("the", "a"))
     manager = KeywordManager(settings, frequent=["apple", "jam"], stop_words={"the", "a"})
     fake = FakeSearch()
     seen: list[tuple[str, int]] = []
