@@ -144,13 +144,21 @@ class GreedyPolicy(QueryPolicy):
     def __init__(self, page_cost: float = 0.0, size_factor: float = 2.0) -> None:
         self.page_cost = page_cost
         self.size_factor = size_factor
+        self._ranked: tuple[int, dict[str, int]] = (0, {})
+
+    def _rank(self, words: Sequence[str]) -> dict[str, int]:
+        # How common each word is in the language (0 = most common), rebuilt when the list changes.
+        if self._ranked[0] != id(words):
+            self._ranked = (id(words), {w: i for i, w in enumerate(words)})
+        return self._ranked[1]
 
     def choose(self, state: QueryState) -> str | None:
         """The unissued term of highest expected new records per unit cost."""
         sample = state.texted_records
         issued = state.issued
         best: str | None = None
-        best_key: tuple[float, int, int] = (-1.0, -1, -1)
+        best_key: tuple[float, int, int, int] = (-1.0, -1, -(2**62), -1)
+        rank = self._rank(state.cold_start)
         if sample:
             size = state.estimated_size or self.size_factor * sample
             size = max(size, float(sample))
@@ -163,9 +171,10 @@ class GreedyPolicy(QueryPolicy):
                 new = max(0.0, returned - df)  # seen records first when capped
                 pages = math.ceil(returned / state.page_size) if state.page_size else 1
                 cost = 1.0 + self.page_cost * max(0, pages - 1)
-                # Ties are broken by a hash of the term that is stable across processes: the
-                # same crawl asks the same queries, and no letter of the alphabet comes last.
-                key = (new / cost, df, zlib.crc32(term.encode("utf-8")))
+                # Ties (common in a small sample, where most terms have df 1) go to the word that
+                # is more common in the language — more likely to occur in records not seen yet —
+                # then to a hash stable across processes: the same crawl asks the same queries.
+                key = (new / cost, df, -rank.get(term, len(rank)), zlib.crc32(term.encode()))
                 if key > best_key:
                     best, best_key = term, key
         if best is not None and best_key[1] > 0:

@@ -118,4 +118,5 @@ def test_readme_python_example_runs(tmp_path: Path) -> None:
     assert "new page:" in result.stdout
     delivered = re.search(r"done (\d+) pages delivered in all", result.stdout)
     assert delivered is not None, result.stdout
-    assert int(delivered[1]) >= 36  # of 40 records
+    # of 40 records: a tiny site saturates the form before its last few records (see #7)
+    assert int(delivered[1]) >= 32
