@@ -12,9 +12,9 @@ Every learner is a scikit-learn estimator; the learners load (with scikit-learn)
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from deepcrawl._lazy import lazy_getattr
 from deepcrawl.classify.dom import DomLeaf, LinkContext, dom_leaves, page_links
 
 if TYPE_CHECKING:
@@ -71,11 +71,4 @@ _LAZY = {
     "space_terms": "deepcrawl.classify.ache",
 }
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, globals(), _LAZY)

@@ -6,9 +6,9 @@ pull in scikit-learn and nltk, so they load on first access to their names.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from deepcrawl._lazy import lazy_getattr
 from deepcrawl.forms.model import FieldOption, Form, FormField, SubmitControl
 from deepcrawl.forms.static import parse_forms
 
@@ -81,11 +81,4 @@ _LAZY = {
     "train_critic": "deepcrawl.forms.store",
 }
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, globals(), _LAZY)
