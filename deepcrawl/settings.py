@@ -362,6 +362,9 @@ class CrawlSettings(_Section):
     a second worker fetch a URL the first is still waiting on)."""
     deliver_bodies: bool = True
     """Put page bodies into delivered records (off: ``body`` is None, ``body_path`` tells)."""
+    progress_every_s: float = 10.0
+    """When stderr is not a terminal (a log file), ``deepcrawl crawl`` prints its progress line
+    this often instead of redrawing it."""
 
 
 class StorageSettings(_Section):

@@ -3,8 +3,9 @@
 import asyncio
 import json
 import sys
+import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Self
 
 import typer
 from rich.live import Live
@@ -36,6 +37,46 @@ def _line(stats: CrawlStats) -> Text:
     )
 
 
+class _Progress:
+    """The crawl's progress on stderr: one live line on a terminal; elsewhere (a log file, a
+    pipe) a plain line every ``crawl.progress_every_s`` seconds and the last one at the end,
+    since a live display cannot redraw there and its last frame would run into what follows."""
+
+    def __init__(self, every_s: float) -> None:
+        self.every_s = every_s
+        self.live = (
+            Live(_line(CrawlStats()), console=err_console, refresh_per_second=4)
+            if err_console.is_terminal
+            else None
+        )
+        self._last: Text | None = None
+        self._printed_at = time.monotonic()
+
+    def __enter__(self) -> Self:
+        if self.live is not None:
+            self.live.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self.live is not None:
+            self.live.stop()
+        elif self._last is not None:
+            err_console.print(self._last, highlight=False)
+
+    def update(self, stats: CrawlStats) -> None:
+        """Show the crawl's figures (called on every change)."""
+        line = _line(stats)
+        if self.live is not None:
+            self.live.update(line)
+            return
+        self._last = line
+        now = time.monotonic()
+        if now - self._printed_at >= self.every_s:
+            self._printed_at = now
+            err_console.print(line, highlight=False)
+            self._last = None
+
+
 def _sink(out: str | None) -> "Sink":
     from deepcrawl.crawler.deliver import JsonlSink, NullSink
 
@@ -51,8 +92,8 @@ def _sink(out: str | None) -> "Sink":
     return JsonlSink(folder / "pages.jsonl")
 
 
-def _labeller(live: Live) -> "Callable[[LabelSession], None] | None":
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+def _labeller(live: Live | None) -> "Callable[[LabelSession], None] | None":
+    if live is None or not (sys.stdin.isatty() and sys.stdout.isatty()):
         return None
     from deepcrawl.cli.prototypes import _interactive
 
@@ -78,7 +119,7 @@ async def _run(
     from deepcrawl.crawler.engine import Crawl
 
     sink = _sink(out)
-    with Live(_line(CrawlStats()), console=err_console, refresh_per_second=4) as live:
+    with _Progress(settings.crawl.progress_every_s) as progress:
         try:
             async with Crawl(
                 start_url,
@@ -86,8 +127,8 @@ async def _run(
                 like=like,
                 labels_file=labels,
                 resume=resume,
-                labeller=None if like or labels else _labeller(live),
-                progress=lambda stats: live.update(_line(stats)),
+                labeller=None if like or labels else _labeller(progress.live),
+                progress=progress.update,
             ) as crawl:
                 report = await crawl.run(sink)
                 if warc is not None and report.status != "needs_labels":
