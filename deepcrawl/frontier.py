@@ -21,9 +21,10 @@ from __future__ import annotations
 import abc
 import heapq
 import itertools
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 import sqlalchemy as sa
@@ -37,7 +38,7 @@ from deepcrawl.storage.tables import FrontierEntry
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from sqlalchemy.engine import Engine
+    from sqlalchemy.engine import Connection, Engine
 
 __all__ = ["Frontier", "FrontierCounts", "Lease", "MemoryFrontier", "NewURL", "SqlFrontier"]
 
@@ -81,6 +82,17 @@ class FrontierCounts:
         return self.queued + self.leased
 
 
+#: The frontier's table, for Core statements.
+_TABLE: sa.Table = FrontierEntry.__table__  # type: ignore[attr-defined]
+
+#: First key of the PostgreSQL advisory lock that serialises one site's lease transactions
+#: (the second is the site id).
+_LEASE_LOCK = 0x6463_0001
+
+#: Seconds between two looks for expired leases by one frontier object.
+_RECLAIM_S = 1.0
+
+
 def _now() -> datetime:
     return datetime.now(UTC)
 
@@ -94,7 +106,8 @@ class Frontier(abc.ABC):
 
     @abc.abstractmethod
     def lease(self, n: int, *, lease_s: float = 300.0) -> list[Lease]:
-        """Hand out up to ``n`` ready URLs, leased for ``lease_s`` seconds."""
+        """Hand out up to ``n`` ready URLs, leased for ``lease_s`` seconds (fewer when the
+        backend's per-host cap of live leases is reached)."""
 
     @abc.abstractmethod
     def complete(self, lease_id: int) -> None:
@@ -116,26 +129,45 @@ class Frontier(abc.ABC):
     def seen(self, url: str) -> bool:
         """Whether ``url`` was ever added."""
 
+    def pending(self) -> int:
+        """URLs not yet settled (queued or leased): what a fetch loop polls to know it is done.
+
+        Backends count only the pending URLs here, not every state as :meth:`counts` does.
+        """
+        return self.counts().pending
+
 
 class SqlFrontier(Frontier):
     """The frontier of one site, in the crawl's SQL database (SQLite or PostgreSQL).
 
+    Every operation reads a bounded number of rows whatever the frontier's size: ``lease`` walks
+    the lease index (site, state, priority descending, id) from its start, expired leases are
+    found among the leased rows only, ``add`` is one batched insert that lets the unique key
+    drop known URLs. On PostgreSQL many processes share the frontier: a lease transaction takes
+    the site's advisory transaction lock (so the per-host count of live leases it checks cannot
+    change under it) and reads its rows ``FOR UPDATE SKIP LOCKED``. On SQLite one process leases.
+
     Args:
         engine: the crawl's engine (``Repository.engine``); the table is created with the schema.
         site_id: the site whose frontier this is.
+        host_cap: at most this many live leases per host, over every process sharing the
+            frontier (the politeness setting ``concurrency_per_host``); None: no cap. A lease
+            whose best candidates are of full hosts hands out fewer URLs rather than scanning
+            for other hosts' (a site's frontier is mostly one host).
     """
 
-    def __init__(self, engine: Engine, site_id: int) -> None:
+    def __init__(self, engine: Engine, site_id: int, *, host_cap: int | None = None) -> None:
         self.engine = engine
         self.site_id = site_id
+        self.host_cap = host_cap
         self._dialect = engine.dialect.name
+        self._reclaim_at = 0.0
 
     def _insert(self) -> sqlite.Insert | postgresql.Insert:
-        table = FrontierEntry.__table__  # type: ignore[attr-defined]
         if self._dialect == "postgresql":
-            return postgresql.insert(table)
+            return postgresql.insert(_TABLE)
         if self._dialect == "sqlite":
-            return sqlite.insert(table)
+            return sqlite.insert(_TABLE)
         raise StorageError(f"the frontier supports SQLite and PostgreSQL, not {self._dialect}")
 
     def add(self, urls: Iterable[NewURL]) -> int:
@@ -157,11 +189,10 @@ class SqlFrontier(Frontier):
         }
         if not rows:
             return 0
-        table = FrontierEntry.__table__  # type: ignore[attr-defined]
         stmt = (
             self._insert()
             .on_conflict_do_nothing(index_elements=["site_id", "url"])
-            .returning(table.c.id)
+            .returning(_TABLE.c.id)
         )
         added = 0
         try:
@@ -177,33 +208,72 @@ class SqlFrontier(Frontier):
     def lease(self, n: int, *, lease_s: float = 300.0) -> list[Lease]:
         now = _now()
         until = now + timedelta(seconds=lease_s)
-        entry = FrontierEntry
-        ready = sa.or_(
-            sa.and_(col(entry.state) == "queued", col(entry.ready_at) <= now),
-            sa.and_(col(entry.state) == "leased", col(entry.ready_at) <= now),
-        )
-        stmt = (
-            select(entry)
-            .where(entry.site_id == self.site_id, ready)
-            .order_by(col(entry.priority).desc(), col(entry.id))
-            .limit(n)
-        )
-        if self._dialect == "postgresql":
-            stmt = stmt.with_for_update(skip_locked=True)
+        c = _TABLE.c
+        mine = c.site_id == self.site_id
         try:
-            with Session(self.engine) as session:
-                rows = session.exec(stmt).all()
-                leases = []
-                for row in rows:
-                    # An expired lease (a dead worker) counts as an attempt.
-                    row.state, row.ready_at, row.attempts = "leased", until, row.attempts + 1
-                    session.add(row)
-                    assert row.id is not None
-                    leases.append(Lease(row.id, row.url, row.priority, row.depth, row.attempts))
-                session.commit()
-                return leases
+            with self.engine.begin() as conn:
+                if self._dialect == "postgresql":
+                    conn.execute(
+                        sa.select(sa.func.pg_advisory_xact_lock(_LEASE_LOCK, self.site_id))
+                    )
+                pick = (
+                    sa.select(c.id, c.url, c.host, c.priority, c.depth, c.attempts)
+                    .where(mine, c.state == "queued", c.ready_at <= now)
+                    .order_by(c.priority.desc(), c.id)
+                    .limit(n)
+                )
+                if self._dialect == "postgresql":
+                    pick = pick.with_for_update(skip_locked=True)
+                rows = list(conn.execute(pick).all())
+                if (len(rows) < n or time.monotonic() >= self._reclaim_at) and self._reclaim(
+                    conn, now
+                ):
+                    rows = list(conn.execute(pick).all())
+                rows = self._within_host_cap(conn, rows)
+                if rows:
+                    conn.execute(
+                        sa.update(_TABLE)
+                        .where(c.id.in_([r.id for r in rows]))
+                        .values(state="leased", ready_at=until, attempts=c.attempts + 1)
+                    )
         except SQLAlchemyError as exc:
             raise StorageError(f"cannot lease URLs from the frontier: {exc}") from exc
+        # An expired lease (a dead worker) counts as an attempt.
+        return [Lease(r.id, r.url, r.priority, r.depth, r.attempts + 1) for r in rows]
+
+    def _reclaim(self, conn: Connection, now: datetime) -> int:
+        """Queue the expired leases again (a dead worker's), ready at once; how many.
+
+        Only leased rows are read, through the lease index's (site, state) prefix. A lease call
+        does it when it finds fewer ready URLs than asked, and else once a second: leases last
+        minutes, and the round trip would double a lease's cost.
+        """
+        self._reclaim_at = time.monotonic() + _RECLAIM_S
+        c = _TABLE.c
+        stmt = (
+            sa.update(_TABLE)
+            .where(c.site_id == self.site_id, c.state == "leased", c.ready_at <= now)
+            .values(state="queued")
+        )
+        return int(conn.execute(stmt).rowcount or 0)
+
+    def _within_host_cap(self, conn: Connection, rows: list[Any]) -> list[Any]:
+        if self.host_cap is None or not rows:
+            return rows
+        c = _TABLE.c
+        live: dict[str, int] = dict(
+            conn.execute(
+                sa.select(c.host, sa.func.count())
+                .where(c.site_id == self.site_id, c.state == "leased")
+                .group_by(c.host)
+            ).all()
+        )
+        kept = []
+        for row in rows:
+            if live.get(row.host, 0) < self.host_cap:
+                live[row.host] = live.get(row.host, 0) + 1
+                kept.append(row)
+        return kept
 
     def _settle(self, lease_id: int, **values: object) -> None:
         stmt = sa.update(FrontierEntry).where(col(FrontierEntry.id) == lease_id).values(**values)
@@ -241,6 +311,18 @@ class SqlFrontier(Frontier):
         )
         with Session(self.engine) as session:
             return session.exec(stmt).first() is not None
+
+    def pending(self) -> int:
+        # two ranges of the lease index: the cost follows the pending URLs, not the done ones
+        c = _TABLE.c
+        stmt = sa.select(sa.func.count()).where(
+            c.site_id == self.site_id, c.state.in_(("queued", "leased"))
+        )
+        try:
+            with self.engine.connect() as conn:
+                return int(conn.execute(stmt).scalar() or 0)
+        except SQLAlchemyError as exc:
+            raise StorageError(f"cannot count the frontier: {exc}") from exc
 
 
 class MemoryFrontier(Frontier):

@@ -174,6 +174,12 @@ class FormSettings(_Section):
     url_templates: bool = True
     """Issue later queries of a GET form by URL template over plain HTTP, once a check shows the
     browser and plain HTTP give the same result links (much faster)."""
+    largest_page_size: bool = True
+    """Set a form's "results per page" select to its largest value, and raise a page-size
+    parameter of a JSON data request the results come from (checked to be honoured): each
+    result page is a request, whatever it holds."""
+    max_page_size: int = 50
+    """Page size asked of a data request's size parameter (``limit``, ``per_page`` …)."""
 
 
 class KeywordSettings(_Section):
@@ -187,6 +193,10 @@ class KeywordSettings(_Section):
     benchmarks/keywords_sim.py)."""
     saturation_min_new: int = 1
     """Fewer new records than this over the window means the source is exhausted."""
+    saturation_records: int | None = 200
+    """Saturation counted in results too: the most recent queries showed this many results
+    between them and fewer than ``saturation_min_new`` new ones (sooner than the window when
+    result pages are big; 200 is the window's 20 queries of a 10-result page). None: off."""
     max_result_pages: int = 50
     """Result pages followed per query at most."""
     policy: Literal["greedy", "random", "frequency"] = "greedy"
@@ -220,6 +230,11 @@ class KeywordSettings(_Section):
     engine; site search forms usually AND their words, so one reaches most)."""
     sample_max_tokens: int = 50
     """Tokens of the sample documents kept for query generation (highest TF-IDF first)."""
+    paging_min_new: float = 1.0
+    """A query's paging stops once the records it is expected to bring per further result page
+    fall below this (the share of records new to the crawl on its pages so far times the page
+    size). Paper-free: 0.5–1 needed the fewest result pages for 98% of the records in a
+    simulation of the fixture sites; 0 reads every page."""
 
 
 class PrototypeSettings(_Section):
@@ -323,6 +338,17 @@ class LinkLearningSettings(_Section):
     record; None: the target is a page with a form the critic accepts as searchable."""
     seed: int = 0
     """Seed of the random choices (xCrawl's walk and restarts)."""
+    discovery_strategy: str = "ache"
+    """Strategy of entry-point discovery (``deepcrawl discover``, and the setup phase when the
+    start page has no searchable form): ACHE, the paper written for finding forms."""
+    discovery_max_requests: int = 1000
+    """Request budget of entry-point discovery (not from a paper: breadth-first needs some 600
+    pages to reach a form three clicks deep on the "stacks" fixture site)."""
+    navigate_strategy: str = "ache"
+    """Strategy of ``deepcrawl crawl --navigate``, which looks for the wanted records the
+    queries did not return once the form is saturated."""
+    navigate_max_requests: int = 2000
+    """Request budget of the ``--navigate`` phase (not from a paper)."""
 
 
 class CrawlSettings(_Section):
@@ -356,10 +382,35 @@ class CrawlSettings(_Section):
     82% (60 records) — the estimate underrates the rare-word records of the tail."""
     stop_patience: int = 5
     """Queries in a row without a new wanted record before ``stop_coverage`` may stop the crawl."""
+    stop_checked_records: int | None = 300
+    """Stop querying once the latest queries' result lists held this many records between them
+    (by the totals their pages report) and, by the words of the fetched record pages, fewer
+    than ``stop_checked_share`` of them are records the crawl lacks. None: off. Issue 7, 500
+    records a site: 150 stopped the shop at recall 0.956; 300 kept >= 0.98 on all three."""
+    stop_checked_share: float = 0.01
+    """The share of lacking records under which ``stop_checked_records`` stops the crawl: an
+    estimate of the share of the site's records missed (1% for a recall >= 0.98 with margin)."""
+    follow_record_links: bool = True
+    """Wanted pages' own links ("related books", "more from this section") are classified by URL
+    like result links, and the wanted ones fetched; querying waits while such pages are pending,
+    since a link costs no result page and a query then counts them as known."""
+    setup_result_pages: int = 3
+    """Result pages read per setup-phase query at most: enough links to prototype (before labels,
+    every link is new and any paging rule reads on). The normal phase asks such queries again
+    first, its paging control (``keywords.paging_min_new``) deciding how far to read."""
     lease_s: float = 900.0
     """How long a fetch worker holds a frontier URL before another may take it (a resumed crawl
     releases every lease at once, so a long lease costs nothing after a crash; a short one lets
     a second worker fetch a URL the first is still waiting on)."""
+    heartbeat_s: float = 5.0
+    """How often a process of a crawl (``deepcrawl crawl`` or ``deepcrawl worker``) records that
+    it is alive and its figures; one not heard of for three heartbeats counts as dead."""
+    worker_wait_s: float = 300.0
+    """How long ``deepcrawl worker`` waits for the crawl it joins to have labelled prototypes
+    (the setup phase of ``deepcrawl crawl`` runs meanwhile) before giving up."""
+    navigate: bool = False
+    """After the form is saturated, let a link strategy (``links.navigate_strategy``) look for
+    wanted records the queries did not return (``--navigate``; issue 8)."""
     deliver_bodies: bool = True
     """Put page bodies into delivered records (off: ``body`` is None, ``body_path`` tells)."""
     progress_every_s: float = 10.0
@@ -376,6 +427,12 @@ class StorageSettings(_Section):
     """Bodies up to this size are stored in the database, larger ones as files."""
     bodies_dir: Path = Path("deepcrawl-bodies")
     """Folder for bodies stored as files (relative to the working directory)."""
+    durable_commits: bool = False
+    """PostgreSQL: make each commit wait for the disk (``synchronous_commit``). Off, the crawl has
+    the durability SQLite has in WAL mode with ``synchronous=NORMAL``: a crashed crawler or worker
+    loses nothing, a crashed database server or machine may lose the last fraction of a second
+    of commits, which a resumed crawl does again. On, every write waits for a flush (1–10 ms on a
+    busy disk) while the fetch tasks of the process wait on it."""
 
 
 class BenchSettings(_Section):

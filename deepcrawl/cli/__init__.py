@@ -15,6 +15,7 @@ import typer
 # Importing a command module registers its commands on ``app``.
 from deepcrawl.cli import bench as _bench  # noqa: F401
 from deepcrawl.cli import crawl as _crawl  # noqa: F401
+from deepcrawl.cli import discover as _discover  # noqa: F401
 from deepcrawl.cli import doctor as _doctor  # noqa: F401
 from deepcrawl.cli import export as _export  # noqa: F401
 from deepcrawl.cli import fixtures as _fixtures  # noqa: F401
@@ -23,7 +24,9 @@ from deepcrawl.cli import prototypes as _prototypes  # noqa: F401
 from deepcrawl.cli import query as _query  # noqa: F401
 from deepcrawl.cli import render as _render  # noqa: F401
 from deepcrawl.cli import sites as _sites  # noqa: F401
+from deepcrawl.cli import status as _status  # noqa: F401
 from deepcrawl.cli import urls as _urls  # noqa: F401
+from deepcrawl.cli import worker as _worker  # noqa: F401
 from deepcrawl.cli._app import app, err_console
 from deepcrawl.errors import DeepcrawlError
 

@@ -189,7 +189,17 @@ def crawl(
     resume: Annotated[
         bool, typer.Option(help="Continue the stored crawl of START_URL (fail if there is none).")
     ] = False,
-) -> None:
+    navigate: Annotated[
+        bool,
+        typer.Option(help="After the form is saturated, follow links to wanted records the "
+                     "queries did not return."),
+    ] = False,
+    strategy: Annotated[
+        str | None,
+        typer.Option(help="Link strategy of --navigate (and of discovering the search form): "
+                     "ache (default), apprentice, xcrawl, bfs."),
+    ] = None,
+) -> None:  # fmt: skip
     """Crawl START_URL's site behind its search form; deliver only the pages you want.
 
     Finds the search form, queries it, prototypes the result links, takes your labels (--like,
@@ -200,7 +210,8 @@ def crawl(
     settings = load_settings(
         storage={"url": db},
         keywords={"keywords_file": keywords, "max_queries": max_queries},
-        crawl={"max_pages": max_pages, "scope_prefix": scope_prefix},
+        crawl={"max_pages": max_pages, "scope_prefix": scope_prefix, "navigate": navigate or None},
+        links={"navigate_strategy": strategy, "discovery_strategy": strategy},
     )
     try:
         report = asyncio.run(
@@ -227,6 +238,11 @@ def crawl(
     err_console.print(
         f"{report.status}: {stats.pages_delivered} pages delivered, {stats.queries} queries, "
         f"{stats.requests} requests, {stats.errors} failed URLs"
+        + (
+            f"; navigate: {stats.nav_records} records in {stats.nav_requests} navigation requests"
+            if navigate
+            else ""
+        )
         + (f" ({stats.stop_reason})" if stats.stop_reason else ""),
         highlight=False,
     )

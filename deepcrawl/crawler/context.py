@@ -53,6 +53,12 @@ class CrawlStats:
     """Links it rejected, per label (``-`` for unlabelled kinds)."""
     unsure: int = 0
     """Links the learned model was unsure of (not fetched)."""
+    discovery_pages: int = 0
+    """Pages entry-point discovery fetched to find the search form (0: it was on the start page)."""
+    nav_requests: int = 0
+    """Requests of the ``--navigate`` phase for pages that are not wanted records (navigation)."""
+    nav_records: int = 0
+    """Wanted records the ``--navigate`` phase fetched that the queries had not returned."""
     stop_reason: str | None = None
     started: float = field(default_factory=time.monotonic)
 

@@ -12,15 +12,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from deepcrawl.crawler.ache import AcheCrawler
+from deepcrawl.crawler.apprentice import ApprenticeCrawler
 from deepcrawl.crawler.focused import FocusedStrategy
-from deepcrawl.crawler.strategy import STRATEGIES
+from deepcrawl.crawler.strategy import STRATEGIES, Strategy
 from deepcrawl.errors import ConfigError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from deepcrawl.browser.base import FetchedPage, Fetcher
+    from deepcrawl.browser.scope import Scope
     from deepcrawl.settings import Settings
 
-__all__ = ["Discovery", "discover_forms"]
+__all__ = ["Discovery", "discover_forms", "discover_site"]
 
 
 @dataclass
@@ -48,9 +53,10 @@ async def discover_forms(
     settings: Settings,
     *,
     fetcher: Fetcher,
-    strategy: str = "ache",
-    max_requests: int = 500,
+    strategy: str | None = None,
+    max_requests: int | None = None,
     max_forms: int = 1,
+    prior: Sequence[Any] = (),
 ) -> Discovery:
     """Crawl from ``start_url`` with a learning strategy until searchable forms are found.
 
@@ -58,18 +64,21 @@ async def discover_forms(
         start_url: where to start.
         settings: deepcrawl settings (``forms`` for the critic, ``links`` for the strategy).
         fetcher: an entered fetcher.
-        strategy: ``ache``, ``apprentice``, ``xcrawl`` (or ``bfs``).
-        max_requests: the request budget.
+        strategy: ``ache``, ``apprentice``, ``xcrawl`` (or ``bfs``); default
+            ``settings.links.discovery_strategy``.
+        max_requests: the request budget; default ``settings.links.discovery_max_requests``.
         max_forms: stop after this many pages with a searchable form.
+        prior: lessons from crawls of other sites (*Offline-Online*): ACHE's ``(link, level)``
+            examples, the apprentice's ``(features, verdict)`` instances; ignored by the
+            strategies without one.
 
     Raises:
         ConfigError: an unknown strategy.
     """
     from deepcrawl.forms import load_critic, parse_forms
 
-    cls = STRATEGIES.get(strategy)
-    if cls is None:
-        raise ConfigError(f"unknown strategy {strategy!r}; known: {', '.join(sorted(STRATEGIES))}")
+    cls = _strategy_class(strategy or settings.links.discovery_strategy)
+    budget = max_requests or settings.links.discovery_max_requests
     critic = load_critic(settings.forms)
     found: dict[str, list[dict[str, Any]]] = {}
 
@@ -90,11 +99,15 @@ async def discover_forms(
             found.setdefault(page.final_url, forms)
         return bool(forms)
 
-    crawler = (
-        cls(settings, is_target=is_target) if issubclass(cls, FocusedStrategy) else cls(settings)
-    )
-    result = Discovery(strategy=strategy)
-    async for page in crawler.crawl(start_url, fetcher=fetcher, max_requests=max_requests):
+    crawler: Strategy
+    if prior and issubclass(cls, AcheCrawler | ApprenticeCrawler):
+        crawler = cls(settings, is_target=is_target, prior=prior)
+    elif issubclass(cls, FocusedStrategy):
+        crawler = cls(settings, is_target=is_target)
+    else:
+        crawler = cls(settings)
+    result = Discovery(strategy=cls.name)
+    async for page in crawler.crawl(start_url, fetcher=fetcher, max_requests=budget):
         result.pages_fetched += 1
         if not isinstance(crawler, FocusedStrategy):
             is_target(page)
@@ -102,3 +115,42 @@ async def discover_forms(
             break
     result.forms = [form for forms in found.values() for form in forms]
     return result
+
+
+async def discover_site(
+    start_url: str,
+    settings: Settings,
+    *,
+    scope: Scope | None = None,
+    strategy: str | None = None,
+    max_requests: int | None = None,
+    browser: bool = False,
+) -> Discovery:
+    """:func:`discover_forms` with a fetcher of its own, in the start URL's host.
+
+    Plain HTTP by default: the learners read links and static forms, and a page the browser
+    is needed for is rendered once its form is submitted. ``browser`` renders every page (for
+    sites whose search form a script builds).
+
+    Raises:
+        ConfigError: an unknown strategy.
+        BrowserError: ``browser`` and Chromium cannot be started.
+    """
+    from deepcrawl.browser import make_fetcher
+    from deepcrawl.browser.scope import Scope, host_of
+
+    _strategy_class(strategy or settings.links.discovery_strategy)  # before any fetcher starts
+
+    chosen = scope or Scope((host_of(start_url),), implicit=False)
+    fetcher = make_fetcher(settings, chosen, render="always" if browser else "never", forms=browser)
+    async with fetcher:
+        return await discover_forms(
+            start_url, settings, fetcher=fetcher, strategy=strategy, max_requests=max_requests
+        )
+
+
+def _strategy_class(name: str) -> type[Strategy]:
+    cls = STRATEGIES.get(name)
+    if cls is None:
+        raise ConfigError(f"unknown strategy {name!r}; known: {', '.join(sorted(STRATEGIES))}")
+    return cls

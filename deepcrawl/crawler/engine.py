@@ -14,7 +14,9 @@
    interactive labelling (:func:`~deepcrawl.crawler.setup.apply_labels`); without labels the crawl
    stops here and says how to give them;
 6. **normal phase** — query to saturation, classify every result link from its URL, fetch only
-   the wanted pages, store them (:class:`~deepcrawl.crawler.normal.NormalPhase`);
+   the wanted pages, store them (:class:`~deepcrawl.crawler.normal.NormalPhase`); with
+   ``crawl.navigate``, a link strategy then looks for the wanted records the queries missed
+   (:class:`~deepcrawl.crawler.navigate.NavigatePhase`);
 7. **delivery** — each stored page goes once to the extractor's sink
    (:mod:`deepcrawl.crawler.deliver`): JSON lines, a callback, or ``async for``.
 """
@@ -28,8 +30,9 @@ from typing import TYPE_CHECKING, Literal, Self
 
 from deepcrawl.browser.scope import Scope, host_of
 from deepcrawl.crawler.context import CrawlContext, CrawlStats
+from deepcrawl.crawler.coordination import CrawlSeat
 from deepcrawl.crawler.deliver import QueueSink
-from deepcrawl.crawler.politeness import HostLimiter
+from deepcrawl.crawler.politeness import make_limiter
 from deepcrawl.crawler.robots import RobotsPolicy
 from deepcrawl.crawler.state import CrawlState
 from deepcrawl.errors import ConfigError, InvalidURLError
@@ -110,6 +113,7 @@ class Crawl:
         self._fetcher = fetcher
         self._own_fetcher: Fetcher | None = None
         self._repo: Repository | None = None
+        self._seat: CrawlSeat | None = None
         self._entered = False
         self.ctx: CrawlContext | None = None
         #: How the run of :meth:`pages` ended (None until it has).
@@ -143,11 +147,17 @@ class Crawl:
             repo=repo,
             site=site,
             state=state,
-            limiter=HostLimiter(settings.politeness),
+            limiter=make_limiter(settings.politeness, repo.engine, site.id),
             robots=RobotsPolicy(settings.http.user_agent, obey=settings.politeness.obey_robots),
             stats=CrawlStats(),
             notify=self.progress,
         )
+        try:  # the query lock (other processes of the crawl are workers) and a heartbeat
+            self._seat = CrawlSeat.take(self.ctx)
+        except BaseException:
+            self._seat = None
+            await self.__aexit__(None, None, None)
+            raise
         return self
 
     async def __aexit__(
@@ -157,6 +167,8 @@ class Crawl:
         tb: TracebackType | None,
     ) -> None:
         try:
+            if self._seat is not None:
+                self._seat.leave(ok=exc_type is None)
             if self._own_fetcher is not None:
                 await self._own_fetcher.__aexit__(exc_type, exc, tb)
         finally:
@@ -195,7 +207,9 @@ class Crawl:
             ctx.limiter.set_crawl_delay(host_of(self.start_url), delay)
         async with BrowserPool(ctx.settings, self.scope) as pool:
             found = await locate_form(ctx, pool)
-            async with FormSearch(pool, found.form, found.verdict, ctx.settings) as search:
+            async with FormSearch(
+                pool, found.form, found.verdict, ctx.settings, allowed=ctx.robots.allowed
+            ) as search:
                 await run_setup(ctx, search, found.form_id)
                 session = label_session(ctx)
                 relevant = apply_labels(
@@ -213,6 +227,10 @@ class Crawl:
                     ctx, search, found.form_id, fetcher, sink, on_fetch=self.on_fetch
                 )
                 await phase.run()
+                if ctx.settings.crawl.navigate:
+                    from deepcrawl.crawler.navigate import NavigatePhase
+
+                    await NavigatePhase(phase).run()
         cap = ctx.settings.crawl.max_pages
         full = cap is not None and stats.pages_delivered >= cap
         stats.phase = "stopped at max pages" if full else "done"

@@ -22,15 +22,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fnmatch
+import functools
 import re
 from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from deepcrawl.classify.url import LabelStats, URLClassifier
 from deepcrawl.crawler.politeness import TRANSIENT_STATUSES, backoff_delay
-from deepcrawl.crawler.queries import QueryLoop
+from deepcrawl.crawler.queries import QueryLoop, normalised_id
 from deepcrawl.crawler.setup import store_results_page
-from deepcrawl.errors import FetchError, FetchTimeoutError, NetworkError
+from deepcrawl.errors import FetchError, FetchTimeoutError, NetworkError, StorageError
 from deepcrawl.frontier import NewURL, SqlFrontier
 from deepcrawl.prototypes._labelling import from_row
 
@@ -49,6 +50,9 @@ __all__ = ["NormalPhase", "canonical_url", "make_classifier"]
 
 #: Longest wait of an idle worker before it looks at the frontier again (back-offs expire).
 _IDLE_S = 0.25
+
+#: Result links whose record id is cached (a query's links are asked for several times).
+_ID_CACHE = 1 << 16
 
 
 def canonical_url(normal_url: str, drop: re.Pattern[str]) -> str:
@@ -113,10 +117,13 @@ class NormalPhase:
         self.on_fetch = list(on_fetch)
         self.classifier = make_classifier(ctx)
         self.label_stats = LabelStats()
-        self.frontier = SqlFrontier(ctx.repo.engine, ctx.site.id)
+        # the per-host cap of live leases holds across every worker process (PostgreSQL)
+        cap = ctx.settings.politeness.concurrency_per_host
+        self.frontier = SqlFrontier(ctx.repo.engine, ctx.site.id, host_cap=max(1, cap))
         globs = "|".join(fnmatch.translate(g) for g in ctx.settings.crawl.drop_params)
         self._drop = re.compile(globs or r"(?!)", re.IGNORECASE)
-        self._ids: dict[str, str | None] = {}
+        # bounded: one entry per result link ever seen would grow with the site
+        self._ids = functools.lru_cache(maxsize=_ID_CACHE)(self._record_id)
         self.loop = QueryLoop(ctx, form_id, record_id=self.record_id)
         teach_fetcher(fetcher, self.prototype_key)
         self._querying = True
@@ -131,10 +138,11 @@ class NormalPhase:
 
     def record_id(self, url: str) -> str | None:
         """The canonical URL of a wanted result link, None for the rest (the manager's ids)."""
-        if url not in self._ids:
-            decision = self._decide([url])[0]
-            self._ids[url] = canonical_url(decision.url, self._drop) if decision.relevant else None
-        return self._ids[url]
+        return self._ids(url)
+
+    def _record_id(self, url: str) -> str | None:
+        decision = self._decide([url])[0]
+        return canonical_url(decision.url, self._drop) if decision.relevant else None
 
     def prototype_key(self, url: str) -> str:
         """The URL's prototype id (its shape when no prototype matches): the unit by which an
@@ -143,23 +151,72 @@ class NormalPhase:
 
         return self._decide([url])[0].prototype or url_shape(url)
 
-    def enqueue(self, links: Iterable[tuple[str, str]], source: str) -> int:
-        """Classify result links and add the wanted ones to the frontier; returns how many new."""
-        urls = [url for url, _text in links]
+    def enqueue(
+        self, links: Iterable[tuple[str, str]], source: str, *, on_record: bool = False
+    ) -> int:
+        """Classify links and add the wanted ones to the frontier; returns how many new.
+
+        Args:
+            links: ``(url, anchor text)`` pairs (result links, or links on a record page).
+            source: why they are wanted (kept in the frontier).
+            on_record: the links of a fetched record page. Only those a labelled prototype
+                matches are taken (a record page's tool links — print, export — are near
+                variants the learned model might accept; the results area vouched for result
+                links, nothing vouches for these), and the keyword manager counts them as known.
+        """
+        pairs = list(links)
+        if on_record:  # decided without their tracking and session parameters (``?ref=related``)
+            pairs = [
+                (canonical_url(normal, self._drop), text)
+                for url, text in pairs
+                if (normal := normalised_id(url)) is not None
+            ]
         new: dict[str, NewURL] = {}
+        texts: dict[str, str] = {}
         stats = self.label_stats
-        for decision in self._decide(urls):
+        for decision, (_url, text) in zip(
+            self._decide([url for url, _text in pairs]), pairs, strict=True
+        ):
+            if on_record and decision.source != "prototype":
+                continue
             stats.add(decision)
             if decision.relevant:
                 key = canonical_url(decision.url, self._drop)
                 new.setdefault(key, NewURL(key, priority=decision.score, source=source))
+                if text:
+                    texts.setdefault(key, text)
         self.ctx.stats.accepted = dict(stats.accepted)
         self.ctx.stats.rejected = dict(stats.rejected)
         self.ctx.stats.unsure = stats.unsure
+        if on_record:
+            self.loop.observe(new, texts)
         added = self.frontier.add(new.values())
         if added:
             self._wake.set()
         return added
+
+    def _learn_stored(self, *, follow: bool) -> None:
+        """The record pages stored before a crash, learnt as when they were fetched: their
+        words for the paging control and, with ``follow``, their links enqueued again (the
+        frontier ignores known ones) and known to the manager."""
+        ctx = self.ctx
+        for page in ctx.repo.pages(ctx.site.id, kind="record"):
+            body = ctx.repo.body(page.id) if page.error is None else None
+            if body:
+                self.loop.learn_text(page.url, body)
+            if follow:
+                self.loop.observe([page.url])
+                links = [(link.target_url, link.text) for link in ctx.repo.links(page.id)]
+                self.enqueue(links, f"link on {page.url}", on_record=True)
+
+    async def _drained(self) -> None:
+        """Wait until no wanted page is pending or in flight (links first, queries after)."""
+        while not self._stop.is_set() and not self._full():
+            if self._in_flight == 0 and self.frontier.pending() == 0:
+                return
+            self._wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout=_IDLE_S / 5)
 
     # -- the phase -------------------------------------------------------------------------
 
@@ -172,6 +229,7 @@ class NormalPhase:
         self.loop.replay(stored)
         for query in stored:
             self.enqueue(query.result_links(), f"results of {query.row.keyword!r}")
+        self._learn_stored(follow=ctx.settings.crawl.follow_record_links)
         for page in ctx.state.undelivered():
             await self._deliver_stored(page)
         if self._full():
@@ -197,7 +255,10 @@ class NormalPhase:
         return cap is not None and self.ctx.stats.pages_delivered >= cap
 
     async def _query_until_done(self) -> None:
+        follow = self.ctx.settings.crawl.follow_record_links
         while not self._stop.is_set() and not self._full():
+            if follow:
+                await self._drained()
             step = await self.loop.step(self.search)
             if step is None:
                 return
@@ -217,10 +278,8 @@ class NormalPhase:
             # time is what keeps two workers from taking the same URL
             leases = self.frontier.lease(1, lease_s=lease_s)
             if not leases:
-                if not self._querying and self._in_flight == 0:
-                    counts = self.frontier.counts()
-                    if counts.pending == 0:
-                        return
+                if not self._querying and self._in_flight == 0 and self.frontier.pending() == 0:
+                    return
                 # wait for the query loop to add URLs (or a back-off to expire)
                 self._wake.clear()
                 with contextlib.suppress(TimeoutError):
@@ -232,9 +291,15 @@ class NormalPhase:
             finally:
                 self._in_flight -= 1
 
+    async def fetch_leased(self, lease: Lease) -> None:
+        """Fetch, store and deliver one leased URL the way the workers do (``--navigate``)."""
+        await self._fetch(lease)
+
     async def _fetch(self, lease: Lease) -> None:
         ctx, url = self.ctx, lease.url
-        if ctx.repo.page(ctx.site.id, url) is not None:  # stored before a crash; not refetched
+        if (stored := ctx.repo.page(ctx.site.id, url)) is not None:  # stored before a crash
+            if stored.error is None and not ctx.state.delivered(stored.id):
+                await self._deliver_stored(stored)  # its process died before delivering it
             self.frontier.complete(lease.id)
             return
         if not ctx.in_scope(url):
@@ -292,20 +357,35 @@ class NormalPhase:
             self.frontier.complete(lease.id)
             return
         decision = self._decide([lease.url])[0]
-        row = ctx.repo.save_page(
-            ctx.site.id,
-            page,
-            url=lease.url,
-            kind="record",
-            prototype_id=decision.prototype,
-            label=decision.label,
-            with_links=False,
-        )
-        self.frontier.complete(lease.id)
+        follow = ctx.settings.crawl.follow_record_links
+        try:
+            row = ctx.repo.save_page(
+                ctx.site.id,
+                page,
+                url=lease.url,
+                kind="record",
+                prototype_id=decision.prototype,
+                label=decision.label,
+                with_links=follow,
+            )
+        except StorageError:
+            # our lease expired while we fetched and another worker stored the page first
+            if ctx.repo.page(ctx.site.id, lease.url) is None:
+                raise
+            self.frontier.complete(lease.id)
+            return
+        if page.body:
+            self.loop.learn_text(lease.url, page.body)
+        if follow:
+            links = [(link.url, link.text) for link in page.links]
+            self.enqueue(links, f"link on {lease.url}", on_record=True)
         ctx.stats.pages_fetched += 1
         for observer in self.on_fetch:
             observer(page)
         await self._deliver_stored(row)
+        # settled after the delivery: a process killed before it leaves the URL leased, and the
+        # process that takes the expired lease delivers the stored page (see ``_fetch``)
+        self.frontier.complete(lease.id)
 
     async def _deliver_stored(self, page: PageRead) -> None:
         if self._full():

@@ -5,6 +5,13 @@ the robots.txt ``Crawl-delay``, whichever is longer) and keeps at most
 ``concurrency_per_host`` in flight. :func:`backoff_delay` says how long to wait before retrying a
 transient failure: ``Retry-After`` when the server sent one (RFC 9110 §10.2.3: seconds or an
 HTTP date), else exponential back-off from ``backoff_base_s``.
+
+:class:`SharedHostLimiter` is the same limiter for many processes on PostgreSQL (``deepcrawl
+worker``): a host's next start time lives in the ``frontier_host`` table and each request
+advances it with one atomic ``INSERT … ON CONFLICT DO UPDATE … RETURNING``, on the database's
+clock, so N workers share one host's rate instead of multiplying it. The per-host concurrency of
+many processes is the frontier's cap of live leases (``SqlFrontier(host_cap=…)``).
+:func:`make_limiter` picks the limiter for a database.
 """
 
 from __future__ import annotations
@@ -17,12 +24,26 @@ from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+import sqlalchemy as sa
+from sqlalchemy.exc import SQLAlchemyError
+
+from deepcrawl.errors import StorageError
+
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
+    from sqlalchemy.engine import Engine
+
     from deepcrawl.settings import PolitenessSettings
 
-__all__ = ["TRANSIENT_STATUSES", "HostLimiter", "backoff_delay", "parse_retry_after"]
+__all__ = [
+    "TRANSIENT_STATUSES",
+    "HostLimiter",
+    "SharedHostLimiter",
+    "backoff_delay",
+    "make_limiter",
+    "parse_retry_after",
+]
 
 #: Statuses worth retrying: the server is overloaded or briefly broken.
 TRANSIENT_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
@@ -67,6 +88,75 @@ class HostLimiter:
             if start > now:
                 await asyncio.sleep(start - now)
             yield
+
+
+# The start of the next request to a host, reserved atomically: the clock moves to
+# max(next_at, now) + interval and the wait is the reserved start minus now, all on the database's
+# clock (epoch seconds).
+_RESERVE = sa.text(
+    """
+    INSERT INTO frontier_host (site_id, host, next_at)
+    VALUES (:site, :host, EXTRACT(EPOCH FROM clock_timestamp())::float8 + :interval)
+    ON CONFLICT (site_id, host) DO UPDATE SET next_at =
+        GREATEST(frontier_host.next_at, EXTRACT(EPOCH FROM clock_timestamp())::float8) + :interval
+    RETURNING next_at - :interval - EXTRACT(EPOCH FROM clock_timestamp())::float8
+    """
+)
+_PAUSE = sa.text(
+    """
+    INSERT INTO frontier_host (site_id, host, next_at)
+    VALUES (:site, :host, EXTRACT(EPOCH FROM clock_timestamp())::float8 + :pause)
+    ON CONFLICT (site_id, host) DO UPDATE SET next_at = GREATEST(
+        frontier_host.next_at, EXTRACT(EPOCH FROM clock_timestamp())::float8 + :pause)
+    """
+)
+
+
+class SharedHostLimiter(HostLimiter):
+    """Per-host rate shared by every process of a crawl on PostgreSQL; see the module docstring.
+
+    Args:
+        settings: politeness settings (the same in every worker: the rate is the site's).
+        engine: the crawl's PostgreSQL engine.
+        site_id: the crawl's site (each site has its own clocks).
+    """
+
+    def __init__(self, settings: PolitenessSettings, engine: Engine, site_id: int) -> None:
+        super().__init__(settings)
+        self.engine = engine
+        self.site_id = site_id
+
+    def _execute(self, stmt: sa.TextClause, **params: object) -> float:
+        try:
+            with self.engine.begin() as conn:
+                return float(conn.execute(stmt, {"site": self.site_id, **params}).scalar() or 0.0)
+        except SQLAlchemyError as exc:
+            raise StorageError(f"cannot reserve a request slot: {exc}") from exc
+
+    def pause(self, host: str, seconds: float) -> None:
+        """Send nothing to ``host`` for ``seconds``, from any worker."""
+        super().pause(host, seconds)
+        self._execute(_PAUSE, host=host, pause=seconds)
+
+    @contextlib.asynccontextmanager
+    async def slot(self, url: str) -> AsyncIterator[None]:
+        """Wait for the host's shared clock to give this process the next request to it."""
+        host = urlsplit(url).netloc
+        slots = self._slots.setdefault(
+            host, asyncio.Semaphore(max(1, self.settings.concurrency_per_host))
+        )
+        async with slots:
+            wait = self._execute(_RESERVE, host=host, interval=self.interval(host))
+            if wait > 0:
+                await asyncio.sleep(wait)
+            yield
+
+
+def make_limiter(settings: PolitenessSettings, engine: Engine, site_id: int) -> HostLimiter:
+    """The limiter for a crawl's database: shared on PostgreSQL, in-process otherwise."""
+    if engine.dialect.name == "postgresql":
+        return SharedHostLimiter(settings, engine, site_id)
+    return HostLimiter(settings)
 
 
 def parse_retry_after(value: str | None, *, now: datetime | None = None) -> float | None:

@@ -7,7 +7,14 @@ before the next is chosen, and the manager rebuilt from the stored queries when 
 
 A query's *record ids* — what the manager counts as records for saturation and the
 capture–recapture estimate — are the canonical URLs of its wanted result links once labels are
-known (:attr:`QueryLoop.record_id`), the normalised result URLs before.
+known (:attr:`QueryLoop.record_id`), the normalised result URLs before. Records the crawl reached
+otherwise (links on fetched record pages) are known to the manager too (:meth:`QueryLoop.observe`).
+
+A query's result pages are read while they pay (:meth:`QueryLoop.pager`): each page brings on
+average ``keywords.paging_min_new`` records the crawl does not know yet. Under independent words
+every page of a query holds about the same share of unknown records, so the share observed on the
+pages read so far predicts the next — and the long tail of a keyword crawl, where a query's pages
+bring one new record in thirty, costs one page per query instead of all of them.
 """
 
 from __future__ import annotations
@@ -15,15 +22,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from deepcrawl.errors import InvalidURLError
+from deepcrawl.forms.results import PAGE_CAP_NOTE, total_results
 from deepcrawl.keywords import KeywordManager
+from deepcrawl.keywords.known import KnownTexts, main_text
 from deepcrawl.urls import normalise_url
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Iterable, Mapping
 
     from deepcrawl.crawler.context import CrawlContext
     from deepcrawl.crawler.state import StoredQuery
-    from deepcrawl.forms.results import QueryResult
+    from deepcrawl.forms.results import QueryResult, ResultPage
     from deepcrawl.forms.search import FormSearch
     from deepcrawl.storage.tables import QueryRead
 
@@ -46,6 +55,7 @@ class QueryLoop:
         form_id: the stored form the queries go to.
         record_id: maps a result URL to a record id, or None when it is no record.
         seeds: keywords to try first (``--keywords`` comes through the settings).
+        max_pages: result pages read per query at most (default ``keywords.max_result_pages``).
     """
 
     def __init__(
@@ -55,11 +65,19 @@ class QueryLoop:
         *,
         record_id: Callable[[str], str | None] = normalised_id,
         seeds: Iterable[str] = (),
+        max_pages: int | None = None,
     ) -> None:
         self.ctx = ctx
         self.form_id = form_id
         self.record_id = record_id
+        self.max_pages = max_pages
         self.manager = KeywordManager(ctx.settings.keywords, seeds=list(seeds))
+        self.texts = KnownTexts(ctx.settings.keywords.min_term_length)
+        """The words of the record pages fetched, for the paging control."""
+        self._checked: list[tuple[int, int]] = []  # per query: (total, records lacking)
+        self.unfinished: list[str] = []
+        """Keywords whose paging a page cap stopped (the setup phase's): asked again first, the
+        paging control deciding how far to read this time."""
         self._probes = {w.casefold() for w in ctx.settings.keywords.stopword_probes}
 
     def _ids(self, links: Iterable[tuple[str, str]]) -> dict[str, str]:
@@ -77,8 +95,12 @@ class QueryLoop:
             How many queries were replayed.
         """
         count = 0
+        unfinished: dict[str, None] = {}
         for query in stored:
             row = query.row
+            unfinished.pop(row.keyword, None)
+            if (row.error or "").startswith(PAGE_CAP_NOTE) and self.max_pages is None:
+                unfinished[row.keyword] = None
             texts = self._ids(query.result_links())
             self.manager.record(
                 row.keyword,
@@ -88,9 +110,55 @@ class QueryLoop:
                 error=row.error if row.outcome == "error" else None,
             )
             count += 1
+        self.unfinished = list(unfinished)
         self._settle_probe()
         self._refresh()
         return count
+
+    def observe(self, ids: Iterable[str], texts: Mapping[str, str] | None = None) -> int:
+        """Records the crawl reached without a query; returns how many were new to it."""
+        return self.manager.observe(set(ids), texts)
+
+    def learn_text(self, record_id: str, html: str | bytes) -> None:
+        """Index the words of a fetched record page (its main text) for the paging control."""
+        self.texts.add(record_id, main_text(html))
+
+    def pager(self, word: str) -> Callable[[ResultPage, int], bool]:
+        """The paging control of one query: read the next result page only while it is expected
+        to bring at least ``keywords.paging_min_new`` records the crawl does not know.
+
+        With the total the first page reports and the words of the fetched records, the records
+        left to find are counted (:meth:`KnownTexts.unknown_left
+        <deepcrawl.keywords.known.KnownTexts.unknown_left>`) and spread over the pages left;
+        without, the share of unknown records on the pages read so far is the estimate.
+        """
+        threshold = self.ctx.settings.keywords.paging_min_new
+        shown: set[str] = set()
+        fresh = 0
+        total: int | None = None
+        size = 0
+
+        def more(page: ResultPage, number: int) -> bool:
+            nonlocal fresh, total, size
+            ids = {rid for link in page.links if (rid := self.record_id(link.url)) is not None}
+            size = max(size, len(ids))
+            if number == 1:
+                total = total_results(page)
+                lacking = self.texts.unknown_left(word, total, ())
+                if lacking is not None and total is not None:
+                    self._checked.append((total, lacking))
+            ids -= shown
+            shown.update(ids)
+            fresh += len(ids - self.manager.records)
+            if threshold <= 0:
+                return True
+            left = self.texts.unknown_left(word, total, shown)
+            if left is not None and total is not None and size:
+                pages_left = -(-(total - len(shown)) // size)
+                return pages_left > 0 and left / pages_left >= threshold
+            return fresh / max(1, number) >= threshold
+
+        return more
 
     def _settle_probe(self) -> None:
         if self.manager.stopwords_accepted is None and not self.manager.stopword_probe_queries():
@@ -108,10 +176,32 @@ class QueryLoop:
     @property
     def done(self) -> bool:
         """True once the manager says stop (saturation, budget, identical results, errors) or
-        the coverage estimate does (:meth:`covered`)."""
+        the coverage estimate does (:meth:`covered`, :meth:`checked_out`)."""
         if self.manager.stopword_probe_queries():
             return False
-        return self.manager.saturated or self.covered()
+        return self.manager.saturated or self.covered() or self.checked_out()
+
+    def checked_out(self) -> bool:
+        """Whether the latest queries' whole result lists hold nothing the crawl lacks.
+
+        Each query's first page reports its total; the fetched records' words say how many of
+        them the crawl holds, so the difference is what its results lack — for the whole list,
+        not only the page read. Once the most recent queries' lists held
+        ``crawl.stop_checked_records`` records between them and lacked fewer than
+        ``crawl.stop_checked_share`` of them, querying stops: the saturation window's evidence,
+        counted in records checked rather than queries, and an estimate of the share missed.
+        """
+        settings = self.ctx.settings.crawl
+        need = settings.stop_checked_records
+        if not need:
+            return False
+        seen = missing = 0
+        for total, lacking in reversed(self._checked):
+            seen += total
+            missing += lacking
+            if seen >= need:
+                return missing < settings.stop_checked_share * seen
+        return False
 
     def covered(self) -> bool:
         """Whether the estimate says the wanted records are all but reached.
@@ -136,9 +226,17 @@ class QueryLoop:
         probes = self.manager.stopword_probe_queries()
         if probes:
             word: str | None = probes[0]
+        elif self.unfinished:
+            word = self.unfinished.pop(0)
         elif self.covered():
             self._refresh()
             self.ctx.stats.stop_reason = "the coverage estimate says every record is reached"
+            return None
+        elif self.checked_out():
+            self._refresh()
+            self.ctx.stats.stop_reason = (
+                "the latest result lists, by their totals, hold no record the crawl lacks"
+            )
             return None
         else:
             self._settle_probe()
@@ -147,7 +245,7 @@ class QueryLoop:
             self._refresh()
             return None
         async with self.ctx.limiter.slot(self.ctx.start_url):
-            result = await search.query(word)
+            result = await search.query(word, max_pages=self.max_pages, more=self.pager(word))
         texts = self._ids((link.url, link.text) for link in result.result_links)
         outcome = self.manager.record(
             word,

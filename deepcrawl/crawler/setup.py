@@ -66,8 +66,11 @@ async def locate_form(ctx: CrawlContext, pool: BrowserPool) -> SearchForm:
     if not ctx.robots.allowed(ctx.start_url):
         raise FormError(f"robots.txt forbids {ctx.start_url}: no search form can be looked for")
     ctx.stats.requests += 1
-    async with ctx.limiter.slot(ctx.start_url):
-        form, verdict = await find_search_form(ctx.start_url, ctx.settings, pool)
+    try:
+        async with ctx.limiter.slot(ctx.start_url):
+            form, verdict = await find_search_form(ctx.start_url, ctx.settings, pool)
+    except FormError as exc:  # no search form here: look for it (entry-point discovery)
+        form, verdict = await _discover_form(ctx, pool, exc)
     if not ctx.robots.allowed(form.action):
         raise FormError(f"robots.txt forbids the search form's action {form.action}")
     row = ctx.repo.save_form(
@@ -79,6 +82,35 @@ async def locate_form(ctx: CrawlContext, pool: BrowserPool) -> SearchForm:
         query_field=verdict.query_field,
     )
     return SearchForm(form, verdict, row.id)
+
+
+async def _discover_form(
+    ctx: CrawlContext, pool: BrowserPool, cause: FormError
+) -> tuple[Form, CriticVerdict]:
+    """The search form of a page that entry-point discovery finds from the start URL.
+
+    Raises:
+        FormError: discovery found none within its budget (``cause`` chained).
+    """
+    from deepcrawl.crawler.discover import discover_site
+    from deepcrawl.forms import find_search_form
+
+    ctx.stats.phase = "discover"
+    ctx.changed()
+    found = await discover_site(ctx.start_url, ctx.settings, scope=pool.scope)
+    ctx.stats.requests += found.pages_fetched
+    ctx.stats.discovery_pages = found.pages_fetched
+    for page in dict.fromkeys(form["page"] for form in found.forms):
+        ctx.stats.requests += 1
+        async with ctx.limiter.slot(page):
+            try:
+                return await find_search_form(page, ctx.settings, pool)
+            except FormError:
+                continue
+    raise FormError(
+        f"{cause}; entry-point discovery ({found.strategy}) found no search form in "
+        f"{found.pages_fetched} pages either"
+    ) from cause
 
 
 def store_results_page(ctx: CrawlContext, result: QueryResult, row: QueryRead) -> None:
@@ -109,7 +141,7 @@ async def run_setup(ctx: CrawlContext, search: FormSearch, form_id: int) -> Quer
         The query loop, with every stored query replayed into its manager.
     """
     ctx.stats.phase = "setup"
-    loop = QueryLoop(ctx, form_id)
+    loop = QueryLoop(ctx, form_id, max_pages=ctx.settings.crawl.setup_result_pages)
     loop.replay(ctx.state.queries())
     ctx.changed()
     while len(loop.manager.history) < ctx.settings.crawl.setup_queries:

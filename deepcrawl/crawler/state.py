@@ -22,7 +22,7 @@ from deepcrawl.errors import StorageError
 from deepcrawl.storage import tables as t
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Iterator
 
     from deepcrawl.forms.results import ResultLink
     from deepcrawl.storage import Repository
@@ -54,6 +54,10 @@ class CrawlState:
         self.repo = repo
         self.engine = repo.engine
         self.site_id = site_id
+        #: This process's ``crawl_worker`` row (set by the crawl on PostgreSQL), and the
+        #: heartbeat by which other processes are judged alive.
+        self.worker_id: int | None = None
+        self.heartbeat_s = 5.0
 
     def _session(self) -> Session:
         return Session(self.engine, expire_on_commit=False)
@@ -118,9 +122,24 @@ class CrawlState:
         except SQLAlchemyError as exc:
             raise StorageError(f"cannot read the links of site {self.site_id}: {exc}") from exc
 
-    def undelivered(self, kind: str = "record") -> list[t.PageRead]:
-        """Pages of ``kind`` fetched without error and not yet delivered, in fetch order."""
+    def undelivered(self, kind: str = "record", *, batch: int = 200) -> Iterator[t.PageRead]:
+        """Pages of ``kind`` fetched without error and not yet delivered, in fetch order.
+
+        A page whose frontier URL is still pending is left out: whoever holds (or next takes)
+        that lease delivers it — with several processes, it may be in delivery right now.
+        Read ``batch`` pages at a time (a resumed crawl may have a whole site undelivered).
+        """
         delivered = select(t.Delivery.page_id).where(t.Delivery.site_id == self.site_id)
+        f = t.FrontierEntry
+        pending = (
+            select(f.id)
+            .where(
+                f.site_id == self.site_id,
+                col(f.url) == col(t.Page.url),
+                col(f.state).in_(("queued", "leased")),
+            )
+            .exists()
+        )
         stmt = (
             select(t.Page)
             .where(
@@ -128,14 +147,32 @@ class CrawlState:
                 t.Page.kind == kind,
                 col(t.Page.error).is_(None),
                 col(t.Page.id).not_in(delivered),
+                ~pending,
             )
             .order_by(col(t.Page.id))
+            .limit(batch)
         )
+        after = 0
+        while True:
+            try:
+                with self._session() as s:
+                    rows = s.exec(stmt.where(col(t.Page.id) > after)).all()
+                    found = [t.PageRead.model_validate(r) for r in rows]
+            except SQLAlchemyError as exc:
+                raise StorageError(f"cannot list undelivered pages: {exc}") from exc
+            yield from found
+            if len(found) < batch:
+                return
+            after = found[-1].id
+
+    def delivered(self, page_id: int) -> bool:
+        """Whether the extractor already received this page (from any process)."""
+        stmt = select(t.Delivery.id).where(t.Delivery.page_id == page_id)
         try:
             with self._session() as s:
-                return [t.PageRead.model_validate(r) for r in s.exec(stmt).all()]
+                return s.exec(stmt).first() is not None
         except SQLAlchemyError as exc:
-            raise StorageError(f"cannot list undelivered pages: {exc}") from exc
+            raise StorageError(f"cannot read the delivery of page {page_id}: {exc}") from exc
 
     def mark_delivered(self, page_id: int) -> None:
         """Remember that the extractor received this page."""
@@ -171,8 +208,15 @@ class CrawlState:
     def release_leases(self) -> int:
         """Make the site's leased frontier URLs ready again (the run that held them is dead).
 
-        One crawl process owns a site's frontier; at its start every lease is stale.
+        On SQLite one crawl process owns a site's frontier; at its start every lease is stale.
+        On PostgreSQL workers may hold live leases: they are released only when no other
+        process of the crawl has sent a heartbeat lately (else they come back as they expire).
         """
+        if self.engine.dialect.name == "postgresql":
+            from deepcrawl.crawler.coordination import live_peers
+
+            if live_peers(self.engine, self.site_id, self.heartbeat_s, me=self.worker_id):
+                return 0
         stmt = (
             sa.update(t.FrontierEntry)
             .where(

@@ -7,7 +7,8 @@ Hernández et al.'s "Deep Web Access" module fills a form and retrieves the resp
 1. the safety gate (:func:`~deepcrawl.forms.safety.ensure_submittable`) runs when the filler is
    made *and* on the live form before every submission — a refused form is never submitted;
 2. the form's page is loaded (or the current page reused when it holds the same form), the
-   query field filled, category selects set (:meth:`FormFiller.query` ``values``), the other
+   query field filled, category selects set (:meth:`FormFiller.query` ``values``), a "results
+   per page" select set to its largest value (:mod:`deepcrawl.forms.page_size`), the other
    selects reset to their defaults;
 3. the form is submitted by its own means: its submit button (an image button sends ``x``/``y``
    as a browser does), a scripted control, or Enter in the query field;
@@ -37,13 +38,15 @@ from deepcrawl.errors import FetchError, FetchTimeoutError, FormError, UnsafeFor
 from deepcrawl.forms.browsing import Traffic, before_action, settle, snapshot
 from deepcrawl.forms.discover import discover_forms
 from deepcrawl.forms.judge import Judge
+from deepcrawl.forms.page_size import page_size_choice
 from deepcrawl.forms.pagination import next_page
 from deepcrawl.forms.query_field import find_query_fields
 from deepcrawl.forms.results import ChromeFilter, QueryResult, ResultPage
 from deepcrawl.forms.safety import ensure_submittable
+from deepcrawl.forms.template import carries
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
     from playwright.async_api import Page
 
@@ -119,6 +122,7 @@ class FormFiller:
         values: Mapping[str, str] | None = None,
         *,
         max_pages: int | None = None,
+        more: Callable[[ResultPage, int], bool] | None = None,
     ) -> QueryResult:
         """Submit ``keyword`` (with ``values`` for other fields) and read every result page.
 
@@ -126,6 +130,8 @@ class FormFiller:
             keyword: what to type into the query field.
             values: values of other fields by name (category selects, radio groups).
             max_pages: result pages to read at most (default ``keywords.max_result_pages``).
+            more: asked with each result page read and its number whether the next one is
+                worth reading (the crawl's paging control); None: read them all.
 
         Returns:
             The query's result. What the site does is an outcome, never an exception: ``error``
@@ -153,7 +159,7 @@ class FormFiller:
         async with self.pool.page() as lease:
             with Traffic(lease.page) as traffic:
                 try:
-                    await self._run(lease, traffic, keyword, chosen, cap, pages)
+                    await self._run(lease, traffic, keyword, chosen, cap, pages, more)
                 except UnsafeFormError as exc:  # the live form changed into a refused one
                     result.outcome, result.error = "rejected", str(exc)
                 except (FetchError, FormError) as exc:
@@ -162,6 +168,7 @@ class FormFiller:
                     result.outcome = "error"
                     result.error = str(translate(exc, lease.page.url, lease))
                 result.requests = traffic.responses
+                result.data_urls = [u for u in traffic.data_urls if carries(u, keyword)]
         result.elapsed_s = time.monotonic() - started
         if pages:
             note = result.error
@@ -198,6 +205,7 @@ class FormFiller:
         values: dict[str, str],
         cap: int,
         pages: list[ResultPage],
+        more: Callable[[ResultPage, int], bool] | None = None,
     ) -> None:
         """Submit and read up to ``cap`` result pages into ``pages``.
 
@@ -224,6 +232,8 @@ class FormFiller:
             return
         visited = {pages[0].url, pages[0].fetched_url}
         while len(pages) < cap:
+            if more is not None and not more(pages[-1], len(pages)):
+                break
             turn = next_page(pages[-1], len(pages), visited)
             if turn is None:
                 break
@@ -310,11 +320,14 @@ class FormFiller:
         if query is not None:
             await page.locator(query.locator).first.fill(keyword, timeout=timeout)
         original = {f.name: f for f in self.form.fields if f.name}
+        # a "results per page" select at its largest: fewer result pages for the same records
+        sizes = page_size_choice(live) if self.settings.forms.largest_page_size else {}
         for field in live.fields:
             if field.tag != "select" or not field.name or not field.visible:
                 continue
             default = original.get(field.name)
-            wanted = values.get(field.name, default.value if default else field.value)
+            usual = sizes.get(field.name, default.value if default else field.value)
+            wanted = values.get(field.name, usual)
             if wanted != field.value:
                 if wanted not in {o.value for o in field.options}:
                     raise FormError(f"the select {field.name!r} has no option {wanted!r}")

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from deepcrawl.forms.pagination import next_page, pager_urls
 from deepcrawl.forms.results import (
+    PAGE_CAP_NOTE,
     ChromeFilter,
     ResultLink,
     error_marker,
@@ -150,4 +151,4 @@ class Judge:
             result.outcome = "ok"
             self.chrome.observe({ChromeFilter.key(link) for link in result.result_links})
             if len(pages) >= cap and next_page(pages[-1], len(pages), set(result.submitted)):
-                result.error = f"stopped at the page cap ({cap} result pages)"
+                result.error = f"{PAGE_CAP_NOTE} ({cap} result pages)"

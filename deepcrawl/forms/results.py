@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from deepcrawl.storage.tables import QueryBase
 
 __all__ = [
+    "PAGE_CAP_NOTE",
     "ChromeFilter",
     "Clickable",
     "LinkRole",
@@ -48,6 +49,8 @@ __all__ = [
 ]
 
 Outcome = Literal["ok", "no_results", "error", "rejected"]
+#: How a query's ``error`` begins when the page cap, not the results, ended its paging.
+PAGE_CAP_NOTE = "stopped at the page cap"
 LinkRole = Literal["result", "pager", "chrome"]
 
 _SPACE = re.compile(r"\s+")
@@ -238,6 +241,8 @@ class QueryResult(BaseModel):
         error: what went wrong (error and rejected outcomes), or a note (page cap reached).
         total_results: the result count the site reported, if it shows one.
         elapsed_s: seconds the query took.
+        data_urls: the script requests (XHR / fetch) of the browser that carried the keyword:
+            where a scripted results page gets its data (:mod:`deepcrawl.forms.data_api`).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -256,6 +261,7 @@ class QueryResult(BaseModel):
     error: str | None = None
     total_results: int | None = None
     elapsed_s: float = 0.0
+    data_urls: list[str] = []
 
     @property
     def result_links(self) -> list[ResultLink]:

@@ -9,6 +9,9 @@ keyword manager's loop, the setup phase of a crawl, ``deepcrawl query``:
   form's results are shown to be the same over plain HTTP, then by URL template
   (:class:`TemplateSearch`); it can tell which category selects are worth enumerating
   (Madhavan et al., VLDB 2008: only fields whose values give different results);
+* a scripted results page (a shell its script fills from a JSON request) is queried by that
+  request over plain HTTP once it is shown to give the browser's links
+  (:class:`~deepcrawl.forms.data_api.DataSearch`);
 * :func:`exhaust` drives a :class:`~deepcrawl.keywords.KeywordManager` over a form until it
   says the database is exhausted (the setup phase's query loop);
 * :func:`query_page` is ``deepcrawl query``: one keyword, every result page, in one call.
@@ -23,6 +26,7 @@ from deepcrawl.browser.pool import BrowserPool
 from deepcrawl.browser.render import render_page
 from deepcrawl.browser.scope import Scope, host_of
 from deepcrawl.errors import FormError, HTTPStatusError
+from deepcrawl.forms.data_api import DataSearch
 from deepcrawl.forms.filler import FormFiller
 from deepcrawl.forms.store import load_critic
 from deepcrawl.forms.template import TemplateCheck, TemplateSearch, UrlTemplate
@@ -34,7 +38,7 @@ if TYPE_CHECKING:
     from deepcrawl.browser.base import Fetcher
     from deepcrawl.forms.critic import CriticVerdict
     from deepcrawl.forms.model import Form
-    from deepcrawl.forms.results import QueryResult
+    from deepcrawl.forms.results import QueryResult, ResultPage
     from deepcrawl.keywords.manager import KeywordManager, QueryOutcome
     from deepcrawl.settings import Settings
 
@@ -84,6 +88,7 @@ class FormSearch:
         verdict: the critic's verdict on it.
         settings: deepcrawl settings (``forms.url_templates`` enables the template path).
         http: an entered plain-HTTP fetcher to share.
+        allowed: whether plain HTTP may fetch a URL (robots.txt); default: any in scope.
 
     Raises:
         UnsafeFormError: the critic or the safety policy refuses the form.
@@ -97,8 +102,11 @@ class FormSearch:
         settings: Settings,
         *,
         http: Fetcher | None = None,
+        allowed: Callable[[str], bool] | None = None,
     ) -> None:
         self.filler = FormFiller(pool, form, verdict, settings)
+        self.allowed = allowed or (lambda _url: True)
+        self.data: DataSearch | None = None
         self.settings = settings
         self.template: TemplateSearch | None = None
         self.check: TemplateCheck | None = None
@@ -106,6 +114,8 @@ class FormSearch:
         self._http = http
         self._own_http: HttpFetcher | None = None
         self._entered = False
+        self._data_overhead = 0
+        self._tried = False
 
     async def __aenter__(self) -> Self:
         if self._entered:
@@ -131,6 +141,7 @@ class FormSearch:
     def overhead_requests(self) -> int:
         """Requests spent outside queries (baselines, the template check)."""
         extra = self._candidate.overhead_requests if self._candidate else 0
+        extra += self._data_overhead
         return self.filler.overhead_requests + extra
 
     async def query(
@@ -139,25 +150,64 @@ class FormSearch:
         values: Mapping[str, str] | None = None,
         *,
         max_pages: int | None = None,
+        more: Callable[[ResultPage, int], bool] | None = None,
     ) -> QueryResult:
-        """Submit ``keyword`` (``values`` for category fields) and read every result page.
+        """Submit ``keyword`` (``values`` for category fields) and read its result pages.
+
+        ``more``, asked after each result page (and its number), stops the paging when it
+        returns False: the crawl reads no page it expects to bring nothing new.
 
         Returns:
             The result; ``via`` tells which path served it.
         """
+        if self.data is not None and not values:
+            data = await self.data.query(keyword, max_pages=max_pages, more=more)
+            if data.outcome != "error":
+                return data
+            self.data = None  # plain HTTP failed: back to the browser for good
         if self.template is not None:
-            quick = await self.template.query(keyword, values, max_pages=max_pages)
+            quick = await self.template.query(keyword, values, max_pages=max_pages, more=more)
             if quick.outcome != "error":
                 return quick
             # Plain HTTP failed: ask the browser, and trust the template no more if it works.
-            result = await self.filler.query(keyword, values, max_pages=max_pages)
+            result = await self.filler.query(keyword, values, max_pages=max_pages, more=more)
             if result.outcome != "error":
                 self.template = None
             return result
-        result = await self.filler.query(keyword, values, max_pages=max_pages)
-        if self.check is None and result.outcome == "ok" and result.submitted:
-            await self._try_template(result)
+        if self._tried or max_pages == 1:
+            return await self.filler.query(keyword, values, max_pages=max_pages, more=more)
+        # The first query with results: its first page only, by browser, to learn whether a
+        # plain-HTTP path gives the same; its other pages then come the cheapest way.
+        first = await self.filler.query(keyword, values, max_pages=1)
+        if first.outcome != "ok" or not first.submitted:
+            return first
+        self._tried = True
+        await self._try_template(first)
+        if self.template is None:
+            await self._try_data(first)
+        if more is not None and not more(_first_page(first), 1):
+            return first
+        result = await self.query(keyword, values, max_pages=max_pages, more=more)
+        result.requests += first.requests
         return result
+
+    async def _try_data(self, result: QueryResult) -> None:
+        if not self.settings.forms.url_templates or self._http is None or not result.data_urls:
+            return
+        size = self.settings.forms.max_page_size if self.settings.forms.largest_page_size else 0
+        candidate = DataSearch.from_result(
+            result,
+            self._http,
+            max_pages=self.settings.keywords.max_result_pages,
+            page_size=size,
+            allowed=self.allowed,
+        )
+        if candidate is None:
+            return
+        passed = await candidate.check(result)
+        self._data_overhead += candidate.overhead_requests
+        if passed:
+            self.data = candidate
 
     async def _try_template(self, result: QueryResult) -> None:
         form = self.filler.form
@@ -201,6 +251,15 @@ class FormSearch:
             distinct = sum(1 for s in seen if s and seen.count(s) == 1)
             scores[name] = distinct / len(chosen) if chosen else 0.0
         return scores
+
+
+def _first_page(result: QueryResult) -> ResultPage:
+    """The first result page of ``result`` as the paging control sees it (its result links)."""
+    from deepcrawl.browser.base import Link
+    from deepcrawl.forms.results import ResultPage
+
+    links = [Link(link.url, link.text) for link in result.result_links if link.page == 1]
+    return ResultPage(url=result.submitted[0], links=links)
 
 
 async def query_page(

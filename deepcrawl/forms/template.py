@@ -26,12 +26,12 @@ from deepcrawl.forms.pagination import next_page
 from deepcrawl.forms.results import QueryResult, ResultPage, page_from_fetched
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
     from deepcrawl.browser.base import Fetcher
     from deepcrawl.forms.model import Form
 
-__all__ = ["TemplateCheck", "TemplateSearch", "UrlTemplate"]
+__all__ = ["TemplateCheck", "TemplateSearch", "UrlTemplate", "carries"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +55,15 @@ class UrlTemplate:
         """The template behind ``url``, the first result page a GET submission of ``keyword``
         reached; None when the form is not a GET form or the URL does not carry the keyword.
         """
-        if form.method != "GET" or not keyword.strip():
+        if form.method != "GET":
+            return None
+        return cls.from_url(keyword, url, query_field)
+
+    @classmethod
+    def from_url(cls, keyword: str, url: str, query_field: str | None = None) -> UrlTemplate | None:
+        """The template of any GET URL that carries ``keyword`` as a parameter value (a results
+        page, or the data request a scripted results page made); None when none does."""
+        if not keyword.strip():
             return None
         parts = urlsplit(url)
         params = parse_qsl(parts.query, keep_blank_values=True)
@@ -139,8 +147,12 @@ class TemplateSearch:
         values: Mapping[str, str] | None = None,
         *,
         max_pages: int | None = None,
+        more: Callable[[ResultPage, int], bool] | None = None,
     ) -> QueryResult:
         """Fetch the results of ``keyword`` by template and follow their static pagination.
+
+        ``more`` is asked after each result page whether the next is worth fetching (as
+        :meth:`FormFiller.query <deepcrawl.forms.filler.FormFiller.query>`).
 
         Returns:
             The query's result (``via="http"``); failures are ``error`` outcomes.
@@ -161,7 +173,7 @@ class TemplateSearch:
             method="GET",
             via="http",
         )
-        pages, error, requests = await self._fetch_pages(keyword, values, cap)
+        pages, error, requests = await self._fetch_pages(keyword, values, cap, more)
         result.requests = requests
         result.elapsed_s = time.monotonic() - started
         if not pages:
@@ -173,7 +185,11 @@ class TemplateSearch:
         return result
 
     async def _fetch_pages(
-        self, keyword: str, values: Mapping[str, str] | None, cap: int
+        self,
+        keyword: str,
+        values: Mapping[str, str] | None,
+        cap: int,
+        more: Callable[[ResultPage, int], bool] | None = None,
     ) -> tuple[list[ResultPage], str | None, int]:
         url = self.template.url_for(keyword, values)
         pages: list[ResultPage] = []
@@ -193,9 +209,18 @@ class TemplateSearch:
                 break
             if len(pages) > 1 and not _new_links(pages):
                 break
+            if more is not None and not more(page, len(pages)):
+                break
             turn = next_page(page, len(pages), visited)
             url = turn.url if turn is not None and turn.kind == "link" else ""
         return pages, None, requests
+
+
+def carries(url: str, keyword: str) -> bool:
+    """Whether one of ``url``'s query parameters is ``keyword`` (case and spaces aside)."""
+    wanted = keyword.strip().casefold()
+    params = parse_qsl(urlsplit(url).query, keep_blank_values=True)
+    return bool(wanted) and any(v.strip().casefold() == wanted for _n, v in params)
 
 
 def _new_links(pages: list[ResultPage]) -> bool:

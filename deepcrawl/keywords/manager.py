@@ -249,12 +249,7 @@ class KeywordManager:
         ids = frozenset(result_ids)
         new = ids - self.records
         self.records |= new
-        for record_id, text in (texts or {}).items():
-            if record_id in ids and record_id not in self._texted:
-                self._texted.add(record_id)
-                terms = record_terms(text, min_length=self.settings.min_term_length)
-                self._df.update(sorted(terms - self._stopwords))
-                self._df_stop.update(sorted(terms & self._stopwords))
+        self._learn(ids, texts or {})
         self.capture.add(ids)
         self._cost += max(cost, 1)
         if ids and cost >= 1:
@@ -267,6 +262,29 @@ class KeywordManager:
         if not error:
             self._recent.append(ids)
         return outcome
+
+    def observe(self, ids: Collection[str], texts: Mapping[str, str] | None = None) -> int:
+        """Count records reached without a query (links on fetched record pages) as known.
+
+        Later queries do not call them new, so saturation comes when the form brings nothing
+        the links did not; their texts feed the term statistics as sample documents do. The
+        capture–recapture samples stay the queries' own.
+
+        Returns:
+            How many of ``ids`` were not known before.
+        """
+        new = frozenset(ids) - self.records
+        self.records |= new
+        self._learn(new, texts or {})
+        return len(new)
+
+    def _learn(self, ids: Collection[str], texts: Mapping[str, str]) -> None:
+        for record_id, text in texts.items():
+            if record_id in ids and record_id not in self._texted:
+                self._texted.add(record_id)
+                terms = record_terms(text, min_length=self.settings.min_term_length)
+                self._df.update(sorted(terms - self._stopwords))
+                self._df_stop.update(sorted(terms & self._stopwords))
 
     # -- stopping ------------------------------------------------------------------------
 
@@ -290,11 +308,32 @@ class KeywordManager:
             return StopReason.IDENTICAL
         if len(window) >= s.saturation_window and sum(o.new for o in window) < s.saturation_min_new:
             return StopReason.SATURATED
+        if self._records_saturated():
+            return StopReason.SATURATED
         if len(self.history) >= s.max_queries:
             return StopReason.QUERY_BUDGET
         if s.max_cost is not None and self._cost >= s.max_cost:
             return StopReason.COST_BUDGET
         return None
+
+    def _records_saturated(self) -> bool:
+        """The most recent queries showed ``saturation_records`` results between them and
+        fewer than ``saturation_min_new`` new ones: evidence counted in records re-seen, so a
+        query showing fifty results weighs five times one showing ten."""
+        s = self.settings
+        if not s.saturation_records:
+            return False
+        shown = new = 0
+        for outcome in reversed(self.history):
+            if outcome.error:
+                continue
+            shown += outcome.results
+            new += outcome.new
+            if new >= s.saturation_min_new:
+                return False
+            if shown >= s.saturation_records:
+                return True
+        return False
 
     @property
     def saturated(self) -> bool:

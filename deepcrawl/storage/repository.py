@@ -57,7 +57,8 @@ class Repository:
     def open(cls, url: str | None = None, settings: StorageSettings | None = None) -> Self:
         """Open (creating on first use) the database at ``url`` or ``settings.url``."""
         settings = settings or StorageSettings()
-        return cls(open_engine(url or settings.url), settings)
+        engine = open_engine(url or settings.url, durable_commits=settings.durable_commits)
+        return cls(engine, settings)
 
     def __enter__(self) -> Self:
         return self

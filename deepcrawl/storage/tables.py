@@ -20,6 +20,7 @@ __all__ = [
     "FormBase",
     "FormRead",
     "FrontierEntry",
+    "HostClock",
     "Label",
     "LabelBase",
     "LabelRead",
@@ -40,6 +41,8 @@ __all__ = [
     "SiteBase",
     "SiteRead",
     "SiteSummary",
+    "Worker",
+    "WorkerRead",
 ]
 
 
@@ -293,10 +296,71 @@ class FrontierEntry(SQLModel, table=True):
     error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     added_at: datetime = Field(default_factory=_now)
 
-    __table_args__ = (
-        UniqueConstraint("site_id", "url", name="uq_frontier_site_url"),
-        Index("ix_frontier_ready", "site_id", "state", "priority", "id"),
-    )
+    __table_args__ = (UniqueConstraint("site_id", "url", name="uq_frontier_site_url"),)
+
+
+_frontier = FrontierEntry.__table__  # type: ignore[attr-defined]
+#: The lease order (priority descending, then first added) as an index: a lease reads the first
+#: ready rows of one site and state, whatever the frontier's size (ascending ``priority`` would
+#: make the database sort every queued row of equal priority).
+LEASE_INDEX = Index(
+    "ix_frontier_lease",
+    _frontier.c.site_id,
+    _frontier.c.state,
+    _frontier.c.priority.desc(),
+    _frontier.c.id,
+)
+
+
+class HostClock(SQLModel, table=True):
+    """When a host of a site may get its next request: the politeness clock every worker shares.
+
+    ``next_at`` is in seconds since the epoch *of the database's clock*, so workers on machines
+    with skewed clocks still space their requests correctly (see
+    :class:`deepcrawl.crawler.politeness.SharedHostLimiter`).
+    """
+
+    __tablename__ = "frontier_host"
+
+    site_id: int = Field(foreign_key="site.id", primary_key=True)
+    host: str = Field(max_length=255, primary_key=True)
+    next_at: float = 0.0
+
+
+# --- workers -----------------------------------------------------------------------------------
+
+
+class WorkerBase(SQLModel):
+    name: str = Field(max_length=255)
+    """``hostname:pid`` of the process."""
+    role: str = Field(default="worker", max_length=16)
+    """``crawl`` (holds the query loop) or ``worker`` (fetches only)."""
+    state: str = Field(default="running", max_length=16)
+    """``running``, ``done`` (drained the frontier) or ``stopped`` (interrupted)."""
+    pages: int = 0
+    """Pages this process fetched and stored."""
+    errors: int = 0
+    """URLs this process failed for good."""
+    figures: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    """The process's last :class:`~deepcrawl.crawler.context.CrawlStats` (the crawl process's
+    hold the query figures: queries, records reached and estimated)."""
+    started_at: datetime = Field(default_factory=_now)
+    seen_at: datetime = Field(default_factory=_now)
+    """Last heartbeat: a running worker not seen for a few heartbeats is dead."""
+
+
+class Worker(WorkerBase, table=True):
+    """One process working on a site's crawl (``deepcrawl crawl`` or ``deepcrawl worker``)."""
+
+    __tablename__ = "crawl_worker"
+
+    id: int | None = Field(default=None, primary_key=True)
+    site_id: int = Field(foreign_key="site.id", index=True)
+
+
+class WorkerRead(WorkerBase):
+    id: int
+    site_id: int
 
 
 # --- crawl state -------------------------------------------------------------------------------

@@ -69,7 +69,7 @@ def test_serve_command_fails_in_one_line() -> None:
     )
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
-        "error: unknown fixture site 'library'; valid names: books, news, shop"
+        "error: unknown fixture site 'library'; valid names: books, news, shop, stacks"
     ]
 
 

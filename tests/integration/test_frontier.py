@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 import time
 from collections.abc import Callable, Iterator
 
 import pytest
+import sqlalchemy as sa
 
+from deepcrawl.crawler.politeness import SharedHostLimiter
 from deepcrawl.frontier import Frontier, MemoryFrontier, NewURL, SqlFrontier
+from deepcrawl.settings import PolitenessSettings
 from deepcrawl.storage import Repository
 
 
@@ -80,3 +85,65 @@ def test_sql_frontier_persists_across_reopen(db_url: str) -> None:
         frontier = SqlFrontier(repo.engine, repo.site("http://example.test/").id)
         assert frontier.counts().queued == 2
         assert frontier.add(_urls("/a")) == 0
+
+
+def test_host_cap_counts_the_live_leases_of_every_process(db_url: str) -> None:
+    # two repositories: two engines and connection pools, as two worker processes have
+    with Repository.open(db_url) as one, Repository.open(db_url) as two:
+        site = one.site("http://example.test/")
+        first = SqlFrontier(one.engine, site.id, host_cap=2)
+        second = SqlFrontier(two.engine, site.id, host_cap=2)
+        first.add([*_urls("/a", "/b", "/c"), NewURL("http://other.test/x")])
+        leased = first.lease(2)
+        assert len(leased) == 2  # example.test is full now
+        [other] = second.lease(2)  # its best candidates are example.test's: only other.test's
+        assert other.url == "http://other.test/x"
+        assert second.lease(2) == []
+        first.complete(leased[0].id)
+        assert [x.url for x in second.lease(2)] == ["http://example.test/c"]
+
+
+def test_lease_reads_the_lease_index_not_the_table(db_url: str) -> None:
+    with Repository.open(db_url) as repo:
+        site = repo.site("http://example.test/")
+        frontier = SqlFrontier(repo.engine, site.id)
+        frontier.add(_urls(*(f"/{i}" for i in range(2000))))
+        sql = (
+            "SELECT id FROM frontier WHERE site_id = :s AND state = 'queued' "
+            "ORDER BY priority DESC, id LIMIT 1"
+        )
+        with repo.engine.connect() as conn:
+            if repo.engine.dialect.name == "postgresql":
+                conn.execute(sa.text("ANALYZE frontier"))
+                rows = conn.execute(sa.text("EXPLAIN " + sql), {"s": site.id})
+                plan = " ".join(r[0] for r in rows)
+                sorts = "Sort" in plan
+            else:
+                rows = conn.execute(sa.text("EXPLAIN QUERY PLAN " + sql), {"s": site.id})
+                plan = " ".join(str(r[-1]) for r in rows)
+                sorts = "TEMP B-TREE" in plan
+        # the first ready row comes straight off the index: no sort of the queued rows
+        assert ("ix_frontier_lease" in plan, sorts) == (True, False), plan
+
+
+def test_shared_limiter_spaces_one_host_over_two_processes(make_db: Callable[[str], str]) -> None:
+    url = make_db("postgres")
+    settings = PolitenessSettings(requests_per_second=20, concurrency_per_host=8)
+    starts: list[float] = []
+
+    async def fetch(limiter: SharedHostLimiter) -> None:
+        async with limiter.slot("http://example.test/page"):
+            starts.append(time.monotonic())
+
+    async def both(a: SharedHostLimiter, b: SharedHostLimiter) -> None:
+        await asyncio.gather(*(fetch(a if i % 2 else b) for i in range(12)))
+
+    with Repository.open(url) as one, Repository.open(url) as two:
+        site = one.site("http://example.test/")
+        a = SharedHostLimiter(settings, one.engine, site.id)
+        b = SharedHostLimiter(settings, two.engine, site.id)
+        asyncio.run(both(a, b))
+    starts.sort()
+    gaps = [later - earlier for earlier, later in itertools.pairwise(starts)]
+    # one rate for the host (20/s: 50 ms apart), not one per process (which would be 2 x 20/s)
+    assert starts[-1] - starts[0] >= 11 * 0.05 * 0.9, gaps

@@ -36,6 +36,29 @@ def test_schema_created_and_versioned(db_url: str) -> None:
         assert repo.sites() == []
 
 
+def test_version_1_database_is_migrated(db_url: str) -> None:
+    # what deepcrawl 1 left: the old ascending lease index, no host clocks, no worker table
+    with Repository.open(db_url) as repo, repo.engine.begin() as conn:
+        conn.execute(sa.text("DROP INDEX ix_frontier_lease"))
+        conn.execute(
+            sa.text("CREATE INDEX ix_frontier_ready ON frontier (site_id, state, priority, id)")
+        )
+        conn.execute(sa.text("DROP TABLE frontier_host"))
+        conn.execute(sa.text("DROP TABLE crawl_worker"))
+        conn.execute(sa.text("UPDATE deepcrawl_meta SET value = '1' WHERE key = 'schema_version'"))
+    with Repository.open(db_url) as repo:
+        inspector = sa.inspect(repo.engine)
+        indexes = {ix["name"] for ix in inspector.get_indexes("frontier")}
+        assert "ix_frontier_lease" in indexes
+        assert "ix_frontier_ready" not in indexes
+        assert {"frontier_host", "crawl_worker"} <= set(inspector.get_table_names())
+        with repo.engine.connect() as conn:
+            version = conn.execute(
+                sa.text("SELECT value FROM deepcrawl_meta WHERE key = 'schema_version'")
+            ).scalar_one()
+        assert int(version) == SCHEMA_VERSION == 2
+
+
 def test_newer_schema_is_refused(db_url: str) -> None:
     with Repository.open(db_url) as repo, repo.engine.begin() as conn:
         conn.execute(sa.text("UPDATE deepcrawl_meta SET value = '999'"))

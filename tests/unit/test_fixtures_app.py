@@ -89,6 +89,7 @@ async def _walk(client: httpx.AsyncClient, site: Site, start: list[str]) -> set[
 JS_TARGETS = {
     "books": ["/new", "/bestsellers"],
     "shop": ["/deals"],
+    "stacks": ["/new", "/bestsellers"],
     "news": ["/section/politics", "/section/business", "/section/technology", "/section/science",
              "/section/health", "/section/sports", "/section/culture", "/section/world",
              "/section/opinion", "/section/travel"],

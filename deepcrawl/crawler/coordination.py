@@ -1,0 +1,317 @@
+"""Many processes, one crawl: who queries, who is alive, and how far the crawl has come.
+
+A crawl on PostgreSQL is shared by one ``deepcrawl crawl`` process and any number of ``deepcrawl
+worker`` processes on any machines (issue 9). The database is the only coordinator:
+
+* **the query loop** runs only in the process holding the site's PostgreSQL advisory lock
+  (:class:`QueryLock`), so two processes never submit the same query. ``deepcrawl crawl`` takes
+  it for the whole run and refuses to start while another process holds it; when that process
+  dies the lock goes with its connection, and running ``deepcrawl crawl`` again takes over by
+  replaying the stored queries (what a resumed crawl does). Workers only fetch; they know the
+  query loop is over when the lock is free.
+* **liveness**: every process has a ``crawl_worker`` row (:class:`Heartbeat`) it refreshes every
+  ``crawl.heartbeat_s`` with its figures; ``deepcrawl status`` shows them, and a process not
+  heard of for three heartbeats counts as dead (its leases come back when they expire).
+
+On SQLite one process crawls: the lock is always granted and no other process is alive.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Self
+
+import sqlalchemy as sa
+from sqlalchemy.exc import SQLAlchemyError
+from sqlmodel import Session, col, select
+
+from deepcrawl.errors import ConfigError, StorageError
+from deepcrawl.storage import tables as t
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Connection, Engine
+
+    from deepcrawl.crawler.context import CrawlContext, CrawlStats
+    from deepcrawl.frontier import FrontierCounts
+    from deepcrawl.storage import Repository
+
+__all__ = [
+    "CrawlSeat",
+    "CrawlStatus",
+    "Heartbeat",
+    "QueryLock",
+    "crawl_status",
+    "live_peers",
+    "process_name",
+    "workers",
+]
+
+#: First key of the advisory lock held by the process running a site's query loop (the second
+#: is the site id); distinct from the frontier's lease lock.
+_QUERY_LOCK = 0x6463_0002
+
+
+def process_name() -> str:
+    """``hostname:pid`` of this process: how status and the heartbeat table name it."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+class QueryLock:
+    """The right to run a site's query loop: a PostgreSQL session advisory lock.
+
+    The lock lives as long as the connection that took it, so a process killed by SIGKILL
+    releases it when the server notices the closed socket. On other databases it is always
+    granted (one process per crawl).
+    """
+
+    def __init__(self, engine: Engine, site_id: int) -> None:
+        self.engine = engine
+        self.site_id = site_id
+        self._conn: Connection | None = None
+        self._shared = engine.dialect.name == "postgresql"
+
+    def _try(self, conn: Connection) -> bool:
+        stmt = sa.select(sa.func.pg_try_advisory_lock(_QUERY_LOCK, self.site_id))
+        return bool(conn.execute(stmt).scalar())
+
+    def acquire(self) -> bool:
+        """Take the lock if it is free; True when this process holds it now."""
+        if not self._shared or self._conn is not None:
+            return True
+        try:
+            conn = self.engine.connect()
+            if self._try(conn):
+                conn.commit()
+                self._conn = conn
+                return True
+            conn.close()
+        except SQLAlchemyError as exc:
+            raise StorageError(f"cannot take the query lock of site {self.site_id}: {exc}") from exc
+        return False
+
+    def release(self) -> None:
+        """Give the lock back (closing its connection)."""
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            with contextlib.suppress(SQLAlchemyError):
+                conn.close()
+
+    def held_elsewhere(self) -> bool:
+        """Whether another process holds the lock (is running the query loop) right now."""
+        if not self._shared or self._conn is not None:
+            return False
+        try:
+            with self.engine.connect() as conn:
+                if not self._try(conn):
+                    return True
+                conn.execute(sa.select(sa.func.pg_advisory_unlock(_QUERY_LOCK, self.site_id)))
+                conn.commit()
+                return False
+        except SQLAlchemyError as exc:
+            raise StorageError(f"cannot read the query lock of site {self.site_id}: {exc}") from exc
+
+
+class Heartbeat:
+    """This process's ``crawl_worker`` row, refreshed in the background while the crawl runs.
+
+    Use as an async context manager around the work; the row ends ``done`` on a clean exit and
+    ``stopped`` on an error or a cancellation.
+
+    Args:
+        engine: the crawl's engine.
+        site_id: the site.
+        role: ``crawl`` or ``worker``.
+        stats: the figures to record (pages fetched, errors).
+        every_s: seconds between two heartbeats.
+    """
+
+    def __init__(
+        self, engine: Engine, site_id: int, role: str, stats: CrawlStats, *, every_s: float
+    ) -> None:
+        self.engine = engine
+        self.site_id = site_id
+        self.role = role
+        self.stats = stats
+        self.every_s = every_s
+        self.id: int | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        """Insert the row (synchronously) and start the background heartbeat."""
+        try:
+            with Session(self.engine, expire_on_commit=False) as s:
+                row = t.Worker(site_id=self.site_id, name=process_name(), role=self.role)
+                s.add(row)
+                s.commit()
+                self.id = row.id
+        except SQLAlchemyError as exc:
+            raise StorageError(f"cannot register this worker: {exc}") from exc
+        self._task = asyncio.get_running_loop().create_task(self._beat_forever())
+
+    def beat(self, state: str = "running") -> None:
+        """Record that this process is alive, with its figures."""
+        if self.id is None:
+            return
+        stmt = (
+            sa.update(t.Worker)
+            .where(col(t.Worker.id) == self.id)
+            .values(
+                state=state,
+                pages=self.stats.pages_fetched,
+                errors=self.stats.errors,
+                figures=self.stats.to_dict(),
+                seen_at=datetime.now(UTC),
+            )
+        )
+        try:
+            with self.engine.begin() as conn:
+                conn.execute(stmt)
+        except SQLAlchemyError as exc:
+            raise StorageError(f"cannot record this worker's heartbeat: {exc}") from exc
+
+    async def _beat_forever(self) -> None:
+        while True:
+            await asyncio.sleep(self.every_s)
+            self.beat()
+
+    def stop(self, state: str) -> None:
+        """Stop the heartbeat and record the final state."""
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
+        with contextlib.suppress(StorageError):
+            self.beat(state)
+
+    async def __aenter__(self) -> Self:
+        self.start()
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, *_: object) -> None:
+        self.stop("done" if exc_type is None else "stopped")
+
+
+def workers(engine: Engine, site_id: int) -> list[t.WorkerRead]:
+    """Every process that worked on the site's crawl, the latest first."""
+    stmt = select(t.Worker).where(t.Worker.site_id == site_id).order_by(col(t.Worker.id).desc())
+    try:
+        with Session(engine) as s:
+            return [t.WorkerRead.model_validate(r) for r in s.exec(stmt).all()]
+    except SQLAlchemyError as exc:
+        raise StorageError(f"cannot list the workers of site {site_id}: {exc}") from exc
+
+
+def live_peers(engine: Engine, site_id: int, heartbeat_s: float, *, me: int | None) -> int:
+    """Processes other than ``me`` (a worker row id) heard of within three heartbeats."""
+    since = datetime.now(UTC) - timedelta(seconds=3 * heartbeat_s)
+    stmt = select(sa.func.count()).where(
+        t.Worker.site_id == site_id,
+        t.Worker.state == "running",
+        col(t.Worker.seen_at) >= since,
+        col(t.Worker.id) != (me or 0),
+    )
+    try:
+        with Session(engine) as s:
+            return int(s.exec(stmt).one())
+    except SQLAlchemyError as exc:
+        raise StorageError(f"cannot count the live workers of site {site_id}: {exc}") from exc
+
+
+class CrawlSeat:
+    """What the ``deepcrawl crawl`` process holds while it runs: the query lock and a heartbeat.
+
+    Raises (from :meth:`take`):
+        ConfigError: another process holds the site's query lock (it is crawling the site).
+    """
+
+    def __init__(self, lock: QueryLock, heartbeat: Heartbeat) -> None:
+        self.lock = lock
+        self.heartbeat = heartbeat
+
+    @classmethod
+    def take(cls, ctx: CrawlContext) -> Self:
+        """Take the site's query lock and start this process's heartbeat (in a running loop)."""
+        engine, site_id = ctx.repo.engine, ctx.site.id
+        lock = QueryLock(engine, site_id)
+        if not lock.acquire():
+            raise ConfigError(
+                f"another process is crawling {ctx.start_url} (it holds the query lock): "
+                "join it with 'deepcrawl worker', or run this again once it has stopped"
+            )
+        every = ctx.settings.crawl.heartbeat_s
+        heartbeat = Heartbeat(engine, site_id, "crawl", ctx.stats, every_s=every)
+        try:
+            heartbeat.start()
+        except BaseException:
+            lock.release()
+            raise
+        # its own row is not a peer: stale leases are released only when no other is alive
+        ctx.state.worker_id, ctx.state.heartbeat_s = heartbeat.id, every
+        return cls(lock, heartbeat)
+
+    def leave(self, *, ok: bool) -> None:
+        """Record the final state and give the query lock back."""
+        try:
+            self.heartbeat.stop("done" if ok else "stopped")
+        finally:
+            self.lock.release()
+
+
+@dataclass(frozen=True, slots=True)
+class CrawlStatus:
+    """Progress of one site's crawl over all its processes (what ``deepcrawl status`` shows).
+
+    ``records_reached`` and ``records_estimated`` come from the query loop's process (its last
+    heartbeat); the rest is counted in the database.
+    """
+
+    site: t.SiteRead
+    queries: int
+    records_reached: int | None
+    records_estimated: float | None
+    frontier: FrontierCounts
+    pages: int
+    delivered: int
+    failed: int
+    workers: list[t.WorkerRead]
+    alive: frozenset[int]
+    """Ids of the workers heard of within three heartbeats."""
+
+
+def crawl_status(repo: Repository, site: t.SiteRead, *, heartbeat_s: float) -> CrawlStatus:
+    """Count one site's crawl: queries, frontier states, pages, deliveries, processes."""
+    from deepcrawl.crawler.state import CrawlState
+    from deepcrawl.frontier import SqlFrontier
+
+    state = CrawlState(repo, site.id)
+    try:
+        with Session(repo.engine) as s:
+            queries = int(s.exec(select(sa.func.count()).where(t.Query.site_id == site.id)).one())
+    except SQLAlchemyError as exc:
+        raise StorageError(f"cannot count the queries of site {site.id}: {exc}") from exc
+    found = workers(repo.engine, site.id)
+    since = datetime.now(UTC) - timedelta(seconds=3 * heartbeat_s)
+    alive = frozenset(w.id for w in found if w.state == "running" and _aware(w.seen_at) >= since)
+    crawler = next((w for w in found if w.role == "crawl"), None)
+    figures = crawler.figures if crawler is not None else {}
+    return CrawlStatus(
+        site=site,
+        queries=queries,
+        records_reached=figures.get("records_reached"),
+        records_estimated=figures.get("records_estimated"),
+        frontier=SqlFrontier(repo.engine, site.id).counts(),
+        pages=state.count("records"),
+        delivered=state.count("delivered"),
+        failed=state.count("failed"),
+        workers=found,
+        alive=alive,
+    )
+
+
+def _aware(when: datetime) -> datetime:
+    # SQLite (and PostgreSQL's plain TIMESTAMP) hand back naive datetimes: they were written in UTC
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)

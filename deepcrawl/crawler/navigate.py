@@ -1,0 +1,194 @@
+"""The ``--navigate`` phase (issue 8): wanted records the search form did not return.
+
+Once the normal phase has queried the form to saturation, a link strategy (ACHE by default,
+``--strategy``) crawls the site from the start URL looking for wanted records by following
+links: category pages, A–Z indexes, "related" lists. The URL-only classifier still decides what
+is downloaded, through :class:`GatedFetcher`, the fetcher the strategy is given:
+
+* a URL a labelled prototype wants is a **record**: one stored already (the queries returned it) is
+  read back from storage without a request; a new one goes to the normal phase's frontier and
+  is fetched, stored and delivered by the normal phase's own path
+  (:meth:`~deepcrawl.crawler.normal.NormalPhase.fetch_leased`: politeness, retries, storage,
+  the extractor) — ``stats.nav_records`` counts the records this phase stored;
+* a URL a labelled prototype rejects (result pages …) is **not fetched**, nor one that only
+  the learned model wants (print and export views of a record look like it);
+* any other URL is a **navigation** request, fetched only for its links —
+  ``stats.nav_requests`` counts them.
+
+The strategy's target (its critic) is the same classifier: a page is a target when its URL is
+a wanted record's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from deepcrawl.browser.base import FetchedPage, Fetcher
+from deepcrawl.crawler.focused import FocusedStrategy
+from deepcrawl.crawler.strategy import STRATEGIES
+from deepcrawl.errors import ConfigError, FetchError
+from deepcrawl.frontier import NewURL
+
+if TYPE_CHECKING:
+    from deepcrawl.crawler.normal import NormalPhase
+    from deepcrawl.crawler.strategy import Strategy
+    from deepcrawl.storage import PageRead
+
+__all__ = ["GatedFetcher", "NavigatePhase"]
+
+#: How long a record fetch waits before it looks at the frontier again (another coroutine
+#: may hold the lease of the URL it waits for).
+_POLL_S = 0.02
+
+
+class GatedFetcher(Fetcher):
+    """The fetcher a ``--navigate`` strategy crawls through (see the module docstring)."""
+
+    def __init__(self, phase: NavigatePhase) -> None:
+        self.phase = phase
+
+    async def fetch(self, url: str) -> FetchedPage:
+        normal = self.phase.normal
+        decision = normal.classifier.decide_many([url])[0]
+        if decision.source == "prototype":
+            key = normal.record_id(url)
+            if decision.relevant and key is not None:
+                return await self.phase.record(url, key)
+            raise FetchError(url, "a kind of page not wanted (URL classifier; not fetched)")
+        if decision.relevant:
+            # As for the links of record pages in the normal phase: only a labelled prototype
+            # vouches for a record here (the model accepts print and export variants too).
+            raise FetchError(url, "wanted by the model alone, no labelled prototype (not fetched)")
+        return await self.phase.navigation(url)
+
+
+class NavigatePhase:
+    """Look for the wanted records the queries missed with a link strategy.
+
+    Args:
+        normal: the normal phase that ran before (its classifier, frontier, fetcher and sink).
+        strategy: a strategy name; default ``settings.links.navigate_strategy``.
+        max_requests: the phase's request budget; default ``links.navigate_max_requests``.
+
+    Raises:
+        ConfigError: an unknown strategy.
+    """
+
+    def __init__(
+        self, normal: NormalPhase, *, strategy: str | None = None, max_requests: int | None = None
+    ) -> None:
+        settings = normal.ctx.settings
+        self.normal = normal
+        self.ctx = normal.ctx
+        self.name = strategy or settings.links.navigate_strategy
+        self.budget = max_requests or settings.links.navigate_max_requests
+        if self.name not in STRATEGIES:
+            raise ConfigError(
+                f"unknown strategy {self.name!r}; known: {', '.join(sorted(STRATEGIES))}"
+            )
+        self._in_flight = 0
+
+    def _strategy(self) -> Strategy:
+        cls = STRATEGIES[self.name]
+        settings = self.ctx.settings
+        if not issubclass(cls, FocusedStrategy):
+            return cls(settings)
+
+        def wanted(page: FetchedPage) -> bool:
+            decision = self.normal.classifier.decide_many([page.final_url])[0]
+            return page.status == 200 and decision.relevant and decision.source == "prototype"
+
+        if cls.name == "xcrawl":  # the records the form returned are xCrawl's first authorities
+            from deepcrawl.crawler.xcrawl import XCrawler
+
+            known = [p.final_url or p.url for p in self.ctx.repo.pages(self.ctx.site.id,
+                                                                       kind="record")]  # fmt: skip
+            return XCrawler(settings, is_target=wanted, known_records=known)
+        return cls(settings, is_target=wanted)
+
+    async def run(self) -> Strategy:
+        """Crawl until the strategy stops, the budget is spent or ``max_pages`` is reached.
+
+        Returns:
+            The strategy, for its figures (targets, loss rate, failures).
+        """
+        ctx = self.ctx
+        ctx.stats.phase = "navigate"
+        ctx.changed()
+        strategy = self._strategy()
+        start = ctx.stats.pages_fetched
+        async with GatedFetcher(self) as fetcher:
+            async for _page in strategy.crawl(
+                ctx.start_url, fetcher=fetcher, max_requests=self.budget
+            ):
+                ctx.stats.nav_records = ctx.stats.pages_fetched - start
+                if self._full():
+                    break
+        # the links of the records fetched here that the normal phase queued (related records)
+        while not self._full() and (leases := self.normal.frontier.lease(1)):
+            await self.normal.fetch_leased(leases[0])
+        ctx.stats.nav_records = ctx.stats.pages_fetched - start
+        ctx.changed()
+        return strategy
+
+    def _full(self) -> bool:
+        cap = self.ctx.settings.crawl.max_pages
+        return cap is not None and self.ctx.stats.pages_delivered >= cap
+
+    async def navigation(self, url: str) -> FetchedPage:
+        """Fetch a page for its links only (not stored: it is no wanted record).
+
+        Raises:
+            FetchError: out of scope, disallowed by robots.txt, or the fetch failed.
+        """
+        ctx = self.ctx
+        if not ctx.in_scope(url):
+            raise FetchError(url, "out of the crawl's scope (not fetched)")
+        if not ctx.robots.allowed(url) and not url.endswith("/robots.txt"):
+            raise FetchError(url, "disallowed by robots.txt (not fetched)")
+        ctx.stats.requests += 1
+        ctx.stats.nav_requests += 1
+        async with ctx.limiter.slot(url):
+            return await self.normal.fetcher.fetch(url)
+
+    async def record(self, url: str, key: str) -> FetchedPage:
+        """A wanted record: read back when stored, else fetched by the normal phase's path.
+
+        Raises:
+            FetchError: the record could not be fetched (its failure is stored).
+        """
+        ctx, normal = self.ctx, self.normal
+        row = ctx.repo.page(ctx.site.id, key)
+        if row is None:
+            normal.frontier.add([NewURL(key, priority=1.0, source=f"navigate from {url}")])
+            row = await self._stored(key)
+        if row is None or row.error or row.status >= 400:
+            reason = row.error if row is not None and row.error else "not stored"
+            raise FetchError(url, reason)
+        raw = ctx.repo.body(row.id) or b""
+        return FetchedPage(
+            url=url,
+            final_url=row.final_url or key,
+            status=row.status,
+            content_type=row.content_type,
+            body=raw.decode("utf-8", "replace"),
+        )
+
+    async def _stored(self, key: str) -> PageRead | None:
+        """Work the frontier until ``key`` is stored (or failed); None if it never will be."""
+        ctx, normal = self.ctx, self.normal
+        lease_s = ctx.settings.crawl.lease_s
+        while (row := ctx.repo.page(ctx.site.id, key)) is None:
+            leases = normal.frontier.lease(1, lease_s=lease_s)
+            if leases:
+                self._in_flight += 1
+                try:
+                    await normal.fetch_leased(leases[0])
+                finally:
+                    self._in_flight -= 1
+                continue
+            if self._in_flight == 0 and normal.frontier.pending() == 0:
+                return None  # known to the frontier already, settled without a stored page
+            await asyncio.sleep(_POLL_S)  # a back-off, or another coroutine's lease
+        return row

@@ -1,0 +1,205 @@
+"""``deepcrawl worker``: one more fetch process for a crawl shared on PostgreSQL (issue 9).
+
+A worker joins the crawl of a site that ``deepcrawl crawl … --db postgresql://…`` started, from
+the same or any other machine, and does what the crawl's own fetch tasks do — the very same
+code, :class:`~deepcrawl.crawler.normal.NormalPhase`'s fetch, store and deliver path: lease a URL
+from the shared frontier, fetch it politely (robots.txt, the host's rate shared by every process
+through :class:`~deepcrawl.crawler.politeness.SharedHostLimiter`, the per-host cap of live
+leases, back-off), store the page, deliver it, settle the lease. It never queries the form: the
+query loop belongs to the process holding the site's query lock
+(:mod:`deepcrawl.crawler.coordination`).
+
+**Delivery**: a worker delivers the pages it stores to its own sink (``--out`` folder of the
+machine it runs on), as the crawl process does; every page is delivered once over all the
+processes' outputs. A page stored by a process killed before delivering it is delivered by the
+process that takes over its expired lease. One window is left: killed between writing a record
+and recording the delivery, a page is delivered again elsewhere (the same process restarted on
+the same ``--out`` skips it; see :class:`~deepcrawl.crawler.deliver.JsonlSink`).
+
+A worker stops when the frontier is drained and no process holds the query lock (the query loop
+is over, or its process died: run ``deepcrawl crawl`` again to take it over).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
+
+from deepcrawl.browser.scope import Scope, host_of
+from deepcrawl.crawler.context import CrawlContext, CrawlStats
+from deepcrawl.crawler.coordination import Heartbeat, QueryLock
+from deepcrawl.crawler.normal import NormalPhase
+from deepcrawl.crawler.politeness import make_limiter
+from deepcrawl.crawler.robots import RobotsPolicy
+from deepcrawl.crawler.state import CrawlState
+from deepcrawl.errors import ConfigError
+from deepcrawl.storage import Repository
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from deepcrawl.browser.base import FetchedPage, Fetcher
+    from deepcrawl.crawler.deliver import Sink
+    from deepcrawl.forms.search import FormSearch
+    from deepcrawl.settings import Settings
+    from deepcrawl.storage import SiteRead
+
+__all__ = ["FetchWorker", "WorkerReport", "run_worker"]
+
+#: Seconds between two looks at the query lock (whether the query loop still runs somewhere).
+_WATCH_S = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerReport:
+    """What one worker did: its site and figures (pages fetched, errors, requests)."""
+
+    site_id: int
+    stats: CrawlStats
+
+
+class FetchWorker(NormalPhase):
+    """The normal phase without its query loop: fetch tasks on the shared frontier.
+
+    Args:
+        ctx: the worker's context (its own limiter, robots rules and figures).
+        fetcher: an entered fetcher.
+        sink: where this worker delivers.
+        lock: the site's query lock, watched to know when no more URLs can come.
+        concurrency: fetch tasks in this process.
+        on_fetch: called with every page fetched.
+    """
+
+    def __init__(
+        self,
+        ctx: CrawlContext,
+        fetcher: Fetcher,
+        sink: Sink,
+        *,
+        lock: QueryLock,
+        concurrency: int,
+        on_fetch: Sequence[Callable[[FetchedPage], None]] = (),
+    ) -> None:
+        # A worker never submits a query: the form search is never touched.
+        super().__init__(ctx, cast("FormSearch", None), 0, fetcher, sink, on_fetch=on_fetch)
+        self.lock = lock
+        self.concurrency = max(1, concurrency)
+
+    async def _watch(self) -> None:
+        while True:
+            self._querying = self.lock.held_elsewhere()
+            if not self._querying:
+                self._wake.set()
+            await asyncio.sleep(_WATCH_S)
+
+    async def run(self) -> None:
+        """Fetch until the frontier is drained and the query loop is over (or ``max_pages``)."""
+        self.ctx.stats.phase = "worker"
+        self._querying = self.lock.held_elsewhere()
+        watch = asyncio.create_task(self._watch())
+        workers = [asyncio.create_task(self._worker()) for _ in range(self.concurrency)]
+        try:
+            await asyncio.gather(*workers)
+        finally:
+            self._stop.set()
+            for task in (watch, *workers):
+                task.cancel()
+            await asyncio.gather(watch, *workers, return_exceptions=True)
+
+
+def _relevant(repo: Repository, site_id: int) -> bool:
+    return any(label.relevant for label in repo.labels(site_id))
+
+
+async def _wait_for_crawl(repo: Repository, site: str | None, wait_s: float) -> SiteRead:
+    """The site to work on, once its setup phase is done (labels stored)."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        known = repo.sites()
+        chosen: SiteRead | None = None
+        if site is not None:
+            with contextlib.suppress(ConfigError):
+                chosen = repo.find_site(site)
+        elif len(known) == 1:
+            chosen = known[0]
+        elif len(known) > 1:
+            names = ", ".join(f"{s.id} ({s.start_url})" for s in known)
+            raise ConfigError(f"the database holds several crawls: pick one with --site ({names})")
+        if chosen is not None and _relevant(repo, chosen.id):
+            return chosen
+        if time.monotonic() > deadline:
+            what = f"site {site!r}" if site else "a crawl"
+            raise ConfigError(
+                f"no labelled crawl of {what} after {wait_s:.0f} s: start it with "
+                "'deepcrawl crawl START_URL --db …' (and label it), then run the workers"
+            )
+        await asyncio.sleep(1.0)
+
+
+async def run_worker(
+    settings: Settings,
+    sink: Sink,
+    *,
+    site: str | None = None,
+    concurrency: int | None = None,
+    fetcher: Fetcher | None = None,
+    progress: Callable[[CrawlStats], None] | None = None,
+) -> WorkerReport:
+    """Join the crawl in ``settings.storage.url`` (PostgreSQL) and fetch until it is done.
+
+    Args:
+        settings: deepcrawl settings; the database is ``settings.storage.url``.
+        sink: where this worker delivers its pages.
+        site: the site (id, start URL or host); None: the database's only one.
+        concurrency: fetch tasks (default ``politeness.concurrency_per_host``; the host's cap
+            holds over all processes whatever this says).
+        fetcher: the fetcher (default: ``make_fetcher`` in the site's scope).
+        progress: called whenever the figures change.
+
+    Raises:
+        ConfigError: the database is not PostgreSQL, or no labelled crawl appears in time.
+        StorageError, FetchError, BrowserError: as the crawl's.
+    """
+    url = settings.storage.url
+    if not url.startswith(("postgresql", "postgres")):
+        raise ConfigError(
+            f"workers share a crawl through PostgreSQL, not {url.split(':', 1)[0]}: "
+            "run 'deepcrawl crawl … --db postgresql://…'"
+        )
+    with Repository.open(url, settings.storage) as repo:
+        chosen = await _wait_for_crawl(repo, site, settings.crawl.worker_wait_s)
+        ctx = CrawlContext(
+            start_url=chosen.start_url,
+            settings=settings,
+            repo=repo,
+            site=chosen,
+            state=CrawlState(repo, chosen.id),
+            limiter=make_limiter(settings.politeness, repo.engine, chosen.id),
+            robots=RobotsPolicy(settings.http.user_agent, obey=settings.politeness.obey_robots),
+            stats=CrawlStats(),
+            notify=progress,
+        )
+        async with contextlib.AsyncExitStack() as stack:
+            if fetcher is None:
+                from deepcrawl.browser import make_fetcher
+
+                scope = Scope((host_of(chosen.start_url),), implicit=False)
+                made = make_fetcher(settings, scope, forms=False)
+                fetcher = await stack.enter_async_context(made)
+            await ctx.robots.load(chosen.start_url, fetcher)
+            ctx.stats.requests += 1
+            if (delay := ctx.robots.crawl_delay(chosen.start_url)) is not None:
+                ctx.limiter.set_crawl_delay(host_of(chosen.start_url), delay)
+            every = settings.crawl.heartbeat_s
+            await stack.enter_async_context(
+                Heartbeat(repo.engine, chosen.id, "worker", ctx.stats, every_s=every)
+            )
+            lock = QueryLock(repo.engine, chosen.id)
+            tasks = concurrency or settings.politeness.concurrency_per_host
+            await FetchWorker(ctx, fetcher, sink, lock=lock, concurrency=tasks).run()
+        ctx.stats.phase = "done"
+        ctx.changed()
+        return WorkerReport(chosen.id, ctx.stats)

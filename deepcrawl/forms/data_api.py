@@ -1,0 +1,265 @@
+"""Scripted result pages: query the JSON endpoint they read, over plain HTTP.
+
+Many search pages are a shell a script fills: the browser loads ``/search?q=water``, whose script
+fetches ``/api/search?q=water&offset=0`` and renders the JSON. The URL template of the page
+itself then fails its check (plain HTTP sees an empty shell). But the browser saw the data
+request go out, carrying the keyword (:attr:`QueryResult.data_urls
+<deepcrawl.forms.results.QueryResult.data_urls>`); that request is a URL template too, and
+fetching it directly is both ~50 times faster than rendering the page and cheaper in requests
+(no shell page per query). :class:`DataSearch`:
+
+* reads the results from the JSON: the longest list of objects that name a same-site URL
+  (``url``, ``href``, ``link`` … or any string that is a path), their titles as anchor texts,
+  and a ``total`` count when the response has one;
+* pages by the request's own offset (``offset``, ``start`` … advanced by the results read) or
+  page number parameter;
+* raises a page-size parameter (``limit``, ``per_page`` …) to ``forms.max_page_size`` — the one
+  the request carries, else the usual names in turn — and keeps it only when the response
+  really holds more results (sites clamp such values silently);
+* is used only after :meth:`DataSearch.check` showed it gives the browser's result links.
+
+Only GET requests to the hosts of the form are made (the plain-HTTP fetcher's scope), and only
+when ``allowed`` (robots.txt) says so.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qsl, urljoin, urlsplit
+
+from deepcrawl.browser.base import Link
+from deepcrawl.errors import FetchError
+from deepcrawl.forms.page_size import PAGE_SIZE_PARAMS, page_size_param, with_page_size
+from deepcrawl.forms.results import PAGE_CAP_NOTE, QueryResult, ResultLink, ResultPage
+from deepcrawl.forms.template import UrlTemplate
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+    from deepcrawl.browser.base import Fetcher
+
+__all__ = ["DataPage", "DataSearch", "parse_data_page"]
+
+_URL_KEYS = ("url", "href", "link", "permalink", "path", "uri")
+_TEXT_KEYS = ("title", "name", "headline", "label", "text")
+_TOTAL_KEYS = ("total", "total_results", "totalresults", "total_count", "count", "hits", "found")
+_OFFSET_PARAMS = ("offset", "start", "from", "skip")
+_PAGE_PARAMS = ("page", "p", "pg", "pn")
+#: Page-size parameters tried on a data request that carries none (each try costs a request).
+_SIZE_TRIES = 3
+
+
+@dataclass(frozen=True, slots=True)
+class DataPage:
+    """The results one JSON response holds.
+
+    Attributes:
+        links: ``(absolute URL, title)`` of each result, in order.
+        total: the result count it reports, if any.
+    """
+
+    links: tuple[tuple[str, str], ...]
+    total: int | None
+
+
+def _url_of(item: Mapping[str, Any]) -> str | None:
+    for key in _URL_KEYS:
+        value = item.get(key)
+        if isinstance(value, str) and value.strip():
+            return value
+    for value in item.values():
+        if isinstance(value, str) and (value.startswith(("/", "http://", "https://"))):
+            return value
+    return None
+
+
+def _text_of(item: Mapping[str, Any]) -> str:
+    for key in _TEXT_KEYS:
+        value = item.get(key)
+        if isinstance(value, str):
+            return value.strip()
+    return ""
+
+
+def _lists(node: Any) -> list[list[Any]]:
+    """Every list in a JSON document (depth first)."""
+    found: list[list[Any]] = []
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            found.append(item)
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+    return found
+
+
+def parse_data_page(body: str | bytes, base_url: str) -> DataPage | None:
+    """The results of a JSON response (None when it is not JSON or holds no result list)."""
+    try:
+        data = json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    best: list[tuple[str, str]] | None = None
+    for items in _lists(data):
+        links = [
+            (urljoin(base_url, url), _text_of(item))
+            for item in items
+            if isinstance(item, dict) and (url := _url_of(item)) is not None
+        ]
+        if links and len(links) == len(items) and (best is None or len(links) > len(best)):
+            best = links
+    total = None
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if key.casefold() in _TOTAL_KEYS and isinstance(value, int) and value >= 0:
+                total = value
+                break
+    if best is None:
+        if total == 0 or (isinstance(data, dict) and any(v == [] for v in data.values())):
+            return DataPage((), total)
+        return None
+    return DataPage(tuple(best), total)
+
+
+def _next_url(url: str, shown: int) -> str | None:
+    """The request of the next page: the offset advanced by the results shown, or the page
+    number by one; None when the request has neither."""
+    params = dict(parse_qsl(urlsplit(url).query, keep_blank_values=True))
+    for name in _OFFSET_PARAMS:
+        if name in params and params[name].isdigit():
+            return with_page_size(url, name, int(params[name]) + shown)
+    for name in _PAGE_PARAMS:
+        if name in params and params[name].isdigit():
+            return with_page_size(url, name, int(params[name]) + 1)
+    return None
+
+
+@dataclass
+class DataSearch:
+    """Queries by the JSON data request of a scripted results page, over plain HTTP.
+
+    Args:
+        template: the data request's URL with the keyword as a slot.
+        fetcher: an entered plain-HTTP fetcher.
+        max_pages: data requests per query at most.
+        page_size: the page size to ask for (0: leave the request as the page made it).
+        allowed: whether a URL may be fetched (robots.txt).
+    """
+
+    template: UrlTemplate
+    fetcher: Fetcher
+    max_pages: int = 50
+    page_size: int = 0
+    allowed: Callable[[str], bool] = field(default=lambda _url: True)
+    overhead_requests: int = 0
+    size_param: str | None = None
+
+    @classmethod
+    def from_result(cls, result: QueryResult, fetcher: Fetcher, **kwargs: Any) -> DataSearch | None:
+        """The data search behind a browser query's result, or None when no data request of
+        it carried the keyword."""
+        for url in result.data_urls:
+            template = UrlTemplate.from_url(result.keyword, url)
+            if template is not None:
+                return cls(template, fetcher, **kwargs)
+        return None
+
+    async def _get(self, url: str) -> DataPage | None:
+        if not self.allowed(url):
+            raise FetchError(url, "disallowed by robots.txt")
+        page = await self.fetcher.fetch(url)
+        if page.status >= 400:
+            raise FetchError(url, f"HTTP status {page.status}")
+        return parse_data_page(page.body or b"", page.final_url or url)
+
+    async def check(self, browser: QueryResult) -> bool:
+        """Whether the data request gives the browser's first-page result links for the same
+        keyword; settles the page-size parameter on the way (a few requests, counted in
+        :attr:`overhead_requests`)."""
+        wanted = {link.url for link in browser.result_links if link.page == 1}
+        url = self.template.url_for(browser.keyword)
+        self.overhead_requests += 1
+        try:
+            first = await self._get(url)
+        except FetchError:
+            return False
+        if first is None or not wanted or not wanted <= {u for u, _t in first.links}:
+            return False
+        if self.page_size > len(first.links) and (first.total or 0) > len(first.links):
+            await self._settle_size(url, len(first.links))
+        return True
+
+    async def _settle_size(self, url: str, shown: int) -> None:
+        own = page_size_param(url)
+        names = [own] if own else list(PAGE_SIZE_PARAMS[:_SIZE_TRIES])
+        for name in names:
+            self.overhead_requests += 1
+            try:
+                bigger = await self._get(with_page_size(url, name, self.page_size))
+            except FetchError:
+                continue
+            if bigger is not None and len(bigger.links) > shown:
+                self.size_param = name
+                return
+
+    async def query(
+        self,
+        keyword: str,
+        *,
+        max_pages: int | None = None,
+        more: Callable[[ResultPage, int], bool] | None = None,
+    ) -> QueryResult:
+        """Fetch the results of ``keyword`` from the data request, page by page.
+
+        Returns:
+            The query's result (``via="http"``, one page per data request); failures are
+            ``error`` outcomes.
+        """
+        started = time.monotonic()
+        result = QueryResult(keyword=keyword, method="GET", via="http")
+        cap = max_pages or self.max_pages
+        url: str | None = self.template.url_for(keyword)
+        if self.size_param is not None and url is not None:
+            url = with_page_size(url, self.size_param, self.page_size)
+        links: dict[str, ResultLink] = {}
+        while url is not None and result.pages < cap:
+            result.requests += 1
+            try:
+                data = await self._get(url)
+            except FetchError as exc:
+                if result.pages == 0:
+                    result.outcome, result.error = "error", str(exc)
+                else:
+                    result.error = f"stopped early: {exc}"
+                break
+            if data is None:
+                result.outcome, result.error = "error", f"no JSON results at {url}"
+                break
+            result.pages += 1
+            result.submitted.append(url)
+            if result.pages == 1:
+                result.total_results = data.total
+            fresh = [(u, t) for u, t in data.links if u not in links]
+            for link_url, text in fresh:
+                links[link_url] = ResultLink(url=link_url, text=text, page=result.pages)
+            # the count as a page would show it, for the paging control (which sees every page)
+            count = [f"{data.total} results"] if data.total is not None else []
+            page = ResultPage(url=url, blocks=count, links=[Link(u, t) for u, t in data.links])
+            wanted = more is None or more(page, result.pages)
+            done = data.total is not None and len(links) >= data.total
+            if not fresh or done or not wanted:
+                break
+            url = _next_url(url, len(data.links))
+        else:  # not ended by the results: by the cap, when a next page was there
+            if url is not None and result.pages >= cap:
+                result.error = f"{PAGE_CAP_NOTE} ({cap} result pages)"
+        result.links = list(links.values())
+        if result.outcome == "ok" and not result.links:
+            result.outcome = "no_results"
+        result.elapsed_s = time.monotonic() - started
+        return result

@@ -1,0 +1,113 @@
+"""What the crawl knows of the records it fetched: their words, for exact paging control.
+
+A result page reports its total ("183 results"), and the crawl holds the text of every record
+page it fetched. For a one-word query ``w`` the records of its results the crawl does *not*
+hold are then about ``total − (fetched records whose text has w)``; less those its pages read so
+far showed, that is what its further pages can still bring. :class:`KnownTexts` keeps the
+document frequencies this needs, from the main text of each fetched record page —
+:func:`main_text` leaves out the page's navigation, header, footer, forms and lists of links
+("Related books": other records' titles and snippets would count words the record lacks).
+
+Under independently drawn words every page of a query holds about the same share of unknown
+records, but a site ranking by id or date puts the well-known records first; the count from
+texts does not care where in the list the unknown records sit.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from deepcrawl.forms.static import parse_html
+from deepcrawl.keywords.text import record_terms
+
+if TYPE_CHECKING:
+    from collections.abc import Collection
+
+__all__ = ["KnownTexts", "main_text"]
+
+#: Elements whose text is the page's frame or other records, not the record itself.
+_FRAME = (
+    "script", "style", "noscript", "nav", "header", "footer", "aside", "form", "template",
+    "select", "button",
+)  # fmt: skip
+#: Share of fetched record pages a word may appear in before it counts as chrome.
+_CHROME_SHARE = 0.9
+_MIN_PAGES_FOR_CHROME = 20
+
+
+def main_text(html: str | bytes) -> str:
+    """The text of a record page (its ``<main>`` when it has one) without its frame and its
+    lists of links."""
+    root = parse_html(html)
+    if root is None:
+        return ""
+    main = root.find(".//main")  # the page's own statement of where its content is
+    if main is not None:
+        root = main
+    for el in list(root.iter(*_FRAME)):
+        parent = el.getparent()
+        if parent is not None:
+            parent.remove(el)
+    for item in list(root.iter("li")):
+        parent = item.getparent()
+        if parent is not None and item.find(".//a") is not None:
+            parent.remove(item)
+    return " ".join(root.itertext())
+
+
+class KnownTexts:
+    """How many fetched records hold each word, and which records were counted.
+
+    Only counts are kept (word → records holding it), not each record's words: a crawl of
+    100,000 records would otherwise hold millions of (word, record) pairs.
+
+    Args:
+        min_length: shorter words are not indexed (they are never queried either).
+    """
+
+    def __init__(self, min_length: int = 2) -> None:
+        self.min_length = min_length
+        self._ids: set[str] = set()
+        self._df: Counter[str] = Counter()
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def __contains__(self, record_id: object) -> bool:
+        return record_id in self._ids
+
+    def add(self, record_id: str, text: str) -> None:
+        """Count one fetched record's words (a second text of the same record is ignored)."""
+        if record_id in self._ids:
+            return
+        self._ids.add(record_id)
+        self._df.update(record_terms(text, min_length=self.min_length))
+
+    def holding(self, word: str) -> int | None:
+        """How many fetched records hold ``word``; None when the count means nothing (a phrase,
+        a word of every page — site chrome the text filter missed — or no text yet)."""
+        terms = record_terms(word, min_length=1)
+        if len(terms) != 1 or not self._ids:
+            return None
+        count = self._df[next(iter(terms))]
+        if len(self._ids) >= _MIN_PAGES_FOR_CHROME and count >= _CHROME_SHARE * len(self._ids):
+            return None
+        return count
+
+    def unknown_left(self, word: str, total: int | None, shown: Collection[str]) -> int | None:
+        """Records of ``word``'s results the crawl does not hold and has not been shown yet.
+
+        Args:
+            word: the query.
+            total: the result count its first page reported.
+            shown: record ids its pages read so far showed.
+
+        Returns:
+            The estimate (never negative), or None when there is no total or no usable count.
+        """
+        held = self.holding(word)
+        if total is None or held is None:
+            return None
+        unheld_shown = sum(1 for rid in shown if rid not in self._ids)
+        return max(0, total - held - unheld_shown)
