@@ -50,7 +50,7 @@ def test_workers_share_a_crawl_and_survive_a_sigkill(
     make_db: Callable[[str], str],
     tmp_path: Path,
 ) -> None:
-    server = fixture_server("books", records=150, seed=23)
+    server = fixture_server("books", records=400, seed=23)
     server.reset_stats()
     truth = server.truth()
     db = make_db("postgres")
@@ -84,22 +84,30 @@ def test_workers_share_a_crawl_and_survive_a_sigkill(
 
     crawl = spawn(crawl_cmd)
     time.sleep(1.0)  # the crawl creates the site's row first (the workers wait for its labels)
-    workers = []
-    for i, out in enumerate(outs):
+
+    def worker(i: int) -> subprocess.Popen[bytes]:
         tasks = KILLED_CONCURRENCY if i == 0 else 3
-        cmd = [*deepcrawl, "worker", "--db", db, "--out", str(out), "--concurrency", str(tasks)]
-        workers.append(spawn(cmd))
-    procs = [crawl, *workers]
-    try:
-        deadline = time.monotonic() + 120
+        cmd = [*deepcrawl, "worker", "--db", db, "--out", str(outs[i]), "--concurrency", str(tasks)]
+        return spawn(cmd)
+
+    def wait_for(pages: int) -> None:
         # killed early in its work: the crawl process fetches too, and with the related-books
         # links most records are reached at once, so a late kill could find the work done
-        while len(_lines(outs[0])) < KILLED_AFTER:
+        deadline = time.monotonic() + 120
+        while len(_lines(outs[0])) < pages:
             assert workers[0].poll() is None, workers[0].stderr.read().decode()[-2000:]  # type: ignore[union-attr]
-            assert time.monotonic() < deadline, (
-                f"the first worker never delivered {KILLED_AFTER} pages"
-            )
+            assert time.monotonic() < deadline, f"the first worker never delivered {pages} pages"
             time.sleep(0.05)
+
+    # The worker to be killed starts alone beside the crawl, the others once it has work in
+    # hand: started together on a loaded machine, the first could find the frontier drained.
+    workers = [worker(0)]
+    procs = [crawl, *workers]
+    try:
+        wait_for(1)
+        workers += [worker(1), worker(2)]
+        procs += workers[1:]
+        wait_for(KILLED_AFTER)
         os.kill(workers[0].pid, signal.SIGKILL)
         killed_at = time.monotonic()
         workers[0].wait()
