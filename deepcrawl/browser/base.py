@@ -12,11 +12,11 @@ from __future__ import annotations
 import abc
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Literal, Self
+from typing import TYPE_CHECKING, Literal
+
+from deepcrawl._resource import AsyncResource
 
 if TYPE_CHECKING:
-    from types import TracebackType
-
     from deepcrawl.forms.model import Form
 
 __all__ = ["FetchedPage", "Fetcher", "Link", "LinkOrigin"]
@@ -81,7 +81,7 @@ class FetchedPage:
         return self.content_type in {"text/html", "application/xhtml+xml"}
 
 
-class Fetcher(abc.ABC):
+class Fetcher(AsyncResource, abc.ABC):
     """Fetch pages; an async context manager that owns its connections or browser.
 
     Contract:
@@ -92,29 +92,6 @@ class Fetcher(abc.ABC):
         * it never raises a third-party exception;
         * entering the context twice raises ``RuntimeError``.
     """
-
-    _entered: bool = False
-
-    async def __aenter__(self) -> Self:
-        if self._entered:
-            raise RuntimeError(f"{type(self).__name__} cannot be entered twice")
-        self._entered = True
-        await self.open()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.close()
-
-    async def open(self) -> None:  # noqa: B027 - optional hook
-        """Acquire resources (connections, a browser)."""
-
-    async def close(self) -> None:  # noqa: B027 - optional hook
-        """Release what :meth:`open` acquired."""
 
     @abc.abstractmethod
     async def fetch(self, url: str) -> FetchedPage:

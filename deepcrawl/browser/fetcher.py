@@ -53,12 +53,12 @@ class BrowserFetcher(Fetcher):
     async def open(self) -> None:
         """Start the browser (unless the pool was given already running)."""
         if self._own_pool:
-            await self.pool.__aenter__()
+            await self.pool.open()
 
     async def close(self) -> None:
         """Stop the browser if this fetcher started it."""
         if self._own_pool:
-            await self.pool.__aexit__(None, None, None)
+            await self.pool.close()
 
     async def fetch(self, url: str, *, probe: bool | None = None) -> FetchedPage:
         """Render ``url``; see :class:`~deepcrawl.browser.base.Fetcher` for the contract.

@@ -22,11 +22,12 @@ import asyncio
 import contextlib
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Self
+from typing import TYPE_CHECKING
 
 import psutil
 from playwright.async_api import Error as PlaywrightError
 
+from deepcrawl._resource import AsyncResource
 from deepcrawl.browser.chromium import LaunchedBrowser, launch_chromium
 from deepcrawl.browser.lease import PageLease
 from deepcrawl.browser.scope import Scope
@@ -34,7 +35,6 @@ from deepcrawl.errors import BrowserCrashedError
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Iterable
-    from types import TracebackType
 
     from deepcrawl.settings import Settings
 
@@ -56,7 +56,7 @@ class PoolStats:
     last_memory_mb: float = 0.0
 
 
-class BrowserPool:
+class BrowserPool(AsyncResource):
     """Chromium pages for fetching, recycled and restarted as needed.
 
     Args:
@@ -75,7 +75,6 @@ class BrowserPool:
         for host in settings.browser.allow_hosts:
             self.scope.add(host)
         self.stats = PoolStats()
-        self._entered = False
         self._launched: LaunchedBrowser | None = None
         self._dead = False
         self._restart_wanted = False
@@ -85,20 +84,13 @@ class BrowserPool:
         self._slots = asyncio.Semaphore(max(1, settings.browser.pages))
         self._root_pid: int | None = None
 
-    async def __aenter__(self) -> Self:
-        if self._entered:
-            raise RuntimeError("BrowserPool cannot be entered twice")
-        self._entered = True
+    async def open(self) -> None:
+        """Launch Chromium."""
         async with self._lock:
             await self._launch()
-        return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def close(self) -> None:
+        """Close every page and stop Chromium."""
         async with self._lock:
             await self._shutdown()
 

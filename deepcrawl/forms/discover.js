@@ -16,20 +16,7 @@
   };
   const css = (v) => '"' + String(v).replace(/\\/g, "\\\\").replace(/"/g, '\\"') + '"';
   const count = (sel) => { try { return document.querySelectorAll(sel).length; } catch (e) { return -1; } };
-  const cssPath = (el) => {
-    const parts = [];
-    for (let e = el; e && e.nodeType === 1; e = e.parentElement) {
-      const p = e.parentElement;
-      let seg = e.localName;
-      if (p) {
-        let n = 0, idx = 0;
-        for (const c of p.children) if (c.localName === e.localName) { n++; if (c === e) idx = n; }
-        if (n > 1) seg += `:nth-of-type(${idx})`;
-      }
-      parts.push(seg);
-    }
-    return parts.reverse().join(" > ");
-  };
+  // @include css_path.js
   const SKIP = new Set(["script", "style", "noscript", "template", "option", "optgroup", "select",
     "textarea", "datalist"]);
   const ownText = (el) => {

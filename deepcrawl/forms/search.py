@@ -19,8 +19,9 @@ keyword manager's loop, the setup phase of a crawl, ``deepcrawl query``:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Self
+from typing import TYPE_CHECKING
 
+from deepcrawl._resource import AsyncResource
 from deepcrawl.browser.http import HttpFetcher
 from deepcrawl.browser.pool import BrowserPool
 from deepcrawl.browser.render import render_page
@@ -33,7 +34,6 @@ from deepcrawl.forms.template import TemplateCheck, TemplateSearch, UrlTemplate
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
-    from types import TracebackType
 
     from deepcrawl.browser.base import Fetcher
     from deepcrawl.forms.critic import CriticVerdict
@@ -76,7 +76,7 @@ async def find_search_form(
     return max(accepted, key=lambda fv: fv[1].score)
 
 
-class FormSearch:
+class FormSearch(AsyncResource):
     """Queries one form, by browser first and by URL template once that is shown equivalent.
 
     An async context manager (it owns a plain-HTTP fetcher, limited to the hosts of the form's
@@ -113,29 +113,21 @@ class FormSearch:
         self._candidate: TemplateSearch | None = None
         self._http = http
         self._own_http: HttpFetcher | None = None
-        self._entered = False
         self._data_overhead = 0
         self._tried = False
 
-    async def __aenter__(self) -> Self:
-        if self._entered:
-            raise RuntimeError("FormSearch cannot be entered twice")
-        self._entered = True
+    async def open(self) -> None:
+        """Start the plain-HTTP fetcher, unless one was given."""
         if self._http is None:
             form = self.filler.form
             scope = Scope((host_of(form.page_url), host_of(form.action)), implicit=False)
             self._own_http = HttpFetcher(self.settings, scope, forms=False)
             self._http = await self._own_http.__aenter__()
-        return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def close(self) -> None:
+        """Stop the plain-HTTP fetcher this search started."""
         if self._own_http is not None:
-            await self._own_http.__aexit__(exc_type, exc, tb)
+            await self._own_http.close()
 
     @property
     def overhead_requests(self) -> int:

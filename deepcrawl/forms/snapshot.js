@@ -14,20 +14,7 @@
     if (el.checkVisibility) return el.checkVisibility({ visibilityProperty: true });
     return !!(el.offsetWidth || el.offsetHeight || el.getClientRects().length);
   };
-  const cssPath = (el) => {
-    const parts = [];
-    for (let e = el; e && e.nodeType === 1; e = e.parentElement) {
-      const p = e.parentElement;
-      let seg = e.localName;
-      if (p) {
-        let n = 0, idx = 0;
-        for (const c of p.children) if (c.localName === e.localName) { n++; if (c === e) idx = n; }
-        if (n > 1) seg += `:nth-of-type(${idx})`;
-      }
-      parts.push(seg);
-    }
-    return parts.reverse().join(" > ");
-  };
+  // @include css_path.js
   const blocks = [];
   const seen = new Set();
   const body = document.body;
