@@ -9,7 +9,8 @@ process on a fresh SQLite file with ``--like`` one detail page, and samples the 
 process's own resident memory (``VmRSS``, and the kernel's high-water mark ``VmHWM`` of that one
 process) once a second. Chromium runs in child processes of the crawler and is *not* counted:
 the figure is the Python crawler's memory. Prints one line per sample interval and a JSON
-summary at the end.
+summary at the end: peak memory, records delivered, record recall (distinct records delivered
+over the site's records) and the crawl's queries, requests and stop reason.
 """
 
 from __future__ import annotations
@@ -17,13 +18,18 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from deepcrawl_fixtures import FixtureServer
+
+if TYPE_CHECKING:
+    from deepcrawl_fixtures.truth import GroundTruth
 
 
 def _status_kb(pid: int, key: str) -> int:
@@ -43,6 +49,32 @@ def _delivered(out: Path) -> int:
         return 0
     with path.open("rb") as fh:
         return sum(1 for _ in fh)
+
+
+_URL = re.compile(rb'^\{"url": "([^"]+)"')
+
+
+def _records_found(out: Path, truth: GroundTruth) -> int:
+    """Distinct records among the delivered pages (near-duplicate URLs of one record once)."""
+    path = out / "pages.jsonl"
+    found: set[str] = set()
+    if path.exists():
+        with path.open("rb") as fh:
+            for line in fh:  # the URL leads each line: no need to parse the page bodies
+                match = _URL.match(line)
+                if match and (record := truth.record_of(match[1].decode())) is not None:
+                    found.add(record)
+    return len(found)
+
+
+def _crawl_stats(out: Path) -> dict[str, object]:
+    """The crawl's own figures (``stats.json``): queries, requests, why querying stopped."""
+    try:
+        stats = json.loads((out / "stats.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    keys = ("queries", "requests", "records_estimated", "stop_reason")
+    return {key: stats.get(key) for key in keys}
 
 
 def main() -> None:
@@ -102,6 +134,8 @@ def main() -> None:
             "exit_code": proc.returncode,
             "seconds": round(time.monotonic() - started, 1),
             "delivered": _delivered(out),
+            "record_recall": round(_records_found(out, truth) / args.records, 4),
+            **_crawl_stats(out),
             "peak_rss_mib": peak_kb // 1024,
             "samples": samples,
             "stderr_tail": err.decode(errors="replace")[-600:],

@@ -197,6 +197,14 @@ class KeywordSettings(_Section):
     """Saturation counted in results too: the most recent queries showed this many results
     between them and fewer than ``saturation_min_new`` new ones (sooner than the window when
     result pages are big; 200 is the window's 20 queries of a 10-result page). None: off."""
+    saturation_fraction: float = 0.05
+    """Saturation's evidence grows with the site: the window's queries, and the results
+    ``saturation_records`` counts, must have shown at least this share of the records known
+    (by queries and links) without a new record, unless the window showed none. Past a
+    few thousand records the tail is read one result page a query, and twenty pages without a
+    new record happen by chance while 2% are missing: the books site at 10,000 records
+    stopped so at recall 0.976. At 500 records 200 results are more. 0: off. Not from a
+    paper."""
     max_result_pages: int = 50
     """Result pages followed per query at most."""
     policy: Literal["greedy", "random", "frequency"] = "greedy"
@@ -308,14 +316,21 @@ class LinkLearningSettings(_Section):
     """Terms taken before and after the anchor for ACHE's "around" space (no value given)."""
     link_model: Literal["nb", "svm"] = "nb"
     """ACHE's link classifier: naive Bayes as the paper, or a linear SVM."""
-    frontier_batch: int = 50
+    frontier_batch: int = 10
     """ACHE's crawling frontier is refilled from the persistent frontier with this many best
-    links when it runs empty (section 2.2 refills in batches; no size given)."""
+    links when it runs empty (section 2.2 refills in batches; no size given). A batch is
+    crawled to its end before the links of its pages are ranked, so its size is a floor on the
+    pages spent per step of a path: chosen on stacks seeds 112-115 (neither the prior's nor the
+    bench's), pages to the form 12 / 22 with 10, 27 / 52 with 25, 49 / 99 with 50."""
     max_targets: int = 0
     """Per-site stopping criterion (ACHE section 2): stop after this many distinct targets
     (0: only the request budget stops the crawl)."""
     d_max: int = 5
     """The apprentice's DOM window: <token, offset> features with |d| <= d_max (section 3.4)."""
+    apprentice_alpha: float = 0.01
+    """Smoothing of the apprentice's naive Bayes. Its <token, offset> features are hashed into
+    2**18 columns, so Laplace smoothing (1) would add 262,144 pseudo-counts per class to a few
+    thousand real ones and flatten the evidence of every feature (not from the paper)."""
     apprentice_batch: int = 200
     """Pages per batch after which the apprentice trains on the verdicts of the batch (section
     2.3: "a few hundred to a few thousand")."""
@@ -338,6 +353,16 @@ class LinkLearningSettings(_Section):
     record; None: the target is a page with a form the critic accepts as searchable."""
     seed: int = 0
     """Seed of the random choices (xCrawl's walk and restarts)."""
+    prior: str = "builtin"
+    """Prior of the link learners for finding search forms (ACHE's *Offline-Online*, the
+    apprentice's "fixed prior obtained from a baseline crawl"): ``"builtin"`` (paths to the
+    forms of training sites, shipped with deepcrawl; ``scripts/train_link_prior.py``), the path
+    of such a JSON file, or ``"none"`` (ACHE's *Online*: no knowledge before the first form)."""
+    path_discount: float = 0.5
+    """Reward of a link ``k`` levels from a target: ``path_discount ** (k - 1)`` (1 for a link
+    to a target, 0 beyond ``levels``). The apprentice learns it, so that the links on the way
+    to a form are learnt too (its paper rewards the link to a relevant page only), and it is
+    xCrawl's topic weight of a link before any authority is known. Not from a paper."""
     discovery_strategy: str = "ache"
     """Strategy of entry-point discovery (``deepcrawl discover``, and the setup phase when the
     start page has no searchable form): ACHE, the paper written for finding forms."""
@@ -385,8 +410,17 @@ class CrawlSettings(_Section):
     stop_checked_records: int | None = 300
     """Stop querying once the latest queries' result lists held this many records between them
     (by the totals their pages report) and, by the words of the fetched record pages, fewer
-    than ``stop_checked_share`` of them are records the crawl lacks. None: off. Issue 7, 500
-    records a site: 150 stopped the shop at recall 0.956; 300 kept >= 0.98 on all three."""
+    than ``stop_checked_share`` of them are records the crawl lacks; ``stop_checked_fraction``
+    raises it on large sites. None: off. Issue 7, 500 records a site: 150 stopped the shop at
+    recall 0.956; 300 kept >= 0.98 on all three."""
+    stop_checked_fraction: float = 0.2
+    """The records ``stop_checked_records`` asks for at least, as a share of the records the
+    crawl knows (by queries and links). The check runs after every query, so over a long tail
+    a small window meets a lucky run of lists sooner or later. Books site, 10,000 records: 300
+    records stopped the crawl at recall 0.975 (3 lacking in 300 while 2.5% were missing), 0.1
+    of the records known at 0.980 (9 in 1,000 while 2.0% were), 0.2 at 0.987 (1,816 queries
+    and 12,541 requests against 1,075 and 11,663). At 500 records the 300 are more (bench:
+    books and shop unchanged, news one result page more). Not from a paper."""
     stop_checked_share: float = 0.01
     """The share of lacking records under which ``stop_checked_records`` stops the crawl: an
     estimate of the share of the site's records missed (1% for a recall >= 0.98 with margin)."""
@@ -405,6 +439,9 @@ class CrawlSettings(_Section):
     heartbeat_s: float = 5.0
     """How often a process of a crawl (``deepcrawl crawl`` or ``deepcrawl worker``) records that
     it is alive and its figures; one not heard of for three heartbeats counts as dead."""
+    deliver_poll_s: float = 0.5
+    """In a crawl shared on PostgreSQL, how often the ``deepcrawl crawl`` process (the one
+    delivery point) looks for pages the workers stored and delivers them."""
     worker_wait_s: float = 300.0
     """How long ``deepcrawl worker`` waits for the crawl it joins to have labelled prototypes
     (the setup phase of ``deepcrawl crawl`` runs meanwhile) before giving up."""
@@ -424,7 +461,8 @@ class StorageSettings(_Section):
     url: str = "sqlite:///deepcrawl.db"
     """SQLAlchemy URL; SQLite file by default, ``postgresql+psycopg://…`` to scale out."""
     bodies_inline_max: int = 256 * 1024
-    """Bodies up to this size are stored in the database, larger ones as files."""
+    """Bodies up to this size are stored in the database, larger ones as files (SQLite; on
+    PostgreSQL every body is in the database, readable by workers on any machine)."""
     bodies_dir: Path = Path("deepcrawl-bodies")
     """Folder for bodies stored as files (relative to the working directory)."""
     durable_commits: bool = False

@@ -19,6 +19,7 @@ bring one new record in thirty, costs one page per query instead of all of them.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 from deepcrawl.errors import InvalidURLError
@@ -28,7 +29,7 @@ from deepcrawl.keywords.known import KnownTexts, main_text
 from deepcrawl.urls import normalise_url
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Mapping
+    from collections.abc import Callable, Iterable, Mapping, Sequence
 
     from deepcrawl.crawler.context import CrawlContext
     from deepcrawl.crawler.state import StoredQuery
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
     from deepcrawl.forms.search import FormSearch
     from deepcrawl.storage.tables import QueryRead
 
-__all__ = ["QueryLoop", "normalised_id"]
+__all__ = ["QueryLoop", "lists_checked_out", "normalised_id"]
 
 
 def normalised_id(url: str) -> str | None:
@@ -45,6 +46,27 @@ def normalised_id(url: str) -> str | None:
         return normalise_url(url)
     except InvalidURLError:
         return None
+
+
+def lists_checked_out(checked: Sequence[tuple[int, int]], *, need: int, share: float) -> bool:
+    """Whether the latest result lists, ``need`` records between them, lack under ``share``.
+
+    Args:
+        checked: per query, oldest first: (records its list held by the reported total,
+            records of them the crawl lacked).
+        need: records of evidence: the most recent lists are summed until they reach it.
+        share: the share of lacking records under which the lists count as checked out.
+
+    Returns:
+        False while the lists hold fewer than ``need`` records in all.
+    """
+    seen = missing = 0
+    for total, lacking in reversed(checked):
+        seen += total
+        missing += lacking
+        if seen >= need:
+            return missing < share * seen
+    return False
 
 
 class QueryLoop:
@@ -187,21 +209,28 @@ class QueryLoop:
         Each query's first page reports its total; the fetched records' words say how many of
         them the crawl holds, so the difference is what its results lack — for the whole list,
         not only the page read. Once the most recent queries' lists held
-        ``crawl.stop_checked_records`` records between them and lacked fewer than
+        :meth:`checked_need` records between them and lacked fewer than
         ``crawl.stop_checked_share`` of them, querying stops: the saturation window's evidence,
         counted in records checked rather than queries, and an estimate of the share missed.
         """
+        need = self.checked_need()
+        return bool(need) and lists_checked_out(
+            self._checked, need=need, share=self.ctx.settings.crawl.stop_checked_share
+        )
+
+    def checked_need(self) -> int:
+        """Records of evidence :meth:`checked_out` needs (0: the rule is off).
+
+        ``crawl.stop_checked_records``, or ``crawl.stop_checked_fraction`` of the records the
+        crawl knows if more. The rule is tested after every query: the longer the tail, the
+        likelier a small window of lists happens to lack almost nothing while a share above
+        the threshold is still missing.
+        """
         settings = self.ctx.settings.crawl
-        need = settings.stop_checked_records
-        if not need:
-            return False
-        seen = missing = 0
-        for total, lacking in reversed(self._checked):
-            seen += total
-            missing += lacking
-            if seen >= need:
-                return missing < settings.stop_checked_share * seen
-        return False
+        if not settings.stop_checked_records:
+            return 0
+        scaled = math.ceil(max(0.0, settings.stop_checked_fraction) * len(self.manager.records))
+        return max(settings.stop_checked_records, scaled)
 
     def covered(self) -> bool:
         """Whether the estimate says the wanted records are all but reached.

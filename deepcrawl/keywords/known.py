@@ -11,6 +11,11 @@ document frequencies this needs, from the main text of each fetched record page 
 Under independently drawn words every page of a query holds about the same share of unknown
 records, but a site ranking by id or date puts the well-known records first; the count from
 texts does not care where in the list the unknown records sit.
+
+The count is only as good as the page text matches what the search looks at: a word the pages
+show outside the searched fields ("Category: history" on every history book) is held by more
+fetched records than the search returns, and the difference would read as nothing lacking —
+such counts are refused.
 """
 
 from __future__ import annotations
@@ -104,10 +109,13 @@ class KnownTexts:
             shown: record ids its pages read so far showed.
 
         Returns:
-            The estimate (never negative), or None when there is no total or no usable count.
+            The estimate (never negative), or None when there is no total or no usable count —
+            also when more fetched records hold the word than the search returns: the pages
+            then show it where the search does not look (a category label beside every
+            record, say), and the count says nothing of the results.
         """
         held = self.holding(word)
-        if total is None or held is None:
+        if total is None or held is None or held > total:
             return None
         unheld_shown = sum(1 for rid in shown if rid not in self._ids)
         return max(0, total - held - unheld_shown)

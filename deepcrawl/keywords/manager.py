@@ -20,12 +20,13 @@ Texts are what the filler knows of a record: its result snippet, or its page onc
 It keeps what the queries brought (records, their terms, capture counts), asks its policy
 (``policy.py``) for the next query, estimates the database size from the overlap of the result
 sets (``estimate.py``), and stops on saturation (the last K queries brought fewer than a
-threshold of new records), on budget, when the form returns the same results for every keyword,
-or after repeated errors.
+threshold of new records — and, on a large site, showed a share of its records between them),
+on budget, when the form returns the same results for every keyword, or after repeated errors.
 """
 
 from __future__ import annotations
 
+import math
 from collections import Counter, deque
 from dataclasses import dataclass
 from enum import StrEnum
@@ -294,7 +295,6 @@ class KeywordManager:
         if self._stop is not None:
             return self._stop
         s = self.settings
-        window = self.history[-s.saturation_window :]
         if self._errors_in_row >= s.max_consecutive_errors:
             return StopReason.ERRORS
         if (
@@ -306,9 +306,7 @@ class KeywordManager:
             and all(ids == self._recent[0] for ids in self._recent)
         ):
             return StopReason.IDENTICAL
-        if len(window) >= s.saturation_window and sum(o.new for o in window) < s.saturation_min_new:
-            return StopReason.SATURATED
-        if self._records_saturated():
+        if self._window_saturated() or self._records_saturated():
             return StopReason.SATURATED
         if len(self.history) >= s.max_queries:
             return StopReason.QUERY_BUDGET
@@ -316,13 +314,39 @@ class KeywordManager:
             return StopReason.COST_BUDGET
         return None
 
+    def _saturation_need(self) -> int:
+        """Results shown without a new record that saturation asks for at least:
+        ``saturation_fraction`` of the records known. (Not of the capture–recapture estimate:
+        while few records were caught twice, Chao's estimate runs to many times the site.)"""
+        return math.ceil(max(0.0, self.settings.saturation_fraction) * len(self.records))
+
+    def _window_saturated(self) -> bool:
+        """The last ``saturation_window`` queries brought fewer than ``saturation_min_new`` new
+        records — and so did as many more as it takes to have shown :meth:`_saturation_need`
+        results, unless the window showed none at all (the form finds nothing any more)."""
+        s = self.settings
+        if len(self.history) < s.saturation_window:
+            return False
+        need = self._saturation_need()
+        shown = new = 0
+        for count, outcome in enumerate(reversed(self.history), start=1):
+            shown += outcome.results
+            new += outcome.new
+            if new >= s.saturation_min_new:
+                return False
+            if count >= s.saturation_window and (shown >= need or shown == 0):
+                return True
+        return False
+
     def _records_saturated(self) -> bool:
-        """The most recent queries showed ``saturation_records`` results between them and
-        fewer than ``saturation_min_new`` new ones: evidence counted in records re-seen, so a
-        query showing fifty results weighs five times one showing ten."""
+        """The most recent queries showed ``saturation_records`` results between them (more on
+        a large site: :meth:`_saturation_need`) and fewer than ``saturation_min_new`` new ones:
+        evidence counted in records re-seen, so a query showing fifty results weighs five times
+        one showing ten."""
         s = self.settings
         if not s.saturation_records:
             return False
+        need = max(s.saturation_records, self._saturation_need())
         shown = new = 0
         for outcome in reversed(self.history):
             if outcome.error:
@@ -331,7 +355,7 @@ class KeywordManager:
             new += outcome.new
             if new >= s.saturation_min_new:
                 return False
-            if shown >= s.saturation_records:
+            if shown >= need:
                 return True
         return False
 

@@ -191,3 +191,31 @@ def test_no_policy_ever_reissues_a_query(policy: str, results: list[set[int]]) -
         texts = {f"r{i}": f"{FREQUENT[i % 10]} {LETTERS[i]}{LETTERS[i % 7]}" for i in ids}
         m.record(query, [f"r{i}" for i in ids], texts)
     assert len(handed) == len(set(handed))
+
+
+@pytest.mark.parametrize(("fraction", "queries_to_saturate"), [(0.0, 20), (0.05, 50)])
+def test_saturation_evidence_grows_with_the_site(fraction: float, queries_to_saturate: int) -> None:
+    """10,000 records known; every query shows 10 of them and nothing new. Without scaling the
+    window (20 queries, 200 results) saturates; with 0.05 of the site it takes 500 results."""
+    m = manager(
+        policy="frequency",
+        saturation_window=20,
+        saturation_records=200,
+        saturation_fraction=fraction,
+    )
+    m.record_stopword_probe(False)
+    known = [f"r{i}" for i in range(10_000)]
+    m.observe(known)
+    for n in range(1, 60):
+        m.record(f"q{n}", known[10 * n : 10 * n + 10])
+        assert m.saturated is (n >= queries_to_saturate), n
+
+
+def test_a_fruitless_window_of_empty_queries_saturates_at_any_size() -> None:
+    m = manager(policy="frequency", saturation_window=3, saturation_fraction=0.05)
+    m.record_stopword_probe(False)
+    m.observe(f"r{i}" for i in range(10_000))
+    for n in range(3):
+        assert not m.saturated
+        m.record(f"q{n}", [])
+    assert m.stop_reason is StopReason.SATURATED
