@@ -8,10 +8,15 @@ Serves the books fixture site with ``--records`` records (its own process) and s
 throw-away PostgreSQL server. Each round is a crawl of its own (a site row with the record
 prototype labelled wanted, and ``--pages`` record URLs of the site in its frontier — what the
 setup phase and the query loop of ``deepcrawl crawl`` leave for the workers), then K real
-``deepcrawl worker`` processes fetch, store and deliver every page over plain HTTP. Throughput is
-pages stored per second between the first and the last page's ``fetched_at`` (process start-up
+``deepcrawl worker`` processes fetch and store every page over plain HTTP. Throughput is pages
+stored per second between the first and the last page's ``fetched_at`` (process start-up
 excluded). Rounds run in the order 1, 2, 4, 4, 2, 1 so that a change of load on the machine
 shows as a difference between the two rounds of one K.
+
+Workers deliver nothing: the ``deepcrawl crawl`` process is the crawl's one delivery point. Each
+round then measures that point's capacity on its own — the crawl's
+:class:`~deepcrawl.crawler.deliver.DeliveryPoller` polling the round's stored pages into a JSON
+lines file, pages/s — which must stay above the workers' rate for delivery to keep up.
 
 Politeness is off for the fixture site (it is ours): no rate limit, 64 requests in flight; the
 record pages' own links are not followed, so each round fetches exactly its ``--pages``.
@@ -20,6 +25,7 @@ record pages' own links are not followed, so each round fetches exactly its ``--
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import subprocess
@@ -32,9 +38,14 @@ import sqlalchemy as sa
 from deepcrawl_fixtures import FixtureServer
 from deepcrawl_fixtures.postgres import PostgresServer
 
+from deepcrawl.crawler.context import CrawlContext, CrawlStats
+from deepcrawl.crawler.deliver import DeliveryPoller, JsonlSink
+from deepcrawl.crawler.politeness import HostLimiter
+from deepcrawl.crawler.robots import RobotsPolicy
 from deepcrawl.crawler.state import CrawlState
 from deepcrawl.forms.results import ResultLink
 from deepcrawl.frontier import NewURL, SqlFrontier
+from deepcrawl.settings import load_settings
 from deepcrawl.storage import PrototypeBase, QueryBase, Repository
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -72,13 +83,12 @@ def run_round(db: str, site_id: int, k: int, tasks: int, work: Path) -> dict[str
         "DEEPCRAWL_CRAWL__HEARTBEAT_S": "1",
         # the round's pages only (their "related books" links would lead over the whole site)
         "DEEPCRAWL_CRAWL__FOLLOW_RECORD_LINKS": "false",
-        "DEEPCRAWL_STORAGE__BODIES_DIR": str(work / "bodies"),
     }
     cmd = [sys.executable, "-m", "deepcrawl", "worker", "--db", db, "--site", str(site_id)]
     started = time.monotonic()
     procs = [
         subprocess.Popen(
-            [*cmd, "--concurrency", str(tasks), "--out", str(work / f"site{site_id}-w{i}")],
+            [*cmd, "--concurrency", str(tasks)],
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
@@ -102,7 +112,39 @@ def run_round(db: str, site_id: int, k: int, tasks: int, work: Path) -> dict[str
     engine.dispose()
     span = (last - first).total_seconds()
     return {"workers": k, "pages": n, "span_s": round(span, 2), "wall_s": round(wall, 1),
-            "pages_per_s": round(n / span, 1)}  # fmt: skip
+            "pages_per_s": round(n / span, 1), **deliver_round(db, site_id, work)}  # fmt: skip
+
+
+def deliver_round(db: str, site_id: int, work: Path) -> dict[str, float]:
+    """Deliver the round's stored pages as the crawl process does (its poller, a JSON lines
+    file, bodies inline): how many, and pages/s."""
+    settings = load_settings(storage={"url": db})
+    with Repository.open(db, settings.storage) as repo:
+        site = repo.find_site(str(site_id))
+        ctx = CrawlContext(
+            start_url=site.start_url,
+            settings=settings,
+            repo=repo,
+            site=site,
+            state=CrawlState(repo, site_id),
+            limiter=HostLimiter(settings.politeness),
+            robots=RobotsPolicy(settings.http.user_agent),
+            stats=CrawlStats(),
+        )
+        sink = JsonlSink(work / f"site{site_id}.jsonl")
+        poller = DeliveryPoller(ctx, sink, full=lambda: False, poll_s=0.0, lag_s=0.0)
+
+        async def drain() -> int:
+            total = 0
+            while found := await poller.poll():
+                total += found
+            return total
+
+        started = time.perf_counter()
+        n = asyncio.run(drain())
+        spent = time.perf_counter() - started
+        sink.close()
+    return {"delivered": n, "deliver_per_s": round(n / spent, 1)}
 
 
 def main() -> None:
@@ -136,6 +178,8 @@ def main() -> None:
         mean = sum(values) / len(values)
         ratio = f"{mean / one:.2f}x" if one else "-"
         print(f"| {k} | {', '.join(f'{v:.0f}' for v in values)} | {mean:.0f} | {ratio} |")
+    delivery = [row["deliver_per_s"] for row in rows]
+    print(f"delivery point: {min(delivery):.0f}-{max(delivery):.0f} pages/s over the rounds")
     print(f"cores: {os.cpu_count()}; load average {os.getloadavg()}")
 
 

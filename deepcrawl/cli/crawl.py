@@ -179,7 +179,8 @@ def crawl(
     out: Annotated[
         str | None,
         typer.Option(
-            help="Folder for pages.jsonl and stats.json, or '-' for JSON lines on stdout."
+            help="Folder for pages.jsonl and stats.json, or '-' for JSON lines on stdout "
+            "(on PostgreSQL: every page of the crawl, the workers' too)."
         ),
     ] = None,
     warc: Annotated[Path | None, typer.Option(help="Also write the pages as a WARC file.")] = None,

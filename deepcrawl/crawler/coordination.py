@@ -95,23 +95,40 @@ class QueryLock:
         return False
 
     def release(self) -> None:
-        """Give the lock back (closing its connection)."""
+        """Give the lock back.
+
+        Unlocked explicitly: closing the connection only returns it to the engine's pool, where
+        a session lock lives on.
+        """
         conn, self._conn = self._conn, None
-        if conn is not None:
-            with contextlib.suppress(SQLAlchemyError):
-                conn.close()
+        if conn is None:
+            return
+        try:
+            conn.execute(sa.select(sa.func.pg_advisory_unlock(_QUERY_LOCK, self.site_id)))
+            conn.commit()
+        except SQLAlchemyError:
+            conn.invalidate()  # the server session goes, and its lock with it
+        with contextlib.suppress(SQLAlchemyError):
+            conn.close()
 
     def held_elsewhere(self) -> bool:
-        """Whether another process holds the lock (is running the query loop) right now."""
+        """Whether another process holds the lock (is running the query loop) right now.
+
+        Read from ``pg_locks`` without taking the lock: a probe that took and released it
+        would, for that instant, make a ``deepcrawl crawl`` starting (or taking over) at the
+        same moment believe the site is being crawled, and refuse to run.
+        """
         if not self._shared or self._conn is not None:
             return False
+        # a two-key advisory lock shows its keys as classid and objid, with objsubid 2
+        stmt = sa.text(
+            "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted"
+            " AND objsubid = 2 AND classid = CAST(:k1 AS oid) AND objid = CAST(:k2 AS oid)"
+            " AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))"
+        )
         try:
             with self.engine.connect() as conn:
-                if not self._try(conn):
-                    return True
-                conn.execute(sa.select(sa.func.pg_advisory_unlock(_QUERY_LOCK, self.site_id)))
-                conn.commit()
-                return False
+                return bool(conn.execute(stmt, {"k1": _QUERY_LOCK, "k2": self.site_id}).scalar())
         except SQLAlchemyError as exc:
             raise StorageError(f"cannot read the query lock of site {self.site_id}: {exc}") from exc
 

@@ -6,14 +6,26 @@ Every delivered page is one record with the fields of :func:`deepcrawl.export.pa
 state remembers the delivery, so a resumed crawl never delivers a page twice. The one window
 left — killed after writing, before remembering — is closed for files by :class:`JsonlSink`,
 which reads back the URLs already in its file when it opens and skips them.
+
+**One delivery point.** In a crawl shared through PostgreSQL, ``deepcrawl worker`` processes
+store pages but deliver none: the ``deepcrawl crawl`` process is the only one that delivers, and
+in it only :class:`DeliveryPoller` does — its own fetch tasks store pages like the workers. Two
+deliverers could each write a page before either recorded it; one cannot. The poller reads the
+pages stored above a watermark that have no delivery row, delivers them (write, then remember),
+and a final full sweep (:meth:`DeliveryPoller.close`) once no URL is pending catches any page
+the watermark passed over. One process crawling alone (SQLite) delivers each page right after
+storing it, with no poller.
 """
 
 from __future__ import annotations
 
 import abc
 import asyncio
+import collections
+import contextlib
 import inspect
 import json
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TextIO
 
@@ -21,18 +33,37 @@ from deepcrawl.errors import StorageError
 from deepcrawl.export import page_records
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable
+    from collections.abc import Awaitable, Callable, Iterable
 
     from deepcrawl.crawler.context import CrawlContext
     from deepcrawl.storage import PageRead
 
     Record = dict[str, Any]
 
-__all__ = ["CallbackSink", "JsonlSink", "NullSink", "QueueSink", "Sink", "TeeSink"]
+__all__ = [
+    "CallbackSink",
+    "DeliveryPoller",
+    "JsonlSink",
+    "NullSink",
+    "QueueSink",
+    "Sink",
+    "TeeSink",
+]
+
+#: Seconds a poll's findings must age before the watermark passes them: PostgreSQL hands out
+#: page ids when a row is inserted, not when it is committed, so a page with a lower id may
+#: become visible just after a higher one (two workers storing at once). Such a page is read by
+#: the next polls as long as it is above the watermark; one whose transaction stalled longer is
+#: delivered by the final sweep.
+_WATERMARK_LAG_S = 5.0
 
 
 class Sink(abc.ABC):
     """Where delivered pages go."""
+
+    #: Whether delivering to the sink records a delivery (a :class:`NullSink` does not: its
+    #: pages stay undelivered for a later run or an export).
+    remembers: bool = True
 
     @abc.abstractmethod
     async def write(self, record: Record) -> None:
@@ -53,6 +84,8 @@ class Sink(abc.ABC):
 
 class NullSink(Sink):
     """Delivers nothing and remembers nothing: pages stay stored for a later run or export."""
+
+    remembers = False
 
     async def write(self, record: Record) -> None:
         return None
@@ -151,3 +184,123 @@ class TeeSink(Sink):
     def close(self) -> None:
         for sink in self.sinks:
             sink.close()
+
+
+class DeliveryPoller:
+    """The one delivery point of a shared crawl: delivers what any process stored.
+
+    Runs as a task of the ``deepcrawl crawl`` process (:meth:`start`): every ``poll_s`` seconds,
+    or sooner when :meth:`wake` says a page was stored here, it delivers the stored pages above
+    its watermark that have no delivery row (:meth:`CrawlState.undelivered_after
+    <deepcrawl.crawler.state.CrawlState.undelivered_after>`). The watermark follows, ``lag_s``
+    late, the highest page id delivered, so a poll reads the pages of the last few seconds and
+    its cost stays flat as the crawl grows. :meth:`close` stops the task once its poll in hand is
+    done (never between writing a record and remembering it) and, with ``sweep``, delivers every
+    page still undelivered — the guarantee that nothing is missed.
+
+    Args:
+        ctx: the crawl's context (its state, settings and figures).
+        sink: where pages go.
+        full: whether the crawl's page budget is spent (delivery stops there).
+        poll_s: seconds between two polls (``crawl.deliver_poll_s``).
+        lag_s: how old a poll's findings are before the watermark passes them.
+    """
+
+    def __init__(
+        self,
+        ctx: CrawlContext,
+        sink: Sink,
+        *,
+        full: Callable[[], bool],
+        poll_s: float,
+        lag_s: float = _WATERMARK_LAG_S,
+    ) -> None:
+        self.ctx = ctx
+        self.sink = sink
+        self.full = full
+        self.poll_s = poll_s
+        self.lag_s = lag_s
+        #: Pages with an id at or below this one are left to the final sweep.
+        self.watermark = 0
+        #: ``(when, highest id delivered)`` of the polls the watermark has not passed yet.
+        self._found: collections.deque[tuple[float, int]] = collections.deque()
+        self._wake = asyncio.Event()
+        self._closing = False
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        """Start polling in the running event loop."""
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run())
+
+    def wake(self) -> None:
+        """A page was stored: poll now rather than at the next tick."""
+        self._wake.set()
+
+    def check(self) -> None:
+        """Raise the poller's error, if it stopped on one (a sink or database failure)."""
+        task = self._task
+        if task is None or not task.done() or task.cancelled():
+            return
+        if (exc := task.exception()) is not None:
+            raise exc
+
+    async def poll(self) -> int:
+        """Deliver the undelivered pages above the watermark; returns how many."""
+        now = time.monotonic()
+        top = self.watermark
+        delivered = await self._deliver(self.ctx.state.undelivered_after(self.watermark))
+        if delivered:
+            top = max(top, delivered[-1])
+        self._found.append((now, top))
+        while self._found and now - self._found[0][0] >= self.lag_s:
+            self.watermark = max(self.watermark, self._found.popleft()[1])
+        return len(delivered)
+
+    async def _deliver(self, pages: Iterable[PageRead]) -> list[int]:
+        done: list[int] = []
+        for page in pages:
+            if self.full():
+                break
+            await self.sink.deliver_page(self.ctx, page)
+            self.ctx.stats.pages_delivered += 1
+            self.ctx.changed()
+            done.append(page.id)
+        return done
+
+    async def _run(self) -> None:
+        while not self._closing:
+            self._wake.clear()  # before the poll: a page stored during it wakes the next one
+            await self.poll()
+            if self._closing:
+                return
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout=self.poll_s)
+
+    async def close(self, *, sweep: bool = True) -> int:
+        """Stop polling (after the poll in hand); with ``sweep``, deliver every page left.
+
+        Sweep only once no URL of the crawl is pending (every process's leases settled): a page
+        is stored before its lease is settled, so none can appear afterwards. Returns how many
+        pages the sweep delivered.
+
+        Raises:
+            StorageError, or the sink's error: the poller or the sweep failed.
+        """
+        task, self._task = self._task, None
+        if task is not None:
+            self._closing = True
+            self._wake.set()
+            await task  # raises what stopped it, if anything did
+        if not sweep:
+            return 0
+        return len(await self._deliver(self.ctx.state.undelivered()))
+
+    async def abort(self) -> None:
+        """Cancel the polling task at once (the crawl failed: a resumed run delivers the rest;
+        :class:`JsonlSink` skips a record cut between writing and remembering)."""
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task

@@ -18,7 +18,9 @@
    ``crawl.navigate``, a link strategy then looks for the wanted records the queries missed
    (:class:`~deepcrawl.crawler.navigate.NavigatePhase`);
 7. **delivery** — each stored page goes once to the extractor's sink
-   (:mod:`deepcrawl.crawler.deliver`): JSON lines, a callback, or ``async for``.
+   (:mod:`deepcrawl.crawler.deliver`): JSON lines, a callback, or ``async for``. In a crawl shared
+   on PostgreSQL this process is the one delivery point of all the workers' pages, and it ends
+   only once every worker's lease is settled and every stored page delivered.
 """
 
 from __future__ import annotations
@@ -226,11 +228,16 @@ class Crawl:
                 phase = NormalPhase(
                     ctx, search, found.form_id, fetcher, sink, on_fetch=self.on_fetch
                 )
-                await phase.run()
-                if ctx.settings.crawl.navigate:
-                    from deepcrawl.crawler.navigate import NavigatePhase
+                try:
+                    await phase.run()
+                    if ctx.settings.crawl.navigate:
+                        from deepcrawl.crawler.navigate import NavigatePhase
 
-                    await NavigatePhase(phase).run()
+                        await NavigatePhase(phase).run()
+                    # shared crawl: the workers' last leases settled, every stored page delivered
+                    await phase.finish()
+                finally:
+                    await phase.abort()  # a no-op once finished
         cap = ctx.settings.crawl.max_pages
         full = cap is not None and stats.pages_delivered >= cap
         stats.phase = "stopped at max pages" if full else "done"

@@ -12,6 +12,12 @@ Two activities share one event loop until both are done:
   failures), store each page, and hand it to the extractor (:class:`~deepcrawl.crawler.deliver
   .Sink`); a URL that fails for good is stored with its reason.
 
+**Delivery** is direct when one process crawls (SQLite): a page goes to the sink right after it
+is stored. In a crawl shared on PostgreSQL the phase's :class:`~deepcrawl.crawler.deliver
+.DeliveryPoller` is the one delivery point of every process: the fetch tasks here, like the
+``deepcrawl worker`` processes (:mod:`deepcrawl.crawler.worker`), only store, and :meth:`NormalPhase
+.finish` waits for every process's leases to be settled before the poller's final sweep.
+
 Everything is in the database as it happens, so a crawl killed at any point resumes here: the
 stored queries are replayed into the manager, their result links enqueued again (the frontier
 ignores known ones), stale leases released, and stored pages not yet delivered delivered first.
@@ -24,10 +30,11 @@ import contextlib
 import fnmatch
 import functools
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from deepcrawl.classify.url import LabelStats, URLClassifier
+from deepcrawl.crawler.deliver import DeliveryPoller
 from deepcrawl.crawler.politeness import TRANSIENT_STATUSES, backoff_delay
 from deepcrawl.crawler.queries import QueryLoop, normalised_id
 from deepcrawl.crawler.setup import store_results_page
@@ -36,7 +43,7 @@ from deepcrawl.frontier import NewURL, SqlFrontier
 from deepcrawl.prototypes._labelling import from_row
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Sequence
+    from collections.abc import Awaitable, Callable, Iterable, Sequence
 
     from deepcrawl.browser.base import FetchedPage, Fetcher
     from deepcrawl.classify.url import Decision
@@ -98,6 +105,11 @@ class NormalPhase:
         fetcher: an entered fetcher for the wanted pages.
         sink: where delivered pages go.
         on_fetch: called with every page fetched (the bench counts them).
+        delivery: ``direct`` (each page delivered by the task that stored it), ``poll`` (the
+            :class:`~deepcrawl.crawler.deliver.DeliveryPoller` delivers what any process stored)
+            or ``none`` (store only: a ``deepcrawl worker``). Default: ``poll`` on PostgreSQL
+            (other processes may share the crawl), ``direct`` elsewhere or for a sink that
+            records nothing (:class:`~deepcrawl.crawler.deliver.NullSink`).
     """
 
     def __init__(
@@ -109,11 +121,21 @@ class NormalPhase:
         sink: Sink,
         *,
         on_fetch: Sequence[Callable[[FetchedPage], None]] = (),
+        delivery: Literal["direct", "poll", "none"] | None = None,
     ) -> None:
         self.ctx = ctx
         self.search = search
         self.fetcher = fetcher
         self.sink = sink
+        if delivery is None:
+            shared = ctx.repo.engine.dialect.name == "postgresql"
+            delivery = "poll" if shared and sink.remembers else "direct"
+        self.delivery = delivery
+        self._poller = (
+            DeliveryPoller(ctx, sink, full=self._full, poll_s=ctx.settings.crawl.deliver_poll_s)
+            if delivery == "poll"
+            else None
+        )
         self.on_fetch = list(on_fetch)
         self.classifier = make_classifier(ctx)
         self.label_stats = LabelStats()
@@ -230,17 +252,26 @@ class NormalPhase:
         for query in stored:
             self.enqueue(query.result_links(), f"results of {query.row.keyword!r}")
         self._learn_stored(follow=ctx.settings.crawl.follow_record_links)
-        for page in ctx.state.undelivered():
-            await self._deliver_stored(page)
+        if self._poller is not None:  # its first poll delivers what a crashed run left
+            self._poller.start()
+        elif self.delivery == "direct":
+            for page in ctx.state.undelivered():
+                await self._deliver_stored(page)
         if self._full():
             return
         ctx.changed()
+        await self._fetch_while(self._query_until_done())
+
+    async def _fetch_while(self, work: Awaitable[None]) -> None:
+        """Run the fetch tasks beside ``work`` until it is done and the frontier drained."""
+        self._stop.clear()
+        self._querying = True
         workers = [
             asyncio.create_task(self._worker())
-            for _ in range(max(1, ctx.settings.politeness.concurrency_per_host))
+            for _ in range(max(1, self.ctx.settings.politeness.concurrency_per_host))
         ]
         try:
-            await self._query_until_done()
+            await work
             self._querying = False
             self._wake.set()
             await asyncio.gather(*workers)
@@ -249,6 +280,29 @@ class NormalPhase:
             for task in workers:
                 task.cancel()
             await asyncio.gather(*workers, return_exceptions=True)
+
+    async def finish(self) -> None:
+        """Deliver what is left and stop the delivery point (after ``run`` and ``--navigate``).
+
+        In a shared crawl, fetch until no URL is pending in any process — leases a dead worker
+        held come back when they expire and are fetched here — and then sweep every page still
+        undelivered. A no-op with direct delivery.
+
+        Raises:
+            StorageError, FetchError, or the sink's error.
+        """
+        if self._poller is None:
+            return
+        if not self._full():
+            await self._fetch_while(asyncio.sleep(0))
+        poller, self._poller = self._poller, None
+        await poller.close(sweep=not self._full())
+
+    async def abort(self) -> None:
+        """Stop the delivery point at once (the crawl failed; a resumed run delivers the rest)."""
+        poller, self._poller = self._poller, None
+        if poller is not None:
+            await poller.abort()
 
     def _full(self) -> bool:
         cap = self.ctx.settings.crawl.max_pages
@@ -274,6 +328,8 @@ class NormalPhase:
             if self._full():
                 self._stop.set()
                 return
+            if self._poller is not None:
+                self._poller.check()  # a failed delivery point fails the crawl now, not at its end
             # leased in the event loop's thread: SQLite has no row locks, and one lease at a
             # time is what keeps two workers from taking the same URL
             leases = self.frontier.lease(1, lease_s=lease_s)
@@ -298,7 +354,8 @@ class NormalPhase:
     async def _fetch(self, lease: Lease) -> None:
         ctx, url = self.ctx, lease.url
         if (stored := ctx.repo.page(ctx.site.id, url)) is not None:  # stored before a crash
-            if stored.error is None and not ctx.state.delivered(stored.id):
+            direct = self.delivery == "direct"
+            if direct and stored.error is None and not ctx.state.delivered(stored.id):
                 await self._deliver_stored(stored)  # its process died before delivering it
             self.frontier.complete(lease.id)
             return
@@ -382,9 +439,13 @@ class NormalPhase:
         ctx.stats.pages_fetched += 1
         for observer in self.on_fetch:
             observer(page)
-        await self._deliver_stored(row)
-        # settled after the delivery: a process killed before it leaves the URL leased, and the
-        # process that takes the expired lease delivers the stored page (see ``_fetch``)
+        if self.delivery == "direct":
+            await self._deliver_stored(row)
+        elif self._poller is not None:
+            self._poller.wake()
+        # settled after the (direct) delivery: a process killed before it leaves the URL leased,
+        # and the process that takes the expired lease delivers the stored page (see ``_fetch``);
+        # with a delivery point, settled once stored (a lease still pending holds up the sweep)
         self.frontier.complete(lease.id)
 
     async def _deliver_stored(self, page: PageRead) -> None:

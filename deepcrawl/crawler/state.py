@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlalchemy.orm import defer
 from sqlmodel import Session, col, select
 
 from deepcrawl.errors import StorageError
@@ -23,6 +24,9 @@ from deepcrawl.storage import tables as t
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
+
+    from sqlalchemy.orm import QueryableAttribute
+    from sqlmodel.sql.expression import SelectOfScalar
 
     from deepcrawl.forms.results import ResultLink
     from deepcrawl.storage import Repository
@@ -122,14 +126,42 @@ class CrawlState:
         except SQLAlchemyError as exc:
             raise StorageError(f"cannot read the links of site {self.site_id}: {exc}") from exc
 
+    def _undelivered(self, kind: str) -> SelectOfScalar[t.Page]:
+        """The site's pages of ``kind`` fetched without error and without a delivery.
+
+        ``NOT EXISTS`` on the delivery's unique ``page_id``: one index probe per page read, where
+        PostgreSQL's ``NOT IN (subquery)`` would hash (or, past ``work_mem``, rescan) every
+        delivery of the site on each call.
+        """
+        delivered = select(t.Delivery.id).where(col(t.Delivery.page_id) == col(t.Page.id)).exists()
+        return (
+            select(t.Page)
+            .where(
+                t.Page.site_id == self.site_id,
+                t.Page.kind == kind,
+                col(t.Page.error).is_(None),
+                ~delivered,
+            )
+            .order_by(col(t.Page.id))
+            # the body is read when the record is built (or not, with ``deliver_bodies`` off)
+            .options(defer(cast("QueryableAttribute[bytes | None]", t.Page.body)))
+        )
+
+    def _read_pages(self, stmt: SelectOfScalar[t.Page]) -> list[t.PageRead]:
+        try:
+            with self._session() as s:
+                return [t.PageRead.model_validate(r) for r in s.exec(stmt).all()]
+        except SQLAlchemyError as exc:
+            raise StorageError(f"cannot list undelivered pages: {exc}") from exc
+
     def undelivered(self, kind: str = "record", *, batch: int = 200) -> Iterator[t.PageRead]:
         """Pages of ``kind`` fetched without error and not yet delivered, in fetch order.
 
         A page whose frontier URL is still pending is left out: whoever holds (or next takes)
-        that lease delivers it — with several processes, it may be in delivery right now.
-        Read ``batch`` pages at a time (a resumed crawl may have a whole site undelivered).
+        that lease delivers it (one process crawling; in a shared crawl this is the final sweep,
+        run once nothing is pending). Read ``batch`` pages at a time (a resumed crawl may have a
+        whole site undelivered).
         """
-        delivered = select(t.Delivery.page_id).where(t.Delivery.site_id == self.site_id)
         f = t.FrontierEntry
         pending = (
             select(f.id)
@@ -140,26 +172,28 @@ class CrawlState:
             )
             .exists()
         )
-        stmt = (
-            select(t.Page)
-            .where(
-                t.Page.site_id == self.site_id,
-                t.Page.kind == kind,
-                col(t.Page.error).is_(None),
-                col(t.Page.id).not_in(delivered),
-                ~pending,
-            )
-            .order_by(col(t.Page.id))
-            .limit(batch)
-        )
+        stmt = self._undelivered(kind).where(~pending).limit(batch)
         after = 0
         while True:
-            try:
-                with self._session() as s:
-                    rows = s.exec(stmt.where(col(t.Page.id) > after)).all()
-                    found = [t.PageRead.model_validate(r) for r in rows]
-            except SQLAlchemyError as exc:
-                raise StorageError(f"cannot list undelivered pages: {exc}") from exc
+            found = self._read_pages(stmt.where(col(t.Page.id) > after))
+            yield from found
+            if len(found) < batch:
+                return
+            after = found[-1].id
+
+    def undelivered_after(
+        self, after: int, kind: str = "record", *, batch: int = 200
+    ) -> Iterator[t.PageRead]:
+        """Pages of ``kind`` above id ``after`` fetched without error and not yet delivered.
+
+        What the delivery point of a shared crawl polls (:class:`~deepcrawl.crawler.deliver
+        .DeliveryPoller`): the page table's primary key is walked from ``after`` up, so a poll
+        reads the pages stored since its watermark, not the whole site. Pages still leased are
+        included: a stored page is complete whoever settles its lease.
+        """
+        stmt = self._undelivered(kind).limit(batch)
+        while True:
+            found = self._read_pages(stmt.where(col(t.Page.id) > after))
             yield from found
             if len(found) < batch:
                 return

@@ -2,22 +2,28 @@
 
 A worker joins the crawl of a site that ``deepcrawl crawl … --db postgresql://…`` started, from
 the same or any other machine, and does what the crawl's own fetch tasks do — the very same
-code, :class:`~deepcrawl.crawler.normal.NormalPhase`'s fetch, store and deliver path: lease a URL
-from the shared frontier, fetch it politely (robots.txt, the host's rate shared by every process
-through :class:`~deepcrawl.crawler.politeness.SharedHostLimiter`, the per-host cap of live
-leases, back-off), store the page, deliver it, settle the lease. It never queries the form: the
-query loop belongs to the process holding the site's query lock
-(:mod:`deepcrawl.crawler.coordination`).
+code, :class:`~deepcrawl.crawler.normal.NormalPhase`'s fetch and store path: lease a URL from the
+shared frontier, fetch it politely (robots.txt, the host's rate shared by every process through
+:class:`~deepcrawl.crawler.politeness.SharedHostLimiter`, the per-host cap of live leases,
+back-off), store the page, settle the lease. It never queries the form: the query loop belongs to
+the process holding the site's query lock (:mod:`deepcrawl.crawler.coordination`).
 
-**Delivery**: a worker delivers the pages it stores to its own sink (``--out`` folder of the
-machine it runs on), as the crawl process does; every page is delivered once over all the
-processes' outputs. A page stored by a process killed before delivering it is delivered by the
-process that takes over its expired lease. One window is left: killed between writing a record
-and recording the delivery, a page is delivered again elsewhere (the same process restarted on
-the same ``--out`` skips it; see :class:`~deepcrawl.crawler.deliver.JsonlSink`).
+**Delivery**: a worker delivers nothing. The ``deepcrawl crawl`` process is the crawl's one
+delivery point (:class:`~deepcrawl.crawler.deliver.DeliveryPoller`): it delivers every page any
+process stored, to its ``--out``, and ends only once every lease is settled and every stored page
+delivered. With one deliverer a record cannot be written twice: a worker killed at any point
+loses at most the fetches it had in flight (their leases expire and another process fetches
+them again); a record the crawl process had written but not yet remembered when it was killed is
+skipped when it runs again on the same ``--out`` (:class:`~deepcrawl.crawler.deliver.JsonlSink`).
+
+**Bodies**: on PostgreSQL every page body is kept in the database, whatever
+``storage.bodies_inline_max`` says (:class:`~deepcrawl.storage.Repository`), so a worker on
+another machine needs nothing but the database URL — no shared ``storage.bodies_dir``.
 
 A worker stops when the frontier is drained and no process holds the query lock (the query loop
-is over, or its process died: run ``deepcrawl crawl`` again to take it over).
+is over, or its process died: run ``deepcrawl crawl`` again to take it over). Its figures (pages
+fetched and stored, requests, failed URLs) are in its report and in its ``crawl_worker`` row
+(``deepcrawl status``).
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from typing import TYPE_CHECKING, cast
 from deepcrawl.browser.scope import Scope, host_of
 from deepcrawl.crawler.context import CrawlContext, CrawlStats
 from deepcrawl.crawler.coordination import Heartbeat, QueryLock
+from deepcrawl.crawler.deliver import NullSink
 from deepcrawl.crawler.normal import NormalPhase
 from deepcrawl.crawler.politeness import make_limiter
 from deepcrawl.crawler.robots import RobotsPolicy
@@ -42,7 +49,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from deepcrawl.browser.base import FetchedPage, Fetcher
-    from deepcrawl.crawler.deliver import Sink
     from deepcrawl.forms.search import FormSearch
     from deepcrawl.settings import Settings
     from deepcrawl.storage import SiteRead
@@ -55,19 +61,18 @@ _WATCH_S = 1.0
 
 @dataclass(frozen=True, slots=True)
 class WorkerReport:
-    """What one worker did: its site and figures (pages fetched, errors, requests)."""
+    """What one worker did: its site and figures (pages fetched and stored, errors, requests)."""
 
     site_id: int
     stats: CrawlStats
 
 
 class FetchWorker(NormalPhase):
-    """The normal phase without its query loop: fetch tasks on the shared frontier.
+    """The normal phase without its query loop and its delivery: fetch tasks that store.
 
     Args:
         ctx: the worker's context (its own limiter, robots rules and figures).
         fetcher: an entered fetcher.
-        sink: where this worker delivers.
         lock: the site's query lock, watched to know when no more URLs can come.
         concurrency: fetch tasks in this process.
         on_fetch: called with every page fetched.
@@ -77,14 +82,22 @@ class FetchWorker(NormalPhase):
         self,
         ctx: CrawlContext,
         fetcher: Fetcher,
-        sink: Sink,
         *,
         lock: QueryLock,
         concurrency: int,
         on_fetch: Sequence[Callable[[FetchedPage], None]] = (),
     ) -> None:
-        # A worker never submits a query: the form search is never touched.
-        super().__init__(ctx, cast("FormSearch", None), 0, fetcher, sink, on_fetch=on_fetch)
+        # A worker never submits a query (the form search is never touched) and delivers
+        # nothing: the crawl process delivers what it stores.
+        super().__init__(
+            ctx,
+            cast("FormSearch", None),
+            0,
+            fetcher,
+            NullSink(),
+            on_fetch=on_fetch,
+            delivery="none",
+        )
         self.lock = lock
         self.concurrency = max(1, concurrency)
 
@@ -141,7 +154,6 @@ async def _wait_for_crawl(repo: Repository, site: str | None, wait_s: float) -> 
 
 async def run_worker(
     settings: Settings,
-    sink: Sink,
     *,
     site: str | None = None,
     concurrency: int | None = None,
@@ -152,7 +164,6 @@ async def run_worker(
 
     Args:
         settings: deepcrawl settings; the database is ``settings.storage.url``.
-        sink: where this worker delivers its pages.
         site: the site (id, start URL or host); None: the database's only one.
         concurrency: fetch tasks (default ``politeness.concurrency_per_host``; the host's cap
             holds over all processes whatever this says).
@@ -199,7 +210,7 @@ async def run_worker(
             )
             lock = QueryLock(repo.engine, chosen.id)
             tasks = concurrency or settings.politeness.concurrency_per_host
-            await FetchWorker(ctx, fetcher, sink, lock=lock, concurrency=tasks).run()
+            await FetchWorker(ctx, fetcher, lock=lock, concurrency=tasks).run()
         ctx.stats.phase = "done"
         ctx.changed()
         return WorkerReport(chosen.id, ctx.stats)

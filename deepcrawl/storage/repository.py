@@ -7,7 +7,9 @@ is one short transaction; a crash loses at most the write in flight.
 
 Bodies up to ``settings.storage.bodies_inline_max`` bytes are kept in the database; larger ones
 are written to ``settings.storage.bodies_dir`` under their SHA-256, so that identical bodies are
-stored once.
+stored once. On PostgreSQL every body is kept in the database whatever its size: workers on other
+machines store pages the ``deepcrawl crawl`` process delivers, and a file in one machine's folder
+could not be read on another (``bytea`` holds up to 1 GB; TOAST compresses large bodies).
 """
 
 from __future__ import annotations
@@ -52,6 +54,8 @@ class Repository:
     def __init__(self, engine: Engine, settings: StorageSettings | None = None) -> None:
         self.engine = engine
         self.settings = settings or StorageSettings()
+        # a server database is shared by machines: no body may live in one machine's folder
+        self._inline_all = engine.dialect.name == "postgresql"
 
     @classmethod
     def open(cls, url: str | None = None, settings: StorageSettings | None = None) -> Self:
@@ -216,7 +220,7 @@ class Repository:
         """
         raw = page.body.encode("utf-8", errors="surrogateescape")
         digest = hashlib.sha256(raw).hexdigest()
-        inline = len(raw) <= self.settings.bodies_inline_max
+        inline = self._inline_all or len(raw) <= self.settings.bodies_inline_max
         body_path = None if inline else self._write_body(digest, raw)
         row = t.Page(
             site_id=site_id,

@@ -119,8 +119,12 @@ def test_pages_links_and_bodies(db_url: str, tmp_path: Path) -> None:
         large = repo.save_page(site.id, _page("http://example.test/2", big))
         failed = repo.save_failure(site.id, "http://example.test/3", "timeout after 10 s")
         assert repo.body(small.id) == b"<html><title>t</title></html>"
-        assert large.body_path is not None
-        assert Path(large.body_path).parent.parent == tmp_path / "bodies"
+        if repo.engine.dialect.name == "postgresql":  # shared by machines: every body inline
+            assert large.body_path is None
+            assert not (tmp_path / "bodies").exists()
+        else:
+            assert large.body_path is not None
+            assert Path(large.body_path).parent.parent == tmp_path / "bodies"
         assert repo.body(large.id) == big.encode()
         assert repo.body(failed.id) is None
         assert [link.origin for link in repo.links(small.id)] == ["html", "probe"]
