@@ -6,9 +6,10 @@ request counted by the server:
 * **form** — entry-point discovery (:func:`~deepcrawl.crawler.discover.discover_forms`) from
   the home page until a page with a searchable form is found; the search form is two clicks
   deep with an even seed, three with an odd one; the path's wording changes with the seed.
-  ACHE and the apprentice run *Offline-Online*, with priors from crawls of other seeds
-  (:func:`form_priors`). Figures: pages fetched and server requests until the form, and ACHE's
-  own measure, forms found per page fetched.
+  The learners start from the prior deepcrawl ships (``settings.links.prior``, built from
+  other seeds by ``scripts/train_link_prior.py``), as ``deepcrawl discover`` does. Figures:
+  pages fetched and server requests until the form, and ACHE's own measure, forms found per
+  page fetched.
 * **navigate** — the whole crawl (:class:`~deepcrawl.crawler.engine.Crawl`, setup by
   discovery, auto-labelled, queried to saturation) with ``crawl.navigate`` and the strategy as
   ``links.navigate_strategy``. Figures: record recall, recall of the records the form never
@@ -40,7 +41,6 @@ __all__ = [
     "LINK_STRATEGIES",
     "LinkRun",
     "form_job",
-    "form_priors",
     "links_table",
     "navigate_figures",
     "navigate_job",
@@ -86,81 +86,35 @@ def _fast(settings: Settings) -> Settings:
     )
 
 
-async def form_priors(
-    settings: Settings,
-    *,
-    make_fetcher: Callable[..., Fetcher],
-    seeds: Sequence[int],
-    records: int = 300,
-    budget: int = 1000,
-    progress: Callable[[str], None] | None = None,
-) -> dict[str, list[Any]]:
-    """ACHE's paths and the apprentice's lessons from crawls of *other* sites (other seeds).
-
-    ACHE's *Offline-Online* configuration starts from a link classifier built on the paths to
-    the forms of training sites; the apprentice paper starts from "a fixed prior obtained from
-    a baseline crawl". Each training crawl runs until the form is found (or the budget).
-
-    Returns:
-        ``{"ache": [(link, level), …], "apprentice": [(features, verdict), …]}``.
-    """
-    from deepcrawl.crawler.ache import AcheCrawler
-    from deepcrawl.crawler.apprentice import ApprenticeCrawler
-    from deepcrawl.crawler.focused import form_target
-
-    server_cls = _servers()
-    settings = _fast(settings).with_overrides(links={"max_targets": 1})
-    target = form_target(settings)
-    out: dict[str, list[Any]] = {"ache": [], "apprentice": []}
-    for seed in seeds:
-        if progress:
-            progress(f"form job: training crawls of {SITE}-{seed}")
-        with server_cls(SITE, records=records, seed=seed) as srv:
-            # no learning during a training crawl: it gathers the paths of a baseline crawl
-            ache = AcheCrawler(
-                settings.with_overrides(links={"learning_threshold": 10**9}), is_target=target
-            )
-            apprentice = ApprenticeCrawler(
-                settings.with_overrides(links={"apprentice_batch": 10**9}), is_target=target
-            )
-            for crawler in (ache, apprentice):
-                async with make_fetcher(settings, render="never", forms=False) as fetcher:
-                    async for _page in crawler.crawl(
-                        srv.url + "/", fetcher=fetcher, max_requests=budget
-                    ):
-                        pass
-        out["ache"] += ache.collect_examples()
-        out["apprentice"] += [(list(x), v) for x, v in apprentice.instances]
-    return out
-
-
 async def form_job(
     strategies: Sequence[str],
     settings: Settings,
     *,
     make_fetcher: Callable[..., Fetcher],
     seeds: Sequence[int] = (0, 1),
-    training_seeds: Sequence[int] = (),
     records: int = 300,
     progress: Callable[[str], None] | None = None,
 ) -> list[LinkRun]:
     """Pages fetched until the search form is found, per seed of the site and strategy.
 
-    With ``training_seeds``, ACHE and the apprentice run *Offline-Online*: their prior comes
-    from :func:`form_priors` on those seeds (which must differ from ``seeds``).
+    The learners start from the prior ``settings.links.prior`` names, as ``deepcrawl
+    discover`` does (the one shipped with deepcrawl by default, built from other seeds).
+
+    Raises:
+        ConfigError: the prior was built from one of the seeds tested.
     """
     from deepcrawl.crawler.discover import discover_forms
+    from deepcrawl.crawler.prior import load_prior
 
-    if set(seeds) & set(training_seeds):
-        raise ConfigError("the form job's training seeds must differ from its test seeds")
+    prior = load_prior(settings.links.prior)
+    trained = {int(s["seed"]) for s in (prior.sources if prior else []) if s.get("site") == SITE}
+    if trained & set(seeds):
+        raise ConfigError(
+            f"the link prior was built from {SITE} seeds {sorted(trained & set(seeds))}, "
+            "which the form job tests on"
+        )
     server_cls = _servers()
     settings = _fast(settings)
-    priors: dict[str, list[Any]] = {}
-    if training_seeds:
-        priors = await form_priors(
-            settings, make_fetcher=make_fetcher, seeds=training_seeds, records=records,
-            progress=progress,
-        )  # fmt: skip
     runs: list[LinkRun] = []
     for seed in seeds:
         with server_cls(SITE, records=records, seed=seed) as srv:
@@ -173,9 +127,8 @@ async def form_job(
                 fetcher = CountingFetcher(make_fetcher(settings, render="never", forms=False))
                 async with fetcher:
                     found = await discover_forms(
-                        srv.url + "/", settings, fetcher=fetcher, strategy=name,
-                        prior=priors.get(name, ()),
-                    )  # fmt: skip
+                        srv.url + "/", settings, fetcher=fetcher, strategy=name
+                    )
                 pages = {urlsplit(form["page"]).path for form in found.forms}
                 ok = bool(pages & form_paths)
                 runs.append(

@@ -13,9 +13,6 @@ from deepcrawl.errors import ConfigError
 from deepcrawl.settings import Settings, load_settings
 
 DEFAULT_SITES = ["books", "shop", "news"]
-#: Seeds of the "stacks" sites ACHE and the apprentice learn their priors on (Offline-Online);
-#: the form job is measured on seeds 0 and 1.
-FORM_TRAINING_SEEDS = (2, 3, 4, 5, 6, 7)
 
 
 @app.command()
@@ -99,7 +96,6 @@ def _links(
                 make_fetcher=make_fetcher,
                 records=size,
                 progress=progress,
-                training_seeds=FORM_TRAINING_SEEDS,
             )
         )
     if job in {"links", "navigate"}:

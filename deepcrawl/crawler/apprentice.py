@@ -2,12 +2,20 @@
 
 The crawl starts as the paper's *baseline* focused crawler — best first, a link (u, v) ranked by
 the critic's verdict on u, ties in discovery order — while it gathers lessons for the apprentice:
-every link (u, v) whose source u and target v were both fetched is an instance, its
-``<token, DOM offset>`` features taken from u, its label the critic's verdict on v. After each
-batch of ``apprentice_batch`` fetched pages the apprentice takes in the new instances
-(``partial_fit``); once it has seen both a good and a bad target, the crawler consults it: every
-link of the frontier is re-scored with the probability of the high-relevance class, the best of
-a link's in-links counting (the paper freezes the first; combinations are allowed, note 2).
+every link (u, v) whose source u and target v were both fetched is a lesson, its
+``<token, DOM offset>`` features taken from u. After each batch of ``apprentice_batch`` fetched
+pages the apprentice learns the batch; once it has seen both a good and a bad target (or starts
+from a prior), the crawler consults it: every link of the frontier is re-scored with the
+apprentice's estimate of its reward, the best of a link's in-links counting (the paper freezes
+the first; combinations are allowed, note 2).
+
+A lesson's reward is graded by distance, like ACHE's levels: 1 when the critic accepted v,
+``path_discount ** k`` when v is ``k`` links from the nearest accepted page in the crawled
+graph (``k < levels``), else 0. The paper rewards the link to a relevant page only, which leaves
+nothing to learn on the way to a target that is never linked from a relevant page (the one
+search form of a site, behind a gateway page). A target found later raises the reward of the
+links on the way to it, so when rewards changed the apprentice is refitted on every lesson
+(naive Bayes counts: linear in the lessons); otherwise the batch is added with ``partial_fit``.
 
 The paper's measure is the *loss rate*: the share of fetched pages the critic threw away
 (:attr:`~deepcrawl.crawler.focused.FocusedStrategy.loss_rate`).
@@ -39,13 +47,14 @@ class ApprenticeCrawler(FocusedStrategy):
     Args:
         settings: deepcrawl settings (``settings.links.d_max``, ``apprentice_batch``).
         is_target: the critic; default: records by ``links.record_pattern``, else forms.
-        prior: instances ``(features of (u, v), verdict on v)`` from a crawl run ahead of time
-            (the paper's "fixed prior obtained from a baseline crawl"); the apprentice starts
-            from them.
+        prior: lessons ``(features of (u, v), reward)`` from crawls run ahead of time (the
+            paper's "fixed prior obtained from a baseline crawl";
+            :meth:`~deepcrawl.crawler.prior.LinkPrior.apprentice_lessons`); the apprentice
+            starts from them and keeps them when refitted.
 
     Attributes:
         apprentice: the learner.
-        instances: every instance learnt from during this crawl.
+        lessons: every lesson of this crawl (features of (u, v), final URL of v).
         trainings: how many batches were learnt.
     """
 
@@ -56,32 +65,63 @@ class ApprenticeCrawler(FocusedStrategy):
         settings: Settings,
         *,
         is_target: Target | None = None,
-        prior: Sequence[tuple[Sequence[str], bool]] = (),
+        prior: Sequence[tuple[Sequence[str], float]] = (),
     ) -> None:
         from deepcrawl.classify.apprentice import Apprentice  # scikit-learn loads when used
 
         super().__init__(settings, is_target=is_target)
-        self.apprentice: Apprentice = Apprentice(d_max=settings.links.d_max)
-        self.instances: list[tuple[tuple[str, ...], bool]] = []
+        self.apprentice: Apprentice = Apprentice(
+            d_max=settings.links.d_max, alpha=settings.links.apprentice_alpha
+        )
+        self.prior = [(tuple(x), float(r)) for x, r in prior]
+        #: Every lesson of this crawl: the features of (u, v) and the final URL of v.
+        self.lessons: list[tuple[tuple[str, ...], str]] = []
         self.trainings = 0
-        self._classes: set[bool] = set()
-        if prior:
-            self.apprentice.fit([list(x) for x, _ in prior], [int(v) for _, v in prior])
-            self._classes = {bool(v) for _, v in prior}
+        self._rewards: list[float] = []  # of ``lessons``, as last learnt
+        self._edges: dict[str, list[str]] = {}
+        self._classes: set[bool] = {r > 0 for _, r in self.prior}
+        if self.prior:
+            self.apprentice.fit([x for x, _ in self.prior], [r for _, r in self.prior])
         else:
             self.apprentice.partial_fit([], [])
 
     @property
+    def instances(self) -> list[tuple[tuple[str, ...], float]]:
+        """The lessons of this crawl with their current rewards."""
+        return list(zip((x for x, _ in self.lessons), self.rewards(), strict=True))
+
+    @property
     def consulted(self) -> bool:
-        """True once the apprentice has seen both verdicts and steers the crawl."""
+        """True once the apprentice has seen rewarded and unrewarded links and steers the crawl."""
         return len(self._classes) == 2
 
-    def _train(self, batch: list[tuple[tuple[str, ...], bool]]) -> None:
-        if not batch:
+    def rewards(self) -> list[float]:
+        """The reward of each lesson from the targets found so far (module docstring)."""
+        from deepcrawl.crawler.ache import link_levels
+        from deepcrawl.crawler.prior import reward
+
+        links = self.settings.links
+        resolved = {u: [self.resolved.get(v, v) for v in outs] for u, outs in self._edges.items()}
+        dist = link_levels(resolved, set(self.targets), links.levels - 1)
+        return [
+            reward(dist[v] + 1, links.levels, links.path_discount) if v in dist else 0.0
+            for _, v in self.lessons
+        ]
+
+    def _train(self) -> None:
+        """Learn the lessons since the last batch; refit on all when old rewards changed."""
+        rewards = self.rewards()
+        old = len(self._rewards)
+        if old == len(rewards) and rewards == self._rewards:
             return
-        self.apprentice.partial_fit([list(x) for x, _ in batch], [int(v) for _, v in batch])
-        self._classes.update(v for _, v in batch)
-        self.instances.extend(batch)
+        if rewards[:old] == self._rewards:
+            new = self.lessons[old:]
+            self.apprentice.partial_fit([x for x, _ in new], rewards[old:])
+        else:
+            x = [x for x, _ in self.prior] + [x for x, _ in self.lessons]
+            self.apprentice.fit(x, [r for _, r in self.prior] + rewards)
+        self._classes.update(r > 0 for r in rewards[old:])
+        self._rewards = rewards
         self.trainings += 1
 
     async def crawl(
@@ -95,8 +135,7 @@ class ApprenticeCrawler(FocusedStrategy):
         priority: dict[str, float] = {start_url: 1.0}
         # Target v -> features of each fetched (u, v) (kept while v waits, and for re-scoring).
         inlinks: dict[str, list[tuple[str, ...]]] = {}
-        waiting: dict[str, list[tuple[str, ...]]] = {}  # v not judged yet -> (u, v) features
-        batch: list[tuple[tuple[str, ...], bool]] = []
+        waiting: dict[str, list[tuple[str, ...]]] = {}  # v not fetched yet -> (u, v) features
         since_batch = 0
         while heap and session.budget > 0 and not self.done():
             chosen: list[str] = []
@@ -108,14 +147,16 @@ class ApprenticeCrawler(FocusedStrategy):
             pages = await session.fetch_many(chosen)
             for page in pages:
                 verdict = self.judge(page)
+                final = self.resolved.get(page.url, page.final_url)
                 for url in {page.url, page.final_url}:
-                    batch.extend((x, verdict) for x in waiting.pop(url, []))
+                    self.lessons.extend((x, final) for x in waiting.pop(url, []))
                 contexts = session.links(page, links.d_max, 0)
+                self._edges[final] = [c.url for c in contexts]
                 new_scores: list[tuple[str, tuple[str, ...]]] = []
                 for ctx in contexts:
                     target = self.resolved.get(ctx.url, ctx.url)
                     if target in self.judged:
-                        batch.append((ctx.offsets, self.judged[target]))
+                        self.lessons.append((ctx.offsets, target))
                         continue
                     waiting.setdefault(ctx.url, []).append(ctx.offsets)
                     inlinks.setdefault(ctx.url, []).append(ctx.offsets)
@@ -130,11 +171,10 @@ class ApprenticeCrawler(FocusedStrategy):
             since_batch += len(pages)
             if since_batch >= links.apprentice_batch:
                 since_batch = 0
-                self._train(batch)
-                batch = []
+                self._train()
                 if self.consulted:
                     heap, seq = self._rescore(priority, inlinks, seq)
-        self._train(batch)  # the last lessons, for whoever reuses the apprentice
+        self._train()  # the last lessons, for whoever reuses the apprentice
 
     def _score(
         self, links: list[tuple[str, tuple[str, ...]]], parent: float

@@ -15,14 +15,15 @@ from typing import TYPE_CHECKING, Any
 from deepcrawl.crawler.ache import AcheCrawler
 from deepcrawl.crawler.apprentice import ApprenticeCrawler
 from deepcrawl.crawler.focused import FocusedStrategy
+from deepcrawl.crawler.prior import load_prior
 from deepcrawl.crawler.strategy import STRATEGIES, Strategy
+from deepcrawl.crawler.xcrawl import XCrawler
 from deepcrawl.errors import ConfigError
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
     from deepcrawl.browser.base import FetchedPage, Fetcher
     from deepcrawl.browser.scope import Scope
+    from deepcrawl.crawler.focused import Target
     from deepcrawl.settings import Settings
 
 __all__ = ["Discovery", "discover_forms", "discover_site"]
@@ -56,7 +57,6 @@ async def discover_forms(
     strategy: str | None = None,
     max_requests: int | None = None,
     max_forms: int = 1,
-    prior: Sequence[Any] = (),
 ) -> Discovery:
     """Crawl from ``start_url`` with a learning strategy until searchable forms are found.
 
@@ -68,12 +68,13 @@ async def discover_forms(
             ``settings.links.discovery_strategy``.
         max_requests: the request budget; default ``settings.links.discovery_max_requests``.
         max_forms: stop after this many pages with a searchable form.
-        prior: lessons from crawls of other sites (*Offline-Online*): ACHE's ``(link, level)``
-            examples, the apprentice's ``(features, verdict)`` instances; ignored by the
-            strategies without one.
+
+    The learners start from the prior ``settings.links.prior`` names (paths to the forms of
+    other sites, :mod:`deepcrawl.crawler.prior`): ACHE's and xCrawl's ``(link, level)``
+    examples, the apprentice's discounted rewards; bfs has none.
 
     Raises:
-        ConfigError: an unknown strategy.
+        ConfigError: an unknown strategy, or a prior that cannot be read.
     """
     from deepcrawl.forms import load_critic, parse_forms
 
@@ -99,13 +100,7 @@ async def discover_forms(
             found.setdefault(page.final_url, forms)
         return bool(forms)
 
-    crawler: Strategy
-    if prior and issubclass(cls, AcheCrawler | ApprenticeCrawler):
-        crawler = cls(settings, is_target=is_target, prior=prior)
-    elif issubclass(cls, FocusedStrategy):
-        crawler = cls(settings, is_target=is_target)
-    else:
-        crawler = cls(settings)
+    crawler = _learner(cls, settings, is_target)
     result = Discovery(strategy=cls.name)
     async for page in crawler.crawl(start_url, fetcher=fetcher, max_requests=budget):
         result.pages_fetched += 1
@@ -147,6 +142,23 @@ async def discover_site(
         return await discover_forms(
             start_url, settings, fetcher=fetcher, strategy=strategy, max_requests=max_requests
         )
+
+
+def _learner(cls: type[Strategy], settings: Settings, is_target: Target) -> Strategy:
+    """The strategy with the form critic as its critic and the prior its paper gives it."""
+    if not issubclass(cls, FocusedStrategy):
+        return cls(settings)
+    prior = load_prior(settings.links.prior)
+    if prior is None:
+        return cls(settings, is_target=is_target)
+    if issubclass(cls, AcheCrawler):
+        return cls(settings, is_target=is_target, prior=prior.ache_examples())
+    if issubclass(cls, ApprenticeCrawler):
+        lessons = prior.apprentice_lessons(settings.links.path_discount)
+        return cls(settings, is_target=is_target, prior=lessons)
+    if issubclass(cls, XCrawler):
+        return cls(settings, is_target=is_target, prior=prior.ache_examples())
+    return cls(settings, is_target=is_target)
 
 
 def _strategy_class(name: str) -> type[Strategy]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from sklearn.base import clone
 from sklearn.pipeline import Pipeline
 
@@ -36,8 +37,10 @@ def test_link_features_are_token_offset_pairs() -> None:
 
 def test_vectorizer_hashes_only_the_window() -> None:
     vec = DomOffsetVectorizer(d_max=0, n_features=64).fit([])
-    row = vec.transform([["x@0", "y@1", "x@0"]]).toarray()[0]
-    assert row.sum() == 2.0  # x@0 twice; y@1 is outside |d| <= 0
+    row = vec.transform([["xx@0", "yy@1", "xx@0"]]).toarray()[0]
+    assert row.sum() == 2.0  # xx@0 twice; yy@1 is outside |d| <= 0
+    # single characters (A-Z index letters) and numbers are no words
+    assert vec.transform([["m@0", "42@0", "x2@0"]]).toarray()[0].sum() == 1.0
 
 
 def test_apprentice_learns_online_from_verdicts() -> None:
@@ -69,3 +72,31 @@ def test_apprentice_is_a_scikit_learn_estimator() -> None:
     apprentice = Apprentice(d_max=3, alpha=0.5)
     copy = clone(apprentice)
     assert copy.get_params() == {"d_max": 3, "alpha": 0.5, "n_features": 2**18}
+
+
+def test_graded_rewards_rank_links_by_their_distance_to_a_target() -> None:
+    # A link to a target (reward 1), a link to a page one step from one (reward 0.5) and a link
+    # leading nowhere (0): the apprentice's score orders new links with the same words alike.
+    apprentice = Apprentice(d_max=0).fit(
+        [["search@0"], ["library@0"], ["news@0"], ["search@0"], ["news@0"]], [1, 0.5, 0, 1, 0]
+    )
+    search, library, news = apprentice.score_links([["search@0"], ["library@0"], ["news@0"]])
+    assert search > library > news
+    assert 0.3 < library < 0.7  # half rewarded: half a high-relevance instance, half a low one
+
+
+def test_fractional_rewards_are_weighted_instances() -> None:
+    # One instance of reward 0.5 counts as one of reward 1 and one of reward 0, each weighing
+    # half (without smoothing, naive Bayes' estimates only depend on the counts' ratios).
+    half = Apprentice(d_max=0, alpha=1e-9).fit([["aa@0"], ["bb@0"]], [0.5, 0])
+    split = Apprentice(d_max=0, alpha=1e-9).fit(
+        [["aa@0"], ["aa@0"], ["bb@0"], ["bb@0"]], [1, 0, 0, 0]
+    )
+    links = [["aa@0"], ["bb@0"]]
+    assert np.allclose(half.score_links(links), split.score_links(links), atol=1e-3)
+    assert half.score_links(links)[0] == pytest.approx(0.5, abs=1e-3)
+
+
+def test_rewards_outside_zero_one_are_refused() -> None:
+    with pytest.raises(ValueError, match=r"in \[0, 1\]"):
+        Apprentice().fit([["a@0"]], [2.0])

@@ -190,7 +190,7 @@ async def test_apprentice_trains_in_batches_and_beats_its_baseline() -> None:
     await _crawl(apprentice, 60)
     assert apprentice.trainings >= 2
     assert apprentice.consulted
-    assert {v for _, v in apprentice.instances} == {True, False}
+    assert {r > 0 for _, r in apprentice.instances} == {True, False}
     bfs = STRATEGIES["bfs"](_settings())
     bfs_pages, _ = await _crawl(bfs, 60)
     bfs_loss = 1 - sum(1 for p in bfs_pages if is_record(p)) / len(bfs_pages)
@@ -221,3 +221,90 @@ def test_bad_record_pattern_is_a_config_error() -> None:
     page = FetchedPage(HOST + "/item/3", HOST + "/item/3", 200, "text/html", "")
     assert strategy.is_target(page)
     assert not strategy.is_target(FetchedPage(HOST + "/item/3/print", HOST + "/x", 200, "", ""))
+
+
+async def test_apprentice_rewards_links_on_the_way_to_the_form() -> None:
+    # One form on the site: the links to it are rewarded 1, the links to the gateway that
+    # leads to it 0.5 (path_discount), links to pages two steps away 0.25, the rest 0.
+    apprentice = ApprenticeCrawler(_settings(apprentice_batch=10**6), is_target=_has_form)
+    await _crawl(apprentice, 400, stop=_has_form)
+    rewards: dict[str, set[float]] = {}
+    for (_, target), reward in zip(apprentice.lessons, apprentice.rewards(), strict=True):
+        rewards.setdefault(urlsplit(target).path, set()).add(reward)
+    assert rewards["/library/advanced-search"] == {1.0}
+    assert rewards["/library"] == {0.5}
+    assert rewards["/news"] == {0.25}  # it links to /library (the header)
+    assert max(rewards["/library/guide-0"]) == 0.25
+    assert set(apprentice.rewards()) <= {0.0, 0.25, 0.5, 1.0}
+
+
+async def test_apprentice_with_a_graded_prior_finds_the_form_sooner_than_breadth_first() -> None:
+    bfs_pages, _ = await _crawl(STRATEGIES["bfs"](_settings()), 400, stop=_has_form)
+    prior = [
+        (("advanced@0", "search@0"), 1.0),
+        (("search@0", "the@0", "collections@0"), 1.0),
+        (("library@0", "help@-1"), 0.5),
+        (("story@0",), 0.0),
+        (("news@0", "home@-1"), 0.0),
+        (("more@0",), 0.0),
+    ]
+    apprentice = ApprenticeCrawler(_settings(max_targets=1), is_target=_has_form, prior=prior)
+    assert apprentice.consulted
+    pages, _ = await _crawl(apprentice, 400, stop=_has_form)
+    assert apprentice.targets == [HOST + "/library/advanced-search"]
+    assert len(pages) < len(bfs_pages) / 2
+
+
+async def test_xcrawl_bootstrap_follows_the_prior_before_any_authority() -> None:
+    bfs_pages, _ = await _crawl(STRATEGIES["bfs"](_settings()), 400, stop=_has_form)
+    blind = XCrawler(_settings(max_targets=1), is_target=_has_form)
+    blind_pages, _ = await _crawl(blind, 400, stop=_has_form)
+    guided = XCrawler(_settings(max_targets=1), is_target=_has_form, prior=_paths_to_form())
+    guided_pages, _ = await _crawl(guided, 400, stop=_has_form)
+    assert guided.targets == [HOST + "/library/advanced-search"]
+    # without a prior the bootstrap is breadth-first; with one it goes for the gateway
+    assert len(blind_pages) == len(bfs_pages)
+    assert len(guided_pages) < len(bfs_pages) / 2
+    weights = guided.topic_weights(
+        [
+            LinkContext(HOST + "/library/advanced-search", HOST + "/", "Advanced search"),
+            LinkContext(HOST + "/news/3", HOST + "/", "story"),
+        ]
+    )
+    assert weights[0] > weights[1]
+    assert XCrawler(_settings()).topic_weights([LinkContext(HOST + "/a", HOST)]) == [0.0]
+
+
+async def test_xcrawl_reaches_the_records_no_known_record_links_to() -> None:
+    # The known records are those of the list's second page: only that page's pager leads to
+    # the third, whose records no known record links to.
+    known = [f"{HOST}/item/{i}" for i in range(6, 12)]
+    xcrawl = XCrawler(_settings(max_iterations=3), is_target=is_record, known_records=known)
+    await _crawl(xcrawl, 400)
+    assert HOST + "/browse?page=2" in xcrawl.hubs
+    assert {f"{HOST}/item/{i}" for i in range(12, 18)} <= set(xcrawl.targets)
+
+
+async def test_baseline_examples_give_the_levels_of_the_path_to_the_form() -> None:
+    from deepcrawl.crawler.prior import baseline_examples
+
+    fetcher = FakeSiteFetcher(_site())
+    async with fetcher:
+        examples = await baseline_examples(
+            HOST + "/", _settings(), fetcher=fetcher, is_target=_has_form, per_level=1000
+        )
+    levels: dict[str, set[int]] = {}
+    for example in examples:
+        levels.setdefault(urlsplit(example.link.url).path, set()).add(example.level)
+    assert levels["/library/advanced-search"] == {1}
+    assert levels["/library"] == {2}
+    assert levels["/news"] == {3}
+    assert all(1 <= e.level <= 4 for e in examples)
+    assert any(e.link.offsets and e.link.around for e in examples)  # both learners' features
+    # the sample keeps at most per_level examples of each level
+    async with FakeSiteFetcher(_site()) as fetcher:
+        few = await baseline_examples(
+            HOST + "/", _settings(), fetcher=fetcher, is_target=_has_form, per_level=2
+        )
+    counts = [sum(1 for e in few if e.level == lv) for lv in {e.level for e in few}]
+    assert max(counts) == 2
