@@ -222,13 +222,13 @@ class NormalPhase:
         words for the paging control and, with ``follow``, their links enqueued again (the
         frontier ignores known ones) and known to the manager."""
         ctx = self.ctx
-        for page in ctx.repo.pages(ctx.site.id, kind="record"):
-            body = ctx.repo.body(page.id) if page.error is None else None
-            if body:
-                self.loop.learn_text(page.url, body)
+        for stored in ctx.repo.contents(ctx.site.id, kind="record"):
+            page = stored.page
+            if stored.body and page.error is None:
+                self.loop.learn_text(page.url, stored.body)
             if follow:
                 self.loop.observe([page.url])
-                links = [(link.target_url, link.text) for link in ctx.repo.links(page.id)]
+                links = [(link.target_url, link.text) for link in stored.links]
                 self.enqueue(links, f"link on {page.url}", on_record=True)
 
     async def _drained(self) -> None:

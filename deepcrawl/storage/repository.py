@@ -15,6 +15,7 @@ could not be read on another (``bytea`` holds up to 1 GB; TOAST compresses large
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 from urllib.parse import urlsplit
@@ -28,7 +29,7 @@ from deepcrawl.storage import tables as t
 from deepcrawl.storage.engine import open_engine, safe_url
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Iterable, Iterator, Sequence
     from types import TracebackType
 
     from sqlalchemy.engine import Engine
@@ -36,7 +37,25 @@ if TYPE_CHECKING:
     from deepcrawl.browser.base import FetchedPage
     from deepcrawl.forms.model import Form as FormModel
 
-__all__ = ["Repository"]
+__all__ = ["Repository", "StoredContent"]
+
+#: Pages read per batch when a site's pages are listed.
+_BATCH = 500
+
+
+@dataclass(frozen=True, slots=True)
+class StoredContent:
+    """A stored page with its body (None for a failed fetch) and its links in document order."""
+
+    page: t.PageRead
+    body: bytes | None
+    links: list[t.LinkBase]
+
+
+def _body_of(row: t.Page) -> bytes | None:
+    if row.body is not None:
+        return row.body
+    return None if row.body_path is None else Path(row.body_path).read_bytes()
 
 
 class Repository:
@@ -275,17 +294,42 @@ class Repository:
 
     def pages(self, site_id: int, *, kind: str | None = None) -> Iterator[t.PageRead]:
         """The site's pages in fetch order, optionally of one kind (streamed in batches)."""
+        for rows in self._page_batches(site_id, kind):
+            yield from (t.PageRead.model_validate(r) for r in rows)
+
+    def contents(self, site_id: int, *, kind: str | None = None) -> Iterator[StoredContent]:
+        """The site's pages with their bodies and links, in fetch order.
+
+        Two reads per batch of pages, whatever their number: a resumed crawl learns every
+        stored record again, and a body and a link read per page would cost it a round trip
+        each per page.
+        """
+        for rows in self._page_batches(site_id, kind):
+            ids = [r.id for r in rows]
+            found: dict[int, list[t.LinkBase]] = {i: [] for i in ids if i is not None}
+            with self._guard("read links"), self._session() as s:
+                links = s.exec(
+                    select(t.Link)
+                    .where(col(t.Link.source_page_id).in_(ids))
+                    .order_by(col(t.Link.id))
+                )
+                for link in links.all():
+                    found[link.source_page_id].append(t.LinkBase.model_validate(link))
+            for r in rows:
+                page = t.PageRead.model_validate(r)
+                yield StoredContent(page, _body_of(r), found.get(page.id, []))
+
+    def _page_batches(self, site_id: int, kind: str | None) -> Iterator[Sequence[t.Page]]:
         last = 0
         while True:
             with self._guard("list pages"), self._session() as s:
                 stmt = select(t.Page).where(t.Page.site_id == site_id, col(t.Page.id) > last)
                 if kind is not None:
                     stmt = stmt.where(t.Page.kind == kind)
-                rows = s.exec(stmt.order_by(col(t.Page.id)).limit(500)).all()
+                rows = s.exec(stmt.order_by(col(t.Page.id)).limit(_BATCH)).all()
             if not rows:
                 return
-            for r in rows:
-                yield t.PageRead.model_validate(r)
+            yield rows
             last = rows[-1].id or last
 
     def body(self, page_id: int) -> bytes | None:
@@ -294,11 +338,7 @@ class Repository:
             row = s.get(t.Page, page_id)
             if row is None:
                 raise StorageError(f"no page with id {page_id}")
-            if row.body is not None:
-                return row.body
-            if row.body_path is None:
-                return None
-            return Path(row.body_path).read_bytes()
+            return _body_of(row)
 
     def links(self, page_id: int) -> list[t.LinkBase]:
         """The links found on a page, in document order."""

@@ -142,6 +142,34 @@ def test_pages_links_and_bodies(db_url: str, tmp_path: Path) -> None:
             repo.save_page(site.id, _page("http://example.test/1"))
 
 
+def test_contents_read_pages_with_their_bodies_and_links_in_batches(
+    db_url: str, tmp_path: Path
+) -> None:
+    settings = StorageSettings(bodies_inline_max=100, bodies_dir=tmp_path / "bodies")
+    big = "<html>" + "y" * 500 + "</html>"
+    with Repository.open(db_url, settings) as repo:
+        site = repo.site("http://example.test/")
+        other = repo.site("http://other.test/")
+        repo.save_page(other.id, _page("http://other.test/1"), kind="record")
+        urls = [f"http://example.test/{i}" for i in range(1, 1203)]  # three batches of 500
+        for i, url in enumerate(urls):
+            repo.save_page(site.id, _page(url, big if i == 700 else f"<p>{i}</p>"), kind="record")
+        repo.save_page(site.id, _page("http://example.test/list"), kind="results")
+        repo.save_failure(site.id, "http://example.test/gone", "HTTP status 404", kind="record")
+        contents = list(repo.contents(site.id, kind="record"))
+        assert [c.page.url for c in contents] == [*urls, "http://example.test/gone"]
+        assert contents[5].body == b"<p>5</p>"
+        assert contents[700].body == big.encode()  # kept as a file on SQLite
+        assert contents[-1].body is None
+        assert contents[-1].links == []
+        for content in (contents[0], contents[699], contents[1201]):
+            assert [link.target_url for link in content.links] == [
+                content.page.url + "/a",
+                content.page.url + "/b",
+            ]
+            assert content.links == repo.links(content.page.id)
+
+
 def test_prototypes_replace_and_labels_survive(db_url: str) -> None:
     with Repository.open(db_url) as repo:
         site = repo.site("http://example.test/")
