@@ -243,6 +243,15 @@ class KeywordSettings(_Section):
     fall below this (the share of records new to the crawl on its pages so far times the page
     size). Paper-free: 0.5–1 needed the fewest result pages for 98% of the records in a
     simulation of the fixture sites; 0 reads every page."""
+    deepen_min_new: float = 0.2
+    """Once the keyword manager's words are spent or bring nothing new, the lists already
+    asked are read again, deeper (:meth:`QueryLoop.next_deepening
+    <deepcrawl.crawler.queries.QueryLoop.next_deepening>`), while a re-read is expected to
+    bring this many records the crawl lacks per request (its first pages, read before, paid
+    again) and each further page this many. A large site's words run out before its lists are
+    read: the books site at 100,000 records has 4,679 words, and its crawl stopped at recall
+    0.949 with most lists read one page deep. 0: off (stop when the words are spent). Not
+    from a paper: with 10 results a page, 0.2 reads on while a list lacks about 2%."""
 
 
 class PrototypeSettings(_Section):

@@ -15,16 +15,23 @@ average ``keywords.paging_min_new`` records the crawl does not know yet. Under i
 every page of a query holds about the same share of unknown records, so the share observed on the
 pages read so far predicts the next — and the long tail of a keyword crawl, where a query's pages
 bring one new record in thirty, costs one page per query instead of all of them.
+
+On a large site the words run out before the lists are read (:meth:`QueryLoop.next_deepening`):
+once the manager's words are spent or bring nothing, the lists that still lack the most records
+by their totals are read again, deeper, at a lower threshold (``keywords.deepen_min_new``).
 """
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import math
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from deepcrawl.errors import InvalidURLError
 from deepcrawl.forms.results import PAGE_CAP_NOTE, total_results
-from deepcrawl.keywords import KeywordManager
+from deepcrawl.keywords import KeywordManager, StopReason
 from deepcrawl.keywords.known import KnownTexts, main_text
 from deepcrawl.urls import normalise_url
 
@@ -69,6 +76,67 @@ def lists_checked_out(checked: Sequence[tuple[int, int]], *, need: int, share: f
     return False
 
 
+#: Why the manager stops that leaves the lists already asked worth deepening: its words ran
+#: out or bring nothing new. Budgets, errors and a form ignoring its keyword end the crawl.
+_DEEPEN_AFTER = frozenset({StopReason.SATURATED, StopReason.EXHAUSTED})
+#: Queries between two prunings of the lists' shown-but-unfetched records (memory only).
+_PRUNE_EVERY = 500
+
+
+@dataclass(slots=True)
+class _List:
+    """What the crawl read of one query's result list, for deepening it later."""
+
+    word: str
+    total: int
+    """The result count its first page reported."""
+    size: int
+    """Records a result page held at most."""
+    pages: int
+    """Result pages read, from the first: a re-read starts over, so these are read again."""
+    shown: int
+    """Records its pages showed."""
+    unheld: set[str]
+    """Records its pages showed whose page the crawl had not fetched when last looked at."""
+
+
+class _Paging:
+    """One query's paging control (:meth:`QueryLoop.pager`); what it saw stays for the list's
+    record."""
+
+    def __init__(self, loop: QueryLoop, word: str, skip: int, threshold: float) -> None:
+        self.loop = loop
+        self.word = word
+        self.skip = skip
+        self.threshold = threshold
+        self.shown: set[str] = set()
+        self.fresh = 0
+        self.total: int | None = None
+        self.size = 0
+        self.pages = 0
+
+    def __call__(self, page: ResultPage, number: int) -> bool:
+        loop = self.loop
+        ids = {rid for link in page.links if (rid := loop.record_id(link.url)) is not None}
+        self.size = max(self.size, len(ids))
+        self.pages = max(self.pages, number)
+        if number == 1:
+            self.total = total_results(page)
+            lacking = loop.texts.unknown_left(self.word, self.total, ())
+            if lacking is not None and self.total is not None:
+                loop._checked.append((self.total, lacking))
+        ids -= self.shown
+        self.shown.update(ids)
+        self.fresh += len(ids - loop.manager.records)
+        if number <= self.skip or self.threshold <= 0:
+            return True
+        left = loop.texts.unknown_left(self.word, self.total, self.shown)
+        if left is not None and self.total is not None and self.size:
+            pages_left = -(-(self.total - len(self.shown)) // self.size)
+            return pages_left > 0 and left / pages_left >= self.threshold
+        return self.fresh / max(1, number) >= self.threshold
+
+
 class QueryLoop:
     """Submits the keywords a :class:`KeywordManager` chooses, one :meth:`step` at a time.
 
@@ -101,6 +169,15 @@ class QueryLoop:
         """Keywords whose paging a page cap stopped (the setup phase's): asked again first, the
         paging control deciding how far to read this time."""
         self._probes = {w.casefold() for w in ctx.settings.keywords.stopword_probes}
+        self._paging: _Paging | None = None  # the latest query's
+        self._lists: dict[str, _List] = {}  # by case-folded word: the lists with a total
+        self._heap: list[tuple[float, int, str]] = []  # deepening candidates, lazily re-valued
+        self._order = itertools.count()
+        self.deepening = False
+        """Whether the loop has gone over to deepening the lists already asked
+        (:meth:`next_deepening`)."""
+        self.deepened = 0
+        """Lists re-read so far."""
 
     def _ids(self, links: Iterable[tuple[str, str]]) -> dict[str, str]:
         texts: dict[str, str] = {}
@@ -145,7 +222,9 @@ class QueryLoop:
         """Index the words of a fetched record page (its main text) for the paging control."""
         self.texts.add(record_id, main_text(html))
 
-    def pager(self, word: str) -> Callable[[ResultPage, int], bool]:
+    def pager(
+        self, word: str, *, skip: int = 0, threshold: float | None = None
+    ) -> Callable[[ResultPage, int], bool]:
         """The paging control of one query: read the next result page only while it is expected
         to bring at least ``keywords.paging_min_new`` records the crawl does not know.
 
@@ -153,34 +232,19 @@ class QueryLoop:
         left to find are counted (:meth:`KnownTexts.unknown_left
         <deepcrawl.keywords.known.KnownTexts.unknown_left>`) and spread over the pages left;
         without, the share of unknown records on the pages read so far is the estimate.
+
+        Args:
+            word: the query.
+            skip: pages read whatever they bring (a re-read list's pages read before: the
+                form has no way to start a list on a later page).
+            threshold: records a further page must be expected to bring (default
+                ``keywords.paging_min_new``).
         """
-        threshold = self.ctx.settings.keywords.paging_min_new
-        shown: set[str] = set()
-        fresh = 0
-        total: int | None = None
-        size = 0
-
-        def more(page: ResultPage, number: int) -> bool:
-            nonlocal fresh, total, size
-            ids = {rid for link in page.links if (rid := self.record_id(link.url)) is not None}
-            size = max(size, len(ids))
-            if number == 1:
-                total = total_results(page)
-                lacking = self.texts.unknown_left(word, total, ())
-                if lacking is not None and total is not None:
-                    self._checked.append((total, lacking))
-            ids -= shown
-            shown.update(ids)
-            fresh += len(ids - self.manager.records)
-            if threshold <= 0:
-                return True
-            left = self.texts.unknown_left(word, total, shown)
-            if left is not None and total is not None and size:
-                pages_left = -(-(total - len(shown)) // size)
-                return pages_left > 0 and left / pages_left >= threshold
-            return fresh / max(1, number) >= threshold
-
-        return more
+        paging = _Paging(self, word, skip, self.ctx.settings.keywords.paging_min_new)
+        if threshold is not None:
+            paging.threshold = threshold
+        self._paging = paging
+        return paging
 
     def _settle_probe(self) -> None:
         if self.manager.stopwords_accepted is None and not self.manager.stopword_probe_queries():
@@ -197,11 +261,20 @@ class QueryLoop:
 
     @property
     def done(self) -> bool:
-        """True once the manager says stop (saturation, budget, identical results, errors) or
-        the coverage estimate does (:meth:`covered`, :meth:`checked_out`)."""
+        """True once the manager says stop (saturation, budget, identical results, errors) and
+        no list is worth deepening (:meth:`next_deepening`), or the coverage estimate says stop
+        (:meth:`covered`, :meth:`checked_out`)."""
         if self.manager.stopword_probe_queries():
             return False
-        return self.manager.saturated or self.covered() or self.checked_out()
+        if self.covered() or self.checked_out():
+            return True
+        reason = self.manager.stop_reason
+        if reason is None and not self.deepening:
+            return False
+        threshold = self.ctx.settings.keywords.deepen_min_new
+        if threshold <= 0 or (reason is not None and reason not in _DEEPEN_AFTER):
+            return reason is not None
+        return all(self._deepen_value(lst) < threshold for lst in self._lists.values())
 
     def checked_out(self) -> bool:
         """Whether the latest queries' whole result lists hold nothing the crawl lacks.
@@ -250,31 +323,127 @@ class QueryLoop:
         ratio = self.manager.coverage().ratio
         return ratio is not None and ratio >= settings.stop_coverage
 
+    def _deepen_value(self, lst: _List) -> float:
+        """Records a re-read of ``lst`` is expected to bring per request, its first pages read
+        again included; 0 when it cannot bring any (no count, read to its end or page cap)."""
+        cap = self.max_pages or self.ctx.settings.keywords.max_result_pages
+        lst.unheld = {rid for rid in lst.unheld if rid not in self.texts}
+        left = self.texts.unknown_left(lst.word, lst.total, lst.unheld)
+        unread = min(lst.total, cap * lst.size) - lst.shown
+        if not left or lst.size <= 0 or unread <= 0 or lst.pages >= cap:
+            return 0.0
+        # the lacking records spread over the unread part of the list, the part past the page
+        # cap out of reach; the order of the list does not matter while it is read to the end
+        expected = left * unread / (lst.total - lst.shown)
+        return expected / (lst.pages + -(-unread // lst.size))
+
+    def next_deepening(self) -> tuple[str, int] | None:
+        """The list to re-read next once the words are spent, and its pages read before.
+
+        A crawl of a large site runs out of words before it has read its lists: most were read
+        one page deep, as far as the paging control expected ``keywords.paging_min_new``
+        unknown records a page. The lists whose reported totals, less the fetched records
+        holding the word, lack the most records per request of a re-read (the form starts a
+        list on its first page, so the pages read before are paid again) are read again, the
+        pages past those read while each is expected to bring ``keywords.deepen_min_new``.
+
+        Returns:
+            (word, pages read before), or None when no list is expected to bring
+            ``keywords.deepen_min_new`` records per request.
+        """
+        threshold = self.ctx.settings.keywords.deepen_min_new
+        if threshold <= 0:
+            return None
+        if not self.deepening:
+            self.deepening = True
+            self._heap = [(-1.0, next(self._order), key) for key in self._lists]
+        while self._heap:
+            _, _, key = heapq.heappop(self._heap)
+            lst = self._lists[key]
+            # values only fall as record pages are fetched (a list's own re-read is pushed
+            # anew): re-value the best, take it if it still beats the next best's old value
+            value = self._deepen_value(lst)
+            if value <= 0 or value < threshold:
+                continue
+            if self._heap and value < -self._heap[0][0]:
+                heapq.heappush(self._heap, (-value, next(self._order), key))
+                continue
+            return lst.word, lst.pages
+        return None
+
+    def _keep_list(self, word: str, pages: int) -> None:
+        paging, self._paging = self._paging, None
+        if paging is None or paging.word != word or paging.total is None or not paging.size:
+            return
+        key = word.casefold()
+        before = self._lists.get(key)
+        self._lists[key] = _List(
+            word,
+            paging.total,
+            paging.size,
+            max(pages, paging.pages, before.pages if before else 0),
+            max(len(paging.shown), before.shown if before else 0),
+            {rid for rid in paging.shown if rid not in self.texts},
+        )
+        if self.deepening:
+            heapq.heappush(self._heap, (-1.0, next(self._order), key))
+        if len(self.manager.history) % _PRUNE_EVERY == 0:
+            for lst in self._lists.values():
+                lst.unheld = {rid for rid in lst.unheld if rid not in self.texts}
+
+    def _stop(self, reason: str) -> None:
+        self._refresh()
+        self.ctx.stats.stop_reason = reason
+
     async def step(self, search: FormSearch) -> tuple[QueryResult, QueryRead] | None:
-        """Submit the next keyword, store the query; None when the manager says stop."""
+        """Submit the next keyword, store the query; None when the loop says stop.
+
+        Once the manager's words are spent or bring nothing (saturated), the lists already
+        asked are deepened (:meth:`next_deepening`) until none is worth a re-read, the
+        result-list rule (:meth:`checked_out`) or a budget says stop.
+        """
         probes = self.manager.stopword_probe_queries()
+        skip = 0
+        threshold: float | None = None
         if probes:
             word: str | None = probes[0]
         elif self.unfinished:
             word = self.unfinished.pop(0)
         elif self.covered():
-            self._refresh()
-            self.ctx.stats.stop_reason = "the coverage estimate says every record is reached"
+            self._stop("the coverage estimate says every record is reached")
             return None
         elif self.checked_out():
-            self._refresh()
-            self.ctx.stats.stop_reason = (
-                "the latest result lists, by their totals, hold no record the crawl lacks"
-            )
+            self._stop("the latest result lists, by their totals, hold no record the crawl lacks")
             return None
         else:
-            self._settle_probe()
-            word = self.manager.next_query()
+            if not self.deepening:
+                self._settle_probe()
+                word = self.manager.next_query()
+            else:
+                word = None
+            reason = self.manager.stop_reason
+            if word is None and (self.deepening or reason in _DEEPEN_AFTER):
+                if reason is not None and reason not in _DEEPEN_AFTER:
+                    self._stop(str(reason))  # a budget or errors end the deepening too
+                    return None
+                chosen = self.next_deepening()
+                if chosen is None:
+                    self._stop(
+                        f"{StopReason.SATURATED}; no result list read again ({self.deepened} "
+                        "were) is expected to bring "
+                        f"{self.ctx.settings.keywords.deepen_min_new} records a request"
+                    )
+                    return None
+                word, skip = chosen
+                threshold = self.ctx.settings.keywords.deepen_min_new
+                self.deepened += 1
         if word is None:
             self._refresh()
             return None
+        more = self.pager(word, skip=skip, threshold=threshold)
         async with self.ctx.limiter.slot(self.ctx.start_url):
-            result = await search.query(word, max_pages=self.max_pages, more=self.pager(word))
+            result = await search.query(word, max_pages=self.max_pages, more=more)
+        self._keep_list(word, result.pages)
         texts = self._ids((link.url, link.text) for link in result.result_links)
         outcome = self.manager.record(
             word,
@@ -283,6 +452,10 @@ class QueryLoop:
             cost=max(1, result.pages),
             total_results=result.total_results,
             error=result.error if result.outcome == "error" else None,
+            # the pages read before were sampled by the list's first read
+            sample=self._ids((li.url, li.text) for li in result.result_links if li.page > skip)
+            if skip
+            else None,
         )
         row = self.ctx.state.save_query(
             result.to_query_row(new_records=outcome.new), result.links, form_id=self.form_id
@@ -291,5 +464,7 @@ class QueryLoop:
             self._settle_probe()
         self.ctx.stats.requests += max(result.requests, result.pages)
         self._refresh()
+        if self.deepening:
+            self.ctx.stats.stop_reason = None
         self.ctx.changed()
         return result, row

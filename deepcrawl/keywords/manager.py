@@ -231,6 +231,7 @@ class KeywordManager:
         *,
         total_results: int | None = None,
         error: str | None = None,
+        sample: Collection[str] | None = None,
     ) -> QueryOutcome:
         """Record what one submitted query brought.
 
@@ -242,6 +243,9 @@ class KeywordManager:
             cost: requests used: the submission plus every further result page (>= 1).
             total_results: the result count the site reported, if it shows one.
             error: why the query failed (error page, timeout); its results are then empty.
+            sample: the results that count as a capture–recapture sample (default: all). A
+                list read again passes those of its pages not read before: the first read
+                sampled the others, and counting them again would call them recaptured.
 
         Returns:
             The query's outcome, also appended to :attr:`history`.
@@ -251,7 +255,7 @@ class KeywordManager:
         new = ids - self.records
         self.records |= new
         self._learn(ids, texts or {})
-        self.capture.add(ids)
+        self.capture.add(ids if sample is None else frozenset(sample) & ids)
         self._cost += max(cost, 1)
         if ids and cost >= 1:
             self._page_size = max(self._page_size or 0, -(-len(ids) // cost))

@@ -1,7 +1,9 @@
-"""The result-list stop rule of the query loop: evidence scaled with the site, counts refused."""
+"""The query loop's stop rules: evidence scaled with the site, counts refused, lists deepened."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, cast
 
@@ -9,11 +11,14 @@ import pytest
 
 from deepcrawl.browser.base import Link
 from deepcrawl.crawler.queries import QueryLoop, lists_checked_out
-from deepcrawl.forms.results import ResultPage
+from deepcrawl.forms.results import QueryResult, ResultLink, ResultPage
+from deepcrawl.keywords import KeywordManager
 from deepcrawl.keywords.known import KnownTexts
 from deepcrawl.settings import Settings
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Callable
+
     from deepcrawl.crawler.context import CrawlContext
 
 
@@ -76,3 +81,120 @@ def test_a_word_held_by_more_fetched_records_than_the_search_returns_is_not_coun
     assert texts.unknown_left("nothing", 14, ()) == 4
     assert texts.unknown_left("history", 12, ()) is None  # 20 held, 12 returned: no measure
     assert texts.unknown_left("history", 25, ()) == 5
+
+
+# -- deepening: the lists already asked read again once the words are spent -------------------
+
+_SIZE = 10
+
+
+class _Search:
+    """A search form over hand-made lists, ten results a page, the total on every page."""
+
+    def __init__(self, lists: dict[str, list[str]]) -> None:
+        self.lists = lists
+        self.read: list[tuple[str, int]] = []  # (word, pages read) per query
+
+    async def query(
+        self,
+        word: str,
+        *,
+        max_pages: int | None = None,
+        more: Callable[[ResultPage, int], bool] | None = None,
+    ) -> QueryResult:
+        ids = self.lists.get(word, [])
+        links: list[ResultLink] = []
+        pages = 0
+        for start in range(0, len(ids), _SIZE):
+            pages += 1
+            chunk = ids[start : start + _SIZE]
+            links += [ResultLink(url=rid, page=pages) for rid in chunk]
+            page = ResultPage(
+                url=f"http://site/search?q={word}&page={pages}",
+                blocks=[f"{len(ids)} results for “{word}”"],
+                links=[Link(rid) for rid in chunk],
+            )
+            if pages >= (max_pages or 50) or (more is not None and not more(page, pages)):
+                break
+        self.read.append((word, pages))
+        return QueryResult(
+            keyword=word,
+            links=links,
+            pages=max(1, pages),
+            requests=max(1, pages),
+            total_results=len(ids) or None,
+            outcome="ok" if ids else "no_results",
+        )
+
+
+def _deepening_loop(**keywords: object) -> QueryLoop:
+    settings = Settings().with_overrides(
+        keywords={"stopword_probes": (), **keywords},
+        crawl={"stop_checked_records": 0},
+    )
+
+    @contextlib.asynccontextmanager
+    async def slot(_url: str) -> AsyncIterator[None]:
+        yield
+
+    ctx = SimpleNamespace(
+        settings=settings,
+        start_url="http://site/",
+        limiter=SimpleNamespace(slot=slot),
+        state=SimpleNamespace(save_query=lambda row, _links, form_id: row),
+        stats=SimpleNamespace(
+            queries=0, records_reached=0, records_estimated=None, stop_reason=None, requests=0
+        ),
+        changed=lambda: None,
+    )
+    loop = QueryLoop(cast("CrawlContext", ctx), None, record_id=lambda url: url)
+    # the two seeds and no other word: the manager runs out after them
+    loop.manager = KeywordManager(settings.keywords, seeds=["red", "blue"], frequent=[])
+    return loop
+
+
+async def _crawl(loop: QueryLoop, search: _Search, texts: dict[str, str]) -> None:
+    """Query until the loop stops, fetching every record a query showed before the next."""
+    while (step := await loop.step(search)) is not None:
+        for link in step[0].result_links:
+            loop.texts.add(link.url, texts[link.url])
+
+
+@pytest.mark.parametrize(
+    ("threshold", "rereads"), [(0.0, []), (1.0, ["red"]), (0.5, ["red", "blue"])]
+)
+def test_the_lists_lacking_the_most_are_read_again_once_the_words_are_spent(
+    threshold: float, rereads: list[str]
+) -> None:
+    """120 records: "red" holds r0–r59, "blue" r60–r119. Links reached r60–r114 before any
+    query, so "blue" lacks 5 of 60 and "red" 50. Each first query reads one page (a page must
+    bring 11 records); then the words are spent. "red" re-read is expected to bring 50 records
+    in 6 requests (its first page again), "blue" 5 in 6: 0.83 a request."""
+    texts = {f"r{i}": "red" if i < 60 else "blue" for i in range(120)}
+    search = _Search({w: [r for r, t in texts.items() if t == w] for w in ("red", "blue")})
+    loop = _deepening_loop(paging_min_new=11.0, deepen_min_new=threshold)
+    linked = [f"r{i}" for i in range(60, 115)]
+    loop.observe(linked)
+    for rid in linked:
+        loop.texts.add(rid, texts[rid])
+    asyncio.run(_crawl(loop, search, texts))
+    assert search.read[:2] == [("red", 1), ("blue", 1)]
+    assert search.read[2:] == [(word, 6) for word in rereads]  # from page 1 to the end
+    assert len(loop.manager.records) == 10 + 55 + 50 * ("red" in rereads) + 5 * ("blue" in rereads)
+    assert loop.deepened == len(rereads)
+    # the pages read again are no second capture of their records
+    assert set(loop.manager.capture.counts.values()) == {1}
+    assert loop.done
+    if threshold:
+        assert f"({len(rereads)} were)" in str(loop.ctx.stats.stop_reason)
+
+
+def test_a_list_read_to_the_page_cap_is_not_read_again() -> None:
+    texts = {f"r{i}": "red" for i in range(100)}
+    search = _Search({"red": list(texts)})
+    loop = _deepening_loop(paging_min_new=0.0, deepen_min_new=0.01, max_result_pages=3)
+    loop.max_pages = 3
+    asyncio.run(_crawl(loop, search, texts))
+    # 70 records past the cap lack, but no page of the form reaches them
+    assert search.read == [("red", 3), ("blue", 0)]
+    assert loop.deepened == 0
