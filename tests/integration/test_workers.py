@@ -81,6 +81,13 @@ def _env(tmp_path: Path) -> dict[str, str]:
     }
 
 
+def _spawn(cmd: list[str], tmp_path: Path) -> subprocess.Popen[bytes]:
+    """A process of the crawl, in ``tmp_path``, its stderr kept for the failure message."""
+    return subprocess.Popen(
+        cmd, env=_env(tmp_path), cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+
+
 def _stored(engine: sa.Engine) -> tuple[set[str], int]:
     """Paths of the stored records, and the frontier's pending URLs."""
     with engine.connect() as conn:
@@ -113,10 +120,7 @@ def test_workers_share_a_crawl_and_survive_a_sigkill(
     ]  # fmt: skip
 
     def spawn(cmd: list[str]) -> subprocess.Popen[bytes]:
-        return subprocess.Popen(
-            cmd, env=env, cwd=tmp_path,
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        )  # fmt: skip
+        return _spawn(cmd, tmp_path)
 
     crawl = spawn(crawl_cmd)
     time.sleep(1.0)  # the crawl creates the site's row first (the workers wait for its labels)
@@ -225,7 +229,6 @@ def test_the_delivery_point_killed_and_run_again_delivers_each_record_once(
     server = fixture_server("books", records=200, seed=29)
     truth = server.truth()
     db = make_db("postgres")
-    env = _env(tmp_path)
     out = tmp_path / "out"
     crawl_cmd = [
         *DEEPCRAWL, "crawl", server.url + "/", "--like", truth.detail_paths[0],
@@ -233,9 +236,7 @@ def test_the_delivery_point_killed_and_run_again_delivers_each_record_once(
     ]  # fmt: skip
 
     def spawn(cmd: list[str]) -> subprocess.Popen[bytes]:
-        return subprocess.Popen(
-            cmd, env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-        )
+        return _spawn(cmd, tmp_path)
 
     procs = [spawn(crawl_cmd)]
     time.sleep(1.0)  # the crawl creates the site's row first
