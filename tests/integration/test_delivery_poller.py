@@ -81,6 +81,24 @@ async def test_poll_delivers_each_stored_record_once(ctx: CrawlContext) -> None:
     assert await poller.close(sweep=True) == 0
 
 
+def hide(ctx: CrawlContext, page_id: int) -> dict[str, Any]:
+    """Remove a stored page, keeping its row to put it back under its id (:func:`restore`)."""
+    with Session(ctx.repo.engine) as s:
+        row = s.get(t.Page, page_id)
+        assert row is not None
+        hidden = row.model_dump()
+        s.delete(row)
+        s.commit()
+    return hidden
+
+
+def restore(ctx: CrawlContext, hidden: dict[str, Any]) -> None:
+    """Put a page :func:`hide` removed back: it becomes visible late, under its old id."""
+    with Session(ctx.repo.engine) as s:
+        s.add(t.Page(**hidden))
+        s.commit()
+
+
 async def test_a_page_visible_late_below_the_watermark_is_left_to_the_sweep(
     ctx: CrawlContext,
 ) -> None:
@@ -88,19 +106,12 @@ async def test_a_page_visible_late_below_the_watermark_is_left_to_the_sweep(
     # lower id can appear after a higher one. Simulated by removing a stored page and putting it
     # back, under its id, once the poller has delivered the next one.
     first, late, third = store(ctx, "/book/1"), store(ctx, "/book/2"), store(ctx, "/book/3")
-    with Session(ctx.repo.engine) as s:
-        row = s.get(t.Page, late.id)
-        assert row is not None
-        hidden = row.model_dump()
-        s.delete(row)
-        s.commit()
+    hidden = hide(ctx, late.id)
     sink, got = collector()
     eager = DeliveryPoller(ctx, sink, full=lambda: False, poll_s=0.05, lag_s=0.0)
     assert await eager.poll() == 2
     assert eager.watermark == third.id > late.id > first.id
-    with Session(ctx.repo.engine) as s:
-        s.add(t.Page(**hidden))
-        s.commit()
+    restore(ctx, hidden)
     assert await eager.poll() == 0  # below the watermark: the steady poll does not read it
     assert got == ["/book/1", "/book/3"]
     assert await eager.close(sweep=True) == 1  # the final sweep reads the whole site
@@ -109,19 +120,12 @@ async def test_a_page_visible_late_below_the_watermark_is_left_to_the_sweep(
 
 async def test_the_watermark_lags_so_late_pages_are_still_polled(ctx: CrawlContext) -> None:
     first, late, third = store(ctx, "/book/1"), store(ctx, "/book/2"), store(ctx, "/book/3")
-    with Session(ctx.repo.engine) as s:
-        row = s.get(t.Page, late.id)
-        assert row is not None
-        hidden = row.model_dump()
-        s.delete(row)
-        s.commit()
+    hidden = hide(ctx, late.id)
     sink, got = collector()
     poller = DeliveryPoller(ctx, sink, full=lambda: False, poll_s=0.05, lag_s=3600.0)
     assert await poller.poll() == 2
     assert poller.watermark == 0  # the findings are younger than the lag
-    with Session(ctx.repo.engine) as s:
-        s.add(t.Page(**hidden))
-        s.commit()
+    restore(ctx, hidden)
     assert await poller.poll() == 1
     assert got == ["/book/1", "/book/3", "/book/2"]
     assert first.id < third.id

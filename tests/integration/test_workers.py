@@ -88,6 +88,16 @@ def _spawn(cmd: list[str], tmp_path: Path) -> subprocess.Popen[bytes]:
     )
 
 
+def _reap(procs: list[subprocess.Popen[bytes]]) -> None:
+    """Kill what still runs (a failed test) and close the kept stderr pipes."""
+    for proc in procs:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        assert proc.stderr is not None
+        proc.stderr.close()
+
+
 def _stored(engine: sa.Engine) -> tuple[set[str], int]:
     """Paths of the stored records, and the frontier's pending URLs."""
     with engine.connect() as conn:
@@ -163,12 +173,7 @@ def test_workers_share_a_crawl_and_survive_a_sigkill(
         survivors = sum(_stored_by(engine, w.pid) for w in workers[1:])
     finally:
         engine.dispose()
-        for proc in procs:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-            assert proc.stderr is not None
-            proc.stderr.close()
+        _reap(procs)
 
     delivered = [path_of(json.loads(line)["url"]) for line in _lines(out)]
     assert pending == 0
@@ -258,12 +263,7 @@ def test_the_delivery_point_killed_and_run_again_delivers_each_record_once(
         stored, pending = _stored(engine)
     finally:
         engine.dispose()
-        for proc in procs:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-            assert proc.stderr is not None
-            proc.stderr.close()
+        _reap(procs)
 
     delivered = [path_of(json.loads(line)["url"]) for line in _lines(out)]
     assert pending == 0
