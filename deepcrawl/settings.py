@@ -274,10 +274,11 @@ class PrototypeSettings(_Section):
     max_query_literals: int = 4
     """A query key whose values may split prototypes (``condition=new`` / ``condition=used``, as
     in the paper's Table 1) has at most this many distinct values; a key with more is variable."""
-    query_split_max_values: int = 1
-    """An optional query key with at most this many frequent literal values splits a prototype:
-    one value is a mode switch (``view=print`` makes print pages, not item pages), several are
-    a presentation choice (``view=grid|list``). 0: optional keys never split."""
+    query_split_max_values: int = 12
+    """An optional query key with at most this many literal values splits a prototype, one
+    prototype per value: a mode switch (``view=print`` makes print pages, not item pages) or the
+    actions on a page (``do=edit|revisions|backlink``, ``action=history``), each another kind of
+    page than the page itself. 0: optional keys never split."""
     split_required_query_keys: bool = False
     """Let a key present in every URL split on its frequent values (at most
     ``max_query_literals`` of them). The paper's Table 1 splits ``condition=new`` /
@@ -293,6 +294,15 @@ class PrototypeSettings(_Section):
     closed_vocabulary_share: float = 0.1
     """When the distinct values at a path position number at most this share of the URLs there
     (a small closed vocabulary: site sections), every value stays literal, however rare."""
+    closed_vocabulary_max: int = 12
+    """At most this many distinct values make a small closed vocabulary whose every value stays
+    literal however rare, given ``min_support`` URLs each: the heads of a path position's ids
+    (``issue17``, ``msg1006``, ``user3``: three kinds of record), and the values of a query key
+    (``do=edit|revisions|backlink``: actions, each its own kind of page)."""
+    twin_share: float = 0.5
+    """An optional query key splits a prototype when at least this share of the URLs holding it
+    are twins of URLs without it (``title=X&oldid=7`` beside ``title=X``: another view of the
+    same page), each URL having at most ``closed_vocabulary_max`` such twins."""
     nested_folders: bool = True
     """``/admin/``, ``/admin/a-1/`` and ``/admin/a-1/a-2/`` fall in one prototype when the deeper
     URLs are chains of one repeated variable segment (at least two deep somewhere)."""

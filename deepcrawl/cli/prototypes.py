@@ -67,10 +67,21 @@ def _show_like(
     members: dict[str, list[str]],
     normal: str | None,
     pid: str | None,
+    *,
+    as_json: bool = False,
 ) -> None:
     if pid is None:
         raise ConfigError(f"no prototype matches {normal or url}")
     prototype = next(p for p in prototypes if p.id == pid)
+    if as_json:
+        out = {
+            "like": url,
+            "normal": normal,
+            "prototype": prototype.to_dict(),
+            "members": members.get(pid, []),
+        }
+        print(json.dumps(out, indent=2))
+        return
     console.print(f"[bold]{url}[/] falls in prototype [bold]{pid}[/]", highlight=False)
     console.print(f"normal form: {normal}", highlight=False)
     console.print(f"regex: {prototype.regex}", highlight=False, markup=False)
@@ -90,7 +101,11 @@ def prototypes(
         typer.Option("--from-file", help="Prototype the URLs of this file (one a line)."),
     ] = None,
     as_json: Annotated[
-        bool, typer.Option("--json", help="Print a JSON list of prototypes.")
+        bool,
+        typer.Option(
+            "--json",
+            help="Print a JSON list of prototypes (with --like: the prototype and its URLs).",
+        ),
     ] = False,
     like: Annotated[
         str | None,
@@ -128,7 +143,7 @@ def prototypes(
             for line, owner in zip(lines, fitted.predict(lines), strict=True):
                 if owner is not None:
                     members.setdefault(owner, []).append(line)
-            _show_like(like, found, members, normal, pid)
+            _show_like(like, found, members, normal, pid, as_json=as_json)
             return
         _print(found, as_json, None)
         return
@@ -138,7 +153,9 @@ def prototypes(
         if like is not None:
             normal = session.normaliser(like)
             prototype = session.like(normal)
-            _show_like(like, session.prototypes, session.members, normal, prototype.id)
+            _show_like(
+                like, session.prototypes, session.members, normal, prototype.id, as_json=as_json
+            )
             return
         _print(session.prototypes, as_json, session.labels())
 

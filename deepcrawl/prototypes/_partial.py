@@ -5,7 +5,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["SEGMENT_END", "VALUE_END", "Partial", "Record", "escape", "exclude"]
+__all__ = [
+    "SEGMENT_END",
+    "VALUE_END",
+    "Partial",
+    "Record",
+    "escape",
+    "exclude",
+    "value_shape",
+]
 
 #: One URL: its path segments, its sorted query pairs, its normal form, and its depth — the
 #: number of segments, a trailing empty one (trailing slash) not counted when it is folded.
@@ -15,6 +23,14 @@ Record = tuple[tuple[str, ...], tuple[tuple[str, str | None], ...], str, int]
 SEGMENT_END = r"(?:[/?]|\Z)"
 VALUE_END = r"(?:&|\Z)"
 _META_RE = re.compile(r"[.^$*+?{}\[\]\\|()]")
+#: The literal head of a value: a namespace (``records:``, ``Special:``), or a word before an id,
+#: joined by a separator or directly (``book-17``, ``issue17``; a single letter joined directly,
+#: ``v2`` or ``a17``, is a part of the value rather than a word).
+_PREFIX_RE = re.compile(
+    r"([A-Za-z][A-Za-z0-9]*[:/](?=.)|[A-Za-z]+[\-_](?=.*[0-9])|[A-Za-z]{2,}(?=[0-9]))"
+)
+_SUFFIX_RE = re.compile(r".(\.[A-Za-z][A-Za-z0-9]{0,4})\Z")
+_HEX_ID_RE = re.compile(r"[0-9a-fA-F]{8,}")
 
 
 @dataclass(slots=True)
@@ -58,3 +74,16 @@ def exclude(earlier: list[str], end: str) -> str:
     if not earlier:
         return ""
     return f"(?!(?:{'|'.join(earlier)}){end})"
+
+
+def value_shape(value: str) -> tuple[str, str] | None:
+    """The literal head and file extension of a value (``("issue", "")`` for ``issue17``,
+    ``("book-", ".html")`` for ``book-17.html``), or None when it has neither.
+
+    A hash (``de4f09a1``) has no head: its leading letters are hex digits, not a word.
+    """
+    prefix = None if _HEX_ID_RE.fullmatch(value) else _PREFIX_RE.match(value)
+    suffix = _SUFFIX_RE.search(value)
+    head = prefix.group(1) if prefix else ""
+    tail = suffix.group(1) if suffix and len(value) > len(head) + len(suffix.group(1)) else ""
+    return (head, tail) if head or tail else None

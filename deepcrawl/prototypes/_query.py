@@ -21,7 +21,14 @@ import re
 from collections import Counter, defaultdict
 from typing import TYPE_CHECKING
 
-from deepcrawl.prototypes._partial import VALUE_END, Partial, Record, escape, exclude
+from deepcrawl.prototypes._partial import (
+    VALUE_END,
+    Partial,
+    Record,
+    escape,
+    exclude,
+    value_shape,
+)
 from deepcrawl.prototypes._types import Wildcard, classify_all, wildcard_regex
 
 if TYPE_CHECKING:
@@ -43,6 +50,9 @@ class QueryParts:
         self.query_split_max = settings.query_split_max_values
         self.query_max_values = settings.max_query_literals
         self.split_required = settings.split_required_query_keys
+        self.closed_share = settings.closed_vocabulary_share
+        self.closed_max = settings.closed_vocabulary_max
+        self.twin_share = settings.twin_share
         globs = "|".join(fnmatch.translate(g) for g in settings.variant_params)
         self.variant = re.compile(globs or "(?!)", re.IGNORECASE).fullmatch
 
@@ -80,12 +90,23 @@ class QueryParts:
             if key in repeated or bare[key] or self.variant(key):
                 continue
             counter = values[key]
-            frequent = [
-                v
-                for v, c in counter.items()
-                if c >= floor and (not v.isdigit() or len(counter) == 1)
-            ]
-            if not frequent or len(counter) > self.query_max_values:
+            # A small closed vocabulary of words (do=edit|revisions|backlink: actions on a page)
+            # is literal however rare each word is; otherwise a value must be frequent.
+            closed = len(counter) <= min(self.closed_max, self.closed_share * present[key])
+            frequent = sorted(
+                (
+                    v
+                    for v, c in counter.items()
+                    if (c >= floor and (not v.isdigit() or len(counter) == 1))
+                    or (closed and c >= self.support and not v.isdigit())
+                ),
+                key=lambda v: (-counter[v], v),
+            )
+            if not frequent and present[key] == n:
+                shapes = self._shapes(counter, floor)
+                if shapes:  # id=records:north:x and id=news:2024-05: namespaces, kinds apart
+                    return self._split_shapes(records, key, shapes, fixed, how, n)
+            if not frequent or (len(counter) > self.query_max_values and not closed):
                 continue
             if len(frequent) == 1 and counter[frequent[0]] == n:
                 fixed = {**fixed, key: (f"{escape(key)}={escape(frequent[0])}", False)}
@@ -99,6 +120,10 @@ class QueryParts:
             elif len(frequent) > self.query_split_max:
                 continue  # several values of an optional key (view=grid|list): presentation
             return self._split(records, key, frequent, fixed, how, n)
+        for key in sorted(present) if self.query_split_max else ():
+            optional = present[key] < n and key not in repeated and not self.variant(key)
+            if optional and self._twinned(records, key):
+                return self._split_presence(records, key, fixed, how, n)
         items = dict(fixed)
         for key in present:
             if key in fixed:
@@ -164,6 +189,137 @@ class QueryParts:
             step = f"query: {key} absent or not {'/'.join(frequent)} ({len(residual) / n:.0%})"
             out.extend(self.query(residual, {**fixed, key: (body, True)}, (*how, step)))
         return out
+
+    def _twinned(self, records: list[Record], key: str) -> bool:
+        """Whether an optional key makes twins: another view of the same page.
+
+        ``title=X&oldid=7`` beside ``title=X``, ``id=a&idx=b`` beside ``id=a``: most URLs with the
+        key are, but for it, a URL of the set, and each such URL has only a few twins (a search
+        form's ``author=`` beside hundreds of ``title=`` values is a filter, not a view).
+        """
+        bases: set[tuple[tuple[str, ...], tuple[tuple[str, str | None], ...]]] = set()
+        stripped = []
+        for record in records:
+            rest = tuple(item for item in record[1] if item[0] != key)
+            if len(rest) == len(record[1]):
+                bases.add((record[0], rest))
+            else:
+                stripped.append((record[0], rest))
+        if len(stripped) < self.support:
+            return False
+        twins = Counter(base for base in stripped if base in bases)
+        share = sum(twins.values()) / len(stripped)
+        return share >= self.twin_share and sum(twins.values()) <= self.closed_max * len(twins)
+
+    def _split_presence(
+        self,
+        records: list[Record],
+        key: str,
+        fixed: dict[str, tuple[str, bool]],
+        how: tuple[str, ...],
+        n: int,
+    ) -> list[Partial]:
+        """Two branches: the URLs with ``key``, and those without it."""
+        with_key = [r for r in records if any(k == key for k, _ in r[1])]
+        without = [r for r in records if not any(k == key for k, _ in r[1])]
+        key_re = escape(key)
+        values = [v for r in with_key for k, v in r[1] if k == key]
+        present = [v for v in values if v is not None]
+        kind, empty = classify_all(present) if present else (Wildcard.ANY, True)
+        body = f"{key_re}(?:={wildcard_regex(kind, empty=empty, in_query=True)})"
+        body += "?" if None in values else ""
+        step = f"query: split on {key} present, twins of the URLs without it"
+        out = self.query(
+            with_key, {**fixed, key: (body, False)}, (*how, f"{step} ({len(with_key) / n:.0%})")
+        )
+        # the URLs without the key: it is absent, which their regex says by not knowing it
+        out.extend(
+            self.query(without, fixed, (*how, f"query: {key} absent ({len(without) / n:.0%})"))
+        )
+        return out
+
+    def _shapes(self, counter: Counter[str], floor: float) -> list[tuple[str, str, set[str]]]:
+        """The literal heads of a key's values (``records:``, ``issue``) that split its URLs.
+
+        Chosen as the heads of a path segment (:mod:`._tree`): a head covering a literal's share
+        of the URLs, or any of a few distinct heads with a literal's support. Returns each
+        head's name, value regex and values, most URLs first.
+        """
+        # a namespace's depth is part of its shape: records:start is not records:north:x
+        groups: dict[tuple[str, int], set[str]] = defaultdict(set)
+        weight: Counter[tuple[str, int]] = Counter()
+        for value, count in counter.items():
+            shape = value_shape(value)
+            if shape is not None and shape[0]:
+                head = shape[0]
+                depth = value.count(head[-1]) if head[-1] in ":/" else 0
+                groups[(head, depth)].add(value)
+                weight[(head, depth)] += count
+        few = len(groups) <= self.closed_max
+        chosen = [
+            group
+            for group, members in groups.items()
+            if len(members) >= 2
+            and (weight[group] >= floor or (few and weight[group] >= self.support))
+        ]
+        chosen.sort(key=lambda group: (-weight[group], group))
+        if len(chosen) == 1 and len(groups[chosen[0]]) == len(counter):
+            return []  # one head for every value (q=w1, q=w2): nothing to keep apart
+        return [
+            (head, _head_regex(head, groups[(head, d)]), groups[(head, d)]) for head, d in chosen
+        ]
+
+    def _split_shapes(
+        self,
+        records: list[Record],
+        key: str,
+        shapes: list[tuple[str, str, set[str]]],
+        fixed: dict[str, tuple[str, bool]],
+        how: tuple[str, ...],
+        n: int,
+    ) -> list[Partial]:
+        """One branch per head of a required key's values, and one for the other values."""
+        member = {v: i for i, (_, _, values) in enumerate(shapes) for v in values}
+        branches: list[list[Record]] = [[] for _ in shapes]
+        residual: list[Record] = []
+        for record in records:
+            value = next((v for k, v in record[1] if k == key), None)
+            i = member.get(value) if value is not None else None
+            (residual if i is None else branches[i]).append(record)
+        key_re = escape(key)
+        out: list[Partial] = []
+        for (head, value_re, _), branch in zip(shapes, branches, strict=True):
+            step = f"query: split on {key}={head}… ({len(branch) / n:.0%})"
+            item = (f"{key_re}={value_re}", False)
+            out.extend(self.query(branch, {**fixed, key: item}, (*how, step)))
+        if residual:
+            others = [v for r in residual for k, v in r[1] if k == key and v is not None]
+            kind, empty = classify_all(others)
+            exclusion = exclude([value_re for _, value_re, _ in shapes], VALUE_END)
+            body = f"{key_re}={exclusion}{wildcard_regex(kind, empty=empty, in_query=True)}"
+            heads = "/".join(head for head, _, _ in shapes)
+            step = f"query: {key} not {heads}… ({len(residual) / n:.0%})"
+            out.extend(self.query(residual, {**fixed, key: (body, False)}, (*how, step)))
+        return out
+
+
+def _head_regex(head: str, values: set[str]) -> str:
+    """The regex of values sharing a literal head; a namespace keeps its depth (``ns:a:b``)."""
+    rests = [v[len(head) :] for v in values]
+    sep = head[-1] if head[-1] in ":/" else ""
+    if sep:
+        pieces = [rest.split(sep) for rest in rests]
+        if len({len(p) for p in pieces}) == 1:
+            parts = []
+            for column in zip(*pieces, strict=True):
+                kind, empty = classify_all(column)
+                if kind == Wildcard.ANY:
+                    parts.append(f"[^&{sep}]" + ("*" if empty else "+"))
+                else:
+                    parts.append(wildcard_regex(kind, empty=empty))
+            return escape(head) + escape(sep).join(parts)
+    kind, empty = classify_all(rests)
+    return escape(head) + wildcard_regex(kind, empty=empty, in_query=True)
 
 
 def assemble(items: dict[str, tuple[str, bool]]) -> str:

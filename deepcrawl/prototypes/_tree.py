@@ -30,7 +30,14 @@ from collections import Counter, defaultdict
 from operator import itemgetter
 from typing import TYPE_CHECKING
 
-from deepcrawl.prototypes._partial import SEGMENT_END, Partial, Record, escape, exclude
+from deepcrawl.prototypes._partial import (
+    SEGMENT_END,
+    Partial,
+    Record,
+    escape,
+    exclude,
+    value_shape,
+)
 from deepcrawl.prototypes._query import QueryParts
 from deepcrawl.prototypes._types import classify_all, wildcard_regex
 
@@ -41,22 +48,12 @@ if TYPE_CHECKING:
 
 __all__ = ["MarkParts", "mark_parts"]
 
-_PREFIX_RE = re.compile(r"([A-Za-z]+[\-_])(?=.*[0-9])")
-_SUFFIX_RE = re.compile(r".(\.[A-Za-z][A-Za-z0-9]{0,4})\Z")
 _DIGIT_RE = re.compile(r"[0-9]")
 
 
 def _values(records: list[Record], pos: int) -> Iterator[str]:
     """The segment at ``pos`` of each record (C-level iteration: this runs on every URL)."""
     return map(itemgetter(pos), map(itemgetter(0), records))
-
-
-def _shape(value: str) -> tuple[str, str] | None:
-    prefix = _PREFIX_RE.match(value)
-    suffix = _SUFFIX_RE.search(value)
-    head = prefix.group(1) if prefix else ""
-    tail = suffix.group(1) if suffix and len(value) > len(head) + len(suffix.group(1)) else ""
-    return (head, tail) if head or tail else None
 
 
 class MarkParts:
@@ -72,6 +69,7 @@ class MarkParts:
         self.numeric = settings.numeric_literals
         self.merge_min = settings.merge_min_siblings
         self.closed_share = settings.closed_vocabulary_share
+        self.closed_max = settings.closed_vocabulary_max
         self.query = QueryParts(settings).query
         self.fold_slash = settings.fold_trailing_slash
         self.nest = settings.nested_folders
@@ -199,14 +197,23 @@ class MarkParts:
         for v, c in values.items():
             if v.isdigit():  # no letters: neither a word prefix nor an extension
                 continue
-            shape = _shape(v)
+            shape = value_shape(v)
             if shape is not None:
                 head, tail = shape
                 candidates = {shape, (head, ""), ("", tail)} - {("", "")}
                 for candidate in candidates:
                     shapes[candidate].append(v)
                     weight[candidate] += c
-        chosen = [s for s in shapes if weight[s] >= floor and len(shapes[s]) >= 2]
+        # A few distinct heads (issue17, msg1006, user3: a closed vocabulary of kinds) each stay
+        # literal however rare, as long as each has the support of a literal.
+        heads = {s[0] for s in shapes if s[0]}
+        few = len(heads) <= self.closed_max
+        chosen = [
+            s
+            for s in shapes
+            if len(shapes[s]) >= 2
+            and (weight[s] >= floor or (few and s[0] and not s[1] and weight[s] >= self.support))
+        ]
         # most specific first: prefix and suffix, then prefix only, then suffix only
         chosen.sort(key=lambda s: (-(bool(s[0]) + bool(s[1])), -bool(s[0]), -weight[s], s))
         member: dict[str, int] = {}
