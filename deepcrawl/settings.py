@@ -313,6 +313,21 @@ class PrototypeSettings(_Section):
     subtrees have the same shape are merged back into one wildcard (categories, languages)."""
     max_examples: int = 5
     """Sample URLs kept per prototype."""
+    layout_samples: int = 4
+    """Member pages of the ``--like`` example's prototype fetched to compare with the example
+    (:mod:`deepcrawl.classify.layout`) before the normal phase; 0: no check."""
+    layout_min_similarity: float = 0.65
+    """A sampled page looks like the example when the mean of the Jaccard indices of their
+    tag-path shingles and of their template text reaches this; otherwise the prototype is split.
+    Chosen on pages saved from real applications (``tests/data/real``): pages of the example's
+    kind score 0.84-0.95, the edit, history, message or listing pages of the same site
+    0.09-0.49 (a wiki's namespace index, a wiki page too, 0.62)."""
+    layout_max_splits: int = 3
+    """At most this many splits of the example's prototype by the layout check."""
+    layout_shingle: int = 4
+    """Consecutive tag paths per shingle of a page's structure."""
+    layout_template_words: int = 4
+    """Text leaves of at most this many words are template text (labels, headings, menus)."""
 
 
 class LinkLearningSettings(_Section):

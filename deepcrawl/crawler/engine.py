@@ -194,7 +194,13 @@ class Crawl:
         """
         from deepcrawl.browser.pool import BrowserPool
         from deepcrawl.crawler.normal import NormalPhase
-        from deepcrawl.crawler.setup import apply_labels, label_session, locate_form, run_setup
+        from deepcrawl.crawler.setup import (
+            apply_labels,
+            check_like_layouts,
+            label_session,
+            locate_form,
+            run_setup,
+        )
         from deepcrawl.forms.search import FormSearch
 
         ctx = self._context()
@@ -221,6 +227,7 @@ class Crawl:
                     labels_file=self.labels_file,
                     labeller=self.labeller,
                 )
+                await check_like_layouts(ctx, session, self.like, fetcher)
                 if not relevant:
                     stats.phase = "needs labels"
                     ctx.changed()

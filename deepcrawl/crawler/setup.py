@@ -7,7 +7,8 @@
 3. prototype those links into regular expressions (:class:`~deepcrawl.prototypes.LabelSession`);
 4. take the user's labels (:func:`apply_labels`): ``--like`` example URLs, a ``--labels`` file,
    the interactive session, or — for the bench, which cannot ask — the prototype holding most
-   result links.
+   result links; a ``--like`` page's layout then checks its prototype and narrows it
+   (:func:`check_like_layouts`).
 
 The normal phase (:mod:`deepcrawl.crawler.normal`) goes on from the stored queries.
 """
@@ -21,7 +22,7 @@ from urllib.parse import urljoin
 
 from deepcrawl.browser.base import FetchedPage, Link
 from deepcrawl.crawler.queries import QueryLoop
-from deepcrawl.errors import ConfigError, FormError, InvalidURLError
+from deepcrawl.errors import ConfigError, FetchError, FormError, InvalidURLError
 from deepcrawl.forms.model import Form
 from deepcrawl.prototypes import LabelSession, read_labels_file, suggest_name
 
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from pathlib import Path
 
+    from deepcrawl.browser.base import Fetcher
     from deepcrawl.browser.pool import BrowserPool
     from deepcrawl.crawler.context import CrawlContext
     from deepcrawl.forms.critic import CriticVerdict
@@ -36,7 +38,14 @@ if TYPE_CHECKING:
     from deepcrawl.forms.search import FormSearch
     from deepcrawl.storage.tables import QueryRead
 
-__all__ = ["SearchForm", "apply_labels", "label_session", "locate_form", "run_setup"]
+__all__ = [
+    "SearchForm",
+    "apply_labels",
+    "check_like_layouts",
+    "label_session",
+    "locate_form",
+    "run_setup",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,6 +224,30 @@ def apply_labels(
     if not _relevant(session) and ctx.settings.crawl.auto_label:
         _auto_label(ctx, session)
     return _relevant(session)
+
+
+async def check_like_layouts(
+    ctx: CrawlContext, session: LabelSession, like: Sequence[str], fetcher: Fetcher
+) -> None:
+    """Let each ``--like`` page's layout check its prototype (:mod:`deepcrawl.classify.layout`).
+
+    The pages are fetched through the crawl's fetcher, politely and within its scope.
+    """
+    from deepcrawl.classify.layout import narrow_to_example
+
+    async def fetch(url: str) -> str | None:
+        if not ctx.in_scope(url) or not ctx.robots.allowed(url):
+            return None
+        ctx.stats.requests += 1
+        try:
+            async with ctx.limiter.slot(url):
+                page = await fetcher.fetch(url)
+        except FetchError:
+            return None
+        return page.body if page.status < 400 and page.is_html else None
+
+    for example in like:
+        await narrow_to_example(session, urljoin(ctx.start_url, example), fetch)
 
 
 def _relevant(session: LabelSession) -> bool:

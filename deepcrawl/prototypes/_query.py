@@ -121,8 +121,8 @@ class QueryParts:
                 continue  # several values of an optional key (view=grid|list): presentation
             return self._split(records, key, frequent, fixed, how, n)
         for key in sorted(present) if self.query_split_max else ():
-            optional = present[key] < n and key not in repeated and not self.variant(key)
-            if optional and self._twinned(records, key):
+            candidate = present[key] < n and key not in repeated and not self.variant(key)
+            if candidate and self._twinned(records, key, {k for k in present if present[k] == n}):
                 return self._split_presence(records, key, fixed, how, n)
         items = dict(fixed)
         for key in present:
@@ -190,12 +190,13 @@ class QueryParts:
             out.extend(self.query(residual, {**fixed, key: (body, True)}, (*how, step)))
         return out
 
-    def _twinned(self, records: list[Record], key: str) -> bool:
+    def _twinned(self, records: list[Record], key: str, required: set[str]) -> bool:
         """Whether an optional key makes twins: another view of the same page.
 
         ``title=X&oldid=7`` beside ``title=X``, ``id=a&idx=b`` beside ``id=a``: most URLs with the
-        key are, but for it, a URL of the set, and each such URL has only a few twins (a search
-        form's ``author=`` beside hundreds of ``title=`` values is a filter, not a view).
+        key are, but for it, a URL of the set whose other keys are all required (the page's
+        identity), and each such URL has only a few twins. Beside other optional keys it is a
+        filter of a search (``title=w&author=v`` beside ``title=w`` and ``author=v``), not a view.
         """
         bases: set[tuple[tuple[str, ...], tuple[tuple[str, str | None], ...]]] = set()
         stripped = []
@@ -203,8 +204,10 @@ class QueryParts:
             rest = tuple(item for item in record[1] if item[0] != key)
             if len(rest) == len(record[1]):
                 bases.add((record[0], rest))
-            else:
-                stripped.append((record[0], rest))
+                continue
+            if any(k not in required and not self.variant(k) for k, _ in rest):
+                return False
+            stripped.append((record[0], rest))
         if len(stripped) < self.support:
             return False
         twins = Counter(base for base in stripped if base in bases)
