@@ -107,6 +107,20 @@ def test_prototypes_like_prints_the_prototype_and_its_listed_urls(urls_file: Pat
     assert all("/book/" in u and "/print" not in u for u in listed)
 
 
+def test_prototypes_like_as_json_gives_the_prototype_and_its_urls(urls_file: Path) -> None:
+    like = ORIGIN + "/book/99999/?ref=x"
+    result = runner.invoke(
+        app, ["prototypes", "--from-file", str(urls_file), "--like", like, "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["like"] == like
+    assert out["normal"] == normalise_url(like)
+    assert re.fullmatch(out["prototype"]["regex"], out["normal"])
+    assert out["prototype"]["count"] == len(out["members"]) == 50
+    assert all("/book/" in u and "/print" not in u for u in out["members"])
+
+
 def test_prototypes_like_an_unmatched_url_is_an_error(urls_file: Path) -> None:
     result = runner.invoke(
         app, ["prototypes", "--from-file", str(urls_file), "--like", ORIGIN + "/zz/1/2/3"]
