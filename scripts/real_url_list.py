@@ -65,9 +65,8 @@ def walk(start: str, max_urls: int, max_pages: int = 2000) -> list[str]:
 def roundup(urls: list[str], store: str) -> Iterator[tuple[str, str]]:
     """Kinds of a Roundup tracker's URLs: ``<class><id>`` of an item in its SQLite database."""
     db = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
-    ids = {
-        c: {str(r[0]) for r in db.execute(f"select id from _{c}")} for c in ("issue", "msg", "user")
-    }  # noqa: E501
+    classes = ("issue", "msg", "user")
+    ids = {c: {str(r[0]) for r in db.execute(f"select id from _{c}")} for c in classes}
     for url in urls:
         parts = urlsplit(url)
         m = re.fullmatch(r"/[a-z]+/([a-z]+)([0-9]+)", parts.path)
