@@ -9,6 +9,8 @@ given its page kind from the application's own database or page store — never 
     python scripts/real_url_list.py dokuwiki "http://127.0.0.1:23002/doku.php?id=start" \\
         /tmp/dw/data/pages
     python scripts/real_url_list.py datasette http://127.0.0.1:23003/ /tmp/ds/survey.db
+    python scripts/real_url_list.py mediawiki http://127.0.0.1:23004/index.php/Main_Page \\
+        /tmp/mw/data/wiki.sqlite
 
 Each writes ``kind<TAB>url`` lines to stdout. How each application was installed and loaded is in
 ``tests/data/real/README.md``.
@@ -22,7 +24,7 @@ import re
 import sqlite3
 from collections import deque
 from typing import TYPE_CHECKING
-from urllib.parse import parse_qsl, urldefrag, urljoin, urlsplit
+from urllib.parse import parse_qsl, unquote, urldefrag, urljoin, urlsplit
 
 import httpx
 import lxml.html
@@ -31,7 +33,10 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
 #: Links the walk lists but does not follow: they log in, register or change state.
-_NO_FOLLOW = ("logout", "@action", "retire", "do=login", "do=register", "do=resendpwd", "sectok")
+_NO_FOLLOW = (
+    "logout", "@action", "retire", "do=login", "do=register", "do=resendpwd", "sectok",
+    "Special:UserLogin", "Special:CreateAccount",
+)  # fmt: skip
 
 
 def walk(start: str, max_urls: int, max_pages: int = 2000) -> list[str]:
@@ -113,14 +118,44 @@ def datasette(urls: list[str], store: str) -> Iterator[tuple[str, str]]:
         yield ("detail" if kind == "sites" else kind), url
 
 
+def mediawiki(urls: list[str], store: str) -> Iterator[tuple[str, str]]:
+    """Kinds of a MediaWiki's URLs: its ``page`` table; pages of the category ``Survey_sites``
+    are the wanted ones, read at their article path (``/index.php/Title``)."""
+    db = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
+    wanted = {
+        row[0].decode() if isinstance(row[0], bytes) else row[0]
+        for row in db.execute(
+            "select page_title from page join categorylinks on cl_from = page_id"
+            " where page_namespace = 0 and cl_to = 'Survey_sites'"
+        )
+    }
+    for url in urls:
+        parts = urlsplit(url)
+        query = dict(parse_qsl(parts.query, keep_blank_values=True))
+        if parts.path.startswith("/index.php/") and not parts.query:
+            title = unquote(parts.path[len("/index.php/") :])
+            kind = "detail" if title in wanted else "page"
+        elif parts.path == "/index.php" and "title" in query:
+            views = sorted(f"{k}={v}" if k in ("action", "diff") else k for k, v in query.items())
+            kind = "view-" + ",".join(k for k in views if k != "title")
+        else:
+            kind = "other"
+        yield kind, url
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("app", choices=("roundup", "dokuwiki", "datasette"))
+    parser.add_argument("app", choices=("roundup", "dokuwiki", "datasette", "mediawiki"))
     parser.add_argument("start", help="the walk's start URL")
     parser.add_argument("store", help="the application's database file or page folder")
     parser.add_argument("--urls", type=int, default=700, help="links to collect")
     args = parser.parse_args()
-    label = {"roundup": roundup, "dokuwiki": dokuwiki, "datasette": datasette}[args.app]
+    label = {
+        "roundup": roundup,
+        "dokuwiki": dokuwiki,
+        "datasette": datasette,
+        "mediawiki": mediawiki,
+    }[args.app]
     for kind, url in label(walk(args.start, args.urls), args.store):
         print(f"{kind}\t{url}")
 

@@ -7,8 +7,8 @@ fetched and compared with the example (:func:`similarity`) on two things a site'
 and its records do not:
 
 * **structure** — the Jaccard index of the pages' sets of tag-path shingles: the path of tags
-  (with their classes) from the root to every element, in document order, taken ``k`` at a
-  time; pages from one template share nearly all of them, whatever their text;
+  from the root to every element (with the element's classes), in document order, taken ``k``
+  at a time; pages from one template share nearly all of them, whatever their text;
 * **template text** — the Jaccard index of the pages' short text leaves (labels, headings,
   buttons, menus: at most a few words each, digits folded), which is what a template writes.
 
@@ -51,7 +51,12 @@ class Layout:
 
 
 def _tag_paths(root: HtmlElement) -> list[str]:
-    """The tag path (``html/body/div.page/ul/li``) of every element, in document order."""
+    """The tag path (``html/body/div.mode_show/ul/li``) of every element, in document order.
+
+    Classes are the template's words: digits in them are folded (``sectionedit1``), and a class
+    holding capitals names the page, not its template (``<body class="page-Main_Page">`` would
+    make every path of the page unique), so it is left out.
+    """
     out: list[str] = []
     stack: list[tuple[HtmlElement, str]] = [(root, "")]
     while stack:
@@ -59,7 +64,8 @@ def _tag_paths(root: HtmlElement) -> list[str]:
         tag = element.tag
         if not isinstance(tag, str) or tag in _SKIPPED:
             continue
-        cls = ".".join(sorted(element.get("class", "").split()))
+        classes = _DIGITS_RE.sub("0", element.get("class", "")).split()
+        cls = ".".join(sorted({c for c in classes if c == c.lower()}))
         path = f"{parent}/{tag}.{cls}" if cls else f"{parent}/{tag}"
         out.append(path)
         stack.extend((child, path) for child in reversed(element))

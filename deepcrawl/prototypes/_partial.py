@@ -27,7 +27,7 @@ _META_RE = re.compile(r"[.^$*+?{}\[\]\\|()]")
 #: joined by a separator or directly (``book-17``, ``issue17``; a single letter joined directly,
 #: ``v2`` or ``a17``, is a part of the value rather than a word).
 _PREFIX_RE = re.compile(
-    r"([A-Za-z][A-Za-z0-9]*[:/](?=.)|[A-Za-z]+[\-_](?=.*[0-9])|[A-Za-z]{2,}(?=[0-9]))"
+    r"([A-Za-z][A-Za-z0-9_]*[:/](?=.)|[A-Za-z]+[\-_](?=.*[0-9])|[A-Za-z]{2,}(?=[0-9]))"
 )
 _SUFFIX_RE = re.compile(r".(\.[A-Za-z][A-Za-z0-9]{0,4})\Z")
 _HEX_ID_RE = re.compile(r"[0-9a-fA-F]{8,}")

@@ -1,7 +1,7 @@
 """The ``--like`` page's layout check (deepcrawl.classify.layout), on pages saved from real apps.
 
-The pages under ``tests/data/real/<app>/pages`` were saved from a Roundup tracker, a DokuWiki
-and a Datasette instance (see the README there); the narrowing runs on a real SQLite store, with
+The pages under ``tests/data/real/<app>/pages`` were saved from a Roundup tracker, a DokuWiki,
+a Datasette and a MediaWiki instance (see the README there); the narrowing runs on a real SQLite store, with
 the saved pages standing in for the site.
 """
 
@@ -37,6 +37,17 @@ def _page(app: str, name: str) -> str:
         ),
         ("roundup", "issue17", ["issue120", "issue250"], ["msg40", "msg300", "user5"]),
         ("datasette", "sites-17", ["sites-230", "sites-401"], ["counties-3", "sites-county-3"]),
+        (
+            "mediawiki",
+            "article-Bridge_Bridge_Mill",
+            ["article-Bridge_Dragon_Farm", "article-Yellow_Shadow_Farm"],
+            [
+                "edit-Bridge_Bridge_Mill",
+                "history-Bridge_Bridge_Mill",
+                "info-Bridge_Bridge_Mill",
+                "special-RecentChanges",
+            ],
+        ),
     ],
 )
 def test_pages_of_the_examples_kind_look_like_it_and_the_others_do_not(

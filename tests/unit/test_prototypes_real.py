@@ -40,6 +40,7 @@ def like_f1(urls: list[str], detail: set[str], like: str) -> float:
         ("roundup", "http://127.0.0.1:23001/tracker/issue17"),
         ("dokuwiki", "http://127.0.0.1:23002/doku.php?id=records:north:meadow_thunder"),
         ("datasette", "http://127.0.0.1:23003/survey/sites/17"),
+        ("mediawiki", "http://127.0.0.1:23004/index.php/Bridge_Bridge_Mill"),
     ],
 )
 def test_the_like_prototype_holds_the_detail_pages_of_a_real_site(app: str, like: str) -> None:
