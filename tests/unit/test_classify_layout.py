@@ -1,8 +1,8 @@
 """The ``--like`` page's layout check (deepcrawl.classify.layout), on pages saved from real apps.
 
 The pages under ``tests/data/real/<app>/pages`` were saved from a Roundup tracker, a DokuWiki,
-a Datasette and a MediaWiki instance (see the README there); the narrowing runs on a real SQLite store, with
-the saved pages standing in for the site.
+a Datasette and a MediaWiki instance (see the README there); the narrowing runs on a real SQLite
+store, with the saved pages standing in for the site.
 """
 
 from __future__ import annotations
