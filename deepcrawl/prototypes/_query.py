@@ -3,9 +3,15 @@
 Where the path ends, the URLs below a tree node differ only by their query. Per key:
 
 * a key with one literal value in every URL stays literal (``ie=UTF8``);
-* an optional key with one frequent literal value is a mode switch that makes another kind of
-  page (``view=print``): the URLs split on it; a key present in every URL splits on its values
-  only when ``split_required_query_keys`` is set (the paper's Table 1: ``condition=new|used``);
+* an optional key with frequent literal values, or with a small closed vocabulary of them, is a
+  mode switch or an action that makes another kind of page (``view=print``,
+  ``do=edit|revisions|backlink``, ``action=history``): the URLs split on each value; a key
+  present in every URL splits on its values only when ``split_required_query_keys`` is set (the
+  paper's Table 1: ``condition=new|used``);
+* a key present in every URL whose values share a few literal heads splits on them
+  (``id=records:north:x`` beside ``id=news:2024-05``: namespaces, each a kind);
+* an optional key whose URLs are twins of URLs without it is another view of the same page
+  (``title=X&oldid=7`` beside ``title=X``): the URLs split on its presence;
 * every other key — and always the tracking, session, paging and sorting keys of
   ``variant_params`` — is a required or optional item with a typed value, so prototypes that
   differ only by optional keys are one prototype.

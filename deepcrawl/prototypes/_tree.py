@@ -8,9 +8,11 @@ set of URLs. This module does it over a prefix tree of path segments whose nodes
   and gets its own subtree; so does every word of a small closed vocabulary (site sections:
   ``book``, ``login``, ``about``, however rare); values holding digits are variable unless
   ``numeric_literals``;
-* among the other values, those sharing a literal prefix before an id (``book-17``) or a file
-  extension (``17.html``) often enough form a *shape* (``book-[0-9]+``) — a split of a set that
-  would otherwise mix two kinds;
+* among the other values, those sharing a literal prefix before an id (``book-17``,
+  ``issue17``), a namespace (``Special:Search``) or a file extension (``17.html``) often enough
+  — or any of a few distinct prefixes (``issue17``, ``msg1006``, ``user3``), each with a
+  literal's support — form a *shape* (``book-[0-9]+``) — a split of a set that would otherwise
+  mix two kinds; rare namespaced names (``Talk:X``) are kept apart from plain ones (``X``);
 * the rest merge into one typed wildcard (:mod:`._types`);
 * refinement: when ``merge_min_siblings`` or more literal siblings (below the first segment) have
   subtrees of the same shape, they were values of a variable part after all (categories,
