@@ -246,6 +246,7 @@ async def _baseline(
         title=app.title,
         crawler="bfs",
         score=score(app, site.requests(), delivered),
-        stop=f"budget of {budget} requests" if sent >= budget else "no more links",
+        stop=(f"budget of {budget} requests" if sent >= budget else "no more links")
+        + (f"; {len(strategy.failures)} URLs failed" if strategy.failures else ""),
         wall_s=wall,
     )
