@@ -31,8 +31,8 @@ if TYPE_CHECKING:
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
-QUERIES = 8
-"""The crawl's query budget here: enough to reach records the navigation never links to."""
+PAGES = 15
+"""The crawl stops after delivering this many pages: a few minutes, not the bench's fifteen."""
 
 
 @pytest.fixture(scope="module")
@@ -79,6 +79,7 @@ def test_the_proxy_counts_what_the_site_serves(site: Running) -> None:
     assert log[0]["type"] == "text/html"
 
 
+@pytest.mark.timeout(600)
 def test_deepcrawl_through_the_proxy(site: Running, tmp_path: Path) -> None:
     app = site.app
     site.reset()
@@ -91,7 +92,7 @@ def test_deepcrawl_through_the_proxy(site: Running, tmp_path: Path) -> None:
     done = subprocess.run(
         [
             *(sys.executable, "-m", "deepcrawl", "crawl", site.url + app.start_path),
-            *("--like", site.url + app.like_path, "--max-queries", str(QUERIES)),
+            *("--like", site.url + app.like_path, "--max-pages", str(PAGES)),
             *("--out", str(tmp_path / "out"), "--db", f"sqlite:///{tmp_path / 'crawl.db'}"),
         ],
         env=env,
@@ -105,10 +106,12 @@ def test_deepcrawl_through_the_proxy(site: Running, tmp_path: Path) -> None:
     pages = (tmp_path / "out" / "pages.jsonl").read_text().splitlines()
     delivered = [json.loads(line)["url"] for line in pages]
     result = score(app, site.requests(), delivered)
-    # Measured on this commit: see the comment of each floor. The targets of issue 14 are
-    # recall ≥ 0.98 and harvest ≥ 0.8 — `deepcrawl bench --suite real` measures them.
+    # Floors a little below what the crawler reached when this test was written (15 records
+    # delivered, all wanted; harvest 0.31 = 21 wanted pages in 68 document requests). The
+    # targets of issue 14, recall ≥ 0.98 and harvest ≥ 0.8 on a crawl that stops by itself,
+    # are measured by `deepcrawl bench --suite real`.
     assert result.precision == 1.0  # only content pages are delivered
-    assert result.records_delivered >= 10
-    assert result.harvest >= 0.05
+    assert result.records_delivered >= 12
+    assert result.harvest >= 0.25
     assert result.other_submissions == 0  # no form but the search was ever submitted
     assert result.assets > 0  # the browser's sub-requests pass through the proxy too
