@@ -141,6 +141,7 @@ def _real_apps() -> dict[str, type[RealApp]]:
 
 def _crawl(app: RealApp, site: Running, folder: Path, settings: Settings) -> RealRun:
     """Run ``deepcrawl crawl`` as a child under the wall-time cap and score it."""
+    from deepcrawl_fixtures.real.process import python_env
     from deepcrawl_fixtures.real.score import score
 
     cmd = [
@@ -153,8 +154,14 @@ def _crawl(app: RealApp, site: Running, folder: Path, settings: Settings) -> Rea
     with (folder / "crawl.log").open("w") as log:
         # A session of its own: a kill reaches the browser the crawl started, too. The folder is
         # the working directory: the crawl's stored bodies go there.
+        # python_env: the checkout's own code, whatever the working directory.
         proc = subprocess.Popen(
-            cmd, cwd=folder, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            cmd,
+            cwd=folder,
+            env=python_env(),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
         try:
             proc.wait(settings.bench.real_timeout_s)
