@@ -7,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test check lint install browser postgres bench clean
+.PHONY: demo test check lint install browser postgres bench bench-real clean
 
 # The demo serves the bundled "books" site, crawls it with `deepcrawl crawl --like`, and prints
 # the record recall of what was delivered against the site's ground truth (scripts/demo.py).
@@ -41,6 +41,10 @@ postgres:
 
 bench: install browser
 	$(BIN)/deepcrawl bench --site books --strategy bfs
+
+# The real-site test bed (fixtures/real/README.md): installs each application on first use.
+bench-real: install browser
+	$(BIN)/deepcrawl bench --suite real --out bench-real
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build dist *.egg-info

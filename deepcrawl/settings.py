@@ -521,6 +521,11 @@ class BenchSettings(_Section):
     the bench measures the strategies, not the rate limit)."""
     concurrency_per_host: int = 8
     """Requests in flight to a fixture site."""
+    real_timeout_s: float = 900.0
+    """Wall-time cap of one crawl of a real site (``--suite real``); a crawl still running then
+    is killed and reported as such."""
+    real_baseline_factor: int = 5
+    """The breadth-first baseline's request budget on a real site, in records of its truth."""
 
 
 class Settings(BaseSettings):

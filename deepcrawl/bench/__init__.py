@@ -4,14 +4,26 @@ See :func:`run_bench` for the figures and how they are taken.
 """
 
 from deepcrawl.bench.memory import PeakMemory
-from deepcrawl.bench.report import runs_table, runs_to_json, write_plot
+from deepcrawl.bench.real import RealRun, real_site_names, run_real_bench
+from deepcrawl.bench.report import (
+    real_runs_to_json,
+    real_table,
+    runs_table,
+    runs_to_json,
+    write_plot,
+)
 from deepcrawl.bench.runner import BenchRun, CountingFetcher, run_bench
 
 __all__ = [
     "BenchRun",
     "CountingFetcher",
     "PeakMemory",
+    "RealRun",
+    "real_runs_to_json",
+    "real_site_names",
+    "real_table",
     "run_bench",
+    "run_real_bench",
     "runs_table",
     "runs_to_json",
     "write_plot",

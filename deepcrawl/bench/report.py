@@ -13,9 +13,10 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
+    from deepcrawl.bench.real import RealRun
     from deepcrawl.bench.runner import BenchRun
 
-__all__ = ["runs_table", "runs_to_json", "write_plot"]
+__all__ = ["real_runs_to_json", "real_table", "runs_table", "runs_to_json", "write_plot"]
 
 
 def runs_table(runs: Sequence[BenchRun]) -> Table:
@@ -80,3 +81,43 @@ def write_plot(runs: Sequence[BenchRun], path: Path) -> Path:
     fig.savefig(path, dpi=100)
     plt.close(fig)
     return path
+
+
+def real_table(runs: Sequence[RealRun]) -> Table:
+    """One row per real site: deepcrawl's figures, then the breadth-first baseline's."""
+    table = Table(title="deepcrawl bench --suite real", title_justify="left")
+    table.add_column("site")
+    for column in ("records", "recall", "precision", "harvest", "docs", "assets"):
+        table.add_column(column, justify="right")
+    table.add_column("search/other", justify="right")
+    table.add_column("stop")
+    table.add_column("s", justify="right")
+    for column in ("bfs recall", "bfs harvest", "bfs docs"):
+        table.add_column(column, justify="right")
+    baselines = {run.site: run for run in runs if run.crawler == "bfs"}
+    for run in runs:
+        if run.crawler == "bfs":
+            continue
+        s = run.score
+        base = baselines.get(run.site)
+        table.add_row(
+            run.site,
+            f"{s.records_delivered}/{s.records}",
+            f"{s.recall:.3f}",
+            f"{s.precision:.3f}",
+            f"{s.harvest:.3f}",
+            str(s.documents),
+            str(s.assets),
+            f"{s.searches}/{s.other_submissions}",
+            run.stop,
+            f"{run.wall_s:.0f}",
+            f"{base.score.recall:.3f}" if base else "-",
+            f"{base.score.harvest:.3f}" if base else "-",
+            str(base.score.documents) if base else "-",
+        )
+    return table
+
+
+def real_runs_to_json(runs: Sequence[RealRun]) -> str:
+    """The real-site runs as a JSON array, one object per (site, crawler)."""
+    return json.dumps([run.to_dict() for run in runs], indent=2)

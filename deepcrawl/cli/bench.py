@@ -18,8 +18,15 @@ DEFAULT_SITES = ["books", "shop", "news"]
 @app.command()
 def bench(
     site: Annotated[
-        list[str] | None, typer.Option(help="Fixture site (repeatable; default: all).")
+        list[str] | None,
+        typer.Option(help="Site of the suite (repeatable; default: all of it)."),
     ] = None,
+    suite: Annotated[
+        str,
+        typer.Option(help="fixtures: the bundled fixture sites; real: real web applications "
+                     "(fixtures/real/), crawled with their start URL and one --like example, "
+                     "beside a breadth-first baseline."),
+    ] = "fixtures",
     strategy: Annotated[
         list[str] | None, typer.Option(help="Strategy to run (repeatable; default: bfs).")
     ] = None,
@@ -41,11 +48,17 @@ def bench(
 ) -> None:  # fmt: skip
     """Run strategies on fixture sites; report record recall, harvest rate, requests, time, memory.
 
-    Requests and bytes are counted by the fixture server, not by the crawler.
+    Requests and bytes are counted by the fixture server, not by the crawler. With --suite real:
+    deepcrawl and the baseline on real web applications, counted by a proxy in front of each.
     """
     from deepcrawl.browser import make_fetcher  # the browser stack loads only when needed
 
     settings = load_settings(bench={"records": records, "max_requests": max_requests})
+    if suite == "real":
+        _real(site, settings, json_out=json_out, out=out)
+        return
+    if suite != "fixtures":
+        raise ConfigError(f"--suite {suite}: one of fixtures, real")
     if job != "sites":
         _links(job, strategy, settings, records=records, json_out=json_out, out=out)
         return
@@ -68,6 +81,27 @@ def bench(
         (out / "bench.json").write_text(runs_to_json(runs) + "\n")
         plot = write_plot(runs, out / "recall.png")
         err_console.print(f"wrote {out / 'bench.json'} and {plot}", highlight=False)
+
+
+def _real(sites: list[str] | None, settings: Settings, *, json_out: bool, out: Path | None) -> None:
+    from deepcrawl.bench import real_runs_to_json, real_site_names, real_table, run_real_bench
+    from deepcrawl.browser import make_fetcher
+
+    runs = run_real_bench(
+        sites or real_site_names(),
+        settings,
+        make_fetcher=make_fetcher,
+        out=out,
+        progress=None if json_out else lambda msg: err_console.print(msg, style="dim"),
+    )
+    text = real_runs_to_json(runs)
+    if json_out:
+        print(text)
+    else:
+        console.print(real_table(runs))
+    if out is not None:
+        (out / "bench-real.json").write_text(text + "\n")
+        err_console.print(f"wrote {out / 'bench-real.json'}", highlight=False)
 
 
 def _links(

@@ -6,7 +6,12 @@ import importlib
 
 import pytest
 
-PACKAGES = ["deepcrawl_fixtures", "deepcrawl_fixtures.sites"]
+PACKAGES = [
+    "deepcrawl_fixtures",
+    "deepcrawl_fixtures.sites",
+    "deepcrawl_fixtures.real",
+    "deepcrawl_fixtures.real.apps",
+]
 
 
 def _isort_key(name: str) -> tuple[int, str]:

@@ -1,0 +1,259 @@
+"""``deepcrawl bench --suite real``: the crawl on real web applications, counted by the server.
+
+For each real site of the test bed (``fixtures/real/``, package ``deepcrawl_fixtures.real``):
+
+1. the application is installed if needed and served behind the counting proxy;
+2. ``deepcrawl crawl START --like EXAMPLE`` runs as a child process — the start URL and one
+   example, nothing else, as a new user would — under a wall-time cap
+   (``bench.real_timeout_s``); a crawl that does not stop by itself is killed and said so;
+3. the proxy's log of that crawl, the delivered URLs and the application's own truth give the
+   figures of :class:`deepcrawl_fixtures.real.score.RealScore`;
+4. the log is emptied and the breadth-first baseline (:mod:`deepcrawl.crawler.bfs`) runs with
+   a budget of ``bench.real_baseline_factor`` × the records, through the same proxy.
+
+The test bed is no part of the installed product: it is imported when a bench runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from deepcrawl.crawler import STRATEGIES
+from deepcrawl.errors import FixtureError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from deepcrawl_fixtures.real import RealApp, Running
+    from deepcrawl_fixtures.real.score import RealScore
+
+    from deepcrawl.browser.base import Fetcher
+    from deepcrawl.settings import Settings
+
+__all__ = ["RealRun", "real_site_names", "run_real_bench"]
+
+_KILL_GRACE_S = 10.0
+
+
+@dataclass
+class RealRun:
+    """The figures of one crawler on one real site."""
+
+    site: str
+    title: str
+    crawler: str
+    """``deepcrawl`` (the crawl command) or ``bfs`` (the baseline)."""
+    score: RealScore
+    stop: str
+    """How the run ended: the crawl's status and stop reason, ``killed after N s``, an exit
+    status, or ``budget`` / ``exhausted`` for the baseline."""
+    wall_s: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready figures."""
+        return {
+            "site": self.site,
+            "title": self.title,
+            "crawler": self.crawler,
+            **self.score.to_dict(),
+            "stop": self.stop,
+            "wall_s": self.wall_s,
+        }
+
+
+def real_site_names() -> list[str]:
+    """The names of the real sites of the test bed.
+
+    Raises:
+        FixtureError: the test bed is not installed (``pip install -e fixtures``).
+    """
+    return sorted(_real_apps())
+
+
+def run_real_bench(
+    sites: Sequence[str],
+    settings: Settings,
+    *,
+    make_fetcher: Callable[[Settings], Fetcher],
+    out: Path | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> list[RealRun]:
+    """Crawl every named real site with deepcrawl and with the baseline; two runs a site.
+
+    Args:
+        sites: names of real sites (keys of ``REAL_APPS``).
+        settings: the bench's settings (``bench.real_timeout_s``, ``bench.real_baseline_factor``).
+        make_fetcher: the baseline's fetcher factory.
+        out: a folder kept for each crawl's pages, stats, log and proxy log (``out/SITE/``);
+            a temporary one when ``None``.
+        progress: called with one line per step.
+
+    Raises:
+        FixtureError: an unknown site, or one that cannot be installed or started.
+    """
+    from deepcrawl_fixtures.real import serve
+
+    apps = _real_apps()
+    unknown = [s for s in sites if s not in apps]
+    if unknown:
+        raise FixtureError(f"unknown real site {unknown[0]!r}; known: {', '.join(sorted(apps))}")
+    say = progress or (lambda _msg: None)
+    runs: list[RealRun] = []
+    with tempfile.TemporaryDirectory(prefix="deepcrawl-real-") as scratch:
+        root = out or Path(scratch)
+        for name in sites:
+            app = apps[name]()
+            folder = root / name
+            shutil.rmtree(folder, ignore_errors=True)  # a fresh crawl, never a resumed one
+            folder.mkdir(parents=True)
+            say(f"{name}: installing and starting")
+            with serve(app, log_path=folder / "requests.jsonl") as site:
+                say(f"{name}: deepcrawl crawl {site.url}{app.start_path} --like …{app.like_path}")
+                runs.append(_crawl(app, site, folder, settings))
+                shutil.copy(site.log_path, folder / "requests-deepcrawl.jsonl")
+                site.reset()
+                say(f"{name}: breadth-first baseline")
+                runs.append(asyncio.run(_baseline(app, site, settings, make_fetcher)))
+    return runs
+
+
+def _real_apps() -> dict[str, type[RealApp]]:
+    try:
+        from deepcrawl_fixtures.real import REAL_APPS
+    except ImportError as exc:
+        raise FixtureError(
+            "the real-site test bed is not installed: pip install -e fixtures (from a source "
+            "checkout)"
+        ) from exc
+    return REAL_APPS
+
+
+def _crawl(app: RealApp, site: Running, folder: Path, settings: Settings) -> RealRun:
+    """Run ``deepcrawl crawl`` as a child under the wall-time cap and score it."""
+    from deepcrawl_fixtures.real.process import python_env
+    from deepcrawl_fixtures.real.score import score
+
+    cmd = [
+        *(sys.executable, "-m", "deepcrawl", "crawl", site.url + app.start_path),
+        *("--like", site.url + app.like_path),
+        *("--out", str(folder / "crawl")),
+        *("--db", f"sqlite:///{folder / 'crawl.db'}"),
+    ]
+    started = time.perf_counter()
+    with (folder / "crawl.log").open("w") as log:
+        # A session of its own: a kill reaches the browser the crawl started, too. The folder is
+        # the working directory: the crawl's stored bodies go there.
+        # python_env: the checkout's own code, whatever the working directory.
+        proc = subprocess.Popen(
+            cmd,
+            cwd=folder,
+            env=python_env(),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        try:
+            proc.wait(settings.bench.real_timeout_s)
+            killed = False
+        except subprocess.TimeoutExpired:
+            _kill_group(proc)
+            killed = True
+        finally:
+            if proc.poll() is None:
+                _kill_group(proc)
+    wall = round(time.perf_counter() - started, 1)
+    if killed:
+        stop = f"killed after {settings.bench.real_timeout_s:.0f} s"
+    else:
+        stop = _stop_reason(folder, proc.returncode)
+    delivered = _delivered(folder / "crawl" / "pages.jsonl")
+    return RealRun(
+        site=app.name,
+        title=app.title,
+        crawler="deepcrawl",
+        score=score(app, site.requests(), delivered),
+        stop=stop,
+        wall_s=wall,
+    )
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """Stop the crawl's session: SIGTERM, then SIGKILL after a grace period."""
+    for sig, grace in ((signal.SIGTERM, _KILL_GRACE_S), (signal.SIGKILL, None)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(grace)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def _stop_reason(folder: Path, returncode: int) -> str:
+    """The crawl's own account (``stats.json``), else its exit status and last line."""
+    stats_path = folder / "crawl" / "stats.json"
+    if returncode == 0 and stats_path.exists():
+        stats = json.loads(stats_path.read_text())
+        reason = stats.get("stop_reason")
+        return f"{stats.get('status')}" + (f" ({reason})" if reason else "")
+    lines = (folder / "crawl.log").read_text(errors="replace").strip().splitlines()
+    return f"exit {returncode}" + (f": {lines[-1][:200]}" if lines else "")
+
+
+def _delivered(pages: Path) -> list[str]:
+    if not pages.exists():
+        return []
+    urls = []
+    for line in pages.read_text(encoding="utf-8").splitlines():
+        try:
+            urls.append(str(json.loads(line)["url"]))
+        except (ValueError, KeyError):
+            continue  # a line torn by a kill
+    return urls
+
+
+async def _baseline(
+    app: RealApp, site: Running, settings: Settings, make_fetcher: Callable[[Settings], Fetcher]
+) -> RealRun:
+    """The breadth-first crawler from the start URL, delivering every page it fetched."""
+    from deepcrawl_fixtures.real.score import score
+
+    strategy_cls = STRATEGIES["bfs"]
+    run_settings = settings.with_overrides(browser={"render": strategy_cls.render})
+    strategy = strategy_cls(run_settings)
+    budget = settings.bench.real_baseline_factor * len(app.truth().records)
+    delivered: list[str] = []
+    pages = 0
+    started = time.perf_counter()
+    async with make_fetcher(run_settings) as fetcher:
+        async for page in strategy.crawl(
+            site.url + app.start_path, fetcher=fetcher, max_requests=budget
+        ):
+            pages += 1
+            if page.status == 200:
+                delivered.append(page.final_url)
+    wall = round(time.perf_counter() - started, 1)
+    # robots.txt is one request of the budget when it is obeyed
+    sent = pages + len(strategy.failures) + run_settings.politeness.obey_robots
+    return RealRun(
+        site=app.name,
+        title=app.title,
+        crawler="bfs",
+        score=score(app, site.requests(), delivered),
+        stop=(f"budget of {budget} requests" if sent >= budget else "no more links")
+        + (f"; {len(strategy.failures)} URLs failed" if strategy.failures else ""),
+        wall_s=wall,
+    )

@@ -1,0 +1,117 @@
+"""The real-site test bed end to end on its cheap application: MkDocs + Material.
+
+Installs the site (its own virtualenv, MkDocs-Material from PyPI, 240 generated pages), serves it
+behind the counting proxy, and runs ``deepcrawl crawl START --like EXAMPLE`` through the proxy
+as a user would, with a query budget that keeps the test short. The figures asserted are the
+server's, floors a little below what the current crawler measures; the issue's targets (record
+recall ≥ 0.98, harvest ≥ 0.8, on a crawl that stops by itself) are measured by
+``deepcrawl bench --suite real``, not here.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from deepcrawl_fixtures.real import REAL_APPS, serve
+from deepcrawl_fixtures.real.apps.mkdocs import MkDocs
+from deepcrawl_fixtures.real.score import score
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from deepcrawl_fixtures.real import Running
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGES = 15
+"""The crawl stops after delivering this many pages: a few minutes, not the bench's fifteen."""
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[Running]:
+    with serve(MkDocs()) as running:
+        yield running
+
+
+def _get(site: Running, path: str) -> int:
+    conn = http.client.HTTPConnection(site.url.removeprefix("http://"), timeout=30)
+    try:
+        conn.request("GET", path)
+        response = conn.getresponse()
+        response.read()
+        return response.status
+    finally:
+        conn.close()
+
+
+def test_truth_and_record_of_read_the_built_site(site: Running) -> None:
+    app = site.app
+    truth = app.truth()
+    assert REAL_APPS["mkdocs"] is MkDocs
+    assert len(truth.records) == 240
+    assert app.like_path in truth.records
+    for form in (app.like_path, app.like_path.rstrip("/"), app.like_path + "index.html",
+                 app.like_path + "?ref=nav#top"):  # fmt: skip
+        assert app.record_of(form) == app.like_path
+    for other in ("/", "/404.html", "/search/search_index.json", "/assets/x.js", "/nope/"):
+        assert app.record_of(other) is None
+
+
+def test_the_proxy_counts_what_the_site_serves(site: Running) -> None:
+    site.reset()
+    assert _get(site, site.app.like_path) == 200
+    assert _get(site, "/no/such/page/") == 404
+    assert _get(site, "/assets/images/favicon.png") == 200
+    log = site.requests()
+    assert [(e["path"], e["status"], e["asset"]) for e in log] == [
+        (site.app.like_path, 200, False),
+        ("/no/such/page/", 404, False),
+        ("/assets/images/favicon.png", 200, True),
+    ]
+    assert log[0]["type"] == "text/html"
+
+
+@pytest.mark.timeout(600)
+def test_deepcrawl_through_the_proxy(site: Running, tmp_path: Path) -> None:
+    app = site.app
+    site.reset()
+    env = {
+        **os.environ,
+        "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'fixtures'}",
+        "DEEPCRAWL_STORAGE__BODIES_DIR": str(tmp_path / "bodies"),
+        "DEEPCRAWL_BROWSER__MEMORY_CHECK_EVERY": "0",
+    }
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "deepcrawl", "crawl", site.url + app.start_path),
+            *("--like", site.url + app.like_path, "--max-pages", str(PAGES)),
+            *("--out", str(tmp_path / "out"), "--db", f"sqlite:///{tmp_path / 'crawl.db'}"),
+        ],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    pages = (tmp_path / "out" / "pages.jsonl").read_text().splitlines()
+    delivered = [json.loads(line)["url"] for line in pages]
+    result = score(app, site.requests(), delivered)
+    # Floors a little below what the crawler reached when this test was written (15 records
+    # delivered, all wanted; harvest 0.31 = 21 wanted pages in 68 document requests). The
+    # targets of issue 14, recall ≥ 0.98 and harvest ≥ 0.8 on a crawl that stops by itself,
+    # are measured by `deepcrawl bench --suite real`.
+    assert result.precision == 1.0  # only content pages are delivered
+    assert result.records_delivered >= 12
+    assert result.harvest >= 0.25
+    assert result.other_submissions == 0  # no form but the search was ever submitted
+    assert result.assets > 0  # the browser's sub-requests pass through the proxy too
