@@ -57,3 +57,10 @@ def test_a_login_form_is_beside_the_search_box() -> None:
     assert any('method="GET" action="issue"' in f for f in forms)  # the search box
     assert "__login_name" in html
     assert any('method="POST"' in f for f in forms)
+
+
+def test_the_search_box_submission_is_a_search() -> None:
+    # As a browser sent it to the tracker (from the server's log of a crawl).
+    sent = "/issue?%40columns=id%2Cactivity%2Ctitle&%40sort=activity&%40search_text=Bergen"
+    assert sent.startswith(Roundup.search_paths)
+    assert not "/issue?@sort=-activity&@group=priority".startswith(Roundup.search_paths)
