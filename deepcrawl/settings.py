@@ -128,7 +128,7 @@ class BrowserSettings(_Section):
     ``ETag``, no explicit lifetime) is reused this long; ``max-age``/``Expires`` can shorten it."""
     growth_poll_s: float = 0.05
     """How often a rendered page is measured (links, elements, text) while it may still grow."""
-    growth_quiet_s: float = 0.25
+    growth_quiet_s: float = 0.2
     """A rendered page is read once its measure and its script requests have been still this
     long (a result list appended item by item is read whole, not after its first items)."""
     growth_max_s: float = 5.0

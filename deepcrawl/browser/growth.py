@@ -6,7 +6,9 @@ each result's page meanwhile), so a page read at ``load`` shows its first few re
 :func:`wait_until_still` measures the page (links, elements, text length) every
 ``browser.growth_poll_s`` and returns once the measure and the page's script requests have been
 still for ``browser.growth_quiet_s`` — or after ``browser.growth_max_s``, taking a page that never
-stops (a ticker) as it is. A page without scripts cannot grow and is read at once.
+stops (a ticker) as it is. A page that cannot grow is read sooner: one without scripts at once,
+one with no request in flight and no timer due soon (``js/timers.js`` counts them) once it did
+not change over one poll — so an ordinary scripted page pays one poll, not a quiet period.
 """
 
 from __future__ import annotations
@@ -27,11 +29,13 @@ __all__ = ["ScriptRequests", "wait_until_still"]
 
 #: Requests a page's scripts make that may bring it more content.
 _WATCHED = frozenset({"fetch", "xhr", "script", "eventsource"})
+#: The page's measure, then its script count and its pending short timers (not compared).
 _MEASURE_JS = """() => [
   document.links.length,
   document.getElementsByTagName('*').length,
   document.body ? document.body.textContent.length : 0,
   document.scripts.length,
+  window.__dcTimers || 0,
 ]"""
 
 
@@ -69,12 +73,14 @@ class ScriptRequests:
             self.inflight = max(0, self.inflight - 1)
 
 
-async def _measure(page: Page) -> tuple[int, ...] | None:
+async def _measure(page: Page) -> tuple[tuple[int, int, int], int, int] | None:
+    """(links, elements, text length), scripts, pending short timers; None while navigating."""
     try:
         async with asyncio.timeout(1.0):
-            return tuple(await page.evaluate(_MEASURE_JS))
+            links, elements, text, scripts, timers = await page.evaluate(_MEASURE_JS)
     except (PlaywrightError, TimeoutError):
-        return None  # navigating: the measure is taken again at the next poll
+        return None  # the measure is taken again at the next poll
+    return (int(links), int(elements), int(text)), int(scripts), int(timers)
 
 
 async def wait_until_still(
@@ -94,16 +100,17 @@ async def wait_until_still(
     """
     started = time.monotonic()
     end = min(deadline, started + settings.growth_max_s)
-    last = await _measure(page)
-    if last is not None and last[3] == 0 and requests.inflight == 0:
+    first = await _measure(page)
+    if first is not None and first[1] == 0 and requests.inflight == 0:
         return time.monotonic() - started  # no script: nothing can change the page
+    last = first[0] if first is not None else None
     still_since = started
-    while (now := time.monotonic()) < end:
+    while time.monotonic() < end:
         await asyncio.sleep(settings.growth_poll_s)
         now = time.monotonic()
         current = await _measure(page)
-        if current is None or current != last or requests.inflight > 0:
-            last, still_since = current, now
-        elif now - still_since >= settings.growth_quiet_s:
-            break
+        if current is None or current[0] != last or requests.inflight > 0:
+            last, still_since = (current[0] if current else None), now
+        elif current[2] == 0 or now - still_since >= settings.growth_quiet_s:
+            break  # nothing due that could change it, or still for the quiet period
     return time.monotonic() - started

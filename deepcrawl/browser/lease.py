@@ -115,6 +115,7 @@ class PageLease:
         )
         try:
             await context.add_init_script(script=script(_JS, "init.js"))
+            await context.add_init_script(script=script(_JS, "timers.js"))
             page = await context.new_page()
         except PlaywrightError:
             with contextlib.suppress(PlaywrightError):

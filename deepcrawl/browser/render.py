@@ -212,6 +212,9 @@ async def _render(
         )
         await wait_until_still(page, settings.browser, requests, deadline=deadline)
         html = await page.content()
+        if lease.blocked_navigation is not None:  # a late redirect (a refresh) left the scope
+            lease.poisoned = True  # the tab now shows Chromium's error page
+            raise BlockedError(url, f"out of scope: {lease.blocked_navigation}")
         if len(html) > limit or len(html.encode("utf-8", "replace")) > limit:
             lease.poisoned = True
             raise BodyTooLargeError(url, f"page of over {limit} bytes")
