@@ -70,7 +70,8 @@ class PageLease:
         poisoned: the page must not be reused (a timeout left it in an unknown state).
         inflight: requests started and not finished (counted while probing).
         subrequests: the pool's answers to script requests (None: every request goes out).
-        answered_locally: requests answered without the network so far (never reset).
+        answered_locally: responses the server never sent (from the store or the pool's cache),
+            counted over the lease's life.
     """
 
     page: Page
@@ -226,8 +227,9 @@ class PageLease:
             self.captured.append(("popup", url))
             await route.fulfill(status=204, body="")
             return
-        if self.subrequests is not None and await self.subrequests.answer(route, request):
-            self.answered_locally += 1
+        if self.subrequests is not None and (how := await self.subrequests.answer(route, request)):
+            if how in {"store", "cache"}:
+                self.answered_locally += 1
             return
         await route.continue_()
 

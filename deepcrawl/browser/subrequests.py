@@ -24,7 +24,7 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 from urllib.parse import urlsplit
 
 from playwright.async_api import Error as PlaywrightError
@@ -36,7 +36,17 @@ if TYPE_CHECKING:
 
     from deepcrawl.settings import BrowserSettings
 
-__all__ = ["DocumentStore", "StoredDocument", "SubrequestStats", "Subrequests", "lifetime_s"]
+__all__ = [
+    "Answer",
+    "DocumentStore",
+    "StoredDocument",
+    "SubrequestStats",
+    "Subrequests",
+    "lifetime_s",
+]
+
+#: How :meth:`Subrequests.answer` dealt with a request.
+Answer = Literal["store", "cache", "refused", "sent"]
 
 #: Resource types of a script's own data requests.
 _DATA_TYPES = frozenset({"fetch", "xhr"})
@@ -168,17 +178,18 @@ class Subrequests:
         self._cache: OrderedDict[str, _Entry] = OrderedDict()
         self._limit = settings.cache_mb * 1024 * 1024
 
-    async def answer(self, route: Route, request: Request) -> bool:
+    async def answer(self, route: Route, request: Request) -> Answer | None:
         """Answer ``request`` without the network when the rules allow (see the module).
 
         Returns:
-            True when the request was fulfilled or refused here; False: let it go out.
+            How it was answered here: ``store`` or ``cache`` (no request reached the server),
+            ``refused``, or ``sent`` (sent from here, to keep its answer); None: let it go out.
 
         Raises:
             playwright.async_api.Error: the page went away (the route handler ignores it).
         """
         if request.method != "GET" or request.is_navigation_request():
-            return False
+            return None
         kind = request.resource_type
         url = strip_fragment(request.url)
         if kind in _DATA_TYPES:
@@ -187,19 +198,19 @@ class Subrequests:
                 await route.fulfill(
                     status=doc.status, body=doc.body, headers={"content-type": doc.content_type}
                 )
-                return True
+                return "store"
             if self.settings.block_linked_documents and await _linked(request, url):
                 self.stats.blocked_linked += 1
                 await route.abort("blockedbyclient")
-                return True
+                return "refused"
         if kind not in _CACHED_TYPES or self._limit <= 0:
-            return False
+            return None
         entry = self._cache.get(url)
         if entry is not None and entry.expires > time.monotonic():
             self._cache.move_to_end(url)
             self.stats.from_cache += 1
             await route.fulfill(status=entry.status, headers=entry.headers, body=entry.body)
-            return True
+            return "cache"
         return await self._fetch_and_keep(route, url)
 
     def _stored(self, url: str) -> StoredDocument | None:
@@ -210,25 +221,25 @@ class Subrequests:
         media = doc.content_type.split(";", 1)[0].strip().lower()
         return doc if media in _DOCUMENT_TYPES else None
 
-    async def _fetch_and_keep(self, route: Route, url: str) -> bool:
+    async def _fetch_and_keep(self, route: Route, url: str) -> Answer | None:
         """Send the request ourselves, keep the answer when it may be reused, then answer."""
         try:
             response = await route.fetch(
                 max_redirects=0, timeout=self.settings.page_timeout_s * 1000
             )
         except PlaywrightError:
-            return False  # let the browser send it and fail or succeed on its own
+            return None  # let the browser send it and fail or succeed on its own
         headers = {k.lower(): v for k, v in response.headers.items()}
         life = lifetime_s(headers, self.settings.cache_ttl_s) if response.status == 200 else 0.0
         if life <= 0:
             await route.fulfill(response=response)
-            return True
+            return "sent"
         body = await response.body()
         kept = {k: v for k, v in headers.items() if k not in _HOP_HEADERS}
         await route.fulfill(status=response.status, headers=kept, body=body)
         if len(body) <= self._limit // 4:
             self._keep(url, _Entry(response.status, kept, body, time.monotonic() + life))
-        return True
+        return "sent"
 
     def _keep(self, url: str, entry: _Entry) -> None:
         old = self._cache.pop(url, None)

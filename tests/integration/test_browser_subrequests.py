@@ -28,7 +28,7 @@ from deepcrawl.storage import Repository
 from deepcrawl.urls import normalise_url
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import AsyncIterator, Iterator
 
 pytestmark = pytest.mark.browser
 
@@ -55,6 +55,13 @@ def sphinx() -> Iterator[LocalSite]:
         yield site
 
 
+@pytest.fixture(scope="module")
+async def pool() -> AsyncIterator[BrowserPool]:
+    """A pool with the default settings, shared (its cache warm after the first test)."""
+    async with BrowserPool(SETTINGS, {"127.0.0.1"}) as running:
+        yield running
+
+
 def _indexed_pages(word: str) -> set[str]:
     """Pages whose text or titles hold ``word``, read from the site's own ``searchindex.js``
     (its terms are Snowball stems, as Sphinx's English stemmer makes them)."""
@@ -79,16 +86,17 @@ async def _render(pool: BrowserPool, url: str) -> FetchedPage:
         return await render_page(lease, url, forms=False)
 
 
-async def test_render_reads_the_whole_progressive_result_list(sphinx: LocalSite) -> None:
-    async with BrowserPool(SETTINGS, {"127.0.0.1"}) as pool:
-        # "entry" is in every title: 29 results, appended one every 5 ms after the load event
-        for word in ("entry", "castle"):
-            page = await _render(pool, f"{sphinx.url}/search.html?q={word}")
-            finished = re.search(r"found (\d+) pages? matching", page.body)
-            assert finished, "read before the search finished"
-            results = _results(page)
-            assert len(results) == int(finished[1])
-            assert _indexed_pages(word) <= results
+async def test_render_reads_the_whole_progressive_result_list(
+    sphinx: LocalSite, pool: BrowserPool
+) -> None:
+    # "entry" is in every title: 29 results, appended one every 5 ms after the load event
+    for word in ("entry", "castle"):
+        page = await _render(pool, f"{sphinx.url}/search.html?q={word}")
+        finished = re.search(r"found (\d+) pages? matching", page.body)
+        assert finished, "read before the search finished"
+        results = _results(page)
+        assert len(results) == int(finished[1])
+        assert _indexed_pages(word) <= results
 
 
 async def test_five_queries_fetch_each_document_at_most_once(sphinx: LocalSite) -> None:
@@ -132,33 +140,34 @@ async def test_linked_documents_are_refused_and_stored_ones_answered(
 
 
 async def test_form_search_reads_all_results_and_pays_once_for_the_index(
-    sphinx: LocalSite,
+    sphinx: LocalSite, pool: BrowserPool
 ) -> None:
-    async with BrowserPool(SETTINGS, {"127.0.0.1"}) as pool:
-        form, verdict = await find_search_form(f"{sphinx.url}/search.html", SETTINGS, pool)
-        filler = FormFiller(pool, form, verdict, SETTINGS)
-        await filler.learn_baseline()
-        sphinx.log.clear()
-        for word in WORDS:
-            result = await filler.query(word, max_pages=1)
-            assert result.outcome == "ok"
-            shown = {u.rsplit("/", 1)[1] for u in result.result_urls}
-            # the index page lists every title, so every query shows it: site chrome to the judge
-            assert _indexed_pages(word) - {"index.html"} <= shown
+    form, verdict = await find_search_form(f"{sphinx.url}/search.html", SETTINGS, pool)
+    filler = FormFiller(pool, form, verdict, SETTINGS)
+    await filler.learn_baseline()
+    sphinx.log.clear()
+    for word in WORDS:
+        before = len(sphinx.log)
+        result = await filler.query(word, max_pages=1)
+        assert result.outcome == "ok"
+        assert result.requests == len(sphinx.log) - before  # what the server saw
+        shown = {u.rsplit("/", 1)[1] for u in result.result_urls}
+        # the index page lists every title, so every query shows it: site chrome to the judge
+        assert _indexed_pages(word) - {"index.html"} <= shown
     asked = Counter(path.split("?", 1)[0] for _method, path in sphinx.log)
     assert asked["/search.html"] == len(WORDS)
     assert sum(asked.values()) == len(WORDS), asked  # index and scripts came from the cache
 
 
-async def test_a_still_page_is_read_within_one_quiet_period(sphinx: LocalSite) -> None:
+async def test_a_still_page_is_read_within_one_quiet_period(
+    sphinx: LocalSite, pool: BrowserPool
+) -> None:
     """The growth wait costs a page that does not grow about one quiet period, no more."""
     before = SETTINGS.with_overrides(browser={"growth_max_s": 0.0})
     quiet = SETTINGS.browser.growth_quiet_s
     timings: dict[str, list[float]] = {"before": [], "after": []}
-    async with (
-        BrowserPool(before, {"127.0.0.1"}) as old,
-        BrowserPool(SETTINGS, {"127.0.0.1"}) as new,
-    ):
+    async with BrowserPool(before, {"127.0.0.1"}) as old:
+        new = pool
         for _ in range(5):
             for name, pool in (("before", old), ("after", new)):
                 started = time.monotonic()
