@@ -8,9 +8,11 @@ anyway. :class:`Subrequests` sits in each pooled page's route handler and answer
 1. a script's fetch/XHR (GET) of a document the crawl already stored — from the store
    (:class:`DocumentStore`, which the crawl implements over its repository; the browser layer
    never imports the crawler or the storage);
-2. a script's fetch/XHR of a document the page already links to, when
+2. a script's fetch/XHR of another document the page already links to, when
    ``browser.block_linked_documents``: refused. The link is already on the page, so the result
-   list does not need the request; only decoration built from it (a snippet) is lost;
+   list does not need the request; only decoration built from it (a snippet) is lost. Links to
+   the page's own path and ``rel=next/prev`` links are not counted: a "load more" script
+   fetches those, and the list needs them;
 3. scripts, style sheets and data a response marks as reusable (RFC 9111 §4.2: fresh by
    ``max-age``/``Expires``, or a static file with a validator) — from a memory cache shared by
    every page of the pool, so a search index is downloaded once per crawl, not once per query.
@@ -60,14 +62,19 @@ _DOCUMENT_TYPES = frozenset(
 _HOP_HEADERS = frozenset(
     {"content-length", "content-encoding", "transfer-encoding", "connection", "set-cookie"}
 )
-#: Does the page link to this URL? Same origin and path, the request's query a subset of the
-#: link's (a result link often adds a highlight parameter to the document the script fetches).
+#: Does the page link to this URL as to another document? Same origin and path, the request's
+#: query a subset of the link's (a result link often adds a highlight parameter to the document
+#: the script fetches). A link to the page's own path (a pager, a sort order) or marked
+#: ``rel=next/prev`` never counts: a "load more" script fetches exactly such a link's URL, and
+#: the result list needs that answer.
 _LINKED_JS = """url => {
   const want = new URL(url);
+  if (want.origin === location.origin && want.pathname === location.pathname) return false;
   const pairs = [...want.searchParams].map(([k, v]) => k + '=' + v);
   for (const a of document.links) {
     let have;
     try { have = new URL(a.href); } catch (e) { continue; }
+    if (/\\b(next|prev)\\b/i.test(a.rel || '')) continue;
     if (have.origin !== want.origin || have.pathname !== want.pathname) continue;
     const own = new Set([...have.searchParams].map(([k, v]) => k + '=' + v));
     if (pairs.every(p => own.has(p))) return true;

@@ -175,3 +175,28 @@ async def test_a_still_page_is_read_within_one_quiet_period(
                 timings[name].append(time.monotonic() - started)
     slower = statistics.median(timings["after"]) - statistics.median(timings["before"])
     assert slower <= quiet + 0.15, timings
+
+
+PAGER = """<html><body><ul id=results><li><a href="/doc/1">One</a></li></ul>
+<a id=more href="/list?page=2">More</a> <a rel=next href="/list/3">Next</a>
+<script>
+const add = (html) => document.getElementById('results').insertAdjacentHTML('beforeend', html);
+fetch('/list?page=2').then(r => r.text()).then(add);
+fetch('/list/3').then(r => r.text()).then(add);
+fetch('/doc/1').then(r => r.text()).then(t => add('<li>snippet ' + t + '</li>'));
+</script></body></html>"""
+
+
+async def test_pager_requests_are_never_refused(pool: BrowserPool) -> None:
+    """A "load more" script fetches its own pager links: those answers the list needs."""
+    routes = {
+        "/list": lambda path: Reply(PAGER if "page=" not in path else '<li><a href="/doc/2">2</a>'),
+        "/list/3": Reply('<li><a href="/doc/3">Three</a></li>'),
+        "/doc/1": Reply("the first document"),
+    }
+    with LocalSite(routes) as site:  # type: ignore[arg-type]
+        page = await _render(pool, site.url + "/list")
+        asked = {path for _method, path in site.log}
+    assert {site.url + f"/doc/{n}" for n in (1, 2, 3)} <= {link.url for link in page.links}
+    assert "/doc/1" not in asked  # the page links to it: the snippet is not worth a request
+    assert "the first document" not in page.body
