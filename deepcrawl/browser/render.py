@@ -171,19 +171,30 @@ async def render_page(
     started = time.monotonic()
     deadline = started + settings.browser.page_timeout_s
     with ScriptRequests(lease.page) as requests:
-        return await _render(lease, url, requests, started, deadline, forms, probe, probe_skip)
+        return await _render(
+            lease,
+            url,
+            requests,
+            started=started,
+            deadline=deadline,
+            forms=forms,
+            probe=probe,
+            probe_skip=probe_skip,
+        )
 
 
 async def _render(
     lease: PageLease,
     url: str,
     requests: ScriptRequests,
+    *,
     started: float,
     deadline: float,
     forms: bool,
     probe: bool,
     probe_skip: set[str] | None,
 ) -> FetchedPage:
+    """:func:`render_page` once the page's script requests are being counted."""
     settings = lease.settings
     response = await _navigate(lease, url, deadline)
     headers = dict(response.headers)
