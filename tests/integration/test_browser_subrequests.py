@@ -28,7 +28,7 @@ from deepcrawl.storage import Repository
 from deepcrawl.urls import normalise_url
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Iterator
+    from collections.abc import AsyncIterator, Callable, Iterator
 
 pytestmark = pytest.mark.browser
 
@@ -42,7 +42,7 @@ _PAGE = re.compile(r"/(page\d+|index)\.html$")
 @pytest.fixture(scope="module")
 def sphinx() -> Iterator[LocalSite]:
     """The Sphinx build served as a static server serves it (with ``Last-Modified``)."""
-    routes: dict[str, Reply | object] = {}
+    routes: dict[str, Reply | Callable[[str], Reply]] = {}
     for path in SITE.rglob("*"):
         if path.suffix in _TYPES:
             stamp = formatdate(path.stat().st_mtime, usegmt=True)
@@ -51,7 +51,7 @@ def sphinx() -> Iterator[LocalSite]:
                 content_type=_TYPES[path.suffix],
                 headers=(("Last-Modified", stamp),),
             )
-    with LocalSite(routes) as site:  # type: ignore[arg-type]
+    with LocalSite(routes) as site:
         yield site
 
 
@@ -189,12 +189,12 @@ fetch('/doc/1').then(r => r.text()).then(t => add('<li>snippet ' + t + '</li>'))
 
 async def test_pager_requests_are_never_refused(pool: BrowserPool) -> None:
     """A "load more" script fetches its own pager links: those answers the list needs."""
-    routes = {
+    routes: dict[str, Reply | Callable[[str], Reply]] = {
         "/list": lambda path: Reply(PAGER if "page=" not in path else '<li><a href="/doc/2">2</a>'),
         "/list/3": Reply('<li><a href="/doc/3">Three</a></li>'),
         "/doc/1": Reply("the first document"),
     }
-    with LocalSite(routes) as site:  # type: ignore[arg-type]
+    with LocalSite(routes) as site:
         page = await _render(pool, site.url + "/list")
         asked = {path for _method, path in site.log}
     assert {site.url + f"/doc/{n}" for n in (1, 2, 3)} <= {link.url for link in page.links}
