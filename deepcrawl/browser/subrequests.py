@@ -26,6 +26,7 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Literal, Protocol
 from urllib.parse import urlsplit
 
@@ -149,8 +150,6 @@ def lifetime_s(headers: dict[str, str], ttl_s: float) -> float:
         except ValueError:
             return 0.0
     if "expires" in headers:
-        from email.utils import parsedate_to_datetime
-
         try:
             expires = parsedate_to_datetime(headers["expires"]).timestamp()
         except (TypeError, ValueError):
@@ -163,6 +162,8 @@ def lifetime_s(headers: dict[str, str], ttl_s: float) -> float:
 
 @dataclass(frozen=True, slots=True)
 class _Entry:
+    """A kept response; reused until ``expires`` (``time.monotonic()``)."""
+
     status: int
     headers: dict[str, str]
     body: bytes
