@@ -5,6 +5,7 @@ Usage (from /work/main)::
     PYTHONPATH=.:fixtures .venv/bin/python benchmarks/browser_bench.py speed  [--pages 200]
     PYTHONPATH=.:fixtures .venv/bin/python benchmarks/browser_bench.py auto   [--pages 3000]
     PYTHONPATH=.:fixtures .venv/bin/python benchmarks/browser_bench.py memory [--pages 10000]
+    PYTHONPATH=.:fixtures .venv/bin/python benchmarks/browser_bench.py sphinx [--pages 20]
 
 * ``speed``: pages/s of :class:`BrowserFetcher` (the pool: routing, scope, links with DOM paths)
   against a bare Playwright loop (one page, ``goto`` + ``content()`` + the anchors' hrefs) over
@@ -14,6 +15,10 @@ Usage (from /work/main)::
   the JS-only links of the books and news sites. Target >= 0.5x.
 * ``memory``: the pool over N distinct pages; PSS of the browser's process tree (and the Python
   process's RSS) at page 1,000 and at page N. Target: within 20 %.
+* ``sphinx``: the real Sphinx build of ``tests/data/real/sphinx`` (a client-side search that
+  fetches every result's page), five queries through the form filler with the sub-request rules
+  and the growth wait off (as before issue 14) and on: requests the server saw per query,
+  results read; then the median render time of N "books" fixture pages, growth wait off and on.
 
 Each prints one JSON object per measurement on stdout.
 """
@@ -23,15 +28,30 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import statistics
 import time
-from typing import Any
+from email.utils import formatdate
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import psutil
 from deepcrawl_fixtures import FixtureServer
 from playwright.async_api import async_playwright
 
-from deepcrawl.browser import AdaptiveFetcher, BrowserFetcher, HttpFetcher, find_chromium
+from deepcrawl.browser import (
+    AdaptiveFetcher,
+    BrowserFetcher,
+    BrowserPool,
+    HttpFetcher,
+    find_chromium,
+    render_page,
+)
+from deepcrawl.browser.testing import LocalSite, Reply
+from deepcrawl.forms import FormFiller, find_search_form
 from deepcrawl.settings import Settings, load_settings
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 def _urls(srv: FixtureServer, count: int) -> list[str]:
@@ -209,10 +229,75 @@ async def memory(pages: int) -> list[dict[str, Any]]:
     ]
 
 
+_SPHINX = Path(__file__).parents[1] / "tests" / "data" / "real" / "sphinx"
+_OFF = {
+    "store_documents": False,
+    "block_linked_documents": False,
+    "cache_mb": 0,
+    "growth_max_s": 0.0,
+}
+
+
+def _sphinx_routes() -> dict[str, Reply | Callable[[str], Reply]]:
+    types = {".html": "text/html; charset=utf-8", ".js": "text/javascript", ".css": "text/css"}
+    return {
+        "/" + path.relative_to(_SPHINX).as_posix(): Reply(
+            path.read_bytes(),
+            content_type=types[path.suffix],
+            headers=(("Last-Modified", formatdate(path.stat().st_mtime, usegmt=True)),),
+        )
+        for path in _SPHINX.rglob("*")
+        if path.suffix in types
+    }
+
+
+async def _sphinx_queries(settings: Settings, site: LocalSite) -> dict[str, Any]:
+    words = ("river", "castle", "falcon", "copper", "meadow")
+    async with BrowserPool(settings, {"127.0.0.1"}) as pool:
+        form, verdict = await find_search_form(f"{site.url}/search.html", settings, pool)
+        filler = FormFiller(pool, form, verdict, settings)
+        await filler.learn_baseline()
+        asked: list[int] = []
+        documents: list[int] = []
+        results: list[int] = []
+        for word in words:
+            before = len(site.log)
+            result = await filler.query(word, max_pages=1)
+            paths = [path.split("?", 1)[0] for _method, path in site.log[before:]]
+            asked.append(len(paths))
+            documents.append(sum(path.endswith(".html") for path in paths))
+            results.append(len(result.result_urls))
+    return {"requests": asked, "documents": documents, "results": results}
+
+
+async def sphinx(pages: int) -> list[dict[str, Any]]:
+    """Requests per query on a real client-side search, and the growth wait's cost."""
+    on = load_settings().with_overrides(browser={"memory_check_every": 0})
+    off = on.with_overrides(browser=_OFF)
+    out: dict[str, Any] = {"bench": "sphinx"}
+    for name, settings in (("off", off), ("on", on)):
+        with LocalSite(_sphinx_routes()) as site:
+            out[f"queries_{name}"] = await _sphinx_queries(settings, site)
+    timings: dict[str, list[float]] = {"off": [], "on": []}
+    with FixtureServer("books", records=500) as srv:
+        urls = _urls(srv, pages)
+        async with BrowserPool(off, {"127.0.0.1"}) as old, BrowserPool(on, {"127.0.0.1"}) as new:
+            for url in urls:
+                for name, pool in (("off", old), ("on", new)):
+                    async with pool.page() as lease:
+                        started = time.perf_counter()
+                        await render_page(lease, url, forms=False)
+                        timings[name].append(time.perf_counter() - started)
+    for name, values in timings.items():
+        out[f"render_median_ms_{name}"] = round(statistics.median(values) * 1000, 1)
+    out["pages"] = len(urls)
+    return [out]
+
+
 def main() -> None:
     """Parse the command line and run one benchmark."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("bench", choices=["speed", "auto", "memory"])
+    parser.add_argument("bench", choices=["speed", "auto", "memory", "sphinx"])
     parser.add_argument("--pages", type=int, default=0)
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
@@ -220,6 +305,8 @@ def main() -> None:
         results = asyncio.run(speed(args.pages or 200, args.rounds))
     elif args.bench == "auto":
         results = asyncio.run(auto(args.pages or 3000))
+    elif args.bench == "sphinx":
+        results = asyncio.run(sphinx(args.pages or 20))
     else:
         results = asyncio.run(memory(args.pages or 10_000))
     for result in results:

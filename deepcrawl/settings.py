@@ -112,6 +112,27 @@ class BrowserSettings(_Section):
     )  # fmt: skip
     """Words that keep probing away from an element or a request, on top of
     ``forms.refused_words`` (clicking is riskier than submitting a vetted form)."""
+    store_documents: bool = True
+    """Answer a page script's fetch/XHR of a document the crawl already stored from the store,
+    not the network (a client-side search fetches every result's page to build a snippet)."""
+    block_linked_documents: bool = True
+    """Refuse a page script's fetch/XHR of a document the page already links to and the crawl
+    has not stored: the link is on the page already, so the result list does not need it (only a
+    snippet is lost); the crawl fetches the document itself if it wants it."""
+    cache_mb: int = 64
+    """Memory cache shared by the pool's pages for scripts, style sheets and data whose response
+    allows reuse (a search index is downloaded once per crawl, not once per query); Chromium's
+    own cache is off in routed contexts. 0: no cache."""
+    cache_ttl_s: float = 3600.0
+    """Longest a cached response is reused: a static file (one with ``Last-Modified`` or
+    ``ETag``, no explicit lifetime) is reused this long; ``max-age``/``Expires`` can shorten it."""
+    growth_poll_s: float = 0.05
+    """How often a rendered page is measured (links, elements, text) while it may still grow."""
+    growth_quiet_s: float = 0.2
+    """A rendered page is read once its measure and its script requests have been still this
+    long (a result list appended item by item is read whole, not after its first items)."""
+    growth_max_s: float = 5.0
+    """Longest wait for a rendered page to stop growing; then it is read as it is."""
 
 
 class HttpSettings(_Section):

@@ -23,12 +23,14 @@ from deepcrawl.browser.pool import BrowserPool, PoolStats
 from deepcrawl.browser.probe import ProbeReport, probe_links, probe_page
 from deepcrawl.browser.render import collect_links, render_page
 from deepcrawl.browser.scope import Scope
+from deepcrawl.browser.subrequests import DocumentStore, StoredDocument, Subrequests
 
 __all__ = [
     "AdaptiveFetcher",
     "BrowserFetcher",
     "BrowserPool",
     "Difference",
+    "DocumentStore",
     "FetchedPage",
     "Fetcher",
     "HttpFetcher",
@@ -38,6 +40,8 @@ __all__ = [
     "PoolStats",
     "ProbeReport",
     "Scope",
+    "StoredDocument",
+    "Subrequests",
     "Verdict",
     "collect_links",
     "compare_pages",

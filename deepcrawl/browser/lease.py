@@ -10,7 +10,9 @@ request the page (or a popup of it) makes and decides:
   NOTES.md);
 * a host outside the scope → refused (a refused main-frame navigation is remembered, so the
   fetch can say "blocked" rather than "network error");
-* a popup's navigation → recorded and answered with 204; the popup is closed.
+* a popup's navigation → recorded and answered with 204; the popup is closed;
+* a script's request for a document the crawl stored, or for a script, style sheet or data the
+  pool already holds → answered without the network (:mod:`deepcrawl.browser.subrequests`).
 
 Per-fetch records (:attr:`captured`, :attr:`blocked`, :attr:`crashed`) are reset by
 :meth:`begin`.
@@ -42,6 +44,7 @@ if TYPE_CHECKING:
     )
 
     from deepcrawl.browser.scope import Scope
+    from deepcrawl.browser.subrequests import Subrequests
     from deepcrawl.settings import Settings
 
 __all__ = ["PageLease"]
@@ -66,6 +69,9 @@ class PageLease:
         crashed: the renderer crashed.
         poisoned: the page must not be reused (a timeout left it in an unknown state).
         inflight: requests started and not finished (counted while probing).
+        subrequests: the pool's answers to script requests (None: every request goes out).
+        answered_locally: responses the server never sent (from the store or the pool's cache),
+            counted over the lease's life.
     """
 
     page: Page
@@ -82,6 +88,8 @@ class PageLease:
     crashed: bool = False
     poisoned: bool = False
     inflight: int = 0
+    subrequests: Subrequests | None = None
+    answered_locally: int = 0
     _tasks: set[asyncio.Task[None]] = field(default_factory=set)
     _cdp: CDPSession | None = None
 
@@ -92,7 +100,13 @@ class PageLease:
         return self._cdp
 
     @classmethod
-    async def open(cls, browser: Browser, settings: Settings, scope: Scope) -> PageLease:
+    async def open(
+        cls,
+        browser: Browser,
+        settings: Settings,
+        scope: Scope,
+        subrequests: Subrequests | None = None,
+    ) -> PageLease:
         """Open a fresh context and page on ``browser`` with deepcrawl's rules installed."""
         context = await browser.new_context(
             accept_downloads=False,
@@ -102,6 +116,7 @@ class PageLease:
         )
         try:
             await context.add_init_script(script=script(_JS, "init.js"))
+            await context.add_init_script(script=script(_JS, "timers.js"))
             page = await context.new_page()
         except PlaywrightError:
             with contextlib.suppress(PlaywrightError):
@@ -113,6 +128,7 @@ class PageLease:
             settings=settings,
             scope=scope,
             refused=phrases((*settings.forms.refused_words, *settings.browser.probe_refused_words)),
+            subrequests=subrequests,
         )
         timeout_ms = settings.browser.page_timeout_s * 1000
         page.set_default_timeout(timeout_ms)
@@ -210,6 +226,10 @@ class PageLease:
         if navigation and where is None:
             self.captured.append(("popup", url))
             await route.fulfill(status=204, body="")
+            return
+        if self.subrequests is not None and (how := await self.subrequests.answer(route, request)):
+            if how in {"store", "cache"}:
+                self.answered_locally += 1
             return
         await route.continue_()
 

@@ -11,7 +11,10 @@ The pool keeps the browser healthy:
   ``memory_ceiling_mb`` of PSS (checked every ``memory_check_every`` pages);
 * every request goes through the lease's route handler (:mod:`deepcrawl.browser.lease`):
   images, fonts and media are refused, hosts outside the scope are refused, downloads are
-  refused, popups are recorded and closed, dialogs never block.
+  refused, popups are recorded and closed, dialogs never block;
+* the pages' script requests share one :class:`~deepcrawl.browser.subrequests.Subrequests`:
+  documents the crawl stored come from its store, reusable scripts and data from one memory
+  cache for the pool's life (a search index is downloaded once per crawl).
 
 The browser's temporary files live in a private folder removed at exit (NOTES.md).
 """
@@ -31,11 +34,13 @@ from deepcrawl._resource import AsyncResource
 from deepcrawl.browser.chromium import LaunchedBrowser, launch_chromium
 from deepcrawl.browser.lease import PageLease
 from deepcrawl.browser.scope import Scope
+from deepcrawl.browser.subrequests import Subrequests
 from deepcrawl.errors import BrowserCrashedError
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Iterable
 
+    from deepcrawl.browser.subrequests import DocumentStore
     from deepcrawl.settings import Settings
 
 __all__ = ["BrowserPool", "PoolStats"]
@@ -64,10 +69,19 @@ class BrowserPool(AsyncResource):
         scope: hosts pages may load from. None: the scope grows with each URL the crawler
             itself renders (:meth:`Scope.admit`); a set or a :class:`Scope`: fixed, and
             ``settings.browser.allow_hosts`` is added either way.
+        store: the crawl's stored documents, which answer the pages' script requests for them
+            (None: no store; the memory cache still serves).
     """
 
-    def __init__(self, settings: Settings, scope: Scope | Iterable[str] | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        scope: Scope | Iterable[str] | None = None,
+        *,
+        store: DocumentStore | None = None,
+    ) -> None:
         self.settings = settings
+        self.subrequests = Subrequests(settings.browser, store)
         if isinstance(scope, Scope):
             self.scope = scope
         else:
@@ -153,7 +167,9 @@ class BrowserPool(AsyncResource):
     async def _new_lease(self) -> PageLease:
         assert self._launched is not None
         try:
-            lease = await PageLease.open(self._launched.browser, self.settings, self.scope)
+            lease = await PageLease.open(
+                self._launched.browser, self.settings, self.scope, self.subrequests
+            )
         except PlaywrightError as exc:
             self._mark_dead()
             raise BrowserCrashedError(f"cannot open a browser page: {exc}") from exc

@@ -2,10 +2,11 @@
 
 The navigation waits for the response headers first (``wait_until="commit"``) so that a
 non-HTML answer or an announced oversized body is refused before Chromium spends time on it,
-then for the ``load`` event. Links come from the live DOM (anchors, areas, ``link rel=next/prev``,
-the links inside same-site iframes) with their text and DOM path. Playwright errors are
-translated here into :mod:`deepcrawl.errors`; a page that timed out or crashed is marked so the
-pool never reuses it.
+then for the ``load`` event, then for the page to stop growing (a result list a script appends
+item by item: :mod:`deepcrawl.browser.growth`). Links come from the live DOM (anchors, areas,
+``link rel=next/prev``, the links inside same-site iframes) with their text and DOM path.
+Playwright errors are translated here into :mod:`deepcrawl.errors`; a page that timed out or
+crashed is marked so the pool never reuses it.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from deepcrawl.browser._assets import script
 from deepcrawl.browser.base import FetchedPage, Link, LinkOrigin
+from deepcrawl.browser.growth import ScriptRequests, wait_until_still
 from deepcrawl.browser.scope import host_of, strip_fragment
 from deepcrawl.errors import (
     BlockedError,
@@ -168,6 +170,32 @@ async def render_page(
     lease.begin()
     started = time.monotonic()
     deadline = started + settings.browser.page_timeout_s
+    with ScriptRequests(lease.page) as requests:
+        return await _render(
+            lease,
+            url,
+            requests,
+            started=started,
+            deadline=deadline,
+            forms=forms,
+            probe=probe,
+            probe_skip=probe_skip,
+        )
+
+
+async def _render(
+    lease: PageLease,
+    url: str,
+    requests: ScriptRequests,
+    *,
+    started: float,
+    deadline: float,
+    forms: bool,
+    probe: bool,
+    probe_skip: set[str] | None,
+) -> FetchedPage:
+    """:func:`render_page` once the page's script requests are being counted."""
+    settings = lease.settings
     response = await _navigate(lease, url, deadline)
     headers = dict(response.headers)
     content_type = media_type(headers.get("content-type", "text/html"))
@@ -193,7 +221,11 @@ async def render_page(
         await page.wait_for_load_state(
             "load", timeout=max(100.0, (deadline - time.monotonic()) * 1000)
         )
+        await wait_until_still(page, settings.browser, requests, deadline=deadline)
         html = await page.content()
+        if lease.blocked_navigation is not None:  # a late redirect (a refresh) left the scope
+            lease.poisoned = True  # the tab now shows Chromium's error page
+            raise BlockedError(url, f"out of scope: {lease.blocked_navigation}")
         if len(html) > limit or len(html.encode("utf-8", "replace")) > limit:
             lease.poisoned = True
             raise BodyTooLargeError(url, f"page of over {limit} bytes")

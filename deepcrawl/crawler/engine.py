@@ -193,6 +193,7 @@ class Crawl:
             StorageError: the database fails.
         """
         from deepcrawl.browser.pool import BrowserPool
+        from deepcrawl.crawler.documents import StoredPages
         from deepcrawl.crawler.normal import NormalPhase
         from deepcrawl.crawler.setup import (
             apply_labels,
@@ -213,7 +214,8 @@ class Crawl:
         stats.requests += 1
         if (delay := ctx.robots.crawl_delay(self.start_url)) is not None:
             ctx.limiter.set_crawl_delay(host_of(self.start_url), delay)
-        async with BrowserPool(ctx.settings, self.scope) as pool:
+        store = StoredPages(ctx.repo, ctx.site.id)  # answers result pages' script requests
+        async with BrowserPool(ctx.settings, self.scope, store=store) as pool:
             found = await locate_form(ctx, pool)
             async with FormSearch(
                 pool, found.form, found.verdict, ctx.settings, allowed=ctx.robots.allowed

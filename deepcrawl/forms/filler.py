@@ -157,6 +157,7 @@ class FormFiller:
         )
         pages: list[ResultPage] = []
         async with self.pool.page() as lease:
+            local = lease.answered_locally
             with Traffic(lease.page) as traffic:
                 try:
                     await self._run(lease, traffic, keyword, chosen, cap, pages, more)
@@ -167,7 +168,8 @@ class FormFiller:
                 except PlaywrightError as exc:
                     result.outcome = "error"
                     result.error = str(translate(exc, lease.page.url, lease))
-                result.requests = traffic.responses
+                # what reached the server: answers from the store or the pool's cache are free
+                result.requests = traffic.responses - (lease.answered_locally - local)
                 result.data_urls = [u for u in traffic.data_urls if carries(u, keyword)]
         result.elapsed_s = time.monotonic() - started
         if pages:
@@ -183,6 +185,7 @@ class FormFiller:
         pages: list[ResultPage] = []
         error: str | None = None
         async with self.pool.page() as lease:
+            local = lease.answered_locally
             with Traffic(lease.page) as traffic:
                 try:
                     await self._run(lease, traffic, word, {}, 1, pages)
@@ -190,7 +193,7 @@ class FormFiller:
                     error = str(exc)
                 except PlaywrightError as exc:
                     error = str(translate(exc, lease.page.url, lease))
-                self.overhead_requests += traffic.responses
+                self.overhead_requests += traffic.responses - (lease.answered_locally - local)
         self.judge.learn_baseline(
             word, pages[0] if pages else None, self._form_keys or set(), error
         )

@@ -2,7 +2,8 @@
 
 ``init.js`` runs before every document's own scripts (dialogs, ``window.open``, navigation
 capture while probing); ``links.js`` lists a document's links; ``probe.js`` finds and drives the
-clickable elements probing touches.
+clickable elements probing touches; ``timers.js`` counts a document's pending short timers (the
+growth wait, :mod:`deepcrawl.browser.growth`).
 """
 
 from __future__ import annotations
