@@ -391,6 +391,9 @@ class CrawlSettings(_Section):
     like: tuple[str, ...] = ()
     """Example URLs of wanted pages (``--like``); a path (``/book/1``) is resolved against the
     start URL. Empty and no labels: ask the user (or, with ``auto_label``, guess)."""
+    max_url_length: int = 2048
+    """Longest start or ``--like`` URL a crawl accepts (the store keeps start URLs up to this
+    length; 2,048 is also the sitemaps protocol's limit and what every browser handles)."""
     auto_label: bool = False
     """Without labels, mark as relevant the prototype holding most result links (what
     ``deepcrawl bench --strategy deepcrawl`` does, as it cannot ask anyone)."""
