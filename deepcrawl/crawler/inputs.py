@@ -19,6 +19,7 @@ forbids …" or "the page has no form" after the browser started.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit, urlunsplit
@@ -36,6 +37,8 @@ if TYPE_CHECKING:
 __all__ = ["CrawlInputs", "check_inputs", "check_start_page", "check_url"]
 
 _SCHEMES = frozenset({"http", "https"})
+#: Dot-separated labels of letters, digits, ``-`` and ``_`` (an IPv4 address is one too).
+_HOST = re.compile(r"[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?")
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +84,8 @@ def check_url(url: str, *, max_length: int = 2048, what: str = "URL") -> str:
         host = ascii_host(parts.hostname)
     except ValueError as exc:
         raise InvalidURLError(url, f"the {what}'s host: {exc}") from exc
+    if ":" not in host and not _HOST.fullmatch(host):  # an IPv6 literal has colons
+        raise InvalidURLError(url, f"the {what}'s host {host!r} is no valid host name")
     userinfo, at, _hostport = parts.netloc.rpartition("@")
     port = f":{parts.port}" if parts.port is not None else ""
     if ":" in host:  # an IPv6 literal
