@@ -50,6 +50,7 @@ _SUFFIXES: Final[dict[str, tuple[str, ...]]] = {
 _NOT_PLURAL: Final = ("ss", "us", "is")
 #: Shortest stem left; Italian's vowel endings need one more letter (``page`` is no ``paga``).
 _MIN_STEM: Final[dict[str, int]] = {"it": 4}
+_CACHE_SIZE = 65536
 
 
 def words(text: str) -> list[str]:
@@ -106,6 +107,8 @@ class SafetyRule:
                 if stems and all(stems != other for other, _ in known):
                     known.append((stems, entry))
         self._not_actions = tuple(tuple(words(p)) for p in NOT_ACTIONS)
+        # The same paths, query pairs and link texts come back on every page of a site.
+        self._first = lru_cache(maxsize=_CACHE_SIZE)(self._first_match)
 
     def with_trusted(self, trusted: Callable[[str], bool]) -> SafetyRule:
         """The same rule, exempting the URLs ``trusted`` accepts."""
@@ -156,16 +159,23 @@ class SafetyRule:
         return self.reason(url, text) is None
 
     def _match(self, toks: Sequence[str]) -> str | None:
+        return self._first(tuple(toks))
+
+    def _first_match(self, toks: tuple[str, ...]) -> str | None:
         return next(self._matches(toks), None)
 
     def _matches(self, toks: Sequence[str]) -> Iterator[str]:
         if not toks:
             return
-        masked = _phrase_spans(toks, self._not_actions)
+        masked: set[int] | None = None
         for language, index in self._index.items():
             stems = [_stem(t, language) for t in toks]
             for start, first in enumerate(stems):
                 for phrase, entry in index.get(first, ()):
                     end = start + len(phrase)
-                    if tuple(stems[start:end]) == phrase and masked.isdisjoint(range(start, end)):
+                    if tuple(stems[start:end]) != phrase:
+                        continue
+                    if masked is None:
+                        masked = _phrase_spans(toks, self._not_actions)
+                    if masked.isdisjoint(range(start, end)):
                         yield entry
