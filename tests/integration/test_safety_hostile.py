@@ -34,6 +34,7 @@ def _deepcrawl(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
         "DEEPCRAWL_STORAGE__BODIES_DIR": str(tmp_path / "bodies"),
         "DEEPCRAWL_POLITENESS__REQUESTS_PER_SECOND": "0",
         "DEEPCRAWL_BROWSER__MEMORY_CHECK_EVERY": "0",
+        "DEEPCRAWL_LINKS__NAVIGATE_MAX_REQUESTS": "60",  # enough to browse every category
     }
     return subprocess.run(
         [sys.executable, "-m", "deepcrawl", *args],
@@ -53,7 +54,7 @@ def _hostile_requests(server: FixtureServer) -> list[str]:
 
 @pytest.fixture
 def hostile(fixture_server: Callable[..., FixtureServer]) -> FixtureServer:
-    server = fixture_server("hostile", records=60, seed=3)
+    server = fixture_server("hostile", records=40, seed=3)
     server.reset_stats()
     return server
 
@@ -85,9 +86,9 @@ def test_crawl_requests_nothing_hostile(
 ) -> None:
     db = f"sqlite:///{tmp_path / 'crawl.db'}"
     args = ["crawl", hostile.url + "/", "--like", "/book/1", "--db", db, "--out", "out"]
-    done = _deepcrawl(tmp_path, *args, "--max-queries", "15", *(["--navigate"] if navigate else []))
+    done = _deepcrawl(tmp_path, *args, "--max-queries", "8", *(["--navigate"] if navigate else []))
     assert done.returncode == 0, done.stderr
-    assert (tmp_path / "out" / "pages.jsonl").read_text().count("\n") > 10
+    assert (tmp_path / "out" / "pages.jsonl").read_text().count("\n") >= 5
     if navigate:
         assert hostile.stats()["by_kind"].get("category", 0) > 0  # the strategy browsed
     assert _hostile_requests(hostile) == []
