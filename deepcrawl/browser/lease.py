@@ -62,7 +62,10 @@ class PageLease:
         page: the Playwright page.
         context: its own browser context.
         served: pages fetched with it so far.
-        rule: the safety rule requests and probed elements are judged by.
+        rule: the safety rule every request is judged by (URL and link text).
+        click_rule: the stricter rule probed elements are judged by (the request rule's words
+            plus ``forms.refused_words`` and ``browser.probe_refused_words``: a click may
+            submit or post where following a link only reads).
         probing: True while JS link probing runs (navigations are captured, POSTs refused).
         own_navigation: a URL the crawler itself navigates to while probing (restores).
         captured: ``(how, url)`` navigations captured since :meth:`begin` (``route``,
@@ -79,6 +82,7 @@ class PageLease:
     settings: Settings
     scope: Scope
     rule: SafetyRule
+    click_rule: SafetyRule
     served: int = 0
     probing: bool = False
     own_navigation: str | None = None
@@ -118,7 +122,10 @@ class PageLease:
             context=context,
             settings=settings,
             scope=scope,
-            rule=SafetyRule((*settings.forms.refused_words, *settings.browser.probe_refused_words)),
+            rule=SafetyRule(),
+            click_rule=SafetyRule(
+                (*settings.forms.refused_words, *settings.browser.probe_refused_words)
+            ),
         )
         timeout_ms = settings.browser.page_timeout_s * 1000
         page.set_default_timeout(timeout_ms)

@@ -179,7 +179,7 @@ class _Prober:
         )
         cands: list[dict[str, Any]] = []
         for cand in found:
-            phrase = self.lease.rule.text_reason(cand["words"])
+            phrase = self.lease.click_rule.text_reason(cand["words"])
             if phrase is None:
                 cand["gen"] = self.generation
                 cands.append(cand)

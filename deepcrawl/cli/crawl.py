@@ -219,7 +219,8 @@ def crawl(
 
     checked = check_inputs(start_url, settings, like=like or [], labels=labels)
     start_url = checked.start_url
-    asyncio.run(check_start_page(start_url, settings))
+    if not resume:  # a stored crawl's start page was looked at when it began
+        asyncio.run(check_start_page(start_url, settings))
     try:
         report = asyncio.run(
             _run(start_url, settings, like=list(checked.like), labels=labels, resume=resume,
