@@ -58,7 +58,7 @@ class CrawlInputs:
 
 
 def check_url(url: str, *, max_length: int = 2048, what: str = "URL") -> str:
-    """``url`` checked and with its host in ASCII (punycode for an internationalised one).
+    """``url`` checked, as given but for an internationalised host, which becomes punycode.
 
     Args:
         url: an absolute URL.
@@ -86,12 +86,12 @@ def check_url(url: str, *, max_length: int = 2048, what: str = "URL") -> str:
         raise InvalidURLError(url, f"the {what}'s host: {exc}") from exc
     if ":" not in host and not _HOST.fullmatch(host):  # an IPv6 literal has colons
         raise InvalidURLError(url, f"the {what}'s host {host!r} is no valid host name")
+    if parts.hostname.isascii():  # as given: the store knows earlier crawls by this spelling
+        return text
     userinfo, at, _hostport = parts.netloc.rpartition("@")
     port = f":{parts.port}" if parts.port is not None else ""
-    if ":" in host:  # an IPv6 literal
-        host = f"[{host}]"
     netloc = f"{userinfo}{at}{host}{port}"
-    return urlunsplit((parts.scheme.lower(), netloc, parts.path or "/", parts.query, ""))
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
 def _same_host(url: str, start_url: str, what: str) -> None:
