@@ -105,13 +105,10 @@ class BrowserSettings(_Section):
     """Longest wait, after a probe action, for the requests it started to finish."""
     probe_max_restores: int = 15
     """Reloads allowed per page to get back to a DOM state during probing."""
-    probe_refused_words: tuple[str, ...] = (
-        "sign out", "signout", "log off", "logoff", "deactivate", "destroy", "erase", "purge",
-        "close account", "cancel subscription", "trash", "unfollow", "vote", "add to",
-        "wishlist",
-    )  # fmt: skip
-    """Words that keep probing away from an element or a request, on top of
-    ``forms.refused_words`` (clicking is riskier than submitting a vetted form)."""
+    probe_refused_words: tuple[str, ...] = ("vote", "add to", "wishlist")
+    """Words that keep probing away from an element or a request, on top of the request rule's
+    (:mod:`deepcrawl.safety`) and ``forms.refused_words`` (clicking is riskier than following a
+    link)."""
     store_documents: bool = True
     """Answer a page script's fetch/XHR of a document the crawl already stored from the store,
     not the network (a client-side search fetches every result's page to build a snippet)."""
@@ -176,13 +173,13 @@ class FormSettings(_Section):
     domain_threshold: float = 0.5
     """Probability above which the domain classifier calls a searchable form in domain."""
     refused_words: tuple[str, ...] = (
-        "login", "log in", "logout", "log out", "sign in", "sign up", "signin", "signup",
-        "register", "registration", "password", "subscribe", "newsletter", "checkout", "cart",
-        "basket", "buy", "order", "purchase", "pay", "delete", "remove", "unsubscribe",
-        "comment", "post", "reply", "contact",
+        "login", "log in", "sign in", "signin", "sign up", "signup", "register",
+        "registration", "password", "newsletter", "comment", "post", "reply", "contact",
     )  # fmt: skip
-    """Words that mark a form or a clickable element as account-changing or destructive: such
-    forms are never submitted, such elements never clicked. Extend with care."""
+    """Words that mark a form or a clickable element as account-changing, on top of the request
+    rule's (:mod:`deepcrawl.safety`: logout, delete, cart, order … in seven languages): such
+    forms are never submitted, such elements never clicked. Following a link that reads so is
+    harmless (a login page), so links are judged by the request rule alone. Extend with care."""
     model_cache_dir: Path | None = None
     """Where fitted critic models are cached (one file per deepcrawl, scikit-learn and corpus
     version). None: ``~/.cache/deepcrawl``."""
@@ -440,6 +437,9 @@ class CrawlSettings(_Section):
     like: tuple[str, ...] = ()
     """Example URLs of wanted pages (``--like``); a path (``/book/1``) is resolved against the
     start URL. Empty and no labels: ask the user (or, with ``auto_label``, guess)."""
+    max_url_length: int = 2048
+    """Longest start or ``--like`` URL a crawl accepts (the store keeps start URLs up to this
+    length; 2,048 is also the sitemaps protocol's limit and what every browser handles)."""
     auto_label: bool = False
     """Without labels, mark as relevant the prototype holding most result links (what
     ``deepcrawl bench --strategy deepcrawl`` does, as it cannot ask anyone)."""

@@ -7,6 +7,10 @@ with its content type and an empty body). httpx exceptions are translated into
 :mod:`deepcrawl.errors` here. Links carry the same text and DOM path as the browser's
 (:mod:`deepcrawl.browser.js.links` follows lxml's ``getpath``), forms come from
 :func:`deepcrawl.forms.static.parse_forms`.
+
+``localhost`` and every ``*.localhost`` name connect to the loopback address, as in Chromium
+(RFC 6761, section 6.3: such names are never looked up), so both fetchers reach the same
+server for ``http://bücher.localhost:8000/``.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import time
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
 
+import httpcore
 import httpx
 
 from deepcrawl.browser.base import FetchedPage, Fetcher, Link
@@ -34,6 +39,8 @@ from deepcrawl.forms.static import parse_forms, parse_html
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
+    from httpcore import AsyncNetworkStream
+    from httpcore._backends.base import SOCKET_OPTION
     from lxml.html import HtmlElement
 
     from deepcrawl.settings import Settings
@@ -130,6 +137,55 @@ def _decode(body: bytes, declared: str | None) -> str:
         return body.decode("utf-8", errors="replace")
 
 
+class _LoopbackNames(httpcore.AsyncNetworkBackend):
+    """httpcore's network backend with ``localhost`` and ``*.localhost`` on 127.0.0.1."""
+
+    def __init__(self) -> None:
+        self._backend = httpcore.AnyIOBackend()
+
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[SOCKET_OPTION] | None = None,
+    ) -> AsyncNetworkStream:
+        if host == "localhost" or host.endswith(".localhost"):
+            host = "127.0.0.1"
+        return await self._backend.connect_tcp(
+            host, port, timeout=timeout, local_address=local_address, socket_options=socket_options
+        )
+
+    async def connect_unix_socket(
+        self,
+        path: str,
+        timeout: float | None = None,
+        socket_options: Iterable[SOCKET_OPTION] | None = None,
+    ) -> AsyncNetworkStream:
+        return await self._backend.connect_unix_socket(
+            path, timeout=timeout, socket_options=socket_options
+        )
+
+    async def sleep(self, seconds: float) -> None:
+        await self._backend.sleep(seconds)
+
+
+def _transport(max_connections: int) -> httpx.AsyncHTTPTransport:
+    """httpx's transport over :class:`_LoopbackNames` (httpx takes no backend of its own: its
+    connection pool is rebuilt with the same TLS context and limits)."""
+    transport = httpx.AsyncHTTPTransport(limits=httpx.Limits(max_connections=max_connections))
+    pool = transport._pool
+    transport._pool = httpcore.AsyncConnectionPool(
+        ssl_context=pool._ssl_context,
+        max_connections=pool._max_connections,
+        max_keepalive_connections=pool._max_keepalive_connections,
+        keepalive_expiry=pool._keepalive_expiry,
+        network_backend=_LoopbackNames(),
+    )
+    return transport
+
+
 class HttpFetcher(Fetcher):
     """Fetch pages over plain HTTP.
 
@@ -162,7 +218,7 @@ class HttpFetcher(Fetcher):
             timeout=httpx.Timeout(http.timeout_s),
             follow_redirects=True,
             max_redirects=http.max_redirects,
-            limits=httpx.Limits(max_connections=http.max_connections),
+            transport=_transport(http.max_connections),
             event_hooks={"request": [self._check_scope]},
         )
 

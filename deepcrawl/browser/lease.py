@@ -4,10 +4,13 @@ A :class:`PageLease` is what :meth:`BrowserPool.page` lends. Its route handler s
 request the page (or a popup of it) makes and decides:
 
 * images, fonts and media (``browser.block_resources``) → refused;
-* while probing: any non-GET request → refused (a probe never POSTs); any request whose URL
-  reads as destructive → refused; any navigation other than the crawler's own → recorded and
-  answered with an empty 204, which leaves the page where it is (``route.abort`` does not:
-  NOTES.md);
+* while probing: any non-GET request → refused (a probe never POSTs); any request the safety
+  rule (:class:`~deepcrawl.safety.SafetyRule`) refuses, whatever its method → refused (a
+  navigation among them answered with an empty 204, which leaves the page where it is —
+  ``route.abort`` does not: NOTES.md); any other navigation than the crawler's own → recorded
+  and answered with 204;
+* at any time: a script's request (``fetch``, XHR, beacon, event source, web socket) the safety
+  rule refuses → refused;
 * a host outside the scope → refused (a refused main-frame navigation is remembered, so the
   fetch can say "blocked" rather than "network error");
 * a popup's navigation → recorded and answered with 204; the popup is closed;
@@ -28,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from playwright.async_api import Error as PlaywrightError
 
 from deepcrawl.browser._assets import script
-from deepcrawl.browser.safety import phrases, refused_phrase
+from deepcrawl.safety import SafetyRule
 
 if TYPE_CHECKING:
     from collections.abc import Coroutine
@@ -50,6 +53,8 @@ if TYPE_CHECKING:
 __all__ = ["PageLease"]
 
 _JS = "deepcrawl.browser.js"
+#: Resource types of the requests a page's scripts make (judged by the safety rule always).
+_SCRIPTED = frozenset({"fetch", "xhr", "ping", "eventsource", "websocket"})
 
 
 @dataclass(eq=False)
@@ -60,6 +65,10 @@ class PageLease:
         page: the Playwright page.
         context: its own browser context.
         served: pages fetched with it so far.
+        rule: the safety rule every request is judged by (URL and link text).
+        click_rule: the stricter rule probed elements are judged by (the request rule's words
+            plus ``forms.refused_words`` and ``browser.probe_refused_words``: a click may
+            submit or post where following a link only reads).
         probing: True while JS link probing runs (navigations are captured, POSTs refused).
         own_navigation: a URL the crawler itself navigates to while probing (restores).
         captured: ``(how, url)`` navigations captured since :meth:`begin` (``route``,
@@ -78,7 +87,8 @@ class PageLease:
     context: BrowserContext
     settings: Settings
     scope: Scope
-    refused: list[list[str]]
+    rule: SafetyRule
+    click_rule: SafetyRule
     served: int = 0
     probing: bool = False
     own_navigation: str | None = None
@@ -127,7 +137,10 @@ class PageLease:
             context=context,
             settings=settings,
             scope=scope,
-            refused=phrases((*settings.forms.refused_words, *settings.browser.probe_refused_words)),
+            rule=SafetyRule(),
+            click_rule=SafetyRule(
+                (*settings.forms.refused_words, *settings.browser.probe_refused_words)
+            ),
             subrequests=subrequests,
         )
         timeout_ms = settings.browser.page_timeout_s * 1000
@@ -209,14 +222,22 @@ class PageLease:
                 self.blocked.append((request.method, url, "probe sends no " + request.method))
                 await route.abort("blockedbyclient")
                 return
-            if navigation and where is not False and url != self.own_navigation:
+            own = url == self.own_navigation
+            if not own and (why := self.rule.reason(url)):
+                self.blocked.append((request.method, url, why))
+                if navigation and where is not False:
+                    await route.fulfill(status=204, body="")
+                else:
+                    await route.abort("blockedbyclient")
+                return
+            if navigation and where is not False and not own:
                 self.captured.append(("route" if where else "popup", url))
                 await route.fulfill(status=204, body="")
                 return
-            if url != self.own_navigation and (why := refused_phrase(url, self.refused)):
-                self.blocked.append((request.method, url, f"reads as {why!r}"))
-                await route.abort("blockedbyclient")
-                return
+        elif request.resource_type in _SCRIPTED and (why := self.rule.reason(url)):
+            self.blocked.append((request.method, url, why))
+            await route.abort("blockedbyclient")
+            return
         if not self.scope.allows(url):
             self.blocked.append((request.method, url, "out of scope"))
             if navigation and where:

@@ -16,9 +16,10 @@ When an action changes the DOM, the new state is explored depth-first up to
 away and pressing Escape, or else by reloading and replaying the actions that led there. At the
 end the page is the same page at the same URL (reloaded if needed).
 
-Safety: elements whose words read as destructive or account-changing are never touched, a probe
-never sends a non-GET request, and no request whose URL reads so is sent while probing
-(:mod:`deepcrawl.browser.lease`).
+Safety: elements whose words (text and attributes) the safety rule (:mod:`deepcrawl.safety`)
+refuses are never touched; a probe never sends a non-GET request, nor any request the rule
+refuses, whatever its method (:mod:`deepcrawl.browser.lease`); a navigation or popup URL a click
+produced is judged with the element's text before it becomes a link.
 """
 
 from __future__ import annotations
@@ -173,17 +174,17 @@ class _Prober:
         return value
 
     async def candidates(self) -> list[dict[str, Any]]:
-        found: dict[str, Any] = await self.page.evaluate(
-            "a => window.__dcProbe.candidates(a)",
-            {"refused": self.lease.refused, "max": self.settings.probe_max_elements},
+        found: list[dict[str, Any]] = await self.page.evaluate(
+            "a => window.__dcProbe.candidates(a)", {"max": self.settings.probe_max_elements}
         )
-        for path, text, phrase in found["refused"]:
-            entry = (path, text, phrase)
-            if entry not in self.report.refused:
+        cands: list[dict[str, Any]] = []
+        for cand in found:
+            phrase = self.lease.click_rule.text_reason(cand["words"])
+            if phrase is None:
+                cand["gen"] = self.generation
+                cands.append(cand)
+            elif (entry := (cand["path"], cand["text"], phrase)) not in self.report.refused:
                 self.report.refused.append(entry)
-        cands: list[dict[str, Any]] = found["candidates"]
-        for cand in cands:
-            cand["gen"] = self.generation
         cands.sort(key=lambda c: not c["visible"])  # visible first, keeps document order
         return cands
 
@@ -221,6 +222,9 @@ class _Prober:
         if url in self.seen:
             return
         self.seen.add(url)
+        if why := self.lease.rule.reason(url, text):  # a captured navigation or popup, unsent
+            self.lease.blocked.append(("GET", url, why))
+            return
         self.report.links.append(Link(url=url, text=text, origin="probe", dom_path=path))
 
     def harvest(self, state: dict[str, Any], cand: dict[str, Any] | None) -> None:

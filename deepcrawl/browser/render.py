@@ -248,7 +248,7 @@ async def _render(
     links.extend(
         Link(url=strip_fragment(u), text="", origin="probe")
         for how, u in lease.captured
-        if how == "popup" and u.startswith("http")
+        if how == "popup" and u.startswith("http") and lease.rule.allows(u)
     )
     return FetchedPage(
         url=url,

@@ -5,13 +5,18 @@ allows (a CDN). The browser enforces it on every request a page makes (a script,
 navigation a probe triggers); the HTTP fetcher enforces it on the URL asked for. A scope entry
 ``host:port`` matches that exact origin's host and port, ``host`` matches the host on any port,
 and ``.example.com`` matches ``example.com`` and all its subdomains.
+
+Hosts are compared in their ASCII form: an internationalised name (``bücher.example``) is
+turned into punycode (``xn--bcher-kva.example``, RFC 3490), the form Chromium and httpx send.
 """
 
 from __future__ import annotations
 
 from urllib.parse import urldefrag, urlsplit
 
-__all__ = ["Scope", "host_of", "strip_fragment"]
+import idna
+
+__all__ = ["Scope", "ascii_host", "host_of", "strip_fragment"]
 
 _LOCAL_SCHEMES = frozenset({"data", "blob", "about", "chrome-error"})
 
@@ -21,16 +26,33 @@ def strip_fragment(url: str) -> str:
     return urldefrag(url)[0]
 
 
+def ascii_host(name: str) -> str:
+    """A host name in ASCII, lower-cased: punycode for an internationalised one.
+
+    Raises:
+        ValueError: the name is no valid internationalised domain name.
+    """
+    name = name.lower()
+    if name.isascii():
+        return name
+    try:  # UTS 46 as browsers and httpx apply it (``ß`` stays ``ß``, not ``ss``)
+        return idna.encode(name, uts46=True).decode("ascii")
+    except (idna.IDNAError, UnicodeError) as exc:
+        raise ValueError(f"{name!r} is not a valid domain name ({exc})") from exc
+
+
 def host_of(url: str) -> str:
-    """``host:port`` of an http(s) URL (port only when explicit), lower-cased; '' otherwise."""
+    """``host:port`` of an http(s) URL (port only when explicit), lower-cased, the host in
+    ASCII (punycode); '' otherwise."""
     try:
         parts = urlsplit(url)
         port = parts.port
+        host = ascii_host(parts.hostname or "")
     except ValueError:
         return ""
-    if parts.scheme not in {"http", "https"} or not parts.hostname:
+    if parts.scheme not in {"http", "https"} or not host:
         return ""
-    return f"{parts.hostname}:{port}" if port else parts.hostname
+    return f"{host}:{port}" if port else host
 
 
 class Scope:
@@ -60,6 +82,10 @@ class Scope:
             return
         if "://" in entry:
             entry = host_of(entry)
+        elif not entry.isascii():
+            name, colon, port = entry.rpartition(":") if ":" in entry else (entry, "", "")
+            dot = "." if name.startswith(".") else ""
+            entry = dot + ascii_host(name.lstrip(".")) + colon + port
         if entry.startswith("."):
             self._suffixes.add(entry)
         elif ":" in entry:

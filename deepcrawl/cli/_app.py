@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
 
-__all__ = ["app", "console", "err_console"]
+if TYPE_CHECKING:
+    from deepcrawl.storage import Repository
+
+__all__ = ["app", "console", "err_console", "warn_bad_sites"]
 
 app = typer.Typer(
     name="deepcrawl",
@@ -28,3 +32,13 @@ def _width() -> int | None:
 console = Console(soft_wrap=True, width=_width())
 #: Progress, warnings and errors go to stderr.
 err_console = Console(stderr=True, soft_wrap=True)
+
+
+def warn_bad_sites(repo: Repository) -> None:
+    """One warning line on stderr for each site row the repository could not read."""
+    for site_id, problem in repo.bad_sites():
+        err_console.print(
+            f"warning: site {site_id} is unreadable and left out ({problem})",
+            markup=False,
+            highlight=False,
+        )

@@ -214,10 +214,17 @@ def crawl(
         crawl={"max_pages": max_pages, "scope_prefix": scope_prefix, "navigate": navigate or None},
         links={"navigate_strategy": strategy, "discovery_strategy": strategy},
     )
+    # Every input is checked before the store is opened, the browser started or a query sent.
+    from deepcrawl.crawler.inputs import check_inputs, check_start_page
+
+    checked = check_inputs(start_url, settings, like=like or [], labels=labels)
+    start_url = checked.start_url
+    if not resume:  # a stored crawl's start page was looked at when it began
+        asyncio.run(check_start_page(start_url, settings))
     try:
         report = asyncio.run(
-            _run(start_url, settings, like=like or [], labels=labels, resume=resume, out=out,
-                 warc=warc)
+            _run(start_url, settings, like=list(checked.like), labels=labels, resume=resume,
+                 out=out, warc=warc)
         )  # fmt: skip
     except KeyboardInterrupt:
         err_console.print(

@@ -202,7 +202,8 @@ def label(
     with Repository.open(settings.storage.url, settings.storage) as repo:
         session = _session(repo, site, settings, relearn=relearn)
         if labels_file is not None or like:
-            for entry in read_labels_file(labels_file) if labels_file is not None else []:
+            base = repo.find_site(site).start_url  # a relative 'like' is a path of the site
+            for entry in read_labels_file(labels_file, base=base) if labels_file else []:
                 for p, name, relevant in session.apply([entry]):
                     _said(p, name, relevant)
             for url in like or []:

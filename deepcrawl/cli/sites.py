@@ -6,7 +6,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from deepcrawl.cli._app import app, console
+from deepcrawl.cli._app import app, console, warn_bad_sites
 from deepcrawl.settings import load_settings
 from deepcrawl.storage import Repository
 
@@ -22,6 +22,7 @@ def sites(
     settings = load_settings(storage={"url": db})
     with Repository.open(settings.storage.url, settings.storage) as repo:
         summaries = repo.site_summaries()
+        warn_bad_sites(repo)
     if json_out:
         print(json.dumps([s.model_dump(mode="json") for s in summaries], indent=2))
         return

@@ -6,7 +6,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from deepcrawl.cli._app import app, console
+from deepcrawl.cli._app import app, console, warn_bad_sites
 from deepcrawl.settings import load_settings
 from deepcrawl.storage import Repository
 
@@ -26,6 +26,7 @@ def status(
     heartbeat_s = settings.crawl.heartbeat_s
     with Repository.open(settings.storage.url, settings.storage) as repo:
         chosen = [repo.find_site(site)] if site is not None else repo.sites()
+        warn_bad_sites(repo)
         found = [crawl_status(repo, s, heartbeat_s=heartbeat_s) for s in chosen]
     if json_out:
         data = [

@@ -69,6 +69,7 @@ class BreadthFirst(Strategy):
                     parts.scheme in {"http", "https"}
                     and parts.netloc == host
                     and target not in seen
+                    and self.safe(target, link.text)
                 ):
                     seen.add(target)
                     if robots.allowed(target):

@@ -34,10 +34,11 @@ from deepcrawl.browser.scope import Scope, host_of
 from deepcrawl.crawler.context import CrawlContext, CrawlStats
 from deepcrawl.crawler.coordination import CrawlSeat
 from deepcrawl.crawler.deliver import QueueSink
+from deepcrawl.crawler.inputs import check_url
 from deepcrawl.crawler.politeness import make_limiter
 from deepcrawl.crawler.robots import RobotsPolicy
 from deepcrawl.crawler.state import CrawlState
-from deepcrawl.errors import ConfigError, InvalidURLError
+from deepcrawl.errors import ConfigError
 from deepcrawl.settings import Settings, load_settings
 from deepcrawl.storage import Repository
 
@@ -85,7 +86,7 @@ class Crawl:
         on_fetch: called with every wanted page fetched.
 
     Raises:
-        InvalidURLError: ``start_url`` is not an http(s) URL.
+        InvalidURLError: ``start_url`` is not an http(s) URL with a host, or is too long.
     """
 
     def __init__(
@@ -101,10 +102,11 @@ class Crawl:
         progress: Callable[[CrawlStats], None] | None = None,
         on_fetch: Sequence[Callable[[FetchedPage], None]] = (),
     ) -> None:
-        if not host_of(start_url):
-            raise InvalidURLError(start_url, "the start URL must be an http(s) URL with a host")
-        self.start_url = start_url
         self.settings = settings or load_settings()
+        # one spelling of the start URL (an IDN host in punycode) for scope, robots and storage
+        self.start_url = start_url = check_url(
+            start_url, max_length=self.settings.crawl.max_url_length, what="start URL"
+        )
         self.like = [*self.settings.crawl.like, *like]
         self.labels_file = labels_file
         self.resume = resume

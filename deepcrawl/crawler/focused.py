@@ -11,7 +11,8 @@ critic of ACHE and the apprentice, the validator of xCrawl. Two jobs use them:
 
 :class:`FocusedStrategy` holds the target and the crawl's bookkeeping; :class:`PoliteSession`
 fetches for it like :class:`~deepcrawl.crawler.bfs.BreadthFirst` does: robots.txt rules and
-Crawl-delay, the per-host rate and concurrency, the request budget, failures recorded.
+Crawl-delay, the per-host rate and concurrency, the request budget, failures recorded, and
+no link the strategy's safety rule refuses.
 """
 
 from __future__ import annotations
@@ -135,8 +136,13 @@ class PoliteSession:
         )
 
     async def fetch_many(self, urls: Sequence[str]) -> list[FetchedPage]:
-        """Fetch up to the budget of ``urls`` concurrently; failures are recorded, not raised."""
-        chosen = list(urls)[: max(0, self.budget)]
+        """Fetch up to the budget of ``urls`` concurrently; failures are recorded, not raised.
+
+        A URL the strategy's safety rule refuses (the start URL aside: the user chose it) is
+        skipped, however it was queued.
+        """
+        safe = self.strategy.safe
+        chosen = [u for u in urls if u == self.start_url or safe(u)][: max(0, self.budget)]
         self.budget -= len(chosen)
         self.seen.update(chosen)
         slots = asyncio.Semaphore(self.concurrency)
@@ -174,7 +180,11 @@ class PoliteSession:
                 contexts.append(LinkContext(url=url, source=page.final_url, anchor=link.text))
         out: dict[str, LinkContext] = {}
         for ctx in contexts:
-            if ctx.url not in out and self.allowed(ctx.url):
+            if (
+                ctx.url not in out
+                and self.allowed(ctx.url)
+                and self.strategy.safe(ctx.url, ctx.anchor)
+            ):
                 out[ctx.url] = ctx
         return list(out.values())
 

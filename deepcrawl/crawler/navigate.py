@@ -13,7 +13,9 @@ is downloaded, through :class:`GatedFetcher`, the fetcher the strategy is given:
 * a URL a labelled prototype rejects (result pages …) is **not fetched**, nor one that only
   the learned model wants (print and export views of a record look like it);
 * any other URL is a **navigation** request, fetched only for its links —
-  ``stats.nav_requests`` counts them.
+  ``stats.nav_requests`` counts them — unless the safety rule (:mod:`deepcrawl.safety`) refuses
+  it: the strategy never follows a logout, delete or cart link (it trusts only the records of
+  a labelled kind, whose titles may read like anything).
 
 The strategy's target (its critic) is the same classifier: a page is a target when its URL is
 a wanted record's.
@@ -29,6 +31,7 @@ from deepcrawl.crawler.focused import FocusedStrategy
 from deepcrawl.crawler.strategy import STRATEGIES
 from deepcrawl.errors import ConfigError, FetchError
 from deepcrawl.frontier import NewURL
+from deepcrawl.safety import SafetyRule
 
 if TYPE_CHECKING:
     from deepcrawl.crawler.normal import NormalPhase
@@ -88,8 +91,20 @@ class NavigatePhase:
                 f"unknown strategy {self.name!r}; known: {', '.join(sorted(STRATEGIES))}"
             )
         self._in_flight = 0
+        self._safety = SafetyRule()
 
     def _strategy(self) -> Strategy:
+        strategy = self._make_strategy()
+        # A wanted record's link text is its title, and its path may be a slug of it: the
+        # records of a kind the user labelled are trusted, every other link is judged.
+        strategy.safety = strategy.safety.with_trusted(self._labelled_record)
+        return strategy
+
+    def _labelled_record(self, url: str) -> bool:
+        decision = self.normal.classifier.decide_many([url])[0]
+        return decision.relevant and decision.source == "prototype"
+
+    def _make_strategy(self) -> Strategy:
         cls = STRATEGIES[self.name]
         settings = self.ctx.settings
         if not issubclass(cls, FocusedStrategy):
@@ -140,11 +155,14 @@ class NavigatePhase:
         """Fetch a page for its links only (not stored: it is no wanted record).
 
         Raises:
-            FetchError: out of scope, disallowed by robots.txt, or the fetch failed.
+            FetchError: out of scope, refused by the safety rule, disallowed by robots.txt, or
+                the fetch failed.
         """
         ctx = self.ctx
         if not ctx.in_scope(url):
             raise FetchError(url, "out of the crawl's scope (not fetched)")
+        if url != ctx.start_url and (why := self._safety.reason(url)):
+            raise FetchError(url, f"{why} (not fetched)")
         if not ctx.robots.allowed(url) and not url.endswith("/robots.txt"):
             raise FetchError(url, "disallowed by robots.txt (not fetched)")
         ctx.stats.requests += 1

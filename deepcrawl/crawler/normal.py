@@ -41,6 +41,7 @@ from deepcrawl.crawler.setup import store_results_page
 from deepcrawl.errors import FetchError, FetchTimeoutError, NetworkError, StorageError
 from deepcrawl.frontier import NewURL, SqlFrontier
 from deepcrawl.prototypes._labelling import from_row
+from deepcrawl.safety import SafetyRule
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -139,6 +140,8 @@ class NormalPhase:
         self.on_fetch = list(on_fetch)
         self.classifier = make_classifier(ctx)
         self.label_stats = LabelStats()
+        #: Judges the links only the learned model wants (a labelled prototype vouches for its).
+        self.safety = SafetyRule()
         # the per-host cap of live leases holds across every worker process (PostgreSQL)
         cap = ctx.settings.politeness.concurrency_per_host
         self.frontier = SqlFrontier(ctx.repo.engine, ctx.site.id, host_cap=max(1, cap))
@@ -202,7 +205,11 @@ class NormalPhase:
             if on_record and decision.source != "prototype":
                 continue
             stats.add(decision)
-            if decision.relevant:
+            # A labelled prototype vouches for its records (their text is a title, which may
+            # read like anything); a link only the learned model wants is judged too.
+            if decision.relevant and (
+                decision.source == "prototype" or self.safety.allows(decision.url, text)
+            ):
                 key = canonical_url(decision.url, self._drop)
                 new.setdefault(key, NewURL(key, priority=decision.score, source=source))
                 if text:

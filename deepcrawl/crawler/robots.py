@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 
 from protego import Protego
 
+from deepcrawl.browser.scope import host_of
 from deepcrawl.errors import FetchError
 
 if TYPE_CHECKING:
@@ -67,5 +68,5 @@ class RobotsPolicy:
 
 
 def _origin(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}"
+    # the host as scope sees it (punycode for an IDN): one robots.txt however the URL spells it
+    return f"{urlsplit(url).scheme}://{host_of(url) or urlsplit(url).netloc}"

@@ -209,7 +209,7 @@ def apply_labels(
         ConfigError: a labels file entry or a ``like`` URL matches no prototype.
     """
     if labels_file is not None:
-        session.apply(read_labels_file(labels_file))
+        session.apply(read_labels_file(labels_file, base=ctx.start_url))
     for example in like:
         url = urljoin(ctx.start_url, example)
         try:

@@ -2,7 +2,9 @@
 
 A strategy decides which URLs to request and in which order; it fetches through the
 :class:`~deepcrawl.browser.base.Fetcher` it is given (so the caller controls the backend and can
-count requests) and yields every page it fetched, in fetch order. ``deepcrawl bench`` runs
+count requests) and yields every page it fetched, in fetch order. Every link it would follow is
+judged first by its :attr:`Strategy.safety` rule (URL and link text): logout, delete, cart …
+links are never requested. ``deepcrawl bench`` runs
 strategies side by side against the same fixture site; ``--strategy`` picks one for a crawl.
 """
 
@@ -10,6 +12,8 @@ from __future__ import annotations
 
 import abc
 from typing import TYPE_CHECKING, ClassVar, Literal
+
+from deepcrawl.safety import SafetyRule
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -26,6 +30,8 @@ class Strategy(abc.ABC):
     Contract:
         * ``crawl`` sends at most ``max_requests`` requests through ``fetcher`` (robots.txt
           included) and stays on the start URL's host;
+        * it requests no URL other than the start URL that :attr:`safety` refuses (judged with
+          the text of the link that led to it), and records each in :attr:`refused`;
         * it yields each fetched page once, as soon as it is fetched;
         * a :class:`~deepcrawl.errors.FetchError` for one URL is recorded and skipped, never
           raised out of ``crawl``.
@@ -41,6 +47,19 @@ class Strategy(abc.ABC):
         self.settings = settings
         #: URLs that failed, with the reason (filled as the crawl goes).
         self.failures: dict[str, str] = {}
+        #: The rule links are judged by before they are requested (the caller may replace it,
+        #: e.g. with one that trusts the records of a labelled kind).
+        self.safety = SafetyRule()
+        #: URLs not requested because :attr:`safety` refused them, with the reason.
+        self.refused: dict[str, str] = {}
+
+    def safe(self, url: str, text: str = "") -> bool:
+        """True when ``url`` (reached through a link reading ``text``) may be requested; a
+        refusal is recorded in :attr:`refused`."""
+        why = self.safety.reason(url, text)
+        if why is not None:
+            self.refused.setdefault(url, why)
+        return why is None
 
     @abc.abstractmethod
     def crawl(

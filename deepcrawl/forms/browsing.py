@@ -18,16 +18,15 @@ from playwright.async_api import Error as PlaywrightError
 
 from deepcrawl.browser._assets import script
 from deepcrawl.browser.render import collect_links
-from deepcrawl.browser.safety import refused_phrase
 from deepcrawl.browser.scope import strip_fragment
 from deepcrawl.errors import FetchTimeoutError
 from deepcrawl.forms.pagination import MORE_TEXT, NEXT_TEXT
 from deepcrawl.forms.results import Clickable, ResultPage
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
     from playwright.async_api import Page, Request, Response
+
+    from deepcrawl.safety import SafetyRule
 
 __all__ = ["Traffic", "before_action", "settle", "snapshot"]
 
@@ -205,7 +204,7 @@ async def snapshot(
     page: Page,
     *,
     status: int,
-    refused: Sequence[Sequence[str]],
+    rule: SafetyRule,
     fetched_url: str = "",
 ) -> ResultPage:
     """The page as a :class:`ResultPage`: links, short texts, and result-bringing controls.
@@ -213,8 +212,7 @@ async def snapshot(
     Args:
         page: a settled page.
         status: the status to record for it.
-        refused: refused phrases (:func:`deepcrawl.browser.safety.phrases`); a control whose text
-            reads as one is never offered for clicking.
+        rule: the safety rule; a control whose text it refuses is never offered for clicking.
         fetched_url: what to record as fetched for it (default: the page URL).
 
     Raises:
@@ -224,7 +222,7 @@ async def snapshot(
     links = await collect_links(page)
     controls: list[Clickable] = []
     for locator, text in found["controls"]:
-        if refused_phrase(text, refused):
+        if rule.text_reason(text):
             continue
         if MORE_TEXT.match(text):
             controls.append(Clickable(locator, text, "more"))

@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING
 from playwright.async_api import Error as PlaywrightError
 
 from deepcrawl.browser.render import translate
-from deepcrawl.browser.safety import phrases
 from deepcrawl.errors import FetchError, FetchTimeoutError, FormError, UnsafeFormError
 from deepcrawl.forms.browsing import Traffic, before_action, settle, snapshot
 from deepcrawl.forms.discover import discover_forms
@@ -44,6 +43,7 @@ from deepcrawl.forms.query_field import find_query_fields
 from deepcrawl.forms.results import ChromeFilter, QueryResult, ResultPage
 from deepcrawl.forms.safety import ensure_submittable
 from deepcrawl.forms.template import carries
+from deepcrawl.safety import SafetyRule
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -86,7 +86,7 @@ class FormFiller:
         """The form's chrome and nonsense-keyword baseline, against which pages are judged."""
         self.overhead_requests = 0
         """Requests spent outside queries (the nonsense-keyword baseline)."""
-        self._refused = phrases(settings.forms.refused_words)
+        self._rule = SafetyRule(settings.forms.refused_words)
         self._form_keys: set[tuple[str, str]] | None = None
         for url in (form.page_url, form.action):
             pool.scope.admit(url)
@@ -274,7 +274,7 @@ class FormFiller:
         if not navigated and data_urls:
             status = max(status, *traffic.data_statuses[mark[0] :])
         fetched = data_urls[0] if data_urls and not navigated else ""
-        return await snapshot(page, status=status, refused=self._refused, fetched_url=fetched)
+        return await snapshot(page, status=status, rule=self._rule, fetched_url=fetched)
 
     async def _open_form(self, lease: PageLease, traffic: Traffic) -> Form:
         """The live form on the lease's page, loading the form's page when needed."""

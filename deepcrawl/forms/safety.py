@@ -8,8 +8,9 @@ filling; this policy decides which forms are *allowed*, and it only ever removes
 * a form whose predicted type is login, registration, password recovery, contact, mailing list
   or order is refused;
 * a form whose action URL (when not the page's own), attributes, submit controls or
-  text-field labels contain one of ``settings.forms.refused_words`` (whole words,
-  case-insensitive) is refused.
+  text-field labels hold a word the request rule refuses (:class:`deepcrawl.safety.SafetyRule`:
+  logout, delete, cart, order … in seven languages) or one of ``settings.forms.refused_words``
+  (login, register, contact …; tokenised and stemmed the same way) is refused.
 
 The option texts and the labels of select boxes are not matched: a search form's "Sort order"
 select is no reason to refuse it. :func:`ensure_submittable` is the gate every submission path
@@ -18,18 +19,24 @@ calls; it raises :class:`~deepcrawl.errors.UnsafeFormError`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from functools import lru_cache
+from typing import TYPE_CHECKING, Final, Protocol
 
 from deepcrawl.errors import UnsafeFormError
-from deepcrawl.forms.features import action_text, tokens
+from deepcrawl.safety import SafetyRule
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Sequence
 
-    from deepcrawl.forms.critic import CriticVerdict
     from deepcrawl.forms.model import Form
 
-__all__ = ["REFUSED_FIELD_TYPES", "REFUSED_TYPES", "ensure_submittable", "refusal_reasons"]
+__all__ = [
+    "REFUSED_FIELD_TYPES",
+    "REFUSED_TYPES",
+    "Verdict",
+    "ensure_submittable",
+    "refusal_reasons",
+]
 
 #: Predicted form types that are never submitted.
 REFUSED_TYPES: Final = frozenset(
@@ -39,16 +46,29 @@ REFUSED_TYPES: Final = frozenset(
 REFUSED_FIELD_TYPES: Final = frozenset({"password", "file"})
 
 
-def _normalised(text: str) -> str:
-    return " " + " ".join(tokens(text)) + " "
+class Verdict(Protocol):
+    """What the gate reads of a critic's verdict (:class:`deepcrawl.forms.critic.CriticVerdict`)."""
+
+    @property
+    def type(self) -> str: ...
+    @property
+    def searchable(self) -> bool: ...
+    @property
+    def reasons(self) -> Sequence[str]: ...
+
+
+@lru_cache(maxsize=8)
+def _rule(refused_words: tuple[str, ...]) -> SafetyRule:
+    return SafetyRule(refused_words)
 
 
 def _matched_words(form: Form, refused_words: Iterable[str]) -> list[str]:
+    rule = _rule(tuple(refused_words))
     # A form without an action attribute submits to its own page: the page's URL says nothing
     # about the form (a search box on /login), so only an action of the form's own is matched.
     own_action = form.action.split("#")[0] != form.page_url.split("#")[0]
+    matched = [found] if own_action and (found := rule.url_reason(form.action)) else []
     parts = [
-        action_text(form.action) if own_action else "",
         form.id or "",
         form.name or "",
         " ".join(form.classes),
@@ -59,22 +79,19 @@ def _matched_words(form: Form, refused_words: Iterable[str]) -> list[str]:
         for f in form.fields[:200]
         if f.tag == "textarea" or (f.tag == "input" and f.type not in {"hidden", "checkbox"})
     )
-    haystack = _normalised(" ".join(parts))
-    matched = []
-    for word in refused_words:
-        needle = _normalised(word)
-        if needle.strip() and needle in haystack:
-            matched.append(word)
-    return matched
+    # Each part alone: words of two fields never make a phrase together.
+    matched.extend(word for part in parts for word in rule.text_matches(part))
+    return list(dict.fromkeys(matched))
 
 
-def refusal_reasons(form: Form, form_type: str, refused_words: Iterable[str]) -> list[str]:
+def refusal_reasons(form: Form, form_type: str, refused_words: Iterable[str] | None) -> list[str]:
     """Why the policy refuses ``form`` (an empty list: it does not).
 
     Args:
         form: the form.
         form_type: its predicted type.
-        refused_words: words that mark a form as account-changing or destructive.
+        refused_words: words that mark a form as account-changing or destructive, on top of the
+            request rule's; None: the form's words are not judged at all.
 
     Returns:
         Human-readable reasons, in a fixed order.
@@ -86,13 +103,13 @@ def refusal_reasons(form: Form, form_type: str, refused_words: Iterable[str]) ->
     if form_type in REFUSED_TYPES:
         article = "an" if form_type[0] in "aeiou" else "a"
         reasons.append(f"is {article} {form_type} form")
-    words = _matched_words(form, refused_words)
+    words = [] if refused_words is None else _matched_words(form, refused_words)
     if words:
         reasons.append("mentions " + ", ".join(repr(w) for w in words))
     return reasons
 
 
-def ensure_submittable(form: Form, verdict: CriticVerdict) -> None:
+def ensure_submittable(form: Form, verdict: Verdict) -> None:
     """The gate before any submission: return quietly, or raise.
 
     The password/file and form-type rules are re-checked on ``form`` itself, so a verdict that
@@ -101,7 +118,7 @@ def ensure_submittable(form: Form, verdict: CriticVerdict) -> None:
     Raises:
         UnsafeFormError: the verdict does not accept the form, or the policy refuses it.
     """
-    reasons = refusal_reasons(form, verdict.type, ())
+    reasons = refusal_reasons(form, verdict.type, None)
     if not verdict.searchable:
         reasons = [*verdict.reasons] or ["the critic does not accept it"]
     if reasons:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urljoin
 
 import yaml
 
@@ -78,29 +79,58 @@ def from_row(row: PrototypeRead) -> Prototype:
     )
 
 
-def read_labels_file(path: Path) -> list[dict[str, Any]]:
+#: The fields of a labels file entry and the type each must have.
+_LABEL_FIELDS: dict[str, tuple[type, str]] = {
+    "prototype": (str, "a prototype id (text)"),
+    "like": (str, "a URL or a path (text)"),
+    "name": (str, "a name (text)"),
+    "relevant": (bool, "true or false"),
+}
+
+
+def read_labels_file(path: Path, *, base: str | None = None) -> list[dict[str, Any]]:
     """Read a labels YAML file: a list (or ``labels:`` list) of ``prototype``/``like`` entries.
 
+    Each entry is checked against the schema: ``prototype`` (an id) or ``like`` (a URL, or a
+    path resolved against ``base`` as ``--like`` is), optional ``name`` and ``relevant``
+    (true or false), nothing else.
+
+    Args:
+        path: the file.
+        base: the crawl's start URL, against which a relative ``like`` is resolved.
+
     Raises:
-        ConfigError: the file cannot be read or an entry is malformed (the message names it).
+        ConfigError: the file is missing, cannot be read or parsed, or an entry breaks the
+            schema; the one-line message names the file, the entry and the field.
     """
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
+    except FileNotFoundError as exc:
+        raise ConfigError(f"labels file {path} does not exist") from exc
+    except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read labels file {path}: {exc}") from exc
+    except yaml.YAMLError as exc:
+        where = getattr(exc, "problem_mark", None)
+        line = f" (line {where.line + 1})" if where is not None else ""
+        raise ConfigError(f"labels file {path} is not valid YAML{line}") from exc
     if isinstance(data, dict):
         data = data.get("labels")
     if not isinstance(data, list):
         raise ConfigError(f"labels file {path}: expected a list of labels")
     entries = []
     for i, entry in enumerate(data, 1):
+        where = f"labels file {path}, entry {i}"
         if not isinstance(entry, dict) or not ({"prototype", "like"} & entry.keys()):
-            raise ConfigError(f"labels file {path}, entry {i}: needs 'prototype' or 'like'")
-        unknown = entry.keys() - {"prototype", "like", "name", "relevant"}
+            raise ConfigError(f"{where}: needs 'prototype' or 'like'")
+        unknown = entry.keys() - _LABEL_FIELDS.keys()
         if unknown:
-            raise ConfigError(f"labels file {path}, entry {i}: unknown keys {sorted(unknown)}")
-        if "relevant" in entry and not isinstance(entry["relevant"], bool):
-            raise ConfigError(f"labels file {path}, entry {i}: 'relevant' must be true or false")
+            raise ConfigError(f"{where}: unknown keys {sorted(map(str, unknown))}")
+        for key, value in entry.items():
+            kind, wanted = _LABEL_FIELDS[key]
+            if not isinstance(value, kind) or (isinstance(value, str) and not value.strip()):
+                raise ConfigError(f"{where}, field {key!r}: must be {wanted}, not {value!r}")
+        if base is not None and "like" in entry:
+            entry = {**entry, "like": urljoin(base, entry["like"].strip())}
         entries.append(entry)
     return entries
 

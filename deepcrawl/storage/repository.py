@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 from urllib.parse import urlsplit
 
+from pydantic import ValidationError
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlmodel import Session, col, func, select
 
@@ -75,6 +76,7 @@ class Repository:
         self.settings = settings or StorageSettings()
         # a server database is shared by machines: no body may live in one machine's folder
         self._inline_all = engine.dialect.name == "postgresql"
+        self._bad_sites: list[tuple[int, str]] = []
 
     @classmethod
     def open(cls, url: str | None = None, settings: StorageSettings | None = None) -> Self:
@@ -118,10 +120,26 @@ class Repository:
             return t.SiteRead.model_validate(row)
 
     def sites(self) -> list[t.SiteRead]:
-        """Every site in the database, oldest first."""
+        """Every readable site in the database, oldest first.
+
+        A row that breaks the schema (a start URL longer than the column allows, written by an
+        older deepcrawl that did not check it) is left out and listed by :meth:`bad_sites`, so
+        that one bad row does not hide the others.
+        """
         with self._guard("list sites"), self._session() as s:
             rows = s.exec(select(t.Site).order_by(col(t.Site.id))).all()
-            return [t.SiteRead.model_validate(r) for r in rows]
+        good, self._bad_sites = [], []
+        for row in rows:
+            try:
+                good.append(t.SiteRead.model_validate(row))
+            except ValidationError as exc:
+                problem = "; ".join(f"{e['loc'][0]}: {e['msg']}" for e in exc.errors())
+                self._bad_sites.append((row.id or 0, problem))
+        return good
+
+    def bad_sites(self) -> list[tuple[int, str]]:
+        """``(id, problem)`` of each site row :meth:`sites` left out last time."""
+        return list(self._bad_sites)
 
     def site_summaries(self) -> list[t.SiteSummary]:
         """Every site with counts of what is stored for it (one query per table)."""

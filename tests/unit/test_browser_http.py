@@ -1,4 +1,4 @@
-"""The plain-HTTP fetcher, the scope, the safety words and the adaptive comparison.
+"""The plain-HTTP fetcher, the scope and the adaptive comparison.
 
 The HTTP fetcher runs against a tiny local server in a thread (no browser): links with DOM
 paths like the browser's, forms from the static parser, the body limit enforced while
@@ -12,7 +12,6 @@ from collections.abc import Iterator
 import pytest
 
 from deepcrawl.browser import FetchedPage, HttpFetcher, Link, Scope, compare_pages, url_shape
-from deepcrawl.browser.safety import phrases, refused_phrase, tokens
 from deepcrawl.browser.testing import LocalSite, Reply
 from deepcrawl.errors import (
     BlockedError,
@@ -124,15 +123,6 @@ def test_scope_forms() -> None:
     grow = Scope(implicit=True)
     assert grow.admit("http://other.org/")
     assert grow.allows("http://other.org/y")
-
-
-def test_refused_words_match_whole_words() -> None:
-    refused = phrases(["log out", "delete", "post"])
-    assert tokens("btn-logOut") == ["btn", "log", "out"]
-    assert refused_phrase("class=btn-logOut", refused) == "log out"
-    assert refused_phrase("Delete all", refused) == "delete"
-    assert refused_phrase("deleted items posting", refused) is None
-    assert refused_phrase("/api/POST", refused) == "post"
 
 
 def test_url_shape_keys_prototypes() -> None:

@@ -90,6 +90,7 @@ JS_TARGETS = {
     "books": ["/new", "/bestsellers"],
     "shop": ["/deals"],
     "stacks": ["/new", "/bestsellers"],
+    "hostile": ["/new", "/bestsellers"],
     "news": ["/section/politics", "/section/business", "/section/technology", "/section/science",
              "/section/health", "/section/sports", "/section/culture", "/section/world",
              "/section/opinion", "/section/travel"],

@@ -103,13 +103,25 @@ def test_file_field_is_refused(critic: FormCritic) -> None:
 
 
 def test_refused_words_come_from_settings(critic: FormCritic, forms_settings: FormSettings) -> None:
-    html = "<form action='/search'><input name='q'><button>Search and delete</button></form>"
+    html = "<form action='/search'><input name='q'><button>Search and comment</button></form>"
     verdict = _verdict(critic, html)
     assert not verdict.searchable
-    assert "mentions 'delete'" in verdict.reasons
+    assert "mentions 'comment'" in verdict.reasons
     relaxed = load_critic(forms_settings.model_copy(update={"refused_words": ()}))
     assert relaxed.judge_one(parse_forms(html, PAGE)[0]).searchable
     assert critic.refused_words  # the shared critic was not changed
+
+
+def test_the_request_rule_words_refuse_forms_whatever_the_settings(
+    critic: FormCritic, forms_settings: FormSettings
+) -> None:
+    relaxed = load_critic(forms_settings.model_copy(update={"refused_words": ()}))
+    for button, word in (("Search and delete", "delete"), ("Warenkorb leeren", "warenkorb")):
+        html = f"<form action='/search'><input name='q'><button>{button}</button></form>"
+        verdict = relaxed.judge_one(parse_forms(html, PAGE)[0])
+        assert f"mentions {word!r}" in verdict.reasons
+    html = "<form action='/account/close'><input name='q'><button>Go</button></form>"
+    assert "mentions 'account close'" in relaxed.judge_one(parse_forms(html, PAGE)[0]).reasons
 
 
 def test_a_verdict_for_another_form_does_not_open_the_gate(critic: FormCritic) -> None:

@@ -1,16 +1,14 @@
 // deepcrawl JS link probing helpers, installed once per document as window.__dcProbe.
 // candidates(): clickable elements that are not plain links (on* handler attributes or
 //   properties, listeners found through CDP and marked in window.__dcL, ARIA roles, buttons,
-//   the top element of a cursor:pointer subtree), minus anything whose text or attributes read
-//   as destructive or account-changing (the refused phrases), minus form fields.
+//   the top element of a cursor:pointer subtree), minus form fields; each with its words (text
+//   and attributes), which the safety rule judges in Python before anything is touched.
 // point(i): scroll candidate i into view; its centre if a real mouse would hit it, else null.
 // synthetic(i, kind): dispatch hover or click events directly (hidden or covered elements).
 // signature(): a hash of the body's markup, to tell DOM states apart.
 (() => {
   if (window.__dcProbe) return;
   const collapse = (s) => (s || "").replace(/\s+/g, " ").trim();
-  const tokens = (s) =>
-    (s || "").replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
   const HANDLERS = ["onclick", "onmousedown", "onmouseup", "onmouseover", "onmouseenter",
     "ondblclick", "onpointerdown", "onpointerup"];
   const ROLES = new Set(["button", "link", "menuitem", "menuitemcheckbox", "menuitemradio", "tab",
@@ -32,18 +30,7 @@
       parts.push(attr.name.startsWith("data-") ? attr.name.slice(5) : "", attr.value);
     }
     if (el.value && typeof el.value === "string") parts.push(el.value);
-    return tokens(parts.join(" "));
-  };
-  const refusedBy = (el, refused) => {
-    const toks = words(el);
-    for (const phrase of refused) {
-      for (let i = 0; i + phrase.length <= toks.length; i++) {
-        let ok = true;
-        for (let j = 0; j < phrase.length; j++) if (toks[i + j] !== phrase[j]) { ok = false; break; }
-        if (ok) return phrase.join(" ");
-      }
-    }
-    return null;
+    return collapse(parts.join(" ")).slice(0, 2000);
   };
   const submitsForm = (el) => {
     const tag = el.localName;
@@ -73,7 +60,6 @@
       return parts.reverse().join("/");
     },
     candidates(args) {
-      const refused = args.refused || [];
       const found = new Map();
       const add = (el, reason) => {
         if (!el || found.has(el) || SKIP_TAGS.has(el.localName)) return;
@@ -102,7 +88,6 @@
         }
       }
       const out = [];
-      const refusals = [];
       for (const [el, reason] of found) {
         if (plainLink(el) && reason !== "handler" && reason !== "listener") continue;
         if (el.disabled || submitsForm(el)) continue;
@@ -111,16 +96,14 @@
         }
         const path = this.pathOf(el);
         const text = collapse(el.textContent).slice(0, 80);
-        const why = refusedBy(el, refused);
-        if (why) { refusals.push([path, text, why]); continue; }
         let i = this.ids.get(el);
         if (i === undefined) { i = this.cands.length; this.cands.push(el); this.ids.set(el, i); }
         const key = `${path}|${text}|${this.hash(el.outerHTML.slice(0, 4000))}`;
-        out.push({ i, key, path, text, reason, hover: wantsHover(el, reason),
+        out.push({ i, key, path, text, words: words(el), reason, hover: wantsHover(el, reason),
           visible: visible(el) });
         if (out.length >= (args.max || 60) * 3) break;
       }
-      return { candidates: out, refused: refusals };
+      return out;
     },
     point(i) {
       const el = this.cands[i];

@@ -1,0 +1,171 @@
+"""A crawl's inputs, checked before the browser starts, a query is sent or a row is written.
+
+A bad input found late costs a browser start, setup queries sent to the site, and a site row
+that may poison the store; found here it costs one line. :func:`check_inputs` checks, in order:
+
+1. the start URL (:func:`check_url`): at most ``crawl.max_url_length`` characters, http or
+   https, a host; an internationalised host becomes punycode, so scope, robots.txt and the
+   site's identity in the store all see one spelling;
+2. each ``--like`` URL: a path is resolved against the start URL; it must be a valid URL on the
+   start URL's host (a crawl never leaves it);
+3. the labels file: it exists and follows the schema (:func:`deepcrawl.prototypes.read_labels_file`
+   names the file, the entry and the field), its ``like`` URLs as in 2;
+4. the keyword file: it exists, is UTF-8 text and holds a keyword;
+
+then :func:`check_start_page` asks the site for the start page once over plain HTTP: an
+unreachable host and a start URL that is no HTML page are reported as such, not as "robots.txt
+forbids …" or "the page has no form" after the browser started.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from urllib.parse import urljoin, urlsplit, urlunsplit
+
+from deepcrawl.browser.scope import ascii_host, host_of
+from deepcrawl.errors import ConfigError, FetchError, InvalidURLError, NetworkError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+    from typing import Any
+
+    from deepcrawl.settings import Settings
+
+__all__ = ["CrawlInputs", "check_inputs", "check_start_page", "check_url"]
+
+_SCHEMES = frozenset({"http", "https"})
+#: Dot-separated labels of letters, digits, ``-`` and ``_`` (an IPv4 address is one too).
+_HOST = re.compile(r"[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?")
+
+
+@dataclass(frozen=True, slots=True)
+class CrawlInputs:
+    """A crawl's inputs once checked.
+
+    Attributes:
+        start_url: the start URL, its host in ASCII (punycode).
+        like: the ``like`` URLs given, absolute, hosts in ASCII (``crawl.like`` is checked,
+            not included: the crawl adds it itself).
+        labels: the labels file's entries (relative ``like`` URLs resolved), or None.
+    """
+
+    start_url: str
+    like: tuple[str, ...] = ()
+    labels: list[dict[str, Any]] | None = None
+
+
+def check_url(url: str, *, max_length: int = 2048, what: str = "URL") -> str:
+    """``url`` checked, as given but for an internationalised host, which becomes punycode.
+
+    Args:
+        url: an absolute URL.
+        max_length: the longest URL accepted.
+        what: what the URL is, for the message (``start URL``, ``--like``).
+
+    Raises:
+        InvalidURLError: too long, not http(s), no host, a bad port or host name.
+    """
+    text = url.strip()
+    if len(text) > max_length:
+        raise InvalidURLError(url, f"the {what} is longer than {max_length} characters")
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 - raises ValueError on a bad port
+    except ValueError as exc:
+        raise InvalidURLError(url, f"the {what} cannot be parsed ({exc})") from exc
+    if parts.scheme.lower() not in _SCHEMES:
+        raise InvalidURLError(url, f"the {what} must start with http:// or https://")
+    if not parts.hostname:
+        raise InvalidURLError(url, f"the {what} has no host")
+    try:
+        host = ascii_host(parts.hostname)
+    except ValueError as exc:
+        raise InvalidURLError(url, f"the {what}'s host: {exc}") from exc
+    if ":" not in host and not _HOST.fullmatch(host):  # an IPv6 literal has colons
+        raise InvalidURLError(url, f"the {what}'s host {host!r} is no valid host name")
+    if parts.hostname.isascii():  # as given: the store knows earlier crawls by this spelling
+        return text
+    userinfo, at, _hostport = parts.netloc.rpartition("@")
+    port = f":{parts.port}" if parts.port is not None else ""
+    netloc = f"{userinfo}{at}{host}{port}"
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+
+
+def _same_host(url: str, start_url: str, what: str) -> None:
+    if host_of(url) != host_of(start_url):
+        raise ConfigError(
+            f"{what}: {url} is on {host_of(url)}, not on the start URL's host "
+            f"{host_of(start_url)} (a crawl stays on its start URL's host)"
+        )
+
+
+def _check_like(example: str, start_url: str, max_length: int, what: str) -> str:
+    url = check_url(urljoin(start_url, example.strip()), max_length=max_length, what=what)
+    _same_host(url, start_url, what)
+    return url
+
+
+def check_inputs(
+    start_url: str,
+    settings: Settings,
+    *,
+    like: Sequence[str] = (),
+    labels: Path | None = None,
+) -> CrawlInputs:
+    """Check everything a crawl is given before it starts (the module docstring's list).
+
+    Returns:
+        The checked inputs, URLs in the form the crawl uses.
+
+    Raises:
+        InvalidURLError: a bad start or ``--like`` URL.
+        ConfigError: a ``--like`` URL on another host, a missing or malformed labels file, a
+            missing, empty or binary keyword file; each message is one line naming the culprit.
+    """
+    from deepcrawl.keywords import load_word_list
+    from deepcrawl.prototypes import read_labels_file
+
+    limit = settings.crawl.max_url_length
+    start = check_url(start_url, max_length=limit, what="start URL")
+    likes = tuple(_check_like(example, start, limit, "--like") for example in like)
+    for example in settings.crawl.like:  # the crawl adds them itself
+        _check_like(example, start, limit, "setting crawl.like")
+    entries = None
+    if labels is not None:
+        entries = read_labels_file(labels, base=start)
+        for i, entry in enumerate(entries, 1):
+            if "like" in entry:
+                where = f"labels file {labels}, entry {i}, field 'like'"
+                entry["like"] = _check_like(entry["like"], start, limit, where)
+    if settings.keywords.keywords_file is not None:
+        load_word_list(settings.keywords.keywords_file)
+    return CrawlInputs(start_url=start, like=likes, labels=entries)
+
+
+async def check_start_page(start_url: str, settings: Settings) -> None:
+    """Ask the site for the start page once over plain HTTP (a GET, redirects followed).
+
+    Raises:
+        NetworkError: the host cannot be reached (the message says so, with the reason).
+        ConfigError: the start URL answers with something else than an HTML page.
+    """
+    from deepcrawl.browser.http import HttpFetcher
+
+    host = host_of(start_url)
+    async with HttpFetcher(settings, (host,), forms=False) as fetcher:
+        try:
+            page = await fetcher.fetch(start_url)
+        except NetworkError as exc:
+            reason = str(exc).removeprefix(f"{exc.url}: ")
+            raise NetworkError(start_url, f"cannot reach {host}: {reason}") from exc
+        except FetchError:
+            return  # a timeout, a redirect out of scope …: the crawl reports those itself
+    if page.status < 400 and not page.is_html:
+        kind = page.content_type or "an unknown type"
+        raise ConfigError(
+            f"the start URL {start_url} is not an HTML page ({kind}): give the URL of the page "
+            "with the site's search form"
+        )
