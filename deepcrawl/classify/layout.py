@@ -283,7 +283,7 @@ _Skeleton = tuple[str, tuple[str, ...], tuple[_Slot, ...]]
 def _skeleton(urls: list[str], *, fold_slash: bool) -> _Skeleton | None:
     """The common shape of normalised URLs; None when they have none (several origins, depths
     or sets of query keys: a prototype of nested folders or optional keys)."""
-    shapes: set[tuple[str, tuple[str, ...], int]] = set()
+    frames: set[tuple[str, tuple[str, ...], int]] = set()  # origin, query keys, positions
     columns: list[set[str]] = []
     for url in urls:
         try:
@@ -294,16 +294,16 @@ def _skeleton(urls: list[str], *, fold_slash: bool) -> _Skeleton | None:
         if fold_slash and len(segments) > 1 and not segments[-1]:
             segments = segments[:-1]  # /a/b/ is /a/b: the slash is optional in prototypes
         values = (*segments, *(v or "" for _k, v in tokens.query))
-        shapes.add((tokens.origin, tuple(k for k, _v in tokens.query), len(values)))
-        if len(shapes) > 1:
+        frames.add((tokens.origin, tuple(k for k, _v in tokens.query), len(values)))
+        if len(frames) > 1:
             return None
         if not columns:
             columns = [set() for _ in values]
         for column, value in zip(columns, values, strict=True):
             column.add(value)
-    if not shapes:
+    if not frames:
         return None
-    origin, keys, _n = shapes.pop()
+    origin, keys, _n = frames.pop()
     return origin, keys, tuple(_Slot.of(column) for column in columns)
 
 
