@@ -342,6 +342,18 @@ class PrototypeSettings(_Section):
     0.09-0.49 (a wiki's namespace index, a wiki page too, 0.62)."""
     layout_max_splits: int = 3
     """At most this many splits of the example's prototype by the layout check."""
+    layout_widen_max: int = 16
+    """At most this many sibling prototypes of the ``--like`` example's (the same URL shape with
+    other literals: ``/community/<slug>/`` beside ``/guides/<slug>/``, ``/user3`` beside
+    ``/issue17``) are sampled, largest first; those whose pages look like the example get its
+    label. Not from a paper: a site's sections are a closed vocabulary of at most
+    ``closed_vocabulary_max`` values, and a few more leave room for shapes
+    (``layout_widen_max × layout_widen_samples`` requests at most). 0: no widening."""
+    layout_widen_samples: int = 2
+    """Pages of each sibling prototype fetched to compare with the example; all must reach
+    ``layout_min_similarity``. Chosen on pages saved from real applications: the sections of a
+    MkDocs site score 0.86-0.90 against each other, a tracker's user and message pages
+    0.45-0.49 against an issue page."""
     layout_shingle: int = 4
     """Consecutive tag paths per shingle of a page's structure."""
     layout_template_words: int = 4

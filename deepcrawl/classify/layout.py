@@ -17,6 +17,14 @@ When a sample does not look like the example, the prototype is split (prototyped
 again, until its samples look like the example or it splits no further
 (:func:`narrow_to_example`) — so a wrong generalisation costs a handful of requests, not
 thousands of unwanted downloads.
+
+The other way round, a prototype can be too narrow: a site's sections are a small closed
+vocabulary, so ``/guides/<slug>/`` and ``/community/<slug>/`` stay apart although both are
+articles, while ``/issue17`` and ``/user3`` stay apart as two kinds — the URLs cannot tell the
+two cases apart, the pages can. The example's *siblings* — prototypes whose URLs have the same
+shape and differ from the example's only in their literals (:func:`sibling_prototypes`) — are
+sampled too, and those whose pages look like the example get the example's label
+(:func:`widen_to_siblings`).
 """
 
 from __future__ import annotations
@@ -27,16 +35,29 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from deepcrawl.classify.dom import dom_leaves, parse_page
+from deepcrawl.errors import InvalidURLError
+from deepcrawl.prototypes._partial import value_shape
+from deepcrawl.prototypes._types import classify_all, union
+from deepcrawl.urls import parse_normalised
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
     from lxml.html import HtmlElement
 
-    from deepcrawl.prototypes import LabelSession, Prototype
+    from deepcrawl.prototypes import LabelSession, Prototype, Wildcard
     from deepcrawl.settings import PrototypeSettings
 
-__all__ = ["Layout", "LayoutCheck", "layout_of", "narrow_to_example", "similarity"]
+__all__ = [
+    "Layout",
+    "LayoutCheck",
+    "Widening",
+    "layout_of",
+    "narrow_to_example",
+    "sibling_prototypes",
+    "similarity",
+    "widen_to_siblings",
+]
 
 _SKIPPED = frozenset({"script", "style", "noscript", "template", "head"})
 _DIGITS_RE = re.compile(r"[0-9]+")
@@ -113,6 +134,8 @@ class LayoutCheck:
         splits: how many times the prototype was split.
         unlike: sampled member URLs whose pages did not look like the example (last round).
         scores: similarity of each sampled URL to the example.
+        reference: the example page's layout (None: it could not be had).
+        sampled: every URL sampled in any round, with its similarity (None: not a page).
     """
 
     example: str
@@ -121,6 +144,8 @@ class LayoutCheck:
     splits: int = 0
     unlike: list[str] = field(default_factory=list)
     scores: dict[str, float] = field(default_factory=dict)
+    reference: Layout | None = None
+    sampled: dict[str, float | None] = field(default_factory=dict)
 
     @property
     def alike(self) -> bool:
@@ -165,11 +190,11 @@ async def narrow_to_example(
         return check
     html = await fetch(example)
     check.fetched += 1
-    reference = layout_of(html, settings) if html is not None else None
+    reference = check.reference = layout_of(html, settings) if html is not None else None
     if reference is None:
         return check  # nothing to compare with: the prototype stays as learnt
     normal = session.normaliser(example)
-    score: dict[str, float | None] = {}  # URL -> similarity (None: not a page), kept over splits
+    score = check.sampled  # URL -> similarity (None: not a page), kept over splits
     for _round in range(settings.layout_max_splits + 1):
         members = [u for u in session.members.get(prototype.id, []) if u != normal]
         sample = _spread(members, settings.layout_samples)
@@ -191,3 +216,202 @@ async def narrow_to_example(
     if check.splits and label is not None:  # a split drops the labels of what it replaced
         session.label(prototype.id, label[0], relevant=label[1])
     return check
+
+
+# -- widening: the example's siblings ------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Slot:
+    """What a set of URLs holds at one position (a path segment or a query value).
+
+    Attributes:
+        literal: the value, when every URL holds the same one.
+        shape: the literal head and file extension every value shares (``issue`` of
+            ``issue17``, ``.html`` of ``17.html``; :func:`value_shape`), or None.
+        kind: the wildcard type of the values.
+        middle: the wildcard type of their middles, between head and extension (``kind`` when
+            they share no shape).
+    """
+
+    literal: str | None
+    shape: tuple[str, str] | None
+    kind: Wildcard
+    middle: Wildcard
+
+    @classmethod
+    def of(cls, values: set[str]) -> _Slot:
+        """The slot of the distinct values seen at one position."""
+        literal = next(iter(values)) if len(values) == 1 else None
+        kind = classify_all(values)[0]
+        shapes = {value_shape(v) for v in values}
+        shape = shapes.pop() if len(shapes) == 1 else None
+        if shape is None:
+            return cls(literal, None, kind, kind)
+        head, tail = shape
+        middle = classify_all({v[len(head) : len(v) - len(tail)] for v in values})[0]
+        return cls(literal, shape, kind, middle)
+
+    def admits(self, other: _Slot) -> bool:
+        """Whether ``other`` is this slot with other literals: a literal where this has one, a
+        head and an extension where this has them, and values of this slot's type (or
+        narrower) where this is variable."""
+        if self.literal is not None:
+            return other.literal is not None
+        if self.shape is None:
+            return union(self.kind, other.kind) == self.kind
+        if other.shape is None or _form(other.shape) != _form(self.shape):
+            return False
+        return union(self.middle, other.middle) == self.middle
+
+    def differs(self, other: _Slot) -> bool:
+        """Whether ``other`` holds another literal (value, head or extension) than this."""
+        if self.literal is not None:
+            return other.literal != self.literal
+        return other.shape != self.shape
+
+
+def _form(shape: tuple[str, str]) -> tuple[bool, bool]:
+    """Which of a head and an extension a shape has."""
+    return bool(shape[0]), bool(shape[1])
+
+
+#: The shape of a prototype's URLs: origin, query keys, and a slot per segment and query value.
+_Skeleton = tuple[str, tuple[str, ...], tuple[_Slot, ...]]
+
+
+def _skeleton(urls: list[str], *, fold_slash: bool) -> _Skeleton | None:
+    """The common shape of normalised URLs; None when they have none (several origins, depths
+    or sets of query keys: a prototype of nested folders or optional keys)."""
+    frames: set[tuple[str, tuple[str, ...], int]] = set()  # origin, query keys, positions
+    columns: list[set[str]] = []
+    for url in urls:
+        try:
+            tokens = parse_normalised(url)
+        except InvalidURLError:
+            return None
+        segments = tokens.segments
+        if fold_slash and len(segments) > 1 and not segments[-1]:
+            segments = segments[:-1]  # /a/b/ is /a/b: the slash is optional in prototypes
+        values = (*segments, *(v or "" for _k, v in tokens.query))
+        frames.add((tokens.origin, tuple(k for k, _v in tokens.query), len(values)))
+        if len(frames) > 1:
+            return None
+        if not columns:
+            columns = [set() for _ in values]
+        for column, value in zip(columns, values, strict=True):
+            column.add(value)
+    if not frames:
+        return None
+    origin, keys, _n = frames.pop()
+    return origin, keys, tuple(_Slot.of(column) for column in columns)
+
+
+def sibling_prototypes(
+    session: LabelSession, prototype: Prototype, example: str
+) -> list[Prototype]:
+    """The prototypes that differ from ``prototype`` in their literals only, largest first.
+
+    A sibling's URLs have the example's origin, number of path segments and query keys; where
+    the example's prototype holds a literal (a section: ``guides``) the sibling holds a literal
+    too, where it holds a shape (``issue<digits>``) the sibling holds one of the same form
+    (``user<digits>``), and where it is variable the sibling's values are of its type or
+    narrower; and somewhere its literal differs. ``/community/<slug>/`` is a sibling of
+    ``/guides/<slug>/``, and ``/user3`` of ``/issue17``; ``/guides/`` and
+    ``/guides/<slug>/?do=edit`` are not.
+
+    Args:
+        session: the site's prototypes and the URLs behind them.
+        prototype: the example's prototype.
+        example: the example URL (a member of ``prototype``; it counts among its URLs).
+    """
+    fold = session.settings.fold_trailing_slash
+    own = [*session.members.get(prototype.id, []), session.normaliser(example)]
+    mine = _skeleton(own, fold_slash=fold)
+    if mine is None:
+        return []
+    origin, keys, slots = mine
+    out: list[Prototype] = []
+    for other in session.prototypes:
+        members = session.members.get(other.id, [])
+        if other.id == prototype.id or not members:
+            continue
+        theirs = _skeleton(members, fold_slash=fold)
+        if theirs is None or theirs[:2] != (origin, keys) or len(theirs[2]) != len(slots):
+            continue
+        pairs = list(zip(slots, theirs[2], strict=True))
+        if all(a.admits(b) for a, b in pairs) and any(a.differs(b) for a, b in pairs):
+            out.append(other)
+    out.sort(key=lambda p: (-len(session.members.get(p.id, [])), p.id))
+    return out
+
+
+@dataclass(slots=True)
+class Widening:
+    """What widening the example's label to its sibling prototypes found.
+
+    Attributes:
+        example: the example URL.
+        checked: the sibling prototypes sampled (largest first).
+        added: those whose samples all looked like the example; they now carry its label.
+        fetched: pages fetched for the widening.
+        scores: the lowest similarity to the example of each checked sibling's samples, by id.
+    """
+
+    example: str
+    checked: list[Prototype] = field(default_factory=list)
+    added: list[Prototype] = field(default_factory=list)
+    fetched: int = 0
+    scores: dict[str, float] = field(default_factory=dict)
+
+
+async def widen_to_siblings(
+    session: LabelSession,
+    check: LayoutCheck,
+    fetch: Callable[[str], Awaitable[str | None]],
+) -> Widening:
+    """Give the example's label to the sibling prototypes whose pages look like the example.
+
+    Run after :func:`narrow_to_example`, whose check holds the example page's layout and the
+    pages it sampled (not fetched again). At most ``layout_widen_max`` siblings
+    (:func:`sibling_prototypes`, largest first) are sampled, ``layout_widen_samples`` pages
+    each; a sibling whose sampled pages all reach ``layout_min_similarity`` gets the label of
+    the example's prototype. Siblings the user already labelled, and those whose samples could
+    not be fetched, are left as they are.
+
+    Args:
+        session: the site's prototypes and labels; labels are stored through it.
+        check: the narrowing's check of the example.
+        fetch: the page's HTML for a URL, or None when it cannot be had (fetched politely by
+            the caller, which counts the requests).
+    """
+    settings = session.settings
+    widening = Widening(check.example)
+    reference = check.reference
+    label = session.labels().get(check.prototype.id)
+    if reference is None or label is None or settings.layout_widen_max <= 0:
+        return widening
+    labelled = session.labels()
+    siblings = [
+        p
+        for p in sibling_prototypes(session, check.prototype, check.example)
+        if p.id not in labelled
+    ]
+    for sibling in siblings[: settings.layout_widen_max]:
+        scores: list[float] = []
+        for url in _spread(session.members[sibling.id], max(1, settings.layout_widen_samples)):
+            if url not in check.sampled:
+                page = await fetch(url)
+                widening.fetched += 1
+                layout = layout_of(page, settings) if page is not None else None
+                check.sampled[url] = similarity(reference, layout) if layout is not None else None
+            if (score := check.sampled[url]) is not None:
+                scores.append(score)
+        if not scores:
+            continue  # nothing to judge it by: it stays unlabelled
+        widening.checked.append(sibling)
+        widening.scores[sibling.id] = min(scores)
+        if min(scores) >= settings.layout_min_similarity:
+            session.label(sibling.id, label[0], relevant=label[1])
+            widening.added.append(sibling)
+    return widening

@@ -59,6 +59,8 @@ class CrawlStats:
     """Requests of the ``--navigate`` phase for pages that are not wanted records (navigation)."""
     nav_records: int = 0
     """Wanted records the ``--navigate`` phase fetched that the queries had not returned."""
+    like_widened: list[str] = field(default_factory=list)
+    """Prototypes (regexes) given a ``--like`` example's label because their pages look like it."""
     stop_reason: str | None = None
     started: float = field(default_factory=time.monotonic)
 

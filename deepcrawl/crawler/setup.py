@@ -7,8 +7,8 @@
 3. prototype those links into regular expressions (:class:`~deepcrawl.prototypes.LabelSession`);
 4. take the user's labels (:func:`apply_labels`): ``--like`` example URLs, a ``--labels`` file,
    the interactive session, or — for the bench, which cannot ask — the prototype holding most
-   result links; a ``--like`` page's layout then checks its prototype and narrows it
-   (:func:`check_like_layouts`).
+   result links; a ``--like`` page's layout then checks its prototype, narrows it, and widens
+   its label to the sibling prototypes whose pages look like it (:func:`check_like_layouts`).
 
 The normal phase (:mod:`deepcrawl.crawler.normal`) goes on from the stored queries.
 """
@@ -229,11 +229,13 @@ def apply_labels(
 async def check_like_layouts(
     ctx: CrawlContext, session: LabelSession, like: Sequence[str], fetcher: Fetcher
 ) -> None:
-    """Let each ``--like`` page's layout check its prototype (:mod:`deepcrawl.classify.layout`).
+    """Let each ``--like`` page's layout check its prototype (:mod:`deepcrawl.classify.layout`):
+    narrow the prototype, then widen its label to the look-alike siblings (their regexes are
+    listed in ``stats.like_widened``).
 
     The pages are fetched through the crawl's fetcher, politely and within its scope.
     """
-    from deepcrawl.classify.layout import narrow_to_example
+    from deepcrawl.classify.layout import narrow_to_example, widen_to_siblings
 
     async def fetch(url: str) -> str | None:
         if not ctx.in_scope(url) or not ctx.robots.allowed(url):
@@ -247,7 +249,9 @@ async def check_like_layouts(
         return page.body if page.status < 400 and page.is_html else None
 
     for example in like:
-        await narrow_to_example(session, urljoin(ctx.start_url, example), fetch)
+        check = await narrow_to_example(session, urljoin(ctx.start_url, example), fetch)
+        widening = await widen_to_siblings(session, check, fetch)
+        ctx.stats.like_widened.extend(p.regex for p in widening.added)
 
 
 def _relevant(session: LabelSession) -> bool:
