@@ -7,34 +7,62 @@ module named for it and registers itself on :data:`app`; :func:`main` turns ever
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
+from types import FrameType
 
-import click
-import typer
+
+def _stop_while_loading(signum: int, _frame: FrameType | None) -> None:
+    """SIGINT or SIGTERM while the command line loads (seconds, on a busy machine): nothing
+    has started yet, so end at once, quietly, instead of with a traceback of the import."""
+    sys.stderr.write("interrupted\n")
+    raise SystemExit(128 + signum)
+
+
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+# signal handlers belong to the main thread (a program may import the CLI from another)
+_BEFORE_LOADING = (
+    {signum: signal.signal(signum, _stop_while_loading) for signum in _STOP_SIGNALS}
+    if threading.current_thread() is threading.main_thread()
+    else {}
+)
+
+import click  # noqa: E402 - after the handlers: importing the commands takes a while
+import typer  # noqa: E402
 
 # Importing a command module registers its commands on ``app``.
-from deepcrawl.cli import bench as _bench  # noqa: F401
-from deepcrawl.cli import crawl as _crawl  # noqa: F401
-from deepcrawl.cli import discover as _discover  # noqa: F401
-from deepcrawl.cli import doctor as _doctor  # noqa: F401
-from deepcrawl.cli import export as _export  # noqa: F401
-from deepcrawl.cli import fixtures as _fixtures  # noqa: F401
-from deepcrawl.cli import forms as _forms  # noqa: F401
-from deepcrawl.cli import prototypes as _prototypes  # noqa: F401
-from deepcrawl.cli import query as _query  # noqa: F401
-from deepcrawl.cli import render as _render  # noqa: F401
-from deepcrawl.cli import sites as _sites  # noqa: F401
-from deepcrawl.cli import status as _status  # noqa: F401
-from deepcrawl.cli import urls as _urls  # noqa: F401
-from deepcrawl.cli import worker as _worker  # noqa: F401
-from deepcrawl.cli._app import app, err_console
-from deepcrawl.errors import DeepcrawlError
+from deepcrawl.cli import bench as _bench  # noqa: E402, F401
+from deepcrawl.cli import crawl as _crawl  # noqa: E402, F401
+from deepcrawl.cli import discover as _discover  # noqa: E402, F401
+from deepcrawl.cli import doctor as _doctor  # noqa: E402, F401
+from deepcrawl.cli import export as _export  # noqa: E402, F401
+from deepcrawl.cli import fixtures as _fixtures  # noqa: E402, F401
+from deepcrawl.cli import forms as _forms  # noqa: E402, F401
+from deepcrawl.cli import prototypes as _prototypes  # noqa: E402, F401
+from deepcrawl.cli import query as _query  # noqa: E402, F401
+from deepcrawl.cli import render as _render  # noqa: E402, F401
+from deepcrawl.cli import sites as _sites  # noqa: E402, F401
+from deepcrawl.cli import status as _status  # noqa: E402, F401
+from deepcrawl.cli import urls as _urls  # noqa: E402, F401
+from deepcrawl.cli import worker as _worker  # noqa: E402, F401
+from deepcrawl.cli._app import app, err_console  # noqa: E402
+from deepcrawl.errors import DeepcrawlError  # noqa: E402
+
+for _signum, _handler in _BEFORE_LOADING.items():  # a program importing the CLI keeps its own
+    signal.signal(_signum, _handler)
 
 __all__ = ["app", "main"]
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run the CLI; the entry point of the ``deepcrawl`` script."""
+    """Run the CLI; the entry point of the ``deepcrawl`` script.
+
+    Ctrl-C raises ``KeyboardInterrupt`` (one line, exit code 130) until a long-running command
+    takes the signals over (:mod:`deepcrawl.cli._signals`): the first stops it cleanly, the
+    second at once. A SIGINT ignored by the parent (a background job of a script) is honoured.
+    """
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         code = app(args=argv, standalone_mode=False)
         # without standalone mode click *returns* the code of ``typer.Exit`` instead of exiting

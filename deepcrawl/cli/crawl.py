@@ -1,7 +1,7 @@
 """``deepcrawl crawl``: crawl a site behind its search form and deliver the wanted pages."""
 
-import asyncio
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -12,8 +12,9 @@ from rich.live import Live
 from rich.text import Text
 
 from deepcrawl.cli._app import app, err_console
+from deepcrawl.cli._signals import Interrupted, exit_at_once, run_stoppable
 from deepcrawl.crawler.context import CrawlStats
-from deepcrawl.errors import ConfigError
+from deepcrawl.errors import ConfigError, OutputClosedError, OutputError
 from deepcrawl.settings import Settings, load_settings
 
 if TYPE_CHECKING:
@@ -141,6 +142,17 @@ async def _run(
     return report
 
 
+def _silence_stdout() -> None:
+    """Point stdout at the null device once writing to it failed: the interpreter's last flush
+    of what is left in its buffer would fail again, with a traceback."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    except (OSError, ValueError):  # no real file descriptor (a test's captured stdout)
+        return
+
+
 def _write_warc(crawl: "Crawl", path: Path) -> None:
     from deepcrawl.export import page_records, write_warc
 
@@ -215,17 +227,25 @@ def crawl(
         links={"navigate_strategy": strategy, "discovery_strategy": strategy},
     )
     try:
-        report = asyncio.run(
+        report = run_stoppable(
             _run(start_url, settings, like=like or [], labels=labels, resume=resume, out=out,
                  warc=warc)
         )  # fmt: skip
-    except KeyboardInterrupt:
+    except Interrupted as stop:
         err_console.print(
             "interrupted: everything so far is stored; run the same command again "
             "(or add --resume) to continue",
             highlight=False,
         )
-        raise typer.Exit(130) from None
+        exit_at_once(stop.exit_code)
+    except OutputError as exc:
+        if out == "-":
+            _silence_stdout()
+        advice = "run the same command with --resume to continue"
+        if isinstance(exc, OutputClosedError):  # ``| head``: the reader had what it wanted
+            err_console.print(f"stopped: {exc}; {advice}", markup=False, highlight=False)
+            return
+        raise OutputError(f"{exc}; {advice}", written=exc.written) from exc
     stats = report.stats
     if report.status == "needs_labels":
         err_console.print(
