@@ -244,7 +244,7 @@ def crawl(
         advice = "run the same command with --resume to continue"
         if isinstance(exc, OutputClosedError):  # ``| head``: the reader had what it wanted
             err_console.print(f"stopped: {exc}; {advice}", markup=False, highlight=False)
-            return
+            exit_at_once(0)
         raise OutputError(f"{exc}; {advice}", written=exc.written) from exc
     stats = report.stats
     if report.status == "needs_labels":

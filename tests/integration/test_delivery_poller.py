@@ -173,10 +173,14 @@ async def test_the_running_poller_delivers_on_wake_and_surfaces_its_errors(
     # a failed poller stops its scope at once and is raised as itself, not as a group
     failing = DeliveryPoller(ctx, CallbackSink(broken), full=lambda: False, poll_s=0.05)
     store(ctx, "/book/3")
-    with pytest.raises(OSError, match="disk full"):
+
+    async def crawl() -> None:
         async with asyncio.timeout(10), supervised() as tasks:
             failing.start(tasks)
             await asyncio.sleep(60)  # cancelled by the poller's failure
+
+    with pytest.raises(OSError, match="disk full"):
+        await crawl()
     assert ctx.state.count("delivered") == 2  # the failed record is not remembered
 
 
