@@ -7,6 +7,7 @@ module named for it and registers itself on :data:`app`; :func:`main` turns ever
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
@@ -17,7 +18,8 @@ def _stop_while_loading(signum: int, _frame: FrameType | None) -> None:
     """SIGINT or SIGTERM while the command line loads (seconds, on a busy machine): nothing
     has started yet, so end at once, quietly, instead of with a traceback of the import."""
     sys.stderr.write("interrupted\n")
-    raise SystemExit(128 + signum)
+    sys.stderr.flush()
+    os._exit(128 + signum)  # the interpreter's teardown would take longer than the loading
 
 
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -47,12 +49,16 @@ from deepcrawl.cli import status as _status  # noqa: E402, F401
 from deepcrawl.cli import urls as _urls  # noqa: E402, F401
 from deepcrawl.cli import worker as _worker  # noqa: E402, F401
 from deepcrawl.cli._app import app, err_console  # noqa: E402
+from deepcrawl.cli._signals import exit_at_once  # noqa: E402
 from deepcrawl.errors import DeepcrawlError  # noqa: E402
 
 for _signum, _handler in _BEFORE_LOADING.items():  # a program importing the CLI keeps its own
     signal.signal(_signum, _handler)
 
 __all__ = ["app", "main"]
+
+#: The exit code of a command ended by Ctrl-C (128 + SIGINT).
+_INTERRUPTED = 128 + signal.SIGINT
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -65,6 +71,8 @@ def main(argv: list[str] | None = None) -> None:
     signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         code = app(args=argv, standalone_mode=False)
+        if code == _INTERRUPTED:  # typer turns Ctrl-C in a command into ``Exit(130)``
+            raise KeyboardInterrupt
         # without standalone mode click *returns* the code of ``typer.Exit`` instead of exiting
         if isinstance(code, int) and code:
             sys.exit(code)
@@ -78,7 +86,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(exc.exit_code)
     except (click.exceptions.Abort, typer.Abort, KeyboardInterrupt):
         err_console.print("interrupted", style="yellow")
-        sys.exit(130)
+        exit_at_once(130)
     except typer.TyperException as exc:  # typer >= 0.2x raises its own vendored click errors
         show = getattr(exc, "show", None)
         if callable(show):

@@ -1,5 +1,6 @@
 """``deepcrawl crawl``: crawl a site behind its search form and deliver the wanted pages."""
 
+import importlib
 import json
 import os
 import sys
@@ -76,6 +77,24 @@ class _Progress:
             self._printed_at = now
             err_console.print(line, highlight=False)
             self._last = None
+
+
+#: The crawl machinery the engine imports on first use; seconds of loading (scikit-learn, the form
+#: code) on a busy machine.
+_CRAWL_MODULES = (
+    "deepcrawl.crawler.engine",
+    "deepcrawl.crawler.normal",
+    "deepcrawl.crawler.setup",
+    "deepcrawl.browser.pool",
+    "deepcrawl.forms.search",
+)
+
+
+def _load_crawler() -> None:
+    """Import the crawl machinery before the event loop runs. Inside it, an import holds the
+    loop for seconds, and a stop request waits; before it, Ctrl-C simply ends the command."""
+    for module in _CRAWL_MODULES:
+        importlib.import_module(module)
 
 
 def _sink(out: str | None) -> "Sink":
@@ -226,6 +245,7 @@ def crawl(
         crawl={"max_pages": max_pages, "scope_prefix": scope_prefix, "navigate": navigate or None},
         links={"navigate_strategy": strategy, "discovery_strategy": strategy},
     )
+    _load_crawler()
     try:
         report = run_stoppable(
             _run(start_url, settings, like=like or [], labels=labels, resume=resume, out=out,
