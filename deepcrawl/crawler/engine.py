@@ -187,12 +187,18 @@ class Crawl:
     async def run(self, sink: Sink) -> CrawlReport:
         """Crawl the site, delivering every wanted page to ``sink``.
 
+        Every task of the crawl runs in one supervised scope: the first to fail stops the others
+        and the crawl, and its error is raised (as itself, not in an ``ExceptionGroup``).
+
         Raises:
             FetchError: the start page cannot be fetched.
             FormError: no search form, or the form returned nothing to learn from.
             ConfigError: a ``like`` URL or labels file entry matches no prototype.
             BrowserError: Chromium cannot be started.
             StorageError: the database fails.
+            OutputError: the sink cannot write (``OutputClosedError``: a pipe's reader left).
+            ConfigError: another process is crawling the site (on entering).
+            whatever the sink's callback raises.
         """
         from deepcrawl.browser.pool import BrowserPool
         from deepcrawl.crawler.normal import NormalPhase
@@ -358,7 +364,9 @@ async def crawl_each(
 ) -> CrawlReport:
     """Crawl a site and call ``callback(record)`` for each wanted page (it may be async).
 
-    Arguments and errors as :func:`crawl_pages`.
+    Arguments and errors as :func:`crawl_pages`. An exception the callback raises stops the
+    crawl at once (every task cancelled, the URLs in flight queued again) and is raised here
+    as itself; the page it was called with is not remembered as delivered.
 
     Returns:
         How the crawl ended, with its figures.
