@@ -86,6 +86,8 @@ class Crawl:
 
     Raises:
         InvalidURLError: ``start_url`` is not an http(s) URL.
+        ConfigError: (on entering) another process is crawling the site — on SQLite while it
+            lives, on PostgreSQL while it holds the query lock.
     """
 
     def __init__(
@@ -197,7 +199,6 @@ class Crawl:
             BrowserError: Chromium cannot be started.
             StorageError: the database fails.
             OutputError: the sink cannot write (``OutputClosedError``: a pipe's reader left).
-            ConfigError: another process is crawling the site (on entering).
             whatever the sink's callback raises.
         """
         from deepcrawl.browser.pool import BrowserPool
