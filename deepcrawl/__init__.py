@@ -10,18 +10,19 @@ The public API is re-exported here; everything else is internal and may change::
     report = await deepcrawl.crawl_each("https://example.org/", extract_record, like=[...])
 
 ``crawl``, ``crawl_each`` and ``Crawl`` load the crawl machinery (browser, scikit-learn) on first
-access only.
+access only, and ``Settings`` and ``load_settings`` pydantic: importing the package is quick, so
+that the command line can take Ctrl-C over from its first moments (:mod:`deepcrawl.cli`).
 """
 
 import importlib
 from typing import TYPE_CHECKING, Any
 
 from deepcrawl.errors import DeepcrawlError
-from deepcrawl.settings import Settings, load_settings
 
 if TYPE_CHECKING:
     from deepcrawl.crawler import Crawl, CrawlReport, crawl_each
     from deepcrawl.crawler import crawl_pages as crawl
+    from deepcrawl.settings import Settings, load_settings
 
 __all__ = [
     "Crawl",
@@ -34,14 +35,21 @@ __all__ = [
     "load_settings",
 ]
 
-#: Public name → name in :mod:`deepcrawl.crawler`, loaded on first access.
-_LAZY = {"Crawl": "Crawl", "CrawlReport": "CrawlReport", "crawl": "crawl_pages",
-         "crawl_each": "crawl_each"}  # fmt: skip
+#: Public name → (module, name in it), loaded on first access.
+_LAZY = {
+    "Crawl": ("deepcrawl.crawler", "Crawl"),
+    "CrawlReport": ("deepcrawl.crawler", "CrawlReport"),
+    "crawl": ("deepcrawl.crawler", "crawl_pages"),
+    "crawl_each": ("deepcrawl.crawler", "crawl_each"),
+    "Settings": ("deepcrawl.settings", "Settings"),
+    "load_settings": ("deepcrawl.settings", "load_settings"),
+}
 
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        value = getattr(importlib.import_module("deepcrawl.crawler"), _LAZY[name])
+        module, attribute = _LAZY[name]
+        value = getattr(importlib.import_module(module), attribute)
         globals()[name] = value
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

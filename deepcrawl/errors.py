@@ -10,6 +10,8 @@ with ``raise ... from exc`` so the original stays attached for debugging::
     │   └── InvalidURLError         a URL that cannot be parsed or normalised (keeps the URL)
     ├── StorageError                the database cannot be reached, opened or written
     │   └── SchemaVersionError      the database was written by a newer deepcrawl
+    ├── OutputError                 delivered pages cannot be written (a full disk, a closed pipe)
+    │   └── OutputClosedError       the reader of the output went away (``… --out - | head``)
     ├── FetchError                  one URL could not be fetched (keeps the URL)
     │   ├── NetworkError            connection refused, reset, DNS failure
     │   ├── FetchTimeoutError       no complete answer within the timeout
@@ -47,6 +49,8 @@ __all__ = [
     "InvalidURLError",
     "NetworkError",
     "NotHTMLError",
+    "OutputClosedError",
+    "OutputError",
     "RendererCrashedError",
     "SchemaVersionError",
     "StorageError",
@@ -83,6 +87,24 @@ class StorageError(DeepcrawlError):
 
 class SchemaVersionError(StorageError):
     """The database holds a schema newer than this deepcrawl understands."""
+
+
+class OutputError(DeepcrawlError):
+    """Delivered pages cannot be written to the output (``--out``): the crawl stops, and the
+    pages not written stay undelivered for ``--resume``.
+
+    Attributes:
+        written: pages written to this output before it failed.
+    """
+
+    def __init__(self, message: str, *, written: int) -> None:
+        super().__init__(message)
+        self.written = written
+
+
+class OutputClosedError(OutputError):
+    """The output's reader went away (a closed pipe): for a pipe reader such as ``head`` this
+    is how a crawl is meant to end, not a failure."""
 
 
 class FetchError(DeepcrawlError):

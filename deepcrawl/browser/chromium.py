@@ -8,10 +8,17 @@ temporary files (Chromium profiles, artifacts) go to a private folder, so that a
 failed launch leaves nothing behind once that folder is removed (NOTES.md: failed launches
 leave ``playwright_*`` folders in the temp directory). :func:`probe_browser` is the launch check
 ``deepcrawl doctor`` runs.
+
+The driver runs in a session of its own (:func:`_driver_in_own_session`): Ctrl-C on a terminal
+goes to the whole foreground process group, and a driver in ours would die at once — before
+deepcrawl could close the browser and the pages in flight, which then fail with ``Connection
+closed while reading from the driver``. Out of the group, the driver is stopped by deepcrawl, in
+order; it still ends with deepcrawl, since it exits when its pipe from deepcrawl closes.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import shutil
@@ -26,6 +33,9 @@ from playwright.async_api import async_playwright
 from deepcrawl.errors import BrowserError, BrowserNotFoundError
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import Any
+
     from playwright.async_api import Browser, Playwright
 
     from deepcrawl.settings import BrowserSettings, Settings
@@ -123,6 +133,27 @@ class LaunchedBrowser:
         shutil.rmtree(self.tmpdir, ignore_errors=True)
 
 
+@contextlib.contextmanager
+def _driver_in_own_session() -> Iterator[None]:
+    """Start the subprocesses spawned in the block (Playwright's driver) in a new session.
+
+    Playwright has no option for it: its driver is spawned with ``asyncio.create_subprocess_exec``,
+    which is wrapped for the block to add ``start_new_session``. The browser needs nothing:
+    Playwright starts it in a process group of its own already.
+    """
+    spawn = asyncio.create_subprocess_exec
+
+    async def in_own_session(*args: Any, **kwargs: Any) -> asyncio.subprocess.Process:
+        kwargs.setdefault("start_new_session", True)
+        return await spawn(*args, **kwargs)
+
+    asyncio.create_subprocess_exec = in_own_session
+    try:
+        yield
+    finally:
+        asyncio.create_subprocess_exec = spawn
+
+
 async def launch_chromium(settings: Settings | BrowserSettings) -> LaunchedBrowser:
     """Start a Playwright driver and a headless Chromium with deepcrawl's flags.
 
@@ -142,7 +173,8 @@ async def launch_chromium(settings: Settings | BrowserSettings) -> LaunchedBrows
     try:
         os.environ["TMPDIR"] = str(tmpdir)
         try:
-            playwright = await async_playwright().start()
+            with _driver_in_own_session():
+                playwright = await async_playwright().start()
         finally:
             if saved is None:
                 os.environ.pop("TMPDIR", None)

@@ -7,36 +7,72 @@ module named for it and registers itself on :data:`app`; :func:`main` turns ever
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
+import threading
+from types import FrameType
 
-import click
-import typer
+
+def _stop_while_loading(signum: int, _frame: FrameType | None) -> None:
+    """SIGINT or SIGTERM while the command line loads (seconds, on a busy machine): nothing
+    has started yet, so end at once, quietly, instead of with a traceback of the import."""
+    sys.stderr.write("interrupted\n")
+    sys.stderr.flush()
+    os._exit(128 + signum)  # the interpreter's teardown would take longer than the loading
+
+
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+# signal handlers belong to the main thread (a program may import the CLI from another)
+_BEFORE_LOADING = (
+    {signum: signal.signal(signum, _stop_while_loading) for signum in _STOP_SIGNALS}
+    if threading.current_thread() is threading.main_thread()
+    else {}
+)
+
+import click  # noqa: E402 - after the handlers: importing the commands takes a while
+import typer  # noqa: E402
 
 # Importing a command module registers its commands on ``app``.
-from deepcrawl.cli import bench as _bench  # noqa: F401
-from deepcrawl.cli import crawl as _crawl  # noqa: F401
-from deepcrawl.cli import discover as _discover  # noqa: F401
-from deepcrawl.cli import doctor as _doctor  # noqa: F401
-from deepcrawl.cli import export as _export  # noqa: F401
-from deepcrawl.cli import fixtures as _fixtures  # noqa: F401
-from deepcrawl.cli import forms as _forms  # noqa: F401
-from deepcrawl.cli import prototypes as _prototypes  # noqa: F401
-from deepcrawl.cli import query as _query  # noqa: F401
-from deepcrawl.cli import render as _render  # noqa: F401
-from deepcrawl.cli import sites as _sites  # noqa: F401
-from deepcrawl.cli import status as _status  # noqa: F401
-from deepcrawl.cli import urls as _urls  # noqa: F401
-from deepcrawl.cli import worker as _worker  # noqa: F401
-from deepcrawl.cli._app import app, err_console
-from deepcrawl.errors import DeepcrawlError
+from deepcrawl.cli import bench as _bench  # noqa: E402, F401
+from deepcrawl.cli import crawl as _crawl  # noqa: E402, F401
+from deepcrawl.cli import discover as _discover  # noqa: E402, F401
+from deepcrawl.cli import doctor as _doctor  # noqa: E402, F401
+from deepcrawl.cli import export as _export  # noqa: E402, F401
+from deepcrawl.cli import fixtures as _fixtures  # noqa: E402, F401
+from deepcrawl.cli import forms as _forms  # noqa: E402, F401
+from deepcrawl.cli import prototypes as _prototypes  # noqa: E402, F401
+from deepcrawl.cli import query as _query  # noqa: E402, F401
+from deepcrawl.cli import render as _render  # noqa: E402, F401
+from deepcrawl.cli import sites as _sites  # noqa: E402, F401
+from deepcrawl.cli import status as _status  # noqa: E402, F401
+from deepcrawl.cli import urls as _urls  # noqa: E402, F401
+from deepcrawl.cli import worker as _worker  # noqa: E402, F401
+from deepcrawl.cli._app import app, err_console  # noqa: E402
+from deepcrawl.cli._signals import exit_at_once  # noqa: E402
+from deepcrawl.errors import DeepcrawlError  # noqa: E402
+
+for _signum, _handler in _BEFORE_LOADING.items():  # a program importing the CLI keeps its own
+    signal.signal(_signum, _handler)
 
 __all__ = ["app", "main"]
 
+#: The exit code of a command ended by Ctrl-C (128 + SIGINT).
+_INTERRUPTED = 128 + signal.SIGINT
+
 
 def main(argv: list[str] | None = None) -> None:
-    """Run the CLI; the entry point of the ``deepcrawl`` script."""
+    """Run the CLI; the entry point of the ``deepcrawl`` script.
+
+    Ctrl-C raises ``KeyboardInterrupt`` (one line, exit code 130) until a long-running command
+    takes the signals over (:mod:`deepcrawl.cli._signals`): the first stops it cleanly, the
+    second at once. A SIGINT ignored by the parent (a background job of a script) is honoured.
+    """
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         code = app(args=argv, standalone_mode=False)
+        if code == _INTERRUPTED:  # typer turns Ctrl-C in a command into ``Exit(130)``
+            raise KeyboardInterrupt
         # without standalone mode click *returns* the code of ``typer.Exit`` instead of exiting
         if isinstance(code, int) and code:
             sys.exit(code)
@@ -50,7 +86,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(exc.exit_code)
     except (click.exceptions.Abort, typer.Abort, KeyboardInterrupt):
         err_console.print("interrupted", style="yellow")
-        sys.exit(130)
+        exit_at_once(130)
     except typer.TyperException as exc:  # typer >= 0.2x raises its own vendored click errors
         show = getattr(exc, "show", None)
         if callable(show):

@@ -1,7 +1,8 @@
 """``deepcrawl crawl``: crawl a site behind its search form and deliver the wanted pages."""
 
-import asyncio
+import importlib
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -12,8 +13,9 @@ from rich.live import Live
 from rich.text import Text
 
 from deepcrawl.cli._app import app, err_console
+from deepcrawl.cli._signals import Interrupted, exit_at_once, run_stoppable
 from deepcrawl.crawler.context import CrawlStats
-from deepcrawl.errors import ConfigError
+from deepcrawl.errors import ConfigError, OutputClosedError, OutputError
 from deepcrawl.settings import Settings, load_settings
 
 if TYPE_CHECKING:
@@ -75,6 +77,24 @@ class _Progress:
             self._printed_at = now
             err_console.print(line, highlight=False)
             self._last = None
+
+
+#: The crawl machinery the engine imports on first use; seconds of loading (scikit-learn, the form
+#: code) on a busy machine.
+_CRAWL_MODULES = (
+    "deepcrawl.crawler.engine",
+    "deepcrawl.crawler.normal",
+    "deepcrawl.crawler.setup",
+    "deepcrawl.browser.pool",
+    "deepcrawl.forms.search",
+)
+
+
+def _load_crawler() -> None:
+    """Import the crawl machinery before the event loop runs. Inside it, an import holds the
+    loop for seconds, and a stop request waits; before it, Ctrl-C simply ends the command."""
+    for module in _CRAWL_MODULES:
+        importlib.import_module(module)
 
 
 def _sink(out: str | None) -> "Sink":
@@ -139,6 +159,17 @@ async def _run(
         stats = {"start_url": start_url, "status": report.status, **report.stats.to_dict()}
         (Path(out) / "stats.json").write_text(json.dumps(stats, indent=2) + "\n")
     return report
+
+
+def _silence_stdout() -> None:
+    """Point stdout at the null device once writing to it failed: the interpreter's last flush
+    of what is left in its buffer would fail again, with a traceback."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    except (OSError, ValueError):  # no real file descriptor (a test's captured stdout)
+        return
 
 
 def _write_warc(crawl: "Crawl", path: Path) -> None:
@@ -219,20 +250,29 @@ def crawl(
 
     checked = check_inputs(start_url, settings, like=like or [], labels=labels)
     start_url = checked.start_url
-    if not resume:  # a stored crawl's start page was looked at when it began
-        asyncio.run(check_start_page(start_url, settings))
+    _load_crawler()
     try:
-        report = asyncio.run(
+        if not resume:  # a stored crawl's start page was looked at when it began
+            run_stoppable(check_start_page(start_url, settings))
+        report = run_stoppable(
             _run(start_url, settings, like=list(checked.like), labels=labels, resume=resume,
                  out=out, warc=warc)
         )  # fmt: skip
-    except KeyboardInterrupt:
+    except Interrupted as stop:
         err_console.print(
             "interrupted: everything so far is stored; run the same command again "
             "(or add --resume) to continue",
             highlight=False,
         )
-        raise typer.Exit(130) from None
+        exit_at_once(stop.exit_code)
+    except OutputError as exc:
+        if out == "-":
+            _silence_stdout()
+        advice = "run the same command with --resume to continue"
+        if isinstance(exc, OutputClosedError):  # ``| head``: the reader had what it wanted
+            err_console.print(f"stopped: {exc}; {advice}", markup=False, highlight=False)
+            exit_at_once(0)
+        raise OutputError(f"{exc}; {advice}", written=exc.written) from exc
     stats = report.stats
     if report.status == "needs_labels":
         err_console.print(

@@ -1,12 +1,12 @@
 """``deepcrawl worker``: join a crawl shared on PostgreSQL as one more fetch process."""
 
-import asyncio
 import json
 from typing import Annotated
 
 import typer
 
 from deepcrawl.cli._app import app, err_console
+from deepcrawl.cli._signals import Interrupted, exit_at_once, run_stoppable
 from deepcrawl.settings import load_settings
 
 
@@ -37,10 +37,10 @@ def worker(
 
     settings = load_settings(storage={"url": db})
     try:
-        report = asyncio.run(run_worker(settings, site=site, concurrency=concurrency))
-    except KeyboardInterrupt:
-        err_console.print("interrupted: its leased URLs return to the others when they expire")
-        raise typer.Exit(130) from None
+        report = run_stoppable(run_worker(settings, site=site, concurrency=concurrency))
+    except Interrupted as stop:
+        err_console.print("interrupted: its leased URLs went back to the frontier")
+        exit_at_once(stop.exit_code)
     stats = report.stats
     if json_out:
         print(json.dumps({"site_id": report.site_id, **stats.to_dict()}, indent=2))

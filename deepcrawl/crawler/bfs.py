@@ -51,7 +51,9 @@ class BreadthFirst(Strategy):
         budget = max_requests - (1 if robots.obey else 0)
         seen = {start_url}
         queue: deque[str] = deque([start_url])
-        results: asyncio.Queue[FetchedPage | None] = asyncio.Queue()
+        # a page, None for a URL that failed, or the error that must stop the crawl (the
+        # fetcher's sink or storage failing under ``--navigate``): raised by the generator
+        results: asyncio.Queue[FetchedPage | Exception | None] = asyncio.Queue()
         in_flight = 0
 
         async def fetch_one(url: str) -> None:
@@ -61,6 +63,9 @@ class BreadthFirst(Strategy):
             except FetchError as exc:
                 self.failures[url] = str(exc)
                 await results.put(None)
+                return
+            except Exception as exc:  # handed to the generator, which raises it
+                await results.put(exc)
                 return
             for link in page.links:
                 target = urldefrag(link.url).url
@@ -89,6 +94,8 @@ class BreadthFirst(Strategy):
                     break
                 page = await results.get()
                 in_flight -= 1
+                if isinstance(page, Exception):
+                    raise page
                 if page is not None:
                     yield page
         finally:

@@ -13,7 +13,10 @@ worker`` processes on any machines (issue 9). The database is the only coordinat
   ``crawl.heartbeat_s`` with its figures; ``deepcrawl status`` shows them, and a process not
   heard of for three heartbeats counts as dead (its leases come back when they expire).
 
-On SQLite one process crawls: the lock is always granted and no other process is alive.
+On SQLite one process crawls a site: its ``crawl_worker`` row is its claim
+(:func:`deepcrawl.storage.claims.claim_site`), and a second ``deepcrawl crawl`` of the same site
+is refused while the first lives — its heartbeat is recent and, on this host, its process
+exists. A crashed process's claim is taken over.
 """
 
 from __future__ import annotations
@@ -26,12 +29,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Self
 
+import psutil
 import sqlalchemy as sa
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, col, select
 
 from deepcrawl.errors import ConfigError, StorageError
 from deepcrawl.storage import tables as t
+from deepcrawl.storage.claims import claim_site
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection, Engine
@@ -61,6 +66,26 @@ def process_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
+def process_alive(row: t.WorkerRead) -> bool:
+    """Whether the process of a ``crawl_worker`` row may still run.
+
+    On this host, its pid must name a live process started before the row (a pid reused since
+    — this very process's, in a container — is a new process); on another host only the
+    heartbeat can tell, and the process counts as alive.
+    """
+    host, _, pid = row.name.rpartition(":")
+    if host != socket.gethostname() or not pid.isdigit():
+        return True
+    try:
+        proc = psutil.Process(int(pid))
+        if proc.status() == psutil.STATUS_ZOMBIE:
+            return False
+        started = float(proc.create_time())
+    except psutil.Error:
+        return False
+    return started <= _aware(row.started_at).timestamp() + 1.0
+
+
 class QueryLock:
     """The right to run a site's query loop: a PostgreSQL session advisory lock.
 
@@ -73,7 +98,8 @@ class QueryLock:
         self.engine = engine
         self.site_id = site_id
         self._conn: Connection | None = None
-        self._shared = engine.dialect.name == "postgresql"
+        #: Whether this is a real lock (PostgreSQL); elsewhere it is always granted.
+        self.shared = engine.dialect.name == "postgresql"
 
     def _try(self, conn: Connection) -> bool:
         stmt = sa.select(sa.func.pg_try_advisory_lock(_QUERY_LOCK, self.site_id))
@@ -81,7 +107,7 @@ class QueryLock:
 
     def acquire(self) -> bool:
         """Take the lock if it is free; True when this process holds it now."""
-        if not self._shared or self._conn is not None:
+        if not self.shared or self._conn is not None:
             return True
         try:
             conn = self.engine.connect()
@@ -118,7 +144,7 @@ class QueryLock:
         would, for that instant, make a ``deepcrawl crawl`` starting (or taking over) at the
         same moment believe the site is being crawled, and refuse to run.
         """
-        if not self._shared or self._conn is not None:
+        if not self.shared or self._conn is not None:
             return False
         # a two-key advisory lock shows its keys as classid and objid, with objsubid 2
         stmt = sa.text(
@@ -136,8 +162,10 @@ class QueryLock:
 class Heartbeat:
     """This process's ``crawl_worker`` row, refreshed in the background while the crawl runs.
 
-    Use as an async context manager around the work; the row ends ``done`` on a clean exit and
-    ``stopped`` on an error or a cancellation.
+    :meth:`register` inserts the row; :meth:`run` beats until cancelled, as a task of the
+    crawl's supervised scope (a database failure of the heartbeat stops the crawl like any
+    other); :meth:`stop` records the final state: ``done`` on a clean end, ``stopped`` on an
+    error or an interruption.
 
     Args:
         engine: the crawl's engine.
@@ -156,10 +184,37 @@ class Heartbeat:
         self.stats = stats
         self.every_s = every_s
         self.id: int | None = None
-        self._task: asyncio.Task[None] | None = None
 
-    def start(self) -> None:
-        """Insert the row (synchronously) and start the background heartbeat."""
+    def register(self, *, exclusive: bool = False) -> None:
+        """Insert this process's row.
+
+        Args:
+            exclusive: claim the site for this process's role (:func:`~deepcrawl.storage.claims
+                .claim_site`; the lock of a crawl on SQLite).
+
+        Raises:
+            ConfigError: ``exclusive``, and another live process holds the site.
+            StorageError: the database fails.
+        """
+        if exclusive:
+            stale = datetime.now(UTC) - timedelta(seconds=3 * self.every_s)
+            claim = claim_site(
+                self.engine,
+                self.site_id,
+                name=process_name(),
+                role=self.role,
+                stale_before=stale,
+                alive=process_alive,
+            )
+            if claim.holder is not None:
+                seen = (datetime.now(UTC) - _aware(claim.holder.seen_at)).total_seconds()
+                raise ConfigError(
+                    f"another process ({claim.holder.name}, heard of {max(0.0, seen):.0f} s "
+                    "ago) is crawling this site in this database: wait for it to end, or stop "
+                    "it (one process crawls a site on SQLite)"
+                )
+            self.id = claim.worker_id
+            return
         try:
             with Session(self.engine, expire_on_commit=False) as s:
                 row = t.Worker(site_id=self.site_id, name=process_name(), role=self.role)
@@ -168,7 +223,6 @@ class Heartbeat:
                 self.id = row.id
         except SQLAlchemyError as exc:
             raise StorageError(f"cannot register this worker: {exc}") from exc
-        self._task = asyncio.get_running_loop().create_task(self._beat_forever())
 
     def beat(self, state: str = "running") -> None:
         """Record that this process is alive, with its figures."""
@@ -191,25 +245,16 @@ class Heartbeat:
         except SQLAlchemyError as exc:
             raise StorageError(f"cannot record this worker's heartbeat: {exc}") from exc
 
-    async def _beat_forever(self) -> None:
+    async def run(self) -> None:
+        """Beat every ``every_s`` seconds until cancelled."""
         while True:
             await asyncio.sleep(self.every_s)
             self.beat()
 
     def stop(self, state: str) -> None:
-        """Stop the heartbeat and record the final state."""
-        if self._task is not None:
-            self._task.cancel()
-            self._task = None
+        """Record the final state (``done`` or ``stopped``)."""
         with contextlib.suppress(StorageError):
             self.beat(state)
-
-    async def __aenter__(self) -> Self:
-        self.start()
-        return self
-
-    async def __aexit__(self, exc_type: type[BaseException] | None, *_: object) -> None:
-        self.stop("done" if exc_type is None else "stopped")
 
 
 def workers(engine: Engine, site_id: int) -> list[t.WorkerRead]:
@@ -251,7 +296,8 @@ class CrawlSeat:
 
     @classmethod
     def take(cls, ctx: CrawlContext) -> Self:
-        """Take the site's query lock and start this process's heartbeat (in a running loop)."""
+        """Take the site's query lock and register this process (the crawl runs the heartbeat,
+        :meth:`Heartbeat.run`, in its supervised scope)."""
         engine, site_id = ctx.repo.engine, ctx.site.id
         lock = QueryLock(engine, site_id)
         if not lock.acquire():
@@ -262,7 +308,8 @@ class CrawlSeat:
         every = ctx.settings.crawl.heartbeat_s
         heartbeat = Heartbeat(engine, site_id, "crawl", ctx.stats, every_s=every)
         try:
-            heartbeat.start()
+            # on PostgreSQL the query lock keeps out a second crawl; elsewhere the row does
+            heartbeat.register(exclusive=not lock.shared)
         except BaseException:
             lock.release()
             raise

@@ -29,12 +29,13 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TextIO
 
-from deepcrawl.errors import StorageError
+from deepcrawl.errors import OutputClosedError, OutputError, StorageError
 from deepcrawl.export import page_records
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Iterable
 
+    from deepcrawl._tasks import Supervisor
     from deepcrawl.crawler.context import CrawlContext
     from deepcrawl.storage import PageRead
 
@@ -97,6 +98,11 @@ class NullSink(Sink):
 class JsonlSink(Sink):
     """One JSON object per line, to a file (appending, idempotent across runs) or a stream.
 
+    A record counts as written once its line is flushed; a write that fails raises
+    :class:`~deepcrawl.errors.OutputError` (:class:`~deepcrawl.errors.OutputClosedError` when
+    the reader of a pipe went away), so the page is not remembered as delivered and a resumed
+    crawl delivers it.
+
     Args:
         target: a file path, or an open text stream (stdout).
     """
@@ -111,22 +117,37 @@ class JsonlSink(Sink):
             except OSError as exc:
                 raise StorageError(f"cannot write {path}: {exc}") from exc
             self._own = True
+            self._where = str(path)
         else:
             self._out = target
             self._own = False
+            name = getattr(target, "name", "")
+            self._where = "standard output" if name == "<stdout>" else str(name or "the output")
         self.written = 0
 
     async def write(self, record: Record) -> None:
         if record["url"] in self._seen:
             return
+        try:
+            self._out.write(json.dumps(record, ensure_ascii=False) + "\n")
+            self._out.flush()
+        except BrokenPipeError as exc:
+            raise OutputClosedError(
+                f"the output pipe closed after {self.written} pages", written=self.written
+            ) from exc
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            raise OutputError(
+                f"cannot write to {self._where} after {self.written} pages: {reason}",
+                written=self.written,
+            ) from exc
         self._seen.add(record["url"])
-        self._out.write(json.dumps(record, ensure_ascii=False) + "\n")
-        self._out.flush()
         self.written += 1
 
     def close(self) -> None:
         if self._own:
-            self._out.close()
+            with contextlib.suppress(OSError):  # a full disk was reported by ``write``
+                self._out.close()
 
 
 def _urls_in(path: Path) -> set[str]:
@@ -228,22 +249,15 @@ class DeliveryPoller:
         self._closing = False
         self._task: asyncio.Task[None] | None = None
 
-    def start(self) -> None:
-        """Start polling in the running event loop."""
+    def start(self, tasks: Supervisor) -> None:
+        """Start polling, as a task of the crawl's supervised scope: a failure of the poller
+        (the sink, the database) stops the crawl at once."""
         if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._run())
+            self._task = tasks.daemon(self._run(), name="delivery poller")
 
     def wake(self) -> None:
         """A page was stored: poll now rather than at the next tick."""
         self._wake.set()
-
-    def check(self) -> None:
-        """Raise the poller's error, if it stopped on one (a sink or database failure)."""
-        task = self._task
-        if task is None or not task.done() or task.cancelled():
-            return
-        if (exc := task.exception()) is not None:
-            raise exc
 
     async def poll(self) -> int:
         """Deliver the undelivered pages above the watermark; returns how many."""
@@ -274,8 +288,10 @@ class DeliveryPoller:
             await self.poll()
             if self._closing:
                 return
+            # ``asyncio.timeout``: 3.11's ``wait_for`` can lose a cancellation (a stop request)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout=self.poll_s)
+                async with asyncio.timeout(self.poll_s):
+                    await self._wake.wait()
 
     async def close(self, *, sweep: bool = True) -> int:
         """Stop polling (after the poll in hand); with ``sweep``, deliver every page left.
@@ -295,12 +311,3 @@ class DeliveryPoller:
         if not sweep:
             return 0
         return len(await self._deliver(self.ctx.state.undelivered()))
-
-    async def abort(self) -> None:
-        """Cancel the polling task at once (the crawl failed: a resumed run delivers the rest;
-        :class:`JsonlSink` skips a record cut between writing and remembering)."""
-        task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task

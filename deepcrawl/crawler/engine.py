@@ -26,10 +26,10 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Self
 
+from deepcrawl._tasks import supervised
 from deepcrawl.browser.scope import Scope, host_of
 from deepcrawl.crawler.context import CrawlContext, CrawlStats
 from deepcrawl.crawler.coordination import CrawlSeat
@@ -87,6 +87,8 @@ class Crawl:
 
     Raises:
         InvalidURLError: ``start_url`` is not an http(s) URL with a host, or is too long.
+        ConfigError: (on entering) another process is crawling the site — on SQLite while it
+            lives, on PostgreSQL while it holds the query lock.
     """
 
     def __init__(
@@ -137,11 +139,6 @@ class Crawl:
                     f"nothing to resume: {self.start_url} has no stored crawl in "
                     f"{settings.storage.url}"
                 )
-            if self._fetcher is None:
-                from deepcrawl.browser import make_fetcher
-
-                self._own_fetcher = make_fetcher(settings, self.scope, forms=False)
-                self._fetcher = await self._own_fetcher.__aenter__()
         except BaseException:
             repo.close()
             raise
@@ -156,11 +153,18 @@ class Crawl:
             stats=CrawlStats(),
             notify=self.progress,
         )
-        try:  # the query lock (other processes of the crawl are workers) and a heartbeat
+        # the query lock (other processes of the crawl are workers) or, on SQLite, the claim
+        # that keeps a second crawl process out, and a heartbeat; taken before anything starts
+        try:
             self._seat = CrawlSeat.take(self.ctx)
-        except BaseException:
-            self._seat = None
-            await self.__aexit__(None, None, None)
+            if self._fetcher is None:
+                from deepcrawl.browser import make_fetcher
+
+                self._own_fetcher = make_fetcher(settings, self.scope, forms=False)
+                self._fetcher = await self._own_fetcher.__aenter__()
+        except BaseException as exc:
+            self._own_fetcher = None  # not entered, or failed while entering: nothing to leave
+            await self.__aexit__(type(exc), exc, exc.__traceback__)
             raise
         return self
 
@@ -187,12 +191,17 @@ class Crawl:
     async def run(self, sink: Sink) -> CrawlReport:
         """Crawl the site, delivering every wanted page to ``sink``.
 
+        Every task of the crawl runs in one supervised scope: the first to fail stops the others
+        and the crawl, and its error is raised (as itself, not in an ``ExceptionGroup``).
+
         Raises:
             FetchError: the start page cannot be fetched.
             FormError: no search form, or the form returned nothing to learn from.
             ConfigError: a ``like`` URL or labels file entry matches no prototype.
             BrowserError: Chromium cannot be started.
             StorageError: the database fails.
+            OutputError: the sink cannot write (``OutputClosedError``: a pipe's reader left).
+            whatever the sink's callback raises.
         """
         from deepcrawl.browser.pool import BrowserPool
         from deepcrawl.crawler.documents import StoredPages
@@ -212,34 +221,39 @@ class Crawl:
         stats = ctx.stats
         stats.pages_delivered = ctx.state.count("delivered")
         stats.errors = ctx.state.count("failed")
-        await ctx.robots.load(self.start_url, fetcher)
-        stats.requests += 1
-        if (delay := ctx.robots.crawl_delay(self.start_url)) is not None:
-            ctx.limiter.set_crawl_delay(host_of(self.start_url), delay)
-        store = StoredPages(ctx.repo, ctx.site.id)  # answers result pages' script requests
-        async with BrowserPool(ctx.settings, self.scope, store=store) as pool:
-            found = await locate_form(ctx, pool)
-            async with FormSearch(
-                pool, found.form, found.verdict, ctx.settings, allowed=ctx.robots.allowed
-            ) as search:
-                await run_setup(ctx, search, found.form_id)
-                session = label_session(ctx)
-                relevant = apply_labels(
-                    ctx,
-                    session,
-                    like=self.like,
-                    labels_file=self.labels_file,
-                    labeller=self.labeller,
-                )
-                await check_like_layouts(ctx, session, self.like, fetcher)
-                if not relevant:
-                    stats.phase = "needs labels"
-                    ctx.changed()
-                    return CrawlReport("needs_labels", ctx.site.id, stats)
-                phase = NormalPhase(
-                    ctx, search, found.form_id, fetcher, sink, on_fetch=self.on_fetch
-                )
-                try:
+        # Every task of the crawl runs in this scope: the first failure of any of them (the
+        # sink, a fetch, the heartbeat) cancels the rest and is raised here, as itself.
+        async with supervised() as tasks:
+            if self._seat is not None:
+                tasks.daemon(self._seat.heartbeat.run(), name="heartbeat")
+            await ctx.robots.load(self.start_url, fetcher)
+            stats.requests += 1
+            if (delay := ctx.robots.crawl_delay(self.start_url)) is not None:
+                ctx.limiter.set_crawl_delay(host_of(self.start_url), delay)
+            store = StoredPages(ctx.repo, ctx.site.id)  # answers result pages' script requests
+            async with BrowserPool(ctx.settings, self.scope, store=store) as pool:
+                found = await locate_form(ctx, pool)
+                async with FormSearch(
+                    pool, found.form, found.verdict, ctx.settings, allowed=ctx.robots.allowed
+                ) as search:
+                    await run_setup(ctx, search, found.form_id)
+                    session = label_session(ctx)
+                    relevant = apply_labels(
+                        ctx,
+                        session,
+                        like=self.like,
+                        labels_file=self.labels_file,
+                        labeller=self.labeller,
+                    )
+                    await check_like_layouts(ctx, session, self.like, fetcher)
+                    if not relevant:
+                        stats.phase = "needs labels"
+                        ctx.changed()
+                        return CrawlReport("needs_labels", ctx.site.id, stats)
+                    phase = NormalPhase(
+                        ctx, search, found.form_id, fetcher, sink, on_fetch=self.on_fetch,
+                        tasks=tasks,
+                    )  # fmt: skip
                     await phase.run()
                     if ctx.settings.crawl.navigate:
                         from deepcrawl.crawler.navigate import NavigatePhase
@@ -247,8 +261,6 @@ class Crawl:
                         await NavigatePhase(phase).run()
                     # shared crawl: the workers' last leases settled, every stored page delivered
                     await phase.finish()
-                finally:
-                    await phase.abort()  # a no-op once finished
         cap = ctx.settings.crawl.max_pages
         full = cap is not None and stats.pages_delivered >= cap
         stats.phase = "stopped at max pages" if full else "done"
@@ -267,9 +279,17 @@ class Crawl:
         async def drive() -> None:
             try:
                 self.report = await self.run(sink)
-            finally:
+            except asyncio.CancelledError:
+                raise  # the reader stopped reading: nobody waits for the end mark
+            except BaseException:
                 await sink.queue.put(None)
+                raise
+            await sink.queue.put(None)
 
+        # The one task of a crawl outside a task group: a generator cannot hold a task group
+        # across its ``yield`` (a failure would cancel the reader's code between two pages).
+        # It is supervised by hand: its failure is raised after the pages before it, and the
+        # reader leaving early cancels it and waits for it to end.
         task = asyncio.create_task(drive())
         try:
             while (record := await sink.queue.get()) is not None:
@@ -278,8 +298,7 @@ class Crawl:
         finally:
             if not task.done():
                 task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+                await asyncio.wait({task})  # unlike ``await task``, keeps our own cancellation
 
 
 def _settings(
@@ -357,7 +376,9 @@ async def crawl_each(
 ) -> CrawlReport:
     """Crawl a site and call ``callback(record)`` for each wanted page (it may be async).
 
-    Arguments and errors as :func:`crawl_pages`.
+    Arguments and errors as :func:`crawl_pages`. An exception the callback raises stops the
+    crawl at once (every task cancelled, the URLs in flight queued again) and is raised here
+    as itself; the page it was called with is not remembered as delivered.
 
     Returns:
         How the crawl ended, with its figures.

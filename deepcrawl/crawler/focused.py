@@ -22,6 +22,7 @@ import re
 from typing import TYPE_CHECKING
 from urllib.parse import urldefrag, urlsplit
 
+from deepcrawl._tasks import supervised
 from deepcrawl.classify.dom import LinkContext, page_links
 from deepcrawl.crawler.politeness import HostLimiter
 from deepcrawl.crawler.robots import RobotsPolicy
@@ -159,8 +160,10 @@ class PoliteSession:
             self.seen.add(urldefrag(page.final_url).url)
             return page
 
-        pages = await asyncio.gather(*(one(u) for u in chosen))
-        return [p for p in pages if p is not None]
+        # supervised: an error that is no failed fetch (storage, the sink) stops the others
+        async with supervised() as tasks:
+            fetches = [tasks.start(one(u)) for u in chosen]
+        return [page for task in fetches if (page := task.result()) is not None]
 
     def new_links(self, page: FetchedPage, d_max: int, around_terms: int) -> list[LinkContext]:
         """The page's in-scope links not seen yet, one context each (first occurrence)."""

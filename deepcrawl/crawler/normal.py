@@ -33,6 +33,7 @@ import re
 from typing import TYPE_CHECKING, Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from deepcrawl._tasks import supervised
 from deepcrawl.classify.url import LabelStats, URLClassifier
 from deepcrawl.crawler.deliver import DeliveryPoller
 from deepcrawl.crawler.politeness import TRANSIENT_STATUSES, backoff_delay
@@ -46,6 +47,7 @@ from deepcrawl.safety import SafetyRule
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Iterable, Sequence
 
+    from deepcrawl._tasks import Supervisor
     from deepcrawl.browser.base import FetchedPage, Fetcher
     from deepcrawl.classify.url import Decision
     from deepcrawl.crawler.context import CrawlContext
@@ -111,6 +113,8 @@ class NormalPhase:
             or ``none`` (store only: a ``deepcrawl worker``). Default: ``poll`` on PostgreSQL
             (other processes may share the crawl), ``direct`` elsewhere or for a sink that
             records nothing (:class:`~deepcrawl.crawler.deliver.NullSink`).
+        tasks: the crawl's supervised scope, where the delivery poller runs (``poll`` only):
+            a failure of the poller stops the crawl at once.
     """
 
     def __init__(
@@ -123,6 +127,7 @@ class NormalPhase:
         *,
         on_fetch: Sequence[Callable[[FetchedPage], None]] = (),
         delivery: Literal["direct", "poll", "none"] | None = None,
+        tasks: Supervisor | None = None,
     ) -> None:
         self.ctx = ctx
         self.search = search
@@ -132,6 +137,9 @@ class NormalPhase:
             shared = ctx.repo.engine.dialect.name == "postgresql"
             delivery = "poll" if shared and sink.remembers else "direct"
         self.delivery = delivery
+        if delivery == "poll" and tasks is None:
+            raise ValueError("a delivery poller needs the crawl's supervised scope (tasks=)")
+        self._tasks = tasks
         self._poller = (
             DeliveryPoller(ctx, sink, full=self._full, poll_s=ctx.settings.crawl.deliver_poll_s)
             if delivery == "poll"
@@ -244,8 +252,7 @@ class NormalPhase:
             if self._in_flight == 0 and self.frontier.pending() == 0:
                 return
             self._wake.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout=_IDLE_S / 5)
+            await _wait(self._wake, _IDLE_S / 5)
 
     # -- the phase -------------------------------------------------------------------------
 
@@ -260,7 +267,8 @@ class NormalPhase:
             self.enqueue(query.result_links(), f"results of {query.row.keyword!r}")
         self._learn_stored(follow=ctx.settings.crawl.follow_record_links)
         if self._poller is not None:  # its first poll delivers what a crashed run left
-            self._poller.start()
+            assert self._tasks is not None
+            self._poller.start(self._tasks)
         elif self.delivery == "direct":
             for page in ctx.state.undelivered():
                 await self._deliver_stored(page)
@@ -270,23 +278,22 @@ class NormalPhase:
         await self._fetch_while(self._query_until_done())
 
     async def _fetch_while(self, work: Awaitable[None]) -> None:
-        """Run the fetch tasks beside ``work`` until it is done and the frontier drained."""
+        """Run the fetch tasks beside ``work`` until it is done and the frontier drained.
+
+        Supervised: a task that fails (the sink, the database) cancels ``work`` and the other
+        tasks at once, each returning its lease, and its error is raised here.
+        """
         self._stop.clear()
         self._querying = True
-        workers = [
-            asyncio.create_task(self._worker())
-            for _ in range(max(1, self.ctx.settings.politeness.concurrency_per_host))
-        ]
         try:
-            await work
-            self._querying = False
-            self._wake.set()
-            await asyncio.gather(*workers)
+            async with supervised() as tasks:
+                for n in range(max(1, self.ctx.settings.politeness.concurrency_per_host)):
+                    tasks.start(self._worker(), name=f"fetch worker {n}")
+                await work
+                self._querying = False
+                self._wake.set()
         finally:
             self._stop.set()
-            for task in workers:
-                task.cancel()
-            await asyncio.gather(*workers, return_exceptions=True)
 
     async def finish(self) -> None:
         """Deliver what is left and stop the delivery point (after ``run`` and ``--navigate``).
@@ -304,12 +311,6 @@ class NormalPhase:
             await self._fetch_while(asyncio.sleep(0))
         poller, self._poller = self._poller, None
         await poller.close(sweep=not self._full())
-
-    async def abort(self) -> None:
-        """Stop the delivery point at once (the crawl failed; a resumed run delivers the rest)."""
-        poller, self._poller = self._poller, None
-        if poller is not None:
-            await poller.abort()
 
     def _full(self) -> bool:
         cap = self.ctx.settings.crawl.max_pages
@@ -335,8 +336,6 @@ class NormalPhase:
             if self._full():
                 self._stop.set()
                 return
-            if self._poller is not None:
-                self._poller.check()  # a failed delivery point fails the crawl now, not at its end
             # leased in the event loop's thread: SQLite has no row locks, and one lease at a
             # time is what keeps two workers from taking the same URL
             leases = self.frontier.lease(1, lease_s=lease_s)
@@ -345,18 +344,26 @@ class NormalPhase:
                     return
                 # wait for the query loop to add URLs (or a back-off to expire)
                 self._wake.clear()
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), timeout=_IDLE_S)
+                await _wait(self._wake, _IDLE_S)
                 continue
             self._in_flight += 1
             try:
-                await self._fetch(leases[0])
+                await self.fetch_leased(leases[0])
             finally:
                 self._in_flight -= 1
 
     async def fetch_leased(self, lease: Lease) -> None:
-        """Fetch, store and deliver one leased URL the way the workers do (``--navigate``)."""
-        await self._fetch(lease)
+        """Fetch, store and deliver one leased URL the way the workers do (``--navigate``).
+
+        A fetch cut short — the crawl stopped or failed meanwhile — gives its lease back: the
+        URL is queued again, and the next run fetches it (or delivers the page stored already).
+        """
+        try:
+            await self._fetch(lease)
+        except BaseException:
+            with contextlib.suppress(StorageError):
+                self.frontier.retry(lease.id, after_s=0)
+            raise
 
     async def _fetch(self, lease: Lease) -> None:
         ctx, url = self.ctx, lease.url
@@ -461,3 +468,14 @@ class NormalPhase:
         await self.sink.deliver_page(self.ctx, page)
         self.ctx.stats.pages_delivered += 1
         self.ctx.changed()
+
+
+async def _wait(event: asyncio.Event, timeout_s: float) -> None:
+    """Wait for ``event`` at most ``timeout_s`` seconds.
+
+    ``asyncio.timeout`` rather than ``wait_for``: Python 3.11's ``wait_for`` loses a
+    cancellation that lands as the event is set, and a stop request (Ctrl-C) with it.
+    """
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(timeout_s):
+            await event.wait()

@@ -34,6 +34,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
+from deepcrawl._tasks import supervised
 from deepcrawl.browser.scope import Scope, host_of
 from deepcrawl.crawler.context import CrawlContext, CrawlStats
 from deepcrawl.crawler.coordination import Heartbeat, QueryLock
@@ -109,18 +110,23 @@ class FetchWorker(NormalPhase):
             await asyncio.sleep(_WATCH_S)
 
     async def run(self) -> None:
-        """Fetch until the frontier is drained and the query loop is over (or ``max_pages``)."""
+        """Fetch until the frontier is drained and the query loop is over (or ``max_pages``).
+
+        Supervised: a fetch task or the lock's watch that fails stops the others (each giving
+        its lease back) and its error is raised here.
+        """
         self.ctx.stats.phase = "worker"
         self._querying = self.lock.held_elsewhere()
-        watch = asyncio.create_task(self._watch())
-        workers = [asyncio.create_task(self._worker()) for _ in range(self.concurrency)]
         try:
-            await asyncio.gather(*workers)
+            async with supervised() as tasks:
+                tasks.daemon(self._watch(), name="query lock watch")
+                workers = [
+                    tasks.start(self._worker(), name=f"fetch worker {n}")
+                    for n in range(self.concurrency)
+                ]
+                await asyncio.wait(workers)
         finally:
             self._stop.set()
-            for task in (watch, *workers):
-                task.cancel()
-            await asyncio.gather(watch, *workers, return_exceptions=True)
 
 
 def _relevant(repo: Repository, site_id: int) -> bool:
@@ -205,12 +211,18 @@ async def run_worker(
             if (delay := ctx.robots.crawl_delay(chosen.start_url)) is not None:
                 ctx.limiter.set_crawl_delay(host_of(chosen.start_url), delay)
             every = settings.crawl.heartbeat_s
-            await stack.enter_async_context(
-                Heartbeat(repo.engine, chosen.id, "worker", ctx.stats, every_s=every)
-            )
+            heartbeat = Heartbeat(repo.engine, chosen.id, "worker", ctx.stats, every_s=every)
+            heartbeat.register()
             lock = QueryLock(repo.engine, chosen.id)
-            tasks = concurrency or settings.politeness.concurrency_per_host
-            await FetchWorker(ctx, fetcher, lock=lock, concurrency=tasks).run()
+            fetch_tasks = concurrency or settings.politeness.concurrency_per_host
+            state = "stopped"
+            try:
+                async with supervised() as tasks:
+                    tasks.daemon(heartbeat.run(), name="heartbeat")
+                    await FetchWorker(ctx, fetcher, lock=lock, concurrency=fetch_tasks).run()
+                state = "done"
+            finally:
+                heartbeat.stop(state)
         ctx.stats.phase = "done"
         ctx.changed()
         return WorkerReport(chosen.id, ctx.stats)

@@ -49,6 +49,9 @@ def _to_v2(conn: Connection) -> None:
 #: ``MIGRATIONS[n]`` upgrades a database from version ``n`` to ``n + 1``.
 MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _to_v2}
 
+#: Key of the PostgreSQL advisory lock under which a process creates or migrates the schema.
+_SCHEMA_LOCK = 0x6463_0003
+
 #: Seconds after which a pooled server connection is replaced.
 _RECYCLE_S = 300
 
@@ -144,9 +147,13 @@ def open_engine(url: str, *, durable_commits: bool = True) -> Engine:
 
 
 def _prepare_schema(engine: Engine) -> None:
-    # create_all only adds missing tables; changed tables are the migrations' job.
-    SQLModel.metadata.create_all(engine)
     with engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            # one process at a time: a crawl and its workers started together on a new database
+            # would each create the tables, and the second fail on the first's types
+            conn.execute(sa.select(sa.func.pg_advisory_xact_lock(_SCHEMA_LOCK)))
+        # create_all only adds missing tables; changed tables are the migrations' job.
+        SQLModel.metadata.create_all(conn)
         found_text = conn.execute(_GET_VERSION).scalar()
         if found_text is None:
             conn.execute(_SET_VERSION, {"v": str(SCHEMA_VERSION)})

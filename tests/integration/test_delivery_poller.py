@@ -13,6 +13,7 @@ import pytest
 import sqlalchemy as sa
 from sqlmodel import Session, col
 
+from deepcrawl._tasks import supervised
 from deepcrawl.browser.base import FetchedPage
 from deepcrawl.crawler.context import CrawlContext, CrawlStats
 from deepcrawl.crawler.deliver import CallbackSink, DeliveryPoller
@@ -153,34 +154,33 @@ async def test_the_running_poller_delivers_on_wake_and_surfaces_its_errors(
 ) -> None:
     sink, got = collector()
     poller = DeliveryPoller(ctx, sink, full=lambda: False, poll_s=30.0)
-    poller.start()
-    store(ctx, "/book/1")
-    poller.wake()  # without it, the next poll would be 30 s away
-    for _ in range(200):
-        if got:
-            break
-        await asyncio.sleep(0.02)
-    assert got == ["/book/1"]
-    store(ctx, "/book/2")
-    assert await poller.close(sweep=True) == 1
+    async with supervised() as tasks:
+        poller.start(tasks)
+        store(ctx, "/book/1")
+        poller.wake()  # without it, the next poll would be 30 s away
+        for _ in range(200):
+            if got:
+                break
+            await asyncio.sleep(0.02)
+        assert got == ["/book/1"]
+        store(ctx, "/book/2")
+        assert await poller.close(sweep=True) == 1
     assert got == ["/book/1", "/book/2"]
 
     def broken(record: dict[str, Any]) -> None:
         raise OSError("disk full")
 
+    # a failed poller stops its scope at once and is raised as itself, not as a group
     failing = DeliveryPoller(ctx, CallbackSink(broken), full=lambda: False, poll_s=0.05)
     store(ctx, "/book/3")
-    failing.start()
-    for _ in range(200):
-        await asyncio.sleep(0.02)
-        try:
-            failing.check()
-        except OSError:
-            break
-    else:
-        pytest.fail("the poller's error was never raised")
+
+    async def crawl() -> None:
+        async with asyncio.timeout(10), supervised() as tasks:
+            failing.start(tasks)
+            await asyncio.sleep(60)  # cancelled by the poller's failure
+
     with pytest.raises(OSError, match="disk full"):
-        await failing.close(sweep=True)
+        await crawl()
     assert ctx.state.count("delivered") == 2  # the failed record is not remembered
 
 

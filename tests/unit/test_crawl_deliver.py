@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from typing import TYPE_CHECKING, Any
 
+import pytest
+
 from deepcrawl.crawler.context import CrawlStats
 from deepcrawl.crawler.deliver import CallbackSink, JsonlSink, QueueSink, TeeSink
 from deepcrawl.crawler.normal import canonical_url
+from deepcrawl.errors import OutputClosedError, OutputError
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -69,3 +73,26 @@ def test_stats_are_json_ready() -> None:
     assert data["records_estimated"] == 12.3
     assert "started" not in data
     json.dumps(data)
+
+
+class _Failing(io.StringIO):
+    def __init__(self, error: OSError) -> None:
+        super().__init__()
+        self.error = error
+        self.name = "<stdout>"
+
+    def flush(self) -> None:
+        raise self.error
+
+
+async def test_jsonl_sink_reports_a_closed_pipe_and_a_full_disk_and_counts_only_written() -> None:
+    pipe = JsonlSink(_Failing(BrokenPipeError(32, "Broken pipe")))
+    with pytest.raises(OutputClosedError, match="the output pipe closed after 0 pages"):
+        await pipe.write(_record("http://a/1"))
+    assert pipe.written == 0
+    full = JsonlSink(_Failing(OSError(28, "No space left on device")))
+    with pytest.raises(OutputError, match="standard output after 0 pages: No space left") as err:
+        await full.write(_record("http://a/1"))
+    assert not isinstance(err.value, OutputClosedError)
+    with pytest.raises(OutputError):  # not counted as seen: the record is offered again
+        await full.write(_record("http://a/1"))
