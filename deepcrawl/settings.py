@@ -313,6 +313,8 @@ class PrototypeSettings(_Section):
     subtrees have the same shape are merged back into one wildcard (categories, languages)."""
     max_examples: int = 5
     """Sample URLs kept per prototype."""
+    label_port: int = 8765
+    """Port of the ``deepcrawl label --web`` page (always on 127.0.0.1); 0: any free port."""
     layout_samples: int = 4
     """Member pages of the ``--like`` example's prototype fetched to compare with the example
     (:mod:`deepcrawl.classify.layout`) before the normal phase; 0: no check."""

@@ -359,6 +359,21 @@ class Repository:
             )
             return list(rows.all())
 
+    def query_links(self, site_id: int) -> list[tuple[int, str, str, str]]:
+        """Every link the site's result pages showed: ``(query_id, url, text, role)``.
+
+        What labelling shows next to a prototype: the link texts of its URLs, from how many
+        queries they came, and whether they were result, pager or chrome links.
+        """
+        with self._guard("list query links"), self._session() as s:
+            rows = s.exec(
+                select(t.QueryLink)
+                .join(t.Query, col(t.QueryLink.query_id) == col(t.Query.id))
+                .where(t.Query.site_id == site_id)
+                .order_by(col(t.QueryLink.id))
+            )
+            return [(r.query_id, r.url, r.text, r.role) for r in rows.all()]
+
     def _write_body(self, digest: str, raw: bytes) -> str:
         path = self.settings.bodies_dir / digest[:2] / f"{digest}.body"
         try:
