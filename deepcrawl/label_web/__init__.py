@@ -54,14 +54,11 @@ def create_app(session: LabelSession, repo: Repository, next_command: str) -> St
     # a time, and running them on the event loop keeps every database call on one thread.
 
     def page(request: Request, error: str = "", status: int = 200) -> Response:
-        found = kinds(session, repo)
-        wanted = sum(1 for k in found if k.label and k.label[1])
         return templates.TemplateResponse(
             request,
             "page.html",
             {
-                "kinds": found,
-                "wanted": wanted,
+                "kinds": kinds(session, repo),
                 "error": error,
                 "next_command": next_command,
                 "suggest_name": suggest_name,
