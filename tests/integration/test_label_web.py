@@ -88,9 +88,9 @@ async def test_label_on_the_web_page_then_resume_with_the_exported_labels(
             shutil.copy(f"{db_file}{suffix}", f"{unlabelled}{suffix}")
 
     port = _free_port()
+    command = ["label", "1", "--db", f"sqlite:///{db_file}", "--web", "--port", str(port)]
     web = subprocess.Popen(
-        [sys.executable, "-m", "deepcrawl", "label", "1", "--db", f"sqlite:///{db_file}",
-         "--web", "--port", str(port)],  # fmt: skip
+        [sys.executable, "-m", "deepcrawl", *command],
         env=_env(tmp_path),
         cwd=tmp_path,
         stdout=subprocess.PIPE,
