@@ -230,7 +230,12 @@ def label(
             err_console.print(
                 f"Label the kinds on http://{HOST}:{chosen}/ (Ctrl-C when done)", highlight=False
             )
-            serve(create_app(session, repo, next_command), chosen)
+            thumbnails = None
+            if settings.prototypes.thumbnails:
+                from deepcrawl.label_web.thumbnails import Thumbnails
+
+                thumbnails = Thumbnails(repo, session.site_id, start_url, settings)
+            serve(create_app(session, repo, next_command, thumbnails), chosen)
         else:
             try:
                 _interactive(session, repo)

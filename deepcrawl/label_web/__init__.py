@@ -3,16 +3,18 @@
 A Starlette app with server-rendered Jinja2 templates and htmx (served from this package: the
 page works without internet). Every card is one kind of URL (:func:`deepcrawl.prototypes.kinds`):
 its shape in plain words, how many result links and queries it came from, examples with their
-link texts and page titles, and marks for the kind that looks like the records and for pager
-kinds. Every click goes straight through the :class:`~deepcrawl.prototypes.LabelSession` into the
-database, so a closed tab loses nothing; ``/labels.yaml`` exports the labels as a ``--labels``
-file. The server binds to 127.0.0.1 only and refuses changes sent from another origin.
+link texts and page titles, marks for the kind that looks like the records and for pager kinds,
+and a thumbnail of one example page (:mod:`deepcrawl.label_web.thumbnails`). Every click goes
+straight through the :class:`~deepcrawl.prototypes.LabelSession` into the database, so a closed
+tab loses nothing; ``/labels.yaml`` exports the labels as a ``--labels`` file. The server binds
+to 127.0.0.1 only and refuses changes sent from another origin.
 
 Only ``deepcrawl label --web`` imports this package: the crawl never needs Starlette.
 """
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,9 +28,12 @@ from deepcrawl.errors import ConfigError, InvalidURLError
 from deepcrawl.prototypes import kinds, labels_yaml, suggest_name
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
     from starlette.datastructures import FormData
     from starlette.requests import Request
 
+    from deepcrawl.label_web.thumbnails import Thumbnails
     from deepcrawl.prototypes import LabelSession
     from deepcrawl.storage import Repository
 
@@ -40,13 +45,19 @@ _HERE = Path(__file__).parent
 _VERDICTS = {"wanted": True, "unwanted": False}
 
 
-def create_app(session: LabelSession, repo: Repository, next_command: str) -> Starlette:
+def create_app(
+    session: LabelSession,
+    repo: Repository,
+    next_command: str,
+    thumbnails: Thumbnails | None = None,
+) -> Starlette:
     """The labelling app for one site.
 
     Args:
         session: the site's prototypes and labels (changes are stored through it at once).
         repo: the repository the session stores into (read for link texts and titles).
         next_command: the command that goes on with the crawl once labelled (shown on the page).
+        thumbnails: takes the screenshots shown on the cards; None: no thumbnails.
     """
     templates = Jinja2Templates(directory=_HERE / "templates")
 
@@ -62,6 +73,7 @@ def create_app(session: LabelSession, repo: Repository, next_command: str) -> St
                 "error": error,
                 "next_command": next_command,
                 "suggest_name": suggest_name,
+                "thumbnails": thumbnails is not None,
             },
             status_code=status,
         )
@@ -69,7 +81,9 @@ def create_app(session: LabelSession, repo: Repository, next_command: str) -> St
     def card(request: Request, pid: str) -> Response:
         kind = next(k for k in kinds(session, repo) if k.id == pid)
         return templates.TemplateResponse(
-            request, "card.html", {"kind": kind, "suggest_name": suggest_name}
+            request,
+            "card.html",
+            {"kind": kind, "suggest_name": suggest_name, "thumbnails": thumbnails is not None},
         )
 
     async def index(request: Request) -> Response:
@@ -117,6 +131,22 @@ def create_app(session: LabelSession, repo: Repository, next_command: str) -> St
             return page(request, f"{url}: {exc}", 400)
         return RedirectResponse(f"/#{prototype.id}", status_code=303)
 
+    async def thumbnail(request: Request) -> Response:
+        pid = request.path_params["pid"]
+        kind = next((k for k in kinds(session, repo) if k.id == pid), None)
+        png = None
+        if thumbnails is not None and kind is not None and kind.preview is not None:
+            png = await thumbnails.png(kind.preview)
+        if png is None:
+            return Response(status_code=404)
+        return Response(png, media_type="image/png")
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        yield
+        if thumbnails is not None:
+            await thumbnails.aclose()
+
     async def export(request: Request) -> Response:
         return PlainTextResponse(
             labels_yaml(session),
@@ -125,10 +155,12 @@ def create_app(session: LabelSession, repo: Repository, next_command: str) -> St
         )
 
     return Starlette(
+        lifespan=lifespan,
         routes=[
             Route("/", index),
             Route("/kind/{pid}", decide, methods=["POST"]),
             Route("/kind/{pid}/split", split, methods=["POST"]),
+            Route("/kind/{pid}/thumbnail.png", thumbnail),
             Route("/merge", merge, methods=["POST"]),
             Route("/like", like, methods=["POST"]),
             Route("/labels.yaml", export),

@@ -77,6 +77,9 @@ class Kind:
     """Looks like the result pages' pager (more pager links than result links)."""
     label: tuple[str, bool] | None
     """The stored label (name, relevant), if any."""
+    preview: str | None
+    """An example the results area of a result page linked to: the one page a thumbnail may
+    show (never a link found by probing scripts, nor a pager or menu link)."""
 
     @property
     def id(self) -> str:
@@ -143,6 +146,7 @@ def kinds(session: LabelSession, repo: Repository) -> list[Kind]:
     links = repo.query_links(session.site_id)
     texts: dict[str, Counter[str]] = {}
     roles: dict[str, Counter[str]] = {}
+    results: set[str] = set()
     queries: dict[str, set[int]] = {}
     for query_id, url, text, role in links:
         try:
@@ -153,6 +157,8 @@ def kinds(session: LabelSession, repo: Repository) -> list[Kind]:
         if pid is None:
             continue
         roles.setdefault(pid, Counter())[role] += 1
+        if role == "result":
+            results.add(normal)
         queries.setdefault(pid, set()).add(query_id)
         if text.strip():
             texts.setdefault(normal, Counter())[" ".join(text.split())] += 1
@@ -183,6 +189,7 @@ def kinds(session: LabelSession, repo: Repository) -> list[Kind]:
                 suggested=p.id == suggested,
                 pager=counted["pager"] > counted["result"],
                 label=labels.get(p.id),
+                preview=next((u for u in shown if u in results), None),
             )
         )
     return out

@@ -374,6 +374,34 @@ class Repository:
             )
             return [(r.query_id, r.url, r.text, r.role) for r in rows.all()]
 
+    def thumbnail(self, site_id: int, url: str) -> bytes | None:
+        """The cached screenshot of a page (PNG), or None when none was taken yet."""
+        path = self._thumbnail_path(site_id, url)
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise StorageError(f"cannot read thumbnail {path}: {exc}") from exc
+
+    def save_thumbnail(self, site_id: int, url: str, png: bytes) -> None:
+        """Cache a screenshot of a page (``deepcrawl label --web`` shows it on the kind's card).
+
+        Kept as a file beside the large bodies: a picture for a person, never crawl state.
+        """
+        path = self._thumbnail_path(site_id, url)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(".tmp")
+            tmp.write_bytes(png)
+            tmp.replace(path)
+        except OSError as exc:
+            raise StorageError(f"cannot write thumbnail {path}: {exc}") from exc
+
+    def _thumbnail_path(self, site_id: int, url: str) -> Path:
+        digest = hashlib.sha256(url.encode("utf-8")).hexdigest()
+        return self.settings.bodies_dir / "thumbnails" / str(site_id) / f"{digest}.png"
+
     def _write_body(self, digest: str, raw: bytes) -> str:
         path = self.settings.bodies_dir / digest[:2] / f"{digest}.body"
         try:

@@ -115,6 +115,13 @@ async def test_label_on_the_web_page_then_resume_with_the_exported_labels(
         assert examples
         assert all(truth.is_detail(e) for e in examples)
         assert await record.locator("strong.text").count() >= 1  # link texts shown
+        # a thumbnail of a record page; none for kinds no results area linked to (menus)
+        thumbnail = record.locator("img.thumbnail")
+        await thumbnail.wait_for()
+        await page.wait_for_function(
+            "el => el.complete && el.naturalWidth > 0", arg=await thumbnail.element_handle()
+        )
+        assert await page.locator("img.thumbnail").count() == 1
         await record.get_by_role("button", name="Wanted", exact=True).click()
         await page.locator("article.kind.wanted").wait_for()
         assert "wanted" in (await record.locator(".mark.verdict").inner_text())
@@ -123,6 +130,8 @@ async def test_label_on_the_web_page_then_resume_with_the_exported_labels(
         await page.locator("article.kind.unwanted").wait_for()
 
         await page.screenshot(path=str(tmp_path / "label-web.png"), full_page=True)
+        cached = list((tmp_path / "bodies" / "thumbnails").rglob("*.png"))
+        assert len(cached) == 1  # taken once, kept in the store
         async with page.expect_download() as download_info:
             await page.locator("#export").click()
         labels_file = tmp_path / "labels.yaml"
