@@ -72,10 +72,14 @@ def _wait_up(url: str, server: subprocess.Popen[str]) -> None:
     pytest.fail(f"the label page did not come up at {url}")
 
 
+@pytest.mark.parametrize("name", ["books", "shop", "news"])
 async def test_label_on_the_web_page_then_resume_with_the_exported_labels(
-    fixture_server: Callable[..., FixtureServer], chromium_browser: Browser, tmp_path: Path
+    name: str,
+    fixture_server: Callable[..., FixtureServer],
+    chromium_browser: Browser,
+    tmp_path: Path,
 ) -> None:
-    server = fixture_server("books", records=40, seed=19)
+    server = fixture_server(name, records=40, seed=19)
     truth = server.truth()
     url = server.url + "/"
     db_file = tmp_path / "crawl.db"
@@ -107,7 +111,7 @@ async def test_label_on_the_web_page_then_resume_with_the_exported_labels(
         page = await chromium_browser.new_page(accept_downloads=True)
         await page.goto(page_url)
         cards = page.locator("article.kind")
-        assert await cards.count() >= 2
+        others = await cards.count() - 1  # news sites: result pages that link to records only
         # as a person: the kind whose examples are titled like records, and marked as such
         record = cards.filter(has_text="looks like the records")
         assert await record.count() == 1
@@ -125,9 +129,9 @@ async def test_label_on_the_web_page_then_resume_with_the_exported_labels(
         await record.get_by_role("button", name="Wanted", exact=True).click()
         await page.locator("article.kind.wanted").wait_for()
         assert "wanted" in (await record.locator(".mark.verdict").inner_text())
-        # keyboard: the focus moved on to the next kind; "n" marks it not wanted
-        await page.keyboard.press("n")
-        await page.locator("article.kind.unwanted").wait_for()
+        if others:  # keyboard: the focus moved on to the next kind; "n" marks it not wanted
+            await page.keyboard.press("n")
+            await page.locator("article.kind.unwanted").wait_for()
 
         await page.screenshot(path=str(tmp_path / "label-web.png"), full_page=True)
         cached = list((tmp_path / "bodies" / "thumbnails").rglob("*.png"))
@@ -144,7 +148,7 @@ async def test_label_on_the_web_page_then_resume_with_the_exported_labels(
     entries = yaml.safe_load(labels_file.read_text(encoding="utf-8"))
     wanted = [e["prototype"] for e in entries if e["relevant"]]
     assert len(wanted) == 1
-    assert len(entries) == 2
+    assert len(entries) == 1 + min(others, 1)
     # the same prototype --like a record's URL gives
     liked = _deepcrawl(tmp_path, "prototypes", "1", "--db", f"sqlite:///{unlabelled}",
                        "--like", server.url + truth.detail_paths[0], "--json")  # fmt: skip
