@@ -224,7 +224,13 @@ def label(
                 p = session.label_like(url)
                 _said(p, session.labels()[p.id][0], True)
         elif web:
-            from deepcrawl.label_web import HOST, create_app, serve
+            try:
+                from deepcrawl.label_web import HOST, create_app, serve
+            except ImportError as exc:
+                raise ConfigError(
+                    f"label --web needs the 'web' extra ({exc.name} is missing): "
+                    "pip install 'deepcrawl[web]'"
+                ) from exc
 
             chosen = settings.prototypes.label_port if port is None else port
             err_console.print(

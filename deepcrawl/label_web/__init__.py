@@ -165,7 +165,7 @@ def create_app(
             Route("/like", like, methods=["POST"]),
             Route("/labels.yaml", export),
             Mount("/static", StaticFiles(directory=_HERE / "static"), name="static"),
-        ]
+        ],
     )
 
 
