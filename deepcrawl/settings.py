@@ -320,6 +320,9 @@ class PrototypeSettings(_Section):
     (taken with the crawl's Chromium under the probing rules: GET only, no navigation away)."""
     thumbnail_viewport: tuple[int, int] = (1024, 768)
     """Width and height (CSS pixels) of the browser window a thumbnail is taken in."""
+    thumbnail_load_s: float = 5.0
+    """Longest wait for a thumbnail page's ``load`` event (a refused navigation may stop it for
+    good); the screenshot then shows what has rendered."""
     layout_samples: int = 4
     """Member pages of the ``--like`` example's prototype fetched to compare with the example
     (:mod:`deepcrawl.classify.layout`) before the normal phase; 0: no check."""

@@ -12,6 +12,7 @@ host. Only an example a result page linked to in its results area is ever shown
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -75,12 +76,17 @@ class Thumbnails:
             lease.probing = True
             lease.own_navigation = url
             try:
+                timeout = self.settings.browser.page_timeout_s * 1000
                 await lease.page.set_viewport_size({"width": width, "height": height})
-                response = await lease.page.goto(
-                    url, wait_until="load", timeout=self.settings.browser.page_timeout_s * 1000
-                )
+                response = await lease.page.goto(url, wait_until="commit", timeout=timeout)
                 if response is None or response.status >= 400:
                     return None
+                # a script that submits a form or navigates while the page loads starts a
+                # navigation the rules refuse, and "load" may then never come: show what is there
+                with contextlib.suppress(PlaywrightError):
+                    await lease.page.wait_for_load_state(
+                        "load", timeout=self.settings.prototypes.thumbnail_load_s * 1000
+                    )
                 return await lease.page.screenshot(type="png")
             finally:
                 lease.begin()
