@@ -331,6 +331,16 @@ class PrototypeSettings(_Section):
     subtrees have the same shape are merged back into one wildcard (categories, languages)."""
     max_examples: int = 5
     """Sample URLs kept per prototype."""
+    label_port: int = 8765
+    """Port of the ``deepcrawl label --web`` page (always on 127.0.0.1); 0: any free port."""
+    thumbnails: bool = True
+    """Show a screenshot of one example page per kind on the ``deepcrawl label --web`` page
+    (taken with the crawl's Chromium under the probing rules: GET only, no navigation away)."""
+    thumbnail_viewport: tuple[int, int] = (1024, 768)
+    """Width and height (CSS pixels) of the browser window a thumbnail is taken in."""
+    thumbnail_load_s: float = 5.0
+    """Longest wait for a thumbnail page's ``load`` event (a refused navigation may stop it for
+    good); the screenshot then shows what has rendered."""
     layout_samples: int = 4
     """Member pages of the ``--like`` example's prototype fetched to compare with the example
     (:mod:`deepcrawl.classify.layout`) before the normal phase; 0: no check."""

@@ -119,8 +119,11 @@ def _labeller(live: Live | None) -> "Callable[[LabelSession], None] | None":
 
     def ask(session: "LabelSession") -> None:
         live.stop()
-        err_console.print("[bold]Label the kinds of URL the search results link to[/]")
-        _interactive(session)
+        err_console.print(
+            "[bold]Label the kinds of URL the search results link to[/] (or quit with q and "
+            f"label them on a web page: deepcrawl label {session.site_id} --web)"
+        )
+        _interactive(session, session.repo)
         live.start()
 
     return ask
@@ -277,8 +280,8 @@ def crawl(
     if report.status == "needs_labels":
         err_console.print(
             f"Setup done: {stats.queries} queries, prototypes stored. Label them, then resume:\n"
-            f"  deepcrawl label {report.site_id} --db {settings.storage.url}   "
-            f"(or --like URL / --labels FILE)\n"
+            f"  deepcrawl label {report.site_id} --db {settings.storage.url} --web   "
+            f"(or no --web: at the terminal; --like URL / --labels FILE)\n"
             f"  deepcrawl crawl {start_url} --db {settings.storage.url} --resume",
             highlight=False,
         )

@@ -2,7 +2,8 @@
 
 ``prototypes`` prototypes a plain URL list (``--from-file``) or the links stored for a site, and
 prints the prototypes (table or ``--json``); ``label`` walks the user through a site's prototypes
-(or applies ``--labels FILE`` / ``--like URL`` without prompts) and stores the labels.
+(or applies ``--labels FILE`` / ``--like URL`` without prompts, or serves a local web page with
+``--web``) and stores the labels; ``--save FILE`` writes them as a ``--labels`` file.
 """
 
 import json
@@ -16,15 +17,16 @@ from rich.table import Table
 
 from deepcrawl.cli._app import app, console, err_console
 from deepcrawl.errors import ConfigError, InvalidURLError
-from deepcrawl.prototypes import Prototype, Prototyper
+from deepcrawl.prototypes import Kind, Prototype, Prototyper, kinds, labels_yaml
 from deepcrawl.prototypes._labelling import LabelSession, read_labels_file, suggest_name
 from deepcrawl.settings import Settings, load_settings
-from deepcrawl.storage import Repository
+from deepcrawl.storage import Repository, safe_url
 from deepcrawl.urls import URLNormaliser
 
 _DB_HELP = "Database URL (default: sqlite:///deepcrawl.db)."
 _ACTIONS = escape(
-    "[y]es relevant, [n]ot relevant, [s]kip, [m]ore examples, [j]oin, [x] split, [q]uit"
+    "[y] wanted, [n] not wanted, [s]kip, [m]ore examples, [j]oin with another kind, [x] split, "
+    "[q]uit"
 )
 
 
@@ -190,17 +192,30 @@ def label(
     relearn: Annotated[
         bool, typer.Option(help="Prototype the site's stored links again before labelling.")
     ] = False,
+    web: Annotated[
+        bool, typer.Option("--web", help="Label on a local web page (127.0.0.1) instead.")
+    ] = False,
+    port: Annotated[
+        int | None,
+        typer.Option(help="Port of the --web page (default: setting prototypes.label_port)."),
+    ] = None,
+    save: Annotated[
+        Path | None,
+        typer.Option("--save", help="Write the site's labels to this YAML file (a --labels file)."),
+    ] = None,
     db: Annotated[str | None, typer.Option(help=_DB_HELP)] = None,
 ) -> None:
     """Label a site's prototypes: name each kind of URL and say whether it is wanted.
 
-    Without --labels or --like, walks through the prototypes, largest first, asking for each:
-    y relevant, n not relevant, s skip, m more examples, j join with another prototype,
-    x split, q quit; y and n then ask for the label's name.
+    Without --labels, --like or --web, walks through the prototypes, largest first, showing each
+    kind's link texts and examples and asking: y wanted, n not wanted, s skip, m more examples,
+    j join with another kind, x split, q quit. --save FILE then writes the labels as YAML.
     """
     settings = load_settings(storage={"url": db})
     with Repository.open(settings.storage.url, settings.storage) as repo:
         session = _session(repo, site, settings, relearn=relearn)
+        start_url = repo.find_site(site).start_url
+        next_command = f"deepcrawl crawl {start_url} --db {safe_url(settings.storage.url)} --resume"
         if labels_file is not None or like:
             base = repo.find_site(site).start_url  # a relative 'like' is a path of the site
             for entry in read_labels_file(labels_file, base=base) if labels_file else []:
@@ -209,12 +224,39 @@ def label(
             for url in like or []:
                 p = session.label_like(url)
                 _said(p, session.labels()[p.id][0], True)
-            return
-        try:
-            _interactive(session)
-        except EOFError:  # input ended (a script, Ctrl-D): what was labelled is stored
-            console.print()
-        console.print(_table(session.prototypes, session.labels()))
+        elif web:
+            try:
+                from deepcrawl.label_web import HOST, create_app, serve
+            except ImportError as exc:
+                raise ConfigError(
+                    f"label --web needs the 'web' extra ({exc.name} is missing): "
+                    "pip install 'deepcrawl[web]'"
+                ) from exc
+
+            chosen = settings.prototypes.label_port if port is None else port
+            err_console.print(
+                f"Label the kinds on http://{HOST}:{chosen}/ (Ctrl-C when done)", highlight=False
+            )
+            thumbnails = None
+            if settings.prototypes.thumbnails:
+                from deepcrawl.label_web.thumbnails import Thumbnails
+
+                thumbnails = Thumbnails(repo, session.site_id, start_url, settings)
+            serve(create_app(session, repo, next_command, thumbnails), chosen)
+        else:
+            try:
+                _interactive(session, repo)
+            except EOFError:  # input ended (a script, Ctrl-D): what was labelled is stored
+                console.print()
+            console.print(_table(session.prototypes, session.labels()))
+        if save is not None:
+            try:
+                save.write_text(labels_yaml(session), encoding="utf-8")
+            except OSError as exc:
+                raise ConfigError(f"cannot write {save}: {exc}") from exc
+            console.print(f"labels written to {save}", highlight=False)
+        if not (labels_file is not None or like):
+            console.print(f"next: {next_command}", highlight=False, markup=False)
 
 
 def _session(repo: Repository, site: str, settings: Settings, *, relearn: bool) -> LabelSession:
@@ -239,19 +281,46 @@ def _said(p: Prototype, name: str, relevant: bool) -> None:
     console.print(f"{p.id} labelled [bold]{name}[/] ({verdict}): {p.regex}", highlight=False)
 
 
-def _interactive(session: LabelSession) -> None:
+def _show_kind(kind: Kind, total: int, others: list[Kind]) -> None:
+    p = kind.prototype
+    marks = "".join(
+        mark
+        for mark, on in (
+            ("  [bold green]looks like the records[/]", kind.suggested),
+            ("  [yellow]pager[/]", kind.pager),
+        )
+        if on
+    )
+    console.rule(f"kind {kind.position} of {total}: {escape(kind.shape)}{marks}")
+    console.print(
+        f"{p.count} URLs ({p.coverage:.0%}), {kind.result_links} result links"
+        f"{f', {kind.pager_links} pager links' if kind.pager_links else ''}"
+        f" from {kind.queries} queries; id {p.id}",
+        highlight=False,
+    )
+    for e in kind.examples:
+        said = " · ".join(f'"{x}"' for x in (e.text, e.title) if x)
+        console.print(f"  {escape(said) or '(no link text)'}  [dim]{escape(e.url)}[/]",
+                      highlight=False)  # fmt: skip
+    if kind.label:
+        name, relevant = kind.label
+        console.print(f"  labelled {escape(name)} ({'wanted' if relevant else 'not wanted'})")
+    if others:
+        ids = ", ".join(f"{k.position}={k.id}" for k in others)
+        console.print(f"[dim]other kinds (for j): {ids}[/]", highlight=False)
+
+
+def _interactive(session: LabelSession, repo: Repository) -> None:
     queue = [p.id for p in session.prototypes]
     while queue:
         key = queue.pop(0)
         if key not in {p.id for p in session.prototypes}:
             continue  # merged away meanwhile
         p = session.get(key)
-        console.rule(f"{p.id}: {p.count} URLs ({p.coverage:.1%})")
-        console.print(p.regex, highlight=False, markup=False)
-        console.print(f"[dim]{p.how}[/]", highlight=False)
-        shown = session.examples(key, 0, 5)
-        for url in shown:
-            console.print(f"  {url}", highlight=False, markup=False)
+        found = kinds(session, repo)
+        kind = next(k for k in found if k.id == key)
+        _show_kind(kind, len(found), [k for k in found if k.id != key])
+        shown = [e.url for e in kind.examples]
         while True:
             action = Prompt.ask(
                 _ACTIONS,
@@ -272,9 +341,16 @@ def _interactive(session: LabelSession) -> None:
                     console.print("  (no more examples)")
                 continue
             if action == "j":
-                other = Prompt.ask("join with prototype id", console=console)
+                other = Prompt.ask(
+                    "join with kind (its number or id)",
+                    choices=[str(k.position) for k in found if k.id != key]
+                    + [k.id for k in found if k.id != key],
+                    show_choices=False,
+                    console=console,
+                )
+                other_id = next((k.id for k in found if str(k.position) == other), other)
                 try:
-                    merged = session.merge(key, other.strip())
+                    merged = session.merge(key, other_id)
                 except ConfigError as exc:
                     err_console.print(f"[red]{exc}[/]", highlight=False)
                     continue

@@ -15,7 +15,6 @@ The normal phase (:mod:`deepcrawl.crawler.normal`) goes on from the stored queri
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin
@@ -24,7 +23,12 @@ from deepcrawl.browser.base import FetchedPage, Link
 from deepcrawl.crawler.queries import QueryLoop
 from deepcrawl.errors import ConfigError, FetchError, FormError, InvalidURLError
 from deepcrawl.forms.model import Form
-from deepcrawl.prototypes import LabelSession, read_labels_file, suggest_name
+from deepcrawl.prototypes import (
+    LabelSession,
+    read_labels_file,
+    record_suggestion,
+    suggest_name,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -260,15 +264,8 @@ def _relevant(session: LabelSession) -> bool:
 
 def _auto_label(ctx: CrawlContext, session: LabelSession) -> None:
     """Mark the prototype holding most result links as relevant (no one to ask)."""
-    counts: Counter[str] = Counter()
-    for query in ctx.state.queries():
-        for url, _text in query.result_links():
-            try:
-                pid = session.matcher.match(session.normaliser(url))
-            except InvalidURLError:
-                continue
-            if pid is not None:
-                counts[pid] += 1
-    if counts:
-        best = session.get(counts.most_common(1)[0][0])
-        session.label(best.id, suggest_name(best), relevant=True)
+    result_urls = (url for query in ctx.state.queries() for url, _text in query.result_links())
+    best = record_suggestion(session, result_urls)
+    if best is not None:
+        p = session.get(best)
+        session.label(p.id, suggest_name(p), relevant=True)

@@ -10,7 +10,8 @@ of page — with their coverage and examples, and assign any URL to its prototyp
 
 ``_tree`` holds ``markParts`` (which parts are constant, which variable), ``_types`` the typed
 wildcards, ``_matcher`` the fast matcher, ``_model`` the :class:`Prototype` record,
-``_labelling`` the user's labels (:class:`LabelSession`), ``_evaluate`` scoring against known
+``_labelling`` the user's labels (:class:`LabelSession`), ``_overview`` the kinds described for
+the person labelling them (:func:`kinds`), ``_evaluate`` scoring against known
 page kinds.
 """
 
@@ -24,11 +25,21 @@ from deepcrawl.prototypes._labelling import (
 )
 from deepcrawl.prototypes._matcher import PrototypeMatcher
 from deepcrawl.prototypes._model import Prototype, prototype_id
+from deepcrawl.prototypes._overview import (
+    Example,
+    Kind,
+    describe_shape,
+    kinds,
+    labels_yaml,
+    record_suggestion,
+)
 from deepcrawl.prototypes._prototyper import Prototyper
 from deepcrawl.prototypes._types import Wildcard
 from deepcrawl.prototypes._types import classify as classify_token
 
 __all__ = [
+    "Example",
+    "Kind",
     "LabelSession",
     "Prototype",
     "PrototypeMatcher",
@@ -36,9 +47,13 @@ __all__ = [
     "Prototyper",
     "Wildcard",
     "classify_token",
+    "describe_shape",
     "from_row",
+    "kinds",
+    "labels_yaml",
     "prototype_id",
     "read_labels_file",
+    "record_suggestion",
     "score_prototypes",
     "suggest_name",
     "to_row",

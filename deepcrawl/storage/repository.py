@@ -377,6 +377,49 @@ class Repository:
             )
             return list(rows.all())
 
+    def query_links(self, site_id: int) -> list[tuple[int, str, str, str]]:
+        """Every link the site's result pages showed: ``(query_id, url, text, role)``.
+
+        What labelling shows next to a prototype: the link texts of its URLs, from how many
+        queries they came, and whether they were result, pager or chrome links.
+        """
+        with self._guard("list query links"), self._session() as s:
+            rows = s.exec(
+                select(t.QueryLink)
+                .join(t.Query, col(t.QueryLink.query_id) == col(t.Query.id))
+                .where(t.Query.site_id == site_id)
+                .order_by(col(t.QueryLink.id))
+            )
+            return [(r.query_id, r.url, r.text, r.role) for r in rows.all()]
+
+    def thumbnail(self, site_id: int, url: str) -> bytes | None:
+        """The cached screenshot of a page (PNG), or None when none was taken yet."""
+        path = self._thumbnail_path(site_id, url)
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise StorageError(f"cannot read thumbnail {path}: {exc}") from exc
+
+    def save_thumbnail(self, site_id: int, url: str, png: bytes) -> None:
+        """Cache a screenshot of a page (``deepcrawl label --web`` shows it on the kind's card).
+
+        Kept as a file beside the large bodies: a picture for a person, never crawl state.
+        """
+        path = self._thumbnail_path(site_id, url)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(".tmp")
+            tmp.write_bytes(png)
+            tmp.replace(path)
+        except OSError as exc:
+            raise StorageError(f"cannot write thumbnail {path}: {exc}") from exc
+
+    def _thumbnail_path(self, site_id: int, url: str) -> Path:
+        digest = hashlib.sha256(url.encode("utf-8")).hexdigest()
+        return self.settings.bodies_dir / "thumbnails" / str(site_id) / f"{digest}.png"
+
     def _write_body(self, digest: str, raw: bytes) -> str:
         path = self.settings.bodies_dir / digest[:2] / f"{digest}.body"
         try:

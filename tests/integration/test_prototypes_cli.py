@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from deepcrawl.browser.base import FetchedPage, Link
 from deepcrawl.cli import app
+from deepcrawl.prototypes import read_labels_file
 from deepcrawl.storage import Repository
 from deepcrawl.urls import normalise_url
 
@@ -256,3 +257,24 @@ def test_labels_survive_relearning_and_are_exported(db: str) -> None:
         labelled = [p for p in json.loads(result.stdout) if "label" in p]
         assert [(p["label"], p["relevant"]) for p in labelled] == [("book", True)]
         assert "/book/" in labelled[0]["regex"]
+
+
+def test_label_prompt_says_where_it_is_saves_yaml_and_ends_with_the_next_command(
+    db: str, tmp_path: Path
+) -> None:
+    runner.invoke(app, ["prototypes", "127.0.0.1", "--db", db])
+    before = _prototypes(db)
+    saved = tmp_path / "labels.yaml"
+    # join the first kind with kind 2 by its number, label the merged kind wanted, quit
+    script = "j\n2\ny\nboth\nq\n"
+    result = runner.invoke(
+        app, ["label", "127.0.0.1", "--db", db, "--save", str(saved)], input=script
+    )
+    assert result.exit_code == 0, result.output
+    assert f"kind 1 of {len(before)}" in result.stdout
+    assert f"2={before[1][0]}" in result.stdout  # the ids j accepts are on screen
+    assert "next: deepcrawl crawl " in result.stdout
+    assert result.stdout.rstrip().endswith("--resume")
+    entries = read_labels_file(saved)
+    assert [(e["name"], e["relevant"]) for e in entries] == [("both", True)]
+    assert {e["prototype"] for e in entries} == set(_labels(db))

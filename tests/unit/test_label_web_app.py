@@ -1,0 +1,108 @@
+"""The labelling web app's requests: every decision stored at once, errors shown, export valid."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from deepcrawl.label_web import create_app
+from deepcrawl.prototypes import LabelSession, read_labels_file
+from deepcrawl.storage import Repository
+
+NEXT = "deepcrawl crawl https://h.com/ --db sqlite:///x.db --resume"
+
+
+@pytest.fixture
+def session(tmp_path: Path) -> Iterator[LabelSession]:
+    repo = Repository.open(f"sqlite:///{tmp_path / 'db.sqlite'}")
+    site = repo.site("https://h.com/")
+    urls = [f"https://h.com/book/{i}" for i in range(1, 30)]
+    urls += [f"https://h.com/author/{i}" for i in range(1, 9)]
+    urls += ["https://h.com/about", "https://h.com/login", "https://h.com/help"]
+    yield LabelSession.learn(repo, site.id, urls)
+    repo.close()
+
+
+@pytest.fixture
+async def client(session: LabelSession) -> AsyncIterator[httpx.AsyncClient]:
+    transport = httpx.ASGITransport(create_app(session, session.repo, NEXT))
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8765") as c:
+        yield c
+
+
+async def test_the_page_lists_every_kind_in_plain_words(
+    client: httpx.AsyncClient, session: LabelSession
+) -> None:
+    page = await client.get("/")
+    assert page.status_code == 200
+    assert "/book/‹number›" in page.text
+    assert "/author/‹number›" in page.text
+    assert page.text.count('class="kind') == len(session.prototypes)
+    assert NEXT in page.text
+    assert (await client.get("/static/htmx.min.js")).status_code == 200  # no CDN
+    assert (await client.get(f"/kind/{session.prototypes[0].id}/thumbnail.png")).status_code == 404
+
+
+async def test_a_click_is_stored_at_once_and_answers_the_card(
+    client: httpx.AsyncClient, session: LabelSession
+) -> None:
+    book = session.like("https://h.com/book/1")
+    answer = await client.post(
+        f"/kind/{book.id}",
+        data={"verdict": "unwanted", "name": "book"},
+        headers={"HX-Request": "true"},
+    )
+    assert answer.status_code == 200
+    assert answer.text.lstrip().startswith("<article")
+    assert "book: not wanted" in answer.text
+    assert session.labels() == {book.id: ("book", False)}
+    skipped = await client.post(f"/kind/{book.id}", data={"verdict": "skip"})
+    assert skipped.status_code == 303
+    assert session.labels() == {book.id: ("book", False)}  # skip changes nothing
+
+
+async def test_pages_like_this_one_merge_and_errors(
+    client: httpx.AsyncClient, session: LabelSession
+) -> None:
+    liked = await client.post("/like", data={"url": "https://h.com/author/4", "name": "author"})
+    assert liked.status_code == 303
+    author = session.like("https://h.com/author/4")
+    assert session.labels()[author.id] == ("author", True)
+    unknown = await client.post("/like", data={"url": "https://elsewhere.org/x/y/z"})
+    assert unknown.status_code == 400
+    assert "no prototype matches" in unknown.text
+    book = session.like("https://h.com/book/1")
+    count = len(session.prototypes)
+    merged = await client.post("/merge", data={"first": book.id, "second": author.id})
+    assert merged.status_code == 303
+    assert len(session.prototypes) == count - 1
+    assert (
+        await client.post("/merge", data={"first": book.id, "second": "nope"})
+    ).status_code == 400
+
+
+async def test_changes_from_another_origin_are_refused(
+    client: httpx.AsyncClient, session: LabelSession
+) -> None:
+    pid = session.prototypes[0].id
+    forged = await client.post(
+        f"/kind/{pid}", data={"verdict": "wanted"}, headers={"Origin": "http://evil.example"}
+    )
+    assert forged.status_code == 403
+    assert session.labels() == {}
+
+
+async def test_the_export_is_a_labels_file(
+    client: httpx.AsyncClient, session: LabelSession, tmp_path: Path
+) -> None:
+    book = session.like("https://h.com/book/1")
+    await client.post(f"/kind/{book.id}", data={"verdict": "wanted", "name": "book"})
+    exported = await client.get("/labels.yaml")
+    assert exported.status_code == 200
+    assert "attachment" in exported.headers["content-disposition"]
+    path = tmp_path / "labels.yaml"
+    path.write_text(exported.text, encoding="utf-8")
+    assert read_labels_file(path) == [{"prototype": book.id, "name": "book", "relevant": True}]
