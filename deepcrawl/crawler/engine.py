@@ -194,7 +194,14 @@ class Crawl:
         """
         from deepcrawl.browser.pool import BrowserPool
         from deepcrawl.crawler.normal import NormalPhase
-        from deepcrawl.crawler.setup import apply_labels, label_session, locate_form, run_setup
+        from deepcrawl.crawler.setup import (
+            apply_labels,
+            example_texts,
+            fetch_examples,
+            label_session,
+            locate_form,
+            run_setup,
+        )
         from deepcrawl.forms.search import FormSearch
 
         ctx = self._context()
@@ -212,8 +219,11 @@ class Crawl:
             async with FormSearch(
                 pool, found.form, found.verdict, ctx.settings, allowed=ctx.robots.allowed
             ) as search:
-                await run_setup(ctx, search, found.form_id)
-                session = label_session(ctx)
+                examples = await fetch_examples(ctx, fetcher, self.like)
+                await run_setup(
+                    ctx, search, found.form_id, examples=self.like, example_pages=examples
+                )
+                session = label_session(ctx, self.like)
                 relevant = apply_labels(
                     ctx,
                     session,
@@ -226,7 +236,13 @@ class Crawl:
                     ctx.changed()
                     return CrawlReport("needs_labels", ctx.site.id, stats)
                 phase = NormalPhase(
-                    ctx, search, found.form_id, fetcher, sink, on_fetch=self.on_fetch
+                    ctx,
+                    search,
+                    found.form_id,
+                    fetcher,
+                    sink,
+                    on_fetch=self.on_fetch,
+                    examples=example_texts(examples),
                 )
                 try:
                     await phase.run()

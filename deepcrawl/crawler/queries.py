@@ -19,6 +19,10 @@ bring one new record in thirty, costs one page per query instead of all of them.
 On a large site the words run out before the lists are read (:meth:`QueryLoop.next_deepening`):
 once the manager's words are spent or bring nothing, the lists that still lack the most records
 by their totals are read again, deeper, at a lower threshold (``keywords.deepen_min_new``).
+
+Whatever the totals and the estimate say, a run of queries bringing no new record ends the
+querying (:meth:`QueryLoop.fruitless`): a search that reports no total, or an estimate that never
+reaches the count, would otherwise query on until killed.
 """
 
 from __future__ import annotations
@@ -114,9 +118,12 @@ class _Paging:
         self.total: int | None = None
         self.size = 0
         self.pages = 0
+        self.blocks: list[str] = []
+        """The short texts of its result pages (the keyword manager learns from them)."""
 
     def __call__(self, page: ResultPage, number: int) -> bool:
         loop = self.loop
+        self.blocks += page.blocks
         ids = {rid for link in page.links if (rid := loop.record_id(link.url)) is not None}
         self.size = max(self.size, len(ids))
         self.pages = max(self.pages, number)
@@ -145,6 +152,7 @@ class QueryLoop:
         form_id: the stored form the queries go to.
         record_id: maps a result URL to a record id, or None when it is no record.
         seeds: keywords to try first (``--keywords`` comes through the settings).
+        examples: texts of the ``--like`` pages, whose xCrawl queries follow the user's words.
         max_pages: result pages read per query at most (default ``keywords.max_result_pages``).
     """
 
@@ -155,6 +163,7 @@ class QueryLoop:
         *,
         record_id: Callable[[str], str | None] = normalised_id,
         seeds: Iterable[str] = (),
+        examples: Sequence[str] = (),
         max_pages: int | None = None,
     ) -> None:
         self.ctx = ctx
@@ -162,6 +171,8 @@ class QueryLoop:
         self.record_id = record_id
         self.max_pages = max_pages
         self.manager = KeywordManager(ctx.settings.keywords, seeds=list(seeds))
+        if examples:
+            self.manager.add_examples(examples)
         self.texts = KnownTexts(ctx.settings.keywords.min_term_length)
         """The words of the record pages fetched, for the paging control."""
         self._checked: list[tuple[int, int]] = []  # per query: (total, records lacking)
@@ -219,12 +230,34 @@ class QueryLoop:
         return self.manager.observe(set(ids), texts)
 
     def learn_text(self, record_id: str, html: str | bytes) -> None:
-        """Index the words of a fetched record page (its main text) for the paging control."""
-        self.texts.add(record_id, main_text(html))
+        """Index the words of a fetched record page (its main text) for the paging control and
+        the keyword manager."""
+        if record_id in self.texts:
+            return
+        text = main_text(html)
+        self.texts.add(record_id, text)
+        self.manager.learn_record(text)
 
-    def pager(
-        self, word: str, *, skip: int = 0, threshold: float | None = None
-    ) -> Callable[[ResultPage, int], bool]:
+    def fruitless(self) -> bool:
+        """Whether the latest queries brought no new record for long enough to stop querying.
+
+        The run is ``crawl.stop_fruitless_queries`` queries, or ``crawl.stop_fruitless_share``
+        of the queries made if more; errors count as fruitless. Unlike saturation it waits for
+        no total, no estimate and no source of words: it always ends the querying.
+        """
+        settings = self.ctx.settings.crawl
+        if settings.stop_fruitless_queries <= 0:
+            return False
+        history = self.manager.history
+        need = max(
+            settings.stop_fruitless_queries,
+            math.ceil(max(0.0, settings.stop_fruitless_share) * len(history)),
+        )
+        if len(history) < need:
+            return False
+        return not any(outcome.new for outcome in history[-need:])
+
+    def pager(self, word: str, *, skip: int = 0, threshold: float | None = None) -> _Paging:
         """The paging control of one query: read the next result page only while it is expected
         to bring at least ``keywords.paging_min_new`` records the crawl does not know.
 
@@ -266,7 +299,7 @@ class QueryLoop:
         (:meth:`covered`, :meth:`checked_out`)."""
         if self.manager.stopword_probe_queries():
             return False
-        if self.covered() or self.checked_out():
+        if self.fruitless() or self.covered() or self.checked_out():
             return True
         reason = self.manager.stop_reason
         if reason is None and not self.deepening:
@@ -393,7 +426,23 @@ class QueryLoop:
 
     def _stop(self, reason: str) -> None:
         self._refresh()
-        self.ctx.stats.stop_reason = reason
+        self.ctx.stats.stop_reason = reason + self.gap()
+
+    def gap(self) -> str:
+        """What the stop leaves behind by the estimate, and the word sources tried (for the
+        stop reason): empty while the estimate says nothing is missing."""
+        coverage = self.manager.coverage()
+        if coverage.estimated is None or coverage.estimated - coverage.reached < 1:
+            return ""
+        sources = ", ".join(
+            f"{name} {used} ({empty} empty)"
+            for name, (used, empty) in self.manager.source_summary().items()
+        )
+        return (
+            f"; the estimate says ~{round(coverage.estimated - coverage.reached)} of "
+            f"~{round(coverage.estimated)} records are missing (word sources tried: "
+            f"{sources or 'none'})"
+        )
 
     async def step(self, search: FormSearch) -> tuple[QueryResult, QueryRead] | None:
         """Submit the next keyword, store the query; None when the loop says stop.
@@ -407,6 +456,12 @@ class QueryLoop:
         threshold: float | None = None
         if probes:
             word: str | None = probes[0]
+        elif self.fruitless():
+            self._stop(
+                f"{self.ctx.settings.crawl.stop_fruitless_queries} or more queries in a row "
+                "brought no new record"
+            )
+            return None
         elif self.unfinished:
             word = self.unfinished.pop(0)
         elif self.covered():
@@ -439,11 +494,13 @@ class QueryLoop:
                 self.deepened += 1
         if word is None:
             self._refresh()
+            self._stop(self.ctx.stats.stop_reason or str(StopReason.EXHAUSTED))
             return None
         more = self.pager(word, skip=skip, threshold=threshold)
         async with self.ctx.limiter.slot(self.ctx.start_url):
             result = await search.query(word, max_pages=self.max_pages, more=more)
         self._keep_list(word, result.pages)
+        self.manager.learn_entries(word, more.blocks)
         texts = self._ids((link.url, link.text) for link in result.result_links)
         outcome = self.manager.record(
             word,
