@@ -230,8 +230,8 @@ async def run_setup(
         asked = len(loop.manager.history)
         if asked >= (settings.setup_queries if seen else settings.like_setup_queries):
             break
-        if not seen:
-            loop.max_pages = max(settings.setup_result_pages, settings.like_result_pages)
+        deeper = max(settings.setup_result_pages, settings.like_result_pages)
+        loop.max_pages = settings.setup_result_pages if seen else deeper
         step = await loop.step(search)
         if step is None:
             break

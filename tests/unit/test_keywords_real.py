@@ -152,7 +152,8 @@ def test_saturation_waits_while_most_records_are_missing_and_a_source_is_untried
         assert word in learnt
         m.record(word, {"r0"})
     ratio = m.coverage().ratio
-    assert ratio is not None and ratio < 0.5
+    assert ratio is not None
+    assert ratio < 0.5
     assert m.stop_reason is StopReason.SATURATED  # no other source has a word
     m.learn_record("gamma")
     assert m.stop_reason is None
