@@ -264,6 +264,7 @@ class KeywordManager:
         # millions), and the latest query's counted ones
         self._echoes: set[int] = set()
         self._latest: dict[str, frozenset[str]] = {}
+        self._held: dict[str, frozenset[str]] = {}  # the latest query's blocks with a number
 
     # -- the QueryState protocol read by policies ------------------------------------------
 
@@ -428,7 +429,8 @@ class KeywordManager:
         unlike the page's frame or a record's codes. A block that holds the query only by
         echoing it ("12 results for …") is frame too: blanked of the query and its numbers, it
         reads the same for the next query that shows its word, and its count is taken back
-        then. A block counted once is not counted again.
+        then; a block with a number, the likeliest echo, is counted only once that next query
+        did not show it. A block counted once is not counted again.
 
         Call it after :meth:`record` of the query: a query that found nothing shows no
         entries (any block holding its word echoes it), and teaches nothing.
@@ -452,12 +454,18 @@ class KeywordManager:
         terms = self._terms[WordSource.ENTRIES]
         for echo in self._latest.keys() & matched.keys():  # an echo of the query: take it back
             terms.remove(self._latest[echo])
-        self._latest = {
+        for echo, found in self._held.items():  # not shown again: an entry after all
+            if echo not in matched:
+                terms.add(found)
+        fresh = {
             echo: self._usable(found)
             for echo, found in matched.items()
             if hash(echo) not in self._echoes
         }
         self._echoes |= {hash(echo) for echo in matched}
+        # a count beside the query ("12 results for …") is the likeliest echo: it waits
+        self._held = {echo: found for echo, found in fresh.items() if "#" in echo}
+        self._latest = {echo: found for echo, found in fresh.items() if "#" not in echo}
         for found in self._latest.values():
             terms.add(found)
         return len(self._latest)
