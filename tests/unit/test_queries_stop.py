@@ -254,3 +254,17 @@ def test_a_run_of_fruitless_queries_ends_the_querying_without_totals_or_estimate
 async def _crawl_until_stop(loop: QueryLoop, search: _ClientSideSearch) -> None:
     while await loop.step(cast("FormSearch", search)) is not None:
         pass
+
+
+def test_the_stop_reason_reports_the_gap_the_estimate_sees_and_the_sources_tried() -> None:
+    loop = _deepening_loop()
+    words = ["amber", "birch", "cedar", "dune"]
+    loop.manager = KeywordManager(loop.ctx.settings.keywords, seeds=["red", "blue"], frequent=words)
+    for i in range(6):  # six rare records, each caught once: the estimate says more are missing
+        word = loop.manager.next_query()
+        assert word is not None
+        loop.manager.record(word, {f"r{i}"})
+    loop._stop("saturated")
+    reason = str(loop.ctx.stats.stop_reason)
+    assert reason.startswith("saturated; the estimate says ~15 of ~21 records are missing")
+    assert reason.endswith("(word sources tried: user 2 (0 empty), frequent 4 (0 empty))")
