@@ -189,6 +189,7 @@ class QueryLoop:
         (:meth:`next_deepening`)."""
         self.deepened = 0
         """Lists re-read so far."""
+        self._deepened_from = 0  # the query the deepening started at
 
     def _ids(self, links: Iterable[tuple[str, str]]) -> dict[str, str]:
         texts: dict[str, str] = {}
@@ -243,7 +244,9 @@ class QueryLoop:
 
         The run is ``crawl.stop_fruitless_queries`` queries, or ``crawl.stop_fruitless_share``
         of the queries made if more; errors count as fruitless. Unlike saturation it waits for
-        no total, no estimate and no source of words: it always ends the querying.
+        no total, no estimate and no source of words: it always ends the querying. It starts
+        afresh where saturation hands over — to a source of words untried while most records
+        are missing, or to the deepening of the lists — each once at most.
         """
         settings = self.ctx.settings.crawl
         if settings.stop_fruitless_queries <= 0:
@@ -253,7 +256,7 @@ class QueryLoop:
             settings.stop_fruitless_queries,
             math.ceil(max(0.0, settings.stop_fruitless_share) * len(history)),
         )
-        if len(history) < need:
+        if len(history) - max(self.manager.since, self._deepened_from) < need:
             return False
         return not any(outcome.new for outcome in history[-need:])
 
@@ -299,7 +302,9 @@ class QueryLoop:
         (:meth:`covered`, :meth:`checked_out`)."""
         if self.manager.stopword_probe_queries():
             return False
-        if self.fruitless() or self.covered() or self.checked_out():
+        if (self.fruitless() and not self._deepening_next()) or self.covered():
+            return True
+        if self.checked_out():
             return True
         reason = self.manager.stop_reason
         if reason is None and not self.deepening:
@@ -308,6 +313,16 @@ class QueryLoop:
         if threshold <= 0 or (reason is not None and reason not in _DEEPEN_AFTER):
             return reason is not None
         return all(self._deepen_value(lst) < threshold for lst in self._lists.values())
+
+    def _deepening_next(self) -> bool:
+        """Whether the manager's words are spent or saturated and the deepening of the lists
+        is about to begin (the fruitless run starts afresh there)."""
+        reason = self.manager.stop_reason
+        return (
+            not self.deepening
+            and reason in _DEEPEN_AFTER
+            and self.ctx.settings.keywords.deepen_min_new > 0
+        )
 
     def checked_out(self) -> bool:
         """Whether the latest queries' whole result lists hold nothing the crawl lacks.
@@ -389,6 +404,7 @@ class QueryLoop:
             return None
         if not self.deepening:
             self.deepening = True
+            self._deepened_from = len(self.manager.history)
             self._heap = [(-1.0, next(self._order), key) for key in self._lists]
         while self._heap:
             _, _, key = heapq.heappop(self._heap)
@@ -456,7 +472,11 @@ class QueryLoop:
         threshold: float | None = None
         if probes:
             word: str | None = probes[0]
-        elif self.fruitless():
+        elif (
+            not self.manager.switch_if_saturated()
+            and self.fruitless()
+            and not self._deepening_next()
+        ):
             self._stop(
                 f"{self.ctx.settings.crawl.stop_fruitless_queries} or more queries in a row "
                 "brought no new record"

@@ -259,7 +259,8 @@ class KeywordManager:
         self._empty: Counter[WordSource] = Counter()  # empty answers, by source
         self.left: set[WordSource] = set()
         """Sources left for good: their words kept coming back empty, or they saturated."""
-        self._since = 0  # saturation is judged over the queries since the last source was left
+        self.since = 0
+        """Saturation is judged over the queries from this one on (the last source left)."""
         # result-page blocks with the query blanked: those seen (hashed: a large crawl sees
         # millions), and the latest query's counted ones
         self._echoes: set[int] = set()
@@ -338,8 +339,7 @@ class KeywordManager:
 
         The keyword counts as issued at once: it is never handed out again.
         """
-        if self._stop is None and self._saturation() and self._deferred():
-            self.leave(self._current_source())
+        self.switch_if_saturated()
         if self.saturated:
             return None
         chosen = self._choose()
@@ -350,6 +350,14 @@ class KeywordManager:
         self._issued.add(query.casefold())
         self._source_of.setdefault(query.casefold(), source)
         return query
+
+    def switch_if_saturated(self) -> bool:
+        """Leave the current source if it is saturated while saturation waits (most records
+        missing, a source untried); returns whether it was left."""
+        if self._stop is None and self._saturation() and self._deferred():
+            self.leave(self._current_source())
+            return True
+        return False
 
     def _choose(self) -> tuple[str, WordSource] | None:
         """The next word and its source: the user's, the examples', then the learnt sources
@@ -388,7 +396,7 @@ class KeywordManager:
         if source is None:
             return
         self.left.add(source)
-        self._since = len(self.history)
+        self.since = len(self.history)
 
     def _untried(self) -> list[WordSource]:
         """Sources with a word to give that no query has come from yet."""
@@ -609,7 +617,7 @@ class KeywordManager:
         records — and so did as many more as it takes to have shown :meth:`_saturation_need`
         results, unless the window showed none at all (the form finds nothing any more)."""
         s = self.settings
-        history = self.history[self._since :]
+        history = self.history[self.since :]
         if len(history) < s.saturation_window:
             return False
         need = self._saturation_need()
@@ -633,7 +641,7 @@ class KeywordManager:
             return False
         need = max(s.saturation_records, self._saturation_need())
         shown = new = 0
-        for outcome in reversed(self.history[self._since :]):
+        for outcome in reversed(self.history[self.since :]):
             if outcome.error:
                 continue
             shown += outcome.results
