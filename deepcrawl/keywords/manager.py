@@ -413,8 +413,12 @@ class KeywordManager:
         return out
 
     def _deferred(self) -> bool:
-        """Whether saturation waits: the estimate says more than ``saturation_max_missing`` of
-        the records are missing and a source of words is left untried."""
+        """Whether saturation waits: a word of the user's is left (they are all sent), or the
+        estimate says more than ``saturation_max_missing`` of the records are missing and a
+        source of words is left untried."""
+        issued = self.issued
+        if any(word.casefold() not in issued for word in self._seeds):
+            return True
         ratio = self.coverage().ratio
         missing = 1.0 - ratio if ratio is not None else 0.0
         return missing > self.settings.saturation_max_missing and bool(self._untried())

@@ -159,3 +159,19 @@ def test_saturation_waits_while_most_records_are_missing_and_a_source_is_untried
     assert m.stop_reason is None
     assert m.next_query() == "gamma"
     assert m.left == {WordSource.RESULTS}
+
+
+def test_saturation_waits_for_the_last_of_the_users_words(tmp_path: Path) -> None:
+    """The Datasette list is sorted by id: the user's words each show rows already reached on
+    the page read, which looks like saturation — every word is sent all the same."""
+    words = [f"{a}{b}" for a in "klmnop" for b in "qrstu"]  # thirty words
+    mine = tmp_path / "mine.txt"
+    mine.write_text("\n".join(words), encoding="utf-8")
+    m = _manager(keywords_file=mine, saturation_window=5)
+    m.record("funds", {row["id"] for row in _rows()})
+    sent: list[str] = []
+    while (word := m.next_query()) is not None and len(sent) < 40:
+        sent.append(word)
+        m.record(word, {_rows()[0]["id"]})  # nothing new
+    assert sent == words
+    assert m.stop_reason is StopReason.SATURATED
