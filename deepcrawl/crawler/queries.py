@@ -440,9 +440,11 @@ class QueryLoop:
             for lst in self._lists.values():
                 lst.unheld = {rid for rid in lst.unheld if rid not in self.texts}
 
-    def _stop(self, reason: str) -> None:
+    def _stop(self, reason: str, *, gap: bool = True) -> None:
+        """End the querying for ``reason``; with ``gap``, say what the estimate sees missing
+        (not after the rules that judge the records complete by their own evidence)."""
         self._refresh()
-        self.ctx.stats.stop_reason = reason + self.gap()
+        self.ctx.stats.stop_reason = reason + (self.gap() if gap else "")
 
     def gap(self) -> str:
         """What the stop leaves behind by the estimate, and the word sources tried (for the
@@ -485,10 +487,13 @@ class QueryLoop:
         elif self.unfinished:
             word = self.unfinished.pop(0)
         elif self.covered():
-            self._stop("the coverage estimate says every record is reached")
+            self._stop("the coverage estimate says every record is reached", gap=False)
             return None
         elif self.checked_out():
-            self._stop("the latest result lists, by their totals, hold no record the crawl lacks")
+            self._stop(
+                "the latest result lists, by their totals, hold no record the crawl lacks",
+                gap=False,
+            )
             return None
         else:
             if not self.deepening:
