@@ -146,7 +146,9 @@ class _Terms:
 
     @property
     def cold_start(self) -> Sequence[str]:
-        return ()
+        # the policy ranks ties by it (the commoner word first); its fallback to this list is
+        # refused by the manager, which moves on to the next source instead
+        return self.manager.cold_start
 
     @property
     def term_df(self) -> Mapping[str, int]:
@@ -375,8 +377,9 @@ class KeywordManager:
         for source in _LEARNT:
             if source in self.left:
                 continue
-            chosen = self.policy.choose(self._terms[source])
-            if chosen is not None:
+            terms = self._terms[source]
+            chosen = self.policy.choose(terms)
+            if chosen is not None and chosen.casefold() in terms.term_df:
                 return chosen, source
         for word in self.cold_start:
             if word.casefold() not in issued:
