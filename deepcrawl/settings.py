@@ -256,6 +256,20 @@ class KeywordSettings(_Section):
     engine; site search forms usually AND their words, so one reaches most)."""
     sample_max_tokens: int = 50
     """Tokens of the sample documents kept for query generation (highest TF-IDF first)."""
+    example_queries: int = 5
+    """xCrawl queries derived from the ``--like`` pages, sent after the user's words and
+    before any learnt word (the example is evidence of the wanted kind's words). Not from the
+    paper, which sends them all: one sample's words are rare, and once results arrive the
+    learnt words reach more records a query (fixture shop, 60 records: ten of them cost recall
+    0.87 against 0.98)."""
+    source_empty_run: int = 5
+    """A source of words (the examples' words, the result texts', the record pages') is left
+    once this many of its queries in a row found nothing: a full-text index over a few columns
+    matches none of a record page's column names and codes. 0: never. Not from a paper."""
+    saturation_max_missing: float = 0.5
+    """Saturation is not declared while the capture–recapture estimate says more than this
+    share of the records is missing and a source of words is left untried: the saturated
+    source is left instead. 1: off. Not from a paper ("most records missing")."""
     paging_min_new: float = 1.0
     """A query's paging stops once the records it is expected to bring per further result page
     fall below this (the share of records new to the crawl on its pages so far times the page
@@ -505,6 +519,21 @@ class CrawlSettings(_Section):
     """Wanted pages' own links ("related books", "more from this section") are classified by URL
     like result links, and the wanted ones fetched; querying waits while such pages are pending,
     since a link costs no result page and a query then counts them as known."""
+    like_result_pages: int = 10
+    """Result pages read per setup-phase query at most while no result link is like the
+    ``--like`` example: the wanted kind may be listed after other kinds of a site-wide search."""
+    like_setup_queries: int = 24
+    """Setup-phase queries at most (``setup_queries`` included) while no result link is like
+    the ``--like`` example, before the crawl reports what the queries showed instead."""
+    stop_fruitless_queries: int = 20
+    """Querying ends after this many queries in a row brought no new record, whatever the
+    estimate or the totals say: a search that reports no total, or an estimate that never
+    reaches the count, must not query on until killed. ``stop_fruitless_share`` raises it on
+    long crawls. 0: off. Not from a paper (the keyword manager's saturation window)."""
+    stop_fruitless_share: float = 0.1
+    """The run of fruitless queries that ends querying is at least this share of the queries
+    made: a long crawl's tail meets twenty fruitless queries by chance while records are still
+    missing. The run grows by one a query and the bound by this share, so it always ends."""
     setup_result_pages: int = 3
     """Result pages read per setup-phase query at most: enough links to prototype (before labels,
     every link is new and any paging rule reads on). The normal phase asks such queries again

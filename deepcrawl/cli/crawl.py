@@ -278,6 +278,8 @@ def crawl(
         raise OutputError(f"{exc}; {advice}", written=exc.written) from exc
     stats = report.stats
     if report.status == "needs_labels":
+        if stats.stop_reason:
+            err_console.print(stats.stop_reason, highlight=False)
         err_console.print(
             f"Setup done: {stats.queries} queries, prototypes stored. Label them, then resume:\n"
             f"  deepcrawl label {report.site_id} --db {settings.storage.url} --web   "

@@ -209,6 +209,8 @@ class Crawl:
         from deepcrawl.crawler.setup import (
             apply_labels,
             check_like_layouts,
+            example_texts,
+            fetch_examples,
             label_session,
             locate_form,
             run_setup,
@@ -236,8 +238,11 @@ class Crawl:
                 async with FormSearch(
                     pool, found.form, found.verdict, ctx.settings, allowed=ctx.robots.allowed
                 ) as search:
-                    await run_setup(ctx, search, found.form_id)
-                    session = label_session(ctx)
+                    examples = await fetch_examples(ctx, fetcher, self.like)
+                    await run_setup(
+                        ctx, search, found.form_id, examples=self.like, example_pages=examples
+                    )
+                    session = label_session(ctx, self.like)
                     relevant = apply_labels(
                         ctx,
                         session,
@@ -252,7 +257,7 @@ class Crawl:
                         return CrawlReport("needs_labels", ctx.site.id, stats)
                     phase = NormalPhase(
                         ctx, search, found.form_id, fetcher, sink, on_fetch=self.on_fetch,
-                        tasks=tasks,
+                        tasks=tasks, examples=example_texts(examples),
                     )  # fmt: skip
                     await phase.run()
                     if ctx.settings.crawl.navigate:

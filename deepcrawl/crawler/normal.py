@@ -108,6 +108,7 @@ class NormalPhase:
         fetcher: an entered fetcher for the wanted pages.
         sink: where delivered pages go.
         on_fetch: called with every page fetched (the bench counts them).
+        examples: texts of the ``--like`` pages (their words are queried early).
         delivery: ``direct`` (each page delivered by the task that stored it), ``poll`` (the
             :class:`~deepcrawl.crawler.deliver.DeliveryPoller` delivers what any process stored)
             or ``none`` (store only: a ``deepcrawl worker``). Default: ``poll`` on PostgreSQL
@@ -128,6 +129,7 @@ class NormalPhase:
         on_fetch: Sequence[Callable[[FetchedPage], None]] = (),
         delivery: Literal["direct", "poll", "none"] | None = None,
         tasks: Supervisor | None = None,
+        examples: Sequence[str] = (),
     ) -> None:
         self.ctx = ctx
         self.search = search
@@ -157,7 +159,7 @@ class NormalPhase:
         self._drop = re.compile(globs or r"(?!)", re.IGNORECASE)
         # bounded: one entry per result link ever seen would grow with the site
         self._ids = functools.lru_cache(maxsize=_ID_CACHE)(self._record_id)
-        self.loop = QueryLoop(ctx, form_id, record_id=self.record_id)
+        self.loop = QueryLoop(ctx, form_id, record_id=self.record_id, examples=examples)
         teach_fetcher(fetcher, self.prototype_key)
         self._querying = True
         self._in_flight = 0

@@ -19,6 +19,10 @@ bring one new record in thirty, costs one page per query instead of all of them.
 On a large site the words run out before the lists are read (:meth:`QueryLoop.next_deepening`):
 once the manager's words are spent or bring nothing, the lists that still lack the most records
 by their totals are read again, deeper, at a lower threshold (``keywords.deepen_min_new``).
+
+Whatever the totals and the estimate say, a run of queries bringing no new record ends the
+querying (:meth:`QueryLoop.fruitless`): a search that reports no total, or an estimate that never
+reaches the count, would otherwise query on until killed.
 """
 
 from __future__ import annotations
@@ -114,9 +118,12 @@ class _Paging:
         self.total: int | None = None
         self.size = 0
         self.pages = 0
+        self.blocks: list[str] = []
+        """The short texts of its result pages (the keyword manager learns from them)."""
 
     def __call__(self, page: ResultPage, number: int) -> bool:
         loop = self.loop
+        self.blocks += page.blocks
         ids = {rid for link in page.links if (rid := loop.record_id(link.url)) is not None}
         self.size = max(self.size, len(ids))
         self.pages = max(self.pages, number)
@@ -145,6 +152,7 @@ class QueryLoop:
         form_id: the stored form the queries go to.
         record_id: maps a result URL to a record id, or None when it is no record.
         seeds: keywords to try first (``--keywords`` comes through the settings).
+        examples: texts of the ``--like`` pages, whose xCrawl queries follow the user's words.
         max_pages: result pages read per query at most (default ``keywords.max_result_pages``).
     """
 
@@ -155,6 +163,7 @@ class QueryLoop:
         *,
         record_id: Callable[[str], str | None] = normalised_id,
         seeds: Iterable[str] = (),
+        examples: Sequence[str] = (),
         max_pages: int | None = None,
     ) -> None:
         self.ctx = ctx
@@ -162,6 +171,8 @@ class QueryLoop:
         self.record_id = record_id
         self.max_pages = max_pages
         self.manager = KeywordManager(ctx.settings.keywords, seeds=list(seeds))
+        if examples:
+            self.manager.add_examples(examples)
         self.texts = KnownTexts(ctx.settings.keywords.min_term_length)
         """The words of the record pages fetched, for the paging control."""
         self._checked: list[tuple[int, int]] = []  # per query: (total, records lacking)
@@ -178,6 +189,7 @@ class QueryLoop:
         (:meth:`next_deepening`)."""
         self.deepened = 0
         """Lists re-read so far."""
+        self._deepened_from = 0  # the query the deepening started at
 
     def _ids(self, links: Iterable[tuple[str, str]]) -> dict[str, str]:
         texts: dict[str, str] = {}
@@ -219,12 +231,36 @@ class QueryLoop:
         return self.manager.observe(set(ids), texts)
 
     def learn_text(self, record_id: str, html: str | bytes) -> None:
-        """Index the words of a fetched record page (its main text) for the paging control."""
-        self.texts.add(record_id, main_text(html))
+        """Index the words of a fetched record page (its main text) for the paging control and
+        the keyword manager."""
+        if record_id in self.texts:
+            return
+        text = main_text(html)
+        self.texts.add(record_id, text)
+        self.manager.learn_record(text)
 
-    def pager(
-        self, word: str, *, skip: int = 0, threshold: float | None = None
-    ) -> Callable[[ResultPage, int], bool]:
+    def fruitless(self) -> bool:
+        """Whether the latest queries brought no new record for long enough to stop querying.
+
+        The run is ``crawl.stop_fruitless_queries`` queries, or ``crawl.stop_fruitless_share``
+        of the queries made if more; errors count as fruitless. Unlike saturation it waits for
+        no total, no estimate and no source of words: it always ends the querying. It starts
+        afresh where saturation hands over — to a source of words untried while most records
+        are missing, or to the deepening of the lists — each once at most.
+        """
+        settings = self.ctx.settings.crawl
+        if settings.stop_fruitless_queries <= 0:
+            return False
+        history = self.manager.history
+        need = max(
+            settings.stop_fruitless_queries,
+            math.ceil(max(0.0, settings.stop_fruitless_share) * len(history)),
+        )
+        if len(history) - max(self.manager.since, self._deepened_from) < need:
+            return False
+        return not any(outcome.new for outcome in history[-need:])
+
+    def pager(self, word: str, *, skip: int = 0, threshold: float | None = None) -> _Paging:
         """The paging control of one query: read the next result page only while it is expected
         to bring at least ``keywords.paging_min_new`` records the crawl does not know.
 
@@ -266,7 +302,9 @@ class QueryLoop:
         (:meth:`covered`, :meth:`checked_out`)."""
         if self.manager.stopword_probe_queries():
             return False
-        if self.covered() or self.checked_out():
+        if (self.fruitless() and not self._deepening_next()) or self.covered():
+            return True
+        if self.checked_out():
             return True
         reason = self.manager.stop_reason
         if reason is None and not self.deepening:
@@ -275,6 +313,16 @@ class QueryLoop:
         if threshold <= 0 or (reason is not None and reason not in _DEEPEN_AFTER):
             return reason is not None
         return all(self._deepen_value(lst) < threshold for lst in self._lists.values())
+
+    def _deepening_next(self) -> bool:
+        """Whether the manager's words are spent or saturated and the deepening of the lists
+        is about to begin (the fruitless run starts afresh there)."""
+        reason = self.manager.stop_reason
+        return (
+            not self.deepening
+            and reason in _DEEPEN_AFTER
+            and self.ctx.settings.keywords.deepen_min_new > 0
+        )
 
     def checked_out(self) -> bool:
         """Whether the latest queries' whole result lists hold nothing the crawl lacks.
@@ -356,6 +404,7 @@ class QueryLoop:
             return None
         if not self.deepening:
             self.deepening = True
+            self._deepened_from = len(self.manager.history)
             self._heap = [(-1.0, next(self._order), key) for key in self._lists]
         while self._heap:
             _, _, key = heapq.heappop(self._heap)
@@ -391,9 +440,27 @@ class QueryLoop:
             for lst in self._lists.values():
                 lst.unheld = {rid for rid in lst.unheld if rid not in self.texts}
 
-    def _stop(self, reason: str) -> None:
+    def _stop(self, reason: str, *, gap: bool = True) -> None:
+        """End the querying for ``reason``; with ``gap``, say what the estimate sees missing
+        (not after the rules that judge the records complete by their own evidence)."""
         self._refresh()
-        self.ctx.stats.stop_reason = reason
+        self.ctx.stats.stop_reason = reason + (self.gap() if gap else "")
+
+    def gap(self) -> str:
+        """What the stop leaves behind by the estimate, and the word sources tried (for the
+        stop reason): empty while the estimate says nothing is missing."""
+        coverage = self.manager.coverage()
+        if coverage.estimated is None or coverage.estimated - coverage.reached < 1:
+            return ""
+        sources = ", ".join(
+            f"{name} {used} ({empty} empty)"
+            for name, (used, empty) in self.manager.source_summary().items()
+        )
+        return (
+            f"; the estimate says ~{round(coverage.estimated - coverage.reached)} of "
+            f"~{round(coverage.estimated)} records are missing (word sources tried: "
+            f"{sources or 'none'})"
+        )
 
     async def step(self, search: FormSearch) -> tuple[QueryResult, QueryRead] | None:
         """Submit the next keyword, store the query; None when the loop says stop.
@@ -407,13 +474,26 @@ class QueryLoop:
         threshold: float | None = None
         if probes:
             word: str | None = probes[0]
+        elif (
+            not self.manager.switch_if_saturated()
+            and self.fruitless()
+            and not self._deepening_next()
+        ):
+            self._stop(
+                f"{self.ctx.settings.crawl.stop_fruitless_queries} or more queries in a row "
+                "brought no new record"
+            )
+            return None
         elif self.unfinished:
             word = self.unfinished.pop(0)
         elif self.covered():
-            self._stop("the coverage estimate says every record is reached")
+            self._stop("the coverage estimate says every record is reached", gap=False)
             return None
         elif self.checked_out():
-            self._stop("the latest result lists, by their totals, hold no record the crawl lacks")
+            self._stop(
+                "the latest result lists, by their totals, hold no record the crawl lacks",
+                gap=False,
+            )
             return None
         else:
             if not self.deepening:
@@ -439,11 +519,13 @@ class QueryLoop:
                 self.deepened += 1
         if word is None:
             self._refresh()
+            self._stop(self.ctx.stats.stop_reason or str(StopReason.EXHAUSTED))
             return None
         more = self.pager(word, skip=skip, threshold=threshold)
         async with self.ctx.limiter.slot(self.ctx.start_url):
             result = await search.query(word, max_pages=self.max_pages, more=more)
         self._keep_list(word, result.pages)
+        self.manager.learn_entries(word, more.blocks)
         texts = self._ids((link.url, link.text) for link in result.result_links)
         outcome = self.manager.record(
             word,

@@ -2,10 +2,16 @@
 
 1. find the site's search form with the critic (:func:`locate_form`; a form found by an earlier
    run is judged again from storage, not fetched again);
-2. submit the first ``crawl.setup_queries`` keywords the keyword manager chooses (the stop-word
-   probe first) and store every link their result pages show (:func:`run_setup`);
-3. prototype those links into regular expressions (:class:`~deepcrawl.prototypes.LabelSession`);
-4. take the user's labels (:func:`apply_labels`): ``--like`` example URLs, a ``--labels`` file,
+2. fetch the ``--like`` example pages (:func:`fetch_examples`): they are evidence of the wanted
+   kind — their words become queries (xCrawl's query generation from sample documents) and
+   their URLs join the links the prototyper sees;
+3. submit the first ``crawl.setup_queries`` keywords the keyword manager chooses (the stop-word
+   probe, the user's words and the examples' first) and store every link their result pages
+   show (:func:`run_setup`); while no result link is like an example, read deeper
+   (``crawl.like_result_pages``) and query on (up to ``crawl.like_setup_queries``): a site-wide
+   search may list other kinds first;
+4. prototype those links into regular expressions (:class:`~deepcrawl.prototypes.LabelSession`);
+5. take the user's labels (:func:`apply_labels`): ``--like`` example URLs, a ``--labels`` file,
    the interactive session, or — for the bench, which cannot ask — the prototype holding most
    result links; a ``--like`` page's layout then checks its prototype, narrows it, and widens
    its label to the sibling prototypes whose pages look like it (:func:`check_like_layouts`).
@@ -23,8 +29,10 @@ from deepcrawl.browser.base import FetchedPage, Link
 from deepcrawl.crawler.queries import QueryLoop
 from deepcrawl.errors import ConfigError, FetchError, FormError, InvalidURLError
 from deepcrawl.forms.model import Form
+from deepcrawl.keywords.known import main_text
 from deepcrawl.prototypes import (
     LabelSession,
+    Prototyper,
     read_labels_file,
     record_suggestion,
     suggest_name,
@@ -46,7 +54,11 @@ __all__ = [
     "SearchForm",
     "apply_labels",
     "check_like_layouts",
+    "example_texts",
+    "example_urls",
+    "fetch_examples",
     "label_session",
+    "like_seen",
     "locate_form",
     "run_setup",
 ]
@@ -147,32 +159,107 @@ def store_results_page(ctx: CrawlContext, result: QueryResult, row: QueryRead) -
     ctx.repo.save_page(ctx.site.id, page, url=f"{first}#query-{row.id}", kind="results")
 
 
-async def run_setup(ctx: CrawlContext, search: FormSearch, form_id: int) -> QueryLoop:
+def example_urls(ctx: CrawlContext, like: Sequence[str]) -> list[str]:
+    """The ``--like`` examples as absolute URLs (a path is resolved against the start URL)."""
+    return list(dict.fromkeys(urljoin(ctx.start_url, example) for example in like))
+
+
+async def fetch_examples(
+    ctx: CrawlContext, fetcher: Fetcher, like: Sequence[str]
+) -> list[FetchedPage]:
+    """Fetch the ``--like`` example pages politely (scope, robots.txt, the host's rate).
+
+    An example that cannot be fetched is left out: its URL still joins the prototyper's links
+    (:func:`label_session`), and the crawl goes on without its words.
+
+    Returns:
+        The pages fetched with a success status.
+    """
+    pages: list[FetchedPage] = []
+    for url in example_urls(ctx, like):
+        if not ctx.in_scope(url) or not ctx.robots.allowed(url):
+            continue
+        ctx.stats.requests += 1
+        try:
+            async with ctx.limiter.slot(url):
+                page = await fetcher.fetch(url)
+        except FetchError:
+            continue
+        if page.status < 400 and page.body:
+            pages.append(page)
+    return pages
+
+
+def example_texts(pages: Sequence[FetchedPage]) -> list[str]:
+    """The main text of each example page: the sample documents of xCrawl's queries."""
+    return [text for page in pages if (text := main_text(page.body))]
+
+
+def like_seen(urls: Sequence[str], examples: Sequence[str], ctx: CrawlContext) -> bool:
+    """Whether every example's prototype, learnt from ``urls`` and the examples, holds a URL
+    that is no example (a result page showed a URL like it)."""
+    if not examples:
+        return True
+    links = _normal(ctx, urls)
+    wanted = _normal(ctx, examples)
+    ids = Prototyper(ctx.settings.prototypes).fit_predict([*links, *wanted])
+    found = {pid for pid, url in zip(ids, links, strict=False) if url not in wanted}
+    return all(pid is not None and pid in found for pid in ids[len(links) :])
+
+
+async def run_setup(
+    ctx: CrawlContext,
+    search: FormSearch,
+    form_id: int,
+    *,
+    examples: Sequence[str] = (),
+    example_pages: Sequence[FetchedPage] = (),
+) -> QueryLoop:
     """Submit the setup phase's queries (those stored by an earlier run count).
+
+    With ``examples`` (``--like`` URLs), their pages' words are queried among the first, and
+    while no result link is like an example the queries read up to ``crawl.like_result_pages``
+    result pages and go on to ``crawl.like_setup_queries``.
 
     Returns:
         The query loop, with every stored query replayed into its manager.
     """
+    settings = ctx.settings.crawl
     ctx.stats.phase = "setup"
-    loop = QueryLoop(ctx, form_id, max_pages=ctx.settings.crawl.setup_result_pages)
+    loop = QueryLoop(
+        ctx, form_id, max_pages=settings.setup_result_pages, examples=example_texts(example_pages)
+    )
     loop.replay(ctx.state.queries())
     ctx.changed()
-    while len(loop.manager.history) < ctx.settings.crawl.setup_queries:
+    wanted = example_urls(ctx, examples)
+    seen = like_seen(ctx.state.link_urls(), wanted, ctx)
+    while True:
+        asked = len(loop.manager.history)
+        if asked >= (settings.setup_queries if seen else settings.like_setup_queries):
+            break
+        deeper = max(settings.setup_result_pages, settings.like_result_pages)
+        loop.max_pages = settings.setup_result_pages if seen else deeper
         step = await loop.step(search)
         if step is None:
             break
         store_results_page(ctx, *step)
+        if not seen:
+            seen = like_seen(ctx.state.link_urls(), wanted, ctx)
     return loop
 
 
-def label_session(ctx: CrawlContext) -> LabelSession:
+def label_session(ctx: CrawlContext, examples: Sequence[str] = ()) -> LabelSession:
     """The site's prototypes, learnt from the stored result links on first use.
+
+    The ``--like`` examples join the links: an example is a member of its prototype even when
+    no result page showed it.
 
     Raises:
         FormError: the queries found no link at all (nothing to prototype).
     """
-    urls = ctx.state.link_urls()
-    if not urls:
+    links = ctx.state.link_urls()
+    urls = [*links, *example_urls(ctx, examples)]
+    if not links:
         raise FormError(
             f"the search form of {ctx.start_url} returned no links in "
             f"{ctx.stats.queries} queries: nothing to learn prototypes from"
@@ -209,20 +296,28 @@ def apply_labels(
     then — only when nothing relevant is labelled yet — ``labeller`` (interactive), then
     ``crawl.auto_label``.
 
+    A ``like`` URL whose prototype holds no result link (the queries found nothing like it)
+    labels nothing: the stop reason then says which queries were tried and what they showed.
+
     Raises:
-        ConfigError: a labels file entry or a ``like`` URL matches no prototype.
+        ConfigError: a labels file entry matches no prototype.
     """
     if labels_file is not None:
         session.apply(read_labels_file(labels_file, base=ctx.start_url))
+    unseen: list[str] = []
     for example in like:
         url = urljoin(ctx.start_url, example)
         try:
-            session.label_like(url)
-        except (ConfigError, InvalidURLError) as exc:
-            raise ConfigError(
-                f"--like {example}: {exc}; the setup queries found no URL like it "
-                f"(raise crawl.setup_queries, or label with 'deepcrawl label')"
-            ) from exc
+            prototype = session.like(url)
+        except (ConfigError, InvalidURLError):
+            unseen.append(example)
+            continue
+        if not any(member != session.normaliser(url) for member in session.members[prototype.id]):
+            unseen.append(example)
+            continue
+        session.label(prototype.id, suggest_name(prototype), relevant=True)
+    if unseen and not _relevant(session):
+        ctx.stats.stop_reason = _unseen_report(ctx, session, unseen)
     if not _relevant(session) and labeller is not None:
         labeller(session)
     if not _relevant(session) and ctx.settings.crawl.auto_label:
@@ -256,6 +351,19 @@ async def check_like_layouts(
         check = await narrow_to_example(session, urljoin(ctx.start_url, example), fetch)
         widening = await widen_to_siblings(session, check, fetch)
         ctx.stats.like_widened.extend(p.regex for p in widening.added)
+
+
+def _unseen_report(ctx: CrawlContext, session: LabelSession, unseen: Sequence[str]) -> str:
+    """Which queries the setup phase tried and what their result links were, for an example
+    no result link was like."""
+    words = [query.row.keyword for query in ctx.state.queries()]
+    kinds = sorted(session.members.items(), key=lambda item: -len(item[1]))[:5]
+    shown = "; ".join(f"{session.get(pid).regex} ({len(urls)})" for pid, urls in kinds if urls)
+    return (
+        f"--like {', '.join(unseen)}: no result link of the {len(words)} setup queries "
+        f"({', '.join(words[:30])}{' …' if len(words) > 30 else ''}) was like it; "
+        f"they showed {shown or 'no link'} — label with 'deepcrawl label', or give --keywords"
+    )
 
 
 def _relevant(session: LabelSession) -> bool:

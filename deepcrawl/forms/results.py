@@ -56,7 +56,7 @@ LinkRole = Literal["result", "pager", "chrome"]
 _SPACE = re.compile(r"\s+")
 _NOUNS = (
     r"(?:results?|matches|hits|products|items|records|entries|documents|articles|books|stories"
-    r"|pages|posts|listings|titles)"
+    r"|pages|posts|listings|titles|rows)"
 )
 _NO_RESULTS = re.compile(
     r"^\W*(?:sorry\W+)?(?:(?:there\s+(?:are|were)\s+)?(?:no|0|zero)\s+(?:\w+\s+){0,2}"

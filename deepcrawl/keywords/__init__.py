@@ -19,7 +19,13 @@ from deepcrawl.keywords.estimate import (
     chapman,
     schnabel,
 )
-from deepcrawl.keywords.manager import KeywordManager, QueryOutcome, StopReason, make_policy
+from deepcrawl.keywords.manager import (
+    KeywordManager,
+    QueryOutcome,
+    StopReason,
+    WordSource,
+    make_policy,
+)
 from deepcrawl.keywords.policy import (
     FrequencyPolicy,
     GreedyPolicy,
@@ -64,6 +70,7 @@ __all__ = [
     "RandomPolicy",
     "StopReason",
     "WeightedToken",
+    "WordSource",
     "available_lists",
     "bundled_list",
     "chao1",

@@ -22,11 +22,25 @@ It keeps what the queries brought (records, their terms, capture counts), asks i
 sets (``estimate.py``), and stops on saturation (the last K queries brought fewer than a
 threshold of new records — and, on a large site, showed a share of its records between them),
 on budget, when the form returns the same results for every keyword, or after repeated errors.
+
+Words come from *sources* (:class:`WordSource`), tried in order: the user's words (``seeds``
+and ``--keywords FILE``), all of them, first; then the xCrawl queries of the ``--like`` pages
+(:meth:`KeywordManager.add_examples`); then, chosen by the policy, the words of the result
+links' texts, of the text the result pages show around the query word
+(:meth:`KeywordManager.learn_entries`: a search evidently indexes the text it matched) and of
+the fetched record pages (:meth:`KeywordManager.learn_record`); the language's frequent words
+last. A search covers only some of a record's text — a full-text index over a few columns
+does not hold the column names and codes of the record page — so the manager counts, per
+source, the queries that came back empty, and leaves a source whose last
+``source_empty_run`` queries all did. Saturation is not declared while the size estimate says
+most records are missing (``saturation_max_missing``) and a source is left untried: the
+saturated source is left instead.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter, deque
 from dataclasses import dataclass
 from enum import StrEnum
@@ -34,6 +48,7 @@ from typing import TYPE_CHECKING
 
 from deepcrawl.keywords.estimate import CaptureRecapture, CoverageEstimate
 from deepcrawl.keywords.policy import FrequencyPolicy, GreedyPolicy, QueryPolicy, RandomPolicy
+from deepcrawl.keywords.samples import seed_queries_from_samples
 from deepcrawl.keywords.sources import frequent_words, load_word_list, stopwords
 from deepcrawl.keywords.text import record_terms
 from deepcrawl.settings import KeywordSettings
@@ -41,7 +56,7 @@ from deepcrawl.settings import KeywordSettings
 if TYPE_CHECKING:
     from collections.abc import Collection, Mapping, Sequence
 
-__all__ = ["KeywordManager", "QueryOutcome", "StopReason", "make_policy"]
+__all__ = ["KeywordManager", "QueryOutcome", "StopReason", "WordSource", "make_policy"]
 
 
 class StopReason(StrEnum):
@@ -53,6 +68,32 @@ class StopReason(StrEnum):
     EXHAUSTED = "no keyword left"
     IDENTICAL = "the form returns the same results for every keyword"
     ERRORS = "the form keeps failing"
+
+
+class WordSource(StrEnum):
+    """Where a query word came from, in the order the sources are tried."""
+
+    USER = "user"
+    """The user's words: ``seeds`` and ``--keywords FILE``, every one of them first."""
+    EXAMPLE = "example"
+    """xCrawl queries from the ``--like`` pages (TF-IDF × hit count, middle-out)."""
+    RESULTS = "results"
+    """Terms of the result links' texts (and of wanted links on fetched pages): greedy."""
+    ENTRIES = "entries"
+    """Terms of the result pages' text blocks that hold the query word: greedy."""
+    RECORDS = "records"
+    """Terms of the fetched record pages' main text: greedy."""
+    FREQUENT = "frequent"
+    """The language's frequent-word list (cold start)."""
+
+
+#: Numbers in a result-page block (a count beside the echoed query), blanked to compare echoes.
+_DIGITS = re.compile(r"\d+")
+#: Sources whose words the policy chooses from learnt document frequencies.
+_LEARNT = (WordSource.RESULTS, WordSource.ENTRIES, WordSource.RECORDS)
+#: Sources left when their words keep coming back empty (the user's words are all sent; the
+#: frequent words are the last resort, and a site may match their later ones).
+_LEAVABLE = frozenset({WordSource.EXAMPLE, *_LEARNT})
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +108,7 @@ class QueryOutcome:
         total_results: the result count the site reported, if any.
         error: why it failed (error page, timeout), None if it did not.
         reached: distinct records reached after it.
+        source: where its word came from (None: recorded without being handed out).
     """
 
     query: str
@@ -76,6 +118,73 @@ class QueryOutcome:
     total_results: int | None
     error: str | None
     reached: int
+    source: WordSource | None = None
+
+
+class _Terms:
+    """Document frequencies of one learnt source, seen by the policy as a :class:`QueryState`."""
+
+    def __init__(self, manager: KeywordManager) -> None:
+        self.manager = manager
+        self.df: Counter[str] = Counter()
+        self.documents = 0
+
+    def add(self, terms: frozenset[str]) -> None:
+        self.documents += 1
+        self.df.update(sorted(terms))
+
+    def remove(self, terms: frozenset[str]) -> None:
+        self.documents -= 1
+        self.df.subtract(terms)
+        for term in terms:
+            if self.df[term] <= 0:
+                del self.df[term]
+
+    @property
+    def issued(self) -> frozenset[str]:
+        return self.manager.issued
+
+    @property
+    def cold_start(self) -> Sequence[str]:
+        # the policy ranks ties by it (the commoner word first); its fallback to this list is
+        # refused by the manager, which moves on to the next source instead
+        return self.manager.cold_start
+
+    @property
+    def term_df(self) -> Mapping[str, int]:
+        return self.df
+
+    @property
+    def texted_records(self) -> int:
+        return self.documents
+
+    @property
+    def estimated_size(self) -> float | None:
+        return self.manager.estimated_size
+
+    @property
+    def page_size(self) -> int | None:
+        return self.manager.page_size
+
+    @property
+    def max_result_pages(self) -> int:
+        return self.manager.max_result_pages
+
+    def untried(self, issued: frozenset[str]) -> bool:
+        """Whether a term of this source was never queried."""
+        return any(term not in issued for term in self.term_df)
+
+
+class _ResultTerms(_Terms):
+    """The result links' terms: the manager's own counts (stop words once the site takes them)."""
+
+    @property
+    def term_df(self) -> Mapping[str, int]:
+        return self.manager.term_df
+
+    @property
+    def texted_records(self) -> int:
+        return self.manager.texted_records
 
 
 def make_policy(settings: KeywordSettings) -> QueryPolicy:
@@ -95,8 +204,8 @@ class KeywordManager:
     Args:
         settings: the keyword section of the settings (defaults if None).
         policy: the query policy; default: the one ``settings.policy`` names.
-        seeds: queries tried first (a user's list, xCrawl queries from sample documents);
-            ``settings.keywords_file`` adds its words after these.
+        seeds: the user's queries, tried first, all of them; ``settings.keywords_file`` adds
+            its words after these.
         frequent: the generic cold-start list; default: the bundled ``<language>-frequent``.
         stop_words: the stop words; default: the bundled ``<language>-stopwords``.
 
@@ -118,6 +227,7 @@ class KeywordManager:
         self.policy = policy or make_policy(self.settings)
         user = load_word_list(self.settings.keywords_file) if self.settings.keywords_file else []
         self._seeds = [*seeds, *user]
+        self._examples: list[str] = []
         self._frequent = (
             list(frequent) if frequent is not None else frequent_words(self.settings.language)
         )
@@ -140,6 +250,24 @@ class KeywordManager:
         self._recent: deque[frozenset[str]] = deque(maxlen=max(1, self.settings.identical_window))
         self._errors_in_row = 0
         self._stop: StopReason | None = None
+        self._terms: dict[WordSource, _Terms] = {
+            WordSource.RESULTS: _ResultTerms(self),
+            WordSource.ENTRIES: _Terms(self),
+            WordSource.RECORDS: _Terms(self),
+        }
+        self._source_of: dict[str, WordSource] = {}  # case-folded query -> where it came from
+        self._empty_run: Counter[WordSource] = Counter()  # empty answers in a row, by source
+        self._used: Counter[WordSource] = Counter()  # queries answered, by source
+        self._empty: Counter[WordSource] = Counter()  # empty answers, by source
+        self.left: set[WordSource] = set()
+        """Sources left for good: their words kept coming back empty, or they saturated."""
+        self.since = 0
+        """Saturation is judged over the queries from this one on (the last source left)."""
+        # result-page blocks with the query blanked: those seen (hashed: a large crawl sees
+        # millions), and the latest query's counted ones
+        self._echoes: set[int] = set()
+        self._latest: dict[str, frozenset[str]] = {}
+        self._held: dict[str, frozenset[str]] = {}  # the latest query's blocks with a number
 
     # -- the QueryState protocol read by policies ------------------------------------------
 
@@ -213,14 +341,162 @@ class KeywordManager:
 
         The keyword counts as issued at once: it is never handed out again.
         """
+        self.switch_if_saturated()
         if self.saturated:
             return None
-        query = self.policy.choose(self)
-        if query is None:
+        chosen = self._choose()
+        if chosen is None:
             self._stop = StopReason.EXHAUSTED
             return None
+        query, source = chosen
         self._issued.add(query.casefold())
+        self._source_of.setdefault(query.casefold(), source)
         return query
+
+    def switch_if_saturated(self) -> bool:
+        """Leave the current source if it is saturated while saturation waits (most records
+        missing, a source untried); returns whether it was left."""
+        if self._stop is None and self._saturation() and self._deferred():
+            self.leave(self._current_source())
+            return True
+        return False
+
+    def _choose(self) -> tuple[str, WordSource] | None:
+        """The next word and its source: the user's, the examples', then the learnt sources
+        in order (the policy choosing), then the frequent words."""
+        issued = self.issued
+        for source, words in ((WordSource.USER, self._seeds), (WordSource.EXAMPLE, self._examples)):
+            if source in self.left and source is not WordSource.USER:
+                continue
+            for word in words:
+                if word.casefold() not in issued:
+                    return word, source
+        if not isinstance(self.policy, GreedyPolicy):  # the baselines draw from their own list
+            chosen = self.policy.choose(self)
+            return (chosen, WordSource.FREQUENT) if chosen is not None else None
+        for source in _LEARNT:
+            if source in self.left:
+                continue
+            terms = self._terms[source]
+            chosen = self.policy.choose(terms)
+            if chosen is not None and chosen.casefold() in terms.term_df:
+                return chosen, source
+        for word in self.cold_start:
+            if word.casefold() not in issued:
+                return word, WordSource.FREQUENT
+        return None
+
+    def _current_source(self) -> WordSource | None:
+        """The source of the latest query handed out by this manager."""
+        for outcome in reversed(self.history):
+            if outcome.source is not None:
+                return outcome.source
+        return None
+
+    def leave(self, source: WordSource | None) -> None:
+        """Take no more words from ``source`` (the user's words are sent all the same), and
+        judge saturation afresh from the next query on."""
+        if source is None:
+            return
+        self.left.add(source)
+        self.since = len(self.history)
+
+    def _untried(self) -> list[WordSource]:
+        """Sources with a word to give that no query has come from yet."""
+        issued = self.issued
+        out: list[WordSource] = []
+        for source in (WordSource.EXAMPLE, *_LEARNT):
+            if source in self.left or self._used[source]:
+                continue
+            if source is WordSource.EXAMPLE:
+                if any(w.casefold() not in issued for w in self._examples):
+                    out.append(source)
+            elif self._terms[source].untried(issued):
+                out.append(source)
+        return out
+
+    def _deferred(self) -> bool:
+        """Whether saturation waits: a word of the user's is left (they are all sent), or the
+        estimate says more than ``saturation_max_missing`` of the records are missing and a
+        source of words is left untried."""
+        issued = self.issued
+        if any(word.casefold() not in issued for word in self._seeds):
+            return True
+        ratio = self.coverage().ratio
+        missing = 1.0 - ratio if ratio is not None else 0.0
+        return missing > self.settings.saturation_max_missing and bool(self._untried())
+
+    def add_examples(self, documents: Sequence[str]) -> list[str]:
+        """Queue the xCrawl queries of the user's example pages (their texts), tried after the
+        user's words and before any learnt word; returns the queries queued."""
+        queries = seed_queries_from_samples(
+            documents, self.settings, limit=max(0, self.settings.example_queries)
+        )
+        known = {w.casefold() for w in self._examples}
+        self._examples += [q for q in queries if q.casefold() not in known]
+        return queries
+
+    def learn_entries(self, query: str, blocks: Sequence[str]) -> int:
+        """Learn terms from the text a query's result pages showed (short text blocks).
+
+        Only the blocks holding the query's words count: the search matched them there, so
+        they are text it indexes — a row's searchable columns, a hit's title and snippet —
+        unlike the page's frame or a record's codes. A block that holds the query only by
+        echoing it ("12 results for …") is frame too: blanked of the query and its numbers, it
+        reads the same for the next query that shows its word, and its count is taken back
+        then; a block with a number, the likeliest echo, is counted only once that next query
+        did not show it. A block counted once is not counted again.
+
+        Call it after :meth:`record` of the query: a query that found nothing shows no
+        entries (any block holding its word echoes it), and teaches nothing.
+
+        Returns:
+            How many blocks were counted.
+        """
+        words = record_terms(query, min_length=1)
+        latest = self.history[-1] if self.history else None
+        if not words or (latest is not None and latest.query == query and not latest.results):
+            return 0
+        folded = query.casefold()
+        matched: dict[str, frozenset[str]] = {}  # the block with the query blanked -> terms
+        for block in dict.fromkeys(blocks):
+            found = record_terms(block, min_length=self.settings.min_term_length)
+            if words <= found:
+                echo = _DIGITS.sub("#", block.casefold().replace(folded, "\x00"))
+                matched.setdefault(echo, found)
+        if not matched:  # no evidence either way: the latest blocks wait for a query that has
+            return 0
+        terms = self._terms[WordSource.ENTRIES]
+        for echo in self._latest.keys() & matched.keys():  # an echo of the query: take it back
+            terms.remove(self._latest[echo])
+        for echo, found in self._held.items():  # not shown again: an entry after all
+            if echo not in matched:
+                terms.add(found)
+        fresh = {
+            echo: self._usable(found)
+            for echo, found in matched.items()
+            if hash(echo) not in self._echoes
+        }
+        self._echoes |= {hash(echo) for echo in matched}
+        # a count beside the query ("12 results for …") is the likeliest echo: it waits
+        self._held = {echo: found for echo, found in fresh.items() if "#" in echo}
+        self._latest = {echo: found for echo, found in fresh.items() if "#" not in echo}
+        for found in self._latest.values():
+            terms.add(found)
+        return len(self._latest)
+
+    def learn_record(self, text: str) -> None:
+        """Learn terms from the main text of a fetched record page (one record's)."""
+        terms = record_terms(text, min_length=self.settings.min_term_length)
+        self._terms[WordSource.RECORDS].add(self._usable(terms))
+
+    def _usable(self, terms: frozenset[str]) -> frozenset[str]:
+        """Terms a query may use: stop words only while the site accepts them."""
+        return terms if self.stopwords_accepted else terms - self._stopwords
+
+    def source_summary(self) -> dict[str, tuple[int, int]]:
+        """Per source used so far: (queries answered, of them empty)."""
+        return {str(source): (self._used[source], self._empty[source]) for source in self._used}
 
     def record(
         self,
@@ -259,11 +535,26 @@ class KeywordManager:
         self._cost += max(cost, 1)
         if ids and cost >= 1:
             self._page_size = max(self._page_size or 0, -(-len(ids) // cost))
+        source = self._source_of.get(query.casefold())
         outcome = QueryOutcome(
-            query, len(ids), len(new), max(cost, 1), total_results, error, len(self.records)
+            query,
+            len(ids),
+            len(new),
+            max(cost, 1),
+            total_results,
+            error,
+            len(self.records),
+            source,
         )
         self.history.append(outcome)
         self._errors_in_row = self._errors_in_row + 1 if error else 0
+        if source is not None and not error:
+            self._used[source] += 1
+            self._empty[source] += not ids
+            self._empty_run[source] = 0 if ids else self._empty_run[source] + 1
+            run = self.settings.source_empty_run
+            if run and self._empty_run[source] >= run and source in _LEAVABLE:
+                self.left.add(source)  # its words are not what the search matches
         if not error:
             self._recent.append(ids)
         return outcome
@@ -310,13 +601,17 @@ class KeywordManager:
             and all(ids == self._recent[0] for ids in self._recent)
         ):
             return StopReason.IDENTICAL
-        if self._window_saturated() or self._records_saturated():
+        if self._saturation() and not self._deferred():
             return StopReason.SATURATED
         if len(self.history) >= s.max_queries:
             return StopReason.QUERY_BUDGET
         if s.max_cost is not None and self._cost >= s.max_cost:
             return StopReason.COST_BUDGET
         return None
+
+    def _saturation(self) -> bool:
+        """Whether the queries since the last source was left show saturation."""
+        return self._window_saturated() or self._records_saturated()
 
     def _saturation_need(self) -> int:
         """Results shown without a new record that saturation asks for at least:
@@ -329,11 +624,12 @@ class KeywordManager:
         records — and so did as many more as it takes to have shown :meth:`_saturation_need`
         results, unless the window showed none at all (the form finds nothing any more)."""
         s = self.settings
-        if len(self.history) < s.saturation_window:
+        history = self.history[self.since :]
+        if len(history) < s.saturation_window:
             return False
         need = self._saturation_need()
         shown = new = 0
-        for count, outcome in enumerate(reversed(self.history), start=1):
+        for count, outcome in enumerate(reversed(history), start=1):
             shown += outcome.results
             new += outcome.new
             if new >= s.saturation_min_new:
@@ -352,7 +648,7 @@ class KeywordManager:
             return False
         need = max(s.saturation_records, self._saturation_need())
         shown = new = 0
-        for outcome in reversed(self.history):
+        for outcome in reversed(self.history[self.since :]):
             if outcome.error:
                 continue
             shown += outcome.results

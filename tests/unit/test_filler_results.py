@@ -69,6 +69,7 @@ def test_error_pages_by_status_and_by_heading() -> None:
         ("37 results for “tea”, page 1", 37),
         ("1,204 products", 1204),
         ("Results 1–10 of 2,048", 2048),
+        ('115 rows where search matches "nonprofit"', 115),  # Datasette
     ],
 )
 def test_total_results_reads_the_reported_count(text: str, count: int) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, cast
 
@@ -13,13 +14,16 @@ from deepcrawl.browser.base import Link
 from deepcrawl.crawler.queries import QueryLoop, lists_checked_out
 from deepcrawl.forms.results import QueryResult, ResultLink, ResultPage
 from deepcrawl.keywords import KeywordManager
-from deepcrawl.keywords.known import KnownTexts
+from deepcrawl.keywords.known import KnownTexts, main_text
 from deepcrawl.settings import Settings
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Callable
 
     from deepcrawl.crawler.context import CrawlContext
+    from deepcrawl.forms.search import FormSearch
+
+DATA = Path(__file__).parents[1] / "data" / "real"
 
 
 def _loop(**crawl: object) -> QueryLoop:
@@ -155,7 +159,7 @@ def _deepening_loop(**keywords: object) -> QueryLoop:
 
 async def _crawl(loop: QueryLoop, search: _Search, texts: dict[str, str]) -> None:
     """Query until the loop stops, fetching every record a query showed before the next."""
-    while (step := await loop.step(search)) is not None:
+    while (step := await loop.step(cast("FormSearch", search))) is not None:
         for link in step[0].result_links:
             loop.texts.add(link.url, texts[link.url])
 
@@ -198,3 +202,69 @@ def test_a_list_read_to_the_page_cap_is_not_read_again() -> None:
     # 70 records past the cap lack, but no page of the form reaches them
     assert search.read == [("red", 3), ("blue", 0)]
     assert loop.deepened == 0
+
+
+class _ClientSideSearch:
+    """A client-side JS search (lunr): no total; its first thirty queries each bring a new
+    guide, the rest only guides the crawl has."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    async def query(
+        self,
+        word: str,
+        *,
+        max_pages: int | None = None,
+        more: Callable[[ResultPage, int], bool] | None = None,
+    ) -> QueryResult:
+        self.asked.append(word)
+        n = len(self.asked)
+        ids = [f"g{n}" if n <= 30 else "g1", "g1"]
+        page = ResultPage(url=f"http://site/?q={word}", links=[Link(rid) for rid in ids])
+        if more is not None:
+            more(page, 1)
+        return QueryResult(
+            keyword=word, links=[ResultLink(url=rid) for rid in ids], pages=1, requests=1
+        )
+
+
+@pytest.mark.parametrize(("share", "asked"), [(0.1, 30 + 20), (0.5, 30 + 30), (0.0, 30 + 20)])
+def test_a_run_of_fruitless_queries_ends_the_querying_without_totals_or_estimate(
+    share: float, asked: int
+) -> None:
+    """The words never run out (the MkDocs guide's words, then a long list), the search reports
+    no total and the saturation window is off: the run of ``stop_fruitless_queries`` fruitless
+    queries — or of ``stop_fruitless_share`` of the queries made, if more — ends the querying
+    all the same."""
+    loop = _deepening_loop(saturation_window=10_000, saturation_records=None)
+    settings = loop.ctx.settings.with_overrides(crawl={"stop_fruitless_share": share})
+    loop.ctx.settings = settings
+    guide = DATA / "mkdocs" / "guide.html"
+    words = [f"{a}{b}word" for a in "abcdefghij" for b in "abcdefghij"]
+    loop.manager = KeywordManager(settings.keywords, frequent=words)
+    queued = loop.manager.add_examples([main_text(guide.read_bytes())])
+    search = _ClientSideSearch()
+    asyncio.run(_crawl_until_stop(loop, search))
+    assert search.asked[: len(queued)] == queued  # the example's words first
+    assert len(search.asked) == asked
+    assert "in a row brought no new record" in str(loop.ctx.stats.stop_reason)
+
+
+async def _crawl_until_stop(loop: QueryLoop, search: _ClientSideSearch) -> None:
+    while await loop.step(cast("FormSearch", search)) is not None:
+        pass
+
+
+def test_the_stop_reason_reports_the_gap_the_estimate_sees_and_the_sources_tried() -> None:
+    loop = _deepening_loop()
+    words = ["amber", "birch", "cedar", "dune"]
+    loop.manager = KeywordManager(loop.ctx.settings.keywords, seeds=["red", "blue"], frequent=words)
+    for i in range(6):  # six rare records, each caught once: the estimate says more are missing
+        word = loop.manager.next_query()
+        assert word is not None
+        loop.manager.record(word, {f"r{i}"})
+    loop._stop("saturated")
+    reason = str(loop.ctx.stats.stop_reason)
+    assert reason.startswith("saturated; the estimate says ~15 of ~21 records are missing")
+    assert reason.endswith("(word sources tried: user 2 (0 empty), frequent 4 (0 empty))")
