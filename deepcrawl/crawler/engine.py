@@ -250,7 +250,7 @@ class Crawl:
                         labels_file=self.labels_file,
                         labeller=self.labeller,
                     )
-                    await check_like_layouts(ctx, session, self.like, fetcher)
+                    await check_like_layouts(ctx, session, self.like, fetcher, known=examples)
                     if not relevant:
                         stats.phase = "needs labels"
                         ctx.changed()

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
 from deepcrawl.browser.base import FetchedPage, Link
+from deepcrawl.crawler.documents import StoredPages
 from deepcrawl.crawler.queries import QueryLoop
 from deepcrawl.errors import ConfigError, FetchError, FormError, InvalidURLError
 from deepcrawl.forms.model import Form
@@ -177,17 +178,27 @@ async def fetch_examples(
     """
     pages: list[FetchedPage] = []
     for url in example_urls(ctx, like):
-        if not ctx.in_scope(url) or not ctx.robots.allowed(url):
-            continue
-        ctx.stats.requests += 1
-        try:
-            async with ctx.limiter.slot(url):
-                page = await fetcher.fetch(url)
-        except FetchError:
-            continue
-        if page.status < 400 and page.body:
+        page = await setup_fetch(ctx, fetcher, url)
+        if page is not None and page.status < 400 and page.body:
             pages.append(page)
     return pages
+
+
+async def setup_fetch(ctx: CrawlContext, fetcher: Fetcher, url: str) -> FetchedPage | None:
+    """One page the setup phase looks at (an example, a layout sample): the stored copy when the
+    crawl has it — so a resumed crawl fetches nothing twice — else fetched politely (scope,
+    robots.txt, the host's rate); None when out of bounds or the fetch failed."""
+    if (stored := StoredPages(ctx.repo, ctx.site.id).document(url)) is not None:
+        body = stored.body.decode("utf-8", errors="replace")
+        return FetchedPage(url, url, stored.status, stored.content_type, body)
+    if not ctx.in_scope(url) or not ctx.robots.allowed(url):
+        return None
+    ctx.stats.requests += 1
+    try:
+        async with ctx.limiter.slot(url):
+            return await fetcher.fetch(url)
+    except FetchError:
+        return None
 
 
 def example_texts(pages: Sequence[FetchedPage]) -> list[str]:
@@ -326,26 +337,27 @@ def apply_labels(
 
 
 async def check_like_layouts(
-    ctx: CrawlContext, session: LabelSession, like: Sequence[str], fetcher: Fetcher
+    ctx: CrawlContext,
+    session: LabelSession,
+    like: Sequence[str],
+    fetcher: Fetcher,
+    *,
+    known: Sequence[FetchedPage] = (),
 ) -> None:
     """Let each ``--like`` page's layout check its prototype (:mod:`deepcrawl.classify.layout`):
     narrow the prototype, then widen its label to the look-alike siblings (their regexes are
     listed in ``stats.like_widened``).
 
-    The pages are fetched through the crawl's fetcher, politely and within its scope.
+    The pages come from ``known`` (the examples :func:`fetch_examples` fetched), the store, or
+    the crawl's fetcher, politely and within its scope (:func:`setup_fetch`).
     """
     from deepcrawl.classify.layout import narrow_to_example, widen_to_siblings
 
+    pages = {page.url: page for page in known}
+
     async def fetch(url: str) -> str | None:
-        if not ctx.in_scope(url) or not ctx.robots.allowed(url):
-            return None
-        ctx.stats.requests += 1
-        try:
-            async with ctx.limiter.slot(url):
-                page = await fetcher.fetch(url)
-        except FetchError:
-            return None
-        return page.body if page.status < 400 and page.is_html else None
+        page = pages.get(url) or await setup_fetch(ctx, fetcher, url)
+        return page.body if page is not None and page.status < 400 and page.is_html else None
 
     for example in like:
         check = await narrow_to_example(session, urljoin(ctx.start_url, example), fetch)
