@@ -97,7 +97,9 @@ def _walk(server: FixtureServer, words: list[str], max_pages: int = 120) -> list
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(SITES))
+# The hostile site's kind "hostile" lumps unrelated endpoints (/logout, /account/close …) so the
+# safety test can count them in one figure; they are rightly prototyped apart.
+@pytest.mark.parametrize("name", sorted(set(SITES) - {"hostile"}))
 def test_links_found_on_the_live_site_are_prototyped_by_kind(
     name: str, fixture_server: object
 ) -> None:
