@@ -250,7 +250,9 @@ class Crawl:
                         labels_file=self.labels_file,
                         labeller=self.labeller,
                     )
-                    await check_like_layouts(ctx, session, self.like, fetcher, known=examples)
+                    looked_at = await check_like_layouts(
+                        ctx, session, self.like, fetcher, known=examples
+                    )
                     if not relevant:
                         stats.phase = "needs labels"
                         ctx.changed()
@@ -259,6 +261,7 @@ class Crawl:
                         ctx, search, found.form_id, fetcher, sink, on_fetch=self.on_fetch,
                         tasks=tasks, examples=example_texts(examples),
                     )  # fmt: skip
+                    phase.adopt(looked_at)  # the setup's fetches are not repeated
                     await phase.run()
                     if ctx.settings.crawl.navigate:
                         from deepcrawl.crawler.navigate import NavigatePhase

@@ -57,6 +57,10 @@ class GatedFetcher(Fetcher):
         if decision.source == "prototype":
             key = normal.record_id(url)
             if decision.relevant and key is not None:
+                # no results area vouches for a link met while navigating: its URL is judged
+                # even when a (perhaps too general) labelled prototype matches it
+                if why := self.phase.refused(url):
+                    raise FetchError(url, f"{why} (not fetched)")
                 return await self.phase.record(url, key)
             raise FetchError(url, "a kind of page not wanted (URL classifier; not fetched)")
         if decision.relevant:
@@ -169,6 +173,10 @@ class NavigatePhase:
         ctx.stats.nav_requests += 1
         async with ctx.limiter.slot(url):
             return await self.normal.fetcher.fetch(url)
+
+    def refused(self, url: str) -> str | None:
+        """Why the safety rule refuses a request for ``url`` (its URL alone), or None."""
+        return self._safety.reason(url)
 
     async def record(self, url: str, key: str) -> FetchedPage:
         """A wanted record: read back when stored, else fetched by the normal phase's path.

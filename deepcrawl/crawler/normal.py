@@ -215,11 +215,15 @@ class NormalPhase:
             if on_record and decision.source != "prototype":
                 continue
             stats.add(decision)
-            # A labelled prototype vouches for its records (their text is a title, which may
-            # read like anything); a link only the learned model wants is judged too.
-            if decision.relevant and (
-                decision.source == "prototype" or self.safety.allows(decision.url, text)
-            ):
+            # A labelled prototype vouches for the results area's links (their text is a title,
+            # which may read like anything); a record page's own links are its chrome, where
+            # logout and delete links live, so their URLs are judged even when a (perhaps too
+            # general) prototype matches; a link only the learned model wants is judged whole.
+            if decision.source == "prototype":
+                safe = not on_record or self.safety.allows(decision.url)
+            else:
+                safe = self.safety.allows(decision.url, text)
+            if decision.relevant and safe:
                 key = canonical_url(decision.url, self._drop)
                 new.setdefault(key, NewURL(key, priority=decision.score, source=source))
                 if text:
@@ -233,6 +237,41 @@ class NormalPhase:
         if added:
             self._wake.set()
         return added
+
+    def adopt(self, pages: Iterable[FetchedPage]) -> int:
+        """Store the wanted pages the setup phase fetched already — the ``--like`` examples and
+        the layout check's samples — as this phase stores its own; returns how many it queued.
+
+        When their URLs come up, the phase (or the delivery point) delivers them from the store
+        (see ``_fetch``): no URL is fetched twice, by this process or a worker.
+        """
+        ctx, follow, adopted = self.ctx, self.ctx.settings.crawl.follow_record_links, 0
+        for page in pages:
+            decision = self._decide([page.url])[0]
+            if page.status >= 400 or not (decision.relevant and decision.source == "prototype"):
+                continue
+            key = canonical_url(decision.url, self._drop)
+            if ctx.repo.page(ctx.site.id, key) is not None:  # stored already (a resumed crawl)
+                continue
+            ctx.repo.save_page(
+                ctx.site.id,
+                page,
+                url=key,
+                kind="record",
+                prototype_id=decision.prototype,
+                label=decision.label,
+                with_links=follow,
+            )
+            if page.body:
+                self.loop.learn_text(key, page.body)
+            ctx.stats.pages_fetched += 1
+            for observer in self.on_fetch:
+                observer(page)
+            # queued like any wanted URL: its lease finds the page stored and delivers it
+            adopted += self.frontier.add([NewURL(key, priority=decision.score, source="setup")])
+        if adopted:
+            self._wake.set()
+        return adopted
 
     def _learn_stored(self, *, follow: bool) -> None:
         """The record pages stored before a crash, learnt as when they were fetched: their

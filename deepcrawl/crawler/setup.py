@@ -38,6 +38,7 @@ from deepcrawl.prototypes import (
     record_suggestion,
     suggest_name,
 )
+from deepcrawl.safety import SafetyRule
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -62,7 +63,12 @@ __all__ = [
     "like_seen",
     "locate_form",
     "run_setup",
+    "setup_fetch",
 ]
+
+_SAFETY = SafetyRule()
+"""Judges the pages the setup phase fetches itself (examples, layout samples): a sibling kind
+sampled for the layout check may be a logout or delete endpoint."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,11 +193,11 @@ async def fetch_examples(
 async def setup_fetch(ctx: CrawlContext, fetcher: Fetcher, url: str) -> FetchedPage | None:
     """One page the setup phase looks at (an example, a layout sample): the stored copy when the
     crawl has it — so a resumed crawl fetches nothing twice — else fetched politely (scope,
-    robots.txt, the host's rate); None when out of bounds or the fetch failed."""
+    robots.txt, the safety rule, the host's rate); None when refused or the fetch failed."""
     if (stored := StoredPages(ctx.repo, ctx.site.id).document(url)) is not None:
         body = stored.body.decode("utf-8", errors="replace")
         return FetchedPage(url, url, stored.status, stored.content_type, body)
-    if not ctx.in_scope(url) or not ctx.robots.allowed(url):
+    if not ctx.in_scope(url) or not ctx.robots.allowed(url) or not _SAFETY.allows(url):
         return None
     ctx.stats.requests += 1
     try:
@@ -343,13 +349,17 @@ async def check_like_layouts(
     fetcher: Fetcher,
     *,
     known: Sequence[FetchedPage] = (),
-) -> None:
+) -> list[FetchedPage]:
     """Let each ``--like`` page's layout check its prototype (:mod:`deepcrawl.classify.layout`):
     narrow the prototype, then widen its label to the look-alike siblings (their regexes are
     listed in ``stats.like_widened``).
 
     The pages come from ``known`` (the examples :func:`fetch_examples` fetched), the store, or
     the crawl's fetcher, politely and within its scope (:func:`setup_fetch`).
+
+    Returns:
+        Every page looked at, for the normal phase to adopt (:meth:`NormalPhase.adopt`) rather
+        than fetch again.
     """
     from deepcrawl.classify.layout import narrow_to_example, widen_to_siblings
 
@@ -357,12 +367,16 @@ async def check_like_layouts(
 
     async def fetch(url: str) -> str | None:
         page = pages.get(url) or await setup_fetch(ctx, fetcher, url)
-        return page.body if page is not None and page.status < 400 and page.is_html else None
+        if page is None:
+            return None
+        pages[url] = page
+        return page.body if page.status < 400 and page.is_html else None
 
     for example in like:
         check = await narrow_to_example(session, urljoin(ctx.start_url, example), fetch)
         widening = await widen_to_siblings(session, check, fetch)
         ctx.stats.like_widened.extend(p.regex for p in widening.added)
+    return list(pages.values())
 
 
 def _unseen_report(ctx: CrawlContext, session: LabelSession, unseen: Sequence[str]) -> str:
