@@ -467,6 +467,9 @@ class LinkLearningSettings(_Section):
 class CrawlSettings(_Section):
     """The crawl itself (``deepcrawl crawl``): setup phase, normal phase, delivery."""
 
+    stop_grace_s: float = 4.0
+    """Longest a clean stop after Ctrl-C / SIGTERM may take before the process ends at once
+    (the store is crash-safe; a stop the user asked for comes within seconds)."""
     setup_queries: int = 8
     """Queries of the setup phase: their result links are prototyped for labelling (the
     stop-word probes count). The normal phase goes on from there to saturation."""

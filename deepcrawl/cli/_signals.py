@@ -5,7 +5,9 @@ the event loop (``loop.add_signal_handler``) before anything else happens. The f
 cancels the coroutine: the crawl's supervised tasks are cancelled, each fetch in flight gives its
 lease back, the browser and the database are closed in order, and :class:`Interrupted` is
 raised. A second signal, while that clean stop runs, ends the process at once — everything a
-crawl stores is crash-safe, so nothing is lost but the stop's own tidying.
+crawl stores is crash-safe, so nothing is lost but the stop's own tidying. So does a clean stop
+that outlasts its grace period (``crawl.stop_grace_s``): a watchdog thread ends it, since a
+stop the user asked for must come within seconds whatever the browser is doing.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import contextlib
 import os
 import signal
 import sys
+import threading
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 if TYPE_CHECKING:
@@ -58,17 +61,22 @@ def exit_at_once(code: int) -> NoReturn:
     os._exit(code)
 
 
-def run_stoppable(main: Coroutine[Any, Any, T]) -> T:
+def run_stoppable(main: Coroutine[Any, Any, T], *, grace_s: float | None = None) -> T:
     """Run ``main`` in a new event loop until it ends or a signal stops it.
+
+    Args:
+        main: the command's coroutine.
+        grace_s: the longest a clean stop may take before the process is ended at once
+            (None: no bound).
 
     Raises:
         Interrupted: SIGINT or SIGTERM stopped it (cleanly).
         whatever ``main`` raises.
     """
-    return asyncio.run(_guarded(main))
+    return asyncio.run(_guarded(main, grace_s))
 
 
-async def _guarded(main: Coroutine[Any, Any, T]) -> T:
+async def _guarded(main: Coroutine[Any, Any, T], grace_s: float | None) -> T:
     loop = asyncio.get_running_loop()
     task = asyncio.current_task()
     assert task is not None
@@ -80,6 +88,10 @@ async def _guarded(main: Coroutine[Any, Any, T]) -> T:
             os._exit(128 + signum)
         received.append(signum)
         task.cancel(f"stopped by {signal.Signals(signum).name}")
+        if grace_s is not None:  # a thread: it fires even while the loop is busy closing
+            timer = threading.Timer(grace_s, _overdue, args=(signum,))
+            timer.daemon = True
+            timer.start()
 
     for signum in STOP_SIGNALS:
         loop.add_signal_handler(signum, on_signal, signum)
@@ -92,3 +104,12 @@ async def _guarded(main: Coroutine[Any, Any, T]) -> T:
         for signum in STOP_SIGNALS:
             loop.remove_signal_handler(signum)
     raise Interrupted(received[0])
+
+
+def _overdue(signum: int) -> None:
+    os.write(
+        2,
+        b"interrupted: the clean stop took too long, ended at once; everything so far is "
+        b"stored; run the same command again (or add --resume) to continue\n",
+    )
+    os._exit(128 + signum)

@@ -256,10 +256,13 @@ def crawl(
     _load_crawler()
     try:
         if not resume:  # a stored crawl's start page was looked at when it began
-            run_stoppable(check_start_page(start_url, settings))
+            run_stoppable(
+                check_start_page(start_url, settings), grace_s=settings.crawl.stop_grace_s
+            )
         report = run_stoppable(
             _run(start_url, settings, like=list(checked.like), labels=labels, resume=resume,
-                 out=out, warc=warc)
+                 out=out, warc=warc),
+            grace_s=settings.crawl.stop_grace_s,
         )  # fmt: skip
     except Interrupted as stop:
         err_console.print(
