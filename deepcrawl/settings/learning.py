@@ -1,0 +1,187 @@
+"""Settings of learning: the URL prototyper and the link learners."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from deepcrawl.settings._base import Section
+
+__all__ = ["LinkLearningSettings", "PrototypeSettings"]
+
+
+class PrototypeSettings(Section):
+    """The URL tokeniser and the probabilistic string prototyper (Hernández et al., "Tokeniser",
+    "The String Prototyper"). The paper gives no numeric thresholds; the defaults below were tuned
+    on the fixture sites and the synthetic benchmark (``benchmarks/prototypes_bench.py``)."""
+
+    max_url_length: int = 4096
+    """Longer URLs are refused by the tokeniser (InvalidURLError)."""
+    allowed_schemes: tuple[str, ...] = ("http", "https")
+    """Schemes the tokeniser accepts; ``mailto:``, ``javascript:`` … are refused."""
+    literal_threshold: float = 0.1
+    """A token seen at a position in at least this share of the URLs below its tree node stays
+    literal; rarer tokens merge into a typed wildcard (``markParts``)."""
+    min_support: int = 3
+    """A literal needs at least this many URLs behind it."""
+    numeric_literals: bool = False
+    """Let frequent path values holding digits stay literal (off: ids, years, page numbers and
+    ``section-2`` are variable unless they belong to a closed vocabulary)."""
+    max_query_literals: int = 4
+    """A query key whose values may split prototypes (``condition=new`` / ``condition=used``, as
+    in the paper's Table 1) has at most this many distinct values; a key with more is variable."""
+    query_split_max_values: int = 12
+    """An optional query key with at most this many literal values splits a prototype, one
+    prototype per value: a mode switch (``view=print`` makes print pages, not item pages) or the
+    actions on a page (``do=edit|revisions|backlink``, ``action=history``), each another kind of
+    page than the page itself. 0: optional keys never split."""
+    split_required_query_keys: bool = False
+    """Let a key present in every URL split on its frequent values (at most
+    ``max_query_literals`` of them). The paper's Table 1 splits ``condition=new`` /
+    ``condition=used`` so; off by default, as on the fixture sites such keys are variants of one
+    kind (``/export?format=json|csv``)."""
+    variant_params: tuple[str, ...] = (
+        "utm_*", "sid", "sessionid", "session_id", "jsessionid", "phpsessid", "sessid", "fbclid",
+        "gclid", "ref", "ref_", "referrer", "source", "page", "p", "pg", "offset", "start",
+        "limit", "per_page", "sort", "order", "orderby", "dir",
+    )  # fmt: skip
+    """Query keys (globs, any case) that never split a prototype and never stay literal:
+    tracking, session, paging and sorting parameters give variants of one kind of page."""
+    closed_vocabulary_share: float = 0.1
+    """When the distinct values at a path position number at most this share of the URLs there
+    (a small closed vocabulary: site sections), every value stays literal, however rare."""
+    closed_vocabulary_max: int = 12
+    """At most this many distinct values make a small closed vocabulary whose every value stays
+    literal however rare, given ``min_support`` URLs each: the heads of a path position's ids
+    (``issue17``, ``msg1006``, ``user3``: three kinds of record), and the values of a query key
+    (``do=edit|revisions|backlink``: actions, each its own kind of page)."""
+    twin_share: float = 0.5
+    """An optional query key splits a prototype when at least this share of the URLs holding it
+    are twins of URLs without it (``title=X&oldid=7`` beside ``title=X``: another view of the
+    same page), each URL having at most ``closed_vocabulary_max`` such twins."""
+    nested_folders: bool = True
+    """``/admin/``, ``/admin/a-1/`` and ``/admin/a-1/a-2/`` fall in one prototype when the deeper
+    URLs are chains of one repeated variable segment (at least two deep somewhere)."""
+    fold_trailing_slash: bool = True
+    """``/book/17/`` and ``/book/17`` fall in one prototype (a trailing slash is optional)."""
+    merge_min_siblings: int = 5
+    """Refinement: at least this many literal siblings (below the first path segment) whose
+    subtrees have the same shape are merged back into one wildcard (categories, languages)."""
+    max_examples: int = 5
+    """Sample URLs kept per prototype."""
+    label_port: int = 8765
+    """Port of the ``deepcrawl label --web`` page (always on 127.0.0.1); 0: any free port."""
+    thumbnails: bool = True
+    """Show a screenshot of one example page per kind on the ``deepcrawl label --web`` page
+    (taken with the crawl's Chromium under the probing rules: GET only, no navigation away)."""
+    thumbnail_viewport: tuple[int, int] = (1024, 768)
+    """Width and height (CSS pixels) of the browser window a thumbnail is taken in."""
+    thumbnail_load_s: float = 5.0
+    """Longest wait for a thumbnail page's ``load`` event (a refused navigation may stop it for
+    good); the screenshot then shows what has rendered."""
+    layout_samples: int = 4
+    """Member pages of the ``--like`` example's prototype fetched to compare with the example
+    (:mod:`deepcrawl.classify.layout`) before the normal phase; 0: no check."""
+    layout_min_similarity: float = 0.65
+    """A sampled page looks like the example when the mean of the Jaccard indices of their
+    tag-path shingles and of their template text reaches this; otherwise the prototype is split.
+    Chosen on pages saved from real applications (``tests/data/real``): pages of the example's
+    kind score 0.84-0.95, the edit, history, message or listing pages of the same site
+    0.09-0.49 (a wiki's namespace index, a wiki page too, 0.62)."""
+    layout_max_splits: int = 3
+    """At most this many splits of the example's prototype by the layout check."""
+    layout_widen_max: int = 16
+    """At most this many sibling prototypes of the ``--like`` example's (the same URL shape with
+    other literals: ``/community/<slug>/`` beside ``/guides/<slug>/``, ``/user3`` beside
+    ``/issue17``) are sampled, largest first; those whose pages look like the example get its
+    label. Not from a paper: a site's sections are a closed vocabulary of at most
+    ``closed_vocabulary_max`` values, and a few more leave room for shapes
+    (``layout_widen_max × layout_widen_samples`` requests at most). 0: no widening."""
+    layout_widen_samples: int = 2
+    """Pages of each sibling prototype fetched to compare with the example; all must reach
+    ``layout_min_similarity``. Chosen on pages saved from real applications: the sections of a
+    MkDocs site score 0.86-0.90 against each other, a tracker's user and message pages
+    0.45-0.49 against an issue page."""
+    layout_shingle: int = 4
+    """Consecutive tag paths per shingle of a page's structure."""
+    layout_template_words: int = 4
+    """Text leaves of at most this many words are template text (labels, headings, menus)."""
+
+
+class LinkLearningSettings(Section):
+    """The link-learning strategies: ACHE's adaptive link learner (Barbosa & Freire, sections
+    2-3), the apprentice (Chakrabarti et al.) and xCrawl (Shchekotykhin et al., sections 3-4).
+    Paper values are the defaults where the paper gives one; the others say so."""
+
+    levels: int = 3
+    """Levels of ACHE's multi-level link classifier (distance to a target; section 4.1: three).
+    Links on no path of that length form one more, lowest-priority level."""
+    learning_threshold: int = 100
+    """ACHE learns again after this many new targets (section 3.2: 100 new relevant forms)."""
+    features_per_space: int = 10
+    """Terms kept per feature space (URL, anchor, around) and level by ACHE's automatic feature
+    selection, highest document frequency first (the paper says only "a small number")."""
+    url_top_k: int = 10
+    """k of ACHE's URL sub-term merging: the k most frequent stemmed URL terms absorb the
+    frequency of the terms that contain them (Algorithm 2, lines 8-13; no value given)."""
+    around_terms: int = 10
+    """Terms taken before and after the anchor for ACHE's "around" space (no value given)."""
+    link_model: Literal["nb", "svm"] = "nb"
+    """ACHE's link classifier: naive Bayes as the paper, or a linear SVM."""
+    frontier_batch: int = 10
+    """ACHE's crawling frontier is refilled from the persistent frontier with this many best
+    links when it runs empty (section 2.2 refills in batches; no size given). A batch is
+    crawled to its end before the links of its pages are ranked, so its size is a floor on the
+    pages spent per step of a path: chosen on stacks seeds 112-115 (neither the prior's nor the
+    bench's), pages to the form 12 / 22 with 10, 27 / 52 with 25, 49 / 99 with 50."""
+    max_targets: int = 0
+    """Per-site stopping criterion (ACHE section 2): stop after this many distinct targets
+    (0: only the request budget stops the crawl)."""
+    d_max: int = 5
+    """The apprentice's DOM window: <token, offset> features with |d| <= d_max (section 3.4)."""
+    apprentice_alpha: float = 0.01
+    """Smoothing of the apprentice's naive Bayes. Its <token, offset> features are hashed into
+    2**18 columns, so Laplace smoothing (1) would add 262,144 pseudo-counts per class to a few
+    thousand real ones and flatten the evidence of every feature (not from the paper)."""
+    apprentice_batch: int = 200
+    """Pages per batch after which the apprentice trains on the verdicts of the batch (section
+    2.3: "a few hundred to a few thousand")."""
+    restart_probability: float = 0.15
+    """xCrawl's random restart probability of the focused walk (section 5: 0.15 was best)."""
+    max_iterations: int = 50
+    """xCrawl stops when no new hub appeared within this many restarts (section 5: ~50)."""
+    damping: float = 0.85
+    """Damping c of xCrawl's topic-sensitive PageRank (1 - c is the jump back to authorities)."""
+    weight_iterations: int = 50
+    """Iterations bound of the HITS and PageRank computations."""
+    weight_tolerance: float = 1e-6
+    """HITS and PageRank stop when no weight moves more than this."""
+    hub_min_authorities: int = 1
+    """A page is an xCrawl hub when it links to at least this many known authorities and has a
+    hub weight (the paper says "many" and names no number; 1 finds the later pages of a paged
+    list, which link to few known records, and did best on the fixture sites)."""
+    record_pattern: str | None = None
+    """Regular expression on a URL's path and query (full match) that makes a page a target
+    record; None: the target is a page with a form the critic accepts as searchable."""
+    seed: int = 0
+    """Seed of the random choices (xCrawl's walk and restarts)."""
+    prior: str = "builtin"
+    """Prior of the link learners for finding search forms (ACHE's *Offline-Online*, the
+    apprentice's "fixed prior obtained from a baseline crawl"): ``"builtin"`` (paths to the
+    forms of training sites, shipped with deepcrawl; ``scripts/train_link_prior.py``), the path
+    of such a JSON file, or ``"none"`` (ACHE's *Online*: no knowledge before the first form)."""
+    path_discount: float = 0.5
+    """Reward of a link ``k`` levels from a target: ``path_discount ** (k - 1)`` (1 for a link
+    to a target, 0 beyond ``levels``). The apprentice learns it, so that the links on the way
+    to a form are learnt too (its paper rewards the link to a relevant page only), and it is
+    xCrawl's topic weight of a link before any authority is known. Not from a paper."""
+    discovery_strategy: str = "ache"
+    """Strategy of entry-point discovery (``deepcrawl discover``, and the setup phase when the
+    start page has no searchable form): ACHE, the paper written for finding forms."""
+    discovery_max_requests: int = 1000
+    """Request budget of entry-point discovery (not from a paper: breadth-first needs some 600
+    pages to reach a form three clicks deep on the "stacks" fixture site)."""
+    navigate_strategy: str = "ache"
+    """Strategy of ``deepcrawl crawl --navigate``, which looks for the wanted records the
+    queries did not return once the form is saturated."""
+    navigate_max_requests: int = 2000
+    """Request budget of the ``--navigate`` phase (not from a paper)."""

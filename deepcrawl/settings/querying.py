@@ -1,0 +1,132 @@
+"""Settings of querying a search form: the form critic and the keyword manager."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from deepcrawl.settings._base import Section
+
+__all__ = ["FormSettings", "KeywordSettings"]
+
+
+class FormSettings(Section):
+    """The form critic (ACHE section 3.4) and the safety policy."""
+
+    searchable_threshold: float = 0.5
+    """Score (the searchable classifier's probability) at or above which the critic calls a form
+    searchable."""
+    domain_threshold: float = 0.5
+    """Probability above which the domain classifier calls a searchable form in domain."""
+    refused_words: tuple[str, ...] = (
+        "login", "log in", "sign in", "signin", "sign up", "signup", "register",
+        "registration", "password", "newsletter", "comment", "post", "reply", "contact",
+    )  # fmt: skip
+    """Words that mark a form or a clickable element as account-changing, on top of the request
+    rule's (:mod:`deepcrawl.safety`: logout, delete, cart, order … in seven languages): such
+    forms are never submitted, such elements never clicked. Following a link that reads so is
+    harmless (a login page), so links are judged by the request rule alone. Extend with care."""
+    model_cache_dir: Path | None = None
+    """Where fitted critic models are cached (one file per deepcrawl, scikit-learn and corpus
+    version). None: ``~/.cache/deepcrawl``."""
+    settle_s: float = 0.3
+    """After a submission, a click or a result-page load, the page counts as complete once no
+    request has been in flight and the DOM has not changed for this long (JS-rendered results)."""
+    nonsense_keyword: str = "xqzvkjwq"
+    """A word no site holds: submitted once per form (first page only) to learn its "no results"
+    page and the links every page of the site shows (site chrome, not results). Empty: never."""
+    url_templates: bool = True
+    """Issue later queries of a GET form by URL template over plain HTTP, once a check shows the
+    browser and plain HTTP give the same result links (much faster)."""
+    largest_page_size: bool = True
+    """Set a form's "results per page" select to its largest value, and raise a page-size
+    parameter of a JSON data request the results come from (checked to be honoured): each
+    result page is a request, whatever it holds."""
+    max_page_size: int = 50
+    """Page size asked of a data request's size parameter (``limit``, ``per_page`` …)."""
+
+
+class KeywordSettings(Section):
+    """The keyword manager (Hernández et al., "The Keyword Manager")."""
+
+    max_queries: int = 500
+    """Query budget of one crawl."""
+    saturation_window: int = 20
+    """Saturation is judged over this many most recent queries (10 stopped at 97% of the
+    fixture sites' records when only result titles were known; 20 reached >= 98%:
+    benchmarks/keywords_sim.py)."""
+    saturation_min_new: int = 1
+    """Fewer new records than this over the window means the source is exhausted."""
+    saturation_records: int | None = 200
+    """Saturation counted in results too: the most recent queries showed this many results
+    between them and fewer than ``saturation_min_new`` new ones (sooner than the window when
+    result pages are big; 200 is the window's 20 queries of a 10-result page). None: off."""
+    saturation_fraction: float = 0.05
+    """Saturation's evidence grows with the site: the window's queries, and the results
+    ``saturation_records`` counts, must have shown at least this share of the records known
+    (by queries and links) without a new record, unless the window showed none. Past a
+    few thousand records the tail is read one result page a query, and twenty pages without a
+    new record happen by chance while 2% are missing: the books site at 10,000 records
+    stopped so at recall 0.976. At 500 records 200 results are more. 0: off. Not from a
+    paper."""
+    max_result_pages: int = 50
+    """Result pages followed per query at most."""
+    policy: Literal["greedy", "random", "frequency"] = "greedy"
+    """Query selection: Ntoulas, Zerfos & Cho's (JCDL 2005) adaptive greedy policy, or their
+    random and generic-frequency baselines."""
+    language: str = "en"
+    """Language of the bundled lists used (``keywords/<language>-frequent.txt``)."""
+    keywords_file: Path | None = None
+    """The user's own keyword list (``--keywords FILE``), queried before the frequent words."""
+    stopword_probes: tuple[str, ...] = ("the", "a", "of")
+    """Stop words submitted first to learn whether the site accepts them (Hernández et al.:
+    Wordpress returns nothing for "a", YouTube millions); dropped from the lists if not."""
+    max_cost: int | None = None
+    """Request budget (submissions plus result pages) of one crawl; None: no limit."""
+    page_cost: float = 0.0
+    """Cost of one further result page relative to a submission, in the greedy policy's
+    new-records-per-cost estimate (0: minimise submissions, 1: minimise requests)."""
+    identical_window: int = 5
+    """This many successive queries returning the same non-empty results end the crawl (the
+    form ignores its keyword)."""
+    max_consecutive_errors: int = 5
+    """This many successive failed queries (error page, timeout) end the crawl."""
+    estimator: Literal["chao1", "schnabel", "chapman"] = "chao1"
+    """Capture–recapture estimator of the database size (see deepcrawl/keywords/estimate.py)."""
+    min_term_length: int = 2
+    """Shorter words of downloaded records are never used as queries."""
+    seed: int = 0
+    """Seed of the random policy."""
+    sample_query_terms: int = 1
+    """Words per query derived from sample documents (xCrawl section 4 used 3 with a web search
+    engine; site search forms usually AND their words, so one reaches most)."""
+    sample_max_tokens: int = 50
+    """Tokens of the sample documents kept for query generation (highest TF-IDF first)."""
+    example_queries: int = 5
+    """xCrawl queries derived from the ``--like`` pages, sent after the user's words and
+    before any learnt word (the example is evidence of the wanted kind's words). Not from the
+    paper, which sends them all: one sample's words are rare, and once results arrive the
+    learnt words reach more records a query (fixture shop, 60 records: ten of them cost recall
+    0.87 against 0.98)."""
+    source_empty_run: int = 5
+    """A source of words (the examples' words, the result texts', the record pages') is left
+    once this many of its queries in a row found nothing: a full-text index over a few columns
+    matches none of a record page's column names and codes. 0: never. Not from a paper."""
+    saturation_max_missing: float = 0.5
+    """Saturation is not declared while the capture–recapture estimate says more than this
+    share of the records is missing and a source of words is left untried: the saturated
+    source is left instead. 1: off. Not from a paper ("most records missing")."""
+    paging_min_new: float = 1.0
+    """A query's paging stops once the records it is expected to bring per further result page
+    fall below this (the share of records new to the crawl on its pages so far times the page
+    size). Paper-free: 0.5–1 needed the fewest result pages for 98% of the records in a
+    simulation of the fixture sites; 0 reads every page."""
+    deepen_min_new: float = 0.2
+    """Once the keyword manager's words are spent or bring nothing new, the lists already
+    asked are read again, deeper (:meth:`QueryLoop.next_deepening
+    <deepcrawl.crawler.queries.QueryLoop.next_deepening>`), while a re-read is expected to
+    bring this many records the crawl lacks per request (its first pages, read before, paid
+    again) and each further page this many. A large site's words run out before its lists are
+    read: the books site at 100,000 records has 4,679 words, and its crawl stopped at recall
+    0.949 with most lists read one page deep. 0: off (stop when the words are spent). Not
+    from a paper: with 10 results a page, 0.2 reads on while a list lacks about 2%."""
