@@ -7,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test check lint install browser postgres bench bench-real clean
+.PHONY: demo test test-fast check lint install browser postgres bench bench-real clean
 
 # The demo serves the bundled "books" site, crawls it with `deepcrawl crawl --like`, and prints
 # the record recall of what was delivered against the site's ground truth (scripts/demo.py).
@@ -16,6 +16,10 @@ demo: install browser
 
 test: install browser postgres
 	$(BIN)/pytest
+
+# The unit tests alone: no browser install, no database server (about three minutes).
+test-fast: install
+	$(BIN)/pytest tests/unit
 
 check: install browser postgres lint
 	$(BIN)/pytest

@@ -4,7 +4,9 @@
 the robots.txt ``Crawl-delay``, whichever is longer) and keeps at most
 ``concurrency_per_host`` in flight. :func:`backoff_delay` says how long to wait before retrying a
 transient failure: ``Retry-After`` when the server sent one (RFC 9110 §10.2.3: seconds or an
-HTTP date), else exponential back-off from ``backoff_base_s``.
+HTTP date), else exponential back-off from ``backoff_base_s``. The limiter reads time from a
+:class:`Clock` (the event loop's monotonic clock by default), so tests drive it with a fake one
+instead of asserting on wall time.
 
 :class:`SharedHostLimiter` is the same limiter for many processes on PostgreSQL (``deepcrawl
 worker``): a host's next start time lives in the ``frontier_host`` table and each request
@@ -21,7 +23,7 @@ import contextlib
 import time
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit
 
 import sqlalchemy as sa
@@ -38,7 +40,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "TRANSIENT_STATUSES",
+    "Clock",
     "HostLimiter",
+    "MonotonicClock",
     "SharedHostLimiter",
     "backoff_delay",
     "make_limiter",
@@ -49,11 +53,39 @@ __all__ = [
 TRANSIENT_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
 
 
-class HostLimiter:
-    """Per-host rate and concurrency limits for one crawl process."""
+class Clock(Protocol):
+    """What the limiter needs of time: a monotonic reading and a way to wait."""
 
-    def __init__(self, settings: PolitenessSettings) -> None:
+    def now(self) -> float:
+        """Seconds on a monotonic clock."""
+        ...
+
+    async def sleep(self, seconds: float) -> None:
+        """Return after ``seconds`` of this clock."""
+        ...
+
+
+class MonotonicClock:
+    """The real clock: :func:`time.monotonic` and :func:`asyncio.sleep`."""
+
+    def now(self) -> float:
+        return time.monotonic()
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+
+
+class HostLimiter:
+    """Per-host rate and concurrency limits for one crawl process.
+
+    Args:
+        settings: the politeness settings (rate, concurrency per host).
+        clock: where time comes from (the real monotonic clock unless a test gives another).
+    """
+
+    def __init__(self, settings: PolitenessSettings, clock: Clock | None = None) -> None:
         self.settings = settings
+        self.clock: Clock = clock or MonotonicClock()
         self._next_at: dict[str, float] = {}
         self._delays: dict[str, float] = {}
         self._slots: dict[str, asyncio.Semaphore] = {}
@@ -71,7 +103,7 @@ class HostLimiter:
 
     def pause(self, host: str, seconds: float) -> None:
         """Send nothing to ``host`` for ``seconds`` (after a 429 or 503)."""
-        self._next_at[host] = max(self._next_at.get(host, 0.0), time.monotonic() + seconds)
+        self._next_at[host] = max(self._next_at.get(host, 0.0), self.clock.now() + seconds)
 
     @contextlib.asynccontextmanager
     async def slot(self, url: str) -> AsyncIterator[None]:
@@ -82,11 +114,11 @@ class HostLimiter:
         )
         async with slots:
             async with self._locks.setdefault(host, asyncio.Lock()):
-                now = time.monotonic()
+                now = self.clock.now()
                 start = max(now, self._next_at.get(host, 0.0))
                 self._next_at[host] = start + self.interval(host)
             if start > now:
-                await asyncio.sleep(start - now)
+                await self.clock.sleep(start - now)
             yield
 
 
@@ -121,8 +153,14 @@ class SharedHostLimiter(HostLimiter):
         site_id: the crawl's site (each site has its own clocks).
     """
 
-    def __init__(self, settings: PolitenessSettings, engine: Engine, site_id: int) -> None:
-        super().__init__(settings)
+    def __init__(
+        self,
+        settings: PolitenessSettings,
+        engine: Engine,
+        site_id: int,
+        clock: Clock | None = None,
+    ) -> None:
+        super().__init__(settings, clock)
         self.engine = engine
         self.site_id = site_id
 
@@ -148,7 +186,7 @@ class SharedHostLimiter(HostLimiter):
         async with slots:
             wait = self._execute(_RESERVE, host=host, interval=self.interval(host))
             if wait > 0:
-                await asyncio.sleep(wait)
+                await self.clock.sleep(wait)
             yield
 
 

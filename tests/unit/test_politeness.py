@@ -4,33 +4,76 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import time
 from datetime import UTC, datetime
+
+import pytest
 
 from deepcrawl.crawler.politeness import HostLimiter, backoff_delay, parse_retry_after
 from deepcrawl.settings import PolitenessSettings
 
 
+class FakeClock:
+    """A clock that stands still, or moves by what a sleeper asked when ``moves`` (one sleeper
+    at a time: with several, each would see the others' sleeps)."""
+
+    def __init__(self, *, moves: bool = True) -> None:
+        self.t = 1000.0
+        self.moves = moves
+        self.slept: list[float] = []
+
+    def now(self) -> float:
+        return self.t
+
+    async def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        if self.moves:
+            self.t += seconds
+        await asyncio.sleep(0)
+
+
 async def test_requests_to_one_host_are_spaced() -> None:
-    limiter = HostLimiter(PolitenessSettings(requests_per_second=20, concurrency_per_host=8))
+    clock = FakeClock()
+    settings = PolitenessSettings(requests_per_second=20, concurrency_per_host=1)
+    limiter = HostLimiter(settings, clock)
     starts: list[float] = []
+    for _ in range(5):
+        async with limiter.slot("http://a.test/x"):
+            starts.append(clock.now())
+    gaps = [b - a for a, b in itertools.pairwise(starts)]
+    assert gaps == pytest.approx([0.05] * 4)
+
+
+async def test_concurrent_requests_reserve_successive_starts() -> None:
+    clock = FakeClock(moves=False)
+    limiter = HostLimiter(PolitenessSettings(requests_per_second=10, concurrency_per_host=8), clock)
 
     async def one() -> None:
         async with limiter.slot("http://a.test/x"):
-            starts.append(time.monotonic())
+            pass
 
-    await asyncio.gather(*(one() for _ in range(5)))
-    gaps = [b - a for a, b in itertools.pairwise(starts)]
-    assert all(gap >= 0.045 for gap in gaps), gaps
+    await asyncio.gather(*(one() for _ in range(4)))
+    # Each reserved its start before any slept: waits of 0.1, 0.2 and 0.3 from the same instant.
+    assert sorted(clock.slept) == pytest.approx([0.1, 0.2, 0.3])
 
 
 async def test_other_hosts_do_not_wait() -> None:
-    limiter = HostLimiter(PolitenessSettings(requests_per_second=1))
-    began = time.monotonic()
+    clock = FakeClock()
+    limiter = HostLimiter(PolitenessSettings(requests_per_second=1), clock)
     for host in ("a", "b", "c"):
         async with limiter.slot(f"http://{host}.test/"):
             pass
-    assert time.monotonic() - began < 0.5
+    assert clock.slept == []
+
+
+async def test_a_pause_holds_the_host_back() -> None:
+    clock = FakeClock()
+    limiter = HostLimiter(PolitenessSettings(requests_per_second=0), clock)
+    limiter.pause("a.test", 30.0)
+    async with limiter.slot("http://a.test/"):
+        pass
+    async with limiter.slot("http://b.test/"):
+        pass
+    assert clock.slept == [30.0]
 
 
 async def test_concurrency_per_host_is_capped() -> None:
