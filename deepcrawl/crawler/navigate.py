@@ -133,8 +133,7 @@ class NavigatePhase:
             The strategy, for its figures (targets, loss rate, failures).
         """
         ctx = self.ctx
-        ctx.stats.phase = "navigate"
-        ctx.changed()
+        ctx.enter("navigating")
         strategy = self._strategy()
         start = ctx.stats.pages_fetched
         async with GatedFetcher(self) as fetcher:
