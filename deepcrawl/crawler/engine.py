@@ -289,9 +289,9 @@ class Crawl:
         full = cap is not None and stats.pages_delivered >= cap
         ctx.enter("stopped at max pages" if full else "done")
         logger.info(
-            "site %d: %s; %d pages delivered, %d queries, %d requests, %d failed URLs (%s)",
+            "site %d: %s; %d pages delivered, %d queries, %d requests, %d failed URLs%s",
             ctx.site.id, stats.phase, stats.pages_delivered, stats.queries, stats.requests,
-            stats.errors, stats.stop_reason or "no stop reason",
+            stats.errors, f" ({stats.stop_reason})" if stats.stop_reason else "",
         )  # fmt: skip
         self.report = CrawlReport("max_pages" if full else "done", ctx.site.id, stats)
         return self.report
