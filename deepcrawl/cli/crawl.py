@@ -59,7 +59,8 @@ def _sink(out: str | None) -> "Sink":
 
 
 def _labeller(progress: CrawlProgress) -> "Callable[[LabelSession], None] | None":
-    if not progress.live or not (sys.stdin.isatty() and sys.stdout.isatty()):
+    # a terminal to ask at, whether or not the progress is shown there (--quiet)
+    if not (err_console.is_terminal and sys.stdin.isatty() and sys.stdout.isatty()):
         return None
     from deepcrawl.cli.prototypes import _interactive
 
