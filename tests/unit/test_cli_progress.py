@@ -5,12 +5,20 @@ from __future__ import annotations
 import io
 import re
 import time
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, cast
 
 import pytest
 from rich.console import Console
 
 from deepcrawl.cli._progress import CrawlProgress, plain_line
 from deepcrawl.crawler.context import CrawlStats
+from deepcrawl.crawler.setup import apply_labels
+from deepcrawl.settings import Settings
+
+if TYPE_CHECKING:
+    from deepcrawl.crawler.context import CrawlContext
+    from deepcrawl.prototypes import LabelSession
 
 
 def _console(*, terminal: bool) -> tuple[Console, io.StringIO]:
@@ -83,3 +91,20 @@ def test_the_rate_leaves_out_the_time_at_the_label_prompt(
     figures = stats.to_dict()
     assert (figures["waiting_s"], figures["pages_per_s"]) == (50.0, 2.0)
     assert re.search(r"2\.0 pages/s", plain_line(stats))
+
+
+def test_the_labelling_prompt_counts_as_waiting(monkeypatch: pytest.MonkeyPatch) -> None:
+    now = [0.0]
+    monkeypatch.setattr(time, "monotonic", lambda: now[0])
+    labels: dict[str, tuple[str, bool]] = {}
+
+    def labeller(_session: LabelSession) -> None:
+        now[0] += 30.0  # the user reads the kinds and picks one
+        labels["p1"] = ("book", True)
+
+    stats = CrawlStats(started=0.0)
+    ctx = SimpleNamespace(settings=Settings(), stats=stats, start_url="http://127.0.0.1:9/")
+    session = SimpleNamespace(labels=lambda: labels)
+    assert apply_labels(cast("CrawlContext", ctx), cast("LabelSession", session), labeller=labeller)
+    assert stats.waiting_s == 30.0
+    assert stats.active_s == 0.0
