@@ -75,6 +75,7 @@ class CrawlProgress:
                 TextColumn("{task.fields[figures]}"),
                 console=self.console,
                 refresh_per_second=4,
+                redirect_stdout=False,  # stdout carries the pages (--out -): data, not display
             )
             self._task = self.progress.add_task(
                 "crawl", total=None, phase="starting", estimate="?", figures=""
