@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import re
 import time
+from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, cast
 
@@ -108,3 +109,13 @@ def test_the_labelling_prompt_counts_as_waiting(monkeypatch: pytest.MonkeyPatch)
     assert apply_labels(cast("CrawlContext", ctx), cast("LabelSession", session), labeller=labeller)
     assert stats.waiting_s == 30.0
     assert stats.active_s == 0.0
+
+
+def test_the_readme_documents_every_stats_json_field() -> None:
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    table = readme.split("### stats.json", 1)[1].split("\n## ", 1)[0]
+    documented = {
+        name for row in table.splitlines() if row.startswith("| `")
+        for name in re.findall(r"`([a-z_]+)`", row.split("|")[1])
+    }  # fmt: skip
+    assert documented == {"start_url", "status", *CrawlStats().to_dict()}
