@@ -176,6 +176,7 @@ def explain(
     cls = type(settings)
     path = config_file()
     env = EnvSettingsSource(cls)
+    # lowest priority first, as the sources are applied: the last layer giving a key wins
     layers: list[tuple[str, Callable[[str, str], str], Mapping[str, Any]]] = [
         ("file", lambda _s, _k: str(path), _toml(cls, path)),
         ("environment", _env_name(env), env()),
