@@ -187,7 +187,9 @@ def crawl(
     Finds the search form, queries it, prototypes the result links, takes your labels (--like,
     --labels, or prompts on a terminal), then queries to saturation and fetches only wanted
     pages. Everything is stored: run the same command again (or with --resume) after a crash.
-    Progress goes to stderr.
+    Progress goes to stderr: "records" are the wanted records the result lists showed, against
+    the estimate of how many there are; "delivered" are the pages written out, which include
+    pages reached by links the result lists did not show, so it may pass "records".
     """
     settings = load_settings(
         storage={"url": db},
