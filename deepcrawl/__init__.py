@@ -15,9 +15,15 @@ that the command line can take Ctrl-C over from its first moments (:mod:`deepcra
 """
 
 import importlib
+import logging
 from typing import TYPE_CHECKING, Any
 
 from deepcrawl.errors import DeepcrawlError
+
+# A library never decides where its log records go: without a handler of the application's
+# (the CLI's ``--verbose`` / ``--log-file``), they are dropped, not printed by logging's
+# last-resort handler. https://docs.python.org/3/howto/logging.html#library-config
+logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 if TYPE_CHECKING:
     from deepcrawl.crawler import Crawl, CrawlReport, crawl_each

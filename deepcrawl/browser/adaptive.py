@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
@@ -49,6 +50,8 @@ __all__ = [
     "make_fetcher",
     "url_shape",
 ]
+
+logger = logging.getLogger(__name__)
 
 RenderMode = Literal["auto", "always", "never"]
 _DIGITS = re.compile(r"\d+")
@@ -331,8 +334,16 @@ class AdaptiveFetcher(Fetcher):
             verdict.reasons = diff.reasons()
             verdict.probe = bool(diff.probe_links)
             verdict.render = diff.needs_render
+            logger.info(
+                "%s: the browser shows more than plain HTTP (%s): its kind is fetched in the "
+                "browser", url, "; ".join(verdict.reasons),
+            )  # fmt: skip
         elif verdict.samples >= self.settings.browser.samples:
             verdict.browser = False
+            logger.info(
+                "%s: plain HTTP matches the browser on %d samples: its kind is fetched by "
+                "plain HTTP", url, verdict.samples,
+            )  # fmt: skip
         return rendered
 
     async def _recheck(self, url: str, page: FetchedPage, verdict: Verdict) -> None:
@@ -349,6 +360,10 @@ class AdaptiveFetcher(Fetcher):
             self.counts["flipped"] += 1
             verdict.browser = True
             verdict.reasons = diff.reasons()
+            logger.info(
+                "%s: a re-check finds the browser needed after all (%s)",
+                url, "; ".join(verdict.reasons),
+            )  # fmt: skip
             verdict.probe = bool(diff.probe_links)
             verdict.render = diff.needs_render
             verdict.dry = 0

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -44,6 +45,8 @@ if TYPE_CHECKING:
     from deepcrawl.settings import Settings
 
 __all__ = ["BrowserPool", "PoolStats"]
+
+logger = logging.getLogger(__name__)
 
 _CLOSE_TIMEOUT_S = 5.0
 
@@ -153,6 +156,8 @@ class BrowserPool(AsyncResource):
             if self._launched is None:
                 raise RuntimeError("BrowserPool used outside its 'async with' block")
             if self._dead or (self._restart_wanted and self._busy == 0):
+                why = "it died" if self._dead else "over its memory ceiling"
+                logger.warning("restarting the browser: %s", why)
                 await self._shutdown()
                 await self._launch()
             while self._idle:
@@ -184,6 +189,7 @@ class BrowserPool(AsyncResource):
             self.stats.discarded += 1
             if lease.crashed:
                 self.stats.crashes += 1
+                logger.warning("a browser renderer crashed: its page is discarded")
             await lease.close(_CLOSE_TIMEOUT_S)
         elif lease.served >= self.settings.browser.recycle_context_after:
             await lease.close(_CLOSE_TIMEOUT_S)
@@ -194,6 +200,7 @@ class BrowserPool(AsyncResource):
             used = await asyncio.to_thread(self.memory_mb)
             self.stats.last_memory_mb = used
             if used > self.settings.browser.memory_ceiling_mb:
+                logger.info("the browser uses %.0f MB, over browser.memory_ceiling_mb", used)
                 self.stats.memory_restarts += 1
                 self._restart_wanted = True
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -42,6 +43,8 @@ if TYPE_CHECKING:
     from deepcrawl.browser.lease import PageLease
 
 __all__ = ["ProbeReport", "mark_listeners", "probe_links", "probe_page"]
+
+logger = logging.getLogger(__name__)
 
 _JS = "deepcrawl.browser.js"
 _HOVER_TYPES = frozenset({"mouseover", "mouseenter", "pointerover", "pointerenter"})
@@ -347,6 +350,12 @@ async def probe_page(
         page.remove_listener("requestfinished", lease.on_request_done)
         page.remove_listener("requestfailed", lease.on_request_done)
     prober.report.blocked = list(lease.blocked)
+    for _path, text, phrase in prober.report.refused:
+        logger.debug(
+            "probing %s: %r not clicked, the safety rule refuses %r", page.url, text, phrase
+        )
+    for method, url, why in prober.report.blocked:
+        logger.debug("probing %s: %s %s refused (%s)", page.url, method, url, why)
     return prober.report
 
 

@@ -33,7 +33,9 @@ _BEFORE_LOADING = (
 import click  # noqa: E402 - after the handlers: importing the commands takes a while
 import typer  # noqa: E402
 
-# Importing a command module registers its commands on ``app``.
+# Importing a command module registers its commands on ``app`` (``_global``: the options every
+# command takes).
+from deepcrawl.cli import _global as _global_options  # noqa: E402, F401
 from deepcrawl.cli import bench as _bench  # noqa: E402, F401
 from deepcrawl.cli import crawl as _crawl  # noqa: E402, F401
 from deepcrawl.cli import discover as _discover  # noqa: E402, F401
@@ -44,6 +46,7 @@ from deepcrawl.cli import forms as _forms  # noqa: E402, F401
 from deepcrawl.cli import prototypes as _prototypes  # noqa: E402, F401
 from deepcrawl.cli import query as _query  # noqa: E402, F401
 from deepcrawl.cli import render as _render  # noqa: E402, F401
+from deepcrawl.cli import settings as _settings  # noqa: E402, F401
 from deepcrawl.cli import sites as _sites  # noqa: E402, F401
 from deepcrawl.cli import status as _status  # noqa: E402, F401
 from deepcrawl.cli import urls as _urls  # noqa: E402, F401

@@ -4,19 +4,18 @@ import importlib
 import json
 import os
 import sys
-import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Self
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.live import Live
-from rich.text import Text
 
 from deepcrawl.cli._app import app, err_console
+from deepcrawl.cli._global import global_options
+from deepcrawl.cli._progress import CrawlProgress
 from deepcrawl.cli._signals import Interrupted, exit_at_once, run_stoppable
-from deepcrawl.crawler.context import CrawlStats
 from deepcrawl.errors import ConfigError, OutputClosedError, OutputError
 from deepcrawl.settings import Settings, load_settings
+from deepcrawl.storage.engine import safe_url
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -24,59 +23,6 @@ if TYPE_CHECKING:
     from deepcrawl.crawler.deliver import Sink
     from deepcrawl.crawler.engine import Crawl, CrawlReport
     from deepcrawl.prototypes import LabelSession
-
-
-def _line(stats: CrawlStats) -> Text:
-    estimate = f"{stats.records_estimated:.0f}" if stats.records_estimated else "?"
-    return Text.assemble(
-        (f"{stats.phase:<8} ", "bold cyan"),
-        f"queries {stats.queries}  ",
-        f"records {stats.records_reached}/{estimate}  ",
-        (f"delivered {stats.pages_delivered}  ", "green"),
-        f"requests {stats.requests}  ",
-        (f"errors {stats.errors}  ", "red" if stats.errors else ""),
-        f"{stats.rate:.1f} pages/s",
-    )
-
-
-class _Progress:
-    """The crawl's progress on stderr: one live line on a terminal; elsewhere (a log file, a
-    pipe) a plain line every ``crawl.progress_every_s`` seconds and the last one at the end,
-    since a live display cannot redraw there and its last frame would run into what follows."""
-
-    def __init__(self, every_s: float) -> None:
-        self.every_s = every_s
-        self.live = (
-            Live(_line(CrawlStats()), console=err_console, refresh_per_second=4)
-            if err_console.is_terminal
-            else None
-        )
-        self._last: Text | None = None
-        self._printed_at = time.monotonic()
-
-    def __enter__(self) -> Self:
-        if self.live is not None:
-            self.live.start()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        if self.live is not None:
-            self.live.stop()
-        elif self._last is not None:
-            err_console.print(self._last, highlight=False)
-
-    def update(self, stats: CrawlStats) -> None:
-        """Show the crawl's figures (called on every change)."""
-        line = _line(stats)
-        if self.live is not None:
-            self.live.update(line)
-            return
-        self._last = line
-        now = time.monotonic()
-        if now - self._printed_at >= self.every_s:
-            self._printed_at = now
-            err_console.print(line, highlight=False)
-            self._last = None
 
 
 #: The crawl machinery the engine imports on first use; seconds of loading (scikit-learn, the form
@@ -112,19 +58,19 @@ def _sink(out: str | None) -> "Sink":
     return JsonlSink(folder / "pages.jsonl")
 
 
-def _labeller(live: Live | None) -> "Callable[[LabelSession], None] | None":
-    if live is None or not (sys.stdin.isatty() and sys.stdout.isatty()):
+def _labeller(progress: CrawlProgress) -> "Callable[[LabelSession], None] | None":
+    # a terminal to ask at, whether or not the progress is shown there (--quiet)
+    if not (err_console.is_terminal and sys.stdin.isatty() and sys.stdout.isatty()):
         return None
     from deepcrawl.cli.prototypes import _interactive
 
     def ask(session: "LabelSession") -> None:
-        live.stop()
-        err_console.print(
-            "[bold]Label the kinds of URL the search results link to[/] (or quit with q and "
-            f"label them on a web page: deepcrawl label {session.site_id} --web)"
-        )
-        _interactive(session, session.repo)
-        live.start()
+        with progress.paused():
+            err_console.print(
+                "[bold]Label the kinds of URL the search results link to[/] (or quit with q and "
+                f"label them on a web page: deepcrawl label {session.site_id} --web)"
+            )
+            _interactive(session, session.repo)
 
     return ask
 
@@ -142,7 +88,8 @@ async def _run(
     from deepcrawl.crawler.engine import Crawl
 
     sink = _sink(out)
-    with _Progress(settings.crawl.progress_every_s) as progress:
+    shown = CrawlProgress(settings.crawl.progress_every_s, enabled=not global_options().quiet)
+    with shown as progress:
         try:
             async with Crawl(
                 start_url,
@@ -150,7 +97,7 @@ async def _run(
                 like=like,
                 labels_file=labels,
                 resume=resume,
-                labeller=None if like or labels else _labeller(progress.live),
+                labeller=None if like or labels else _labeller(progress),
                 progress=progress.update,
             ) as crawl:
                 report = await crawl.run(sink)
@@ -240,7 +187,9 @@ def crawl(
     Finds the search form, queries it, prototypes the result links, takes your labels (--like,
     --labels, or prompts on a terminal), then queries to saturation and fetches only wanted
     pages. Everything is stored: run the same command again (or with --resume) after a crash.
-    Progress goes to stderr.
+    Progress goes to stderr: "records" are the wanted records the result lists showed, against
+    the estimate of how many there are; "delivered" are the pages written out, which include
+    pages reached by links the result lists did not show, so it may pass "records".
     """
     settings = load_settings(
         storage={"url": db},
@@ -291,6 +240,8 @@ def crawl(
             highlight=False,
         )
         return
+    if global_options().quiet:
+        return
     err_console.print(
         f"{report.status}: {stats.pages_delivered} pages delivered, {stats.queries} queries, "
         f"{stats.requests} requests, {stats.errors} failed URLs"
@@ -302,3 +253,20 @@ def crawl(
         + (f" ({stats.stop_reason})" if stats.stop_reason else ""),
         highlight=False,
     )
+    err_console.print(_outputs(settings, out=out, warc=warc), markup=False, highlight=False)
+
+
+def _outputs(settings: Settings, *, out: str | None, warc: Path | None) -> str:
+    """The line naming where the crawl's output went."""
+    where = []
+    if out == "-":
+        where.append("pages as JSON lines on stdout")
+    elif out is not None:
+        folder = Path(out)
+        where += [str(folder / "pages.jsonl"), str(folder / "stats.json")]
+    if warc is not None:
+        where.append(str(warc))
+    stored = f"everything stored in {safe_url(settings.storage.url)}"
+    if not where:
+        return f"output: none asked for (--out, --warc); {stored} (deepcrawl export)"
+    return f"output: {', '.join(where)}; {stored}"

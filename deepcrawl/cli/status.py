@@ -33,6 +33,7 @@ def status(
             {
                 "site_id": st.site.id,
                 "start_url": st.site.start_url,
+                "state": st.state,
                 "queries": st.queries,
                 "records_reached": st.records_reached,
                 "records_estimated": st.records_estimated,
@@ -58,7 +59,9 @@ def status(
         estimate = f"{st.records_estimated:.0f}" if st.records_estimated else "?"
         f = st.frontier
         console.print(
-            f"[bold]site {st.site.id}[/] {st.site.start_url}\n"
+            f"[bold]site {st.site.id}[/] {st.site.start_url}  [bold]{st.state}[/]"
+            + _advice(st.site.id, st.state)
+            + "\n"
             f"  queries {st.queries}  records {st.records_reached or 0}/{estimate}  "
             f"frontier queued {f.queued} leased {f.leased} done {f.done} failed {f.failed}  "
             f"pages {st.pages}  delivered {st.delivered}  errors {st.failed}",
@@ -74,3 +77,12 @@ def status(
             seen = w.seen_at.strftime("%H:%M:%S")
             table.add_row(str(w.id), w.name, w.role, state, str(w.pages), str(w.errors), seen)
         console.print(table)
+
+
+def _advice(site_id: int, state: str) -> str:
+    """What to run next, for the states that wait on the user."""
+    if state == "needs labels":
+        return f" (label its prototypes: deepcrawl label {site_id}, then crawl again with --resume)"
+    if state in ("labelled", "dead", "stopped"):
+        return " (run the same crawl again, with --resume, to continue)"
+    return ""

@@ -7,6 +7,8 @@ phase (:mod:`deepcrawl.crawler.setup`) and the normal phase (:mod:`deepcrawl.cra
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import time
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -15,7 +17,7 @@ from urllib.parse import urlsplit
 from deepcrawl.browser.scope import host_of
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
 
     from deepcrawl.crawler.politeness import HostLimiter
     from deepcrawl.crawler.robots import RobotsPolicy
@@ -25,12 +27,18 @@ if TYPE_CHECKING:
 
 __all__ = ["CrawlContext", "CrawlStats"]
 
+logger = logging.getLogger(__name__)
+
 
 @dataclass
 class CrawlStats:
     """The running figures of a crawl (what the progress display and ``stats.json`` show)."""
 
     phase: str = "starting"
+    """What the crawl is doing now: ``starting``, ``robots.txt``, ``finding form``,
+    ``discovering form``, ``examples``, ``setup queries``, ``labelling``, ``layout check``,
+    ``crawling`` (querying and fetching), ``navigating``, ``finishing``, then ``needs labels``,
+    ``done`` or ``stopped at max pages`` (``worker`` in a ``deepcrawl worker``)."""
     queries: int = 0
     """Queries submitted (stored ones of earlier runs included)."""
     records_reached: int = 0
@@ -62,6 +70,8 @@ class CrawlStats:
     like_widened: list[str] = field(default_factory=list)
     """Prototypes (regexes) given a ``--like`` example's label because their pages look like it."""
     stop_reason: str | None = None
+    waiting_s: float = 0.0
+    """Seconds this run spent waiting for the user (the interactive labelling prompt)."""
     started: float = field(default_factory=time.monotonic)
 
     @property
@@ -70,16 +80,31 @@ class CrawlStats:
         return time.monotonic() - self.started
 
     @property
+    def active_s(self) -> float:
+        """Seconds since the crawl started, less those spent waiting for the user."""
+        return max(0.0, self.elapsed_s - self.waiting_s)
+
+    @property
     def rate(self) -> float:
-        """Pages fetched per second in this run."""
-        elapsed = self.elapsed_s
-        return self.pages_fetched / elapsed if elapsed > 0 else 0.0
+        """Pages fetched per second of this run's work (time at the label prompt left out)."""
+        active = self.active_s
+        return self.pages_fetched / active if active > 0 else 0.0
+
+    @contextlib.contextmanager
+    def waiting(self) -> Iterator[None]:
+        """Count the block as time spent waiting for the user, not crawling."""
+        began = time.monotonic()
+        try:
+            yield
+        finally:
+            self.waiting_s += time.monotonic() - began
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready figures."""
         data = asdict(self)
         data.pop("started")
         data["elapsed_s"] = round(self.elapsed_s, 3)
+        data["waiting_s"] = round(self.waiting_s, 3)
         data["pages_per_s"] = round(self.rate, 2)
         if self.records_estimated is not None:
             data["records_estimated"] = round(self.records_estimated, 1)
@@ -128,3 +153,10 @@ class CrawlContext:
         """Tell the progress display that the figures moved."""
         if self.notify is not None:
             self.notify(self.stats)
+
+    def enter(self, phase: str) -> None:
+        """Name what the crawl does from now on (``stats.phase``), log it and show it."""
+        if phase != self.stats.phase:
+            logger.info("site %d: %s", self.site.id, phase)
+        self.stats.phase = phase
+        self.changed()

@@ -252,7 +252,7 @@ class Heartbeat:
             self.beat()
 
     def stop(self, state: str) -> None:
-        """Record the final state (``done`` or ``stopped``)."""
+        """Record the final state (``done``, ``stopped``; a crawl's: how it ended)."""
         with contextlib.suppress(StorageError):
             self.beat(state)
 
@@ -317,10 +317,11 @@ class CrawlSeat:
         ctx.state.worker_id, ctx.state.heartbeat_s = heartbeat.id, every
         return cls(lock, heartbeat)
 
-    def leave(self, *, ok: bool) -> None:
-        """Record the final state and give the query lock back."""
+    def leave(self, state: str) -> None:
+        """Record the final state (how the crawl ended: ``done``, ``max_pages``,
+        ``needs_labels``, or ``stopped`` by an error) and give the query lock back."""
         try:
-            self.heartbeat.stop("done" if ok else "stopped")
+            self.heartbeat.stop(state)
         finally:
             self.lock.release()
 
@@ -334,6 +335,11 @@ class CrawlStatus:
     """
 
     site: t.SiteRead
+    state: str
+    """Where the crawl stands: ``not started``, ``running``, ``dead`` (its process vanished
+    without a word: run it again to continue), ``stopped`` (interrupted or failed),
+    ``needs labels`` (the setup phase is done and no prototype is labelled relevant),
+    ``labelled`` (labels were given since: resume it), ``max pages`` or ``done``."""
     queries: int
     records_reached: int | None
     records_estimated: float | None
@@ -362,8 +368,10 @@ def crawl_status(repo: Repository, site: t.SiteRead, *, heartbeat_s: float) -> C
     alive = frozenset(w.id for w in found if w.state == "running" and _aware(w.seen_at) >= since)
     crawler = next((w for w in found if w.role == "crawl"), None)
     figures = crawler.figures if crawler is not None else {}
+    labelled = any(label.relevant for label in repo.labels(site.id))
     return CrawlStatus(
         site=site,
+        state=_state(crawler, alive, labelled=labelled),
         queries=queries,
         records_reached=figures.get("records_reached"),
         records_estimated=figures.get("records_estimated"),
@@ -374,6 +382,20 @@ def crawl_status(repo: Repository, site: t.SiteRead, *, heartbeat_s: float) -> C
         workers=found,
         alive=alive,
     )
+
+
+def _state(crawler: t.WorkerRead | None, alive: frozenset[int], *, labelled: bool) -> str:
+    """The crawl's state from its crawl process's row (see :attr:`CrawlStatus.state`)."""
+    if crawler is None:
+        return "not started"
+    if crawler.state == "running":
+        return "running" if crawler.id in alive else "dead"
+    # a crawl that stopped for labels before its process recorded it did so reads "done"
+    if crawler.state in ("needs_labels", "done") and not labelled:
+        return "needs labels"
+    if crawler.state == "needs_labels":
+        return "labelled"
+    return crawler.state.replace("_", " ")
 
 
 def _aware(when: datetime) -> datetime:

@@ -26,6 +26,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Self
 
@@ -52,6 +53,8 @@ if TYPE_CHECKING:
     from deepcrawl.prototypes import LabelSession
 
 __all__ = ["Crawl", "CrawlReport", "crawl_each", "crawl_pages"]
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +125,7 @@ class Crawl:
         self._seat: CrawlSeat | None = None
         self._entered = False
         self.ctx: CrawlContext | None = None
-        #: How the run of :meth:`pages` ended (None until it has).
+        #: How the latest :meth:`run` (or :meth:`pages`) ended (None until it has).
         self.report: CrawlReport | None = None
 
     async def __aenter__(self) -> Self:
@@ -176,7 +179,9 @@ class Crawl:
     ) -> None:
         try:
             if self._seat is not None:
-                self._seat.leave(ok=exc_type is None)
+                # what ``deepcrawl status`` shows: a crawl waiting for labels is not done
+                ended = self.report.status if self.report is not None else "done"
+                self._seat.leave("stopped" if exc_type is not None else ended)
             if self._own_fetcher is not None:
                 await self._own_fetcher.__aexit__(exc_type, exc, tb)
         finally:
@@ -221,6 +226,7 @@ class Crawl:
         fetcher = self._fetcher
         assert fetcher is not None
         stats = ctx.stats
+        self.report = None
         stats.pages_delivered = ctx.state.count("delivered")
         stats.errors = ctx.state.count("failed")
         # Every task of the crawl runs in this scope: the first failure of any of them (the
@@ -228,20 +234,26 @@ class Crawl:
         async with supervised() as tasks:
             if self._seat is not None:
                 tasks.daemon(self._seat.heartbeat.run(), name="heartbeat")
+            ctx.enter("robots.txt")
             await ctx.robots.load(self.start_url, fetcher)
             stats.requests += 1
             if (delay := ctx.robots.crawl_delay(self.start_url)) is not None:
+                logger.info("robots.txt asks for a Crawl-delay of %g s: honoured", delay)
                 ctx.limiter.set_crawl_delay(host_of(self.start_url), delay)
             store = StoredPages(ctx.repo, ctx.site.id)  # answers result pages' script requests
             async with BrowserPool(ctx.settings, self.scope, store=store) as pool:
+                ctx.enter("finding form")
                 found = await locate_form(ctx, pool)
                 async with FormSearch(
                     pool, found.form, found.verdict, ctx.settings, allowed=ctx.robots.allowed
                 ) as search:
+                    if self.like:
+                        ctx.enter("examples")
                     examples = await fetch_examples(ctx, fetcher, self.like)
                     await run_setup(
                         ctx, search, found.form_id, examples=self.like, example_pages=examples
                     )
+                    ctx.enter("labelling")
                     session = label_session(ctx, self.like)
                     relevant = apply_labels(
                         ctx,
@@ -250,13 +262,16 @@ class Crawl:
                         labels_file=self.labels_file,
                         labeller=self.labeller,
                     )
+                    if self.like:
+                        ctx.enter("layout check")
                     looked_at = await check_like_layouts(
                         ctx, session, self.like, fetcher, known=examples
                     )
                     if not relevant:
-                        stats.phase = "needs labels"
-                        ctx.changed()
-                        return CrawlReport("needs_labels", ctx.site.id, stats)
+                        logger.info("site %d: no prototype is labelled relevant", ctx.site.id)
+                        ctx.enter("needs labels")
+                        self.report = CrawlReport("needs_labels", ctx.site.id, stats)
+                        return self.report
                     phase = NormalPhase(
                         ctx, search, found.form_id, fetcher, sink, on_fetch=self.on_fetch,
                         tasks=tasks, examples=example_texts(examples),
@@ -268,12 +283,18 @@ class Crawl:
 
                         await NavigatePhase(phase).run()
                     # shared crawl: the workers' last leases settled, every stored page delivered
+                    ctx.enter("finishing")
                     await phase.finish()
         cap = ctx.settings.crawl.max_pages
         full = cap is not None and stats.pages_delivered >= cap
-        stats.phase = "stopped at max pages" if full else "done"
-        ctx.changed()
-        return CrawlReport("max_pages" if full else "done", ctx.site.id, stats)
+        ctx.enter("stopped at max pages" if full else "done")
+        logger.info(
+            "site %d: %s; %d pages delivered, %d queries, %d requests, %d failed URLs%s",
+            ctx.site.id, stats.phase, stats.pages_delivered, stats.queries, stats.requests,
+            stats.errors, f" ({stats.stop_reason})" if stats.stop_reason else "",
+        )  # fmt: skip
+        self.report = CrawlReport("max_pages" if full else "done", ctx.site.id, stats)
+        return self.report
 
     async def pages(self) -> AsyncIterator[Record]:
         """Run the crawl and yield each delivered page's record as it comes.

@@ -24,6 +24,7 @@ a wanted record's.
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import TYPE_CHECKING
 
 from deepcrawl.browser.base import FetchedPage, Fetcher
@@ -40,6 +41,8 @@ if TYPE_CHECKING:
 
 __all__ = ["GatedFetcher", "NavigatePhase"]
 
+logger = logging.getLogger(__name__)
+
 #: How long a record fetch waits before it looks at the frontier again (another coroutine
 #: may hold the lease of the URL it waits for).
 _POLL_S = 0.02
@@ -52,6 +55,13 @@ class GatedFetcher(Fetcher):
         self.phase = phase
 
     async def fetch(self, url: str) -> FetchedPage:
+        try:
+            return await self._fetch(url)
+        except FetchError as exc:  # the strategy moves on; the log says why
+            logger.debug("navigate: %s", exc)
+            raise
+
+    async def _fetch(self, url: str) -> FetchedPage:
         normal = self.phase.normal
         decision = normal.classifier.decide_many([url])[0]
         if decision.source == "prototype":
@@ -133,8 +143,7 @@ class NavigatePhase:
             The strategy, for its figures (targets, loss rate, failures).
         """
         ctx = self.ctx
-        ctx.stats.phase = "navigate"
-        ctx.changed()
+        ctx.enter("navigating")
         strategy = self._strategy()
         start = ctx.stats.pages_fetched
         async with GatedFetcher(self) as fetcher:

@@ -29,6 +29,7 @@ import asyncio
 import contextlib
 import fnmatch
 import functools
+import logging
 import re
 from typing import TYPE_CHECKING, Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -57,6 +58,8 @@ if TYPE_CHECKING:
     from deepcrawl.storage import PageRead
 
 __all__ = ["NormalPhase", "canonical_url", "make_classifier"]
+
+logger = logging.getLogger(__name__)
 
 #: Longest wait of an idle worker before it looks at the frontier again (back-offs expire).
 _IDLE_S = 0.25
@@ -223,6 +226,8 @@ class NormalPhase:
                 safe = not on_record or self.safety.allows(decision.url)
             else:
                 safe = self.safety.allows(decision.url, text)
+            if decision.relevant and not safe:
+                logger.info("%s: refused by the safety rule (it may change the site)", decision.url)
             if decision.relevant and safe:
                 key = canonical_url(decision.url, self._drop)
                 new.setdefault(key, NewURL(key, priority=decision.score, source=source))
@@ -236,6 +241,7 @@ class NormalPhase:
         added = self.frontier.add(new.values())
         if added:
             self._wake.set()
+        logger.debug("%s: %d links, %d wanted, %d new", source, len(pairs), len(new), added)
         return added
 
     def adopt(self, pages: Iterable[FetchedPage]) -> int:
@@ -300,7 +306,7 @@ class NormalPhase:
     async def run(self) -> None:
         """Run until the manager stops and the frontier is drained (or ``max_pages``)."""
         ctx = self.ctx
-        ctx.stats.phase = "normal"
+        ctx.enter("crawling")
         ctx.state.release_leases()
         stored = ctx.state.queries()
         self.loop.replay(stored)
@@ -437,6 +443,10 @@ class NormalPhase:
                     lease.attempts, ctx.settings.politeness, retry_after=retry_after
                 )
                 if delay is not None:
+                    logger.info(
+                        "%s answers %d: backing off %s for %.1f s", url, page.status,
+                        urlsplit(url).netloc, delay,
+                    )  # fmt: skip
                     ctx.limiter.pause(urlsplit(url).netloc, delay)
             self._retry_or_fail(lease, f"HTTP status {page.status}", retry_after, page.status)
             return
@@ -453,10 +463,12 @@ class NormalPhase:
             self._fail(lease, f"{reason} (after {lease.attempts} attempts)", status=status)
             return
         self.ctx.stats.retries += 1
+        logger.info("%s: %s; retry %d in %.1f s", lease.url, reason, lease.attempts, delay)
         self.frontier.retry(lease.id, after_s=delay)
 
     def _fail(self, lease: Lease, reason: str, *, status: int = 0) -> None:
         ctx = self.ctx
+        logger.info("%s: failed for good: %s", lease.url, reason)
         if ctx.repo.page(ctx.site.id, lease.url) is None:
             ctx.repo.save_failure(ctx.site.id, lease.url, reason, status=status, kind="record")
         self.frontier.fail(lease.id, reason)

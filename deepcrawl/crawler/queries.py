@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import logging
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -49,6 +50,8 @@ if TYPE_CHECKING:
     from deepcrawl.storage.tables import QueryRead
 
 __all__ = ["QueryLoop", "lists_checked_out", "normalised_id"]
+
+logger = logging.getLogger(__name__)
 
 
 def normalised_id(url: str) -> str | None:
@@ -445,6 +448,7 @@ class QueryLoop:
         (not after the rules that judge the records complete by their own evidence)."""
         self._refresh()
         self.ctx.stats.stop_reason = reason + (self.gap() if gap else "")
+        logger.info("querying stops: %s", self.ctx.stats.stop_reason)
 
     def gap(self) -> str:
         """What the stop leaves behind by the estimate, and the word sources tried (for the
@@ -524,6 +528,14 @@ class QueryLoop:
         more = self.pager(word, skip=skip, threshold=threshold)
         async with self.ctx.limiter.slot(self.ctx.start_url):
             result = await search.query(word, max_pages=self.max_pages, more=more)
+        logger.info(
+            "query %r%s: %s, %d result pages, %d result links, %s results reported",
+            word, f" (re-read from page {skip + 1})" if skip else "", result.outcome,
+            result.pages, len(result.result_links),
+            "no count of" if result.total_results is None else result.total_results,
+        )  # fmt: skip
+        if result.error:
+            logger.debug("query %r: %s", word, result.error)
         self._keep_list(word, result.pages)
         self.manager.learn_entries(word, more.blocks)
         texts = self._ids((link.url, link.text) for link in result.result_links)
@@ -546,6 +558,11 @@ class QueryLoop:
             self._settle_probe()
         self.ctx.stats.requests += max(result.requests, result.pages)
         self._refresh()
+        stats = self.ctx.stats
+        logger.debug(
+            "query %r brought %d new records: %d reached, estimate %s",
+            word, outcome.new, stats.records_reached, stats.records_estimated,
+        )  # fmt: skip
         if self.deepening:
             self.ctx.stats.stop_reason = None
         self.ctx.changed()

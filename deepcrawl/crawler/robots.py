@@ -7,6 +7,7 @@ should not be crawled harder.
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -19,6 +20,8 @@ if TYPE_CHECKING:
     from deepcrawl.browser.base import Fetcher
 
 __all__ = ["RobotsPolicy"]
+
+logger = logging.getLogger(__name__)
 
 
 class RobotsPolicy:
@@ -41,14 +44,18 @@ class RobotsPolicy:
             return
         try:
             page = await fetcher.fetch(origin + "/robots.txt")
-        except FetchError:
+        except FetchError as exc:
+            logger.warning("%s/robots.txt cannot be fetched (%s): nothing is crawled", origin, exc)
             self._rules[origin] = Protego.parse("User-agent: *\nDisallow: /\n")
             return
         if page.status >= 500:
+            logger.warning("%s/robots.txt answers %d: nothing is crawled", origin, page.status)
             self._rules[origin] = Protego.parse("User-agent: *\nDisallow: /\n")
         elif page.status >= 400:
+            logger.info("%s/robots.txt: none (HTTP %d), everything allowed", origin, page.status)
             self._rules[origin] = None
         else:
+            logger.info("%s/robots.txt read (%d bytes)", origin, len(page.body))
             self._rules[origin] = Protego.parse(page.body)
 
     def allowed(self, url: str) -> bool:

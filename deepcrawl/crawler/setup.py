@@ -21,6 +21,7 @@ The normal phase (:mod:`deepcrawl.crawler.normal`) goes on from the stored queri
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin
@@ -66,6 +67,8 @@ __all__ = [
     "setup_fetch",
 ]
 
+logger = logging.getLogger(__name__)
+
 _SAFETY = SafetyRule()
 """Judges the pages the setup phase fetches itself (examples, layout samples): a sibling kind
 sampled for the layout check may be a logout or delete endpoint."""
@@ -94,6 +97,7 @@ async def locate_form(ctx: CrawlContext, pool: BrowserPool) -> SearchForm:
             form = Form.model_validate(row.model)
             verdict = load_critic(ctx.settings.forms).judge([form])[0]
             if verdict.searchable:
+                logger.info("search form %s from storage (found by an earlier run)", form.action)
                 return SearchForm(form, verdict, row.id)
     if not ctx.robots.allowed(ctx.start_url):
         raise FormError(f"robots.txt forbids {ctx.start_url}: no search form can be looked for")
@@ -102,9 +106,15 @@ async def locate_form(ctx: CrawlContext, pool: BrowserPool) -> SearchForm:
         async with ctx.limiter.slot(ctx.start_url):
             form, verdict = await find_search_form(ctx.start_url, ctx.settings, pool)
     except FormError as exc:  # no search form here: look for it (entry-point discovery)
+        logger.info("%s; looking for one by entry-point discovery", exc)
         form, verdict = await _discover_form(ctx, pool, exc)
     if not ctx.robots.allowed(form.action):
         raise FormError(f"robots.txt forbids the search form's action {form.action}")
+    logger.info(
+        "search form chosen: %s %s (%s), type %s, searchability %.2f, keywords into %r",
+        form.method.upper(), form.action, form.locator or "no locator", verdict.type,
+        verdict.score, verdict.query_field,
+    )  # fmt: skip
     row = ctx.repo.save_form(
         ctx.site.id,
         form,
@@ -127,8 +137,7 @@ async def _discover_form(
     from deepcrawl.crawler.discover import discover_site
     from deepcrawl.forms import find_search_form
 
-    ctx.stats.phase = "discover"
-    ctx.changed()
+    ctx.enter("discovering form")
     found = await discover_site(ctx.start_url, ctx.settings, scope=pool.scope)
     ctx.stats.requests += found.pages_fetched
     ctx.stats.discovery_pages = found.pages_fetched
@@ -137,7 +146,8 @@ async def _discover_form(
         async with ctx.limiter.slot(page):
             try:
                 return await find_search_form(page, ctx.settings, pool)
-            except FormError:
+            except FormError as exc:
+                logger.debug("discovery: %s", exc)
                 continue
     raise FormError(
         f"{cause}; entry-point discovery ({found.strategy}) found no search form in "
@@ -187,6 +197,8 @@ async def fetch_examples(
         page = await setup_fetch(ctx, fetcher, url)
         if page is not None and page.status < 400 and page.body:
             pages.append(page)
+        else:
+            logger.warning("--like example %s could not be fetched: its words are not used", url)
     return pages
 
 
@@ -197,13 +209,21 @@ async def setup_fetch(ctx: CrawlContext, fetcher: Fetcher, url: str) -> FetchedP
     if (stored := StoredPages(ctx.repo, ctx.site.id).document(url)) is not None:
         body = stored.body.decode("utf-8", errors="replace")
         return FetchedPage(url, url, stored.status, stored.content_type, body)
-    if not ctx.in_scope(url) or not ctx.robots.allowed(url) or not _SAFETY.allows(url):
+    if not ctx.in_scope(url):
+        logger.info("%s: out of the crawl's scope, not fetched", url)
+        return None
+    if not ctx.robots.allowed(url):
+        logger.info("%s: disallowed by robots.txt, not fetched", url)
+        return None
+    if not _SAFETY.allows(url):
+        logger.info("%s: refused by the safety rule (it may change the site), not fetched", url)
         return None
     ctx.stats.requests += 1
     try:
         async with ctx.limiter.slot(url):
             return await fetcher.fetch(url)
-    except FetchError:
+    except FetchError as exc:
+        logger.info("%s: fetch failed (%s)", url, exc)
         return None
 
 
@@ -242,7 +262,7 @@ async def run_setup(
         The query loop, with every stored query replayed into its manager.
     """
     settings = ctx.settings.crawl
-    ctx.stats.phase = "setup"
+    ctx.enter("setup queries")
     loop = QueryLoop(
         ctx, form_id, max_pages=settings.setup_result_pages, examples=example_texts(example_pages)
     )
@@ -283,7 +303,9 @@ def label_session(ctx: CrawlContext, examples: Sequence[str] = ()) -> LabelSessi
         )
     if ctx.repo.prototypes(ctx.site.id):
         return LabelSession(ctx.repo, ctx.site.id, _normal(ctx, urls), ctx.settings.prototypes)
-    return LabelSession.learn(ctx.repo, ctx.site.id, urls, ctx.settings.prototypes)
+    session = LabelSession.learn(ctx.repo, ctx.site.id, urls, ctx.settings.prototypes)
+    logger.info("%d prototypes learnt from %d result links", len(session.members), len(links))
+    return session
 
 
 def _normal(ctx: CrawlContext, urls: Sequence[str]) -> list[str]:
@@ -321,6 +343,7 @@ def apply_labels(
     """
     if labels_file is not None:
         session.apply(read_labels_file(labels_file, base=ctx.start_url))
+        logger.info("labels applied from %s", labels_file)
     unseen: list[str] = []
     for example in like:
         url = urljoin(ctx.start_url, example)
@@ -333,10 +356,13 @@ def apply_labels(
             unseen.append(example)
             continue
         session.label(prototype.id, suggest_name(prototype), relevant=True)
+        logger.info("prototype %s labelled relevant: --like %s", prototype.regex, example)
     if unseen and not _relevant(session):
         ctx.stats.stop_reason = _unseen_report(ctx, session, unseen)
+        logger.warning("%s", ctx.stats.stop_reason)
     if not _relevant(session) and labeller is not None:
-        labeller(session)
+        with ctx.stats.waiting():  # the user's time at the prompt is not the crawl's
+            labeller(session)
     if not _relevant(session) and ctx.settings.crawl.auto_label:
         _auto_label(ctx, session)
     return _relevant(session)
@@ -376,6 +402,9 @@ async def check_like_layouts(
         check = await narrow_to_example(session, urljoin(ctx.start_url, example), fetch)
         widening = await widen_to_siblings(session, check, fetch)
         ctx.stats.like_widened.extend(p.regex for p in widening.added)
+        for p in widening.added:
+            logger.info("prototype %s labelled like --like %s (its pages look alike)", p.regex,
+                        example)  # fmt: skip
     return list(pages.values())
 
 
@@ -403,3 +432,4 @@ def _auto_label(ctx: CrawlContext, session: LabelSession) -> None:
     if best is not None:
         p = session.get(best)
         session.label(p.id, suggest_name(p), relevant=True)
+        logger.info("prototype %s labelled relevant: it holds most result links", p.regex)

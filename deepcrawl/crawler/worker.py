@@ -223,6 +223,5 @@ async def run_worker(
                 state = "done"
             finally:
                 heartbeat.stop(state)
-        ctx.stats.phase = "done"
-        ctx.changed()
+        ctx.enter("done")
         return WorkerReport(chosen.id, ctx.stats)

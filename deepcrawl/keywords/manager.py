@@ -39,6 +39,7 @@ saturated source is left instead.
 
 from __future__ import annotations
 
+import logging
 import math
 import re
 from collections import Counter, deque
@@ -57,6 +58,8 @@ if TYPE_CHECKING:
     from collections.abc import Collection, Mapping, Sequence
 
 __all__ = ["KeywordManager", "QueryOutcome", "StopReason", "WordSource", "make_policy"]
+
+logger = logging.getLogger(__name__)
 
 
 class StopReason(StrEnum):
@@ -357,6 +360,7 @@ class KeywordManager:
         """Leave the current source if it is saturated while saturation waits (most records
         missing, a source untried); returns whether it was left."""
         if self._stop is None and self._saturation() and self._deferred():
+            logger.info("words from %s saturated: on to the next source", self._current_source())
             self.leave(self._current_source())
             return True
         return False
@@ -555,6 +559,7 @@ class KeywordManager:
             run = self.settings.source_empty_run
             if run and self._empty_run[source] >= run and source in _LEAVABLE:
                 self.left.add(source)  # its words are not what the search matches
+                logger.info("words from %s left: %d queries in a row found nothing", source, run)
         if not error:
             self._recent.append(ids)
         return outcome

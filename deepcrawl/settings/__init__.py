@@ -5,11 +5,14 @@ Settings are grouped in sections, one per component (``browser``, ``http``, ``po
 value is resolved, highest priority first, from:
 
 1. keyword arguments given in code (the CLI passes its flags this way);
-2. ``DEEPCRAWL_*`` environment variables, sections joined with a double underscore
+2. ``section.key=value`` assignments in force (:func:`overridden`; the CLI's global ``--set``);
+3. ``DEEPCRAWL_*`` environment variables, sections joined with a double underscore
    (``DEEPCRAWL_BROWSER__PAGE_TIMEOUT_S=10``, ``DEEPCRAWL_STORAGE__URL=postgresql+psycopg://…``);
-3. a TOML file: ``deepcrawl.toml`` in the working directory, or the file named by
+4. a TOML file: ``deepcrawl.toml`` in the working directory, or the file named by
    ``DEEPCRAWL_CONFIG`` (sections are TOML tables: ``[browser]``, ``[politeness]`` …);
-4. the defaults written below.
+5. the defaults written below.
+
+:func:`explain_settings` tells which of these gave each value (``deepcrawl settings``).
 
 Thresholds taken from a paper carry the paper's value as default and name the section in their
 docstring.
@@ -17,9 +20,8 @@ docstring.
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-from typing import Any, ClassVar
+import contextlib
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 from pydantic_settings import (
@@ -30,7 +32,15 @@ from pydantic_settings import (
 )
 
 from deepcrawl.errors import ConfigError
-from deepcrawl.settings._base import CONFIG_FILE_ENV, DEFAULT_CONFIG_FILE, QUIET_CHROMIUM_ARGS
+from deepcrawl.settings._base import QUIET_CHROMIUM_ARGS
+from deepcrawl.settings._sources import (
+    OverrideSource,
+    SettingOrigin,
+    ShortcutSource,
+    config_file,
+    explain,
+)
+from deepcrawl.settings._sources import overridden as _overridden
 from deepcrawl.settings.fetching import BrowserSettings, HttpSettings, PolitenessSettings
 from deepcrawl.settings.learning import LinkLearningSettings, PrototypeSettings
 from deepcrawl.settings.querying import FormSettings, KeywordSettings
@@ -47,10 +57,16 @@ __all__ = [
     "LinkLearningSettings",
     "PolitenessSettings",
     "PrototypeSettings",
+    "SettingOrigin",
     "Settings",
     "StorageSettings",
+    "explain_settings",
     "load_settings",
+    "overridden",
 ]
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
 
 
 class Settings(BaseSettings):
@@ -83,12 +99,12 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        toml_file = Path(os.environ.get(CONFIG_FILE_ENV, DEFAULT_CONFIG_FILE))
         return (
             init_settings,
-            _ShortcutSource(settings_cls),
+            OverrideSource(settings_cls),
+            ShortcutSource(settings_cls),
             env_settings,
-            TomlConfigSettingsSource(settings_cls, toml_file=toml_file),
+            TomlConfigSettingsSource(settings_cls, toml_file=config_file()),
         )
 
     def with_overrides(self, **sections: dict[str, Any]) -> Settings:
@@ -104,25 +120,6 @@ class Settings(BaseSettings):
             return Settings.model_validate(data)
         except ValidationError as exc:
             raise ConfigError(_describe(exc)) from exc
-
-
-class _ShortcutSource(PydanticBaseSettingsSource):
-    """Single-word environment variables users expect: ``DEEPCRAWL_CHROMIUM``, ``DEEPCRAWL_DB``."""
-
-    _SHORTCUTS: ClassVar[dict[str, tuple[str, str]]] = {
-        "DEEPCRAWL_CHROMIUM": ("browser", "chromium"),
-        "DEEPCRAWL_DB": ("storage", "url"),
-    }
-
-    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:
-        return None, field_name, False
-
-    def __call__(self) -> dict[str, Any]:
-        found: dict[str, Any] = {}
-        for env, (section, key) in self._SHORTCUTS.items():
-            if value := os.environ.get(env):
-                found.setdefault(section, {})[key] = value
-        return found
 
 
 def _describe(exc: ValidationError) -> str:
@@ -146,3 +143,30 @@ def load_settings(**sections: dict[str, Any]) -> Settings:
     except (OSError, ValueError) as exc:  # unreadable or malformed TOML file
         raise ConfigError(f"cannot read settings: {exc}") from exc
     return base.with_overrides(**sections) if sections else base
+
+
+@contextlib.contextmanager
+def overridden(assignments: Iterable[str]) -> Iterator[None]:
+    """Apply ``section.key=value`` assignments (``--set``) to every settings load in the block.
+
+    They rank below keyword arguments (a command's own flags) and above the environment, the
+    TOML file and the defaults. A JSON list or object is decoded (``crawl.like=["/book/1"]``);
+    other values are validated as an environment variable's would be.
+
+    Raises:
+        ConfigError: an assignment is malformed or names no setting; the message names it.
+    """
+    with _overridden(assignments, Settings):
+        yield
+
+
+def explain_settings(**sections: dict[str, Any]) -> list[SettingOrigin]:
+    """Every effective setting with the source that gave it (``deepcrawl settings``).
+
+    Args:
+        sections: the keyword overrides, as for :func:`load_settings`.
+
+    Raises:
+        ConfigError: a value from any source is invalid.
+    """
+    return explain(load_settings(**sections), sections)

@@ -336,7 +336,8 @@ class WorkerBase(SQLModel):
     role: str = Field(default="worker", max_length=16)
     """``crawl`` (holds the query loop) or ``worker`` (fetches only)."""
     state: str = Field(default="running", max_length=16)
-    """``running``, ``done`` (drained the frontier) or ``stopped`` (interrupted)."""
+    """``running``, ``done`` (drained the frontier), ``stopped`` (interrupted or failed); a
+    crawl process ends ``needs_labels`` (no prototype labelled yet) or ``max_pages``."""
     pages: int = 0
     """Pages this process fetched and stored."""
     errors: int = 0

@@ -7,7 +7,13 @@ from pathlib import Path
 import pytest
 
 from deepcrawl.errors import ConfigError
-from deepcrawl.settings import QUIET_CHROMIUM_ARGS, Settings, load_settings
+from deepcrawl.settings import (
+    QUIET_CHROMIUM_ARGS,
+    Settings,
+    explain_settings,
+    load_settings,
+    overridden,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -74,3 +80,62 @@ def test_bad_values_name_the_setting(tmp_path: Path, toml: str, message: str) ->
 def test_bad_override_names_the_setting() -> None:
     with pytest.raises(ConfigError, match="storage.bodies_inline_max"):
         load_settings(storage={"bodies_inline_max": "lots"})
+
+
+def test_set_ranks_between_code_and_the_environment(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    (tmp_path / "deepcrawl.toml").write_text("[crawl]\nmax_pages = 1\nsetup_queries = 2\n")
+    monkeypatch.setenv("DEEPCRAWL_CRAWL__MAX_PAGES", "3")
+    with overridden(["crawl.max_pages=4", "crawl.setup_queries=5", 'crawl.like=["/a", "/b"]']):
+        assert load_settings().crawl.max_pages == 4  # --set beats the environment
+        assert load_settings().crawl.setup_queries == 5  # and the file
+        assert load_settings().crawl.like == ("/a", "/b")  # a JSON list is a list
+        assert load_settings(crawl={"max_pages": 6}).crawl.max_pages == 6  # a flag beats it
+    assert load_settings().crawl.max_pages == 3  # undone after the block
+
+
+@pytest.mark.parametrize(
+    ("assignment", "message"),
+    [
+        (
+            "crawl.max_pagez=3",
+            r"crawl\.max_pagez: no such setting in \[crawl\] \(keys: .*max_pages",
+        ),
+        ("crawler.max_pages=3", r"crawler\.max_pages: no such setting section .*crawl"),
+        ("crawl=3", "crawl: no such setting section"),
+        ("crawl.max_pages", "SECTION.KEY=VALUE"),
+        ("=3", "SECTION.KEY=VALUE"),
+        ("crawl.like=[oops", r"crawl\.like: the value is not valid JSON"),
+    ],
+)
+def test_a_bad_assignment_names_the_key(assignment: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=message), overridden([assignment]):
+        pass
+
+
+def test_a_bad_assigned_value_names_the_setting() -> None:
+    with overridden(["crawl.max_pages=lots"]), pytest.raises(ConfigError, match="crawl.max_pages"):
+        load_settings()
+
+
+def test_explain_names_the_source_of_each_value(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    (tmp_path / "deepcrawl.toml").write_text("[http]\ntimeout_s = 3.5\n")
+    monkeypatch.setenv("DEEPCRAWL_CRAWL__SETUP_QUERIES", "6")
+    monkeypatch.setenv("DEEPCRAWL_DB", "postgresql+psycopg://me:secret@db.example/crawl")
+    with overridden(["crawl.max_pages=9"]):
+        found = {s.key: s for s in explain_settings(crawl={"navigate": True, "scope_prefix": None})}
+    assert (found["http.timeout_s"].source, found["http.timeout_s"].detail) == (
+        "file", "deepcrawl.toml"
+    )  # fmt: skip
+    assert found["crawl.setup_queries"].detail == "DEEPCRAWL_CRAWL__SETUP_QUERIES"
+    assert (found["storage.url"].source, found["storage.url"].detail) == (
+        "environment", "DEEPCRAWL_DB"
+    )  # fmt: skip
+    assert found["storage.url"].value == "postgresql+psycopg://me:***@db.example/crawl"
+    assert (found["crawl.max_pages"].source, found["crawl.max_pages"].value) == ("--set", 9)
+    assert found["crawl.navigate"].source == "flag"
+    assert found["crawl.scope_prefix"].source == "default"  # a flag not given
+    assert len(found) == sum(len(section) for section in load_settings().model_dump().values())

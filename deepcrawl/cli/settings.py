@@ -1,0 +1,36 @@
+"""``deepcrawl settings``: the effective settings and where each value came from."""
+
+import json
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from deepcrawl.cli._app import app, console
+from deepcrawl.settings import explain_settings
+
+
+@app.command()
+def settings(
+    json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    changed: Annotated[
+        bool, typer.Option("--changed", help="Only the settings that are not at their default.")
+    ] = False,
+) -> None:
+    """Print every effective setting and its source: default, the TOML file, environment, --set.
+
+    Highest priority first: a command's own flag, --set, DEEPCRAWL_* variables, deepcrawl.toml
+    (or the file DEEPCRAWL_CONFIG names), the default. A password in a URL is shown as ***.
+    """
+    found = [s for s in explain_settings() if not changed or s.source != "default"]
+    if json_out:
+        data = {s.key: {"value": s.value, "source": s.source, "detail": s.detail} for s in found}
+        print(json.dumps(data, indent=2))
+        return
+    table = Table(title="settings", title_justify="left")
+    for column in ("setting", "value", "source"):
+        table.add_column(column, overflow="fold")
+    for s in found:
+        source = f"{s.source} ({s.detail})" if s.detail else s.source
+        table.add_row(s.key, json.dumps(s.value), source)
+    console.print(table, markup=False, highlight=False)
