@@ -11,7 +11,11 @@ Hernández et al.'s "Deep Web Access" module fills a form and retrieves the resp
    per page" select set to its largest value (:mod:`deepcrawl.forms.page_size`), the other
    selects reset to their defaults;
 3. the form is submitted by its own means: its submit button (an image button sends ``x``/``y``
-   as a browser does), a scripted control, or Enter in the query field;
+   as a browser does), a scripted control, or Enter in the query field — unless typing alone
+   shows the results: a form that submits to its own page (a search-as-you-type over a
+   client-side index, as MkDocs-Material's) is first tried by typing the keyword as a user
+   does; once that has shown results, every later keyword is typed into the same live page,
+   which is never submitted nor reloaded (a query costs no request);
 4. the filler waits for the results, whether they come by navigation or by script
    (:func:`~deepcrawl.forms.browsing.settle`), then follows the result pages — next links, page
    numbers, "load more" buttons — up to ``settings.keywords.max_result_pages``
@@ -29,14 +33,15 @@ from __future__ import annotations
 
 import time
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from playwright.async_api import Error as PlaywrightError
 
-from deepcrawl.browser.render import translate
+from deepcrawl.browser.render import collect_links, translate
 from deepcrawl.errors import FetchError, FetchTimeoutError, FormError, UnsafeFormError
 from deepcrawl.forms.browsing import Traffic, before_action, settle, snapshot
 from deepcrawl.forms.discover import discover_forms
-from deepcrawl.forms.judge import Judge
+from deepcrawl.forms.judge import MIN_NEW_LINKS, Judge
 from deepcrawl.forms.page_size import page_size_choice
 from deepcrawl.forms.pagination import next_page
 from deepcrawl.forms.query_field import find_query_fields
@@ -88,6 +93,8 @@ class FormFiller:
         """Requests spent outside queries (the nonsense-keyword baseline)."""
         self._rule = SafetyRule(settings.forms.refused_words)
         self._form_keys: set[tuple[str, str]] | None = None
+        self.types_live: bool | None = None
+        """Whether typing alone shows this form's results (None: not known yet)."""
         for url in (form.page_url, form.action):
             pool.scope.admit(url)
 
@@ -221,7 +228,14 @@ class FormFiller:
         quiet = self.settings.forms.settle_s
         lease.begin()
         live = await self._open_form(lease, traffic)
+        typing = self._may_type(live)
+        if typing:  # what the page shows before the keyword is typed, and the DOM's state
+            shown = {link.url for link in await collect_links(page)}
+            mark = traffic.mark()
+            acted = await before_action(page, traffic)
         await self._fill(page, live, keyword, values)
+        if typing and await self._typed(lease, traffic, live, shown, mark, acted, pages):
+            return
         mark = traffic.mark()
         acted = await before_action(page, traffic)
         await self._submit(page, live)
@@ -233,6 +247,8 @@ class FormFiller:
         pages.append(await self._read(page, traffic, mark))
         if not self.judge.has_results(pages[0], keyword):
             return
+        if typing and self.judge.baseline is not None:
+            self.types_live = False  # submitting showed results that typing did not
         visited = {pages[0].url, pages[0].fetched_url}
         while len(pages) < cap:
             if more is not None and not more(pages[-1], len(pages)):
@@ -260,6 +276,55 @@ class FormFiller:
             visited.update({nxt.url, nxt.fetched_url, turn.url})
             if not self._new_links(pages):
                 break
+
+    def _may_type(self, live: Form) -> bool:
+        """Whether to try typing alone: the form submits to its own page (or has no form element
+        at all), and typing has not been shown not to search."""
+        if self.types_live is not None:
+            return self.types_live
+        own = urlsplit(live.action)._replace(query="", fragment="")
+        page = urlsplit(live.page_url)._replace(query="", fragment="")
+        return live.formless or own == page
+
+    async def _typed(
+        self,
+        lease: PageLease,
+        traffic: Traffic,
+        live: Form,
+        shown: set[str],
+        mark: tuple[int, int],
+        acted: tuple[int, int | None],
+        pages: list[ResultPage],
+    ) -> bool:
+        """Let the keyword just typed into ``live`` show its results on the same page.
+
+        The key-up of a last key (End: it changes no text) is what many search-as-you-type
+        scripts listen to. True, with the page read into ``pages``, when typing searches: the
+        page stayed and at least :data:`MIN_NEW_LINKS` links not shown before typing appeared
+        (or this form is known to search so, and the answer is an empty list).
+        """
+        page = lease.page
+        query = self._query_input(live)
+        if query is None:
+            return False
+        timeout = self.settings.browser.page_timeout_s * 1000
+        await page.locator(query.locator).first.press("End", timeout=timeout, no_wait_after=True)
+        wait = min(self.settings.forms.typing_wait_s, self.settings.browser.page_timeout_s)
+        try:
+            await settle(
+                page, traffic, quiet_s=self.settings.forms.settle_s, timeout_s=wait, after=acted
+            )
+        except FetchTimeoutError:
+            return False  # a navigation is under way: the submission path reads it
+        if traffic.navigations > mark[1]:
+            return False
+        typed = await self._read(page, traffic, mark)
+        new = {link.url for link in typed.links} - shown
+        if not self.types_live and len(new) < MIN_NEW_LINKS:
+            return False
+        self.types_live = True
+        pages.append(typed)
+        return True
 
     @staticmethod
     def _new_links(pages: list[ResultPage]) -> bool:
