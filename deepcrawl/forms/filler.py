@@ -31,12 +31,14 @@ look, against which every later page is judged (:mod:`deepcrawl.forms.results`).
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from playwright.async_api import Error as PlaywrightError
 
+from deepcrawl.browser._assets import script
 from deepcrawl.browser.render import collect_links, translate
 from deepcrawl.errors import FetchError, FetchTimeoutError, FormError, UnsafeFormError
 from deepcrawl.forms.browsing import Traffic, before_action, settle, snapshot
@@ -95,6 +97,7 @@ class FormFiller:
         self._form_keys: set[tuple[str, str]] | None = None
         self.types_live: bool | None = None
         """Whether typing alone shows this form's results (None: not known yet)."""
+        self._typing_misses = 0
         for url in (form.page_url, form.action):
             pool.scope.admit(url)
 
@@ -230,11 +233,12 @@ class FormFiller:
         live = await self._open_form(lease, traffic)
         typing = self._may_type(live)
         if typing:  # what the page shows before the keyword is typed, and the DOM's state
-            shown = {link.url for link in await collect_links(page)}
+            shown = {ChromeFilter.key(link) for link in await collect_links(page)}
             mark = traffic.mark()
             acted = await before_action(page, traffic)
         await self._fill(page, live, keyword, values)
         if typing and await self._typed(lease, traffic, live, shown, mark, acted, pages):
+            await self._scroll_on(page, traffic, cap, pages, more)
             return
         mark = traffic.mark()
         acted = await before_action(page, traffic)
@@ -248,7 +252,11 @@ class FormFiller:
         if not self.judge.has_results(pages[0], keyword):
             return
         if typing and self.judge.baseline is not None:
-            self.types_live = False  # submitting showed results that typing did not
+            # submitting showed results that typing did not (a script still loading its index
+            # may be slow to answer the first keywords): after a few such queries, stop trying
+            self._typing_misses += 1
+            if self._typing_misses >= self.settings.forms.typing_tries:
+                self.types_live = False
         visited = {pages[0].url, pages[0].fetched_url}
         while len(pages) < cap:
             if more is not None and not more(pages[-1], len(pages)):
@@ -291,7 +299,7 @@ class FormFiller:
         lease: PageLease,
         traffic: Traffic,
         live: Form,
-        shown: set[str],
+        shown: set[tuple[str, str]],
         mark: tuple[int, int],
         acted: tuple[int, int | None],
         pages: list[ResultPage],
@@ -301,7 +309,8 @@ class FormFiller:
         The key-up of a last key (End: it changes no text) is what many search-as-you-type
         scripts listen to. True, with the page read into ``pages``, when typing searches: the
         page stayed and at least :data:`MIN_NEW_LINKS` links not shown before typing appeared
-        (or this form is known to search so, and the answer is an empty list).
+        (or this form is known to search so, and the answer is an empty list). Links are told
+        apart by place and text (a result may point where the navigation beside it points).
         """
         page = lease.page
         query = self._query_input(live)
@@ -309,22 +318,64 @@ class FormFiller:
             return False
         timeout = self.settings.browser.page_timeout_s * 1000
         await page.locator(query.locator).first.press("End", timeout=timeout, no_wait_after=True)
-        wait = min(self.settings.forms.typing_wait_s, self.settings.browser.page_timeout_s)
-        try:
-            await settle(
-                page, traffic, quiet_s=self.settings.forms.settle_s, timeout_s=wait, after=acted
-            )
-        except FetchTimeoutError:
-            return False  # a navigation is under way: the submission path reads it
-        if traffic.navigations > mark[1]:
-            return False
+        quiet = self.settings.forms.settle_s
+        deadline = time.monotonic() + min(
+            self.settings.forms.typing_wait_s, self.settings.browser.page_timeout_s
+        )
+        after: tuple[int, int | None] | None = acted
+        while True:
+            # Known to search so, the page's first answer is the keyword's; not known yet, the
+            # answer must be links, and may come late (a script still building its index).
+            try:
+                await settle(
+                    page,
+                    traffic,
+                    quiet_s=quiet,
+                    timeout_s=max(quiet, deadline - time.monotonic()),
+                    after=after,
+                )
+            except FetchTimeoutError:
+                return False  # a navigation is under way: the submission path reads it
+            if traffic.navigations > mark[1]:
+                return False
+            new = {ChromeFilter.key(link) for link in await collect_links(page)} - shown
+            if self.types_live or len(new) >= MIN_NEW_LINKS:
+                break
+            if time.monotonic() >= deadline:
+                return False
+            after = None
+            await asyncio.sleep(quiet)
         typed = await self._read(page, traffic, mark)
-        new = {link.url for link in typed.links} - shown
-        if not self.types_live and len(new) < MIN_NEW_LINKS:
-            return False
         self.types_live = True
         pages.append(typed)
         return True
+
+    async def _scroll_on(
+        self,
+        page: Page,
+        traffic: Traffic,
+        cap: int,
+        pages: list[ResultPage],
+        more: Callable[[ResultPage, int], bool] | None,
+    ) -> None:
+        """Read a typed result list that renders more as it is scrolled: scroll to its end,
+        read it again, while it grows, up to ``cap`` readings (no request: the list is live)."""
+        wait = min(self.settings.forms.typing_wait_s, self.settings.browser.page_timeout_s)
+        while len(pages) < cap and (more is None or more(pages[-1], len(pages))):
+            mark = traffic.mark()
+            acted = await before_action(page, traffic)
+            if not await page.evaluate(script("deepcrawl.forms", "scroll.js")):
+                return
+            try:
+                await settle(
+                    page, traffic, quiet_s=self.settings.forms.settle_s, timeout_s=wait, after=acted
+                )
+            except FetchTimeoutError:
+                return
+            pages.append(await self._read(page, traffic, mark))
+            if not self._new_links(pages):
+                pages.pop()
+                return
 
     @staticmethod
     def _new_links(pages: list[ResultPage]) -> bool:
