@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import urlsplit
 
 from playwright.async_api import Error as PlaywrightError
@@ -231,13 +231,12 @@ class FormFiller:
         quiet = self.settings.forms.settle_s
         lease.begin()
         live = await self._open_form(lease, traffic)
-        typing = self._may_type(live)
-        if typing:  # what the page shows before the keyword is typed, and the DOM's state
+        before: _BeforeTyping | None = None
+        if self._may_type(live):  # what the page shows before the keyword is typed
             shown = {ChromeFilter.key(link) for link in await collect_links(page)}
-            mark = traffic.mark()
-            acted = await before_action(page, traffic)
+            before = _BeforeTyping(shown, traffic.mark(), await before_action(page, traffic))
         await self._fill(page, live, keyword, values)
-        if typing and await self._typed(lease, traffic, live, shown, mark, acted, pages):
+        if before is not None and await self._typed(lease, traffic, live, before, pages):
             await self._scroll_on(page, traffic, cap, pages, more)
             return
         mark = traffic.mark()
@@ -251,7 +250,7 @@ class FormFiller:
         pages.append(await self._read(page, traffic, mark))
         if not self.judge.has_results(pages[0], keyword):
             return
-        if typing and self.judge.baseline is not None:
+        if before is not None and self.judge.baseline is not None:
             # submitting showed results that typing did not (a script still loading its index
             # may be slow to answer the first keywords): after a few such queries, stop trying
             self._typing_misses += 1
@@ -299,9 +298,7 @@ class FormFiller:
         lease: PageLease,
         traffic: Traffic,
         live: Form,
-        shown: set[tuple[str, str]],
-        mark: tuple[int, int],
-        acted: tuple[int, int | None],
+        before: _BeforeTyping,
         pages: list[ResultPage],
     ) -> bool:
         """Let the keyword just typed into ``live`` show its results on the same page.
@@ -322,7 +319,7 @@ class FormFiller:
         deadline = time.monotonic() + min(
             self.settings.forms.typing_wait_s, self.settings.browser.page_timeout_s
         )
-        after: tuple[int, int | None] | None = acted
+        after: tuple[int, int | None] | None = before.acted
         while True:
             # Known to search so, the page's first answer is the keyword's; not known yet, the
             # answer must be links, and may come late (a script still building its index).
@@ -336,16 +333,16 @@ class FormFiller:
                 )
             except FetchTimeoutError:
                 return False  # a navigation is under way: the submission path reads it
-            if traffic.navigations > mark[1]:
+            if traffic.navigations > before.mark[1]:
                 return False
-            new = {ChromeFilter.key(link) for link in await collect_links(page)} - shown
+            new = {ChromeFilter.key(link) for link in await collect_links(page)} - before.shown
             if self.types_live or len(new) >= MIN_NEW_LINKS:
                 break
             if time.monotonic() >= deadline:
                 return False
             after = None
             await asyncio.sleep(quiet)
-        typed = await self._read(page, traffic, mark)
+        typed = await self._read(page, traffic, before.mark)
         self.types_live = True
         pages.append(typed)
         return True
@@ -487,6 +484,17 @@ class FormFiller:
         await page.eval_on_selector(
             live.locator, "f => (f.requestSubmit ? f.requestSubmit() : f.submit())"
         )
+
+
+class _BeforeTyping(NamedTuple):
+    """The page just before a keyword is typed into it."""
+
+    shown: set[tuple[str, str]]
+    """Chrome keys of the links it shows."""
+    mark: tuple[int, int]
+    """The traffic mark (:meth:`Traffic.mark`)."""
+    acted: tuple[int, int | None]
+    """The :func:`before_action` mark."""
 
 
 def _radio(form: Form, name: str, value: str) -> FormField | None:
