@@ -12,10 +12,10 @@ Hernández et al.'s "Deep Web Access" module fills a form and retrieves the resp
    selects reset to their defaults;
 3. the form is submitted by its own means: its submit button (an image button sends ``x``/``y``
    as a browser does), a scripted control, or Enter in the query field — unless typing alone
-   shows the results: a form that submits to its own page (a search-as-you-type over a
-   client-side index, as MkDocs-Material's) is first tried by typing the keyword as a user
-   does; once that has shown results, every later keyword is typed into the same live page,
-   which is never submitted nor reloaded (a query costs no request);
+   shows the results: a form without a submit button that submits to its own page (a
+   search-as-you-type over a client-side index, as MkDocs-Material's) is first tried by typing
+   the keyword as a user does; once that has shown results, every later keyword is typed into
+   the same live page, which is never submitted nor reloaded (a query costs no request);
 4. the filler waits for the results, whether they come by navigation or by script
    (:func:`~deepcrawl.forms.browsing.settle`), then follows the result pages — next links, page
    numbers, "load more" buttons — up to ``settings.keywords.max_result_pages``
@@ -66,6 +66,8 @@ if TYPE_CHECKING:
 __all__ = ["FormFiller"]
 
 _CLICKABLE = ("button", "input", "image", "js")
+#: Submit controls that are a form's own buttons (not a script's clickable element).
+_BUTTONS = frozenset({"button", "input", "image"})
 
 
 class FormFiller:
@@ -285,10 +287,14 @@ class FormFiller:
                 break
 
     def _may_type(self, live: Form) -> bool:
-        """Whether to try typing alone: the form submits to its own page (or has no form element
-        at all), and typing has not been shown not to search."""
+        """Whether to try typing alone: a form with no submit button that submits to its own
+        page (or no form element at all: a box a script reads), where typing has not been shown
+        not to search. A submit button, or an action elsewhere, says the server answers the
+        search; what typing shows beside such a box is suggestions, not the results."""
         if self.types_live is not None:
             return self.types_live
+        if any(control.kind in _BUTTONS for control in live.submits):
+            return False
         own = urlsplit(live.action)._replace(query="", fragment="")
         page = urlsplit(live.page_url)._replace(query="", fragment="")
         return live.formless or own == page

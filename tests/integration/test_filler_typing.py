@@ -4,7 +4,8 @@ The page models MkDocs-Material's search: a form without an action (it "submits"
 page), a script that searches a small in-page index on each key-up and lists the matches as
 links, and Enter opening the best match (a navigation away). The filler must find that typing
 alone shows the results and then type every keyword into the same page: the server sees the
-page once, whatever the number of queries. A form that submits elsewhere is submitted as ever.
+page once, whatever the number of queries. A form that submits elsewhere, or has a submit button
+(what typing shows beside it is suggestions), is submitted as ever.
 """
 
 from __future__ import annotations
@@ -62,6 +63,16 @@ box.closest('form').addEventListener('submit', event => {
 });
 </script></body></html>"""
 
+SUGGESTING = """<html><body><a href="/">Home</a>
+<form><input name="q" aria-label="Search"><button>Search</button></form><ul id="suggest"></ul>
+<script>
+const box = document.querySelector('input[name=q]');
+box.addEventListener('keyup', () => {
+  document.getElementById('suggest').innerHTML = ['a', 'b', 'c', 'd'].map(
+    s => '<li><a href="/suggested/' + s + '/">' + box.value + ' ' + s + '</a></li>').join('');
+});
+</script></body></html>"""
+
 SUBMITTED = """<html><body><a href="/">Home</a>
 <form action="/search"><input name="q" aria-label="Search"><button>Search</button></form>
 </body></html>"""
@@ -75,11 +86,17 @@ def _results(path: str) -> Reply:
     return Reply(f"<html><body><a href='/'>Home</a><p>{meta}</p><ol>{items}</ol></body></html>")
 
 
+def _suggesting(path: str) -> Reply:
+    """A search page with a submit button that suggests links as one types."""
+    return _results(path) if "q=" in path else Reply(SUGGESTING)
+
+
 @pytest.fixture(scope="module")
 def site() -> Iterator[LocalSite]:
     routes: dict[str, Reply | Callable[[str], Reply]] = {
         "/": Reply(LIVE % json.dumps(DOCS)),
         "/classic/": Reply(SUBMITTED),
+        "/suggest/": _suggesting,
         "/search": _results,
     }
     routes.update(
@@ -130,3 +147,17 @@ async def test_a_form_that_submits_elsewhere_is_submitted(
         "/docs/garden-gate/",
     }
     assert site.requested("/search?q=garden")
+
+
+async def test_suggestions_beside_a_submit_button_are_not_results(
+    pool: BrowserPool, site: LocalSite
+) -> None:
+    form, verdict = await find_search_form(site.url + "/suggest/", SETTINGS, pool)
+    filler = FormFiller(pool, form, verdict, SETTINGS)
+    result = await filler.query("garden")
+    assert filler.types_live is None  # never tried: the form has a button of its own
+    assert {link.url.removeprefix(site.url) for link in result.result_links} == {
+        "/docs/stone-garden/",
+        "/docs/garden-gate/",
+    }
+    assert site.requested("/suggest/?q=garden")
