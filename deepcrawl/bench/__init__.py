@@ -6,6 +6,7 @@ See :func:`run_bench` for the figures and how they are taken.
 from deepcrawl.bench.memory import PeakMemory
 from deepcrawl.bench.real import RealRun, real_site_names, run_real_bench
 from deepcrawl.bench.report import (
+    real_prototypes_table,
     real_runs_to_json,
     real_table,
     runs_table,
@@ -19,6 +20,7 @@ __all__ = [
     "CountingFetcher",
     "PeakMemory",
     "RealRun",
+    "real_prototypes_table",
     "real_runs_to_json",
     "real_site_names",
     "real_table",

@@ -9,7 +9,12 @@ For each real site of the test bed (``fixtures/real/``, package ``deepcrawl_fixt
 3. the proxy's log of that crawl, the delivered URLs and the application's own truth give the
    figures of :class:`deepcrawl_fixtures.real.score.RealScore`;
 4. the log is emptied and the breadth-first baseline (:mod:`deepcrawl.crawler.bfs`) runs with
-   a budget of ``bench.real_baseline_factor`` × the records, through the same proxy.
+   a budget of ``bench.real_baseline_factor`` × the records, through the same proxy;
+5. every same-site URL the baseline saw (fetched or only linked) is a breadth-first URL list of
+   the site: the ``--like`` example's prototype over it is scored against the record pages
+   (:mod:`deepcrawl.bench.real_prototypes`).
+
+``only_prototypes`` skips step 2 (no browser, no crawl): the URL list and its F1 alone.
 
 The test bed is no part of the installed product: it is imported when a bench runs.
 """
@@ -28,7 +33,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urldefrag
 
+from deepcrawl.bench.real_prototypes import PrototypeF1, prototype_f1
 from deepcrawl.crawler import STRATEGIES
 from deepcrawl.errors import FixtureError
 
@@ -38,7 +45,7 @@ if TYPE_CHECKING:
     from deepcrawl_fixtures.real import RealApp, Running
     from deepcrawl_fixtures.real.score import RealScore
 
-    from deepcrawl.browser.base import Fetcher
+    from deepcrawl.browser.base import Fetcher, Link
     from deepcrawl.settings import Settings
 
 __all__ = ["RealRun", "real_site_names", "run_real_bench"]
@@ -59,10 +66,12 @@ class RealRun:
     """How the run ended: the crawl's status and stop reason, ``killed after N s``, an exit
     status, or ``budget`` / ``exhausted`` for the baseline."""
     wall_s: float
+    prototypes: PrototypeF1 | None = None
+    """The baseline's: the ``--like`` prototype's F1 over the URLs it saw."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready figures."""
-        return {
+        data = {
             "site": self.site,
             "title": self.title,
             "crawler": self.crawler,
@@ -70,6 +79,9 @@ class RealRun:
             "stop": self.stop,
             "wall_s": self.wall_s,
         }
+        if self.prototypes is not None:
+            data["prototypes"] = self.prototypes.to_dict()
+        return data
 
 
 def real_site_names() -> list[str]:
@@ -88,6 +100,7 @@ def run_real_bench(
     make_fetcher: Callable[[Settings], Fetcher],
     out: Path | None = None,
     progress: Callable[[str], None] | None = None,
+    only_prototypes: bool = False,
 ) -> list[RealRun]:
     """Crawl every named real site with deepcrawl and with the baseline; two runs a site.
 
@@ -98,6 +111,8 @@ def run_real_bench(
         out: a folder kept for each crawl's pages, stats, log and proxy log (``out/SITE/``);
             a temporary one when ``None``.
         progress: called with one line per step.
+        only_prototypes: run the baseline and score the ``--like`` prototype over its URL
+            list (written to ``out/SITE/bfs-urls.txt``), without the crawl.
 
     Raises:
         FixtureError: an unknown site, or one that cannot be installed or started.
@@ -119,12 +134,14 @@ def run_real_bench(
             folder.mkdir(parents=True)
             say(f"{name}: installing and starting")
             with serve(app, log_path=folder / "requests.jsonl") as site:
-                say(f"{name}: deepcrawl crawl {site.url}{app.start_path} --like …{app.like_path}")
-                runs.append(_crawl(app, site, folder, settings))
-                shutil.copy(site.log_path, folder / "requests-deepcrawl.jsonl")
-                site.reset()
+                if not only_prototypes:
+                    example = f"--like …{app.like_path}"
+                    say(f"{name}: deepcrawl crawl {site.url}{app.start_path} {example}")
+                    runs.append(_crawl(app, site, folder, settings))
+                    shutil.copy(site.log_path, folder / "requests-deepcrawl.jsonl")
+                    site.reset()
                 say(f"{name}: breadth-first baseline")
-                runs.append(asyncio.run(_baseline(app, site, settings, make_fetcher)))
+                runs.append(asyncio.run(_baseline(app, site, settings, make_fetcher, folder)))
     return runs
 
 
@@ -226,9 +243,14 @@ def _delivered(pages: Path) -> list[str]:
 
 
 async def _baseline(
-    app: RealApp, site: Running, settings: Settings, make_fetcher: Callable[[Settings], Fetcher]
+    app: RealApp,
+    site: Running,
+    settings: Settings,
+    make_fetcher: Callable[[Settings], Fetcher],
+    folder: Path,
 ) -> RealRun:
-    """The breadth-first crawler from the start URL, delivering every page it fetched."""
+    """The breadth-first crawler from the start URL, delivering every page it fetched; the URLs
+    it saw (``folder/bfs-urls.txt``) score the ``--like`` prototype."""
     from deepcrawl_fixtures.real.score import score
 
     strategy_cls = STRATEGIES["bfs"]
@@ -236,16 +258,19 @@ async def _baseline(
     strategy = strategy_cls(run_settings)
     budget = settings.bench.real_baseline_factor * len(app.truth().records)
     delivered: list[str] = []
+    start = site.url + app.start_path
+    seen: dict[str, None] = {start: None}
     pages = 0
     started = time.perf_counter()
     async with make_fetcher(run_settings) as fetcher:
-        async for page in strategy.crawl(
-            site.url + app.start_path, fetcher=fetcher, max_requests=budget
-        ):
+        async for page in strategy.crawl(start, fetcher=fetcher, max_requests=budget):
             pages += 1
             if page.status == 200:
                 delivered.append(page.final_url)
+            seen.update(dict.fromkeys(_same_site(site.url, [page.final_url, *page.links])))
     wall = round(time.perf_counter() - started, 1)
+    urls = list(seen)
+    (folder / "bfs-urls.txt").write_text("".join(f"{url}\n" for url in urls))
     # robots.txt is one request of the budget when it is obeyed
     sent = pages + len(strategy.failures) + run_settings.politeness.obey_robots
     return RealRun(
@@ -256,4 +281,12 @@ async def _baseline(
         stop=(f"budget of {budget} requests" if sent >= budget else "no more links")
         + (f"; {len(strategy.failures)} URLs failed" if strategy.failures else ""),
         wall_s=wall,
+        prototypes=prototype_f1(app, urls, site.url + app.like_path, settings.prototypes),
     )
+
+
+def _same_site(origin: str, found: Sequence[str | Link]) -> list[str]:
+    """The URLs of ``found`` (URLs or links) on the site at ``origin``, fragments removed."""
+    prefix = origin.rstrip("/") + "/"
+    urls = (urldefrag(item if isinstance(item, str) else item.url).url for item in found)
+    return [url for url in urls if url.startswith(prefix) or url == prefix[:-1]]

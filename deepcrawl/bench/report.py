@@ -6,6 +6,7 @@ import json
 from typing import TYPE_CHECKING
 
 from rich.table import Table
+from rich.text import Text
 
 from deepcrawl.errors import ConfigError
 
@@ -16,7 +17,14 @@ if TYPE_CHECKING:
     from deepcrawl.bench.real import RealRun
     from deepcrawl.bench.runner import BenchRun
 
-__all__ = ["real_runs_to_json", "real_table", "runs_table", "runs_to_json", "write_plot"]
+__all__ = [
+    "real_prototypes_table",
+    "real_runs_to_json",
+    "real_table",
+    "runs_table",
+    "runs_to_json",
+    "write_plot",
+]
 
 
 def runs_table(runs: Sequence[BenchRun]) -> Table:
@@ -92,7 +100,7 @@ def real_table(runs: Sequence[RealRun]) -> Table:
     table.add_column("search/other", justify="right")
     table.add_column("stop")
     table.add_column("s", justify="right")
-    for column in ("bfs recall", "bfs harvest", "bfs docs"):
+    for column in ("bfs recall", "bfs harvest", "bfs docs", "like F1"):
         table.add_column(column, justify="right")
     baselines = {run.site: run for run in runs if run.crawler == "bfs"}
     for run in runs:
@@ -114,6 +122,32 @@ def real_table(runs: Sequence[RealRun]) -> Table:
             f"{base.score.recall:.3f}" if base else "-",
             f"{base.score.harvest:.3f}" if base else "-",
             str(base.score.documents) if base else "-",
+            f"{base.prototypes.f1:.3f}" if base and base.prototypes else "-",
+        )
+    return table
+
+
+def real_prototypes_table(runs: Sequence[RealRun]) -> Table:
+    """One row per real site: the ``--like`` prototype over the baseline's URL list."""
+    table = Table(title="--like prototype over a breadth-first URL list", title_justify="left")
+    table.add_column("site")
+    for column in ("URLs", "record URLs", "records", "members", "precision", "recall", "F1"):
+        table.add_column(column, justify="right")
+    table.add_column("prototype", overflow="fold")
+    for run in runs:
+        f = run.prototypes
+        if f is None:
+            continue
+        table.add_row(
+            run.site,
+            str(f.urls),
+            str(f.record_urls),
+            str(f.records),
+            str(f.members),
+            f"{f.precision:.3f}",
+            f"{f.recall:.3f}",
+            f"{f.f1:.3f}",
+            Text(f.regex or "(none matches the example)"),  # a regex is no markup
         )
     return table
 

@@ -3,9 +3,10 @@
 Pages of one URL prototype are built by the same template, so whether they need the browser
 is decided per prototype rather than per site (Crawlee's adaptive crawler decides per site).
 For a prototype not yet judged, a page is fetched both ways — plain HTTP, and the browser with
-link probing — and the two compared: links the browser finds that HTTP misses, visible text
-that differs, forms that only exist in the live DOM — not counting links and forms already
-found on other pages of the site (a site-wide JS menu is found once, not on every page). One
+link probing, which renders the bytes HTTP got rather than asking the server again — and the
+two compared: links the browser finds that HTTP misses, visible text that differs, forms that
+only exist in the live DOM — not counting links and forms already found on other pages of the
+site (a site-wide JS menu is found once, not on every page). One
 difference and the prototype is rendered from then on (probed too, while probing keeps finding
 new links; when probing was the only reason and it stops finding anything, back to HTTP);
 ``browser.samples`` agreeing pages and it is served over plain HTTP. Pages
@@ -317,8 +318,8 @@ class AdaptiveFetcher(Fetcher):
             self.counts["http"] += 1
             return page
         browser = await self._ensure_browser()
-        try:
-            rendered = await browser.fetch(url, probe=True)
+        try:  # the same bytes, rendered: the comparison sees the scripts' effect alone
+            rendered = await browser.fetch(url, probe=True, document=page)
         except FetchError:
             self.counts["http"] += 1
             return page
@@ -348,7 +349,7 @@ class AdaptiveFetcher(Fetcher):
 
     async def _recheck(self, url: str, page: FetchedPage, verdict: Verdict) -> None:
         try:
-            rendered = await (await self._ensure_browser()).fetch(url, probe=True)
+            rendered = await (await self._ensure_browser()).fetch(url, probe=True, document=page)
         except DeepcrawlError:
             return
         self.counts["rechecked"] += 1

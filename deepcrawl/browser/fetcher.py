@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from deepcrawl.browser.base import FetchedPage, Fetcher
 from deepcrawl.browser.pool import BrowserPool
 from deepcrawl.browser.render import render_page
+from deepcrawl.browser.scope import strip_fragment
 from deepcrawl.errors import BlockedError, FetchTimeoutError
 
 if TYPE_CHECKING:
@@ -60,12 +61,18 @@ class BrowserFetcher(Fetcher):
         if self._own_pool:
             await self.pool.close()
 
-    async def fetch(self, url: str, *, probe: bool | None = None) -> FetchedPage:
+    async def fetch(
+        self, url: str, *, probe: bool | None = None, document: FetchedPage | None = None
+    ) -> FetchedPage:
         """Render ``url``; see :class:`~deepcrawl.browser.base.Fetcher` for the contract.
 
         Args:
             url: the URL.
             probe: override the fetcher's ``probe`` for this call.
+            document: the page as plain HTTP fetched it a moment ago: when it is the HTML
+                answer of ``url`` itself (status 200, no redirect), the browser renders these
+                bytes instead of asking the server again (its scripts, styles and data still
+                load as usual).
 
         Raises:
             FetchError: the subclass saying why there is no page.
@@ -77,6 +84,10 @@ class BrowserFetcher(Fetcher):
         if do_probe:
             budget += self.settings.browser.probe_timeout_s * 2
         async with self.pool.page() as lease:
+            if _reusable(url, document):
+                assert document is not None
+                held = (200, f"{document.content_type}; charset=utf-8", document.body.encode())
+                lease.documents[url] = held
             try:
                 async with asyncio.timeout(budget):
                     return await render_page(
@@ -85,3 +96,15 @@ class BrowserFetcher(Fetcher):
             except TimeoutError as exc:
                 lease.poisoned = True
                 raise FetchTimeoutError(url, f"page still busy after {budget:.0f} s") from exc
+            finally:
+                lease.documents.clear()
+
+
+def _reusable(url: str, document: FetchedPage | None) -> bool:
+    """Whether ``document`` is the HTML answer of ``url`` itself, fit to be rendered again."""
+    return (
+        document is not None
+        and document.status == 200
+        and document.is_html
+        and strip_fragment(document.final_url) == strip_fragment(url)
+    )

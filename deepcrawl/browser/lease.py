@@ -81,6 +81,9 @@ class PageLease:
         subrequests: the pool's answers to script requests (None: every request goes out).
         answered_locally: responses the server never sent (from the store or the pool's cache),
             counted over the lease's life.
+        documents: ``url -> (status, content type, body)``: the answer to a main-frame
+            navigation to ``url`` that the crawl fetched over plain HTTP a moment ago (the
+            adaptive fetcher renders the very page it compares with): given without a request.
     """
 
     page: Page
@@ -100,6 +103,7 @@ class PageLease:
     inflight: int = 0
     subrequests: Subrequests | None = None
     answered_locally: int = 0
+    documents: dict[str, tuple[int, str, bytes]] = field(default_factory=dict)
     _tasks: set[asyncio.Task[None]] = field(default_factory=set)
     _cdp: CDPSession | None = None
 
@@ -217,6 +221,12 @@ class PageLease:
             return
         navigation = request.is_navigation_request()
         where = self._frame_is_main(request) if navigation else False
+        held = self.documents.get(url) if navigation and where and request.method == "GET" else None
+        if held is not None:  # the page the crawl has just fetched: its bytes, not the server's
+            status, content_type, body = held
+            await route.fulfill(status=status, content_type=content_type, body=body)
+            self.answered_locally += 1
+            return
         if self.probing:
             if request.method != "GET":
                 self.blocked.append((request.method, url, "probe sends no " + request.method))

@@ -43,7 +43,9 @@ def bench(
         str,
         typer.Option(help="sites: strategies on the fixture sites; links: the link learners' "
                      "jobs on the 'stacks' site (form: pages until the search form is found; "
-                     "navigate: the crawl with --navigate), or one of form / navigate."),
+                     "navigate: the crawl with --navigate), or one of form / navigate. "
+                     "With --suite real: sites (the crawl and the baseline) or prototypes "
+                     "(the baseline's URL list only, and the --like prototype's F1 over it)."),
     ] = "sites",
 ) -> None:  # fmt: skip
     """Run strategies on fixture sites; report record recall, harvest rate, requests, time, memory.
@@ -55,7 +57,9 @@ def bench(
 
     settings = load_settings(bench={"records": records, "max_requests": max_requests})
     if suite == "real":
-        _real(site, settings, json_out=json_out, out=out)
+        if job not in {"sites", "prototypes"}:
+            raise ConfigError(f"--suite real --job {job}: one of sites, prototypes")
+        _real(site, settings, json_out=json_out, out=out, only_prototypes=job == "prototypes")
         return
     if suite != "fixtures":
         raise ConfigError(f"--suite {suite}: one of fixtures, real")
@@ -83,8 +87,21 @@ def bench(
         err_console.print(f"wrote {out / 'bench.json'} and {plot}", highlight=False)
 
 
-def _real(sites: list[str] | None, settings: Settings, *, json_out: bool, out: Path | None) -> None:
-    from deepcrawl.bench import real_runs_to_json, real_site_names, real_table, run_real_bench
+def _real(
+    sites: list[str] | None,
+    settings: Settings,
+    *,
+    json_out: bool,
+    out: Path | None,
+    only_prototypes: bool,
+) -> None:
+    from deepcrawl.bench import (
+        real_prototypes_table,
+        real_runs_to_json,
+        real_site_names,
+        real_table,
+        run_real_bench,
+    )
     from deepcrawl.browser import make_fetcher
 
     runs = run_real_bench(
@@ -93,15 +110,18 @@ def _real(sites: list[str] | None, settings: Settings, *, json_out: bool, out: P
         make_fetcher=make_fetcher,
         out=out,
         progress=None if json_out else lambda msg: err_console.print(msg, style="dim"),
+        only_prototypes=only_prototypes,
     )
     text = real_runs_to_json(runs)
-    if json_out:
-        print(text)
-    else:
-        console.print(real_table(runs))
     if out is not None:
         (out / "bench-real.json").write_text(text + "\n")
         err_console.print(f"wrote {out / 'bench-real.json'}", highlight=False)
+    if json_out:
+        print(text)
+    else:
+        if not only_prototypes:
+            console.print(real_table(runs))
+        console.print(real_prototypes_table(runs))
 
 
 def _links(

@@ -17,7 +17,7 @@ from rich.table import Table
 
 from deepcrawl.cli._app import app, console, err_console
 from deepcrawl.errors import ConfigError, InvalidURLError
-from deepcrawl.prototypes import Kind, Prototype, Prototyper, kinds, labels_yaml
+from deepcrawl.prototypes import Kind, Prototype, Prototyper, kinds, labels_yaml, like_prototype
 from deepcrawl.prototypes._labelling import LabelSession, read_labels_file, suggest_name
 from deepcrawl.settings import Settings, load_settings
 from deepcrawl.storage import Repository, safe_url
@@ -129,7 +129,11 @@ def prototypes(
     settings = load_settings(storage={"url": db})
     if from_file is not None:
         lines = _read_urls(from_file)
-        fitted = Prototyper(settings.prototypes).fit(lines)
+        if like is not None:
+            found_like = like_prototype(lines, like, settings.prototypes)
+            fitted = found_like.fitted
+        else:
+            fitted = Prototyper(settings.prototypes).fit(lines)
         if fitted.n_invalid_:
             err_console.print(
                 f"{fitted.n_invalid_} line(s) skipped, not valid URLs; first: {fitted.invalid_[0]}",
@@ -138,14 +142,10 @@ def prototypes(
             )
         found = list(fitted.prototypes_)
         if like is not None:
-            normaliser = URLNormaliser(settings.prototypes)
-            normal = normaliser(like)
-            pid = fitted.matcher_.match(normal)
-            members: dict[str, list[str]] = {}
-            for line, owner in zip(lines, fitted.predict(lines), strict=True):
-                if owner is not None:
-                    members.setdefault(owner, []).append(line)
-            _show_like(like, found, members, normal, pid, as_json=as_json)
+            chosen = found_like.prototype
+            pid = chosen.id if chosen is not None else None
+            members = {pid: list(found_like.members)} if pid is not None else {}
+            _show_like(like, found, members, found_like.normal, pid, as_json=as_json)
             return
         _print(found, as_json, None)
         return

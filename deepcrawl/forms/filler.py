@@ -11,7 +11,11 @@ Hernández et al.'s "Deep Web Access" module fills a form and retrieves the resp
    per page" select set to its largest value (:mod:`deepcrawl.forms.page_size`), the other
    selects reset to their defaults;
 3. the form is submitted by its own means: its submit button (an image button sends ``x``/``y``
-   as a browser does), a scripted control, or Enter in the query field;
+   as a browser does), a scripted control, or Enter in the query field — unless typing alone
+   shows the results: a form without a submit button that submits to its own page (a
+   search-as-you-type over a client-side index, as MkDocs-Material's) is first tried by typing
+   the keyword as a user does; once that has shown results, every later keyword is typed into
+   the same live page, which is never submitted nor reloaded (a query costs no request);
 4. the filler waits for the results, whether they come by navigation or by script
    (:func:`~deepcrawl.forms.browsing.settle`), then follows the result pages — next links, page
    numbers, "load more" buttons — up to ``settings.keywords.max_result_pages``
@@ -27,16 +31,19 @@ look, against which every later page is judged (:mod:`deepcrawl.forms.results`).
 
 from __future__ import annotations
 
+import asyncio
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
+from urllib.parse import urlsplit
 
 from playwright.async_api import Error as PlaywrightError
 
-from deepcrawl.browser.render import translate
+from deepcrawl.browser._assets import script
+from deepcrawl.browser.render import collect_links, translate
 from deepcrawl.errors import FetchError, FetchTimeoutError, FormError, UnsafeFormError
 from deepcrawl.forms.browsing import Traffic, before_action, settle, snapshot
 from deepcrawl.forms.discover import discover_forms
-from deepcrawl.forms.judge import Judge
+from deepcrawl.forms.judge import MIN_NEW_LINKS, Judge
 from deepcrawl.forms.page_size import page_size_choice
 from deepcrawl.forms.pagination import next_page
 from deepcrawl.forms.query_field import find_query_fields
@@ -59,6 +66,8 @@ if TYPE_CHECKING:
 __all__ = ["FormFiller"]
 
 _CLICKABLE = ("button", "input", "image", "js")
+#: Submit controls that are a form's own buttons (not a script's clickable element).
+_BUTTONS = frozenset({"button", "input", "image"})
 
 
 class FormFiller:
@@ -88,6 +97,9 @@ class FormFiller:
         """Requests spent outside queries (the nonsense-keyword baseline)."""
         self._rule = SafetyRule(settings.forms.refused_words)
         self._form_keys: set[tuple[str, str]] | None = None
+        self.types_live: bool | None = None
+        """Whether typing alone shows this form's results (None: not known yet)."""
+        self._typing_misses = 0
         for url in (form.page_url, form.action):
             pool.scope.admit(url)
 
@@ -221,7 +233,14 @@ class FormFiller:
         quiet = self.settings.forms.settle_s
         lease.begin()
         live = await self._open_form(lease, traffic)
+        before: _BeforeTyping | None = None
+        if self._may_type(live):  # what the page shows before the keyword is typed
+            shown = {ChromeFilter.key(link) for link in await collect_links(page)}
+            before = _BeforeTyping(shown, traffic.mark(), await before_action(page, traffic))
         await self._fill(page, live, keyword, values)
+        if before is not None and await self._typed(lease, traffic, live, before, pages):
+            await self._scroll_on(page, traffic, cap, pages, more)
+            return
         mark = traffic.mark()
         acted = await before_action(page, traffic)
         await self._submit(page, live)
@@ -233,6 +252,12 @@ class FormFiller:
         pages.append(await self._read(page, traffic, mark))
         if not self.judge.has_results(pages[0], keyword):
             return
+        if before is not None and self.judge.baseline is not None:
+            # submitting showed results that typing did not (a script still loading its index
+            # may be slow to answer the first keywords): after a few such queries, stop trying
+            self._typing_misses += 1
+            if self._typing_misses >= self.settings.forms.typing_tries:
+                self.types_live = False
         visited = {pages[0].url, pages[0].fetched_url}
         while len(pages) < cap:
             if more is not None and not more(pages[-1], len(pages)):
@@ -260,6 +285,100 @@ class FormFiller:
             visited.update({nxt.url, nxt.fetched_url, turn.url})
             if not self._new_links(pages):
                 break
+
+    def _may_type(self, live: Form) -> bool:
+        """Whether to try typing alone: a form with no submit button that submits to its own
+        page (or no form element at all: a box a script reads), where typing has not been shown
+        not to search. A submit button, or an action elsewhere, says the server answers the
+        search; what typing shows beside such a box is suggestions, not the results."""
+        if self.types_live is not None:
+            return self.types_live
+        if any(control.kind in _BUTTONS for control in live.submits):
+            return False
+        own = urlsplit(live.action)._replace(query="", fragment="")
+        page = urlsplit(live.page_url)._replace(query="", fragment="")
+        return live.formless or own == page
+
+    async def _typed(
+        self,
+        lease: PageLease,
+        traffic: Traffic,
+        live: Form,
+        before: _BeforeTyping,
+        pages: list[ResultPage],
+    ) -> bool:
+        """Let the keyword just typed into ``live`` show its results on the same page.
+
+        The key-up of a last key (End: it changes no text) is what many search-as-you-type
+        scripts listen to. True, with the page read into ``pages``, when typing searches: the
+        page stayed and at least :data:`MIN_NEW_LINKS` links not shown before typing appeared
+        (or this form is known to search so, and the answer is an empty list). Links are told
+        apart by place and text (a result may point where the navigation beside it points).
+        """
+        page = lease.page
+        query = self._query_input(live)
+        if query is None:
+            return False
+        timeout = self.settings.browser.page_timeout_s * 1000
+        await page.locator(query.locator).first.press("End", timeout=timeout, no_wait_after=True)
+        quiet = self.settings.forms.settle_s
+        deadline = time.monotonic() + min(
+            self.settings.forms.typing_wait_s, self.settings.browser.page_timeout_s
+        )
+        after: tuple[int, int | None] | None = before.acted
+        while True:
+            # Known to search so, the page's first answer is the keyword's; not known yet, the
+            # answer must be links, and may come late (a script still building its index).
+            try:
+                await settle(
+                    page,
+                    traffic,
+                    quiet_s=quiet,
+                    timeout_s=max(quiet, deadline - time.monotonic()),
+                    after=after,
+                )
+            except FetchTimeoutError:
+                return False  # a navigation is under way: the submission path reads it
+            if traffic.navigations > before.mark[1]:
+                return False
+            new = {ChromeFilter.key(link) for link in await collect_links(page)} - before.shown
+            if self.types_live or len(new) >= MIN_NEW_LINKS:
+                break
+            if time.monotonic() >= deadline:
+                return False
+            after = None
+            await asyncio.sleep(quiet)
+        typed = await self._read(page, traffic, before.mark)
+        self.types_live = True
+        pages.append(typed)
+        return True
+
+    async def _scroll_on(
+        self,
+        page: Page,
+        traffic: Traffic,
+        cap: int,
+        pages: list[ResultPage],
+        more: Callable[[ResultPage, int], bool] | None,
+    ) -> None:
+        """Read a typed result list that renders more as it is scrolled: scroll to its end,
+        read it again, while it grows, up to ``cap`` readings (no request: the list is live)."""
+        wait = min(self.settings.forms.typing_wait_s, self.settings.browser.page_timeout_s)
+        while len(pages) < cap and (more is None or more(pages[-1], len(pages))):
+            mark = traffic.mark()
+            acted = await before_action(page, traffic)
+            if not await page.evaluate(script("deepcrawl.forms", "scroll.js")):
+                return
+            try:
+                await settle(
+                    page, traffic, quiet_s=self.settings.forms.settle_s, timeout_s=wait, after=acted
+                )
+            except FetchTimeoutError:
+                return
+            pages.append(await self._read(page, traffic, mark))
+            if not self._new_links(pages):
+                pages.pop()
+                return
 
     @staticmethod
     def _new_links(pages: list[ResultPage]) -> bool:
@@ -371,6 +490,17 @@ class FormFiller:
         await page.eval_on_selector(
             live.locator, "f => (f.requestSubmit ? f.requestSubmit() : f.submit())"
         )
+
+
+class _BeforeTyping(NamedTuple):
+    """The page just before a keyword is typed into it."""
+
+    shown: set[tuple[str, str]]
+    """Chrome keys of the links it shows."""
+    mark: tuple[int, int]
+    """The traffic mark (:meth:`Traffic.mark`)."""
+    acted: tuple[int, int | None]
+    """The :func:`before_action` mark."""
 
 
 def _radio(form: Form, name: str, value: str) -> FormField | None:

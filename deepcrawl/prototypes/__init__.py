@@ -9,10 +9,10 @@ of page — with their coverage and examples, and assign any URL to its prototyp
     prototyper.predict(["https://example.com/book/17"])   # -> ["p1a2b3c4d5e"]
 
 ``_tree`` holds ``markParts`` (which parts are constant, which variable), ``_types`` the typed
-wildcards, ``_matcher`` the fast matcher, ``_model`` the :class:`Prototype` record,
-``_labelling`` the user's labels (:class:`LabelSession`), ``_overview`` the kinds described for
-the person labelling them (:func:`kinds`), ``_evaluate`` scoring against known
-page kinds.
+wildcards, ``_matcher`` the fast matcher, ``_model`` the :class:`Prototype` record, ``_like``
+the prototype of a ``--like`` example over a URL list (:func:`like_prototype`), ``_labelling``
+the user's labels (:class:`LabelSession`), ``_overview`` the kinds described for the person
+labelling them (:func:`kinds`), ``_evaluate`` scoring against known page kinds.
 """
 
 from deepcrawl.prototypes._evaluate import PrototypeScore, score_prototypes
@@ -23,6 +23,7 @@ from deepcrawl.prototypes._labelling import (
     suggest_name,
     to_row,
 )
+from deepcrawl.prototypes._like import LikeMatch, like_prototype
 from deepcrawl.prototypes._matcher import PrototypeMatcher
 from deepcrawl.prototypes._model import Prototype, prototype_id
 from deepcrawl.prototypes._overview import (
@@ -41,6 +42,7 @@ __all__ = [
     "Example",
     "Kind",
     "LabelSession",
+    "LikeMatch",
     "Prototype",
     "PrototypeMatcher",
     "PrototypeScore",
@@ -51,6 +53,7 @@ __all__ = [
     "from_row",
     "kinds",
     "labels_yaml",
+    "like_prototype",
     "prototype_id",
     "read_labels_file",
     "record_suggestion",

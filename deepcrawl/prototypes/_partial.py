@@ -23,11 +23,14 @@ Record = tuple[tuple[str, ...], tuple[tuple[str, str | None], ...], str, int]
 SEGMENT_END = r"(?:[/?]|\Z)"
 VALUE_END = r"(?:&|\Z)"
 _META_RE = re.compile(r"[.^$*+?{}\[\]\\|()]")
-#: The literal head of a value: a namespace (``records:``, ``Special:``), or a word before an id,
+#: The literal head of a value: a namespace (``records:``, ``Special:``), a word before an id,
 #: joined by a separator or directly (``book-17``, ``issue17``; a single letter joined directly,
-#: ``v2`` or ``a17``, is a part of the value rather than a word).
+#: ``v2`` or ``a17``, is a part of the value rather than a word), or a sigil — punctuation
+#: before a name (``_login``, ``@Talk``, ``~user``): an application's own pages beside its
+#: users' names.
 _PREFIX_RE = re.compile(
-    r"([A-Za-z][A-Za-z0-9_]*[:/](?=.)|[A-Za-z]+[\-_](?=.*[0-9])|[A-Za-z]{2,}(?=[0-9]))"
+    r"([A-Za-z][A-Za-z0-9_]*[:/](?=.)|[A-Za-z]+[\-_](?=.*[0-9])|[A-Za-z]{2,}(?=[0-9])"
+    r"|[_@~!$](?=[A-Za-z0-9]))"
 )
 _SUFFIX_RE = re.compile(r".(\.[A-Za-z][A-Za-z0-9]{0,4})\Z")
 _HEX_ID_RE = re.compile(r"[0-9a-fA-F]{8,}")
@@ -78,7 +81,8 @@ def exclude(earlier: list[str], end: str) -> str:
 
 def value_shape(value: str) -> tuple[str, str] | None:
     """The literal head and file extension of a value (``("issue", "")`` for ``issue17``,
-    ``("book-", ".html")`` for ``book-17.html``), or None when it has neither.
+    ``("book-", ".html")`` for ``book-17.html``, ``("_", "")`` for ``_login``), or None when it
+    has neither.
 
     A hash (``de4f09a1``) has no head: its leading letters are hex digits, not a word.
     """

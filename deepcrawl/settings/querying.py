@@ -32,6 +32,15 @@ class FormSettings(Section):
     settle_s: float = 0.3
     """After a submission, a click or a result-page load, the page counts as complete once no
     request has been in flight and the DOM has not changed for this long (JS-rendered results)."""
+    typing_wait_s: float = 10.0
+    """A form that submits to its own page (a search box over a client-side index) is first
+    tried by typing alone: this long at most for the typed keyword to show results on the same
+    live page — then no submission (no page load) is needed, for this query or the next. Not
+    from a paper: a search-as-you-type answers within a few hundred milliseconds once its index
+    is loaded; loading an 800 KB index on a busy machine took seconds."""
+    typing_tries: int = 3
+    """Queries whose submission showed results that typing had not shown before typing is
+    given up for the form (the first ones may come before its script has loaded its index)."""
     nonsense_keyword: str = "xqzvkjwq"
     """A word no site holds: submitted once per form (first page only) to learn its "no results"
     page and the links every page of the site shows (site chrome, not results). Empty: never."""

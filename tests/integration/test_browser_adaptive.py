@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from deepcrawl.browser import AdaptiveFetcher, BrowserFetcher, HttpFetcher, make_fetcher
+from deepcrawl.browser.testing import LocalSite, Reply
 from deepcrawl.settings import Settings
 
 if TYPE_CHECKING:
@@ -57,6 +58,23 @@ async def test_auto_mode_renders_script_built_results(news_server: FixtureServer
         assert first.via == "browser"
         assert second.via == "browser"
         assert any("/20" in link.url for link in second.links)  # articles the script listed
+
+
+SCRIPTED = """<html><body><p>A page whose script adds a link.</p><div id=more></div>
+<script>document.getElementById('more').innerHTML = '<a href="/scripted/">Scripted</a>';</script>
+</body></html>"""
+
+
+async def test_a_sampled_page_is_rendered_from_the_bytes_http_got() -> None:
+    pages = {f"/page/{i}": Reply(SCRIPTED) for i in range(3)}
+    with LocalSite(dict(pages)) as site:
+        async with AdaptiveFetcher(SETTINGS, render="auto") as fetcher:
+            fetched = [await fetcher.fetch(site.url + path) for path in pages]
+        assert fetcher.counts["compared"] >= 1
+        assert fetched[0].via == "browser"
+        assert site.url + "/scripted/" in {link.url for link in fetched[0].links}
+        # each page was asked of the server once: the browser rendered what HTTP had fetched
+        assert sorted(path for _, path in site.log if path.startswith("/page/")) == sorted(pages)
 
 
 def _closed_port() -> int:

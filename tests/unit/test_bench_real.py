@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 import json
+import re
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import pytest
+from deepcrawl_fixtures.real.base import RealApp, RealTruth
 from deepcrawl_fixtures.real.score import RealScore
 from rich.console import Console
 
 from deepcrawl.bench.real import RealRun, _delivered, _stop_reason, run_real_bench
-from deepcrawl.bench.report import real_runs_to_json, real_table
+from deepcrawl.bench.real_prototypes import PrototypeF1, prototype_f1
+from deepcrawl.bench.report import real_prototypes_table, real_runs_to_json, real_table
 from deepcrawl.errors import FixtureError
 from deepcrawl.settings import load_settings
 
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
     from pathlib import Path
 
     from deepcrawl.browser.base import Fetcher
@@ -62,7 +67,7 @@ def test_table_pairs_each_site_with_its_baseline() -> None:
     cells = [cell.strip() for cell in row.strip("│").split("│")]
     assert cells == [
         "docs", "9/10", "0.900", "1.000", "0.750", "12", "3", "0/0", "done (saturated)", "2",
-        "0.700", "0.140", "50",
+        "0.700", "0.140", "50", "-",
     ]  # fmt: skip
     data = json.loads(real_runs_to_json(runs))
     assert [(r["crawler"], r["recall"], r["stop"]) for r in data] == [
@@ -77,3 +82,62 @@ def test_an_unknown_real_site_is_refused() -> None:
 
     with pytest.raises(FixtureError, match="unknown real site 'nope'"):
         run_real_bench(["nope"], load_settings(), make_fetcher=no_fetcher)
+
+
+class _Tracker(RealApp):
+    """A fake application: issues are the records; messages and users look like them."""
+
+    name = "tracker"
+    title = "Tracker 1.0"
+    features = frozenset()
+    like_path = "/issue1"
+
+    def install(self) -> None:
+        raise AssertionError("nothing to install")
+
+    def run(self, port: int) -> AbstractContextManager[None]:
+        raise AssertionError("nothing to run")
+
+    def truth(self) -> RealTruth:
+        return RealTruth(records=frozenset(str(i) for i in range(1, 40)))
+
+    def record_of(self, path: str) -> str | None:
+        match = re.fullmatch(r"/issue([0-9]+)(\?.*)?", path)
+        return match.group(1) if match and "@template" not in path else None
+
+
+def test_the_like_prototype_is_scored_against_the_record_pages_of_the_list() -> None:
+    h = "http://127.0.0.1:9"
+    urls = [f"{h}/issue{i}" for i in range(1, 30)] + [f"{h}/issue{i}?x=1" for i in (1, 2)]
+    urls += [f"{h}/msg{i}" for i in range(100, 120)] + [f"{h}/user{i}" for i in range(1, 6)]
+    urls += [f"{h}/issue5", f"{h}/"]  # a duplicate counts once
+    f1 = prototype_f1(_Tracker(), urls, f"{h}/issue1")
+    assert (f1.urls, f1.record_urls, f1.records) == (57, 31, 29)
+    assert (f1.members, f1.members_wanted, f1.records_matched) == (31, 31, 29)
+    assert f1.f1 == 1.0
+    assert "issue" in f1.regex
+    # an example no prototype holds scores zero and says so
+    missing = prototype_f1(_Tracker(), urls, f"{h}/archive/2020/issue1.pdf")
+    assert (missing.members, missing.f1, missing.regex) == (0, 0.0, "")
+
+
+def test_the_table_shows_the_like_prototypes_f1() -> None:
+    figures = PrototypeF1(
+        urls=57, record_urls=31, records=29, members=40, members_wanted=30,
+        records_matched=29, regex=r"http://h/issue[0-9]+(?:\?[^&]*)?",
+    )  # fmt: skip
+    runs = [_run("deepcrawl", 9, 12, "done"), replace(_run("bfs", 7, 50, "x"), prototypes=figures)]
+    console = Console(width=250, record=True)
+    console.print(real_table(runs))
+    console.print(real_prototypes_table(runs))
+    text = console.export_text()
+    crawl_row, row = (line.strip() for line in text.splitlines() if line.startswith("│ docs"))
+    assert crawl_row.endswith(" 0.857 │")
+    cells = [cell.strip() for cell in row.strip("│").split("│")]
+    assert cells == [
+        "docs", "57", "31", "29", "40", "0.750", "1.000", "0.857",
+        r"http://h/issue[0-9]+(?:\?[^&]*)?",
+    ]  # fmt: skip
+    data = json.loads(real_runs_to_json(runs))
+    assert "prototypes" not in data[0]
+    assert data[1]["prototypes"]["f1"] == 0.8571

@@ -123,3 +123,34 @@ def test_path_twins_and_extensions_are_kept_apart() -> None:
     groups = _kinds(urls)
     for pattern in (r"/wiki/", r"/_history/", r"/data/Station_[0-9]+$", r"\.json$", r"\.csv$"):
         assert _together(groups, pattern)
+
+
+def test_an_applications_own_pages_behind_a_sigil_are_kept_apart() -> None:
+    # gitit: /_login, /_index, /_random ... (one URL each) beside the wiki's page names
+    names = [f"Station%20{w}" for w in ("River", "Stone", "Light", "Garden", "Paper")]
+    names = [f"{a}%20{b}" for a in names for b in ("North", "South", "East", "West", "Old")]
+    urls = [f"{H}/{n}" for n in names]
+    urls += [f"{H}/_{page}" for page in ("login", "logout", "index", "random", "activity")]
+    urls += [f"{H}/@{n}" for n in names[:4]]  # discussion pages
+    groups = _kinds(urls)
+    assert _together(groups, r"/Station%20[A-Za-z]+%20[A-Za-z]+$")
+    assert _together(groups, r"/_[a-z]+$")
+    assert _together(groups, r"/@Station")
+
+
+def test_the_like_prototype_of_a_saved_gitit_walk_holds_no_special_page() -> None:
+    # the first 320 links of a breadth-first walk of the test bed's gitit (fixtures/real)
+    from deepcrawl_fixtures.real.apps.gitit import page_name
+
+    from deepcrawl.prototypes import like_prototype
+
+    urls = [H + path for path in (DATA / "gitit" / "bfs-urls.txt").read_text().split()]
+    records = set((DATA / "gitit" / "records.txt").read_text().splitlines())
+    found = like_prototype(urls, f"{H}/Ago%20Said%20Canal")
+    assert found.members
+    wanted = [page_name(url.removeprefix(H)) in records for url in found.members]
+    assert not any("/_" in url for url in found.members)
+    reached = {page_name(url.removeprefix(H)) for url in found.members} & records
+    listed = {page_name(url.removeprefix(H)) for url in urls} & records
+    precision, recall = sum(wanted) / len(wanted), len(reached) / len(listed)
+    assert 2 * precision * recall / (precision + recall) >= 0.98
