@@ -1,8 +1,8 @@
 """Every default of deepcrawl, in one place.
 
-Settings are grouped in sections, one per component (``browser``, ``http``, ``politeness``,
-``forms``, ``keywords``, ``prototypes``, ``links``, ``crawl``, ``storage``, ``bench``). Each
-value is resolved, highest priority first, from:
+Settings are grouped in sections, one per component (``browser``, ``http``, ``access``,
+``politeness``, ``forms``, ``keywords``, ``prototypes``, ``links``, ``crawl``, ``storage``,
+``bench``). Each value is resolved, highest priority first, from:
 
 1. keyword arguments given in code (the CLI passes its flags this way);
 2. ``DEEPCRAWL_*`` environment variables, sections joined with a double underscore
@@ -31,13 +31,19 @@ from pydantic_settings import (
 
 from deepcrawl.errors import ConfigError
 from deepcrawl.settings._base import CONFIG_FILE_ENV, DEFAULT_CONFIG_FILE, QUIET_CHROMIUM_ARGS
-from deepcrawl.settings.fetching import BrowserSettings, HttpSettings, PolitenessSettings
+from deepcrawl.settings.fetching import (
+    AccessSettings,
+    BrowserSettings,
+    HttpSettings,
+    PolitenessSettings,
+)
 from deepcrawl.settings.learning import LinkLearningSettings, PrototypeSettings
 from deepcrawl.settings.querying import FormSettings, KeywordSettings
 from deepcrawl.settings.running import BenchSettings, CrawlSettings, StorageSettings
 
 __all__ = [
     "QUIET_CHROMIUM_ARGS",
+    "AccessSettings",
     "BenchSettings",
     "BrowserSettings",
     "CrawlSettings",
@@ -65,6 +71,7 @@ class Settings(BaseSettings):
 
     browser: BrowserSettings = BrowserSettings()
     http: HttpSettings = HttpSettings()
+    access: AccessSettings = AccessSettings()
     politeness: PolitenessSettings = PolitenessSettings()
     forms: FormSettings = FormSettings()
     keywords: KeywordSettings = KeywordSettings()
