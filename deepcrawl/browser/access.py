@@ -231,6 +231,11 @@ def _json_cookie(item: object, path: Path, number: int) -> dict[str, Any]:
     if item.get("session") is True or not isinstance(expires, int | float):
         expires = -1
     same_site = _SAME_SITE.get(str(item.get("sameSite") or "lax").lower(), "Lax")
+    secure = bool(item.get("secure", False))
+    if same_site == "None" and not secure:
+        # Chromium drops a SameSite=None cookie that is not Secure, httpx would send it:
+        # Lax (the browsers' default) keeps it, in both, for the site's own requests.
+        same_site = "Lax"
     return {
         "name": name,
         "value": value,
@@ -238,7 +243,7 @@ def _json_cookie(item: object, path: Path, number: int) -> dict[str, Any]:
         "path": str(item.get("path") or "/"),
         "expires": float(expires),
         "httpOnly": bool(item.get("httpOnly", False)),
-        "secure": bool(item.get("secure", False)),
+        "secure": secure,
         "sameSite": same_site,
     }
 
