@@ -13,7 +13,9 @@ header, or be reachable only through a proxy. :class:`SiteAccess` reads the ``ac
 Cookies come from a Netscape ``cookies.txt``, a JSON list of cookies (browser extensions'
 exports and Playwright's ``context.cookies()``) or a Playwright storage state (what
 ``deepcrawl login`` saves); :func:`load_cookies` reads the first two, :func:`load_storage_state`
-the third.
+the third. One difference remains, in the standard library's cookie jar that httpx uses (and
+copies per request, with its default policy): it has no host-only cookies, so plain HTTP also
+sends a cookie for ``example.org`` to ``www.example.org``, where the browser does not.
 
 Environment proxies (``HTTP_PROXY``, ``HTTPS_PROXY``, ``ALL_PROXY``, ``NO_PROXY``) are ignored
 by both fetchers: httpx would read them per scheme with its own ``NO_PROXY`` rules, Chromium
@@ -357,7 +359,7 @@ class SiteAccess:
     def client_options(self) -> dict[str, Any]:
         """Keyword arguments of ``httpx.AsyncClient`` for this access: ``headers`` (the user
         agent first), ``cookies``. The proxy goes into the transport (:attr:`proxy`)."""
-        jar = http.cookiejar.CookieJar(policy=_LoopbackPolicy())
+        jar = http.cookiejar.CookieJar()
         for cookie in self.cookies:
             jar.set_cookie(_jar_cookie(cookie))
         return {
@@ -371,7 +373,14 @@ def _identity(cookie: Mapping[str, Any]) -> tuple[str, str, str]:
 
 
 def _jar_cookie(cookie: Mapping[str, Any]) -> http.cookiejar.Cookie:
+    """A cookie for the standard library's jar, which httpx uses (and copies per request, so
+    its policy cannot be replaced). That jar matches a host without a dot (``localhost``) as
+    ``localhost.local`` (RFC 2965 §1, effective host name): such a cookie domain gets the
+    suffix, or it would never be sent back, where a browser sends it."""
     domain: str = cookie["domain"]
+    bare = domain.lstrip(".")
+    if "." not in bare and ":" not in bare:
+        domain = f"{domain}.local"
     expires = cookie["expires"]
     return http.cookiejar.Cookie(
         version=0,
@@ -391,26 +400,3 @@ def _jar_cookie(cookie: Mapping[str, Any]) -> http.cookiejar.Cookie:
         comment_url=None,
         rest={"HttpOnly": ""} if cookie["httpOnly"] else {},
     )
-
-
-class _LoopbackPolicy(http.cookiejar.DefaultCookiePolicy):
-    """The standard library's cookie policy, but a host without a dot (``localhost``) is
-    matched as itself, as browsers do: the standard library rewrites it to ``localhost.local``
-    (RFC 2965 §1) and then never sends a ``localhost`` cookie back."""
-
-    def return_ok_domain(self, cookie: http.cookiejar.Cookie, request: Any) -> bool:
-        host = _request_host(request)
-        if cookie.domain.lstrip(".") == host and "." not in host:
-            return True
-        return super().return_ok_domain(cookie, request)
-
-    def domain_return_ok(self, domain: str, request: Any) -> bool:
-        host = _request_host(request)
-        if domain.lstrip(".") == host and "." not in host:
-            return True
-        return super().domain_return_ok(domain, request)
-
-
-def _request_host(request: Any) -> str:
-    """The host a cookie-jar request goes to (urllib's ``Request`` interface)."""
-    return (urlsplit(request.get_full_url()).hostname or "").lower()
