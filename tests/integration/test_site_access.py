@@ -242,3 +242,22 @@ def test_both_fetchers_go_through_the_proxy_and_neither_through_the_environments
             assert page.returncode == 0, page.stderr
             assert json.loads(page.stdout)["status"] == 200
         assert len(proxy.log) == seen  # the environment's proxy is ignored by both
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (("--header", "X-Key"), "error: header 'X-Key': expected 'Name: value'"),
+        (("--cookies", "missing.txt"), "error: cookie file missing.txt: cannot read it"),
+        (("--proxy", "ftp://p:21"), "error: proxy 'ftp://p:21': the scheme must be one of"),
+    ],
+)
+def test_bad_access_input_ends_the_crawl_with_one_line_naming_it(
+    header_site: FixtureServer, tmp_path: Path, flags: tuple[str, ...], message: str
+) -> None:
+    header_site.reset_stats()
+    result = _deepcrawl(tmp_path, "crawl", header_site.url + "/", *flags)
+    assert result.returncode == 1
+    assert result.stderr.startswith(message), result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert header_site.stats()["requests"] == 0  # checked before anything is sent
