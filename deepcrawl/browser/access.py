@@ -7,15 +7,15 @@ header, or be reachable only through a proxy. :class:`SiteAccess` reads the ``ac
 * the browser, as Playwright context options (:meth:`SiteAccess.context_options`):
   ``storage_state`` (cookies and local storage), ``extra_http_headers``, ``user_agent``,
   ``proxy``;
-* plain HTTP, as httpx client options (:meth:`SiteAccess.client_options`): a cookie jar, default
-  headers and a proxy.
+* plain HTTP, as httpx client options (:meth:`SiteAccess.client_options`): default headers, a
+  request hook adding the cookies, and a proxy.
 
 Cookies come from a Netscape ``cookies.txt``, a JSON list of cookies (browser extensions'
 exports and Playwright's ``context.cookies()``) or a Playwright storage state (what
 ``deepcrawl login`` saves); :func:`load_cookies` reads the first two, :func:`load_storage_state`
-the third. One difference remains, in the standard library's cookie jar that httpx uses (and
-copies per request, with its default policy): it has no host-only cookies, so plain HTTP also
-sends a cookie for ``example.org`` to ``www.example.org``, where the browser does not.
+the third. Plain HTTP sends them by the browser's rules (RFC 6265: host-only and domain cookies,
+paths, ``Secure``), from a request hook (:meth:`SiteAccess.add_cookies`), not through httpx's
+cookie jar, whose rules differ (see there).
 
 Environment proxies (``HTTP_PROXY``, ``HTTPS_PROXY``, ``ALL_PROXY``, ``NO_PROXY``) are ignored
 by both fetchers: httpx would read them per scheme with its own ``NO_PROXY`` rules, Chromium
@@ -30,7 +30,6 @@ deepcrawl always gives it its own transport, :mod:`deepcrawl.browser.http`).
 
 from __future__ import annotations
 
-import http.cookiejar
 import importlib.util
 import json
 import re
@@ -39,13 +38,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
-import httpx
-
 from deepcrawl.errors import AccessError
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
     from pathlib import Path
+
+    import httpx
 
     from deepcrawl.settings import Settings
 
@@ -358,45 +357,63 @@ class SiteAccess:
 
     def client_options(self) -> dict[str, Any]:
         """Keyword arguments of ``httpx.AsyncClient`` for this access: ``headers`` (the user
-        agent first), ``cookies``. The proxy goes into the transport (:attr:`proxy`)."""
-        jar = http.cookiejar.CookieJar()
-        for cookie in self.cookies:
-            jar.set_cookie(_jar_cookie(cookie))
+        agent first) and ``event_hooks`` (:meth:`add_cookies`). The proxy goes into the
+        transport (:attr:`proxy`)."""
         return {
             "headers": {"User-Agent": self.user_agent, **self.headers},
-            "cookies": httpx.Cookies(jar),
+            "event_hooks": {"request": [self.add_cookies]},
         }
+
+    def cookies_for(self, url: str) -> list[tuple[str, str]]:
+        """The (name, value) pairs a browser sends to ``url``, by RFC 6265 §5.4: domain and
+        host-only match, path match, ``Secure`` only over https, longer paths first."""
+        parts = urlsplit(url)
+        host = (parts.hostname or "").lower()
+        path = parts.path or "/"
+        now = time.time()
+        sent = [
+            cookie
+            for cookie in self.cookies
+            if _domain_matches(cookie["domain"], host)
+            and _path_matches(cookie["path"], path)
+            and (parts.scheme == "https" or not cookie["secure"])
+            and (cookie["expires"] <= 0 or cookie["expires"] > now)
+        ]
+        sent.sort(key=lambda cookie: -len(cookie["path"]))
+        return [(cookie["name"], cookie["value"]) for cookie in sent]
+
+    async def add_cookies(self, request: httpx.Request) -> None:
+        """httpx request hook: add the access's cookies for the request's URL (every hop of a
+        redirect chain). A cookie of the same name the site set meanwhile, which httpx's own
+        jar already sends, wins, as in a browser.
+
+        httpx's jar (the standard library's) is not given these cookies: it knows no host-only
+        cookies and no ``localhost`` (RFC 2965's ``.local`` rewriting), so it would send them
+        where a browser does not, and fail to send them where a browser does.
+        """
+        present = request.headers.get("cookie", "")
+        names = {part.split("=", 1)[0].strip() for part in present.split(";") if part.strip()}
+        added = [f"{n}={v}" for n, v in self.cookies_for(str(request.url)) if n not in names]
+        if added:
+            request.headers["cookie"] = "; ".join(filter(None, [present, *added]))
 
 
 def _identity(cookie: Mapping[str, Any]) -> tuple[str, str, str]:
     return (cookie["name"], cookie["domain"].lstrip("."), cookie["path"])
 
 
-def _jar_cookie(cookie: Mapping[str, Any]) -> http.cookiejar.Cookie:
-    """A cookie for the standard library's jar, which httpx uses (and copies per request, so
-    its policy cannot be replaced). That jar matches a host without a dot (``localhost``) as
-    ``localhost.local`` (RFC 2965 §1, effective host name): such a cookie domain gets the
-    suffix, or it would never be sent back, where a browser sends it."""
-    domain: str = cookie["domain"]
-    bare = domain.lstrip(".")
-    if "." not in bare and ":" not in bare:
-        domain = f"{domain}.local"
-    expires = cookie["expires"]
-    return http.cookiejar.Cookie(
-        version=0,
-        name=cookie["name"],
-        value=cookie["value"],
-        port=None,
-        port_specified=False,
-        domain=domain,
-        domain_specified=domain.startswith("."),  # host-only cookies: no Domain attribute
-        domain_initial_dot=domain.startswith("."),
-        path=cookie["path"],
-        path_specified=True,
-        secure=cookie["secure"],
-        expires=int(expires) if expires > 0 else None,
-        discard=expires <= 0,
-        comment=None,
-        comment_url=None,
-        rest={"HttpOnly": ""} if cookie["httpOnly"] else {},
+def _domain_matches(domain: str, host: str) -> bool:
+    """RFC 6265 §5.1.3, with §5.3 step 6: a leading dot marks a domain cookie (the host and its
+    subdomains), none a host-only cookie (the host alone)."""
+    if domain.startswith("."):
+        bare = domain[1:].lower()
+        return host == bare or host.endswith("." + bare)
+    return host == domain.lower()
+
+
+def _path_matches(cookie_path: str, path: str) -> bool:
+    """RFC 6265 §5.1.4."""
+    return path == cookie_path or (
+        path.startswith(cookie_path)
+        and (cookie_path.endswith("/") or path[len(cookie_path)] == "/")
     )

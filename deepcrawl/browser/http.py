@@ -211,8 +211,12 @@ def open_client(
     access = access if access is not None else SiteAccess.from_settings(settings)
     client_options = access.client_options()
     client_options["headers"]["Accept"] = "text/html,*/*;q=0.5"
+    hooks: dict[str, list[Any]] = client_options.pop("event_hooks")
+    for event, more in options.pop("event_hooks", {}).items():
+        hooks[event] = [*hooks.get(event, []), *more]
     return httpx.AsyncClient(
         **client_options,
+        event_hooks=hooks,
         timeout=httpx.Timeout(http.timeout_s),
         follow_redirects=True,
         max_redirects=http.max_redirects,

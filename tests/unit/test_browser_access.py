@@ -200,11 +200,12 @@ def test_both_fetchers_get_the_same_agent_headers_cookies_and_proxy(tmp_path: Pa
         ("127.0.0.1", "http://127.0.0.1:8000/a", True),
         ("localhost", "http://localhost:8000/a", True),  # no ".local" rewriting
         ("example.org", "http://example.org/a", True),
+        ("example.org", "http://www.example.org/a", False),  # host-only
         (".example.org", "http://www.example.org/a", True),
         ("example.org", "http://other.org/a", False),
     ],
 )
-def test_httpx_sends_a_cookie_where_a_browser_would(
+async def test_httpx_sends_a_cookie_where_a_browser_would(
     tmp_path: Path, domain: str, url: str, sent: bool
 ) -> None:
     path = tmp_path / "cookies.json"
@@ -215,9 +216,11 @@ def test_httpx_sends_a_cookie_where_a_browser_would(
         seen.append(request.headers.get("cookie", ""))
         return httpx.Response(200)
 
-    options = _access(tmp_path, cookies=path).client_options()
-    with httpx.Client(transport=httpx.MockTransport(answer), **options) as client:
-        client.get(url)
+    access = _access(tmp_path, cookies=path)
+    assert access.cookies_for(url) == ([("sid", "1")] if sent else [])
+    transport = httpx.MockTransport(answer)
+    async with httpx.AsyncClient(transport=transport, **access.client_options()) as client:
+        await client.get(url)
     assert seen == (["sid=1"] if sent else [""])
 
 
@@ -258,3 +261,19 @@ def test_the_default_user_agent_names_deepcrawl_and_its_version_and_no_made_up_c
     assert agent.startswith("deepcrawl/")
     assert "example" not in agent
     assert "invalid" not in agent
+
+
+async def test_paths_secure_cookies_and_cookies_the_site_set_meanwhile(tmp_path: Path) -> None:
+    path = tmp_path / "cookies.txt"
+    path.write_text(
+        "shop.example\tFALSE\t/\tFALSE\t0\tsid\told\n"
+        "shop.example\tFALSE\t/cart\tFALSE\t0\tcart\t1\n"
+        "shop.example\tFALSE\t/\tTRUE\t0\ttoken\tt\n"
+    )
+    access = _access(tmp_path, cookies=path)
+    assert access.cookies_for("http://shop.example/cart/3") == [("cart", "1"), ("sid", "old")]
+    assert access.cookies_for("http://shop.example/cartoon") == [("sid", "old")]
+    assert ("token", "t") in access.cookies_for("https://shop.example/")
+    request = httpx.Request("GET", "http://shop.example/", headers={"Cookie": "sid=new"})
+    await access.add_cookies(request)
+    assert request.headers["cookie"] == "sid=new"  # the site's newer session wins
