@@ -1,7 +1,9 @@
 """``deepcrawl login``: open a browser, let the user log in, save the session for the crawl."""
 
 import asyncio
+import contextlib
 import sys
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -18,16 +20,23 @@ if TYPE_CHECKING:
 
 async def _until_user_is_done(page: "Page") -> None:
     """Return when the user presses Enter (or ends the input) or closes the page."""
-    closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[None] = loop.create_future()
 
-    def on_close(_page: "Page") -> None:
-        if not closed.done():
-            closed.set_result(None)
+    def finish() -> None:
+        if not done.done():
+            done.set_result(None)
 
-    page.on("close", on_close)
-    enter = asyncio.ensure_future(asyncio.to_thread(sys.stdin.readline))
-    await asyncio.wait({enter, closed}, return_when=asyncio.FIRST_COMPLETED)
-    # a thread blocked in readline cannot be cancelled: it ends with the process's input
+    def read_line() -> None:
+        sys.stdin.readline()
+        with contextlib.suppress(RuntimeError):  # the loop has ended: the session is saved
+            loop.call_soon_threadsafe(finish)
+
+    page.on("close", lambda _page: finish())
+    # a daemon thread: a line never typed (the window was closed) must not keep the process,
+    # as ``asyncio.to_thread``'s executor would at the loop's shutdown
+    threading.Thread(target=read_line, name="login-enter", daemon=True).start()
+    await done
 
 
 async def _loaded(page: "Page") -> None:

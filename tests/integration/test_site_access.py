@@ -8,6 +8,7 @@ site behind a gate (:mod:`deepcrawl_fixtures.gate`).
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import os
 import stat
@@ -261,3 +262,34 @@ def test_bad_access_input_ends_the_crawl_with_one_line_naming_it(
     assert result.stderr.startswith(message), result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     assert header_site.stats()["requests"] == 0  # checked before anything is sent
+
+
+@pytest.mark.parametrize("how", ["enter", "close"])
+def test_the_login_session_is_saved_when_the_user_presses_enter_or_closes_the_page(
+    cookie_site: FixtureServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    from deepcrawl.cli.login import _until_user_is_done
+
+    if how == "enter":
+        monkeypatch.setattr(sys, "stdin", io.StringIO("\n"))
+    else:  # nobody types: the input stays open and empty
+        read, write = os.pipe()
+        monkeypatch.setattr(sys, "stdin", os.fdopen(read))
+
+    async def user(page: Page) -> None:
+        await _log_in(page)
+        if how == "close":
+            asyncio.get_running_loop().call_later(0.2, asyncio.ensure_future, page.close())
+        await _until_user_is_done(page)
+
+    settings = load_settings(browser={"memory_check_every": 0})
+    state = tmp_path / "state.json"
+    session = asyncio.run(
+        asyncio.wait_for(
+            record_login(cookie_site.url + LOGIN_PATH, state, settings, headed=False, done=user),
+            timeout=60,
+        )
+    )
+    assert session.cookies == 1
+    if how == "close":
+        os.close(write)
