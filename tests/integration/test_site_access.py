@@ -203,6 +203,13 @@ def test_the_login_command_without_a_display_runs_headless_and_says_so(
     assert "No display here" in result.stderr
     assert json.loads((tmp_path / "s.json").read_text())["cookies"] == []  # nobody logged in
 
+    forced = _deepcrawl(
+        tmp_path, "login", cookie_site.url + LOGIN_PATH, "--headed", "--out", "t.json", env=env
+    )
+    assert forced.returncode == 1
+    assert forced.stderr.startswith("error: --headed needs a display"), forced.stderr
+    assert not (tmp_path / "t.json").exists()
+
 
 def test_the_keyed_site_is_crawled_with_the_header_and_refused_without(
     header_site: FixtureServer, tmp_path: Path
