@@ -18,14 +18,16 @@ paths, ``Secure``), from a request hook (:meth:`SiteAccess.add_cookies`), not th
 cookie jar, whose rules differ (see there).
 
 Environment proxies (``HTTP_PROXY``, ``HTTPS_PROXY``, ``ALL_PROXY``, ``NO_PROXY``) are ignored
-by both fetchers: httpx would read them per scheme with its own ``NO_PROXY`` rules, Chromium
-reads them only on some desktops and never for loopback, so honouring them could only make
-the two fetchers' traffic differ (a page rendered direct, the same page fetched through the
-proxy). A proxy is therefore one explicit setting, ``access.proxy`` — from ``--proxy``,
-``deepcrawl.toml`` or ``DEEPCRAWL_ACCESS__PROXY`` — and every request of both goes through
-it, loopback included (the launcher starts Chromium with ``--no-proxy-server`` when none is
-set, :mod:`deepcrawl.browser.chromium`; httpx never sees the environment's proxies because
-deepcrawl always gives it its own transport, :mod:`deepcrawl.browser.http`).
+by both fetchers. Three clients would read them three ways: httpx per scheme with its own
+``NO_PROXY`` rules, Chromium (on Linux, when no desktop proxy setting overrides them) with its
+own, and Playwright's request client (``route.fetch``) through ``CONNECT`` tunnels even for
+plain HTTP — so honouring them could only make the two fetchers' traffic differ (a page
+rendered direct, the same page fetched through the proxy). A proxy is therefore one explicit
+setting, ``access.proxy`` — from ``--proxy``, ``deepcrawl.toml`` or ``DEEPCRAWL_ACCESS__PROXY``
+— and every request of both goes through it, loopback included. Chromium starts with
+``--no-proxy-server`` and its driver without the variables (:mod:`deepcrawl.browser.chromium`);
+a context's proxy overrides that flag. httpx never sees the environment's proxies because
+deepcrawl always gives it its own transport (:mod:`deepcrawl.browser.http`).
 """
 
 from __future__ import annotations
