@@ -117,6 +117,7 @@ def test_the_members_only_site_is_crawled_with_a_cookie_file_and_not_without(
     assert stats["by_kind"].get("results", 0) == 0
     assert stats["by_kind"].get("detail", 0) == 0
     # the gate's login form was seen, never submitted: only the user logs in
+    assert stats["by_kind"].get("login", 0) >= 1
     assert not any(entry["method"] == "POST" for entry in stats["log"])
 
     cookies = _netscape(
