@@ -36,7 +36,7 @@ import importlib.util
 import json
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
@@ -339,6 +339,11 @@ class SiteAccess:
             origins=tuple(origins),
             proxy=parse_proxy(access.proxy) if access.proxy else None,
         )
+
+    def with_cookies(self, cookies: Iterable[Mapping[str, Any]]) -> SiteAccess:
+        """This access with ``cookies`` (Playwright cookie dicts: ``context.cookies()``) in
+        place of its own; the local storage, headers and proxy stay."""
+        return replace(self, cookies=tuple(dict(cookie) for cookie in cookies))
 
     def context_options(self) -> dict[str, Any]:
         """Keyword arguments of Playwright's ``browser.new_context`` for this access."""

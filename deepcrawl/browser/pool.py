@@ -5,7 +5,9 @@
 browser context, reused from fetch to fetch (a new context per URL is ~5x slower, NOTES.md).
 The pool keeps the browser healthy:
 
-* a context is replaced after ``recycle_context_after`` pages (frees renderer memory);
+* a context is replaced after ``recycle_context_after`` pages (frees renderer memory); its
+  cookies go to the next context, so the session the site keeps (a renewed login, a consent)
+  outlives the recycling, as it does in plain HTTP's client;
 * a page that crashed or timed out is discarded, never reused;
 * the browser is restarted when it died, or when its process tree uses more than
   ``memory_ceiling_mb`` of PSS (checked every ``memory_check_every`` pages);
@@ -206,6 +208,7 @@ class BrowserPool(AsyncResource):
                 self.stats.crashes += 1
             await lease.close(_CLOSE_TIMEOUT_S)
         elif lease.served >= self.settings.browser.recycle_context_after:
+            await self._keep_cookies(lease)
             await lease.close(_CLOSE_TIMEOUT_S)
         else:
             self._idle.append(lease)
@@ -216,6 +219,17 @@ class BrowserPool(AsyncResource):
             if used > self.settings.browser.memory_ceiling_mb:
                 self.stats.memory_restarts += 1
                 self._restart_wanted = True
+
+    async def _keep_cookies(self, lease: PageLease) -> None:
+        """Give the cookies of a context about to be recycled to the contexts opened next."""
+        if self.access is None:
+            return
+        try:
+            async with asyncio.timeout(_CLOSE_TIMEOUT_S):
+                cookies = await lease.context.cookies()
+        except (PlaywrightError, TimeoutError):
+            return  # the context is gone: the next one starts from the access's cookies
+        self.access = self.access.with_cookies(cookies)
 
     def browser_processes(self) -> list[psutil.Process]:
         """The running Chromium's process tree (browser, renderers, GPU, utility processes)."""

@@ -30,8 +30,10 @@ from deepcrawl_fixtures.gate import (
     USER,
 )
 
+from deepcrawl.browser import BrowserPool
 from deepcrawl.browser.login import record_login
-from deepcrawl.settings import load_settings
+from deepcrawl.browser.testing import LocalSite, Reply
+from deepcrawl.settings import Settings, load_settings
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -301,3 +303,26 @@ def test_the_login_session_is_saved_when_the_user_presses_enter_or_closes_the_pa
     assert session.cookies == 1
     if how == "close":
         os.close(write)
+
+
+async def test_cookies_the_site_sets_outlive_the_recycling_of_browser_contexts(
+    tmp_path: Path,
+) -> None:
+    routes = {
+        "/set": Reply("<p>set</p>", headers=(("Set-Cookie", "renewed=2; Path=/"),)),
+        "/show": Reply("<p>show</p>"),
+    }
+    cookies = _netscape(tmp_path / "cookies.txt", "127.0.0.1\tFALSE\t/\tFALSE\t0\tgiven\t1")
+    settings = Settings().with_overrides(
+        browser={"recycle_context_after": 1, "memory_check_every": 0},
+        access={"cookies": cookies},
+    )
+    with LocalSite(routes) as site:
+        async with BrowserPool(settings, {"127.0.0.1"}) as pool:
+            async with pool.page() as lease:
+                await lease.page.goto(site.url + "/set")
+            async with pool.page() as lease:  # a new context: the first was recycled
+                await lease.page.goto(site.url + "/show")
+                seen = await lease.page.evaluate("document.cookie")
+        assert pool.stats.contexts == 2
+    assert sorted(seen.split("; ")) == ["given=1", "renewed=2"]
