@@ -7,7 +7,8 @@ with ``raise ... from exc`` so the original stays attached for debugging::
 
     DeepcrawlError
     ├── ConfigError                 bad settings, a bad option value, a bad file given by the user
-    │   └── InvalidURLError         a URL that cannot be parsed or normalised (keeps the URL)
+    │   ├── InvalidURLError         a URL that cannot be parsed or normalised (keeps the URL)
+    │   └── AccessError             an unusable cookie file, storage state, header or proxy
     ├── StorageError                the database cannot be reached, opened or written
     │   └── SchemaVersionError      the database was written by a newer deepcrawl
     ├── OutputError                 delivered pages cannot be written (a full disk, a closed pipe)
@@ -34,6 +35,7 @@ its URL and goes on.
 from __future__ import annotations
 
 __all__ = [
+    "AccessError",
     "BlockedError",
     "BodyTooLargeError",
     "BrowserCrashedError",
@@ -79,6 +81,11 @@ class InvalidURLError(ConfigError):
         super().__init__(f"invalid URL {shown!r}: {reason}")
         self.url = url
         self.reason = reason
+
+
+class AccessError(ConfigError):
+    """A site-access input (cookie file, storage state, header, proxy) cannot be used; the
+    message names the input (the file and line, the header as given)."""
 
 
 class StorageError(DeepcrawlError):

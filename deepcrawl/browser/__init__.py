@@ -5,6 +5,7 @@ Import what you need from here; the submodules are implementation details.
 
 from __future__ import annotations
 
+from deepcrawl.browser.access import SiteAccess
 from deepcrawl.browser.adaptive import (
     AdaptiveFetcher,
     Difference,
@@ -19,6 +20,7 @@ from deepcrawl.browser.chromium import find_chromium, launch_chromium, probe_bro
 from deepcrawl.browser.fetcher import BrowserFetcher
 from deepcrawl.browser.http import HttpFetcher, extract_links
 from deepcrawl.browser.lease import PageLease
+from deepcrawl.browser.login import LoginSession, record_login
 from deepcrawl.browser.pool import BrowserPool, PoolStats
 from deepcrawl.browser.probe import ProbeReport, probe_links, probe_page
 from deepcrawl.browser.render import collect_links, render_page
@@ -36,10 +38,12 @@ __all__ = [
     "HttpFetcher",
     "Link",
     "LinkOrigin",
+    "LoginSession",
     "PageLease",
     "PoolStats",
     "ProbeReport",
     "Scope",
+    "SiteAccess",
     "StoredDocument",
     "Subrequests",
     "Verdict",
@@ -53,6 +57,7 @@ __all__ = [
     "probe_browser",
     "probe_links",
     "probe_page",
+    "record_login",
     "render_page",
     "url_shape",
 ]

@@ -14,6 +14,12 @@ goes to the whole foreground process group, and a driver in ours would die at on
 deepcrawl could close the browser and the pages in flight, which then fail with ``Connection
 closed while reading from the driver``. Out of the group, the driver is stopped by deepcrawl, in
 order; it still ends with deepcrawl, since it exits when its pipe from deepcrawl closes.
+
+Proxies come from the ``access.proxy`` setting only, per browser context
+(:mod:`deepcrawl.browser.access` says why): the driver starts without the environment's proxy
+variables (its own requests — ``route.fetch`` — would read them, and Chromium inherits them)
+and Chromium with ``--no-proxy-server`` (no system proxy settings either); a context's proxy
+overrides that flag.
 """
 
 from __future__ import annotations
@@ -46,6 +52,12 @@ __all__ = ["LaunchedBrowser", "find_chromium", "launch_chromium", "probe_browser
 SYSTEM_CHROMIUMS = (Path("/usr/bin/chromium"), Path("/usr/lib/chromium/chromium"))
 PATH_NAMES = ("chromium", "chromium-browser")
 INSTALL_HINT = "install one with `apt-get install -y chromium` or `playwright install chromium`"
+#: Environment variables a proxy could come from; none reaches the driver or the browser.
+PROXY_VARIABLES = tuple(
+    name
+    for base in ("http_proxy", "https_proxy", "all_proxy", "no_proxy")
+    for name in (base, base.upper())
+)
 
 
 def _playwright_chromium() -> Path | None:
@@ -134,6 +146,24 @@ class LaunchedBrowser:
 
 
 @contextlib.contextmanager
+def _driver_environment(tmpdir: Path) -> Iterator[None]:
+    """``TMPDIR`` set to ``tmpdir`` and no proxy variable in the environment, only while the
+    driver process starts (it copies the environment then)."""
+    saved = {name: os.environ.get(name) for name in ("TMPDIR", *PROXY_VARIABLES)}
+    os.environ["TMPDIR"] = str(tmpdir)
+    for name in PROXY_VARIABLES:
+        os.environ.pop(name, None)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+@contextlib.contextmanager
 def _driver_in_own_session() -> Iterator[None]:
     """Start the subprocesses spawned in the block (Playwright's driver) in a new session.
 
@@ -159,7 +189,8 @@ async def launch_chromium(settings: Settings | BrowserSettings) -> LaunchedBrows
 
     The driver runs with ``TMPDIR`` pointing to a fresh private folder, so the browser profile
     and every other temporary file live there and vanish with :meth:`LaunchedBrowser.aclose`.
-    ``TMPDIR`` is swapped in the environment only while the driver process starts.
+    ``TMPDIR`` is swapped in the environment, and the proxy variables are taken out of it,
+    only while the driver process starts.
 
     Raises:
         BrowserNotFoundError: no Chromium binary.
@@ -168,22 +199,14 @@ async def launch_chromium(settings: Settings | BrowserSettings) -> LaunchedBrows
     section = _section(settings)
     binary = require_chromium(section)
     tmpdir = Path(tempfile.mkdtemp(prefix="deepcrawl-browser-"))
-    saved = os.environ.get("TMPDIR")
     playwright: Playwright | None = None
     try:
-        os.environ["TMPDIR"] = str(tmpdir)
-        try:
-            with _driver_in_own_session():
-                playwright = await async_playwright().start()
-        finally:
-            if saved is None:
-                os.environ.pop("TMPDIR", None)
-            else:
-                os.environ["TMPDIR"] = saved
+        with _driver_environment(tmpdir), _driver_in_own_session():
+            playwright = await async_playwright().start()
         browser = await playwright.chromium.launch(
             executable_path=str(binary),
             headless=section.headless,
-            args=list(section.launch_args),
+            args=[*section.launch_args, "--no-proxy-server"],
             timeout=max(section.page_timeout_s, 30.0) * 1000,
         )
     except (PlaywrightError, OSError) as exc:

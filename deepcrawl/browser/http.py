@@ -10,7 +10,9 @@ with its content type and an empty body). httpx exceptions are translated into
 
 ``localhost`` and every ``*.localhost`` name connect to the loopback address, as in Chromium
 (RFC 6761, section 6.3: such names are never looked up), so both fetchers reach the same
-server for ``http://bücher.localhost:8000/``.
+server for ``http://bücher.localhost:8000/``. Cookies, extra headers, the user agent and the
+proxy are the browser's (:mod:`deepcrawl.browser.access`); through a proxy, the proxy resolves
+names.
 """
 
 from __future__ import annotations
@@ -18,12 +20,13 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 import httpcore
 import httpx
 
+from deepcrawl.browser.access import SiteAccess
 from deepcrawl.browser.base import FetchedPage, Fetcher, Link
 from deepcrawl.browser.render import media_type
 from deepcrawl.browser.scope import Scope, strip_fragment
@@ -45,7 +48,7 @@ if TYPE_CHECKING:
 
     from deepcrawl.settings import Settings
 
-__all__ = ["HttpFetcher", "extract_links"]
+__all__ = ["HttpFetcher", "extract_links", "open_client"]
 
 _TEXT_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 _READABLE = ("text/", "application/json", "application/xml", "application/javascript")
@@ -171,10 +174,14 @@ class _LoopbackNames(httpcore.AsyncNetworkBackend):
         await self._backend.sleep(seconds)
 
 
-def _transport(max_connections: int) -> httpx.AsyncHTTPTransport:
-    """httpx's transport over :class:`_LoopbackNames` (httpx takes no backend of its own: its
-    connection pool is rebuilt with the same TLS context and limits)."""
-    transport = httpx.AsyncHTTPTransport(limits=httpx.Limits(max_connections=max_connections))
+def _transport(max_connections: int, access: SiteAccess) -> httpx.AsyncHTTPTransport:
+    """httpx's transport: through the access's proxy, else over :class:`_LoopbackNames` (httpx
+    takes no backend of its own: its connection pool is rebuilt with the same TLS context and
+    limits). Given a transport, httpx never reads proxies from the environment."""
+    limits = httpx.Limits(max_connections=max_connections)
+    if access.proxy is not None:
+        return httpx.AsyncHTTPTransport(limits=limits, proxy=httpx.Proxy(access.proxy.url))
+    transport = httpx.AsyncHTTPTransport(limits=limits)
     pool = transport._pool
     transport._pool = httpcore.AsyncConnectionPool(
         ssl_context=pool._ssl_context,
@@ -186,6 +193,38 @@ def _transport(max_connections: int) -> httpx.AsyncHTTPTransport:
     return transport
 
 
+def open_client(
+    settings: Settings, access: SiteAccess | None = None, **options: Any
+) -> httpx.AsyncClient:
+    """An httpx client that sends what the browser sends: the access's user agent, headers and
+    cookies, through its proxy (or none), with ``http`` timeouts and redirect limits.
+
+    Args:
+        settings: deepcrawl settings (``http`` and, when ``access`` is None, ``access``).
+        access: the crawl's access, read once; None: read from ``settings``.
+        options: more ``httpx.AsyncClient`` keyword arguments (``event_hooks`` …).
+
+    Raises:
+        AccessError: ``access`` is None and an access setting cannot be used.
+    """
+    http = settings.http
+    access = access if access is not None else SiteAccess.from_settings(settings)
+    client_options = access.client_options()
+    client_options["headers"]["Accept"] = "text/html,*/*;q=0.5"
+    hooks: dict[str, list[Any]] = client_options.pop("event_hooks")
+    for event, more in options.pop("event_hooks", {}).items():
+        hooks[event] = [*hooks.get(event, []), *more]
+    return httpx.AsyncClient(
+        **client_options,
+        event_hooks=hooks,
+        timeout=httpx.Timeout(http.timeout_s),
+        follow_redirects=True,
+        max_redirects=http.max_redirects,
+        transport=_transport(http.max_connections, access),
+        **options,
+    )
+
+
 class HttpFetcher(Fetcher):
     """Fetch pages over plain HTTP.
 
@@ -193,6 +232,8 @@ class HttpFetcher(Fetcher):
         settings: deepcrawl settings (the ``http`` section).
         scope: hosts that may be fetched; None: any.
         forms: parse the forms of HTML pages.
+        access: cookies, headers and proxy shared with the browser; None: read from
+            ``settings`` when the fetcher opens.
     """
 
     def __init__(
@@ -201,6 +242,7 @@ class HttpFetcher(Fetcher):
         scope: Scope | Iterable[str] | None = None,
         *,
         forms: bool = True,
+        access: SiteAccess | None = None,
     ) -> None:
         self.settings = settings
         if isinstance(scope, Scope):
@@ -208,18 +250,17 @@ class HttpFetcher(Fetcher):
         else:
             self.scope = Scope(tuple(scope), implicit=False) if scope is not None else None
         self.forms = forms
+        self.access = access
         self._client: httpx.AsyncClient | None = None
 
     async def open(self) -> None:
-        """Create the connection pool."""
-        http = self.settings.http
-        self._client = httpx.AsyncClient(
-            headers={"User-Agent": http.user_agent, "Accept": "text/html,*/*;q=0.5"},
-            timeout=httpx.Timeout(http.timeout_s),
-            follow_redirects=True,
-            max_redirects=http.max_redirects,
-            transport=_transport(http.max_connections),
-            event_hooks={"request": [self._check_scope]},
+        """Create the connection pool.
+
+        Raises:
+            AccessError: an access setting (cookie file, header, proxy) cannot be used.
+        """
+        self._client = open_client(
+            self.settings, self.access, event_hooks={"request": [self._check_scope]}
         )
 
     async def _check_scope(self, request: httpx.Request) -> None:

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
         Route,
     )
 
+    from deepcrawl.browser.access import SiteAccess
     from deepcrawl.browser.scope import Scope
     from deepcrawl.browser.subrequests import Subrequests
     from deepcrawl.settings import Settings
@@ -120,13 +121,16 @@ class PageLease:
         settings: Settings,
         scope: Scope,
         subrequests: Subrequests | None = None,
+        *,
+        access: SiteAccess,
     ) -> PageLease:
-        """Open a fresh context and page on ``browser`` with deepcrawl's rules installed."""
+        """Open a fresh context and page on ``browser`` with deepcrawl's rules installed and the
+        site access (cookies and local storage, headers, user agent, proxy)."""
         context = await browser.new_context(
             accept_downloads=False,
             service_workers="block",
-            user_agent=settings.http.user_agent,
             viewport={"width": 1280, "height": 900},
+            **access.context_options(),
         )
         try:
             await context.add_init_script(script=script(_JS, "init.js"))

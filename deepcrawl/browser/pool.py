@@ -5,10 +5,14 @@
 browser context, reused from fetch to fetch (a new context per URL is ~5x slower, NOTES.md).
 The pool keeps the browser healthy:
 
-* a context is replaced after ``recycle_context_after`` pages (frees renderer memory);
+* a context is replaced after ``recycle_context_after`` pages (frees renderer memory); its
+  cookies go to the next context, so the session the site keeps (a renewed login, a consent)
+  outlives the recycling, as it does in plain HTTP's client;
 * a page that crashed or timed out is discarded, never reused;
 * the browser is restarted when it died, or when its process tree uses more than
   ``memory_ceiling_mb`` of PSS (checked every ``memory_check_every`` pages);
+* every context carries the crawl's site access (:mod:`deepcrawl.browser.access`): cookies and
+  local storage, extra headers, user agent, proxy — the same as plain HTTP's;
 * every request goes through the lease's route handler (:mod:`deepcrawl.browser.lease`):
   images, fonts and media are refused, hosts outside the scope are refused, downloads are
   refused, popups are recorded and closed, dialogs never block;
@@ -32,6 +36,7 @@ import psutil
 from playwright.async_api import Error as PlaywrightError
 
 from deepcrawl._resource import AsyncResource
+from deepcrawl.browser.access import SiteAccess
 from deepcrawl.browser.chromium import LaunchedBrowser, launch_chromium
 from deepcrawl.browser.lease import PageLease
 from deepcrawl.browser.scope import Scope
@@ -68,12 +73,15 @@ class BrowserPool(AsyncResource):
     """Chromium pages for fetching, recycled and restarted as needed.
 
     Args:
-        settings: deepcrawl settings (``browser`` and ``http.user_agent`` are used).
+        settings: deepcrawl settings (``browser``, ``access`` and ``http.user_agent`` are
+            used).
         scope: hosts pages may load from. None: the scope grows with each URL the crawler
             itself renders (:meth:`Scope.admit`); a set or a :class:`Scope`: fixed, and
             ``settings.browser.allow_hosts`` is added either way.
         store: the crawl's stored documents, which answer the pages' script requests for them
             (None: no store; the memory cache still serves).
+        access: cookies, headers and proxy shared with plain HTTP; None: read from
+            ``settings`` when the pool opens.
     """
 
     def __init__(
@@ -82,8 +90,10 @@ class BrowserPool(AsyncResource):
         scope: Scope | Iterable[str] | None = None,
         *,
         store: DocumentStore | None = None,
+        access: SiteAccess | None = None,
     ) -> None:
         self.settings = settings
+        self.access = access
         self.subrequests = Subrequests(settings.browser, store)
         if isinstance(scope, Scope):
             self.scope = scope
@@ -102,7 +112,14 @@ class BrowserPool(AsyncResource):
         self._root_pid: int | None = None
 
     async def open(self) -> None:
-        """Launch Chromium."""
+        """Launch Chromium.
+
+        Raises:
+            AccessError: an access setting (cookie file, header, proxy) cannot be used.
+            BrowserError: Chromium cannot be started.
+        """
+        if self.access is None:
+            self.access = SiteAccess.from_settings(self.settings)
         async with self._lock:
             await self._launch()
 
@@ -171,9 +188,14 @@ class BrowserPool(AsyncResource):
 
     async def _new_lease(self) -> PageLease:
         assert self._launched is not None
+        assert self.access is not None
         try:
             lease = await PageLease.open(
-                self._launched.browser, self.settings, self.scope, self.subrequests
+                self._launched.browser,
+                self.settings,
+                self.scope,
+                self.subrequests,
+                access=self.access,
             )
         except PlaywrightError as exc:
             self._mark_dead()
@@ -192,6 +214,7 @@ class BrowserPool(AsyncResource):
                 logger.warning("a browser renderer crashed: its page is discarded")
             await lease.close(_CLOSE_TIMEOUT_S)
         elif lease.served >= self.settings.browser.recycle_context_after:
+            await self._keep_cookies(lease)
             await lease.close(_CLOSE_TIMEOUT_S)
         else:
             self._idle.append(lease)
@@ -203,6 +226,17 @@ class BrowserPool(AsyncResource):
                 logger.info("the browser uses %.0f MB, over browser.memory_ceiling_mb", used)
                 self.stats.memory_restarts += 1
                 self._restart_wanted = True
+
+    async def _keep_cookies(self, lease: PageLease) -> None:
+        """Give the cookies of a context about to be recycled to the contexts opened next."""
+        if self.access is None:
+            return
+        try:
+            async with asyncio.timeout(_CLOSE_TIMEOUT_S):
+                cookies = await lease.context.cookies()
+        except (PlaywrightError, TimeoutError):
+            return  # the context is gone: the next one starts from the access's cookies
+        self.access = self.access.with_cookies(cookies)
 
     def browser_processes(self) -> list[psutil.Process]:
         """The running Chromium's process tree (browser, renderers, GPU, utility processes)."""

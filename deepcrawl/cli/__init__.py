@@ -43,6 +43,7 @@ from deepcrawl.cli import doctor as _doctor  # noqa: E402, F401
 from deepcrawl.cli import export as _export  # noqa: E402, F401
 from deepcrawl.cli import fixtures as _fixtures  # noqa: E402, F401
 from deepcrawl.cli import forms as _forms  # noqa: E402, F401
+from deepcrawl.cli import login as _login  # noqa: E402, F401
 from deepcrawl.cli import prototypes as _prototypes  # noqa: E402, F401
 from deepcrawl.cli import query as _query  # noqa: E402, F401
 from deepcrawl.cli import render as _render  # noqa: E402, F401

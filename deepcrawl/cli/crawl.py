@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from deepcrawl.cli._access import AccessFlags, access_options
 from deepcrawl.cli._app import app, err_console
 from deepcrawl.cli._global import global_options
 from deepcrawl.cli._progress import CrawlProgress
@@ -135,6 +136,7 @@ def _write_warc(crawl: "Crawl", path: Path) -> None:
 
 
 @app.command()
+@access_options
 def crawl(
     start_url: Annotated[str, typer.Argument(help="Page with the site's search form.")],
     like: Annotated[
@@ -181,6 +183,7 @@ def crawl(
         typer.Option(help="Link strategy of --navigate (and of discovering the search form): "
                      "ache (default), apprentice, xcrawl, bfs."),
     ] = None,
+    access: AccessFlags = AccessFlags(),
 ) -> None:  # fmt: skip
     """Crawl START_URL's site behind its search form; deliver only the pages you want.
 
@@ -196,6 +199,7 @@ def crawl(
         keywords={"keywords_file": keywords, "max_queries": max_queries},
         crawl={"max_pages": max_pages, "scope_prefix": scope_prefix, "navigate": navigate or None},
         links={"navigate_strategy": strategy, "discovery_strategy": strategy},
+        **access.overrides(),
     )
     # Every input is checked before the store is opened, the browser started or a query sent.
     from deepcrawl.crawler.inputs import check_inputs, check_start_page

@@ -6,12 +6,14 @@ from typing import Annotated
 
 import typer
 
+from deepcrawl.cli._access import AccessFlags, access_options
 from deepcrawl.cli._app import app, console, err_console
 from deepcrawl.errors import ConfigError
 from deepcrawl.settings import load_settings
 
 
 @app.command()
+@access_options
 def discover(
     url: Annotated[str, typer.Argument(help="Where to start (usually the home page).")],
     strategy: Annotated[
@@ -30,6 +32,7 @@ def discover(
         typer.Option("--json", help="Print a JSON object: forms (page, action, method, score) "
                      "and pages_fetched."),
     ] = False,
+    access: AccessFlags = AccessFlags(),
 ) -> None:  # fmt: skip
     """Crawl from URL with a link learner until a page holds a form the critic accepts.
 
@@ -40,7 +43,7 @@ def discover(
 
     if not url.startswith(("http://", "https://")):
         raise ConfigError(f"not an http(s) URL: {url!r}")
-    settings = load_settings()
+    settings = load_settings(**access.overrides())
     found = asyncio.run(
         discover_site(url, settings, strategy=strategy, max_requests=max_requests, browser=browser)
     )

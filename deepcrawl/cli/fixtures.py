@@ -15,6 +15,12 @@ def serve_fixture(
     records: Annotated[int, typer.Option(min=1, help="Records in the site's database.")] = 500,
     seed: Annotated[int, typer.Option(help="Seed of the generated data.")] = 0,
     faults: Annotated[bool, typer.Option(help="Inject faults (5xx, 429, timeouts …).")] = False,
+    gate: Annotated[
+        str | None,
+        typer.Option(
+            help="Serve behind an access gate: cookie (members' login) or header (a key)."
+        ),
+    ] = None,
 ) -> None:
     """Serve a local deep-web test site on 127.0.0.1 until interrupted."""
     try:
@@ -27,4 +33,6 @@ def serve_fixture(
     def ready(url: str) -> None:
         err_console.print(f"serving [bold]{name}[/] at {url} (Ctrl-C to stop)", highlight=False)
 
-    serve_forever(name, port=port, records=records, seed=seed, faults=faults, ready=ready)
+    serve_forever(
+        name, port=port, records=records, seed=seed, faults=faults, gate=gate, ready=ready
+    )

@@ -6,12 +6,14 @@ from typing import Annotated
 
 import typer
 
+from deepcrawl.cli._access import AccessFlags, access_options
 from deepcrawl.cli._app import app, console, err_console
 from deepcrawl.errors import ConfigError
 from deepcrawl.settings import load_settings
 
 
 @app.command()
+@access_options
 def forms(
     url: Annotated[str | None, typer.Argument(help="The page whose forms to judge.")] = None,
     as_json: Annotated[
@@ -24,12 +26,13 @@ def forms(
     train: Annotated[
         bool, typer.Option("--train", help="(Re)train the critic on formasaurus's corpus first.")
     ] = False,
+    access: AccessFlags = AccessFlags(),
 ) -> None:
     """List the forms on a page: type, searchable or not, score, and the query field."""
     from deepcrawl.forms.report import judge_forms, page_forms, verdict_rows
     from deepcrawl.forms.store import cache_path, train_critic
 
-    settings = load_settings()
+    settings = load_settings(**access.overrides())
     if train:
         err_console.print("training the form critic on formasaurus's corpus …")
         train_critic(settings.forms)

@@ -15,6 +15,7 @@ from rich.markup import escape
 from rich.prompt import Prompt
 from rich.table import Table
 
+from deepcrawl.cli._access import AccessFlags, access_options
 from deepcrawl.cli._app import app, console, err_console
 from deepcrawl.errors import ConfigError, InvalidURLError
 from deepcrawl.prototypes import Kind, Prototype, Prototyper, kinds, labels_yaml, like_prototype
@@ -178,6 +179,7 @@ def _print(
 
 
 @app.command()
+@access_options
 def label(
     site: Annotated[
         str, typer.Argument(help="Site (id, start URL or host) whose prototypes to label.")
@@ -204,6 +206,7 @@ def label(
         typer.Option("--save", help="Write the site's labels to this YAML file (a --labels file)."),
     ] = None,
     db: Annotated[str | None, typer.Option(help=_DB_HELP)] = None,
+    access: AccessFlags = AccessFlags(),
 ) -> None:
     """Label a site's prototypes: name each kind of URL and say whether it is wanted.
 
@@ -211,7 +214,7 @@ def label(
     kind's link texts and examples and asking: y wanted, n not wanted, s skip, m more examples,
     j join with another kind, x split, q quit. --save FILE then writes the labels as YAML.
     """
-    settings = load_settings(storage={"url": db})
+    settings = load_settings(storage={"url": db}, **access.overrides())  # --web's thumbnails
     with Repository.open(settings.storage.url, settings.storage) as repo:
         session = _session(repo, site, settings, relearn=relearn)
         start_url = repo.find_site(site).start_url

@@ -6,12 +6,14 @@ from typing import Annotated
 
 import typer
 
+from deepcrawl.cli._access import AccessFlags, access_options
 from deepcrawl.cli._app import app, console
 from deepcrawl.errors import ConfigError
 from deepcrawl.settings import load_settings
 
 
 @app.command()
+@access_options
 def query(
     url: Annotated[str, typer.Argument(help="The page holding the search form.")],
     keyword: Annotated[str, typer.Argument(help="What to type into the form's query field.")],
@@ -25,6 +27,7 @@ def query(
         int | None,
         typer.Option(help="Result pages to follow at most (default: keywords.max_result_pages)."),
     ] = None,
+    access: AccessFlags = AccessFlags(),
 ) -> None:
     """Find the search form on a page, submit one keyword, follow every result page, print the
     links found (results first; menus and pagers marked)."""
@@ -34,7 +37,7 @@ def query(
         raise ConfigError(f"not an http(s) URL: {url!r}")
     if max_pages is not None and max_pages < 1:
         raise ConfigError("--max-pages must be at least 1")
-    settings = load_settings(keywords={"max_result_pages": max_pages})
+    settings = load_settings(keywords={"max_result_pages": max_pages}, **access.overrides())
     form, verdict, result = asyncio.run(query_page(url, keyword, settings))
     if as_json:
         data = {

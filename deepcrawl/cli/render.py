@@ -8,6 +8,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from deepcrawl.cli._access import AccessFlags, access_options
 from deepcrawl.cli._app import app, console
 from deepcrawl.settings import load_settings
 
@@ -39,6 +40,7 @@ def page_json(page: object) -> dict[str, object]:
 
 
 @app.command()
+@access_options
 def render(
     url: Annotated[str, typer.Argument(help="The page to render (http or https).")],
     probe: Annotated[
@@ -51,6 +53,7 @@ def render(
         str,
         typer.Option("--render", help="always: Chromium; never: plain HTTP + lxml; auto: decide."),
     ] = "always",
+    access: AccessFlags = AccessFlags(),
 ) -> None:
     """Show what deepcrawl sees of one page: final URL, status, links (html / probe / iframe)
     and forms with their fields. The first command to run on a new site."""
@@ -60,7 +63,7 @@ def render(
     if render_mode not in {"always", "never", "auto"}:
         raise ConfigError(f"--render must be always, never or auto, not {render_mode!r}")
     mode: Literal["always", "never", "auto"] = render_mode  # type: ignore[assignment]
-    settings = load_settings()
+    settings = load_settings(**access.overrides())
     page = asyncio.run(fetch_one(settings, url, render=mode, probe=probe))
     data = page_json(page)
     if as_json:

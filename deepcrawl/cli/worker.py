@@ -5,12 +5,14 @@ from typing import Annotated
 
 import typer
 
+from deepcrawl.cli._access import AccessFlags, access_options
 from deepcrawl.cli._app import app, err_console
 from deepcrawl.cli._signals import Interrupted, exit_at_once, run_stoppable
 from deepcrawl.settings import load_settings
 
 
 @app.command()
+@access_options
 def worker(
     db: Annotated[str, typer.Option(help="The crawl's database (postgresql://user@host/db).")],
     site: Annotated[
@@ -24,6 +26,7 @@ def worker(
     json_out: Annotated[
         bool, typer.Option("--json", help="Print this worker's figures as JSON on stdout.")
     ] = False,
+    access: AccessFlags = AccessFlags(),
 ) -> None:
     """Fetch and store pages of a crawl that 'deepcrawl crawl --db postgresql://…' runs.
 
@@ -35,7 +38,7 @@ def worker(
     """
     from deepcrawl.crawler.worker import run_worker
 
-    settings = load_settings(storage={"url": db})
+    settings = load_settings(storage={"url": db}, **access.overrides())
     try:
         report = run_stoppable(run_worker(settings, site=site, concurrency=concurrency))
     except Interrupted as stop:

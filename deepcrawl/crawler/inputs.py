@@ -11,6 +11,8 @@ that may poison the store; found here it costs one line. :func:`check_inputs` ch
 3. the labels file: it exists and follows the schema (:func:`deepcrawl.prototypes.read_labels_file`
    names the file, the entry and the field), its ``like`` URLs as in 2;
 4. the keyword file: it exists, is UTF-8 text and holds a keyword;
+5. the site access (:class:`~deepcrawl.browser.access.SiteAccess`): the cookie file and the
+   storage state are readable and well-formed, the headers and the proxy URL too;
 
 then :func:`check_start_page` asks the site for the start page once over plain HTTP: an
 unreachable host and a start URL that is no HTML page are reported as such, not as "robots.txt
@@ -124,7 +126,9 @@ def check_inputs(
         InvalidURLError: a bad start or ``--like`` URL.
         ConfigError: a ``--like`` URL on another host, a missing or malformed labels file, a
             missing, empty or binary keyword file; each message is one line naming the culprit.
+        AccessError: an unusable cookie file, storage state, header or proxy (named).
     """
+    from deepcrawl.browser.access import SiteAccess
     from deepcrawl.keywords import load_word_list
     from deepcrawl.prototypes import read_labels_file
 
@@ -142,6 +146,7 @@ def check_inputs(
                 entry["like"] = _check_like(entry["like"], start, limit, where)
     if settings.keywords.keywords_file is not None:
         load_word_list(settings.keywords.keywords_file)
+    SiteAccess.from_settings(settings)
     return CrawlInputs(start_url=start, like=likes, labels=entries)
 
 

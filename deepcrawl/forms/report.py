@@ -24,14 +24,10 @@ __all__ = ["judge_forms", "page_forms", "verdict_rows"]
 
 
 async def _http_forms(url: str, settings: Settings) -> list[Form]:
-    headers = {"User-Agent": settings.http.user_agent}
+    from deepcrawl.browser.http import open_client
+
     try:
-        async with httpx.AsyncClient(
-            timeout=settings.http.timeout_s,
-            follow_redirects=True,
-            max_redirects=settings.http.max_redirects,
-            headers=headers,
-        ) as client:
+        async with open_client(settings) as client:
             response = await client.get(url)
     except httpx.TimeoutException as exc:
         raise FetchTimeoutError(url, "no answer within the timeout") from exc

@@ -1,8 +1,8 @@
 """Every default of deepcrawl, in one place.
 
-Settings are grouped in sections, one per component (``browser``, ``http``, ``politeness``,
-``forms``, ``keywords``, ``prototypes``, ``links``, ``crawl``, ``storage``, ``bench``). Each
-value is resolved, highest priority first, from:
+Settings are grouped in sections, one per component (``browser``, ``http``, ``access``,
+``politeness``, ``forms``, ``keywords``, ``prototypes``, ``links``, ``crawl``, ``storage``,
+``bench``). Each value is resolved, highest priority first, from:
 
 1. keyword arguments given in code (the CLI passes its flags this way);
 2. ``section.key=value`` assignments in force (:func:`overridden`; the CLI's global ``--set``);
@@ -41,13 +41,19 @@ from deepcrawl.settings._sources import (
     explain,
 )
 from deepcrawl.settings._sources import overridden as _overridden
-from deepcrawl.settings.fetching import BrowserSettings, HttpSettings, PolitenessSettings
+from deepcrawl.settings.fetching import (
+    AccessSettings,
+    BrowserSettings,
+    HttpSettings,
+    PolitenessSettings,
+)
 from deepcrawl.settings.learning import LinkLearningSettings, PrototypeSettings
 from deepcrawl.settings.querying import FormSettings, KeywordSettings
 from deepcrawl.settings.running import BenchSettings, CrawlSettings, StorageSettings
 
 __all__ = [
     "QUIET_CHROMIUM_ARGS",
+    "AccessSettings",
     "BenchSettings",
     "BrowserSettings",
     "CrawlSettings",
@@ -81,6 +87,7 @@ class Settings(BaseSettings):
 
     browser: BrowserSettings = BrowserSettings()
     http: HttpSettings = HttpSettings()
+    access: AccessSettings = AccessSettings()
     politeness: PolitenessSettings = PolitenessSettings()
     forms: FormSettings = FormSettings()
     keywords: KeywordSettings = KeywordSettings()

@@ -2,12 +2,34 @@
 
 from __future__ import annotations
 
+from importlib import metadata
 from pathlib import Path
 from typing import Literal
 
+from pydantic import Field
+
 from deepcrawl.settings._base import QUIET_CHROMIUM_ARGS, Section
 
-__all__ = ["BrowserSettings", "HttpSettings", "PolitenessSettings"]
+__all__ = ["AccessSettings", "BrowserSettings", "HttpSettings", "PolitenessSettings"]
+
+
+def default_user_agent() -> str:
+    """``deepcrawl/VERSION``, with ``(+URL)`` when the installed package names a home page.
+
+    The contact is read from the package's metadata (``[project.urls]`` in ``pyproject.toml``),
+    so the default never names an address nobody answers at; set ``http.user_agent`` (or
+    ``--user-agent``) to add your own contact, as site operators ask crawlers to.
+    """
+    try:
+        meta = metadata.metadata("deepcrawl")
+    except metadata.PackageNotFoundError:
+        return "deepcrawl"
+    agent = f"deepcrawl/{meta['Version']}"
+    for entry in meta.get_all("Project-URL") or []:
+        label, _, url = entry.partition(",")
+        if label.strip().lower() in {"homepage", "home", "repository", "source"} and url.strip():
+            return f"{agent} (+{url.strip()})"
+    return agent
 
 
 class BrowserSettings(Section):
@@ -82,8 +104,10 @@ class BrowserSettings(Section):
 class HttpSettings(Section):
     """The plain-HTTP fetcher (httpx)."""
 
-    user_agent: str = "deepcrawl/0.1 (+https://example.invalid/deepcrawl)"
-    """User-Agent header sent by both fetchers, and the agent name matched in robots.txt."""
+    user_agent: str = Field(default_factory=default_user_agent, min_length=1)
+    """User-Agent header sent by both fetchers, and the agent name matched in robots.txt
+    (``--user-agent``). Default: ``deepcrawl/VERSION (+home page)``, see
+    :func:`default_user_agent`."""
     timeout_s: float = 10.0
     """Total time allowed for one request."""
     max_body_bytes: int = 5 * 1024 * 1024
@@ -92,6 +116,29 @@ class HttpSettings(Section):
     """Redirects followed before the request fails."""
     max_connections: int = 20
     """Connections kept by the client across all hosts."""
+
+
+class AccessSettings(Section):
+    """What a site needs to let the crawler in: a session, headers, a proxy.
+
+    Applied identically to the browser (the Playwright context) and to plain HTTP (the httpx
+    client) by :mod:`deepcrawl.browser.access`; the ``http.user_agent`` goes to both too.
+    """
+
+    cookies: Path | None = None
+    """Cookie file (``--cookies``): Netscape ``cookies.txt`` or a JSON list of cookies (the
+    format of browser extensions and of Playwright's ``context.cookies()``)."""
+    storage_state: Path | None = None
+    """Playwright storage-state JSON (``--storage-state``), as ``deepcrawl login`` writes it:
+    its cookies go to both fetchers, its origins' local storage to the browser."""
+    headers: dict[str, str] = Field(default_factory=dict)
+    """Extra request headers (``--header 'K: V'``, in TOML an ``[access.headers]`` table).
+    ``User-Agent`` and ``Cookie`` are refused here: they have settings of their own."""
+    proxy: str | None = None
+    """Proxy every request of both fetchers goes through (``--proxy``): ``http://``,
+    ``https://`` or ``socks5://``, credentials in the URL (``http://user:pw@host:3128``).
+    Loopback addresses go through it too. The ``HTTP(S)_PROXY``/``ALL_PROXY`` environment
+    variables are ignored by both fetchers: see :mod:`deepcrawl.browser.access` for why."""
 
 
 class PolitenessSettings(Section):

@@ -1,0 +1,426 @@
+"""Site access: one session, one set of headers, one user agent, one proxy for both fetchers.
+
+A site may show its search form only to a logged-in user, or only to requests that carry a key
+header, or be reachable only through a proxy. :class:`SiteAccess` reads the ``access`` settings
+(and ``http.user_agent``) once and hands the *same* values to both fetchers:
+
+* the browser, as Playwright context options (:meth:`SiteAccess.context_options`):
+  ``storage_state`` (cookies and local storage), ``extra_http_headers``, ``user_agent``,
+  ``proxy``;
+* plain HTTP, as httpx client options (:meth:`SiteAccess.client_options`): default headers, a
+  request hook adding the cookies, and a proxy.
+
+Cookies come from a Netscape ``cookies.txt``, a JSON list of cookies (browser extensions'
+exports and Playwright's ``context.cookies()``) or a Playwright storage state (what
+``deepcrawl login`` saves); :func:`load_cookies` reads the first two, :func:`load_storage_state`
+the third. Plain HTTP sends them by the browser's rules (RFC 6265: host-only and domain cookies,
+paths, ``Secure``), from a request hook (:meth:`SiteAccess.add_cookies`), not through httpx's
+cookie jar, whose rules differ (see there).
+
+Environment proxies (``HTTP_PROXY``, ``HTTPS_PROXY``, ``ALL_PROXY``, ``NO_PROXY``) are ignored
+by both fetchers. Three clients would read them three ways: httpx per scheme with its own
+``NO_PROXY`` rules, Chromium (on Linux, when no desktop proxy setting overrides them) with its
+own, and Playwright's request client (``route.fetch``) through ``CONNECT`` tunnels even for
+plain HTTP — so honouring them could only make the two fetchers' traffic differ (a page
+rendered direct, the same page fetched through the proxy). A proxy is therefore one explicit
+setting, ``access.proxy`` — from ``--proxy``, ``deepcrawl.toml`` or ``DEEPCRAWL_ACCESS__PROXY``
+— and every request of both goes through it, loopback included. Chromium starts with
+``--no-proxy-server`` and its driver without the variables (:mod:`deepcrawl.browser.chromium`);
+a context's proxy overrides that flag. httpx never sees the environment's proxies because
+deepcrawl always gives it its own transport (:mod:`deepcrawl.browser.http`).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import time
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote, urlsplit
+
+from deepcrawl.errors import AccessError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+    from pathlib import Path
+
+    import httpx
+
+    from deepcrawl.settings import Settings
+
+__all__ = [
+    "SiteAccess",
+    "load_cookies",
+    "load_storage_state",
+    "parse_header",
+    "parse_headers",
+    "parse_proxy",
+]
+
+#: RFC 9110 §5.6.2: a header name is a token.
+_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+#: Headers with settings of their own: given as headers, the two fetchers would disagree with
+#: robots.txt matching (User-Agent) or with the cookie jar (Cookie).
+_OWN_SETTING = {"user-agent": "--user-agent (http.user_agent)", "cookie": "--cookies"}
+#: Extension exports (Cookie-Editor, EditThisCookie) spell SameSite this way.
+_SAME_SITE = {
+    "strict": "Strict",
+    "lax": "Lax",
+    "none": "None",
+    "no_restriction": "None",
+    "unspecified": "Lax",
+}
+_PROXY_SCHEMES = ("http", "https", "socks5")
+
+
+def parse_header(line: str) -> tuple[str, str]:
+    """Split one ``'Name: value'`` header line.
+
+    Raises:
+        AccessError: no colon, a name that is not an HTTP token, a control character in the
+            value, or a header with a setting of its own (``User-Agent``, ``Cookie``).
+    """
+    name, colon, value = line.partition(":")
+    name, value = name.strip(), value.strip()
+    if not colon:
+        raise AccessError(f"header {line!r}: expected 'Name: value'")
+    _check_header(name, value, shown=line)
+    return name, value
+
+
+def parse_headers(lines: Iterable[str]) -> dict[str, str]:
+    """Headers from ``'Name: value'`` lines (a later line with the same name wins).
+
+    Raises:
+        AccessError: a malformed line (see :func:`parse_header`).
+    """
+    headers: dict[str, str] = {}
+    for line in lines:
+        name, value = parse_header(line)
+        for known in [k for k in headers if k.lower() == name.lower()]:
+            del headers[known]
+        headers[name] = value
+    return headers
+
+
+def _check_header(name: str, value: str, *, shown: str) -> None:
+    if not _TOKEN.fullmatch(name):
+        raise AccessError(f"header {shown!r}: {name!r} is not a valid header name")
+    if any((ord(c) < 32 and c != "\t") or ord(c) == 127 for c in value):
+        raise AccessError(f"header {shown!r}: control characters in the value")
+    if (own := _OWN_SETTING.get(name.lower())) is not None:
+        raise AccessError(f"header {shown!r}: set it with {own}, not as a header")
+
+
+@dataclass(frozen=True, slots=True)
+class ProxyConfig:
+    """A proxy URL split the way each fetcher wants it."""
+
+    url: str
+    """The whole URL, credentials included (httpx)."""
+    server: str
+    """``scheme://host:port`` (Playwright)."""
+    username: str = ""
+    password: str = ""
+
+
+def parse_proxy(url: str) -> ProxyConfig:
+    """Check a proxy URL and split it.
+
+    Raises:
+        AccessError: not ``http``/``https``/``socks5``, no host, a bad port, or a SOCKS proxy
+            without httpx's ``socks`` extra installed.
+    """
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError as exc:
+        raise AccessError(f"proxy {url!r}: {exc}") from exc
+    if parts.scheme not in _PROXY_SCHEMES:
+        raise AccessError(f"proxy {url!r}: the scheme must be one of {', '.join(_PROXY_SCHEMES)}")
+    if not parts.hostname:
+        raise AccessError(f"proxy {url!r}: no host")
+    if parts.path not in {"", "/"} or parts.query or parts.fragment:
+        raise AccessError(f"proxy {url!r}: a proxy URL has no path, query or fragment")
+    if parts.scheme == "socks5" and importlib.util.find_spec("socksio") is None:
+        raise AccessError(f"proxy {url!r}: SOCKS needs httpx's extra: pip install 'httpx[socks]'")
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    default_port = {"http": 80, "https": 443, "socks5": 1080}[parts.scheme]
+    server = f"{parts.scheme}://{host}:{port or default_port}"
+    return ProxyConfig(
+        url=url.strip(),
+        server=server,
+        username=unquote(parts.username or ""),
+        password=unquote(parts.password or ""),
+    )
+
+
+def load_cookies(path: Path) -> list[dict[str, Any]]:
+    """Cookies from a Netscape ``cookies.txt`` or a JSON file, as Playwright cookie dicts.
+
+    JSON: a list of cookies in Playwright's form (``expires``, ``sameSite`` ``Lax``…) or a
+    browser extension's (``expirationDate``, ``hostOnly``, ``sameSite`` ``no_restriction``…),
+    or an object with a ``cookies`` list (a storage state). Expired cookies are left out.
+    A domain starting with a dot applies to subdomains too; one without is the host's only.
+
+    Raises:
+        AccessError: the file cannot be read, or is neither format (the message names the
+            file and, for ``cookies.txt``, the line).
+    """
+    text = _read(path, "cookie file")
+    stripped = text.lstrip()
+    if stripped.startswith(("[", "{")):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise AccessError(f"cookie file {path}: invalid JSON ({exc})") from exc
+        if isinstance(data, dict):
+            data = data.get("cookies")
+        if not isinstance(data, list):
+            raise AccessError(f"cookie file {path}: expected a JSON list of cookies")
+        cookies = [_json_cookie(item, path, n) for n, item in enumerate(data, 1)]
+    else:
+        cookies = _netscape_cookies(text, path)
+    now = time.time()
+    return [c for c in cookies if c["expires"] <= 0 or c["expires"] > now]
+
+
+def load_storage_state(path: Path) -> dict[str, Any]:
+    """A Playwright storage state (``{"cookies": [...], "origins": [...]}``), checked.
+
+    Raises:
+        AccessError: the file cannot be read, is not JSON, or lacks the ``cookies`` list.
+    """
+    text = _read(path, "storage state")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise AccessError(f"storage state {path}: invalid JSON ({exc})") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("cookies"), list):
+        raise AccessError(f"storage state {path}: expected an object with a 'cookies' list")
+    origins = data.get("origins", [])
+    if not isinstance(origins, list):
+        raise AccessError(f"storage state {path}: 'origins' must be a list")
+    now = time.time()
+    cookies = [_json_cookie(item, path, n) for n, item in enumerate(data["cookies"], 1)]
+    live = [c for c in cookies if c["expires"] <= 0 or c["expires"] > now]
+    return {"cookies": live, "origins": origins}
+
+
+def _read(path: Path, what: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise AccessError(f"{what} {path}: cannot read it ({reason})") from exc
+
+
+def _json_cookie(item: object, path: Path, number: int) -> dict[str, Any]:
+    where = f"cookie file {path}, cookie {number}"
+    if not isinstance(item, dict):
+        raise AccessError(f"{where}: expected an object")
+    name, value, domain = item.get("name"), item.get("value"), item.get("domain")
+    if not isinstance(name, str) or not name or not isinstance(value, str):
+        raise AccessError(f"{where}: needs a 'name' and a 'value'")
+    if not isinstance(domain, str) or not domain.strip("."):
+        raise AccessError(f"{where} ({name}): needs a 'domain'")
+    if item.get("hostOnly") is True:
+        domain = domain.lstrip(".")
+    elif item.get("hostOnly") is False and not domain.startswith("."):
+        domain = "." + domain
+    expires = item.get("expires", item.get("expirationDate", -1))
+    if item.get("session") is True or not isinstance(expires, int | float):
+        expires = -1
+    same_site = _SAME_SITE.get(str(item.get("sameSite") or "lax").lower(), "Lax")
+    secure = bool(item.get("secure", False))
+    if same_site == "None" and not secure:
+        # Chromium drops a SameSite=None cookie that is not Secure, httpx would send it:
+        # Lax (the browsers' default) keeps it, in both, for the site's own requests.
+        same_site = "Lax"
+    return {
+        "name": name,
+        "value": value,
+        "domain": domain,
+        "path": str(item.get("path") or "/"),
+        "expires": float(expires),
+        "httpOnly": bool(item.get("httpOnly", False)),
+        "secure": secure,
+        "sameSite": same_site,
+    }
+
+
+def _netscape_cookies(text: str, path: Path) -> list[dict[str, Any]]:
+    cookies: list[dict[str, Any]] = []
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.rstrip("\r\n")
+        http_only = line.startswith("#HttpOnly_")
+        if http_only:
+            line = line[len("#HttpOnly_") :]
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = line.split("\t")
+        if len(fields) != 7:
+            raise AccessError(
+                f"cookie file {path}, line {number}: expected 7 tab-separated fields (Netscape "
+                f"cookies.txt) or a JSON list, found {len(fields)} field(s)"
+            )
+        domain, subdomains, cookie_path, secure, expires, name, value = fields
+        try:
+            expiry = float(expires)
+        except ValueError as exc:
+            raise AccessError(
+                f"cookie file {path}, line {number}: expiry {expires!r} is not a number"
+            ) from exc
+        domain = domain.strip().lstrip(".")
+        if not domain or not name:
+            raise AccessError(f"cookie file {path}, line {number}: no domain or no name")
+        cookies.append(
+            {
+                "name": name,
+                "value": value,
+                "domain": ("." + domain) if subdomains.upper() == "TRUE" else domain,
+                "path": cookie_path or "/",
+                "expires": expiry if expiry > 0 else -1.0,  # 0: a session cookie
+                "httpOnly": http_only,
+                "secure": secure.upper() == "TRUE",
+                "sameSite": "Lax",
+            }
+        )
+    return cookies
+
+
+@dataclass(frozen=True, slots=True)
+class SiteAccess:
+    """The access every request of a crawl carries, read once from the settings.
+
+    Attributes:
+        user_agent: the User-Agent of both fetchers (``http.user_agent``).
+        headers: extra request headers.
+        cookies: Playwright cookie dicts (from ``access.cookies`` and ``access.storage_state``;
+            a cookie file's cookie replaces a storage state's of the same name, domain and path).
+        origins: the storage state's local storage per origin (the browser's only: plain HTTP
+            has no scripts to read it).
+        proxy: the proxy of both fetchers, or None: direct connections.
+    """
+
+    user_agent: str
+    headers: Mapping[str, str] = field(default_factory=dict)
+    cookies: tuple[dict[str, Any], ...] = ()
+    origins: tuple[dict[str, Any], ...] = ()
+    proxy: ProxyConfig | None = None
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> SiteAccess:
+        """Read the cookie and storage-state files and check the headers and the proxy.
+
+        Raises:
+            AccessError: a file cannot be read or parsed, a header or the proxy is malformed;
+                the message names the input.
+        """
+        access = settings.access
+        for name, value in access.headers.items():
+            _check_header(name, value, shown=f"{name}: {value}")
+        cookies: dict[tuple[str, str, str], dict[str, Any]] = {}
+        origins: list[dict[str, Any]] = []
+        if access.storage_state is not None:
+            state = load_storage_state(access.storage_state)
+            origins = state["origins"]
+            for cookie in state["cookies"]:
+                cookies[_identity(cookie)] = cookie
+        if access.cookies is not None:
+            for cookie in load_cookies(access.cookies):
+                cookies[_identity(cookie)] = cookie
+        return cls(
+            user_agent=settings.http.user_agent,
+            headers=dict(access.headers),
+            cookies=tuple(cookies.values()),
+            origins=tuple(origins),
+            proxy=parse_proxy(access.proxy) if access.proxy else None,
+        )
+
+    def with_cookies(self, cookies: Iterable[Mapping[str, Any]]) -> SiteAccess:
+        """This access with ``cookies`` (Playwright cookie dicts: ``context.cookies()``) in
+        place of its own; the local storage, headers and proxy stay."""
+        return replace(self, cookies=tuple(dict(cookie) for cookie in cookies))
+
+    def context_options(self) -> dict[str, Any]:
+        """Keyword arguments of Playwright's ``browser.new_context`` for this access."""
+        options: dict[str, Any] = {"user_agent": self.user_agent}
+        if self.cookies or self.origins:
+            options["storage_state"] = {
+                "cookies": [dict(c) for c in self.cookies],
+                "origins": [dict(o) for o in self.origins],
+            }
+        if self.headers:
+            options["extra_http_headers"] = dict(self.headers)
+        if self.proxy is not None:
+            proxy = {"server": self.proxy.server}
+            if self.proxy.username:
+                proxy |= {"username": self.proxy.username, "password": self.proxy.password}
+            options["proxy"] = proxy
+        return options
+
+    def client_options(self) -> dict[str, Any]:
+        """Keyword arguments of ``httpx.AsyncClient`` for this access: ``headers`` (the user
+        agent first) and ``event_hooks`` (:meth:`add_cookies`). The proxy goes into the
+        transport (:attr:`proxy`)."""
+        return {
+            "headers": {"User-Agent": self.user_agent, **self.headers},
+            "event_hooks": {"request": [self.add_cookies]},
+        }
+
+    def cookies_for(self, url: str) -> list[tuple[str, str]]:
+        """The (name, value) pairs a browser sends to ``url``, by RFC 6265 §5.4: domain and
+        host-only match, path match, ``Secure`` only over https, longer paths first."""
+        parts = urlsplit(url)
+        host = (parts.hostname or "").lower()
+        path = parts.path or "/"
+        now = time.time()
+        sent = [
+            cookie
+            for cookie in self.cookies
+            if _domain_matches(cookie["domain"], host)
+            and _path_matches(cookie["path"], path)
+            and (parts.scheme == "https" or not cookie["secure"])
+            and (cookie["expires"] <= 0 or cookie["expires"] > now)
+        ]
+        sent.sort(key=lambda cookie: -len(cookie["path"]))
+        return [(cookie["name"], cookie["value"]) for cookie in sent]
+
+    async def add_cookies(self, request: httpx.Request) -> None:
+        """httpx request hook: add the access's cookies for the request's URL (every hop of a
+        redirect chain). A cookie of the same name the site set meanwhile, which httpx's own
+        jar already sends, wins, as in a browser.
+
+        httpx's jar (the standard library's) is not given these cookies: it knows no host-only
+        cookies and no ``localhost`` (RFC 2965's ``.local`` rewriting), so it would send them
+        where a browser does not, and fail to send them where a browser does.
+        """
+        present = request.headers.get("cookie", "")
+        names = {part.split("=", 1)[0].strip() for part in present.split(";") if part.strip()}
+        added = [f"{n}={v}" for n, v in self.cookies_for(str(request.url)) if n not in names]
+        if added:
+            request.headers["cookie"] = "; ".join(filter(None, [present, *added]))
+
+
+def _identity(cookie: Mapping[str, Any]) -> tuple[str, str, str]:
+    return (cookie["name"], cookie["domain"].lstrip("."), cookie["path"])
+
+
+def _domain_matches(domain: str, host: str) -> bool:
+    """RFC 6265 §5.1.3, with §5.3 step 6: a leading dot marks a domain cookie (the host and its
+    subdomains), none a host-only cookie (the host alone)."""
+    if domain.startswith("."):
+        bare = domain[1:].lower()
+        return host == bare or host.endswith("." + bare)
+    return host == domain.lower()
+
+
+def _path_matches(cookie_path: str, path: str) -> bool:
+    """RFC 6265 §5.1.4."""
+    return path == cookie_path or (
+        path.startswith(cookie_path)
+        and (cookie_path.endswith("/") or path[len(cookie_path)] == "/")
+    )
