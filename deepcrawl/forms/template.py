@@ -148,7 +148,9 @@ class TemplateSearch:
         same = wanted <= got if superset else got == wanted
         return TemplateCheck(bool(wanted) and same, wanted, got, url)
 
-    def _adopt_chrome(self, browser: QueryResult, page: ResultPage, extra: frozenset[str]) -> set[str]:
+    def _adopt_chrome(
+        self, browser: QueryResult, page: ResultPage, extra: frozenset[str]
+    ) -> set[str]:
         """The links plain HTTP alone calls results that the browser's page called chrome.
 
         Chrome is keyed by DOM path, and two HTML parsers repair invalid markup differently

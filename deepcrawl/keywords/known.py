@@ -91,10 +91,11 @@ class KnownTexts:
 
     def holding(self, word: str) -> int | None:
         """How many fetched records hold ``word``; None when the count means nothing (a phrase,
-        a word of every page — site chrome the text filter missed — or no text yet)."""
+        a word shorter than ``min_length``, which is never counted, a word of every page —
+        site chrome the text filter missed — or no text yet)."""
         terms = record_terms(word, min_length=1)
-        if len(terms) != 1 or not self._ids:
-            return None
+        if len(terms) != 1 or not self._ids or len(next(iter(terms))) < self.min_length:
+            return None  # a phrase, no text yet, or a word too short to have been counted
         count = self._df[next(iter(terms))]
         if len(self._ids) >= _MIN_PAGES_FOR_CHROME and count >= _CHROME_SHARE * len(self._ids):
             return None
