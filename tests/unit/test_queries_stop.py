@@ -95,8 +95,9 @@ _SIZE = 10
 class _Search:
     """A search form over hand-made lists, ten results a page, the total on every page."""
 
-    def __init__(self, lists: dict[str, list[str]]) -> None:
+    def __init__(self, lists: dict[str, list[str]], totals: dict[str, int] | None = None) -> None:
         self.lists = lists
+        self.totals = totals or {}  # a total other than the list's length (other kinds)
         self.read: list[tuple[str, int]] = []  # (word, pages read) per query
 
     async def query(
@@ -113,9 +114,10 @@ class _Search:
             pages += 1
             chunk = ids[start : start + _SIZE]
             links += [ResultLink(url=rid, page=pages) for rid in chunk]
+            total = self.totals.get(word, len(ids))
             page = ResultPage(
                 url=f"http://site/search?q={word}&page={pages}",
-                blocks=[f"{len(ids)} results for “{word}”"],
+                blocks=[f"{total} results for “{word}”"] if total else [],
                 links=[Link(rid) for rid in chunk],
             )
             if pages >= (max_pages or 50) or (more is not None and not more(page, pages)):
@@ -126,7 +128,7 @@ class _Search:
             links=links,
             pages=max(1, pages),
             requests=max(1, pages),
-            total_results=len(ids) or None,
+            total_results=self.totals.get(word, len(ids)) or None,
             outcome="ok" if ids else "no_results",
         )
 
@@ -268,3 +270,89 @@ def test_the_stop_reason_reports_the_gap_the_estimate_sees_and_the_sources_tried
     reason = str(loop.ctx.stats.stop_reason)
     assert reason.startswith("saturated; the estimate says ~15 of ~21 records are missing")
     assert reason.endswith("(word sources tried: user 2 (0 empty), frequent 4 (0 empty))")
+
+
+# -- paging: the total's estimate tested by the pages, novelty of the latest pages ------------
+
+
+def _known(loop: QueryLoop, ids: list[str], texts: dict[str, str]) -> None:
+    loop.observe(ids)
+    for rid in ids:
+        loop.texts.add(rid, texts[rid])
+
+
+def test_pages_bringing_nothing_refute_the_totals_estimate_and_paging_stops() -> None:
+    """A search matching substrings ("the" in "other"): 100 results, and only the 20 fetched
+    records whose words hold "red" count as held, so the total says 80 are lacking. The crawl
+    has all 100: the second page brings none of the 8 a page predicted, and paging stops."""
+    ids = [f"r{i}" for i in range(100)]
+    texts = {rid: "red" if i < 20 else "reddish" for i, rid in enumerate(ids)}
+    search = _Search({"red": ids})
+    loop = _deepening_loop(deepen_min_new=0.0)
+    _known(loop, ids, texts)
+    asyncio.run(loop.step(cast("FormSearch", search)))
+    assert search.read == [("red", 2)]
+    assert loop.refutations == 1
+    assert loop.trusts_totals()  # one list is no evidence against the search's totals
+
+
+def test_repeated_refutations_end_the_use_of_the_searchs_totals() -> None:
+    words = ["red", "blue", "green"]
+    ids = {w: [f"{w}{i}" for i in range(100)] for w in words}
+    texts = {rid: w if i < 20 else w + "ish" for w in words for i, rid in enumerate(ids[w])}
+    search = _Search(ids)
+    loop = _deepening_loop(deepen_min_new=0.0)
+    loop.manager = KeywordManager(loop.ctx.settings.keywords, seeds=words, frequent=[])
+    for w in words:
+        _known(loop, ids[w], texts)
+        asyncio.run(loop.step(cast("FormSearch", search)))
+    assert search.read == [(w, 2) for w in words]
+    assert not loop.trusts_totals()
+    assert loop.unknown_left("red", 100, ()) is None
+    assert loop.texts.unknown_left("red", 100, ()) == 80
+
+
+def test_a_list_whose_pages_stopped_bringing_new_records_is_left_at_once() -> None:
+    """No total: the first page brings ten new records, the next ones none. The mean of the
+    latest two pages decides (``keywords.paging_window``): three pages, not the ten a mean
+    since the first page would read."""
+    ids = [f"r{i}" for i in range(200)]
+    search = _Search({"red": ids}, totals={"red": 0})
+    loop = _deepening_loop(deepen_min_new=0.0)
+    loop.observe(ids[10:])
+    asyncio.run(loop.step(cast("FormSearch", search)))
+    assert search.read == [("red", 3)]
+
+
+def test_a_list_read_to_its_end_is_never_deepened() -> None:
+    """A site-wide search: 30 results, 20 of them the wanted kind. Read to its end, the list
+    lacks nothing, whatever its total says."""
+    ids = [f"r{i}" for i in range(20)]
+    search = _Search({"red": ids}, totals={"red": 30})
+    loop = _deepening_loop(deepen_min_new=0.01)
+    asyncio.run(_crawl(loop, search, dict.fromkeys(ids, "red")))
+    assert search.read[0] == ("red", 2)
+    assert loop.deepened == 0
+    assert all(lst.complete for lst in loop._lists.values())
+
+
+def test_an_unfinished_list_is_read_again_past_the_pages_read_before() -> None:
+    """The setup phase read three pages of "red" (60 records) before any was known; asked
+    again, those pages come again whatever they bring, and the paging judges the pages past
+    them."""
+    ids = [f"r{i}" for i in range(60)]
+    texts = dict.fromkeys(ids, "red")
+    search = _Search({"red": ids})
+    loop = _deepening_loop(deepen_min_new=0.0)
+    _known(loop, ids[:30], texts)
+    loop.unfinished = [("red", 3)]
+    asyncio.run(loop.step(cast("FormSearch", search)))
+    assert search.read == [("red", 6)]
+    assert len(loop.manager.records) == 60
+
+
+def test_a_word_shorter_than_the_indexed_words_has_no_count() -> None:
+    texts = KnownTexts(min_length=2)
+    texts.add("r1", "a cat on a mat")
+    assert texts.holding("a") is None
+    assert texts.holding("cat") == 1
