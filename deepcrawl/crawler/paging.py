@@ -135,8 +135,10 @@ class Paging:
 
     def _worth_reading(self, number: int) -> bool:
         """Whether the page after page ``number`` is expected to bring ``threshold`` records."""
-        if number <= self.skip or self.threshold <= 0:
+        if self.threshold <= 0:
             return True
+        if number <= self.skip:
+            return self._reread_pays(number)
         expected = None if self.refuted else self._by_total()
         if expected is not None and self.test:
             if self._predicted is None:
@@ -150,6 +152,16 @@ class Paging:
         if expected is None:
             expected = self._by_novelty()
         return expected >= self.threshold
+
+    def _reread_pays(self, number: int) -> bool:
+        """Whether the records the total says lie past the pages read before are worth the
+        pages still to read again to reach them (each a request); yes without a total."""
+        left = self.loop.unknown_left(self.word, self.total, self.shown)
+        if left is None or self.total is None or not self.size:
+            return True
+        beyond = -(-max(0, self.total - self.skip * self.size) // self.size)
+        requests = self.skip - number + beyond
+        return requests > 0 and left / requests >= self.threshold
 
     def _by_total(self) -> float | None:
         """Unknown records a page left holds by the total and the fetched texts, or None."""
