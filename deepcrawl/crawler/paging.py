@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from deepcrawl.forms.pagination import next_page
 from deepcrawl.forms.results import total_results
 
 if TYPE_CHECKING:
@@ -109,11 +110,15 @@ class Paging:
         """The short texts of its result pages (the keyword manager learns from them)."""
         self.more = False
         """The latest answer: whether the next page was asked for."""
+        self.ended = False
+        """Whether the latest page read is the list's last (it shows no way to a next one)."""
         self.refuted = False
         """Whether the pages read refuted the total's estimate."""
         self.tested = False
         """Whether the pages read put the total's estimate to the test."""
         self._predicted: tuple[int, float] | None = None  # (pages past skip, records a page)
+        self.checked_at: int | None = None
+        """Where its first page's (total, lacking) went in the loop's ``checked``."""
 
     def __call__(self, page: ResultPage, number: int) -> bool:
         loop = self.loop
@@ -125,7 +130,9 @@ class Paging:
             self.total = total_results(page)
             lacking = loop.unknown_left(self.word, self.total, ())
             if lacking is not None and self.total is not None:
+                self.checked_at = len(loop.checked)
                 loop.checked.append((self.total, lacking))
+        self.ended = next_page(page, number, ()) is None
         ids -= self.shown
         self.shown.update(ids)
         if number > self.skip:

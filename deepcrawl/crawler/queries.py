@@ -377,12 +377,22 @@ class QueryLoop:
         if paging is None or paging.word != word:
             return
         self.tested += paging.tested or paging.refuted
+        cap = self.max_pages or self.ctx.settings.keywords.max_result_pages
+        pages = result.pages
+        # its last page read shows no next one, or the paging asked for a page it did not have
+        complete = result.outcome == "ok" and (paging.ended or (paging.more and pages < cap))
+        if complete and paging.shown:
+            # read to its end, the list says exactly what the crawl lacked of it: its records,
+            # and those new to the crawl — whatever its total counts (other kinds of content)
+            checked = (len(paging.shown), sum(paging.fresh))
+            if paging.checked_at is None:
+                self.checked.append(checked)
+            else:
+                self.checked[paging.checked_at] = checked
         if paging.total is None or not paging.size:
             return
-        cap = self.max_pages or self.ctx.settings.keywords.max_result_pages
         key = word.casefold()
         before = self._lists.get(key)
-        pages = result.pages
         self._lists[key] = ListRead(
             word,
             paging.total,
@@ -390,8 +400,7 @@ class QueryLoop:
             max(pages, paging.pages, before.pages if before else 0),
             max(len(paging.shown), before.shown if before else 0),
             {rid for rid in paging.shown if rid not in self.texts},
-            # the paging asked for a page the list did not have
-            complete=paging.more and pages < cap and result.outcome == "ok" and not result.error,
+            complete=complete,
         )
         if self.deepening:
             heapq.heappush(self._heap, (-1.0, next(self._order), key))

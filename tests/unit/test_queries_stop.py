@@ -93,11 +93,18 @@ _SIZE = 10
 
 
 class _Search:
-    """A search form over hand-made lists, ten results a page, the total on every page."""
+    """A search form over hand-made lists, ten results a page (or ``size``), the total on every
+    page, a next link on every page but the last."""
 
-    def __init__(self, lists: dict[str, list[str]], totals: dict[str, int] | None = None) -> None:
+    def __init__(
+        self,
+        lists: dict[str, list[str]],
+        totals: dict[str, int] | None = None,
+        size: int = _SIZE,
+    ) -> None:
         self.lists = lists
         self.totals = totals or {}  # a total other than the list's length (other kinds)
+        self.size = size
         self.read: list[tuple[str, int]] = []  # (word, pages read) per query
 
     async def query(
@@ -110,15 +117,17 @@ class _Search:
         ids = self.lists.get(word, [])
         links: list[ResultLink] = []
         pages = 0
-        for start in range(0, len(ids), _SIZE):
+        for start in range(0, len(ids), self.size):
             pages += 1
-            chunk = ids[start : start + _SIZE]
+            chunk = ids[start : start + self.size]
             links += [ResultLink(url=rid, page=pages) for rid in chunk]
             total = self.totals.get(word, len(ids))
+            further = start + self.size < len(ids)
+            nxt = [Link(f"http://site/search?q={word}&page={pages + 1}", "Next", rel="next")]
             page = ResultPage(
                 url=f"http://site/search?q={word}&page={pages}",
                 blocks=[f"{total} results for “{word}”"] if total else [],
-                links=[Link(rid) for rid in chunk],
+                links=[Link(rid) for rid in chunk] + (nxt if further else []),
             )
             if pages >= (max_pages or 50) or (more is not None and not more(page, pages)):
                 break
@@ -153,7 +162,11 @@ def _deepening_loop(**keywords: object) -> QueryLoop:
         ),
         changed=lambda: None,
     )
-    loop = QueryLoop(cast("CrawlContext", ctx), None, record_id=lambda url: url)
+    loop = QueryLoop(
+        cast("CrawlContext", ctx),
+        None,
+        record_id=lambda url: None if url.startswith("http://site/search") else url,
+    )
     # the two seeds and no other word: the manager runs out after them
     loop.manager = KeywordManager(settings.keywords, seeds=["red", "blue"], frequent=[])
     return loop
@@ -356,3 +369,21 @@ def test_a_word_shorter_than_the_indexed_words_has_no_count() -> None:
     texts.add("r1", "a cat on a mat")
     assert texts.holding("a") is None
     assert texts.holding("cat") == 1
+
+
+def test_a_list_read_to_its_end_is_exact_evidence_for_the_stop_whatever_its_total() -> None:
+    """A site-wide search counts talk and user pages in its totals: by them every list lacks
+    records. Read to their ends, six one-page lists of 50 records, one of them new, check
+    out."""
+    loop = _deepening_loop(deepen_min_new=0.0)
+    loop.ctx.settings = loop.ctx.settings.with_overrides(crawl={"stop_checked_records": 300})
+    words = [f"word{c}" for c in "abcdef"]
+    lists = {w: [f"{w}-{i}" for i in range(50)] for w in words}
+    loop.manager = KeywordManager(loop.ctx.settings.keywords, seeds=words, frequent=[])
+    for w in words:
+        loop.observe(lists[w][1:] if w == "worda" else lists[w])  # one record new to the crawl
+    search = _Search(lists, totals=dict.fromkeys(words, 400), size=50)
+    for _ in words:
+        asyncio.run(loop.step(cast("FormSearch", search)))
+    assert loop.checked == [(50, 1), *[(50, 0)] * 5]
+    assert loop.checked_out()
