@@ -23,7 +23,7 @@ of what it predicted, it is refuted and novelty decides; after
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from deepcrawl.forms.pagination import next_page
@@ -75,7 +75,11 @@ class ListRead:
     unheld: set[str]
     """Records its pages showed whose page the crawl had not fetched when last looked at."""
     complete: bool = False
-    """Read to its end: the paging asked for a next page and the list had none."""
+    """Read to its end: its last page read showed no next one."""
+    sample: list[str] = field(default_factory=list)
+    """Records it showed, a page's worth: which share of its matches the fetched words
+    account for (:meth:`KnownTexts.match_share
+    <deepcrawl.keywords.known.KnownTexts.match_share>`)."""
 
 
 class Paging:
@@ -128,7 +132,8 @@ class Paging:
         self.pages = max(self.pages, number)
         if number == 1:
             self.total = total_results(page)
-            lacking = loop.unknown_left(self.word, self.total, ())
+            # the page's records that the crawl fetched say how the search matches the word
+            lacking = loop.unknown_left(self.word, self.total, (), ids)
             if lacking is not None and self.total is not None:
                 self.checked_at = len(loop.checked)
                 loop.checked.append((self.total, lacking))

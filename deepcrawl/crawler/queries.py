@@ -178,14 +178,20 @@ class QueryLoop:
         after = self.ctx.settings.keywords.paging_distrust_after
         return not (after > 0 and self.refutations >= max(after, self.tested / 2))
 
-    def unknown_left(self, word: str, total: int | None, shown: Collection[str]) -> int | None:
+    def unknown_left(
+        self,
+        word: str,
+        total: int | None,
+        shown: Collection[str],
+        sample: Collection[str] | None = None,
+    ) -> int | None:
         """Records of ``word``'s list the crawl lacks and its pages have not shown, by the
         total and the fetched texts (:meth:`KnownTexts.unknown_left
         <deepcrawl.keywords.known.KnownTexts.unknown_left>`); None when the search's totals
         are not trusted (:meth:`trusts_totals`)."""
         if not self.trusts_totals():
             return None
-        return self.texts.unknown_left(word, total, shown)
+        return self.texts.unknown_left(word, total, shown, sample)
 
     def fruitless(self) -> bool:
         """Whether the latest queries brought no new record for long enough to stop querying.
@@ -328,7 +334,7 @@ class QueryLoop:
         again included; 0 when it cannot bring any (no count, read to its end or page cap)."""
         cap = self.max_pages or self.ctx.settings.keywords.max_result_pages
         lst.unheld = {rid for rid in lst.unheld if rid not in self.texts}
-        left = self.unknown_left(lst.word, lst.total, lst.unheld)
+        left = self.unknown_left(lst.word, lst.total, lst.unheld, lst.sample)
         unread = min(lst.total, cap * lst.size) - lst.shown
         if not left or lst.complete or lst.size <= 0 or unread <= 0 or lst.pages >= cap:
             return 0.0
@@ -401,6 +407,7 @@ class QueryLoop:
             max(len(paging.shown), before.shown if before else 0),
             {rid for rid in paging.shown if rid not in self.texts},
             complete=complete,
+            sample=sorted(paging.shown)[: paging.size],
         )
         if self.deepening:
             heapq.heappush(self._heap, (-1.0, next(self._order), key))

@@ -137,26 +137,34 @@ class KnownTexts:
             return None
         return count
 
-    def unknown_left(self, word: str, total: int | None, shown: Collection[str]) -> int | None:
+    def unknown_left(
+        self,
+        word: str,
+        total: int | None,
+        shown: Collection[str],
+        sample: Collection[str] | None = None,
+    ) -> int | None:
         """Records of ``word``'s results the crawl does not hold and has not been shown yet.
 
         Args:
             word: the query.
             total: the result count its first page reported.
-            shown: record ids its pages read so far showed.
+            shown: record ids its pages read so far showed (not counted as unknown twice).
+            sample: record ids of its results whose share of matches is measured (default:
+                ``shown``).
 
         Returns:
             The estimate (never negative), or None when there is no total or no usable count —
             also when more fetched records hold the word than the search returns: the pages
             then show it where the search does not look (a category label beside every
             record, say), and the count says nothing of the results. When only a share of
-            the fetched records ``shown`` hold the word (:meth:`match_share`), the search
+            the fetched records of ``sample`` hold the word (:meth:`match_share`), the search
             matches more than the words, and the count is scaled up by it.
         """
         held = self.holding(word)
         if total is None or held is None or held > total:
             return None
-        share = self.match_share(word, shown)
+        share = self.match_share(word, shown if sample is None else sample)
         if share is not None:
             held = round(held / share) if share > 0 else total
         unheld_shown = sum(1 for rid in shown if rid not in self._ids)

@@ -387,3 +387,18 @@ def test_a_list_read_to_its_end_is_exact_evidence_for_the_stop_whatever_its_tota
         asyncio.run(loop.step(cast("FormSearch", search)))
     assert loop.checked == [(50, 1), *[(50, 0)] * 5]
     assert loop.checked_out()
+
+
+def test_a_search_matching_more_than_the_words_is_measured_by_the_records_it_showed() -> None:
+    """WordPress matches substrings: "the" finds "other" and "there". Of 30 posts it returns,
+    10 hold the word itself; the ten its page showed, fetched, hold it three times: the
+    fetched words account for 0.3 of its matches, and nothing is lacking."""
+    texts = KnownTexts()
+    for i in range(30):
+        texts.add(f"p{i}", "the tale" if i % 3 == 0 else "other tales there")
+    assert texts.unknown_left("the", 30, ()) == 20  # by the words alone
+    page = [f"p{i}" for i in range(10)]  # p0, p3, p6, p9 hold "the": 0.4
+    assert texts.match_share("the", page) == 0.4
+    assert texts.unknown_left("the", 30, (), page) == 5  # 10 / 0.4 = 25 held by the search
+    assert texts.match_share("the", page[:4]) is None  # too few to measure
+    assert texts.match_share("tale", page) == 0.4
