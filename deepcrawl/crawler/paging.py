@@ -9,8 +9,9 @@ nothing, so a query's next page is read only while it is expected to bring at le
   <deepcrawl.keywords.known.KnownTexts.unknown_left>`), less the unknown records shown so far,
   spread over the pages left. Exact when the search matches what the page text shows, and
   indifferent to where in the list the unknown records sit;
-* *by novelty*: the records new to the crawl on the latest ``keywords.paging_window`` pages
-  read (Ntoulas et al.'s independence assumption: the next page holds about the same share).
+* *by novelty*: the records new to the crawl on the pages read (or the latest
+  ``keywords.paging_window`` of them; Ntoulas et al.'s independence assumption: the next page
+  holds about the same share).
 
 The total's estimate is checked against what the pages it had read bring: a search that
 matches substrings or stems, or that counts other kinds of content in its total (a site-wide
@@ -184,11 +185,13 @@ class Paging:
         return left / pages_left if pages_left > 0 else 0.0
 
     def _by_novelty(self) -> float:
-        """Records new to the crawl a page brought, over the latest pages read (since the
-        total's prediction, once refuted)."""
-        window = max(1, self.loop.ctx.settings.keywords.paging_window)
+        """Records new to the crawl a page brought, over the pages read past ``skip`` (since the
+        total's prediction, once refuted; the latest ``keywords.paging_window`` if set)."""
+        window = self.loop.ctx.settings.keywords.paging_window
         since = self._predicted[0] if self.refuted and self._predicted else 0
-        recent = self.fresh[since:][-window:] or self.fresh[-window:]
+        recent = self.fresh[since:] or self.fresh
+        if window > 0:
+            recent = recent[-window:]
         return sum(recent) / max(1, len(recent))
 
     def _refutes(self) -> bool:

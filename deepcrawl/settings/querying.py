@@ -121,11 +121,13 @@ class KeywordSettings(Section):
     fall below this (the share of records new to the crawl on its pages so far times the page
     size). Paper-free: 0.5–1 needed the fewest result pages for 98% of the records in a
     simulation of the fixture sites; 0 reads every page."""
-    paging_window: int = 2
+    paging_window: int = 0
     """Without a usable total (or once its estimate is refuted) a query's next page is expected
-    to bring the mean of the records new to the crawl on its latest this-many pages: a list
-    whose pages stopped bringing new records is left at once, not when its average since the
-    first page has fallen. Not from a paper."""
+    to bring the mean of the records new to the crawl on its latest this-many pages (0: every
+    page read, since the estimate's refutation if it was). A small window leaves a list whose
+    pages stopped bringing new records at once, but a search that ranks in a fixed order puts
+    the records the crawl lacks in runs late in its lists: a window of 2 cost Wagtail 4 of
+    its 240 records (recall 0.971 against 0.988). Not from a paper."""
     paging_check_pages: int = 1
     """The estimate from a list's total is put to the test by its next pages: once this many
     pages read after it brought less than ``paging_check_share`` of what it predicted, it is

@@ -325,16 +325,17 @@ def test_repeated_refutations_end_the_use_of_the_searchs_totals() -> None:
     assert loop.texts.unknown_left("red", 100, ()) == 80
 
 
-def test_a_list_whose_pages_stopped_bringing_new_records_is_left_at_once() -> None:
-    """No total: the first page brings ten new records, the next ones none. The mean of the
-    latest two pages decides (``keywords.paging_window``): three pages, not the ten a mean
-    since the first page would read."""
+@pytest.mark.parametrize(("window", "pages"), [(2, 3), (0, 11)])
+def test_without_a_total_the_novelty_of_the_pages_read_decides(window: int, pages: int) -> None:
+    """No total: the first page brings ten new records, the next ones none. With a window of
+    two pages (``keywords.paging_window``) the mean of the latest two decides: three pages;
+    the mean of every page read falls under one on the eleventh."""
     ids = [f"r{i}" for i in range(200)]
     search = _Search({"red": ids}, totals={"red": 0})
-    loop = _deepening_loop(deepen_min_new=0.0)
+    loop = _deepening_loop(deepen_min_new=0.0, paging_window=window)
     loop.observe(ids[10:])
     asyncio.run(loop.step(cast("FormSearch", search)))
-    assert search.read == [("red", 3)]
+    assert search.read == [("red", pages)]
 
 
 def test_a_list_read_to_its_end_is_never_deepened() -> None:
