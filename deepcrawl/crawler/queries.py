@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 from deepcrawl.crawler.paging import ListRead, Paging, lists_checked_out
 from deepcrawl.errors import InvalidURLError
 from deepcrawl.forms.results import PAGE_CAP_NOTE
-from deepcrawl.keywords import GreedyPolicy, KeywordManager, StopReason
+from deepcrawl.keywords import KeywordManager, StopReason
 from deepcrawl.keywords.known import KnownTexts, main_text
 from deepcrawl.urls import normalise_url
 
@@ -92,11 +92,7 @@ class QueryLoop:
         self.form_id = form_id
         self.record_id = record_id
         self.max_pages = max_pages
-        keywords = ctx.settings.keywords
-        policy = None
-        if keywords.policy == "greedy" and keywords.greedy_pages_read:
-            policy = GreedyPolicy(page_cost=keywords.page_cost, read_pages=self.pages_read)
-        self.manager = KeywordManager(keywords, seeds=list(seeds), policy=policy)
+        self.manager = KeywordManager(ctx.settings.keywords, seeds=list(seeds))
         if examples:
             self.manager.add_examples(examples)
         self.texts = KnownTexts(ctx.settings.keywords.min_term_length)
@@ -170,13 +166,6 @@ class QueryLoop:
         text = main_text(html)
         self.texts.add(record_id, text)
         self.manager.learn_record(text)
-
-    def pages_read(self) -> float | None:
-        """Result pages the latest queries with results were read to, on average (the latest
-        ``keywords.saturation_window``); None before a handful of them."""
-        window = max(1, self.ctx.settings.keywords.saturation_window)
-        read = [o.cost for o in self.manager.history[-window:] if o.results and not o.error]
-        return sum(read) / len(read) if len(read) >= min(5, window) else None
 
     def trusts_totals(self) -> bool:
         """Whether the result totals of this search measure what the crawl lacks.

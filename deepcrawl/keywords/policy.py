@@ -22,7 +22,7 @@ from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Mapping, Sequence
 
 __all__ = ["FrequencyPolicy", "GreedyPolicy", "QueryPolicy", "QueryState", "RandomPolicy"]
 
@@ -137,24 +137,13 @@ class GreedyPolicy(QueryPolicy):
         page_cost: cost of one further result page relative to a submission (0: count
             submissions only, 1: count every request).
         size_factor: N̂ = this × records known while no capture–recapture estimate exists.
-        read_pages: the result pages a query is expected to be read to (the crawl's paging
-            control stops a list whose pages bring nothing new), or None while unknown: the
-            cap on the records a query returns is that many pages, not ``max_result_pages``.
-            A site ranking its results in a fixed order shows the records the crawl has first
-            in every long list, so a query is worth the records its first pages can hold.
     """
 
     name = "greedy"
 
-    def __init__(
-        self,
-        page_cost: float = 0.0,
-        size_factor: float = 2.0,
-        read_pages: Callable[[], float | None] | None = None,
-    ) -> None:
+    def __init__(self, page_cost: float = 0.0, size_factor: float = 2.0) -> None:
         self.page_cost = page_cost
         self.size_factor = size_factor
-        self.read_pages = read_pages
         self._ranked: tuple[int, dict[str, int]] = (0, {})
 
     def _rank(self, words: Sequence[str]) -> dict[str, int]:
@@ -173,9 +162,7 @@ class GreedyPolicy(QueryPolicy):
         if sample:
             size = state.estimated_size or self.size_factor * sample
             size = max(size, float(sample))
-            pages_read = self.read_pages() if self.read_pages is not None else None
-            cap_pages = min(state.max_result_pages, pages_read or state.max_result_pages)
-            cap = (state.page_size or 0) * cap_pages
+            cap = (state.page_size or 0) * state.max_result_pages
             for term, df in state.term_df.items():
                 if term in issued:
                     continue

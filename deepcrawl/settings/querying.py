@@ -86,11 +86,6 @@ class KeywordSettings(Section):
     page_cost: float = 0.0
     """Cost of one further result page relative to a submission, in the greedy policy's
     new-records-per-cost estimate (0: minimise submissions, 1: minimise requests)."""
-    greedy_pages_read: bool = True
-    """The greedy policy caps the records a query returns at the result pages the latest
-    queries were read to (the paging control stops lists whose pages bring nothing new), not
-    at ``max_result_pages``: where a site ranks in a fixed order, the records the crawl lacks
-    come with words whose whole list fits in those pages."""
     identical_window: int = 5
     """This many successive queries returning the same non-empty results end the crawl (the
     form ignores its keyword)."""
