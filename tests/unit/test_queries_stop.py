@@ -403,3 +403,17 @@ def test_a_search_matching_more_than_the_words_is_measured_by_the_records_it_sho
     assert texts.unknown_left("the", 30, (), page) == 5  # 10 / 0.4 = 25 held by the search
     assert texts.match_share("the", page[:4]) is None  # too few to measure
     assert texts.match_share("tale", page) == 0.4
+
+
+def test_an_unfinished_list_lacking_nothing_by_its_total_is_not_read_again() -> None:
+    """The setup phase read three pages of "red"; since then every record of its 60 was
+    fetched. Its first page, asked again, reports the total: nothing lies past the pages read
+    before, and re-reading them is not paid for."""
+    ids = [f"r{i}" for i in range(60)]
+    blue = [f"b{i}" for i in range(40)]  # a word on every page would be no evidence
+    search = _Search({"red": ids})
+    loop = _deepening_loop(deepen_min_new=0.0)
+    _known(loop, ids + blue, {**dict.fromkeys(ids, "red"), **dict.fromkeys(blue, "blue")})
+    loop.unfinished = [("red", 3)]
+    asyncio.run(loop.step(cast("FormSearch", search)))
+    assert search.read == [("red", 1)]
