@@ -10,11 +10,11 @@ capture–recapture estimate — are the canonical URLs of its wanted result lin
 known (:attr:`QueryLoop.record_id`), the normalised result URLs before. Records the crawl reached
 otherwise (links on fetched record pages) are known to the manager too (:meth:`QueryLoop.observe`).
 
-A query's result pages are read while they pay (:meth:`QueryLoop.pager`): each page brings on
-average ``keywords.paging_min_new`` records the crawl does not know yet. Under independent words
-every page of a query holds about the same share of unknown records, so the share observed on the
-pages read so far predicts the next — and the long tail of a keyword crawl, where a query's pages
-bring one new record in thirty, costs one page per query instead of all of them.
+A query's result pages are read while they pay (:meth:`QueryLoop.pager`, :mod:`.paging`): each
+page is expected to bring ``keywords.paging_min_new`` records the crawl does not know yet, by
+the list's total and the fetched texts while its pages bear that estimate out, else by the
+novelty of its latest pages — and the long tail of a keyword crawl, where a query's pages bring
+one new record in thirty, costs one page per query instead of all of them.
 
 On a large site the words run out before the lists are read (:meth:`QueryLoop.next_deepening`):
 once the manager's words are spent or bring nothing, the lists that still lack the most records
@@ -31,21 +31,21 @@ import heapq
 import itertools
 import logging
 import math
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from deepcrawl.crawler.paging import ListRead, Paging, lists_checked_out
 from deepcrawl.errors import InvalidURLError
-from deepcrawl.forms.results import PAGE_CAP_NOTE, total_results
+from deepcrawl.forms.results import PAGE_CAP_NOTE
 from deepcrawl.keywords import KeywordManager, StopReason
 from deepcrawl.keywords.known import KnownTexts, main_text
 from deepcrawl.urls import normalise_url
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Mapping, Sequence
+    from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
     from deepcrawl.crawler.context import CrawlContext
     from deepcrawl.crawler.state import StoredQuery
-    from deepcrawl.forms.results import QueryResult, ResultPage
+    from deepcrawl.forms.results import QueryResult
     from deepcrawl.forms.search import FormSearch
     from deepcrawl.storage.tables import QueryRead
 
@@ -62,89 +62,11 @@ def normalised_id(url: str) -> str | None:
         return None
 
 
-def lists_checked_out(checked: Sequence[tuple[int, int]], *, need: int, share: float) -> bool:
-    """Whether the latest result lists, ``need`` records between them, lack under ``share``.
-
-    Args:
-        checked: per query, oldest first: (records its list held by the reported total,
-            records of them the crawl lacked).
-        need: records of evidence: the most recent lists are summed until they reach it.
-        share: the share of lacking records under which the lists count as checked out.
-
-    Returns:
-        False while the lists hold fewer than ``need`` records in all.
-    """
-    seen = missing = 0
-    for total, lacking in reversed(checked):
-        seen += total
-        missing += lacking
-        if seen >= need:
-            return missing < share * seen
-    return False
-
-
 #: Why the manager stops that leaves the lists already asked worth deepening: its words ran
 #: out or bring nothing new. Budgets, errors and a form ignoring its keyword end the crawl.
 _DEEPEN_AFTER = frozenset({StopReason.SATURATED, StopReason.EXHAUSTED})
 #: Queries between two prunings of the lists' shown-but-unfetched records (memory only).
 _PRUNE_EVERY = 500
-
-
-@dataclass(slots=True)
-class _List:
-    """What the crawl read of one query's result list, for deepening it later."""
-
-    word: str
-    total: int
-    """The result count its first page reported."""
-    size: int
-    """Records a result page held at most."""
-    pages: int
-    """Result pages read, from the first: a re-read starts over, so these are read again."""
-    shown: int
-    """Records its pages showed."""
-    unheld: set[str]
-    """Records its pages showed whose page the crawl had not fetched when last looked at."""
-
-
-class _Paging:
-    """One query's paging control (:meth:`QueryLoop.pager`); what it saw stays for the list's
-    record."""
-
-    def __init__(self, loop: QueryLoop, word: str, skip: int, threshold: float) -> None:
-        self.loop = loop
-        self.word = word
-        self.skip = skip
-        self.threshold = threshold
-        self.shown: set[str] = set()
-        self.fresh = 0
-        self.total: int | None = None
-        self.size = 0
-        self.pages = 0
-        self.blocks: list[str] = []
-        """The short texts of its result pages (the keyword manager learns from them)."""
-
-    def __call__(self, page: ResultPage, number: int) -> bool:
-        loop = self.loop
-        self.blocks += page.blocks
-        ids = {rid for link in page.links if (rid := loop.record_id(link.url)) is not None}
-        self.size = max(self.size, len(ids))
-        self.pages = max(self.pages, number)
-        if number == 1:
-            self.total = total_results(page)
-            lacking = loop.texts.unknown_left(self.word, self.total, ())
-            if lacking is not None and self.total is not None:
-                loop._checked.append((self.total, lacking))
-        ids -= self.shown
-        self.shown.update(ids)
-        self.fresh += len(ids - loop.manager.records)
-        if number <= self.skip or self.threshold <= 0:
-            return True
-        left = loop.texts.unknown_left(self.word, self.total, self.shown)
-        if left is not None and self.total is not None and self.size:
-            pages_left = -(-(self.total - len(self.shown)) // self.size)
-            return pages_left > 0 and left / pages_left >= self.threshold
-        return self.fresh / max(1, number) >= self.threshold
 
 
 class QueryLoop:
@@ -178,13 +100,19 @@ class QueryLoop:
             self.manager.add_examples(examples)
         self.texts = KnownTexts(ctx.settings.keywords.min_term_length)
         """The words of the record pages fetched, for the paging control."""
-        self._checked: list[tuple[int, int]] = []  # per query: (total, records lacking)
-        self.unfinished: list[str] = []
-        """Keywords whose paging a page cap stopped (the setup phase's): asked again first, the
-        paging control deciding how far to read this time."""
+        self.checked: list[tuple[int, int]] = []
+        """Per query with a usable total: (its total, the records of it the crawl lacked)."""
+        self.unfinished: list[tuple[str, int]] = []
+        """Keywords whose paging a page cap stopped (the setup phase's), with the pages read:
+        asked again first, those pages read again, the paging control deciding how far past
+        them to read this time."""
+        self.refutations = 0
+        """Lists whose pages refuted the estimate from their total (:mod:`.paging`)."""
+        self.tested = 0
+        """Lists whose pages put the estimate from their total to the test."""
         self._probes = {w.casefold() for w in ctx.settings.keywords.stopword_probes}
-        self._paging: _Paging | None = None  # the latest query's
-        self._lists: dict[str, _List] = {}  # by case-folded word: the lists with a total
+        self._paging: Paging | None = None  # the latest query's
+        self._lists: dict[str, ListRead] = {}  # by case-folded word: the lists with a total
         self._heap: list[tuple[float, int, str]] = []  # deepening candidates, lazily re-valued
         self._order = itertools.count()
         self.deepening = False
@@ -209,12 +137,12 @@ class QueryLoop:
             How many queries were replayed.
         """
         count = 0
-        unfinished: dict[str, None] = {}
+        unfinished: dict[str, int] = {}
         for query in stored:
             row = query.row
             unfinished.pop(row.keyword, None)
             if (row.error or "").startswith(PAGE_CAP_NOTE) and self.max_pages is None:
-                unfinished[row.keyword] = None
+                unfinished[row.keyword] = row.result_pages
             texts = self._ids(query.result_links())
             self.manager.record(
                 row.keyword,
@@ -224,7 +152,7 @@ class QueryLoop:
                 error=row.error if row.outcome == "error" else None,
             )
             count += 1
-        self.unfinished = list(unfinished)
+        self.unfinished = list(unfinished.items())
         self._settle_probe()
         self._refresh()
         return count
@@ -241,6 +169,32 @@ class QueryLoop:
         text = main_text(html)
         self.texts.add(record_id, text)
         self.manager.learn_record(text)
+
+    def trusts_totals(self) -> bool:
+        """Whether the result totals of this search measure what the crawl lacks.
+
+        Not once ``keywords.paging_distrust_after`` lists, and half the lists put to the test
+        or more, had their estimate refuted by their own pages: the search matches or counts
+        otherwise than the fetched pages' words say (substrings, stems, other kinds of
+        content in its total).
+        """
+        after = self.ctx.settings.keywords.paging_distrust_after
+        return not (after > 0 and self.refutations >= max(after, self.tested / 2))
+
+    def unknown_left(
+        self,
+        word: str,
+        total: int | None,
+        shown: Collection[str],
+        sample: Collection[str] | None = None,
+    ) -> int | None:
+        """Records of ``word``'s list the crawl lacks and its pages have not shown, by the
+        total and the fetched texts (:meth:`KnownTexts.unknown_left
+        <deepcrawl.keywords.known.KnownTexts.unknown_left>`); None when the search's totals
+        are not trusted (:meth:`trusts_totals`)."""
+        if not self.trusts_totals():
+            return None
+        return self.texts.unknown_left(word, total, shown, sample)
 
     def fruitless(self) -> bool:
         """Whether the latest queries brought no new record for long enough to stop querying.
@@ -263,14 +217,14 @@ class QueryLoop:
             return False
         return not any(outcome.new for outcome in history[-need:])
 
-    def pager(self, word: str, *, skip: int = 0, threshold: float | None = None) -> _Paging:
+    def pager(self, word: str, *, skip: int = 0, threshold: float | None = None) -> Paging:
         """The paging control of one query: read the next result page only while it is expected
         to bring at least ``keywords.paging_min_new`` records the crawl does not know.
 
         With the total the first page reports and the words of the fetched records, the records
-        left to find are counted (:meth:`KnownTexts.unknown_left
-        <deepcrawl.keywords.known.KnownTexts.unknown_left>`) and spread over the pages left;
-        without, the share of unknown records on the pages read so far is the estimate.
+        left to find are counted (:meth:`unknown_left`) and spread over the pages left, while
+        the pages read bear the count out; else the records new to the crawl on its latest
+        pages are the estimate (:class:`~deepcrawl.crawler.paging.Paging`).
 
         Args:
             word: the query.
@@ -279,9 +233,13 @@ class QueryLoop:
             threshold: records a further page must be expected to bring (default
                 ``keywords.paging_min_new``).
         """
-        paging = _Paging(self, word, skip, self.ctx.settings.keywords.paging_min_new)
-        if threshold is not None:
-            paging.threshold = threshold
+        paging = Paging(
+            self,
+            word,
+            skip,
+            self.ctx.settings.keywords.paging_min_new if threshold is None else threshold,
+            test=threshold is None,
+        )
         self._paging = paging
         return paging
 
@@ -339,7 +297,7 @@ class QueryLoop:
         """
         need = self.checked_need()
         return bool(need) and lists_checked_out(
-            self._checked, need=need, share=self.ctx.settings.crawl.stop_checked_share
+            self.checked, need=need, share=self.ctx.settings.crawl.stop_checked_share
         )
 
     def checked_need(self) -> int:
@@ -374,14 +332,14 @@ class QueryLoop:
         ratio = self.manager.coverage().ratio
         return ratio is not None and ratio >= settings.stop_coverage
 
-    def _deepen_value(self, lst: _List) -> float:
+    def _deepen_value(self, lst: ListRead) -> float:
         """Records a re-read of ``lst`` is expected to bring per request, its first pages read
         again included; 0 when it cannot bring any (no count, read to its end or page cap)."""
         cap = self.max_pages or self.ctx.settings.keywords.max_result_pages
         lst.unheld = {rid for rid in lst.unheld if rid not in self.texts}
-        left = self.texts.unknown_left(lst.word, lst.total, lst.unheld)
+        left = self.unknown_left(lst.word, lst.total, lst.unheld, lst.sample)
         unread = min(lst.total, cap * lst.size) - lst.shown
-        if not left or lst.size <= 0 or unread <= 0 or lst.pages >= cap:
+        if not left or lst.complete or lst.size <= 0 or unread <= 0 or lst.pages >= cap:
             return 0.0
         # the lacking records spread over the unread part of the list, the part past the page
         # cap out of reach; the order of the list does not matter while it is read to the end
@@ -423,19 +381,36 @@ class QueryLoop:
             return lst.word, lst.pages
         return None
 
-    def _keep_list(self, word: str, pages: int) -> None:
+    def _keep_list(self, word: str, result: QueryResult) -> None:
         paging, self._paging = self._paging, None
-        if paging is None or paging.word != word or paging.total is None or not paging.size:
+        if paging is None or paging.word != word:
+            return
+        self.tested += paging.tested or paging.refuted
+        cap = self.max_pages or self.ctx.settings.keywords.max_result_pages
+        pages = result.pages
+        # its last page read shows no next one, or the paging asked for a page it did not have
+        complete = result.outcome == "ok" and (paging.ended or (paging.more and pages < cap))
+        if complete and paging.shown:
+            # read to its end, the list says exactly what the crawl lacked of it: its records,
+            # and those new to the crawl — whatever its total counts (other kinds of content)
+            checked = (len(paging.shown), sum(paging.fresh))
+            if paging.checked_at is None:
+                self.checked.append(checked)
+            else:
+                self.checked[paging.checked_at] = checked
+        if paging.total is None or not paging.size:
             return
         key = word.casefold()
         before = self._lists.get(key)
-        self._lists[key] = _List(
+        self._lists[key] = ListRead(
             word,
             paging.total,
             paging.size,
             max(pages, paging.pages, before.pages if before else 0),
             max(len(paging.shown), before.shown if before else 0),
             {rid for rid in paging.shown if rid not in self.texts},
+            complete=complete,
+            sample=sorted(paging.shown)[: paging.size],
         )
         if self.deepening:
             heapq.heappush(self._heap, (-1.0, next(self._order), key))
@@ -489,7 +464,7 @@ class QueryLoop:
             )
             return None
         elif self.unfinished:
-            word = self.unfinished.pop(0)
+            word, skip = self.unfinished.pop(0)
         elif self.covered():
             self._stop("the coverage estimate says every record is reached", gap=False)
             return None
@@ -536,7 +511,7 @@ class QueryLoop:
         )  # fmt: skip
         if result.error:
             logger.debug("query %r: %s", word, result.error)
-        self._keep_list(word, result.pages)
+        self._keep_list(word, result)
         self.manager.learn_entries(word, more.blocks)
         texts = self._ids((link.url, link.text) for link in result.result_links)
         outcome = self.manager.record(

@@ -9,7 +9,10 @@ ways, and both are recognised here:
   largest option for the form filler;
 * a page-size query parameter in a results URL or a JSON data URL (``limit``, ``per_page``,
   ``rows`` …): :func:`with_page_size` sets it. Whether the site honours the value is for the
-  caller to check (it lists more results, or it does not), since many clamp it silently.
+  caller to check (it lists more results, or it does not), since many clamp it silently;
+* links of a result page that offer the same results at other sizes ("show 20 | 50 | 100"):
+  :func:`offered_page_size` picks the largest sensible one; a GET form's URL template is then
+  made from it (:meth:`FormSearch <deepcrawl.forms.search.FormSearch>` checks it first).
 """
 
 from __future__ import annotations
@@ -18,10 +21,20 @@ import re
 from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from deepcrawl.forms.pagination import PAGE_PARAMS
+
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from deepcrawl.forms.model import Form
 
-__all__ = ["PAGE_SIZE_PARAMS", "page_size_choice", "page_size_param", "with_page_size"]
+__all__ = [
+    "PAGE_SIZE_PARAMS",
+    "offered_page_size",
+    "page_size_choice",
+    "page_size_param",
+    "with_page_size",
+]
 
 #: Query parameters that set how many results one page (or one data request) holds.
 PAGE_SIZE_PARAMS = (
@@ -83,3 +96,39 @@ def with_page_size(url: str, name: str, size: int) -> str:
     else:
         params.append((name, str(size)))
     return urlunsplit(parts._replace(query=urlencode(params)))
+
+
+def offered_page_size(urls: Iterable[str], keyword: str) -> tuple[int, str] | None:
+    """The largest page size a result page's links offer for the same query, and its link.
+
+    A size link carries the query's keyword and a numeric page-size parameter, and starts the
+    list at its beginning (no page parameter, or one of 0 or 1 — "next 20" links carry the
+    size too, further on). It is an offer only when the links name at least two sizes, so a
+    next link's size is never taken for a choice; sizes above :data:`MAX_PAGE_SIZE` are left
+    out, as in :func:`page_size_choice`.
+
+    Args:
+        urls: the links of the query's first result page.
+        keyword: the query (the links must carry it, or they belong to another list).
+
+    Returns:
+        (size, URL) of the largest offer, or None when the page offers no choice.
+    """
+    wanted = keyword.strip().casefold()
+    offers: dict[int, str] = {}
+    for url in urls:
+        params = dict(parse_qsl(urlsplit(url).query, keep_blank_values=True))
+        if not wanted or wanted not in {v.strip().casefold() for v in params.values()}:
+            continue
+        if any(params.get(name, "0") not in {"", "0", "1"} for name in PAGE_PARAMS):
+            continue
+        name = page_size_param(url)
+        if name is None:
+            continue
+        size = int(params[name])
+        if 0 < size <= MAX_PAGE_SIZE:
+            offers.setdefault(size, url)
+    if len(offers) < 2:
+        return None
+    size = max(offers)
+    return size, offers[size]

@@ -19,6 +19,7 @@ keyword manager's loop, the setup phase of a crawl, ``deepcrawl query``:
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from deepcrawl._resource import AsyncResource
@@ -29,6 +30,7 @@ from deepcrawl.browser.scope import Scope, host_of
 from deepcrawl.errors import FormError, HTTPStatusError
 from deepcrawl.forms.data_api import DataSearch
 from deepcrawl.forms.filler import FormFiller
+from deepcrawl.forms.page_size import offered_page_size
 from deepcrawl.forms.store import load_critic
 from deepcrawl.forms.template import TemplateCheck, TemplateSearch, UrlTemplate
 
@@ -222,6 +224,26 @@ class FormSearch(AsyncResource):
         self.check = await candidate.check(result)
         if self.check.passed:
             self.template = candidate
+            await self._try_page_size(result, candidate)
+
+    async def _try_page_size(self, result: QueryResult, template: TemplateSearch) -> None:
+        """Query by the largest page size the first result page offers (its "show 20 | 50 |
+        100" links), once plain HTTP at that size lists every result the browser's page did:
+        each result page is a request, whatever it holds."""
+        if not self.settings.forms.largest_page_size:
+            return
+        urls = [link.url for link in result.links if link.page == 1]
+        offer = offered_page_size(urls, result.keyword)
+        if offer is None:
+            return
+        sized = UrlTemplate.from_url(result.keyword, offer[1], self.filler.query_field)
+        if sized is None or sized == template.template:
+            return
+        candidate = replace(template, template=sized)  # its overhead counts the first check
+        if (await candidate.check(result, superset=True)).passed:
+            self.template = self._candidate = candidate
+        else:
+            template.overhead_requests = candidate.overhead_requests
 
     async def category_informativeness(self, keyword: str, *, sample: int = 4) -> dict[str, float]:
         """How informative each category field is for ``keyword`` (Madhavan et al.).

@@ -15,11 +15,16 @@ texts does not care where in the list the unknown records sit.
 The count is only as good as the page text matches what the search looks at: a word the pages
 show outside the searched fields ("Category: history" on every history book) is held by more
 fetched records than the search returns, and the difference would read as nothing lacking —
-such counts are refused.
+such counts are refused. The other way round, a search matching substrings ("the" in
+"other"), stems or fields the page does not show returns records whose text lacks the word: the
+records a list showed that the crawl has fetched say which share of its matches the fetched
+words account for (:meth:`KnownTexts.match_share`), and the count is scaled by it. Each
+record's words are kept for this as a small Bloom filter, not as a set.
 """
 
 from __future__ import annotations
 
+import zlib
 from collections import Counter
 from typing import TYPE_CHECKING
 
@@ -39,6 +44,21 @@ _FRAME = (
 #: Share of fetched record pages a word may appear in before it counts as chrome.
 _CHROME_SHARE = 0.9
 _MIN_PAGES_FOR_CHROME = 20
+#: Bits of each record's Bloom filter of its words, and hashes a word sets: about 3% false
+#: positives at 200 distinct words, some 300 bytes a record.
+_BLOOM_BITS = 2048
+_BLOOM_HASHES = 2
+#: Fetched records a list must have shown before their share of matches scales the count.
+_MIN_SHARE_SAMPLE = 5
+
+
+def _bloom_bits(word: str) -> int:
+    """The bits ``word`` sets in a record's Bloom filter."""
+    digest = zlib.crc32(word.encode())
+    bits = 0
+    for i in range(_BLOOM_HASHES):
+        bits |= 1 << ((digest >> (11 * i)) % _BLOOM_BITS)
+    return bits
 
 
 def main_text(html: str | bytes) -> str:
@@ -75,6 +95,7 @@ class KnownTexts:
         self.min_length = min_length
         self._ids: set[str] = set()
         self._df: Counter[str] = Counter()
+        self._words: dict[str, int] = {}  # record id -> Bloom filter of its words
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -87,35 +108,64 @@ class KnownTexts:
         if record_id in self._ids:
             return
         self._ids.add(record_id)
-        self._df.update(record_terms(text, min_length=self.min_length))
+        terms = record_terms(text, min_length=self.min_length)
+        self._df.update(terms)
+        bloom = 0
+        for term in terms:
+            bloom |= _bloom_bits(term)
+        self._words[record_id] = bloom
+
+    def match_share(self, word: str, shown: Collection[str]) -> float | None:
+        """The share of the fetched records among ``shown`` (a list's results) whose text
+        holds ``word``; None while fewer than a handful were fetched, or for a phrase."""
+        terms = record_terms(word, min_length=1)
+        fetched = [self._words[rid] for rid in shown if rid in self._words]
+        if len(terms) != 1 or len(fetched) < _MIN_SHARE_SAMPLE:
+            return None
+        bits = _bloom_bits(next(iter(terms)))
+        return sum(1 for bloom in fetched if bloom & bits == bits) / len(fetched)
 
     def holding(self, word: str) -> int | None:
         """How many fetched records hold ``word``; None when the count means nothing (a phrase,
-        a word of every page — site chrome the text filter missed — or no text yet)."""
+        a word shorter than ``min_length``, which is never counted, a word of every page —
+        site chrome the text filter missed — or no text yet)."""
         terms = record_terms(word, min_length=1)
-        if len(terms) != 1 or not self._ids:
-            return None
+        if len(terms) != 1 or not self._ids or len(next(iter(terms))) < self.min_length:
+            return None  # a phrase, no text yet, or a word too short to have been counted
         count = self._df[next(iter(terms))]
         if len(self._ids) >= _MIN_PAGES_FOR_CHROME and count >= _CHROME_SHARE * len(self._ids):
             return None
         return count
 
-    def unknown_left(self, word: str, total: int | None, shown: Collection[str]) -> int | None:
+    def unknown_left(
+        self,
+        word: str,
+        total: int | None,
+        shown: Collection[str],
+        sample: Collection[str] | None = None,
+    ) -> int | None:
         """Records of ``word``'s results the crawl does not hold and has not been shown yet.
 
         Args:
             word: the query.
             total: the result count its first page reported.
-            shown: record ids its pages read so far showed.
+            shown: record ids its pages read so far showed (not counted as unknown twice).
+            sample: record ids of its results whose share of matches is measured (default:
+                ``shown``).
 
         Returns:
             The estimate (never negative), or None when there is no total or no usable count —
             also when more fetched records hold the word than the search returns: the pages
             then show it where the search does not look (a category label beside every
-            record, say), and the count says nothing of the results.
+            record, say), and the count says nothing of the results. When only a share of
+            the fetched records of ``sample`` hold the word (:meth:`match_share`), the search
+            matches more than the words, and the count is scaled up by it.
         """
         held = self.holding(word)
         if total is None or held is None or held > total:
             return None
+        share = self.match_share(word, shown if sample is None else sample)
+        if share is not None:
+            held = round(held / share) if share > 0 else total
         unheld_shown = sum(1 for rid in shown if rid not in self._ids)
         return max(0, total - held - unheld_shown)

@@ -104,3 +104,62 @@ async def test_template_failures_are_error_outcomes() -> None:
     result = await TemplateSearch(template, FakeSite(fail=True)).query("tea")
     assert result.outcome == "error"
     assert "no answer" in (result.error or "")
+
+
+async def test_a_link_the_browser_called_chrome_at_another_dom_path_is_chrome_over_http() -> None:
+    """Two HTML parsers repair invalid markup differently (Roundup's ``<td>`` straight inside
+    ``<main>``: kept by lxml, dropped by Chromium), so a menu link sits at another DOM path over
+    plain HTTP. The browser's roles decide: the check passes and later pages judge it chrome."""
+    template = UrlTemplate.from_submission(FORM, "tea", f"{BASE}/search?q=tea")
+    assert template is not None
+    judge = Judge()  # the browser learnt the menu at its own path
+    judge.chrome.learn_baseline([Link(f"{BASE}/", "Home", dom_path="html/body/main/a")])
+    search = TemplateSearch(template, FakeSite(), judge=judge)
+    browser = QueryResult(
+        keyword="tea",
+        links=[
+            ResultLink(url=f"{BASE}/", text="Home", dom_path="html/body/main/a", role="chrome"),
+            *(ResultLink(url=f"{BASE}/book/{i}", page=1) for i in range(1, 11)),
+        ],
+    )
+    check = await search.check(browser)
+    assert check.passed
+    result = await search.query("tea")
+    assert [link.role for link in result.links if link.text == "Home"] == ["chrome"]
+    # a link plain HTTP alone shows, which the browser never called chrome, fails the check
+    other = Judge()
+    bare = browser.model_copy(update={"links": browser.links[1:]})
+    assert not (await TemplateSearch(template, FakeSite(), judge=other).check(bare)).passed
+
+
+async def test_a_larger_page_passes_the_check_when_it_lists_every_result_of_the_browsers() -> None:
+    template = UrlTemplate.from_submission(FORM, "tea", f"{BASE}/search?q=tea")
+    assert template is not None
+    search = TemplateSearch(template, FakeSite())
+    smaller = QueryResult(
+        keyword="tea", links=[ResultLink(url=f"{BASE}/book/{i}", page=1) for i in range(1, 6)]
+    )
+    assert not (await search.check(smaller)).passed  # not the same links
+    assert (await search.check(smaller, superset=True)).passed  # but all of them, and more
+
+
+async def test_the_query_after_a_check_starts_from_the_page_the_check_fetched() -> None:
+    template = UrlTemplate.from_submission(FORM, "tea", f"{BASE}/search?q=tea")
+    assert template is not None
+    site = FakeSite()
+    judge = Judge()
+    judge.chrome.learn_baseline([Link(f"{BASE}/", "Home", dom_path="html/body/header/a")])
+    search = TemplateSearch(template, site, judge=judge)
+    browser = QueryResult(
+        keyword="tea", links=[ResultLink(url=f"{BASE}/book/{i}", page=1) for i in range(1, 11)]
+    )
+    assert (await search.check(browser)).passed
+    result = await search.query("tea")
+    assert result.pages == 3
+    assert result.requests == 2  # pages 2 and 3: the first came with the check
+    assert site.fetched == [
+        f"{BASE}/search?q=tea",
+        *(f"{BASE}/search?q=tea&page={n}" for n in (2, 3)),
+    ]
+    await search.query("tea")  # asked again: the check's page is not used twice
+    assert len(site.fetched) == 6

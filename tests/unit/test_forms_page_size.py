@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 from deepcrawl.browser.base import FetchedPage, Fetcher, Link
 from deepcrawl.forms.data_api import DataSearch, parse_data_page
 from deepcrawl.forms.model import FieldOption, Form, FormField
-from deepcrawl.forms.page_size import page_size_choice, page_size_param, with_page_size
+from deepcrawl.forms.page_size import (
+    offered_page_size,
+    page_size_choice,
+    page_size_param,
+    with_page_size,
+)
 from deepcrawl.forms.results import QueryResult, ResultLink
 from deepcrawl.forms.template import TemplateSearch, UrlTemplate, carries
 from deepcrawl.keywords import KeywordManager
@@ -16,6 +23,7 @@ from deepcrawl.keywords.known import KnownTexts, main_text
 from deepcrawl.settings import KeywordSettings
 
 BASE = "http://news.test"
+DATA = Path(__file__).parents[1] / "data" / "real"
 
 
 def select(name: str, values: list[str], label: str = "") -> FormField:
@@ -212,3 +220,21 @@ def test_known_texts_count_what_a_query_lacks() -> None:
     assert texts.unknown_left("tea", 20, {"r1", "r2", "x1", "x2"}) == 6
     assert texts.unknown_left("tea", 10, ()) is None  # 12 fetched hold it, 10 returned: no measure
     assert texts.unknown_left("tea", None, ()) is None
+
+
+def test_the_largest_offered_page_size_is_taken_from_a_first_result_page() -> None:
+    """MediaWiki's result pages offer "View (previous 20 | next 20) (20 | 50 | 100 | 250 |
+    500)": the links of the list's start carry ``offset=0``, those of a later page its offset."""
+    saved = (DATA / "mediawiki" / "search_government_p2.html").read_text()
+    later = [BASE + href.replace("&amp;", "&") for href in re.findall(r'href="([^"]+)"', saved)]
+    assert offered_page_size(later, "government") is None  # page 2: every offer starts later
+    first = [url.replace("offset=20", "offset=0") for url in later]
+    offer = offered_page_size(first, "Government")
+    assert offer is not None
+    size, url = offer
+    assert size == 100  # 250 and 500 are above MAX_PAGE_SIZE
+    assert "limit=100" in url
+    assert offered_page_size(first, "parliament") is None  # another query's list
+    # one size is a next link's, not a choice
+    single = [f"{BASE}/s?q=tea&limit=20&offset=0", f"{BASE}/s?q=tea&limit=20&offset=20"]
+    assert offered_page_size(single, "tea") is None

@@ -93,10 +93,18 @@ _SIZE = 10
 
 
 class _Search:
-    """A search form over hand-made lists, ten results a page, the total on every page."""
+    """A search form over hand-made lists, ten results a page (or ``size``), the total on every
+    page, a next link on every page but the last."""
 
-    def __init__(self, lists: dict[str, list[str]]) -> None:
+    def __init__(
+        self,
+        lists: dict[str, list[str]],
+        totals: dict[str, int] | None = None,
+        size: int = _SIZE,
+    ) -> None:
         self.lists = lists
+        self.totals = totals or {}  # a total other than the list's length (other kinds)
+        self.size = size
         self.read: list[tuple[str, int]] = []  # (word, pages read) per query
 
     async def query(
@@ -109,14 +117,17 @@ class _Search:
         ids = self.lists.get(word, [])
         links: list[ResultLink] = []
         pages = 0
-        for start in range(0, len(ids), _SIZE):
+        for start in range(0, len(ids), self.size):
             pages += 1
-            chunk = ids[start : start + _SIZE]
+            chunk = ids[start : start + self.size]
             links += [ResultLink(url=rid, page=pages) for rid in chunk]
+            total = self.totals.get(word, len(ids))
+            further = start + self.size < len(ids)
+            nxt = [Link(f"http://site/search?q={word}&page={pages + 1}", "Next", rel="next")]
             page = ResultPage(
                 url=f"http://site/search?q={word}&page={pages}",
-                blocks=[f"{len(ids)} results for “{word}”"],
-                links=[Link(rid) for rid in chunk],
+                blocks=[f"{total} results for “{word}”"] if total else [],
+                links=[Link(rid) for rid in chunk] + (nxt if further else []),
             )
             if pages >= (max_pages or 50) or (more is not None and not more(page, pages)):
                 break
@@ -126,7 +137,7 @@ class _Search:
             links=links,
             pages=max(1, pages),
             requests=max(1, pages),
-            total_results=len(ids) or None,
+            total_results=self.totals.get(word, len(ids)) or None,
             outcome="ok" if ids else "no_results",
         )
 
@@ -151,7 +162,11 @@ def _deepening_loop(**keywords: object) -> QueryLoop:
         ),
         changed=lambda: None,
     )
-    loop = QueryLoop(cast("CrawlContext", ctx), None, record_id=lambda url: url)
+    loop = QueryLoop(
+        cast("CrawlContext", ctx),
+        None,
+        record_id=lambda url: None if url.startswith("http://site/search") else url,
+    )
     # the two seeds and no other word: the manager runs out after them
     loop.manager = KeywordManager(settings.keywords, seeds=["red", "blue"], frequent=[])
     return loop
@@ -268,3 +283,137 @@ def test_the_stop_reason_reports_the_gap_the_estimate_sees_and_the_sources_tried
     reason = str(loop.ctx.stats.stop_reason)
     assert reason.startswith("saturated; the estimate says ~15 of ~21 records are missing")
     assert reason.endswith("(word sources tried: user 2 (0 empty), frequent 4 (0 empty))")
+
+
+# -- paging: the total's estimate tested by the pages, novelty of the latest pages ------------
+
+
+def _known(loop: QueryLoop, ids: list[str], texts: dict[str, str]) -> None:
+    loop.observe(ids)
+    for rid in ids:
+        loop.texts.add(rid, texts[rid])
+
+
+def test_pages_bringing_nothing_refute_the_totals_estimate_and_paging_stops() -> None:
+    """A search matching substrings ("the" in "other"): 100 results, and only the 20 fetched
+    records whose words hold "red" count as held, so the total says 80 are lacking. The crawl
+    has all 100: the second page brings none of the 8 a page predicted, and paging stops."""
+    ids = [f"r{i}" for i in range(100)]
+    texts = {rid: "red" if i < 20 else "reddish" for i, rid in enumerate(ids)}
+    search = _Search({"red": ids})
+    loop = _deepening_loop(deepen_min_new=0.0)
+    _known(loop, ids, texts)
+    asyncio.run(loop.step(cast("FormSearch", search)))
+    assert search.read == [("red", 2)]
+    assert loop.refutations == 1
+    assert loop.trusts_totals()  # one list is no evidence against the search's totals
+
+
+def test_repeated_refutations_end_the_use_of_the_searchs_totals() -> None:
+    words = ["red", "blue", "green"]
+    ids = {w: [f"{w}{i}" for i in range(100)] for w in words}
+    texts = {rid: w if i < 20 else w + "ish" for w in words for i, rid in enumerate(ids[w])}
+    search = _Search(ids)
+    loop = _deepening_loop(deepen_min_new=0.0)
+    loop.manager = KeywordManager(loop.ctx.settings.keywords, seeds=words, frequent=[])
+    for w in words:
+        _known(loop, ids[w], texts)
+        asyncio.run(loop.step(cast("FormSearch", search)))
+    assert search.read == [(w, 2) for w in words]
+    assert not loop.trusts_totals()
+    assert loop.unknown_left("red", 100, ()) is None
+    assert loop.texts.unknown_left("red", 100, ()) == 80
+
+
+@pytest.mark.parametrize(("window", "pages"), [(2, 3), (0, 11)])
+def test_without_a_total_the_novelty_of_the_pages_read_decides(window: int, pages: int) -> None:
+    """No total: the first page brings ten new records, the next ones none. With a window of
+    two pages (``keywords.paging_window``) the mean of the latest two decides: three pages;
+    the mean of every page read falls under one on the eleventh."""
+    ids = [f"r{i}" for i in range(200)]
+    search = _Search({"red": ids}, totals={"red": 0})
+    loop = _deepening_loop(deepen_min_new=0.0, paging_window=window)
+    loop.observe(ids[10:])
+    asyncio.run(loop.step(cast("FormSearch", search)))
+    assert search.read == [("red", pages)]
+
+
+def test_a_list_read_to_its_end_is_never_deepened() -> None:
+    """A site-wide search: 30 results, 20 of them the wanted kind. Read to its end, the list
+    lacks nothing, whatever its total says."""
+    ids = [f"r{i}" for i in range(20)]
+    search = _Search({"red": ids}, totals={"red": 30})
+    loop = _deepening_loop(deepen_min_new=0.01)
+    asyncio.run(_crawl(loop, search, dict.fromkeys(ids, "red")))
+    assert search.read[0] == ("red", 2)
+    assert loop.deepened == 0
+    assert all(lst.complete for lst in loop._lists.values())
+
+
+def test_an_unfinished_list_is_read_again_past_the_pages_read_before() -> None:
+    """The setup phase read three pages of "red" (60 records) before any was known; asked
+    again, those pages come again whatever they bring, and the paging judges the pages past
+    them."""
+    ids = [f"r{i}" for i in range(60)]
+    texts = dict.fromkeys(ids, "red")
+    search = _Search({"red": ids})
+    loop = _deepening_loop(deepen_min_new=0.0)
+    _known(loop, ids[:30], texts)
+    loop.unfinished = [("red", 3)]
+    asyncio.run(loop.step(cast("FormSearch", search)))
+    assert search.read == [("red", 6)]
+    assert len(loop.manager.records) == 60
+
+
+def test_a_word_shorter_than_the_indexed_words_has_no_count() -> None:
+    texts = KnownTexts(min_length=2)
+    texts.add("r1", "a cat on a mat")
+    assert texts.holding("a") is None
+    assert texts.holding("cat") == 1
+
+
+def test_a_list_read_to_its_end_is_exact_evidence_for_the_stop_whatever_its_total() -> None:
+    """A site-wide search counts talk and user pages in its totals: by them every list lacks
+    records. Read to their ends, six one-page lists of 50 records, one of them new, check
+    out."""
+    loop = _deepening_loop(deepen_min_new=0.0)
+    loop.ctx.settings = loop.ctx.settings.with_overrides(crawl={"stop_checked_records": 300})
+    words = [f"word{c}" for c in "abcdef"]
+    lists = {w: [f"{w}-{i}" for i in range(50)] for w in words}
+    loop.manager = KeywordManager(loop.ctx.settings.keywords, seeds=words, frequent=[])
+    for w in words:
+        loop.observe(lists[w][1:] if w == "worda" else lists[w])  # one record new to the crawl
+    search = _Search(lists, totals=dict.fromkeys(words, 400), size=50)
+    for _ in words:
+        asyncio.run(loop.step(cast("FormSearch", search)))
+    assert loop.checked == [(50, 1), *[(50, 0)] * 5]
+    assert loop.checked_out()
+
+
+def test_a_search_matching_more_than_the_words_is_measured_by_the_records_it_showed() -> None:
+    """WordPress matches substrings: "the" finds "other" and "there". Of 30 posts it returns,
+    10 hold the word itself; the ten its page showed, fetched, hold it three times: the
+    fetched words account for 0.3 of its matches, and nothing is lacking."""
+    texts = KnownTexts()
+    for i in range(30):
+        texts.add(f"p{i}", "the tale" if i % 3 == 0 else "other tales there")
+    assert texts.unknown_left("the", 30, ()) == 20  # by the words alone
+    page = [f"p{i}" for i in range(10)]  # p0, p3, p6, p9 hold "the": 0.4
+    assert texts.match_share("the", page) == 0.4
+    assert texts.unknown_left("the", 30, (), page) == 5  # 10 / 0.4 = 25 held by the search
+    assert texts.match_share("the", page[:4]) is None  # too few to measure
+    assert texts.match_share("tale", page) == 0.4
+
+
+def test_an_unfinished_list_lacking_nothing_by_its_total_is_not_read_again() -> None:
+    """The setup phase read three pages of "red"; since then every record of its 60 was
+    fetched. Its first page, asked again, reports the total: nothing lies past the pages read
+    before, and re-reading them is not paid for."""
+    ids = [f"r{i}" for i in range(60)]
+    blue = [f"b{i}" for i in range(40)]  # a word on every page would be no evidence
+    search = _Search({"red": ids})
+    loop = _deepening_loop(deepen_min_new=0.0)
+    _known(loop, ids + blue, {**dict.fromkeys(ids, "red"), **dict.fromkeys(blue, "blue")})
+    loop.unfinished = [("red", 3)]
+    asyncio.run(loop.step(cast("FormSearch", search)))
+    assert search.read == [("red", 1)]

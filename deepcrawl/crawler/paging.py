@@ -1,0 +1,206 @@
+"""The paging control of one query: read a result list's next page only while it pays.
+
+Every result page is a request, and the records it shows the crawl already has are worth
+nothing, so a query's next page is read only while it is expected to bring at least
+``keywords.paging_min_new`` records the crawl lacks (:class:`Paging`). Two estimates:
+
+* *by the total*: the total the first page reports, less the fetched records whose main text
+  holds the word (:meth:`KnownTexts.unknown_left
+  <deepcrawl.keywords.known.KnownTexts.unknown_left>`), less the unknown records shown so far,
+  spread over the pages left. Exact when the search matches what the page text shows, and
+  indifferent to where in the list the unknown records sit;
+* *by novelty*: the records new to the crawl on the pages read (or the latest
+  ``keywords.paging_window`` of them; Ntoulas et al.'s independence assumption: the next page
+  holds about the same share).
+
+The total's estimate is checked against what the pages it had read bring: a search that
+matches substrings or stems, or that counts other kinds of content in its total (a site-wide
+search), makes the crawl's word counts say records are lacking that are not. Once
+``keywords.paging_check_pages`` pages in a row brought less than ``keywords.paging_check_share``
+of what it predicted, it is refuted and novelty decides; after
+``keywords.paging_distrust_after`` refuted lists the crawl uses no total of that search again
+(:meth:`QueryLoop.trusts_totals <deepcrawl.crawler.queries.QueryLoop.trusts_totals>`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from deepcrawl.forms.pagination import next_page
+from deepcrawl.forms.results import total_results
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from deepcrawl.crawler.queries import QueryLoop
+    from deepcrawl.forms.results import ResultPage
+
+__all__ = ["ListRead", "Paging", "lists_checked_out"]
+
+
+def lists_checked_out(checked: Sequence[tuple[int, int]], *, need: int, share: float) -> bool:
+    """Whether the latest result lists, ``need`` records between them, lack under ``share``.
+
+    Args:
+        checked: per query, oldest first: (records its list held by the reported total,
+            records of them the crawl lacked).
+        need: records of evidence: the most recent lists are summed until they reach it.
+        share: the share of lacking records under which the lists count as checked out.
+
+    Returns:
+        False while the lists hold fewer than ``need`` records in all.
+    """
+    seen = missing = 0
+    for total, lacking in reversed(checked):
+        seen += total
+        missing += lacking
+        if seen >= need:
+            return missing < share * seen
+    return False
+
+
+@dataclass(slots=True)
+class ListRead:
+    """What the crawl read of one query's result list, for deepening it later."""
+
+    word: str
+    total: int
+    """The result count its first page reported."""
+    size: int
+    """Records a result page held at most."""
+    pages: int
+    """Result pages read, from the first: a re-read starts over, so these are read again."""
+    shown: int
+    """Records its pages showed."""
+    unheld: set[str]
+    """Records its pages showed whose page the crawl had not fetched when last looked at."""
+    complete: bool = False
+    """Read to its end: its last page read showed no next one."""
+    sample: list[str] = field(default_factory=list)
+    """Records it showed, a page's worth: which share of its matches the fetched words
+    account for (:meth:`KnownTexts.match_share
+    <deepcrawl.keywords.known.KnownTexts.match_share>`)."""
+
+
+class Paging:
+    """One query's paging control (:meth:`QueryLoop.pager
+    <deepcrawl.crawler.queries.QueryLoop.pager>`), called after each result page with its
+    number; what it saw stays for the list's record.
+
+    Args:
+        loop: the query loop (record ids, fetched texts, the records known).
+        word: the query.
+        skip: pages read whatever they bring (a re-read list's pages read before).
+        threshold: records a further page must be expected to bring.
+        test: put the total's estimate to the test (not when deepening a list: its re-read is
+            chosen for the records the total says lie further on, wherever they sit).
+    """
+
+    def __init__(
+        self, loop: QueryLoop, word: str, skip: int, threshold: float, *, test: bool = True
+    ) -> None:
+        self.loop = loop
+        self.word = word
+        self.skip = skip
+        self.threshold = threshold
+        self.test = test
+        self.shown: set[str] = set()
+        self.fresh: list[int] = []
+        """Records new to the crawl on each page read past ``skip``."""
+        self.total: int | None = None
+        self.size = 0
+        self.pages = 0
+        self.blocks: list[str] = []
+        """The short texts of its result pages (the keyword manager learns from them)."""
+        self.more = False
+        """The latest answer: whether the next page was asked for."""
+        self.ended = False
+        """Whether the latest page read is the list's last (it shows no way to a next one)."""
+        self.refuted = False
+        """Whether the pages read refuted the total's estimate."""
+        self.tested = False
+        """Whether the pages read put the total's estimate to the test."""
+        self._predicted: tuple[int, float] | None = None  # (pages past skip, records a page)
+        self.checked_at: int | None = None
+        """Where its first page's (total, lacking) went in the loop's ``checked``."""
+
+    def __call__(self, page: ResultPage, number: int) -> bool:
+        loop = self.loop
+        self.blocks += page.blocks
+        ids = {rid for link in page.links if (rid := loop.record_id(link.url)) is not None}
+        self.size = max(self.size, len(ids))
+        self.pages = max(self.pages, number)
+        if number == 1:
+            self.total = total_results(page)
+            # the page's records that the crawl fetched say how the search matches the word
+            lacking = loop.unknown_left(self.word, self.total, (), ids)
+            if lacking is not None and self.total is not None:
+                self.checked_at = len(loop.checked)
+                loop.checked.append((self.total, lacking))
+        self.ended = next_page(page, number, ()) is None
+        ids -= self.shown
+        self.shown.update(ids)
+        if number > self.skip:
+            self.fresh.append(len(ids - loop.manager.records))
+        self.more = self._worth_reading(number)
+        return self.more
+
+    def _worth_reading(self, number: int) -> bool:
+        """Whether the page after page ``number`` is expected to bring ``threshold`` records."""
+        if self.threshold <= 0:
+            return True
+        if number <= self.skip:
+            return self._reread_pays(number)
+        expected = None if self.refuted else self._by_total()
+        if expected is not None and self.test:
+            if self._predicted is None:
+                self._predicted = (len(self.fresh), expected)
+            elif self._refutes():
+                self.refuted = True
+                self.loop.refutations += 1
+                expected = None
+            elif len(self.fresh) > self._predicted[0]:
+                self.tested = True
+        if expected is None:
+            expected = self._by_novelty()
+        return expected >= self.threshold
+
+    def _reread_pays(self, number: int) -> bool:
+        """Whether the records the total says lie past the pages read before are worth the
+        pages still to read again to reach them (each a request); yes without a total."""
+        left = self.loop.unknown_left(self.word, self.total, self.shown)
+        if left is None or self.total is None or not self.size:
+            return True
+        beyond = -(-max(0, self.total - self.skip * self.size) // self.size)
+        requests = self.skip - number + beyond
+        return requests > 0 and left / requests >= self.threshold
+
+    def _by_total(self) -> float | None:
+        """Unknown records a page left holds by the total and the fetched texts, or None."""
+        left = self.loop.unknown_left(self.word, self.total, self.shown)
+        if left is None or self.total is None or not self.size:
+            return None
+        pages_left = -(-(self.total - len(self.shown)) // self.size)
+        return left / pages_left if pages_left > 0 else 0.0
+
+    def _by_novelty(self) -> float:
+        """Records new to the crawl a page brought, over the pages read past ``skip`` (since the
+        total's prediction, once refuted; the latest ``keywords.paging_window`` if set)."""
+        window = self.loop.ctx.settings.keywords.paging_window
+        since = self._predicted[0] if self.refuted and self._predicted else 0
+        recent = self.fresh[since:] or self.fresh
+        if window > 0:
+            recent = recent[-window:]
+        return sum(recent) / max(1, len(recent))
+
+    def _refutes(self) -> bool:
+        """Whether the pages read since the total's prediction brought less than
+        ``keywords.paging_check_share`` of it, over ``keywords.paging_check_pages`` pages."""
+        assert self._predicted is not None
+        settings = self.loop.ctx.settings.keywords
+        at, per_page = self._predicted
+        since = self.fresh[at:]
+        if settings.paging_check_pages <= 0 or len(since) < settings.paging_check_pages:
+            return False
+        return sum(since) < settings.paging_check_share * per_page * len(since)
