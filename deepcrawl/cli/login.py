@@ -60,9 +60,9 @@ def login(
     ] = None,
     access: AccessFlags = AccessFlags(),
 ) -> None:
-    """Open URL in a browser, log in there yourself, press Enter: the session (cookies and
-    local storage) is saved to --out for 'crawl --storage-state'.
+    """Log in to URL in a browser yourself; the session is saved for 'crawl --storage-state'.
 
+    Press Enter (or close the page) when logged in: the cookies and local storage go to --out.
     deepcrawl never submits a login form by itself; this is your own browser session. Without
     a display the browser runs headless and saves what the site sets on a visit only: log in
     on a machine with a display and copy the file, or export your browser's cookies and use
