@@ -11,6 +11,7 @@ that may poison the store; found here it costs one line. :func:`check_inputs` ch
 3. the labels file: it exists and follows the schema (:func:`deepcrawl.prototypes.read_labels_file`
    names the file, the entry and the field), its ``like`` URLs as in 2;
 4. the keyword file: it exists, is UTF-8 text and holds a keyword;
+5. the main text (``crawl.deliver_text``): trafilatura is installed;
 
 then :func:`check_start_page` asks the site for the start page once over plain HTTP: an
 unreachable host and a start URL that is no HTML page are reported as such, not as "robots.txt
@@ -123,7 +124,8 @@ def check_inputs(
     Raises:
         InvalidURLError: a bad start or ``--like`` URL.
         ConfigError: a ``--like`` URL on another host, a missing or malformed labels file, a
-            missing, empty or binary keyword file; each message is one line naming the culprit.
+            missing, empty or binary keyword file, the main text asked for without
+            trafilatura; each message is one line naming the culprit.
     """
     from deepcrawl.keywords import load_word_list
     from deepcrawl.prototypes import read_labels_file
@@ -142,6 +144,10 @@ def check_inputs(
                 entry["like"] = _check_like(entry["like"], start, limit, where)
     if settings.keywords.keywords_file is not None:
         load_word_list(settings.keywords.keywords_file)
+    if settings.crawl.deliver_text:
+        from deepcrawl.export import require_text
+
+        require_text()
     return CrawlInputs(start_url=start, like=likes, labels=entries)
 
 

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
     from sqlalchemy.engine import Engine
 
-    from deepcrawl.browser.base import FetchedPage
+    from deepcrawl.browser.base import Exchange, FetchedPage
     from deepcrawl.forms.model import Form as FormModel
 
 __all__ = ["Repository", "StoredContent"]
@@ -237,6 +237,26 @@ class Repository:
 
     # --- pages and links -----------------------------------------------------------------------
 
+    def _exchange_row(self, page_id: int, exchange: Exchange, body: bytes) -> t.PageExchange:
+        """The wire row of a page; its payload stored only when it is not the page's body."""
+        same = exchange.body == body
+        inline = same or self._inline_all or len(exchange.body) <= self.settings.bodies_inline_max
+        return t.PageExchange(
+            page_id=page_id,
+            method=exchange.method,
+            url=exchange.url[:4096],
+            request_headers=[list(pair) for pair in exchange.request_headers],
+            protocol=exchange.protocol,
+            status=exchange.status,
+            reason=exchange.reason[:256],
+            headers=[list(pair) for pair in exchange.headers],
+            body_is_page=same,
+            body=None if same or not inline else exchange.body,
+            body_path=None
+            if inline
+            else self._write_body(hashlib.sha256(exchange.body).hexdigest(), exchange.body),
+        )
+
     def save_page(
         self,
         site_id: int,
@@ -280,6 +300,8 @@ class Repository:
             s.add(row)
             s.flush()
             assert row.id is not None
+            if page.exchange is not None:
+                s.add(self._exchange_row(row.id, page.exchange, raw))
             if with_links:
                 s.add_all(
                     t.Link(
@@ -357,6 +379,47 @@ class Repository:
             if row is None:
                 raise StorageError(f"no page with id {page_id}")
             return _body_of(row)
+
+    def exchange(self, page_id: int, *, with_body: bool = True) -> Exchange | None:
+        """The request and response behind a page, as they went over the wire; None for a page
+        stored without them (a failed fetch, a page stored by an older deepcrawl).
+
+        Args:
+            with_body: read the payload too (without: ``body`` is empty).
+        """
+        from deepcrawl.browser.base import Exchange
+
+        with self._guard("read exchange"), self._session() as s:
+            row = s.get(t.PageExchange, page_id)
+            if row is None:
+                return None
+            if not with_body:
+                body: bytes | None = b""
+            elif row.body_is_page:
+                page = s.get(t.Page, page_id)
+                body = _body_of(page) if page is not None else None
+            else:
+                body = row.body if row.body_path is None else Path(row.body_path).read_bytes()
+        return Exchange(
+            method=row.method,
+            url=row.url,
+            request_headers=tuple((name, value) for name, value in row.request_headers),
+            protocol=row.protocol,
+            status=row.status,
+            reason=row.reason,
+            headers=tuple((name, value) for name, value in row.headers),
+            body=body or b"",
+        )
+
+    def found_by(self, site_id: int, url: str) -> str | None:
+        """Why ``url`` (a frontier key) was first queued: its frontier entry's ``source``
+        (``results of 'river'``, ``link on …``); None when it never was in the frontier."""
+        with self._guard("read frontier source"), self._session() as s:
+            return s.exec(
+                select(t.FrontierEntry.source).where(
+                    t.FrontierEntry.site_id == site_id, t.FrontierEntry.url == url
+                )
+            ).first()
 
     def links(self, page_id: int) -> list[t.LinkBase]:
         """The links found on a page, in document order."""

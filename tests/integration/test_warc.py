@@ -1,0 +1,162 @@
+"""WARC archives of fetched pages, checked by warcio: records, status lines, headers and bytes
+as the server sent them, over plain HTTP and in real Chromium, stored in real SQLite."""
+
+from __future__ import annotations
+
+import gzip
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from warcio.archiveiterator import ArchiveIterator
+
+from deepcrawl.browser.fetcher import BrowserFetcher
+from deepcrawl.browser.http import HttpFetcher
+from deepcrawl.export import write_warc
+from deepcrawl.settings import load_settings
+from deepcrawl.storage import Repository
+from deepcrawl.warc import ORIGINAL_PREFIX
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from deepcrawl.settings import Settings
+
+pytestmark = pytest.mark.browser
+
+#: A page in windows-1252: its bytes are not UTF-8, and a re-encoding would change them.
+LATIN = (
+    "<!doctype html><html><head><title>Crème brûlée</title></head>"
+    "<body><p>Café, naïve façade — 5 €</p>"
+    "<script>document.body.insertAdjacentHTML('beforeend', '<p id=added>added</p>')</script>"
+    "</body></html>"
+).encode("cp1252")
+UTF8 = "<!doctype html><title>Straße</title><p>grüße</p>".encode()
+
+ROUTES = {
+    "/latin": (LATIN, "text/html; charset=windows-1252"),
+    "/utf8": (UTF8, "text/html; charset=utf-8"),
+}
+
+
+class _Site(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def do_GET(self) -> None:
+        body, content_type = ROUTES[self.path.split("?", 1)[0]]
+        self.send_response(200, "Fine Thanks")  # a reason phrase of the server's own
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("X-Archive-Test", "kept As-Is")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def site() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Site)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def _settings(tmp_path: Path) -> Settings:
+    return load_settings(
+        storage={"url": f"sqlite:///{tmp_path / 'crawl.db'}", "bodies_dir": tmp_path / "bodies"},
+        browser={"memory_check_every": 0},
+    )
+
+
+def _warcio_check(path: Path) -> None:
+    warcio = Path(sys.executable).with_name("warcio")
+    result = subprocess.run(
+        [str(warcio), "check", "-v", str(path)], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "digest pass" in result.stdout
+
+
+def _records(path: Path) -> list[dict[str, Any]]:
+    found = []
+    with path.open("rb") as fh:
+        for record in ArchiveIterator(fh):
+            headers = record.http_headers
+            found.append(
+                {
+                    "type": record.rec_type,
+                    "id": record.rec_headers.get_header("WARC-Record-ID"),
+                    "uri": record.rec_headers.get_header("WARC-Target-URI"),
+                    "concurrent": record.rec_headers.get_header("WARC-Concurrent-To"),
+                    "refers": record.rec_headers.get_header("WARC-Refers-To"),
+                    "protocol": headers.protocol if headers else None,
+                    "status": headers.statusline if headers else None,
+                    "headers": headers.headers if headers else None,
+                    "payload": record.content_stream().read(),
+                }
+            )
+    return found
+
+
+async def test_pages_are_archived_as_the_server_sent_them(site: str, tmp_path: Path) -> None:
+    settings = _settings(tmp_path)
+    with Repository.open(settings.storage.url, settings.storage) as repo:
+        site_id = repo.site(site + "/").id
+        async with HttpFetcher(settings, {"127.0.0.1"}) as http:
+            for path in ("/latin", "/utf8"):
+                repo.save_page(site_id, await http.fetch(site + path + "?via=http"))
+        async with BrowserFetcher(settings, {"127.0.0.1"}, forms=False) as browser:
+            rendered = await browser.fetch(site + "/latin?via=browser")
+            repo.save_page(site_id, rendered)
+        pages = list(repo.pages(site_id))
+        warc = tmp_path / "pages.warc"
+        with warc.open("wb") as fh:
+            assert write_warc(repo, pages, fh) == 3
+        with (tmp_path / "pages.warc.gz").open("wb") as fh:
+            write_warc(repo, pages, fh, gzip=True)
+
+    assert not warc.read_bytes().startswith(b"\x1f\x8b")  # compressed only when asked
+    assert gzip.decompress((tmp_path / "pages.warc.gz").read_bytes()).startswith(b"WARC/1.1")
+    for path in (warc, tmp_path / "pages.warc.gz"):
+        _warcio_check(path)
+    records = _records(warc)
+    assert records[0]["type"] == "warcinfo"
+    assert b"software: deepcrawl/" in records[0]["payload"]
+    assert [r["type"] for r in records[1:]] == [
+        *("response", "request") * 2,
+        "response",
+        "request",
+        "conversion",
+    ]
+    responses = {r["uri"]: r for r in records if r["type"] == "response"}
+    served = {"/latin?via=http": LATIN, "/utf8?via=http": UTF8, "/latin?via=browser": LATIN}
+    assert set(responses) == {site + path for path in served}
+    for path, body in served.items():
+        response = responses[site + path]
+        assert response["protocol"] == "HTTP/1.1"
+        assert response["status"] == "200 Fine Thanks"
+        assert response["payload"] == body, path  # byte for byte, windows-1252 included
+        headers = dict(response["headers"])
+        assert headers["X-Archive-Test"] == "kept As-Is"
+        assert headers["Content-Length"] == str(len(body))
+        assert not any(name.startswith(ORIGINAL_PREFIX) for name in headers)
+    requests = [r for r in records if r["type"] == "request"]
+    by_id = {r["id"]: r for r in records}
+    for request in requests:
+        assert request["protocol"] == "GET"
+        assert request["status"].endswith(" HTTP/1.1")
+        assert by_id[request["concurrent"]]["uri"] == request["uri"]
+        assert any(name.lower() == "user-agent" for name, _value in request["headers"])
+    conversion = next(r for r in records if r["type"] == "conversion")
+    assert by_id[conversion["refers"]]["uri"] == site + "/latin?via=browser"
+    dom = conversion["payload"].decode("utf-8")
+    assert 'id="added"' in dom  # the rendered DOM, the script's work included
+    assert "Café, naïve façade" in dom
