@@ -22,7 +22,7 @@ from lxml import html as lxml_html
 from lxml.etree import ParserError
 
 from deepcrawl.errors import ConfigError
-from deepcrawl.frontier import source_query
+from deepcrawl.frontier import SETUP_SOURCE, source_query
 from deepcrawl.warc import WarcFile
 
 if TYPE_CHECKING:
@@ -157,7 +157,7 @@ def page_records(
             "label": page.label,
             "prototype": page.prototype_id,
             "prototype_regex": regexes[page.site_id].get(page.prototype_id or ""),
-            "query": source_query(repo.found_by(page.site_id, page.url)),
+            "query": _query(repo, page),
             "content_type": page.content_type,
             "headers": header_fields(repo.exchange(page.id, with_body=False)),
             "title": page_title(raw),
@@ -191,6 +191,15 @@ def write_csv(records: Iterable[dict[str, Any]], out: TextIO) -> int:
         count += 1
     out.flush()
     return count
+
+
+def _query(repo: Repository, page: PageRead) -> str | None:
+    """The keyword whose result pages led to the page: its frontier entry's source, or for a
+    page the setup phase fetched (queued as ``setup``), the first query that showed it."""
+    source = repo.found_by(page.site_id, page.url)
+    if source == SETUP_SOURCE:
+        return repo.first_query_showing(page.site_id, {page.url, page.final_url})
+    return source_query(source)
 
 
 def _cell(value: Any) -> Any:

@@ -46,6 +46,7 @@ __all__ = [
     "FrontierCounts",
     "Lease",
     "MemoryFrontier",
+    "SETUP_SOURCE",
     "NewURL",
     "SqlFrontier",
     "query_source",
@@ -67,6 +68,8 @@ class NewURL:
 
 
 _QUERY_SOURCE = "results of "
+#: The ``source`` of a page the setup phase fetched (a ``--like`` example, a layout sample).
+SETUP_SOURCE = "setup"
 
 
 def query_source(keyword: str) -> str:

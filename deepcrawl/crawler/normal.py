@@ -40,7 +40,7 @@ from deepcrawl.crawler.politeness import TRANSIENT_STATUSES, backoff_delay
 from deepcrawl.crawler.queries import QueryLoop, normalised_id
 from deepcrawl.crawler.setup import store_results_page
 from deepcrawl.errors import FetchError, FetchTimeoutError, NetworkError, StorageError
-from deepcrawl.frontier import NewURL, SqlFrontier, query_source
+from deepcrawl.frontier import SETUP_SOURCE, NewURL, SqlFrontier, query_source
 from deepcrawl.prototypes._labelling import from_row
 from deepcrawl.safety import SafetyRule
 
@@ -268,7 +268,7 @@ class NormalPhase:
             for observer in self.on_fetch:
                 observer(page)
             # queued like any wanted URL: its lease finds the page stored and delivers it
-            adopted += self.frontier.add([NewURL(key, priority=decision.score, source="setup")])
+            adopted += self.frontier.add([NewURL(key, priority=decision.score, source=SETUP_SOURCE)])
         if adopted:
             self._wake.set()
         return adopted

@@ -421,6 +421,21 @@ class Repository:
                 )
             ).first()
 
+    def first_query_showing(self, site_id: int, urls: Iterable[str]) -> str | None:
+        """The keyword of the site's first query whose result pages showed one of ``urls``.
+
+        A scan of the result links (they have no index by URL): for the few pages whose frontier
+        entry does not name the query (those the setup phase fetched).
+        """
+        with self._guard("find query of URL"), self._session() as s:
+            return s.exec(
+                select(t.Query.keyword)
+                .join(t.QueryLink, col(t.QueryLink.query_id) == col(t.Query.id))
+                .where(t.Query.site_id == site_id, col(t.QueryLink.url).in_(list(urls)))
+                .order_by(col(t.Query.id))
+                .limit(1)
+            ).first()
+
     def links(self, page_id: int) -> list[t.LinkBase]:
         """The links found on a page, in document order."""
         with self._guard("read links"), self._session() as s:

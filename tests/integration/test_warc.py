@@ -4,14 +4,21 @@ as the server sent them, over plain HTTP and in real Chromium, stored in real SQ
 from __future__ import annotations
 
 import gzip
+import json
+import os
+import re
+import signal
 import subprocess
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import httpx
 import pytest
+from lxml import html as lxml_html
 from warcio.archiveiterator import ArchiveIterator
 
 from deepcrawl.browser.fetcher import BrowserFetcher
@@ -22,7 +29,9 @@ from deepcrawl.storage import Repository
 from deepcrawl.warc import ORIGINAL_PREFIX
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
+
+    from deepcrawl_fixtures import FixtureServer
 
     from deepcrawl.settings import Settings
 
@@ -160,3 +169,97 @@ async def test_pages_are_archived_as_the_server_sent_them(site: str, tmp_path: P
     dom = conversion["payload"].decode("utf-8")
     assert 'id="added"' in dom  # the rendered DOM, the script's work included
     assert "Café, naïve façade" in dom
+
+
+# -- as the crawl delivers ---------------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    return {
+        **os.environ,
+        "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'fixtures'}",
+        "DEEPCRAWL_STORAGE__BODIES_DIR": str(tmp_path / "bodies"),
+        "DEEPCRAWL_BROWSER__MEMORY_CHECK_EVERY": "0",
+        **extra,
+    }
+
+
+def _crawl_args(server: FixtureServer, tmp_path: Path, *extra: str) -> list[str]:
+    like = server.url + server.truth().detail_paths[0]
+    db = f"sqlite:///{tmp_path / 'crawl.db'}"
+    return [sys.executable, "-m", "deepcrawl", "crawl", server.url + "/", "--like", like,
+            "--db", db, "--out", str(tmp_path / "out"), *extra]  # fmt: skip
+
+
+def _lines(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.endswith("}")]
+
+
+def test_a_crawl_archives_and_describes_what_it_delivers(
+    fixture_server: Callable[..., FixtureServer], tmp_path: Path
+) -> None:
+    server = fixture_server("books", records=40, seed=23)
+    warc = tmp_path / "pages.warc"
+    args = _crawl_args(server, tmp_path, "--warc", str(warc), "--text", "--max-pages", "12")
+    env = _env(tmp_path, DEEPCRAWL_POLITENESS__REQUESTS_PER_SECOND="0")
+    done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=240, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+
+    records = _lines(tmp_path / "out" / "pages.jsonl")
+    assert len(records) == 12
+    for record in records:
+        assert re.fullmatch(record["prototype_regex"], record["url"])
+        assert record["headers"]["x-fixture-site"] == "books"
+        assert record["headers"]["content-type"] == "text/html; charset=utf-8"
+        first_words = " ".join(record["text"].split()[:3])
+        page_text = lxml_html.fromstring(record["body"]).text_content()
+        assert first_words in " ".join(page_text.split())  # text of the page …
+        assert "Bestsellers" not in record["text"]  # … without the site's menu
+    found = [r["query"] for r in records if r["query"] is not None]
+    assert found  # the keyword whose results led to the page
+    assert all(isinstance(q, str) and q for q in found)
+
+    assert not warc.read_bytes().startswith(b"\x1f\x8b")
+    _warcio_check(warc)
+    archived = _records(warc)
+    assert archived[0]["type"] == "warcinfo"
+    assert f"isPartOf: {server.url}/".encode() in archived[0]["payload"]
+    responses = {r["uri"]: r for r in archived if r["type"] == "response"}
+    assert set(responses) == {r["final_url"] for r in records}
+    for record in records:
+        response = responses[record["final_url"]]
+        assert response["status"] == "200 OK"
+        assert dict(response["headers"])["x-fixture-site"] == "books"
+        with httpx.Client() as client:  # the body as the server sends it, byte for byte
+            assert response["payload"] == client.get(record["final_url"]).content
+    assert len([r for r in archived if r["type"] == "request"]) == len(records)
+
+
+def test_a_killed_crawl_leaves_a_valid_warc_of_what_it_delivered(
+    fixture_server: Callable[..., FixtureServer], tmp_path: Path
+) -> None:
+    server = fixture_server("books", records=300, seed=29)
+    warc = tmp_path / "pages.warc.gz"
+    env = _env(tmp_path, DEEPCRAWL_POLITENESS__REQUESTS_PER_SECOND="10")
+    jsonl = tmp_path / "out" / "pages.jsonl"
+    with subprocess.Popen(
+        _crawl_args(server, tmp_path, "--warc", str(warc)),
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    ) as crawl:
+        deadline = time.monotonic() + 180
+        while len(_lines(jsonl)) < 5 and crawl.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert crawl.poll() is None, "the crawl ended before it could be killed"
+        crawl.send_signal(signal.SIGKILL)
+    delivered = {r["final_url"] for r in _lines(jsonl)}
+    assert len(delivered) >= 5
+    assert warc.read_bytes().startswith(b"\x1f\x8b")  # the name asked for gzip
+    _warcio_check(warc)
+    archived = {r["uri"] for r in _records(warc) if r["type"] == "response"}
+    assert delivered <= archived  # written to the WARC before pages.jsonl, both before marked
