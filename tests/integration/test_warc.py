@@ -238,6 +238,23 @@ def test_a_crawl_archives_and_describes_what_it_delivers(
             assert response["payload"] == client.get(record["final_url"]).content
     assert len([r for r in archived if r["type"] == "request"]) == len(records)
 
+    # ``export --format warc``: the same records; compressed when the name ends in .gz
+    db = f"sqlite:///{tmp_path / 'crawl.db'}"
+    for name in ("export.warc", "export.warc.gz"):
+        out = tmp_path / name
+        exported = subprocess.run(
+            [sys.executable, "-m", "deepcrawl", "export", server.url + "/", "--format", "warc",
+             "--db", db, "--out", str(out)],
+            env=env, capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+        assert exported.returncode == 0, exported.stderr
+        assert out.read_bytes().startswith(b"\x1f\x8b") == name.endswith(".gz")
+        _warcio_check(out)
+        again = {r["uri"]: r["payload"] for r in _records(out) if r["type"] == "response"}
+        assert {uri: r["payload"] for uri, r in responses.items()} == {
+            uri: body for uri, body in again.items() if uri in responses
+        }
+
 
 def test_a_killed_crawl_leaves_a_valid_warc_of_what_it_delivered(
     fixture_server: Callable[..., FixtureServer], tmp_path: Path
