@@ -42,11 +42,11 @@ if TYPE_CHECKING:
     from sqlalchemy.engine import Connection, Engine
 
 __all__ = [
+    "SETUP_SOURCE",
     "Frontier",
     "FrontierCounts",
     "Lease",
     "MemoryFrontier",
-    "SETUP_SOURCE",
     "NewURL",
     "SqlFrontier",
     "query_source",

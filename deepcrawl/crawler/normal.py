@@ -268,7 +268,9 @@ class NormalPhase:
             for observer in self.on_fetch:
                 observer(page)
             # queued like any wanted URL: its lease finds the page stored and delivers it
-            adopted += self.frontier.add([NewURL(key, priority=decision.score, source=SETUP_SOURCE)])
+            adopted += self.frontier.add(
+                [NewURL(key, priority=decision.score, source=SETUP_SOURCE)]
+            )
         if adopted:
             self._wake.set()
         return adopted
