@@ -140,13 +140,10 @@ def page_records(
     """
     if text:
         require_text()
-    regexes: dict[int, Mapping[str, str]] = {}
     for page in pages:
         if page.error is not None:
             continue
         raw = repo.body(page.id) or b""
-        if page.site_id not in regexes:
-            regexes[page.site_id] = {p.key: p.regex for p in repo.prototypes(page.site_id)}
         record = {
             "url": page.url,
             "final_url": page.final_url,
@@ -156,7 +153,9 @@ def page_records(
             else page.fetched_at.replace(tzinfo=UTC).isoformat(),
             "label": page.label,
             "prototype": page.prototype_id,
-            "prototype_regex": regexes[page.site_id].get(page.prototype_id or ""),
+            "prototype_regex": None
+            if page.prototype_id is None
+            else repo.prototype_regex(page.site_id, page.prototype_id),
             "query": _query(repo, page),
             "content_type": page.content_type,
             "headers": header_fields(repo.exchange(page.id, with_body=False)),

@@ -535,6 +535,15 @@ class Repository:
             )
             return [t.PrototypeRead.model_validate(r) for r in rows.all()]
 
+    def prototype_regex(self, site_id: int, key: str) -> str | None:
+        """The regular expression of the site's prototype ``key``; None when there is none."""
+        with self._guard("read prototype"), self._session() as s:
+            return s.exec(
+                select(t.Prototype.regex).where(
+                    t.Prototype.site_id == site_id, t.Prototype.key == key
+                )
+            ).first()
+
     def set_label(
         self, site_id: int, prototype_key: str, *, name: str, relevant: bool
     ) -> t.LabelRead:
