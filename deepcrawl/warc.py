@@ -288,8 +288,13 @@ def _phrase(status: int) -> str:
 
 
 def _scan(path: Path) -> set[str]:
-    """Target URIs of the pages in an existing WARC file; a torn last record is cut off."""
-    if not path.exists() or path.stat().st_size == 0:
+    """Target URIs of the pages in an existing WARC file; a torn last record is cut off.
+
+    Torn: the file ends inside a record (a disk that filled up mid-write), which warcio reads
+    as a record shorter than its length, or not at all.
+    """
+    size = path.stat().st_size if path.exists() else 0
+    if size == 0:
         return set()
     seen: set[str] = set()
     good = 0
@@ -298,21 +303,24 @@ def _scan(path: Path) -> set[str]:
             records = ArchiveIterator(fh)
             try:
                 for record in records:
+                    records.read_to_end(record)
+                    if getattr(record.raw_stream, "limit", 0) > 0:  # ends before its length
+                        break
                     if record.rec_type in ("response", "resource"):
                         seen.add(record.rec_headers.get_header("WARC-Target-URI") or "")
-                    records.read_to_end(record)
                     good = records.get_record_offset() + records.get_record_length()
-                return seen
             except (ArchiveLoadFailed, ValueError, EOFError) as exc:
                 if good == 0:
                     raise StorageError(f"{path} is not a WARC file ({exc})") from exc
-            # out of space mid-record: keep the whole records (and the blank lines closing the
-            # last one, which an uncompressed record's length leaves out), drop the torn tail
+            # an uncompressed record's length leaves out the blank lines that close it
             fh.seek(good)
             if fh.read(4) == b"\r\n\r\n":
                 good += 4
     except OSError as exc:
         raise StorageError(f"cannot read {path}: {exc}") from exc
-    with path.open("r+b") as fh:
-        fh.truncate(good)
+    if good == 0:
+        raise StorageError(f"{path} is not a WARC file (no whole record)")
+    if good < size:
+        with path.open("r+b") as fh:
+            fh.truncate(good)
     return seen
