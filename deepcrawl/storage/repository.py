@@ -28,6 +28,7 @@ from deepcrawl.errors import ConfigError, StorageError
 from deepcrawl.settings import StorageSettings
 from deepcrawl.storage import tables as t
 from deepcrawl.storage.engine import open_engine, safe_url
+from deepcrawl.storage.exchanges import exchange_of, exchange_row, payload_of
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
@@ -237,26 +238,6 @@ class Repository:
 
     # --- pages and links -----------------------------------------------------------------------
 
-    def _exchange_row(self, page_id: int, exchange: Exchange, body: bytes) -> t.PageExchange:
-        """The wire row of a page; its payload stored only when it is not the page's body."""
-        same = exchange.body == body
-        inline = same or self._inline_all or len(exchange.body) <= self.settings.bodies_inline_max
-        return t.PageExchange(
-            page_id=page_id,
-            method=exchange.method,
-            url=exchange.url[:4096],
-            request_headers=[list(pair) for pair in exchange.request_headers],
-            protocol=exchange.protocol,
-            status=exchange.status,
-            reason=exchange.reason[:256],
-            headers=[list(pair) for pair in exchange.headers],
-            body_is_page=same,
-            body=None if same or not inline else exchange.body,
-            body_path=None
-            if inline
-            else self._write_body(hashlib.sha256(exchange.body).hexdigest(), exchange.body),
-        )
-
     def save_page(
         self,
         site_id: int,
@@ -301,7 +282,15 @@ class Repository:
             s.flush()
             assert row.id is not None
             if page.exchange is not None:
-                s.add(self._exchange_row(row.id, page.exchange, raw))
+                s.add(
+                    exchange_row(
+                        row.id,
+                        page.exchange,
+                        page_body=raw,
+                        inline_max=None if self._inline_all else self.settings.bodies_inline_max,
+                        write_body=self._write_body,
+                    )
+                )
             if with_links:
                 s.add_all(
                     t.Link(
@@ -387,29 +376,17 @@ class Repository:
         Args:
             with_body: read the payload too (without: ``body`` is empty).
         """
-        from deepcrawl.browser.base import Exchange
-
         with self._guard("read exchange"), self._session() as s:
             row = s.get(t.PageExchange, page_id)
             if row is None:
                 return None
-            if not with_body:
-                body: bytes | None = b""
-            elif row.body_is_page:
+            body: bytes | None = b""
+            if with_body and row.body_is_page:
                 page = s.get(t.Page, page_id)
                 body = _body_of(page) if page is not None else None
-            else:
-                body = row.body if row.body_path is None else Path(row.body_path).read_bytes()
-        return Exchange(
-            method=row.method,
-            url=row.url,
-            request_headers=tuple((name, value) for name, value in row.request_headers),
-            protocol=row.protocol,
-            status=row.status,
-            reason=row.reason,
-            headers=tuple((name, value) for name, value in row.headers),
-            body=body or b"",
-        )
+            elif with_body:
+                body = payload_of(row)
+        return exchange_of(row, body or b"")
 
     def found_by(self, site_id: int, url: str) -> str | None:
         """Why ``url`` (a frontier key) was first queued: its frontier entry's ``source``
