@@ -4,7 +4,8 @@ A file opens with a ``warcinfo`` record naming the software and the crawl; then,
 
 * a ``response`` record: the status line, the headers and the payload bytes as the server sent
   them (the page's :class:`~deepcrawl.browser.base.Exchange`), and the ``request`` record that
-  got it, linked by ``WARC-Concurrent-To``;
+  got it, linked by ``WARC-Concurrent-To`` — after the same pair for each redirect that led to
+  it, so that a replay of the URL asked for follows the redirects;
 * for a page rendered in the browser, a ``conversion`` record of the rendered DOM (what the crawl
   stored and delivered), linked to the response by ``WARC-Refers-To``;
 * for a page stored without its exchange (by a deepcrawl older than the ``page_exchange`` table),
@@ -14,7 +15,8 @@ A file opens with a ``warcinfo`` record naming the software and the crawl; then,
 The HTTP clients undo transfer and content encodings as they read (httpx and Chromium both hand
 over a de-chunked, decompressed payload), so the headers announcing them would misdescribe the
 stored payload and make readers decode it twice; they are kept renamed with the
-``X-Archive-Orig-`` prefix web archive replay tools use for headers they do not apply.
+``X-Archive-Orig-`` prefix web archive replay tools use for headers they do not apply, as is a
+``Content-Length`` that counted other bytes than those stored.
 
 Written as the crawl goes (:class:`WarcFile`): a page's records are built in memory and appended
 with one write, then flushed, so a crawl killed at any point leaves whole records; a failed write
@@ -69,17 +71,14 @@ def _warc_date(when: datetime) -> str:
     return stamp.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def _response_headers(headers: tuple[tuple[str, str], ...]) -> list[tuple[str, str]]:
-    """The headers as received, with those of encodings the client undid renamed."""
-    encoded = any(
-        name.lower() == "content-encoding" and value.strip().lower() not in ("", "identity")
-        for name, value in headers
-    )
+def _response_headers(headers: tuple[tuple[str, str], ...], size: int) -> list[tuple[str, str]]:
+    """The headers as received, with those no longer true of the stored payload of ``size``
+    bytes renamed: the encodings the client undid, a length that counted other bytes (the
+    compressed ones, or a redirect's body Chromium did not keep)."""
     kept = []
     for name, value in headers:
         lower = name.lower()
-        # a Content-Length counted the compressed bytes: not the stored payload's length
-        if lower in _DECODED or (encoded and lower == "content-length"):
+        if lower in _DECODED or (lower == "content-length" and value.strip() != str(size)):
             name = ORIGINAL_PREFIX + name
         kept.append((name, value))
     return kept
@@ -172,8 +171,12 @@ class WarcFile:
         if exchange is None:
             records = [self._resource(uri, date, page.content_type, body)]
         else:
+            records = []
+            for hop in exchange.redirects:  # the redirects first, as they happened
+                hop_response = self._response(hop, date)
+                records += [hop_response, self._request(hop, date, hop_response)]
             response = self._response(exchange, date)
-            records = [response, self._request(exchange, date, response)]
+            records += [response, self._request(exchange, date, response)]
             if page.via == "browser" and body != exchange.body:
                 records.append(self._conversion(uri, date, body, response))
         self._append(records)
@@ -198,7 +201,7 @@ class WarcFile:
         reason = exchange.reason or _phrase(exchange.status)
         http_headers = StatusAndHeaders(
             f"{exchange.status} {reason}".strip(),
-            _response_headers(exchange.headers),
+            _response_headers(exchange.headers, len(exchange.body)),
             protocol=exchange.protocol or "HTTP/1.1",
         )
         return self._writer.create_warc_record(

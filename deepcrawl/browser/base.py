@@ -65,6 +65,8 @@ class Exchange:
         reason: the reason phrase of the status line (``OK``).
         headers: the response's headers as received, in order.
         body: the payload bytes as received.
+        redirects: the redirect responses that led here, first first, each with its request
+            (a redirect's body is empty when the client did not keep it: Chromium).
     """
 
     method: str
@@ -75,6 +77,7 @@ class Exchange:
     reason: str
     headers: tuple[tuple[str, str], ...]
     body: bytes
+    redirects: tuple[Exchange, ...] = ()
 
 
 @dataclass(slots=True)

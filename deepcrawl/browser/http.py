@@ -137,9 +137,11 @@ def _decode(body: bytes, declared: str | None) -> str:
         return body.decode("utf-8", errors="replace")
 
 
-def _exchange(response: httpx.Response, body: bytes) -> Exchange:
+def _exchange(response: httpx.Response, body: bytes, *, hop: bool = False) -> Exchange:
     """The wire view of a response whose body was read: headers as received (``raw`` keeps
-    their order and spelling; values are bytes, read as ISO-8859-1 as RFC 9110 allows)."""
+    their order and spelling; values are bytes, read as ISO-8859-1 as RFC 9110 allows), and,
+    unless it is a ``hop`` of one, the redirect chain before it (httpx reads each redirect's
+    body as it follows it)."""
     request = response.request
     return Exchange(
         method=request.method,
@@ -150,6 +152,7 @@ def _exchange(response: httpx.Response, body: bytes) -> Exchange:
         reason=response.reason_phrase,
         headers=_pairs(response.headers.raw),
         body=body,
+        redirects=() if hop else tuple(_exchange(r, r.content, hop=True) for r in response.history),
     )
 
 

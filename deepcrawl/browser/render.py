@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import re
 import time
 from http import HTTPStatus
@@ -275,16 +276,23 @@ async def _exchange(page: Page, response: Response, limit: int) -> Exchange | No
     hands a text document's body over decoded (the DevTools protocol returns it as a string,
     which Playwright encodes in UTF-8), so a body in another character set is encoded back with
     the one Chromium decoded it with (``document.characterSet``): the server's bytes, for every
-    byte that character set maps. Playwright does not say which protocol carried the response;
-    an HTTP/2 answer is recorded in HTTP/1.1 form, as web archives do, with the standard reason
+    byte that character set maps. The redirects before it come with their headers (Chromium
+    keeps no redirect body). Playwright does not say which protocol carried a response; an
+    HTTP/2 answer is recorded in HTTP/1.1 form, as web archives do, with the standard reason
     phrase (HTTP/2 has none).
     """
     try:
         async with asyncio.timeout(5):
             body = await response.body()
-            headers = await response.headers_array()
-            request_headers = await response.request.headers_array()
             charset: str = await page.evaluate("document.characterSet")
+            final = await _wire(response, body)
+            hops = []
+            request = response.request.redirected_from
+            while request is not None:
+                earlier = await request.response()
+                if earlier is not None:
+                    hops.append(await _wire(earlier, b""))
+                request = request.redirected_from
     except (PlaywrightError, TimeoutError):
         return None
     if charset.lower() != "utf-8":
@@ -292,20 +300,25 @@ async def _exchange(page: Page, response: Response, limit: int) -> Exchange | No
             body = body.decode("utf-8").encode(charset)
     if len(body) > limit:
         return None
+    return dataclasses.replace(final, body=body, redirects=tuple(reversed(hops)))
+
+
+async def _wire(response: Response, body: bytes) -> Exchange:
+    """One response of a navigation and its request, headers as Chromium received them."""
     reason = response.status_text
     if not reason:
-        try:
+        with contextlib.suppress(ValueError):
             reason = HTTPStatus(response.status).phrase
-        except ValueError:
-            reason = ""
     return Exchange(
         method=response.request.method,
         url=response.url,
-        request_headers=tuple((h["name"], h["value"]) for h in request_headers),
+        request_headers=tuple(
+            (h["name"], h["value"]) for h in await response.request.headers_array()
+        ),
         protocol="HTTP/1.1",
         status=response.status,
         reason=reason,
-        headers=tuple((h["name"], h["value"]) for h in headers),
+        headers=tuple((h["name"], h["value"]) for h in await response.headers_array()),
         body=body,
     )
 

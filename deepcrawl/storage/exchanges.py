@@ -8,9 +8,10 @@ file named by its SHA-256 (see :mod:`deepcrawl.storage.repository`).
 
 from __future__ import annotations
 
+import base64
 import hashlib
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from deepcrawl.errors import StorageError
 from deepcrawl.storage import tables as t
@@ -53,7 +54,21 @@ def exchange_row(
         body_is_page=same,
         body=None if same or not inline else payload,
         body_path=None if inline else write_body(hashlib.sha256(payload).hexdigest(), payload),
+        redirects=[_hop_fields(hop) for hop in exchange.redirects],
     )
+
+
+def _hop_fields(hop: Exchange) -> dict[str, Any]:
+    return {
+        "method": hop.method,
+        "url": hop.url,
+        "request_headers": [list(pair) for pair in hop.request_headers],
+        "protocol": hop.protocol,
+        "status": hop.status,
+        "reason": hop.reason,
+        "headers": [list(pair) for pair in hop.headers],
+        "body": base64.b64encode(hop.body).decode("ascii"),
+    }
 
 
 def payload_of(row: t.PageExchange) -> bytes | None:
@@ -84,4 +99,17 @@ def exchange_of(row: t.PageExchange, body: bytes) -> Exchange:
         reason=row.reason,
         headers=tuple((name, value) for name, value in row.headers),
         body=body,
+        redirects=tuple(
+            Exchange(
+                method=hop["method"],
+                url=hop["url"],
+                request_headers=tuple((name, value) for name, value in hop["request_headers"]),
+                protocol=hop["protocol"],
+                status=hop["status"],
+                reason=hop["reason"],
+                headers=tuple((name, value) for name, value in hop["headers"]),
+                body=base64.b64decode(hop["body"]),
+            )
+            for hop in row.redirects
+        ),
     )

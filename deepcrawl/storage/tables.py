@@ -234,6 +234,11 @@ class PageExchange(SQLModel, table=True):
     """The payload, when it differs from the page's body and is small enough to keep inline."""
     body_path: str | None = Field(default=None, max_length=1024)
     """Where the payload is stored when it is too large to keep inline."""
+    redirects: list[dict[str, Any]] = Field(
+        default_factory=list, sa_column=Column(JSON, nullable=False)
+    )
+    """The redirects that led to the response, first first: each with the fields above (its
+    payload in base64 as ``body``)."""
 
 
 # --- links -------------------------------------------------------------------------------------

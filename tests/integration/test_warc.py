@@ -46,6 +46,7 @@ LATIN = (
 ).encode("cp1252")
 UTF8 = "<!doctype html><title>Straße</title><p>grüße</p>".encode()
 
+MOVED = b"<p>moved to /latin</p>"
 ROUTES = {
     "/latin": (LATIN, "text/html; charset=windows-1252"),
     "/utf8": (UTF8, "text/html; charset=utf-8"),
@@ -56,7 +57,15 @@ class _Site(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
     def do_GET(self) -> None:
-        body, content_type = ROUTES[self.path.split("?", 1)[0]]
+        path, _, query = self.path.partition("?")
+        if path == "/moved":  # a redirect with a body of its own
+            self.send_response(301)
+            self.send_header("Location", f"/latin?{query}-moved")
+            self.send_header("Content-Length", str(len(MOVED)))
+            self.end_headers()
+            self.wfile.write(MOVED)
+            return
+        body, content_type = ROUTES[path]
         self.send_response(200, "Fine Thanks")  # a reason phrase of the server's own
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
@@ -120,15 +129,15 @@ async def test_pages_are_archived_as_the_server_sent_them(site: str, tmp_path: P
     with Repository.open(settings.storage.url, settings.storage) as repo:
         site_id = repo.site(site + "/").id
         async with HttpFetcher(settings, {"127.0.0.1"}) as http:
-            for path in ("/latin", "/utf8"):
+            for path in ("/latin", "/utf8", "/moved"):
                 repo.save_page(site_id, await http.fetch(site + path + "?via=http"))
         async with BrowserFetcher(settings, {"127.0.0.1"}, forms=False) as browser:
-            rendered = await browser.fetch(site + "/latin?via=browser")
-            repo.save_page(site_id, rendered)
+            for path in ("/latin", "/moved"):
+                repo.save_page(site_id, await browser.fetch(site + path + "?via=browser"))
         pages = list(repo.pages(site_id))
         warc = tmp_path / "pages.warc"
         with warc.open("wb") as fh:
-            assert write_warc(repo, pages, fh) == 3
+            assert write_warc(repo, pages, fh) == 5
         with (tmp_path / "pages.warc.gz").open("wb") as fh:
             write_warc(repo, pages, fh, gzip=True)
 
@@ -139,15 +148,20 @@ async def test_pages_are_archived_as_the_server_sent_them(site: str, tmp_path: P
     records = _records(warc)
     assert records[0]["type"] == "warcinfo"
     assert b"software: deepcrawl/" in records[0]["payload"]
+    pair, converted = ["response", "request"], ["response", "request", "conversion"]
     assert [r["type"] for r in records[1:]] == [
-        *("response", "request") * 2,
-        "response",
-        "request",
-        "conversion",
-    ]
+        *pair, *pair, *pair, *pair, *converted, *pair, *converted,
+    ]  # fmt: skip
     responses = {r["uri"]: r for r in records if r["type"] == "response"}
-    served = {"/latin?via=http": LATIN, "/utf8?via=http": UTF8, "/latin?via=browser": LATIN}
-    assert set(responses) == {site + path for path in served}
+    served = {
+        "/latin?via=http": LATIN,
+        "/utf8?via=http": UTF8,
+        "/latin?via=http-moved": LATIN,
+        "/latin?via=browser": LATIN,
+        "/latin?via=browser-moved": LATIN,
+    }
+    assert set(responses) == {site + path for path in (*served, "/moved?via=http",
+                                                        "/moved?via=browser")}  # fmt: skip
     for path, body in served.items():
         response = responses[site + path]
         assert response["protocol"] == "HTTP/1.1"
@@ -157,6 +171,14 @@ async def test_pages_are_archived_as_the_server_sent_them(site: str, tmp_path: P
         assert headers["X-Archive-Test"] == "kept As-Is"
         assert headers["Content-Length"] == str(len(body))
         assert not any(name.startswith(ORIGINAL_PREFIX) for name in headers)
+    for via in ("http", "browser"):  # each redirect archived before the page it led to
+        moved = responses[f"{site}/moved?via={via}"]
+        assert moved["status"] == "301 Moved Permanently"
+        assert dict(moved["headers"])["Location"] == f"/latin?via={via}-moved"
+    assert responses[f"{site}/moved?via=http"]["payload"] == MOVED  # httpx read it
+    browser_moved = dict(responses[f"{site}/moved?via=browser"]["headers"])
+    assert responses[f"{site}/moved?via=browser"]["payload"] == b""  # Chromium keeps none
+    assert browser_moved[ORIGINAL_PREFIX + "Content-Length"] == str(len(MOVED))
     requests = [r for r in records if r["type"] == "request"]
     by_id = {r["id"]: r for r in records}
     for request in requests:
@@ -164,11 +186,15 @@ async def test_pages_are_archived_as_the_server_sent_them(site: str, tmp_path: P
         assert request["status"].endswith(" HTTP/1.1")
         assert by_id[request["concurrent"]]["uri"] == request["uri"]
         assert any(name.lower() == "user-agent" for name, _value in request["headers"])
-    conversion = next(r for r in records if r["type"] == "conversion")
-    assert by_id[conversion["refers"]]["uri"] == site + "/latin?via=browser"
-    dom = conversion["payload"].decode("utf-8")
-    assert 'id="added"' in dom  # the rendered DOM, the script's work included
-    assert "Café, naïve façade" in dom
+    conversions = [r for r in records if r["type"] == "conversion"]
+    assert [by_id[c["refers"]]["uri"] for c in conversions] == [
+        site + "/latin?via=browser",
+        site + "/latin?via=browser-moved",
+    ]
+    for conversion in conversions:
+        dom = conversion["payload"].decode("utf-8")
+        assert 'id="added"' in dom  # the rendered DOM, the script's work included
+        assert "Café, naïve façade" in dom
 
 
 # -- as the crawl delivers ---------------------------------------------------------------------
