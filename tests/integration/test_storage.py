@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -231,9 +232,12 @@ def test_exchanges_keep_the_wire_bytes_and_old_databases_get_their_table(
             site.id, fetched("http://example.test/1", b"<p>abc</p>", "<p>abc</p>")
         )
         latin = "<p>café</p>"
-        other = repo.save_page(
-            site.id, fetched("http://example.test/2", latin.encode("cp1252"), latin)
-        )
+        moved = fetched("http://example.test/2", latin.encode("cp1252"), latin)
+        assert moved.exchange is not None
+        hop = Exchange("GET", "http://example.test/old", request, "HTTP/1.1", 301,
+                       "Moved Permanently", (("Location", "/2"),), b"\x00moved\xff")  # fmt: skip
+        moved.exchange = dataclasses.replace(moved.exchange, redirects=(hop,))
+        other = repo.save_page(site.id, moved)
         big = ("<p>" + "é" * 300 + "</p>").encode("latin-1")
         large = repo.save_page(
             site.id, fetched("http://example.test/3", big, big.decode("latin-1"))
@@ -251,6 +255,7 @@ def test_exchanges_keep_the_wire_bytes_and_old_databases_get_their_table(
         assert first.request_headers == request
         assert first.body == b"<p>abc</p>"
         assert wire(other.id).body == latin.encode("cp1252")
+        assert wire(other.id).redirects == (hop,)  # the redirect, its bytes included
         assert wire(large.id).body == big
         assert wire(large.id, with_body=False).body == b""
         assert repo.exchange(old.id) is None
