@@ -108,6 +108,8 @@ class WarcFile:
         gzip: bool | None = None,
         info: Mapping[str, str] | None = None,
     ) -> None:
+        #: Pages written by this object.
+        self.written = 0
         self._seen: set[str] = set()
         if isinstance(target, Path):
             self.gzip = wants_gzip(target) if gzip is None else gzip
@@ -135,8 +137,6 @@ class WarcFile:
         warcinfo = self._writer.create_warcinfo_record(name, fields)
         self._warcinfo_id = warcinfo.rec_headers.get_header("WARC-Record-ID")
         self._append([warcinfo])
-        #: Pages written by this object.
-        self.written = 0
 
     def __enter__(self) -> WarcFile:
         return self
