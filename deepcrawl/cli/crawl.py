@@ -229,7 +229,7 @@ def crawl(
     text: Annotated[
         bool,
         typer.Option(help="Add each page's main text to pages.jsonl ('text'; needs the "
-                     "'text' extra: pip install 'deepcrawl[text]')."),
+                     "'text' extra: pip install 'deepcrawl\\[text]')."),
     ] = False,
     scope_prefix: Annotated[
         str | None, typer.Option(help="Fetch only URLs starting with this prefix.")

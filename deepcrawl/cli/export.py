@@ -34,7 +34,7 @@ def export(
     text: Annotated[
         bool,
         typer.Option(help="Add each page's main text ('text'; needs the 'text' extra: "
-                     "pip install 'deepcrawl[text]')."),
+                     "pip install 'deepcrawl\\[text]')."),
     ] = False,
 ) -> None:  # fmt: skip
     """Export a crawled site's stored pages, one record per page (failed fetches left out).
