@@ -14,6 +14,7 @@ the wire, which archive tools and many extractors read directly.
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 from datetime import UTC
 from typing import IO, TYPE_CHECKING, Any, Literal, TextIO
@@ -181,11 +182,18 @@ def write_jsonl(records: Iterable[dict[str, Any]], out: TextIO) -> int:
 
 
 def write_csv(records: Iterable[dict[str, Any]], out: TextIO) -> int:
-    """Write a header and one row per record (RFC 4180 quoting); return the row count."""
-    writer = csv.DictWriter(out, fieldnames=(*EXPORT_FIELDS, TEXT_FIELD), extrasaction="ignore")
+    """Write a header and one row per record (RFC 4180 quoting); return the row count.
+
+    The columns are :data:`EXPORT_FIELDS`, and ``text`` when the records carry it.
+    """
+    rows = iter(records)
+    first = next(rows, None)
+    with_text = first is not None and TEXT_FIELD in first
+    fields = (*EXPORT_FIELDS, TEXT_FIELD) if with_text else EXPORT_FIELDS
+    writer = csv.DictWriter(out, fieldnames=fields, extrasaction="ignore")
     writer.writeheader()
     count = 0
-    for record in records:
+    for record in itertools.chain([first] if first is not None else [], rows):
         writer.writerow({k: _cell(v) for k, v in record.items()})
         count += 1
     out.flush()

@@ -91,3 +91,13 @@ def test_warc_keeps_pages_stored_without_their_exchange_as_resources(tmp_path: P
         ("resource", "http://example.test/r/1", "text/html", BODY),
         ("resource", "http://example.test/r/2", "text/html", BODY),
     ]
+
+
+def test_csv_has_a_text_column_only_when_the_text_was_asked_for(tmp_path: Path) -> None:
+    repo, site_id = _repo_with_pages(tmp_path)
+    with repo:
+        for text, header in ((False, EXPORT_FIELDS), (True, (*EXPORT_FIELDS, "text"))):
+            table = io.StringIO()
+            assert write_csv(page_records(repo, repo.pages(site_id), text=text), table) == 2
+            rows = list(csv.DictReader(io.StringIO(table.getvalue())))
+            assert tuple(rows[0]) == header
