@@ -1,31 +1,49 @@
 """Hand stored pages to a downstream extractor: JSON lines, CSV, WARC, or Python records.
 
 One record per page, the same fields in every format: ``url``, ``final_url``, ``status``,
-``fetched_at``, ``label``, ``prototype``, ``content_type``, ``title``, ``via``, ``sha256`` and
-the page ``body`` (or ``body_path`` when the caller asks for paths instead of bodies).
-WARC output (ISO 28500, written with warcio) keeps each page as a ``response`` record with its
-status line and content type, which archive tools and many extractors read directly.
+``fetched_at``, ``label``, ``prototype`` and its ``prototype_regex``, ``query`` (the keyword whose
+results led to the page), ``content_type``, ``headers``, ``title``, ``via``, ``sha256`` and the
+page ``body`` (or ``body_path`` when the caller asks for paths instead of bodies), and with
+``text=True`` the page's main ``text`` (trafilatura, the ``text`` extra). The README's
+"pages.jsonl" table says what each field holds.
+
+WARC output (:mod:`deepcrawl.warc`) keeps each page's request and response as they went over
+the wire, which archive tools and many extractors read directly.
 """
 
 from __future__ import annotations
 
 import csv
-import io
+import itertools
 import json
 from datetime import UTC
-from typing import TYPE_CHECKING, Any, BinaryIO, Literal, TextIO
+from typing import IO, TYPE_CHECKING, Any, Literal, TextIO
 
 from lxml import html as lxml_html
 from lxml.etree import ParserError
-from warcio.statusandheaders import StatusAndHeaders
-from warcio.warcwriter import WARCWriter
+
+from deepcrawl.errors import ConfigError
+from deepcrawl.frontier import SETUP_SOURCE, source_query
+from deepcrawl.warc import WarcFile
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Iterable, Iterator, Mapping
 
+    from deepcrawl.browser.base import Exchange
     from deepcrawl.storage import PageRead, Repository
 
-__all__ = ["EXPORT_FIELDS", "page_records", "page_title", "write_csv", "write_jsonl", "write_warc"]
+__all__ = [
+    "EXPORT_FIELDS",
+    "TEXT_FIELD",
+    "header_fields",
+    "page_records",
+    "page_text",
+    "page_title",
+    "require_text",
+    "write_csv",
+    "write_jsonl",
+    "write_warc",
+]
 
 #: The fields of every exported record, in order.
 EXPORT_FIELDS = (
@@ -35,7 +53,10 @@ EXPORT_FIELDS = (
     "fetched_at",
     "label",
     "prototype",
+    "prototype_regex",
+    "query",
     "content_type",
+    "headers",
     "title",
     "via",
     "sha256",
@@ -43,7 +64,50 @@ EXPORT_FIELDS = (
     "body_path",
 )
 
-_REASONS = {200: "OK", 203: "Non-Authoritative Information", 206: "Partial Content"}
+#: The field a record gains when the caller asks for the main text.
+TEXT_FIELD = "text"
+
+
+def require_text() -> None:
+    """Check that the main text can be extracted (trafilatura is installed).
+
+    Raises:
+        ConfigError: it is not; the message says how to install it.
+    """
+    try:
+        import trafilatura  # noqa: F401
+    except ImportError as exc:
+        raise ConfigError(
+            "the main text (--text, setting crawl.deliver_text) needs trafilatura: "
+            "pip install 'deepcrawl[text]'"
+        ) from exc
+
+
+def page_text(body: bytes) -> str | None:
+    """The page's main text, boilerplate (menus, footers) removed; None when it has none.
+
+    Raises:
+        ConfigError: trafilatura is not installed (see :func:`require_text`).
+    """
+    require_text()
+    import trafilatura
+
+    if not body.strip():
+        return None
+    text: str | None = trafilatura.extract(body.decode("utf-8", errors="replace"))
+    return text
+
+
+def header_fields(exchange: Exchange | None) -> dict[str, str] | None:
+    """The response headers as one JSON object: names lower-cased, a repeated header's values
+    joined by ``", "`` (RFC 9110, section 5.3); None for a page stored without them."""
+    if exchange is None:
+        return None
+    fields: dict[str, str] = {}
+    for name, value in exchange.headers:
+        key = name.lower()
+        fields[key] = f"{fields[key]}, {value}" if key in fields else value
+    return fields
 
 
 def page_title(body: bytes) -> str:
@@ -59,19 +123,29 @@ def page_title(body: bytes) -> str:
 
 
 def page_records(
-    repo: Repository, pages: Iterable[PageRead], *, bodies: Literal["inline", "path"] = "inline"
+    repo: Repository,
+    pages: Iterable[PageRead],
+    *,
+    bodies: Literal["inline", "path"] = "inline",
+    text: bool = False,
 ) -> Iterator[dict[str, Any]]:
     """One export record per page (failed fetches are skipped: they have no body to extract).
 
     Args:
         bodies: ``inline`` puts the decoded body in ``body``; ``path`` leaves ``body`` empty and
             gives ``body_path`` where the body is a file (large bodies only).
+        text: add the main ``text`` field (:func:`page_text`).
+
+    Raises:
+        ConfigError: ``text`` is asked for and trafilatura is not installed.
     """
+    if text:
+        require_text()
     for page in pages:
         if page.error is not None:
             continue
         raw = repo.body(page.id) or b""
-        yield {
+        record = {
             "url": page.url,
             "final_url": page.final_url,
             "status": page.status,
@@ -80,13 +154,21 @@ def page_records(
             else page.fetched_at.replace(tzinfo=UTC).isoformat(),
             "label": page.label,
             "prototype": page.prototype_id,
+            "prototype_regex": None
+            if page.prototype_id is None
+            else repo.prototype_regex(page.site_id, page.prototype_id),
+            "query": _query(repo, page),
             "content_type": page.content_type,
+            "headers": header_fields(repo.exchange(page.id, with_body=False)),
             "title": page_title(raw),
             "via": page.via,
             "sha256": page.sha256,
             "body": raw.decode("utf-8", errors="replace") if bodies == "inline" else None,
             "body_path": page.body_path,
         }
+        if text:
+            record[TEXT_FIELD] = page_text(raw)
+        yield record
 
 
 def write_jsonl(records: Iterable[dict[str, Any]], out: TextIO) -> int:
@@ -100,41 +182,58 @@ def write_jsonl(records: Iterable[dict[str, Any]], out: TextIO) -> int:
 
 
 def write_csv(records: Iterable[dict[str, Any]], out: TextIO) -> int:
-    """Write a header and one row per record (RFC 4180 quoting); return the row count."""
-    writer = csv.DictWriter(out, fieldnames=EXPORT_FIELDS, extrasaction="ignore")
+    """Write a header and one row per record (RFC 4180 quoting); return the row count.
+
+    The columns are :data:`EXPORT_FIELDS`, and ``text`` when the records carry it.
+    """
+    rows = iter(records)
+    first = next(rows, None)
+    with_text = first is not None and TEXT_FIELD in first
+    fields = (*EXPORT_FIELDS, TEXT_FIELD) if with_text else EXPORT_FIELDS
+    writer = csv.DictWriter(out, fieldnames=fields, extrasaction="ignore")
     writer.writeheader()
     count = 0
-    for record in records:
-        writer.writerow({k: "" if v is None else v for k, v in record.items()})
+    for record in itertools.chain([first] if first is not None else [], rows):
+        writer.writerow({k: _cell(v) for k, v in record.items()})
         count += 1
     out.flush()
     return count
 
 
-def write_warc(records: Iterable[dict[str, Any]], out: BinaryIO) -> int:
-    """Write one gzipped WARC ``response`` record per page; return how many were written."""
-    writer = WARCWriter(out, gzip=True)
-    count = 0
-    for record in records:
-        body = (record["body"] or "").encode("utf-8")
-        status = int(record["status"])
-        http_headers = StatusAndHeaders(
-            f"{status} {_REASONS.get(status, 'Status')}",
-            [
-                ("Content-Type", record["content_type"] or "application/octet-stream"),
-                ("Content-Length", str(len(body))),
-            ],
-            protocol="HTTP/1.1",
-        )
-        warc_record = writer.create_warc_record(
-            record["final_url"] or record["url"],
-            "response",
-            payload=io.BytesIO(body),
-            length=len(body),
-            http_headers=http_headers,
-            warc_headers_dict={"WARC-Date": record["fetched_at"].replace("+00:00", "Z")},
-        )
-        writer.write_record(warc_record)
-        count += 1
-    out.flush()
-    return count
+def _query(repo: Repository, page: PageRead) -> str | None:
+    """The keyword whose result pages led to the page: its frontier entry's source, or for a
+    page the setup phase fetched (queued as ``setup``), the first query that showed it."""
+    source = repo.found_by(page.site_id, page.url)
+    if source == SETUP_SOURCE:
+        return repo.first_query_showing(page.site_id, {page.url, page.final_url})
+    return source_query(source)
+
+
+def _cell(value: Any) -> Any:
+    """A CSV cell: empty for None, JSON for an object (``headers``)."""
+    if value is None:
+        return ""
+    return json.dumps(value, ensure_ascii=False) if isinstance(value, dict) else value
+
+
+def write_warc(
+    repo: Repository,
+    pages: Iterable[PageRead],
+    out: IO[bytes],
+    *,
+    gzip: bool = False,
+    info: Mapping[str, str] | None = None,
+) -> int:
+    """Write the pages as a WARC file (:class:`deepcrawl.warc.WarcFile`) to an open binary
+    stream; return how many pages were written (failed fetches are skipped).
+
+    Args:
+        gzip: compress each record (``.warc.gz``).
+        info: fields of the ``warcinfo`` record.
+    """
+    warc = WarcFile(out, gzip=gzip, info=info)
+    for page in pages:
+        if page.error is None:
+            warc.write_page(page, repo.body(page.id) or b"", repo.exchange(page.id))
+    warc.close()
+    return warc.written

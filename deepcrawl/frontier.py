@@ -19,6 +19,7 @@ SQLite for one process, PostgreSQL (``SELECT … FOR UPDATE SKIP LOCKED``) for m
 from __future__ import annotations
 
 import abc
+import ast
 import heapq
 import itertools
 import time
@@ -40,7 +41,17 @@ if TYPE_CHECKING:
 
     from sqlalchemy.engine import Connection, Engine
 
-__all__ = ["Frontier", "FrontierCounts", "Lease", "MemoryFrontier", "NewURL", "SqlFrontier"]
+__all__ = [
+    "SETUP_SOURCE",
+    "Frontier",
+    "FrontierCounts",
+    "Lease",
+    "MemoryFrontier",
+    "NewURL",
+    "SqlFrontier",
+    "query_source",
+    "source_query",
+]
 
 State = Literal["queued", "leased", "done", "failed"]
 
@@ -54,6 +65,28 @@ class NewURL:
     depth: int = 0
     source: str = ""
     """Why it was enqueued (``results of 'river'``, ``link on /cat/3`` …)."""
+
+
+_QUERY_SOURCE = "results of "
+#: The ``source`` of a page the setup phase fetched (a ``--like`` example, a layout sample).
+SETUP_SOURCE = "setup"
+
+
+def query_source(keyword: str) -> str:
+    """The ``source`` of a URL a query's result pages showed (``results of 'river'``)."""
+    return f"{_QUERY_SOURCE}{keyword!r}"
+
+
+def source_query(source: str | None) -> str | None:
+    """The keyword of a :func:`query_source`; None for any other source (or a keyword cut
+    off by the column's length)."""
+    if not source or not source.startswith(_QUERY_SOURCE):
+        return None
+    try:
+        keyword = ast.literal_eval(source[len(_QUERY_SOURCE) :])
+    except (ValueError, SyntaxError):
+        return None
+    return keyword if isinstance(keyword, str) else None
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,7 @@ from deepcrawl._resource import AsyncResource
 if TYPE_CHECKING:
     from deepcrawl.forms.model import Form
 
-__all__ = ["FetchedPage", "Fetcher", "Link", "LinkOrigin"]
+__all__ = ["Exchange", "FetchedPage", "Fetcher", "Link", "LinkOrigin"]
 
 LinkOrigin = Literal["html", "probe", "iframe"]
 
@@ -45,6 +45,41 @@ class Link:
     rel: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """The HTTP request and response behind a fetched page, as they went over the wire.
+
+    What a WARC archive keeps (its ``request`` and ``response`` records): the status line and
+    the headers in the server's order and spelling, and the body bytes before any decoding of
+    their character set. The HTTP clients (httpx, Chromium) undo transfer and content encodings
+    (chunks, gzip) as they read, so ``body`` is the payload after those; the headers that
+    announced them are kept under an ``X-Archive-Orig-`` name in the archive (see
+    :mod:`deepcrawl.warc`).
+
+    Attributes:
+        method: the request method (``GET``).
+        url: the URL of the request that got this response (the last hop of a redirect chain).
+        request_headers: the request's headers as sent, in order.
+        protocol: the response's protocol (``HTTP/1.1``).
+        status: the response's status code.
+        reason: the reason phrase of the status line (``OK``).
+        headers: the response's headers as received, in order.
+        body: the payload bytes as received.
+        redirects: the redirect responses that led here, first first, each with its request
+            (a redirect's body is empty when the client did not keep it: Chromium).
+    """
+
+    method: str
+    url: str
+    request_headers: tuple[tuple[str, str], ...]
+    protocol: str
+    status: int
+    reason: str
+    headers: tuple[tuple[str, str], ...]
+    body: bytes
+    redirects: tuple[Exchange, ...] = ()
+
+
 @dataclass(slots=True)
 class FetchedPage:
     """What one fetch of one URL gave.
@@ -61,6 +96,8 @@ class FetchedPage:
         fetched_at: when the response arrived (UTC).
         elapsed_s: seconds from request to complete body.
         headers: response headers, lower-cased names.
+        exchange: the request and response as they went over the wire (None when the answer
+            was not read: a non-HTML page in the browser, a body Chromium no longer held).
     """
 
     url: str
@@ -74,6 +111,7 @@ class FetchedPage:
     fetched_at: datetime = field(default_factory=lambda: datetime.now(UTC))
     elapsed_s: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
+    exchange: Exchange | None = None
 
     @property
     def is_html(self) -> bool:

@@ -27,7 +27,7 @@ import httpcore
 import httpx
 
 from deepcrawl.browser.access import SiteAccess
-from deepcrawl.browser.base import FetchedPage, Fetcher, Link
+from deepcrawl.browser.base import Exchange, FetchedPage, Fetcher, Link
 from deepcrawl.browser.render import media_type
 from deepcrawl.browser.scope import Scope, strip_fragment
 from deepcrawl.errors import (
@@ -138,6 +138,29 @@ def _decode(body: bytes, declared: str | None) -> str:
         return body.decode(encoding, errors="replace")
     except LookupError:
         return body.decode("utf-8", errors="replace")
+
+
+def _exchange(response: httpx.Response, body: bytes, *, hop: bool = False) -> Exchange:
+    """The wire view of a response whose body was read: headers as received (``raw`` keeps
+    their order and spelling; values are bytes, read as ISO-8859-1 as RFC 9110 allows), and,
+    unless it is a ``hop`` of one, the redirect chain before it (httpx reads each redirect's
+    body as it follows it)."""
+    request = response.request
+    return Exchange(
+        method=request.method,
+        url=str(request.url),
+        request_headers=_pairs(request.headers.raw),
+        protocol=response.http_version,
+        status=response.status_code,
+        reason=response.reason_phrase,
+        headers=_pairs(response.headers.raw),
+        body=body,
+        redirects=() if hop else tuple(_exchange(r, r.content, hop=True) for r in response.history),
+    )
+
+
+def _pairs(raw: Iterable[tuple[bytes, bytes]]) -> tuple[tuple[str, str], ...]:
+    return tuple((name.decode("latin-1"), value.decode("latin-1")) for name, value in raw)
 
 
 class _LoopbackNames(httpcore.AsyncNetworkBackend):
@@ -318,11 +341,12 @@ class HttpFetcher(Fetcher):
             if declared.isdigit() and int(declared) > limit:
                 raise BodyTooLargeError(url, f"body of {int(declared)} bytes exceeds {limit}")
             chunks: list[bytes] = []
-            if (
+            readable = (
                 not content_type
                 or content_type.startswith(_READABLE)
                 or content_type.endswith("+xml")
-            ):
+            )
+            if readable:
                 size = 0
                 async for chunk in response.aiter_bytes():
                     size += len(chunk)
@@ -332,6 +356,7 @@ class HttpFetcher(Fetcher):
             raw = b"".join(chunks)
             status = response.status_code
             charset = response.charset_encoding
+            exchange = _exchange(response, raw) if readable else None
         if not content_type and raw.lstrip()[:1] == b"<":
             content_type = "text/html"
         body = _decode(raw, charset) if raw else ""
@@ -344,6 +369,7 @@ class HttpFetcher(Fetcher):
             via="http",
             elapsed_s=time.monotonic() - started,
             headers=headers,
+            exchange=exchange,
         )
         if content_type in _TEXT_TYPES and raw:
             root = parse_html(body)

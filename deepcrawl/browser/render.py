@@ -12,15 +12,18 @@ crashed is marked so the pool never reuses it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import dataclasses
 import re
 import time
+from http import HTTPStatus
 from typing import TYPE_CHECKING
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from deepcrawl.browser._assets import script
-from deepcrawl.browser.base import FetchedPage, Link, LinkOrigin
+from deepcrawl.browser.base import Exchange, FetchedPage, Link, LinkOrigin
 from deepcrawl.browser.growth import ScriptRequests, wait_until_still
 from deepcrawl.browser.scope import host_of, strip_fragment
 from deepcrawl.errors import (
@@ -223,6 +226,7 @@ async def _render(
         )
         await wait_until_still(page, settings.browser, requests, deadline=deadline)
         html = await page.content()
+        exchange = await _exchange(page, response, limit)
         if lease.blocked_navigation is not None:  # a late redirect (a refresh) left the scope
             lease.poisoned = True  # the tab now shows Chromium's error page
             raise BlockedError(url, f"out of scope: {lease.blocked_navigation}")
@@ -261,6 +265,61 @@ async def _render(
         via="browser",
         elapsed_s=time.monotonic() - started,
         headers=headers,
+        exchange=exchange,
+    )
+
+
+async def _exchange(page: Page, response: Response, limit: int) -> Exchange | None:
+    """The navigation's response as Chromium received it: the server's bytes, not the DOM.
+
+    None when Chromium no longer holds the body (evicted, or a body over ``limit``). Chromium
+    hands a text document's body over decoded (the DevTools protocol returns it as a string,
+    which Playwright encodes in UTF-8), so a body in another character set is encoded back with
+    the one Chromium decoded it with (``document.characterSet``): the server's bytes, for every
+    byte that character set maps. The redirects before it come with their headers (Chromium
+    keeps no redirect body). Playwright does not say which protocol carried a response; an
+    HTTP/2 answer is recorded in HTTP/1.1 form, as web archives do, with the standard reason
+    phrase (HTTP/2 has none).
+    """
+    try:
+        async with asyncio.timeout(5):
+            body = await response.body()
+            charset: str = await page.evaluate("document.characterSet")
+            final = await _wire(response, body)
+            hops = []
+            request = response.request.redirected_from
+            while request is not None:
+                earlier = await request.response()
+                if earlier is not None:
+                    hops.append(await _wire(earlier, b""))
+                request = request.redirected_from
+    except (PlaywrightError, TimeoutError):
+        return None
+    if charset.lower() != "utf-8":
+        with contextlib.suppress(LookupError, UnicodeError):
+            body = body.decode("utf-8").encode(charset)
+    if len(body) > limit:
+        return None
+    return dataclasses.replace(final, body=body, redirects=tuple(reversed(hops)))
+
+
+async def _wire(response: Response, body: bytes) -> Exchange:
+    """One response of a navigation and its request, headers as Chromium received them."""
+    reason = response.status_text
+    if not reason:
+        with contextlib.suppress(ValueError):
+            reason = HTTPStatus(response.status).phrase
+    return Exchange(
+        method=response.request.method,
+        url=response.url,
+        request_headers=tuple(
+            (h["name"], h["value"]) for h in await response.request.headers_array()
+        ),
+        protocol="HTTP/1.1",
+        status=response.status,
+        reason=reason,
+        headers=tuple((h["name"], h["value"]) for h in await response.headers_array()),
+        body=body,
     )
 
 

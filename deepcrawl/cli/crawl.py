@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from deepcrawl.crawler.deliver import Sink
-    from deepcrawl.crawler.engine import Crawl, CrawlReport
+    from deepcrawl.crawler.engine import CrawlReport
     from deepcrawl.prototypes import LabelSession
 
 
@@ -44,19 +44,30 @@ def _load_crawler() -> None:
         importlib.import_module(module)
 
 
-def _sink(out: str | None) -> "Sink":
-    from deepcrawl.crawler.deliver import JsonlSink, NullSink
+def _sink(out: str | None, warc: Path | None, *, gzip: bool, info: dict[str, str]) -> "Sink":
+    """Where the crawl delivers: the WARC file first (so that a crawl killed between the two
+    writes leaves no page in pages.jsonl that the WARC lacks), then JSON lines."""
+    from deepcrawl.crawler.deliver import JsonlSink, NullSink, TeeSink, WarcSink
+    from deepcrawl.errors import StorageError
 
-    if out is None:
-        return NullSink()
+    sinks: list[Sink] = []
+    if warc is not None:
+        try:
+            sinks.append(WarcSink(warc, gzip=gzip or None, info=info))
+        except StorageError as exc:
+            raise ConfigError(f"--warc {warc}: {exc}") from exc
     if out == "-":
-        return JsonlSink(sys.stdout)
-    folder = Path(out)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ConfigError(f"--out {out}: {exc}") from exc
-    return JsonlSink(folder / "pages.jsonl")
+        sinks.append(JsonlSink(sys.stdout))
+    elif out is not None:
+        folder = Path(out)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(f"--out {out}: {exc}") from exc
+        sinks.append(JsonlSink(folder / "pages.jsonl"))
+    if not sinks:
+        return NullSink()
+    return sinks[0] if len(sinks) == 1 else TeeSink(*sinks)
 
 
 def _labeller(progress: CrawlProgress) -> "Callable[[LabelSession], None] | None":
@@ -85,10 +96,12 @@ async def _run(
     resume: bool,
     out: str | None,
     warc: Path | None,
+    warc_gzip: bool,
 ) -> "CrawlReport":
     from deepcrawl.crawler.engine import Crawl
 
-    sink = _sink(out)
+    info = {"isPartOf": start_url, "http-header-user-agent": settings.http.user_agent}
+    sink = _sink(out, warc, gzip=warc_gzip, info=info)
     shown = CrawlProgress(settings.crawl.progress_every_s, enabled=not global_options().quiet)
     with shown as progress:
         try:
@@ -102,8 +115,6 @@ async def _run(
                 progress=progress.update,
             ) as crawl:
                 report = await crawl.run(sink)
-                if warc is not None and report.status != "needs_labels":
-                    _write_warc(crawl, warc)
         finally:
             sink.close()
     if out not in (None, "-"):
@@ -121,18 +132,6 @@ def _silence_stdout() -> None:
         os.close(null)
     except (OSError, ValueError):  # no real file descriptor (a test's captured stdout)
         return
-
-
-def _write_warc(crawl: "Crawl", path: Path) -> None:
-    from deepcrawl.export import page_records, write_warc
-
-    ctx = crawl.ctx
-    assert ctx is not None
-    try:
-        with path.open("wb") as fh:
-            write_warc(page_records(ctx.repo, ctx.repo.pages(ctx.site.id, kind="record")), fh)
-    except OSError as exc:
-        raise ConfigError(f"--warc {path}: {exc}") from exc
 
 
 @app.command()
@@ -166,7 +165,21 @@ def crawl(
             "(on PostgreSQL: every page of the crawl, the workers' too)."
         ),
     ] = None,
-    warc: Annotated[Path | None, typer.Option(help="Also write the pages as a WARC file.")] = None,
+    warc: Annotated[
+        Path | None,
+        typer.Option(
+            help="Also write the delivered pages to this WARC file as they come (request, "
+            "response and rendered-DOM records; compressed when the name ends in .gz)."
+        ),
+    ] = None,
+    warc_gzip: Annotated[
+        bool, typer.Option(help="Compress the --warc file whatever its name.")
+    ] = False,
+    text: Annotated[
+        bool,
+        typer.Option(help="Add each page's main text to pages.jsonl ('text'; needs the "
+                     "'text' extra: pip install 'deepcrawl\\[text]')."),
+    ] = False,
     scope_prefix: Annotated[
         str | None, typer.Option(help="Fetch only URLs starting with this prefix.")
     ] = None,
@@ -197,7 +210,12 @@ def crawl(
     settings = load_settings(
         storage={"url": db},
         keywords={"keywords_file": keywords, "max_queries": max_queries},
-        crawl={"max_pages": max_pages, "scope_prefix": scope_prefix, "navigate": navigate or None},
+        crawl={
+            "max_pages": max_pages,
+            "scope_prefix": scope_prefix,
+            "navigate": navigate or None,
+            "deliver_text": text or None,
+        },
         links={"navigate_strategy": strategy, "discovery_strategy": strategy},
         **access.overrides(),
     )
@@ -214,7 +232,7 @@ def crawl(
             )
         report = run_stoppable(
             _run(start_url, settings, like=list(checked.like), labels=labels, resume=resume,
-                 out=out, warc=warc),
+                 out=out, warc=warc, warc_gzip=warc_gzip),
             grace_s=settings.crawl.stop_grace_s,
         )  # fmt: skip
     except Interrupted as stop:

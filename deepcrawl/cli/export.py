@@ -27,27 +27,41 @@ def export(
             help="Page kind to export: 'record' (the wanted pages, default), 'results', or 'all'."
         ),
     ] = "record",
-) -> None:
+    gzip: Annotated[
+        bool,
+        typer.Option(help="Compress the WARC output (default: when --out ends in .gz)."),
+    ] = False,
+    text: Annotated[
+        bool,
+        typer.Option(help="Add each page's main text ('text'; needs the 'text' extra: "
+                     "pip install 'deepcrawl\\[text]')."),
+    ] = False,
+) -> None:  # fmt: skip
     """Export a crawled site's stored pages, one record per page (failed fetches left out).
 
-    Fields: url, final_url, status, fetched_at, label, prototype, content_type, title, via,
-    sha256, body, body_path.
+    Fields: url, final_url, status, fetched_at, label, prototype, prototype_regex, query,
+    content_type, headers, title, via, sha256, body, body_path (and text with --text); the
+    README's pages.jsonl table says what each holds. A WARC holds each page's request and
+    response as they went over the wire.
     """
     from deepcrawl.export import page_records, write_csv, write_jsonl, write_warc
     from deepcrawl.storage import Repository
+    from deepcrawl.warc import wants_gzip
 
     settings = load_settings(storage={"url": db})
     with Repository.open(settings.storage.url, settings.storage) as repo:
         row = repo.find_site(site)
         pages = repo.pages(row.id, kind=None if kind == "all" else kind)
-        records = page_records(repo, pages)
+        records = page_records(repo, pages, text=text)
         try:
             if format == "warc":
+                compress = gzip or (out is not None and wants_gzip(out))
+                info = {"isPartOf": row.start_url}
                 if out is None:
-                    count = write_warc(records, sys.stdout.buffer)
+                    count = write_warc(repo, pages, sys.stdout.buffer, gzip=compress, info=info)
                 else:
                     with out.open("wb") as fh:
-                        count = write_warc(records, fh)
+                        count = write_warc(repo, pages, fh, gzip=compress, info=info)
             else:
                 writer = write_jsonl if format == "jsonl" else write_csv
                 if out is None:

@@ -15,7 +15,7 @@ from deepcrawl.crawler.ache import AcheCrawler
 from deepcrawl.crawler.apprentice import ApprenticeCrawler
 from deepcrawl.crawler.bfs import BreadthFirst
 from deepcrawl.crawler.context import CrawlStats
-from deepcrawl.crawler.deliver import CallbackSink, JsonlSink, QueueSink, Sink
+from deepcrawl.crawler.deliver import CallbackSink, JsonlSink, QueueSink, Sink, TeeSink, WarcSink
 from deepcrawl.crawler.engine import Crawl, CrawlReport, crawl_each, crawl_pages
 from deepcrawl.crawler.focused import FocusedStrategy, form_target, pattern_target
 from deepcrawl.crawler.politeness import HostLimiter, backoff_delay, parse_retry_after
@@ -41,6 +41,8 @@ __all__ = [
     "RobotsPolicy",
     "Sink",
     "Strategy",
+    "TeeSink",
+    "WarcSink",
     "XCrawler",
     "backoff_delay",
     "crawl_each",

@@ -1,11 +1,13 @@
-"""Delivery to the downstream extractor: JSON lines (file or stdout), a callback, an iterator.
+"""Delivery to the downstream extractor: JSON lines (file or stdout), a WARC file, a callback,
+an iterator.
 
 Every delivered page is one record with the fields of :func:`deepcrawl.export.page_records`
 (``url``, ``final_url``, ``status``, ``fetched_at``, ``label``, ``prototype``,
 ``content_type``, ``title``, ``body`` …). A :class:`Sink` writes the record, then the crawl
 state remembers the delivery, so a resumed crawl never delivers a page twice. The one window
 left — killed after writing, before remembering — is closed for files by :class:`JsonlSink`,
-which reads back the URLs already in its file when it opens and skips them.
+which reads back the URLs already in its file when it opens and skips them, and for WARC files
+by :class:`WarcSink` (:class:`deepcrawl.warc.WarcFile` reads back the pages in its file).
 
 **One delivery point.** In a crawl shared through PostgreSQL, ``deepcrawl worker`` processes
 store pages but deliver none: the ``deepcrawl crawl`` process is the only one that delivers, and
@@ -27,13 +29,14 @@ import inspect
 import json
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO, Literal, TextIO
 
 from deepcrawl.errors import OutputClosedError, OutputError, StorageError
 from deepcrawl.export import page_records
+from deepcrawl.warc import WarcFile
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable, Iterable
+    from collections.abc import Awaitable, Callable, Iterable, Mapping
 
     from deepcrawl._tasks import Supervisor
     from deepcrawl.crawler.context import CrawlContext
@@ -49,6 +52,7 @@ __all__ = [
     "QueueSink",
     "Sink",
     "TeeSink",
+    "WarcSink",
 ]
 
 #: Seconds a poll's findings must age before the watermark passes them: PostgreSQL hands out
@@ -73,13 +77,17 @@ class Sink(abc.ABC):
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release what the sink holds (files)."""
 
+    async def write_page(self, ctx: CrawlContext, page: PageRead, record: Record) -> None:
+        """Hand one stored page over; by default its record (:meth:`write`). A sink that needs
+        more than the record (a WARC file: the bytes as they went over the wire) reads it here."""
+        await self.write(record)
+
     async def deliver_page(self, ctx: CrawlContext, page: PageRead) -> None:
         """Write a stored page's record, then remember that it was delivered."""
-        bodies: Literal["inline", "path"] = (
-            "inline" if ctx.settings.crawl.deliver_bodies else "path"
-        )
-        for record in page_records(ctx.repo, [page], bodies=bodies):
-            await self.write(record)
+        crawl = ctx.settings.crawl
+        bodies: Literal["inline", "path"] = "inline" if crawl.deliver_bodies else "path"
+        for record in page_records(ctx.repo, [page], bodies=bodies, text=crawl.deliver_text):
+            await self.write_page(ctx, page, record)
         ctx.state.mark_delivered(page.id)
 
 
@@ -167,6 +175,40 @@ def _urls_in(path: Path) -> set[str]:
     return seen
 
 
+class WarcSink(Sink):
+    """A WARC file the delivered pages are appended to as the crawl goes (see
+    :mod:`deepcrawl.warc`): each page's records are written and flushed before the page is
+    remembered as delivered, so a crawl killed at any point leaves a valid file of what it
+    delivered, and a resumed crawl appends to it.
+
+    Args:
+        target: a file path (compressed when it ends in ``.gz``), or an open binary stream.
+        gzip: compress whatever the name says.
+        info: ``warcinfo`` fields (the start URL, the user agent).
+    """
+
+    def __init__(
+        self,
+        target: Path | BinaryIO,
+        *,
+        gzip: bool | None = None,
+        info: Mapping[str, str] | None = None,
+    ) -> None:
+        self.file = WarcFile(target, gzip=gzip, info=info)
+
+    async def write(self, record: Record) -> None:
+        """Refused: a WARC keeps the exchange as it went over the wire, which a delivery record
+        does not carry; the crawl hands pages over through :meth:`write_page`."""
+        raise TypeError("a WarcSink writes stored pages (write_page), not delivery records")
+
+    async def write_page(self, ctx: CrawlContext, page: PageRead, record: Record) -> None:
+        body = ctx.repo.body(page.id) or b""
+        self.file.write_page(page, body, ctx.repo.exchange(page.id))
+
+    def close(self) -> None:
+        self.file.close()
+
+
 class CallbackSink(Sink):
     """Calls ``callback(record)`` for each page; the callback may be a coroutine function."""
 
@@ -201,6 +243,10 @@ class TeeSink(Sink):
     async def write(self, record: Record) -> None:
         for sink in self.sinks:
             await sink.write(record)
+
+    async def write_page(self, ctx: CrawlContext, page: PageRead, record: Record) -> None:
+        for sink in self.sinks:
+            await sink.write_page(ctx, page, record)
 
     def close(self) -> None:
         for sink in self.sinks:

@@ -13,6 +13,7 @@ that may poison the store; found here it costs one line. :func:`check_inputs` ch
 4. the keyword file: it exists, is UTF-8 text and holds a keyword;
 5. the site access (:class:`~deepcrawl.browser.access.SiteAccess`): the cookie file and the
    storage state are readable and well-formed, the headers and the proxy URL too;
+6. the main text (``crawl.deliver_text``): trafilatura is installed;
 
 then :func:`check_start_page` asks the site for the start page once over plain HTTP: an
 unreachable host and a start URL that is no HTML page are reported as such, not as "robots.txt
@@ -125,7 +126,8 @@ def check_inputs(
     Raises:
         InvalidURLError: a bad start or ``--like`` URL.
         ConfigError: a ``--like`` URL on another host, a missing or malformed labels file, a
-            missing, empty or binary keyword file; each message is one line naming the culprit.
+            missing, empty or binary keyword file, the main text asked for without
+            trafilatura; each message is one line naming the culprit.
         AccessError: an unusable cookie file, storage state, header or proxy (named).
     """
     from deepcrawl.browser.access import SiteAccess
@@ -147,6 +149,10 @@ def check_inputs(
     if settings.keywords.keywords_file is not None:
         load_word_list(settings.keywords.keywords_file)
     SiteAccess.from_settings(settings)
+    if settings.crawl.deliver_text:
+        from deepcrawl.export import require_text
+
+        require_text()
     return CrawlInputs(start_url=start, like=likes, labels=entries)
 
 

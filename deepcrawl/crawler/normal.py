@@ -41,7 +41,7 @@ from deepcrawl.crawler.politeness import TRANSIENT_STATUSES, backoff_delay
 from deepcrawl.crawler.queries import QueryLoop, normalised_id
 from deepcrawl.crawler.setup import store_results_page
 from deepcrawl.errors import FetchError, FetchTimeoutError, NetworkError, StorageError
-from deepcrawl.frontier import NewURL, SqlFrontier
+from deepcrawl.frontier import SETUP_SOURCE, NewURL, SqlFrontier, query_source
 from deepcrawl.prototypes._labelling import from_row
 from deepcrawl.safety import SafetyRule
 
@@ -274,7 +274,9 @@ class NormalPhase:
             for observer in self.on_fetch:
                 observer(page)
             # queued like any wanted URL: its lease finds the page stored and delivers it
-            adopted += self.frontier.add([NewURL(key, priority=decision.score, source="setup")])
+            adopted += self.frontier.add(
+                [NewURL(key, priority=decision.score, source=SETUP_SOURCE)]
+            )
         if adopted:
             self._wake.set()
         return adopted
@@ -311,7 +313,7 @@ class NormalPhase:
         stored = ctx.state.queries()
         self.loop.replay(stored)
         for query in stored:
-            self.enqueue(query.result_links(), f"results of {query.row.keyword!r}")
+            self.enqueue(query.result_links(), query_source(query.row.keyword))
         self._learn_stored(follow=ctx.settings.crawl.follow_record_links)
         if self._poller is not None:  # its first poll delivers what a crashed run left
             assert self._tasks is not None
@@ -374,7 +376,7 @@ class NormalPhase:
             result, row = step
             store_results_page(self.ctx, result, row)
             links = [(link.url, link.text) for link in result.result_links]
-            self.enqueue(links, f"results of {result.keyword!r}")
+            self.enqueue(links, query_source(result.keyword))
             await asyncio.sleep(0)  # let the workers fetch between queries
 
     async def _worker(self) -> None:

@@ -104,6 +104,9 @@ class CrawlSettings(Section):
     wanted records the queries did not return (``--navigate``; issue 8)."""
     deliver_bodies: bool = True
     """Put page bodies into delivered records (off: ``body`` is None, ``body_path`` tells)."""
+    deliver_text: bool = False
+    """Put each page's main text (boilerplate removed, by trafilatura: the ``text`` extra) into
+    delivered records as ``text`` (``--text``)."""
     progress_every_s: float = 10.0
     """When stderr is not a terminal (a log file), ``deepcrawl crawl`` prints its progress line
     this often instead of redrawing it."""

@@ -28,6 +28,7 @@ from deepcrawl.errors import ConfigError, StorageError
 from deepcrawl.settings import StorageSettings
 from deepcrawl.storage import tables as t
 from deepcrawl.storage.engine import open_engine, safe_url
+from deepcrawl.storage.exchanges import exchange_of, exchange_row, payload_of
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
 
     from sqlalchemy.engine import Engine
 
-    from deepcrawl.browser.base import FetchedPage
+    from deepcrawl.browser.base import Exchange, FetchedPage
     from deepcrawl.forms.model import Form as FormModel
 
 __all__ = ["Repository", "StoredContent"]
@@ -280,6 +281,16 @@ class Repository:
             s.add(row)
             s.flush()
             assert row.id is not None
+            if page.exchange is not None:
+                s.add(
+                    exchange_row(
+                        row.id,
+                        page.exchange,
+                        page_body=raw,
+                        inline_max=None if self._inline_all else self.settings.bodies_inline_max,
+                        write_body=self._write_body,
+                    )
+                )
             if with_links:
                 s.add_all(
                     t.Link(
@@ -357,6 +368,50 @@ class Repository:
             if row is None:
                 raise StorageError(f"no page with id {page_id}")
             return _body_of(row)
+
+    def exchange(self, page_id: int, *, with_body: bool = True) -> Exchange | None:
+        """The request and response behind a page, as they went over the wire; None for a page
+        stored without them (a failed fetch, a page stored by an older deepcrawl).
+
+        Args:
+            with_body: read the payload too (without: ``body`` is empty).
+        """
+        with self._guard("read exchange"), self._session() as s:
+            row = s.get(t.PageExchange, page_id)
+            if row is None:
+                return None
+            body: bytes | None = b""
+            if with_body and row.body_is_page:
+                page = s.get(t.Page, page_id)
+                body = _body_of(page) if page is not None else None
+            elif with_body:
+                body = payload_of(row)
+        return exchange_of(row, body or b"")
+
+    def found_by(self, site_id: int, url: str) -> str | None:
+        """Why ``url`` (a frontier key) was first queued: its frontier entry's ``source``
+        (``results of 'river'``, ``link on …``); None when it never was in the frontier."""
+        with self._guard("read frontier source"), self._session() as s:
+            return s.exec(
+                select(t.FrontierEntry.source).where(
+                    t.FrontierEntry.site_id == site_id, t.FrontierEntry.url == url
+                )
+            ).first()
+
+    def first_query_showing(self, site_id: int, urls: Iterable[str]) -> str | None:
+        """The keyword of the site's first query whose result pages showed one of ``urls``.
+
+        A scan of the result links (they have no index by URL): for the few pages whose frontier
+        entry does not name the query (those the setup phase fetched).
+        """
+        with self._guard("find query of URL"), self._session() as s:
+            return s.exec(
+                select(t.Query.keyword)
+                .join(t.QueryLink, col(t.QueryLink.query_id) == col(t.Query.id))
+                .where(t.Query.site_id == site_id, col(t.QueryLink.url).in_(list(urls)))
+                .order_by(col(t.Query.id))
+                .limit(1)
+            ).first()
 
     def links(self, page_id: int) -> list[t.LinkBase]:
         """The links found on a page, in document order."""
@@ -456,6 +511,15 @@ class Repository:
                 .order_by(col(t.Prototype.count).desc(), col(t.Prototype.key))
             )
             return [t.PrototypeRead.model_validate(r) for r in rows.all()]
+
+    def prototype_regex(self, site_id: int, key: str) -> str | None:
+        """The regular expression of the site's prototype ``key``; None when there is none."""
+        with self._guard("read prototype"), self._session() as s:
+            return s.exec(
+                select(t.Prototype.regex).where(
+                    t.Prototype.site_id == site_id, t.Prototype.key == key
+                )
+            ).first()
 
     def set_label(
         self, site_id: int, prototype_key: str, *, name: str, relevant: bool

@@ -29,6 +29,7 @@ __all__ = [
     "Meta",
     "Page",
     "PageBase",
+    "PageExchange",
     "PageRead",
     "Prototype",
     "PrototypeBase",
@@ -199,6 +200,45 @@ class Page(PageBase, table=True):
 class PageRead(PageBase):
     id: int
     site_id: int
+
+
+class PageExchange(SQLModel, table=True):
+    """The HTTP request and response behind a stored page, as they went over the wire.
+
+    What a WARC's ``request`` and ``response`` records are written from (see
+    ``deepcrawl.browser.base.Exchange``). A table of its own, one row a page, so that databases
+    made before it keep working (``create_all`` adds it; their pages simply have no row) and a
+    page's row stays small for the crawl's many reads. The payload is stored only when it differs
+    from the page's body (a page rendered in the browser, a page not in UTF-8), with the body's
+    rule for large payloads (a file under ``storage.bodies_dir`` on SQLite).
+    """
+
+    __tablename__ = "page_exchange"
+
+    page_id: int = Field(foreign_key="page.id", primary_key=True)
+    method: str = Field(default="GET", max_length=16)
+    url: str = Field(max_length=4096)
+    """URL of the request that got the response (the last hop of a redirect chain)."""
+    request_headers: list[list[str]] = Field(
+        default_factory=list, sa_column=Column(JSON, nullable=False)
+    )
+    """``[name, value]`` pairs, as sent."""
+    protocol: str = Field(default="HTTP/1.1", max_length=16)
+    status: int = 0
+    reason: str = Field(default="", max_length=256)
+    headers: list[list[str]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    """``[name, value]`` pairs, as received."""
+    body_is_page: bool = True
+    """The payload is byte for byte the page's stored body (not stored twice)."""
+    body: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
+    """The payload, when it differs from the page's body and is small enough to keep inline."""
+    body_path: str | None = Field(default=None, max_length=1024)
+    """Where the payload is stored when it is too large to keep inline."""
+    redirects: list[dict[str, Any]] = Field(
+        default_factory=list, sa_column=Column(JSON, nullable=False)
+    )
+    """The redirects that led to the response, first first: each with the fields above (its
+    payload in base64 as ``body``)."""
 
 
 # --- links -------------------------------------------------------------------------------------

@@ -83,7 +83,11 @@ def test_crawl_without_labels_stops_after_setup_then_label_and_resume(
         assert field in records[0]
     assert {truth.page_kind(r["url"]) for r in records} == {"detail"}
     with warc.open("rb") as fh:
-        archived = [r.rec_headers.get_header("WARC-Target-URI") for r in ArchiveIterator(fh)]
+        archived = [
+            r.rec_headers.get_header("WARC-Target-URI")
+            for r in ArchiveIterator(fh)
+            if r.rec_type == "response"
+        ]
     assert sorted(archived) == sorted(r["final_url"] or r["url"] for r in records)
 
     exported = _deepcrawl(tmp_path, "export", site[1], "--format", "csv", "--db", db)

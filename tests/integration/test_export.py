@@ -70,22 +70,34 @@ def test_jsonl_and_csv_carry_the_same_records(tmp_path: Path) -> None:
         assert rows[1]["body"] == BODY
 
 
-def test_warc_is_readable_by_warcio(tmp_path: Path) -> None:
+def test_warc_keeps_pages_stored_without_their_exchange_as_resources(tmp_path: Path) -> None:
+    """Pages stored before the exchange was kept: their stored bodies, not a made-up response."""
     repo, site_id = _repo_with_pages(tmp_path)
     with repo:
         out = io.BytesIO()
-        assert write_warc(page_records(repo, repo.pages(site_id)), out) == 2
+        assert write_warc(repo, repo.pages(site_id), out) == 2
     out.seek(0)
-    responses = [
+    records = [
         (
+            r.rec_type,
             r.rec_headers.get_header("WARC-Target-URI"),
-            r.http_headers.get_statuscode(),
+            r.rec_headers.get_header("Content-Type"),
             r.content_stream().read().decode(),
         )
         for r in ArchiveIterator(out)
-        if r.rec_type == "response"
     ]
-    assert responses == [
-        ("http://example.test/r/1", "200", BODY),
-        ("http://example.test/r/2", "200", BODY),
+    assert records[0][0] == "warcinfo"
+    assert records[1:] == [
+        ("resource", "http://example.test/r/1", "text/html", BODY),
+        ("resource", "http://example.test/r/2", "text/html", BODY),
     ]
+
+
+def test_csv_has_a_text_column_only_when_the_text_was_asked_for(tmp_path: Path) -> None:
+    repo, site_id = _repo_with_pages(tmp_path)
+    with repo:
+        for text, header in ((False, EXPORT_FIELDS), (True, (*EXPORT_FIELDS, "text"))):
+            table = io.StringIO()
+            assert write_csv(page_records(repo, repo.pages(site_id), text=text), table) == 2
+            rows = list(csv.DictReader(io.StringIO(table.getvalue())))
+            assert tuple(rows[0]) == header

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 
-from deepcrawl.browser.base import FetchedPage, Link
+from deepcrawl.browser.base import Exchange, FetchedPage, Link
 from deepcrawl.errors import ConfigError, SchemaVersionError, StorageError
 from deepcrawl.forms.model import Form, FormField
 from deepcrawl.settings import StorageSettings
@@ -208,3 +209,59 @@ def test_password_is_masked_in_errors() -> None:
     with pytest.raises(StorageError) as info:
         Repository.open("postgresql://user:secret@127.0.0.1:1/db")
     assert "secret" not in str(info.value)
+
+
+def test_exchanges_keep_the_wire_bytes_and_old_databases_get_their_table(
+    db_url: str, tmp_path: Path
+) -> None:
+    settings = StorageSettings(bodies_inline_max=100, bodies_dir=tmp_path / "bodies")
+    headers = (("Content-Type", "text/html; charset=windows-1252"), ("X-Odd", "a"), ("x-odd", "b"))
+    request = (("Host", "example.test"), ("User-Agent", "deepcrawl"))
+
+    def fetched(url: str, wire: bytes, text: str) -> FetchedPage:
+        page = _page(url, text)
+        page.exchange = Exchange("GET", url, request, "HTTP/1.1", 200, "OK", headers, wire)
+        return page
+
+    # a database made before the exchanges were kept
+    with Repository.open(db_url, settings) as repo, repo.engine.begin() as conn:
+        conn.execute(sa.text("DROP TABLE page_exchange"))
+    with Repository.open(db_url, settings) as repo:
+        site = repo.site("http://example.test/")
+        same = repo.save_page(
+            site.id, fetched("http://example.test/1", b"<p>abc</p>", "<p>abc</p>")
+        )
+        latin = "<p>café</p>"
+        moved = fetched("http://example.test/2", latin.encode("cp1252"), latin)
+        assert moved.exchange is not None
+        hop = Exchange("GET", "http://example.test/old", request, "HTTP/1.1", 301,
+                       "Moved Permanently", (("Location", "/2"),), b"\x00moved\xff")  # fmt: skip
+        moved.exchange = dataclasses.replace(moved.exchange, redirects=(hop,))
+        other = repo.save_page(site.id, moved)
+        big = ("<p>" + "é" * 300 + "</p>").encode("latin-1")
+        large = repo.save_page(
+            site.id, fetched("http://example.test/3", big, big.decode("latin-1"))
+        )
+        old = repo.save_page(site.id, _page("http://example.test/4"))
+
+        def wire(page_id: int, *, with_body: bool = True) -> Exchange:
+            exchange = repo.exchange(page_id, with_body=with_body)
+            assert exchange is not None
+            return exchange
+
+        first = wire(same.id)
+        assert (first.status, first.reason, first.protocol) == (200, "OK", "HTTP/1.1")
+        assert first.headers == headers  # order, spelling and repeats as received
+        assert first.request_headers == request
+        assert first.body == b"<p>abc</p>"
+        assert wire(other.id).body == latin.encode("cp1252")
+        assert wire(other.id).redirects == (hop,)  # the redirect, its bytes included
+        assert wire(large.id).body == big
+        assert wire(large.id, with_body=False).body == b""
+        assert repo.exchange(old.id) is None
+        with repo.engine.connect() as conn:
+            stored = dict(
+                conn.execute(sa.text("SELECT page_id, body_is_page FROM page_exchange")).all()
+            )
+        assert stored[same.id]  # the same bytes are stored once
+        assert not stored[other.id]

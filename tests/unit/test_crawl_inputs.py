@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -94,3 +95,12 @@ def test_check_inputs(tmp_path: Path) -> None:
     other = _labels(tmp_path, "- like: http://other/b\n")
     with pytest.raises(ConfigError, match="entry 1, field 'like': http://other/b is on other"):
         check_inputs("http://h/", settings, labels=other)
+
+
+def test_main_text_without_trafilatura_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = Settings.model_validate({"crawl": {"deliver_text": True}})
+    check_inputs("http://example.org/", settings)  # installed: accepted
+    monkeypatch.setitem(sys.modules, "trafilatura", None)  # what an import finds when absent
+    with pytest.raises(ConfigError, match=r"needs trafilatura: pip install 'deepcrawl\[text\]'"):
+        check_inputs("http://example.org/", settings)
+    check_inputs("http://example.org/", Settings())  # not asked for: not needed
