@@ -28,7 +28,7 @@ from urllib.parse import urljoin
 from deepcrawl.browser.base import FetchedPage, Link
 from deepcrawl.crawler.documents import StoredPages
 from deepcrawl.crawler.queries import QueryLoop
-from deepcrawl.errors import ConfigError, FetchError, FormError, InvalidURLError
+from deepcrawl.errors import ConfigError, FetchError, FormError, InvalidURLError, UnsafeFormError
 from deepcrawl.forms.model import Form
 from deepcrawl.keywords.known import main_text
 from deepcrawl.prototypes import (
@@ -81,20 +81,29 @@ class SearchForm:
 
 
 async def locate_form(ctx: CrawlContext, pool: BrowserPool) -> SearchForm:
-    """The site's search form: from storage when an earlier run found it, else from the page.
+    """The site's search form: from storage when an earlier run found it, else from the page
+    (the one ``forms.form`` picks, else the critic's choice).
+
+    A stored form is the one the crawl chose (by the critic, or the user's ``--form``): it is
+    queried again even when the critic would not pick it, unless the safety policy refuses it.
 
     Raises:
         FetchError: the start page cannot be fetched.
         FormError: it has no form the critic accepts, or robots.txt forbids the start page.
+        ConfigError: ``forms.form`` picks no form of the start page.
     """
     from deepcrawl.forms import find_search_form, load_critic
+    from deepcrawl.forms.fields import user_verdict
 
     for row in ctx.repo.forms(ctx.site.id):
         if row.searchable:
             form = Form.model_validate(row.model)
             verdict = load_critic(ctx.settings.forms).judge([form])[0]
-            if verdict.searchable:
-                return SearchForm(form, verdict, row.id)
+            try:
+                verdict = user_verdict(form, verdict, ctx.settings.forms.refused_words)
+            except UnsafeFormError:
+                continue
+            return SearchForm(form, verdict, row.id)
     if not ctx.robots.allowed(ctx.start_url):
         raise FormError(f"robots.txt forbids {ctx.start_url}: no search form can be looked for")
     ctx.stats.requests += 1

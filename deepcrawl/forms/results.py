@@ -293,6 +293,7 @@ class QueryResult(BaseModel):
             result_pages=self.pages,
             outcome=self.outcome,
             error=self.error,
+            field_values=dict(self.values),
         )
 
 
