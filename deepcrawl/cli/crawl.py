@@ -13,6 +13,7 @@ from rich.live import Live
 from rich.text import Text
 
 from deepcrawl.cli._app import app, err_console
+from deepcrawl.cli._form_options import FieldOption, FormOption, form_overrides
 from deepcrawl.cli._signals import Interrupted, exit_at_once, run_stoppable
 from deepcrawl.crawler.context import CrawlStats
 from deepcrawl.errors import ConfigError, OutputClosedError, OutputError
@@ -234,6 +235,8 @@ def crawl(
         typer.Option(help="Link strategy of --navigate (and of discovering the search form): "
                      "ache (default), apprentice, xcrawl, bfs."),
     ] = None,
+    field: FieldOption = None,
+    form: FormOption = None,
 ) -> None:  # fmt: skip
     """Crawl START_URL's site behind its search form; deliver only the pages you want.
 
@@ -247,6 +250,7 @@ def crawl(
         keywords={"keywords_file": keywords, "max_queries": max_queries},
         crawl={"max_pages": max_pages, "scope_prefix": scope_prefix, "navigate": navigate or None},
         links={"navigate_strategy": strategy, "discovery_strategy": strategy},
+        forms=form_overrides(field, form),
     )
     # Every input is checked before the store is opened, the browser started or a query sent.
     from deepcrawl.crawler.inputs import check_inputs, check_start_page

@@ -40,6 +40,7 @@ __all__ = [
     "TEXT_INPUT_TYPES",
     "check_field_values",
     "describe_field",
+    "describe_settable",
     "missing_required",
     "parse_field_values",
     "parse_form_choice",
@@ -132,6 +133,11 @@ def _settable(form: Form) -> dict[str, list[FormField]]:
 
 def _where(form: Form) -> str:
     return f"the form {form.locator or form.action}"
+
+
+def describe_settable(form: Form, *, query_field: str | None) -> str:
+    """The fields of ``form`` a ``--field`` may name, described (options, values, required)."""
+    return _list(_settable(form), query_field)
 
 
 def _list(groups: Mapping[str, list[FormField]], query_field: str | None) -> str:

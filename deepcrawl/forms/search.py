@@ -55,6 +55,7 @@ __all__ = [
     "exhaust",
     "find_search_form",
     "query_page",
+    "render_forms",
 ]
 
 #: Madhavan et al.'s distinctness threshold: a field is informative when at least this share of
@@ -115,16 +116,8 @@ async def choose_search_form(url: str, settings: Settings, pool: BrowserPool) ->
         ConfigError: ``forms.form`` picks no form of the page (the message lists them).
         UnsafeFormError: the safety policy refuses the form ``forms.form`` picks.
     """
+    forms, selected = await render_forms(url, settings, pool)
     choice = parse_form_choice(settings.forms.form)
-    pool.scope.admit(url)
-    selected: list[bool] | None = None
-    async with pool.page() as lease:
-        page = await render_page(lease, url, forms=True)
-        if isinstance(choice, str) and page.forms:
-            selected = await _selected(lease.page, choice, page.forms)
-    if page.status >= 400:
-        raise HTTPStatusError(url, page.status)
-    forms = list(page.forms)
     if not forms and choice is None:
         raise FormError(f"no search form on {url}: the page has no form")
     verdicts = load_critic(settings.forms).judge(forms)
@@ -139,6 +132,28 @@ async def choose_search_form(url: str, settings: Settings, pool: BrowserPool) ->
     if choice is not None:
         verdicts[index] = user_verdict(forms[index], verdicts[index], refused)
     return FormChoice(forms, verdicts, index, by_user=choice is not None)
+
+
+async def render_forms(
+    url: str, settings: Settings, pool: BrowserPool
+) -> tuple[list[Form], list[bool] | None]:
+    """The forms of the page at ``url`` rendered in Chromium, in page order, and — when
+    ``forms.form`` is a CSS selector — whether it selects each (None otherwise).
+
+    Raises:
+        FetchError: the page cannot be fetched (or answered with an error status).
+        ConfigError: ``forms.form`` is not a valid CSS selector.
+    """
+    choice = parse_form_choice(settings.forms.form)
+    pool.scope.admit(url)
+    selected: list[bool] | None = None
+    async with pool.page() as lease:
+        page = await render_page(lease, url, forms=True)
+        if isinstance(choice, str) and page.forms:
+            selected = await _selected(lease.page, choice, page.forms)
+    if page.status >= 400:
+        raise HTTPStatusError(url, page.status)
+    return list(page.forms), selected
 
 
 _SELECTED_JS = """([selector, locators]) => {
