@@ -71,7 +71,8 @@ def test_version_2_queries_gain_field_values(db_url: str) -> None:
     with Repository.open(db_url) as repo:
         site = repo.site("http://example.test/")
         [old] = repo.queries(site.id)
-        assert old.keyword == "water" and old.field_values == {}
+        assert old.keyword == "water"
+        assert old.field_values == {}
         repo.add_query(site.id, QueryBase(keyword="fire", field_values={"cat": "history"}))
         assert [q.field_values for q in repo.queries(site.id)] == [{}, {"cat": "history"}]
 
