@@ -169,7 +169,8 @@ def _option_value(field: FormField, value: str) -> str | None:
 def _box_value(fields: Sequence[FormField], value: str) -> str | None:
     """The radio or checkbox of a group ``value`` names: by value, else by its label."""
     for field in fields:
-        if field.value == value:
+        # a checkbox without a value attribute submits "on"
+        if field.value == value or (field.type == "checkbox" and not field.value and value == "on"):
             return field.value
     folded = value.strip().casefold()
     for field in fields:

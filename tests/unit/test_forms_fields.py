@@ -131,6 +131,13 @@ def test_a_value_that_does_not_fit_names_the_input_and_what_exists(
     assert str(caught.value).startswith(f"--field {name}={value}: ")
 
 
+def test_a_checkbox_without_a_value_attribute_is_checked_by_on() -> None:
+    form = _form("<form><input name='q'><input type='checkbox' name='open'></form>")
+    assert check_field_values(form, {"open": "on"}, query_field="q") == {
+        "open": form.fields[1].value
+    }
+
+
 def test_required_fields_without_a_value_are_found() -> None:
     form = _form(
         "<form><input name='q' required><input name='postcode' required>"
