@@ -16,7 +16,7 @@ FieldOption = Annotated[
         metavar="NAME=VALUE",
         help="Fix a field of the search form for every query (repeatable): a select's option "
         "(category=history), a radio or checkbox value, a required field the keywords do not "
-        "go into (postcode='AB1 2CD', from=2024-01-01). Replaces forms.fields of deepcrawl.toml.",
+        "go into (postcode='AB1 2CD', from=2024-01-01). Adds to forms.fields of deepcrawl.toml.",
     ),
 ]
 FormOption = Annotated[

@@ -3,6 +3,8 @@ against the form model, before anything is submitted."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
 
 from deepcrawl.crawler.inputs import keep_field_values
@@ -19,7 +21,10 @@ from deepcrawl.forms.fields import (
 )
 from deepcrawl.forms.model import Form
 from deepcrawl.forms.results import ResultPage, error_marker
-from deepcrawl.settings import Settings
+from deepcrawl.settings import Settings, load_settings
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 PAGE = "http://archive.test/"
 CATALOGUE = (
@@ -226,3 +231,18 @@ def test_an_error_status_page_says_why() -> None:
     )
     assert error_marker(page) == "HTTP status 400: Error: a postcode is required to search."
     assert error_marker(ResultPage(url=PAGE, status=503)) == "HTTP status 503"
+
+
+def test_the_form_and_its_fields_come_from_deepcrawl_toml(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "deepcrawl.toml"
+    config.write_text('[forms]\nform = 2\nfields = {cat = "history", postcode = "AB1 2CD"}\n')
+    monkeypatch.setenv("DEEPCRAWL_CONFIG", str(config))
+    settings = load_settings()
+    assert parse_form_choice(settings.forms.form) == 2
+    assert settings.forms.fields == {"cat": "history", "postcode": "AB1 2CD"}
+    # --field adds to the file's values (a name given in both: the flag's), --form replaces it
+    flags = load_settings(forms={"fields": {"cat": "art"}, "form": "#catalogue"})
+    assert flags.forms.fields == {"cat": "art", "postcode": "AB1 2CD"}
+    assert flags.forms.form == "#catalogue"
