@@ -11,6 +11,7 @@ import typer
 
 from deepcrawl.cli._access import AccessFlags, access_options
 from deepcrawl.cli._app import app, err_console
+from deepcrawl.cli._form_options import FieldOption, FormOption, form_overrides
 from deepcrawl.cli._global import global_options
 from deepcrawl.cli._progress import CrawlProgress
 from deepcrawl.cli._signals import Interrupted, exit_at_once, run_stoppable
@@ -197,6 +198,8 @@ def crawl(
                      "ache (default), apprentice, xcrawl, bfs."),
     ] = None,
     access: AccessFlags = AccessFlags(),
+    field: FieldOption = None,
+    form: FormOption = None,
 ) -> None:  # fmt: skip
     """Crawl START_URL's site behind its search form; deliver only the pages you want.
 
@@ -218,6 +221,7 @@ def crawl(
         },
         links={"navigate_strategy": strategy, "discovery_strategy": strategy},
         **access.overrides(),
+        forms=form_overrides(field, form),
     )
     # Every input is checked before the store is opened, the browser started or a query sent.
     from deepcrawl.crawler.inputs import check_inputs, check_start_page

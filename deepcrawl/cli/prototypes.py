@@ -14,6 +14,7 @@ import typer
 from rich.markup import escape
 from rich.prompt import Prompt
 from rich.table import Table
+from rich.text import Text
 
 from deepcrawl.cli._access import AccessFlags, access_options
 from deepcrawl.cli._app import app, console, err_console
@@ -60,7 +61,7 @@ def _table(prototypes: list[Prototype], labels: dict[str, tuple[str, bool]] | No
         if labels is not None:
             name, relevant = labels.get(p.id, ("", False))
             row.append(f"{name} ({'relevant' if relevant else 'not relevant'})" if name else "")
-        table.add_row(*row)
+        table.add_row(*(Text(cell) for cell in row))  # a regex's [/?] is no markup
     return table
 
 

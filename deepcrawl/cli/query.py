@@ -8,6 +8,7 @@ import typer
 
 from deepcrawl.cli._access import AccessFlags, access_options
 from deepcrawl.cli._app import app, console
+from deepcrawl.cli._form_options import FieldOption, FormOption, form_overrides
 from deepcrawl.errors import ConfigError
 from deepcrawl.settings import load_settings
 
@@ -28,6 +29,8 @@ def query(
         typer.Option(help="Result pages to follow at most (default: keywords.max_result_pages)."),
     ] = None,
     access: AccessFlags = AccessFlags(),
+    field: FieldOption = None,
+    form: FormOption = None,
 ) -> None:
     """Find the search form on a page, submit one keyword, follow every result page, print the
     links found (results first; menus and pagers marked)."""
@@ -37,21 +40,26 @@ def query(
         raise ConfigError(f"not an http(s) URL: {url!r}")
     if max_pages is not None and max_pages < 1:
         raise ConfigError("--max-pages must be at least 1")
-    settings = load_settings(keywords={"max_result_pages": max_pages}, **access.overrides())
-    form, verdict, result = asyncio.run(query_page(url, keyword, settings))
+    settings = load_settings(
+        keywords={"max_result_pages": max_pages},
+        forms=form_overrides(field, form),
+        **access.overrides(),
+    )
+    found, verdict, result = asyncio.run(query_page(url, keyword, settings))
     if as_json:
         data = {
-            "form": form.model_dump(mode="json"),
+            "form": found.model_dump(mode="json"),
             "verdict": verdict.as_dict(),
             **result.model_dump(mode="json"),
             "result_links": [{"url": u, "text": t} for u, t in result.result_texts().items()],
         }
         print(json.dumps(data, indent=2, ensure_ascii=False))
         return
+    fixed = " ".join(f"{k}={v}" for k, v in result.values.items())
     console.print(
-        f"form {form.locator} ({form.method} {form.action}), query field "
-        f"{verdict.query_field or '-'}: {result.outcome}"
-        + (f" — {result.error}" if result.error else ""),
+        f"form {found.locator} ({found.method} {found.action}), query field "
+        f"{verdict.query_field or '-'}" + (f", fields {fixed}" if fixed else "") + ": "
+        f"{result.outcome}" + (f" — {result.error}" if result.error else ""),
         highlight=False,
         markup=False,
     )

@@ -35,7 +35,7 @@ from deepcrawl.browser.scope import Scope, host_of
 from deepcrawl.crawler.context import CrawlContext, CrawlStats
 from deepcrawl.crawler.coordination import CrawlSeat
 from deepcrawl.crawler.deliver import QueueSink
-from deepcrawl.crawler.inputs import check_url
+from deepcrawl.crawler.inputs import check_url, keep_field_values
 from deepcrawl.crawler.politeness import make_limiter
 from deepcrawl.crawler.robots import RobotsPolicy
 from deepcrawl.crawler.state import CrawlState
@@ -91,7 +91,8 @@ class Crawl:
     Raises:
         InvalidURLError: ``start_url`` is not an http(s) URL with a host, or is too long.
         ConfigError: (on entering) another process is crawling the site — on SQLite while it
-            lives, on PostgreSQL while it holds the query lock.
+            lives, on PostgreSQL while it holds the query lock; or other field values
+            (``forms.fields``) are given than the stored crawl's queries were sent with.
     """
 
     def __init__(
@@ -142,6 +143,8 @@ class Crawl:
                     f"nothing to resume: {self.start_url} has no stored crawl in "
                     f"{settings.storage.url}"
                 )
+            # a stored crawl goes on with the field values its queries were sent with
+            settings = self.settings = keep_field_values(settings, state.field_values())
         except BaseException:
             repo.close()
             raise

@@ -31,13 +31,13 @@ from deepcrawl.browser.scope import ascii_host, host_of
 from deepcrawl.errors import ConfigError, FetchError, InvalidURLError, NetworkError
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
     from pathlib import Path
     from typing import Any
 
     from deepcrawl.settings import Settings
 
-__all__ = ["CrawlInputs", "check_inputs", "check_start_page", "check_url"]
+__all__ = ["CrawlInputs", "check_inputs", "check_start_page", "check_url", "keep_field_values"]
 
 _SCHEMES = frozenset({"http", "https"})
 #: Dot-separated labels of letters, digits, ``-`` and ``_`` (an IPv4 address is one too).
@@ -180,3 +180,36 @@ async def check_start_page(start_url: str, settings: Settings) -> None:
             f"the start URL {start_url} is not an HTML page ({kind}): give the URL of the page "
             "with the site's search form"
         )
+
+
+def keep_field_values(settings: Settings, stored: Mapping[str, str] | None) -> Settings:
+    """The settings a resumed crawl queries with: the field values (``forms.fields``) its stored
+    queries were sent with, when none are given.
+
+    The keyword manager's statistics hold only for queries of one shape: a crawl whose queries
+    were sent with ``postcode=AB1`` cannot go on with another postcode.
+
+    Args:
+        settings: the settings given.
+        stored: the field values of the stored crawl's latest query (None: nothing stored).
+
+    Raises:
+        ConfigError: other field values are given than the stored queries were sent with.
+    """
+    given = dict(settings.forms.fields)
+    if stored is None or not (given or stored):
+        return settings
+    if not given:
+        return settings.with_overrides(forms={"fields": dict(stored)})
+
+    def folded(values: Mapping[str, str]) -> dict[str, str]:
+        # an option may be given by its text ("History") and stored by its value ("history")
+        return {name: value.strip().casefold() for name, value in values.items()}
+
+    if folded(given) != folded(stored):
+        shown = " ".join(f"--field {k}={v}" for k, v in stored.items()) or "no --field"
+        raise ConfigError(
+            f"this site's stored crawl sent its queries with {shown}; resume it with the same "
+            "values (or none), or crawl into another database (--db) with new ones"
+        )
+    return settings

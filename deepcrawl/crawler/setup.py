@@ -29,7 +29,7 @@ from urllib.parse import urljoin
 from deepcrawl.browser.base import FetchedPage, Link
 from deepcrawl.crawler.documents import StoredPages
 from deepcrawl.crawler.queries import QueryLoop
-from deepcrawl.errors import ConfigError, FetchError, FormError, InvalidURLError
+from deepcrawl.errors import ConfigError, FetchError, FormError, InvalidURLError, UnsafeFormError
 from deepcrawl.forms.model import Form
 from deepcrawl.keywords.known import main_text
 from deepcrawl.prototypes import (
@@ -84,21 +84,34 @@ class SearchForm:
 
 
 async def locate_form(ctx: CrawlContext, pool: BrowserPool) -> SearchForm:
-    """The site's search form: from storage when an earlier run found it, else from the page.
+    """The site's search form: from storage when an earlier run found it, else from the page
+    (the one ``forms.form`` picks, else the critic's choice).
+
+    A stored form is the one the crawl chose (by the critic, or the user's ``--form``): it is
+    queried again even when the critic would not pick it, unless the safety policy refuses it.
+    With ``forms.form`` the page is looked at again: a stored crawl without queries switches
+    to the form picked; one with queries cannot.
 
     Raises:
         FetchError: the start page cannot be fetched.
         FormError: it has no form the critic accepts, or robots.txt forbids the start page.
+        ConfigError: ``forms.form`` picks no form of the start page, or another form than the
+            one the stored crawl's queries went to.
     """
     from deepcrawl.forms import find_search_form, load_critic
+    from deepcrawl.forms.fields import user_verdict
 
-    for row in ctx.repo.forms(ctx.site.id):
-        if row.searchable:
-            form = Form.model_validate(row.model)
-            verdict = load_critic(ctx.settings.forms).judge([form])[0]
-            if verdict.searchable:
-                logger.info("search form %s from storage (found by an earlier run)", form.action)
-                return SearchForm(form, verdict, row.id)
+    stored = [row for row in ctx.repo.forms(ctx.site.id) if row.searchable]
+    picked = ctx.settings.forms.form is not None
+    for row in [] if picked else stored:
+        form = Form.model_validate(row.model)
+        verdict = load_critic(ctx.settings.forms).judge([form])[0]
+        try:
+            verdict = user_verdict(form, verdict, ctx.settings.forms.refused_words)
+        except UnsafeFormError:
+            continue
+        logger.info("search form %s from storage (found by an earlier run)", form.action)
+        return SearchForm(form, verdict, row.id)
     if not ctx.robots.allowed(ctx.start_url):
         raise FormError(f"robots.txt forbids {ctx.start_url}: no search form can be looked for")
     ctx.stats.requests += 1
@@ -115,6 +128,17 @@ async def locate_form(ctx: CrawlContext, pool: BrowserPool) -> SearchForm:
         form.method.upper(), form.action, form.locator or "no locator", verdict.type,
         verdict.score, verdict.query_field,
     )  # fmt: skip
+    if picked:
+        same = [r for r in stored if (r.page_url, r.locator) == (form.page_url, form.locator)]
+        if same:
+            return SearchForm(form, verdict, same[0].id)
+        if stored and ctx.state.field_values() is not None:  # queries went to the stored form
+            raise ConfigError(
+                f"--form picks the form {form.locator}, but this site's stored crawl queried "
+                f"{stored[0].locator}; crawl into another database (--db) to query another form"
+            )
+        for old in stored:  # never queried: the user's pick replaces it
+            ctx.repo.save_form(ctx.site.id, Form.model_validate(old.model), searchable=False)
     row = ctx.repo.save_form(
         ctx.site.id,
         form,
@@ -411,7 +435,17 @@ async def check_like_layouts(
 def _unseen_report(ctx: CrawlContext, session: LabelSession, unseen: Sequence[str]) -> str:
     """Which queries the setup phase tried and what their result links were, for an example
     no result link was like."""
-    words = [query.row.keyword for query in ctx.state.queries()]
+    stored = [query.row for query in ctx.state.queries()]
+    words = [row.keyword for row in stored]
+    if stored and all(row.outcome == "error" for row in stored):
+        # nothing to be like: the form refused every query (a required field, a bad value)
+        sent = " ".join(f"--field {k}={v}" for k, v in stored[-1].field_values.items())
+        return (
+            f"--like {', '.join(unseen)}: every one of the {len(stored)} setup queries failed "
+            f"({stored[-1].error})"
+            + (f"; they were sent with {sent}" if sent else "")
+            + " — see what the form takes with 'deepcrawl forms URL'"
+        )
     kinds = sorted(session.members.items(), key=lambda item: -len(item[1]))[:5]
     shown = "; ".join(f"{session.get(pid).regex} ({len(urls)})" for pid, urls in kinds if urls)
     return (

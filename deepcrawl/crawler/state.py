@@ -112,6 +112,21 @@ class CrawlState:
             for r in rows
         ]
 
+    def field_values(self) -> dict[str, str] | None:
+        """The field values the latest stored query was sent with (None: no query stored)."""
+        stmt = (
+            select(t.Query.field_values)
+            .where(t.Query.site_id == self.site_id)
+            .order_by(col(t.Query.id).desc())
+            .limit(1)
+        )
+        try:
+            with self._session() as s:
+                found = s.exec(stmt).first()
+        except SQLAlchemyError as exc:
+            raise StorageError(f"cannot read the queries of site {self.site_id}: {exc}") from exc
+        return None if found is None else dict(found)
+
     def link_urls(self) -> list[str]:
         """Every distinct URL the result pages showed (the prototyper's input)."""
         stmt = (

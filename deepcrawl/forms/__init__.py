@@ -19,12 +19,26 @@ if TYPE_CHECKING:
         SearchableFormClassifier,
     )
     from deepcrawl.forms.critic import CriticVerdict, FormCritic
+    from deepcrawl.forms.fields import (
+        check_field_values,
+        missing_required,
+        parse_field_values,
+        parse_form_choice,
+        pick_form,
+    )
     from deepcrawl.forms.filler import FormFiller
     from deepcrawl.forms.query_field import QueryFields, find_query_fields
     from deepcrawl.forms.report import judge_forms, page_forms
     from deepcrawl.forms.results import QueryResult, ResultLink
     from deepcrawl.forms.safety import ensure_submittable
-    from deepcrawl.forms.search import FormSearch, exhaust, find_search_form, query_page
+    from deepcrawl.forms.search import (
+        FormChoice,
+        FormSearch,
+        choose_search_form,
+        exhaust,
+        find_search_form,
+        query_page,
+    )
     from deepcrawl.forms.store import load_critic, train_critic
     from deepcrawl.forms.template import TemplateSearch, UrlTemplate
 
@@ -33,6 +47,7 @@ __all__ = [
     "DomainFormClassifier",
     "FieldOption",
     "Form",
+    "FormChoice",
     "FormCritic",
     "FormField",
     "FormFiller",
@@ -45,14 +60,20 @@ __all__ = [
     "SubmitControl",
     "TemplateSearch",
     "UrlTemplate",
+    "check_field_values",
+    "choose_search_form",
     "ensure_submittable",
     "exhaust",
     "find_query_fields",
     "find_search_form",
     "judge_forms",
     "load_critic",
+    "missing_required",
     "page_forms",
+    "parse_field_values",
+    "parse_form_choice",
     "parse_forms",
+    "pick_form",
     "query_page",
     "train_critic",
 ]
@@ -60,6 +81,7 @@ __all__ = [
 _LAZY = {
     "CriticVerdict": "deepcrawl.forms.critic",
     "DomainFormClassifier": "deepcrawl.forms.classifiers",
+    "FormChoice": "deepcrawl.forms.search",
     "FormCritic": "deepcrawl.forms.critic",
     "FormFiller": "deepcrawl.forms.filler",
     "FormSearch": "deepcrawl.forms.search",
@@ -70,13 +92,19 @@ _LAZY = {
     "SearchableFormClassifier": "deepcrawl.forms.classifiers",
     "TemplateSearch": "deepcrawl.forms.template",
     "UrlTemplate": "deepcrawl.forms.template",
+    "check_field_values": "deepcrawl.forms.fields",
+    "choose_search_form": "deepcrawl.forms.search",
     "ensure_submittable": "deepcrawl.forms.safety",
     "exhaust": "deepcrawl.forms.search",
     "find_query_fields": "deepcrawl.forms.query_field",
     "find_search_form": "deepcrawl.forms.search",
     "judge_forms": "deepcrawl.forms.report",
     "load_critic": "deepcrawl.forms.store",
+    "missing_required": "deepcrawl.forms.fields",
     "page_forms": "deepcrawl.forms.report",
+    "parse_field_values": "deepcrawl.forms.fields",
+    "parse_form_choice": "deepcrawl.forms.fields",
+    "pick_form": "deepcrawl.forms.fields",
     "query_page": "deepcrawl.forms.search",
     "train_critic": "deepcrawl.forms.store",
 }

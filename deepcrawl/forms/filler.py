@@ -7,9 +7,10 @@ Hernández et al.'s "Deep Web Access" module fills a form and retrieves the resp
 1. the safety gate (:func:`~deepcrawl.forms.safety.ensure_submittable`) runs when the filler is
    made *and* on the live form before every submission — a refused form is never submitted;
 2. the form's page is loaded (or the current page reused when it holds the same form), the
-   query field filled, category selects set (:meth:`FormFiller.query` ``values``), a "results
-   per page" select set to its largest value (:mod:`deepcrawl.forms.page_size`), the other
-   selects reset to their defaults;
+   query field filled, the fields the user fixed set (``forms.fields``, checked against the form
+   by :mod:`deepcrawl.forms.fields`), category selects set (:meth:`FormFiller.query`
+   ``values``), a "results per page" select set to its largest value
+   (:mod:`deepcrawl.forms.page_size`), the other selects reset to their defaults;
 3. the form is submitted by its own means: its submit button (an image button sends ``x``/``y``
    as a browser does), a scripted control, or Enter in the query field — unless typing alone
    shows the results: a form without a submit button that submits to its own page (a
@@ -40,9 +41,15 @@ from playwright.async_api import Error as PlaywrightError
 
 from deepcrawl.browser._assets import script
 from deepcrawl.browser.render import collect_links, translate
-from deepcrawl.errors import FetchError, FetchTimeoutError, FormError, UnsafeFormError
+from deepcrawl.errors import ConfigError, FetchError, FetchTimeoutError, FormError, UnsafeFormError
 from deepcrawl.forms.browsing import Traffic, before_action, settle, snapshot
 from deepcrawl.forms.discover import discover_forms
+from deepcrawl.forms.fields import (
+    TEXT_INPUT_TYPES,
+    check_field_values,
+    describe_field,
+    missing_required,
+)
 from deepcrawl.forms.judge import MIN_NEW_LINKS, Judge
 from deepcrawl.forms.page_size import page_size_choice
 from deepcrawl.forms.pagination import next_page
@@ -81,12 +88,27 @@ class FormFiller:
 
     Raises:
         UnsafeFormError: the critic or the safety policy refuses the form.
+        ConfigError: a value of ``forms.fields`` does not fit the form, or a required field
+            of the form has no value (the message names it and how to give one).
     """
 
     def __init__(
         self, pool: BrowserPool, form: Form, verdict: CriticVerdict, settings: Settings
     ) -> None:
         ensure_submittable(form, verdict)
+        self.fixed = check_field_values(
+            form, settings.forms.fields, query_field=verdict.query_field
+        )
+        """The values the user fixed (``forms.fields``), sent with every query."""
+        missing = missing_required(form, self.fixed, query_field=verdict.query_field)
+        if missing:
+            names = "; ".join(describe_field(f) for f in missing)
+            how = " ".join(f"--field {f.name}=VALUE" for f in missing)
+            raise ConfigError(
+                f"the search form {form.locator or form.action} has required field(s) the "
+                f"keywords do not go into: {names}; give their values with {how} "
+                "(or forms.fields in deepcrawl.toml)"
+            )
         self.pool = pool
         self.form = form
         self.verdict = verdict
@@ -111,12 +133,15 @@ class FormFiller:
         return self.verdict.query_field
 
     def category_options(self) -> dict[str, list[str]]:
-        """Values of each category field the critic marked, the "all" value (empty) left out.
+        """Values of each category field the critic marked, the "all" value (empty) left out,
+        and the fields the user fixed (``forms.fields``) left out.
 
         Each value is a query dimension: ``query(word, values={name: value})``.
         """
         out: dict[str, list[str]] = {}
         for name in self.verdict.category_fields:
+            if name in self.fixed:
+                continue
             values: list[str] = []
             for field in self.form.fields:
                 if field.name != name:
@@ -140,7 +165,8 @@ class FormFiller:
 
         Args:
             keyword: what to type into the query field.
-            values: values of other fields by name (category selects, radio groups).
+            values: values of other fields by name (category selects, radio groups), on top
+                of the fixed ones (``forms.fields``); the result records both.
             max_pages: result pages to read at most (default ``keywords.max_result_pages``).
             more: asked with each result page read and its number whether the next one is
                 worth reading (the crawl's paging control); None: read them all.
@@ -155,7 +181,7 @@ class FormFiller:
             BrowserError: the browser cannot be (re)started.
         """
         cap = max_pages or self.settings.keywords.max_result_pages
-        chosen = dict(values or {})
+        chosen = {**self.fixed, **(values or {})}
         if self.judge.baseline is None and self.settings.forms.nonsense_keyword:
             await self.learn_baseline()
         started = time.monotonic()
@@ -200,7 +226,7 @@ class FormFiller:
             local = lease.answered_locally
             with Traffic(lease.page) as traffic:
                 try:
-                    await self._run(lease, traffic, word, {}, 1, pages)
+                    await self._run(lease, traffic, word, dict(self.fixed), 1, pages)
                 except (FetchError, FormError) as exc:
                     error = str(exc)
                 except PlaywrightError as exc:
@@ -458,6 +484,16 @@ class FormFiller:
             radio = _radio(live, name, value)
             if radio is not None:
                 await page.locator(radio.locator).first.check(timeout=timeout)
+                continue
+            target = live.field(name)
+            if target is None:
+                raise FormError(f"the field {name!r} is not in the form any more")
+            if target.tag == "select" or target is query:
+                continue
+            if target.tag == "textarea" or target.type in TEXT_INPUT_TYPES:
+                await page.locator(target.locator).first.fill(value, timeout=timeout)
+            elif target.type == "checkbox":
+                await page.locator(_box(live, name, value).locator).first.check(timeout=timeout)
 
     def _query_input(self, live: Form) -> FormField | None:
         """The live query field: by the name the critic gave, else (a field without a name,
@@ -507,6 +543,17 @@ def _radio(form: Form, name: str, value: str) -> FormField | None:
     return next(
         (f for f in form.fields if f.type == "radio" and f.name == name and f.value == value), None
     )
+
+
+def _box(form: Form, name: str, value: str) -> FormField:
+    """The checkbox called ``name`` with ``value`` (checked by the caller)."""
+    box = next(
+        (f for f in form.fields if f.type == "checkbox" and f.name == name and f.value == value),
+        None,
+    )
+    if box is None:
+        raise FormError(f"the checkbox {name!r} has no value {value!r} any more")
+    return box
 
 
 def _controls(form: Form) -> list[SubmitControl]:

@@ -3,24 +3,34 @@
 :func:`page_forms` fetches a page — rendered in Chromium by default, so that forms built by
 scripts are seen; or fetched over plain HTTP and parsed statically — and returns its forms.
 :func:`judge_forms` runs the (cached) critic over them and builds the JSON rows the CLI prints.
+:func:`inspect_forms` does both and says which form a crawl would query — the critic's choice,
+or the user's ``--form`` — and whether the ``--field`` values fit it.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from deepcrawl.errors import FetchTimeoutError, HTTPStatusError, NetworkError, NotHTMLError
+from deepcrawl.forms.fields import (
+    check_field_values,
+    missing_required,
+    parse_form_choice,
+    pick_form,
+    user_verdict,
+)
 from deepcrawl.forms.static import parse_forms
 from deepcrawl.forms.store import load_critic
 
 if TYPE_CHECKING:
     from deepcrawl.forms.critic import CriticVerdict
-    from deepcrawl.forms.model import Form
+    from deepcrawl.forms.model import Form, FormField
     from deepcrawl.settings import Settings
 
-__all__ = ["judge_forms", "page_forms", "verdict_rows"]
+__all__ = ["PageForms", "inspect_forms", "judge_forms", "page_forms", "verdict_rows"]
 
 
 async def _http_forms(url: str, settings: Settings) -> list[Form]:
@@ -89,3 +99,75 @@ def verdict_rows(forms: list[Form], verdicts: list[CriticVerdict]) -> list[dict[
         }
         for form, verdict in zip(forms, verdicts, strict=True)
     ]
+
+
+@dataclass(slots=True)
+class PageForms:
+    """A page's forms, the critic's verdicts, and the form a crawl of the page would query.
+
+    Attributes:
+        forms: the forms in page order (``--form N`` counts them from 1).
+        verdicts: the critic's verdict on each (a form the user picked shows as accepted).
+        chosen: the position (from 0) of the form a crawl would query; None when the critic
+            accepts none and the user picked none.
+        by_user: whether ``forms.form`` picked it (else the critic did: the best score).
+        critic: the position of the form the critic would pick (the best-scored accepted
+            one), whatever the user picked; None when it accepts none.
+        fields: the ``forms.fields`` values as the chosen form takes them.
+        missing: required fields of the chosen form that have no value.
+    """
+
+    forms: list[Form]
+    verdicts: list[CriticVerdict]
+    chosen: int | None
+    by_user: bool
+    critic: int | None = None
+    fields: dict[str, str] = field(default_factory=dict)
+    missing: list[FormField] = field(default_factory=list)
+
+    def rows(self) -> list[dict[str, Any]]:
+        """:func:`verdict_rows`, each with its ``number`` (what ``--form`` takes) and whether
+        it is the ``chosen`` one."""
+        rows = verdict_rows(self.forms, self.verdicts)
+        for i, row in enumerate(rows):
+            row["number"] = i + 1
+            row["chosen"] = i == self.chosen
+        return rows
+
+
+async def inspect_forms(url: str, settings: Settings, *, browser: bool = True) -> PageForms:
+    """The forms of the page at ``url``, judged, with the one a crawl would query.
+
+    ``forms.form`` picks the form (a CSS selector needs the browser: without it, only a form's
+    exact locator matches); ``forms.fields`` is checked against the chosen form.
+
+    Raises:
+        FetchError: the page could not be fetched.
+        BrowserError: Chromium could not be started.
+        ConfigError: ``forms.form`` picks no form, or a ``forms.fields`` value does not fit
+            the chosen form (the message lists what exists).
+        UnsafeFormError: the safety policy refuses the form ``forms.form`` picks.
+    """
+    selected: list[bool] | None = None
+    if browser:
+        from deepcrawl.browser.pool import BrowserPool
+        from deepcrawl.forms.search import render_forms
+
+        async with BrowserPool(settings) as pool:
+            forms, selected = await render_forms(url, settings, pool)
+    else:
+        forms = await _http_forms(url, settings)
+    verdicts = judge_forms(forms, settings)
+    choice = parse_form_choice(settings.forms.form)
+    refused = settings.forms.refused_words
+    index = pick_form(forms, verdicts, choice, selected=selected, refused_words=refused)
+    critic = pick_form(forms, verdicts, None)
+    found = PageForms(forms, verdicts, index, by_user=choice is not None, critic=critic)
+    if index is None:
+        return found
+    verdict = verdicts[index] = user_verdict(forms[index], verdicts[index], refused)
+    found.fields = check_field_values(
+        forms[index], settings.forms.fields, query_field=verdict.query_field
+    )
+    found.missing = missing_required(forms[index], found.fields, query_field=verdict.query_field)
+    return found

@@ -82,6 +82,10 @@ _TOTAL = re.compile(
 _OF_TOTAL = re.compile(r"\bof\s+(?:about\s+)?(\d{1,3}(?:[,.]\d{3})+|\d+)\b", re.IGNORECASE)
 _BLOCK_TAGS = ("p", "div", "span", "li", "td", "h1", "h2", "h3", "h4", "strong", "em", "section")
 _BLOCK_CHARS = 240
+#: Short texts of a page, from the top, where an error message is looked for.
+_ERROR_BLOCKS = 3
+#: The same on a page with an error status.
+_STATUS_ERROR_BLOCKS = 12
 
 
 def _collapse(text: str | None) -> str:
@@ -163,14 +167,19 @@ def no_results_marker(page: ResultPage) -> str | None:
 
 
 def error_marker(page: ResultPage) -> str | None:
-    """Why the page is an error page (status, error title or heading), or None."""
+    """Why the page is an error page (status, error title or heading), or None.
+
+    An error status comes with what the page says, when it says why ("HTTP status 400: Error:
+    a postcode is required"): the user learns what the server wants.
+    """
+    # an error status says the page is one: its message may come further down than a heading
+    depth = _STATUS_ERROR_BLOCKS if page.status >= 400 else _ERROR_BLOCKS
+    heads = [page.title, *page.blocks[:depth]]
+    said = [text for text in heads if text and len(text) <= 120 and _ERROR.search(text)]
     if page.status >= 400:
-        return f"HTTP status {page.status}"
-    heads = [page.title, *page.blocks[:3]]
-    for text in heads:
-        if text and len(text) <= 120 and _ERROR.search(text):
-            return f"error page: {text[:120]}"
-    return None
+        why = max(said, key=len, default="")
+        return f"HTTP status {page.status}" + (f": {why}" if why else "")
+    return f"error page: {said[0][:120]}" if said else None
 
 
 def total_results(page: ResultPage) -> int | None:
@@ -293,6 +302,7 @@ class QueryResult(BaseModel):
             result_pages=self.pages,
             outcome=self.outcome,
             error=self.error,
+            field_values=dict(self.values),
         )
 
 

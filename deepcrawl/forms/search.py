@@ -19,23 +19,28 @@ keyword manager's loop, the setup phase of a crawl, ``deepcrawl query``:
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
+
+from playwright.async_api import Error as PlaywrightError
 
 from deepcrawl._resource import AsyncResource
 from deepcrawl.browser.http import HttpFetcher
 from deepcrawl.browser.pool import BrowserPool
 from deepcrawl.browser.render import render_page
 from deepcrawl.browser.scope import Scope, host_of
-from deepcrawl.errors import FormError, HTTPStatusError
+from deepcrawl.errors import ConfigError, FormError, HTTPStatusError
 from deepcrawl.forms.data_api import DataSearch
+from deepcrawl.forms.fields import parse_form_choice, pick_form, user_verdict
 from deepcrawl.forms.filler import FormFiller
 from deepcrawl.forms.page_size import offered_page_size
 from deepcrawl.forms.store import load_critic
 from deepcrawl.forms.template import TemplateCheck, TemplateSearch, UrlTemplate
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable, Mapping, Sequence
+
+    from playwright.async_api import Page
 
     from deepcrawl.browser.base import Fetcher
     from deepcrawl.forms.critic import CriticVerdict
@@ -44,7 +49,15 @@ if TYPE_CHECKING:
     from deepcrawl.keywords.manager import KeywordManager, QueryOutcome
     from deepcrawl.settings import Settings
 
-__all__ = ["FormSearch", "exhaust", "find_search_form", "query_page"]
+__all__ = [
+    "FormChoice",
+    "FormSearch",
+    "choose_search_form",
+    "exhaust",
+    "find_search_form",
+    "query_page",
+    "render_forms",
+]
 
 #: Madhavan et al.'s distinctness threshold: a field is informative when at least this share of
 #: its sampled values give result pages no other value gave.
@@ -54,28 +67,120 @@ INFORMATIVE_SHARE = 0.25
 async def find_search_form(
     url: str, settings: Settings, pool: BrowserPool
 ) -> tuple[Form, CriticVerdict]:
-    """The searchable form of the page at ``url`` the critic likes best.
+    """The searchable form of the page at ``url``: the one ``forms.form`` picks, else the one
+    the critic likes best.
 
     Raises:
         FetchError: the page cannot be fetched.
         FormError: the page has no form the critic accepts (the message says why).
+        ConfigError: ``forms.form`` picks no form of the page (the message lists them).
+        UnsafeFormError: the safety policy refuses the form ``forms.form`` picks.
     """
-    pool.scope.admit(url)
-    async with pool.page() as lease:
-        page = await render_page(lease, url, forms=True)
-    if page.status >= 400:
-        raise HTTPStatusError(url, page.status)
-    if not page.forms:
+    choice = await choose_search_form(url, settings, pool)
+    return choice.form, choice.verdict
+
+
+@dataclass(frozen=True, slots=True)
+class FormChoice:
+    """The forms of a page, the critic's verdicts on them, and the one to query.
+
+    Attributes:
+        forms: the page's forms, in the order ``deepcrawl forms URL`` numbers them.
+        verdicts: the critic's verdict on each.
+        index: the position (from 0) of the form to query.
+        by_user: True when ``forms.form`` picked it, False when the critic did.
+    """
+
+    forms: list[Form]
+    verdicts: list[CriticVerdict]
+    index: int
+    by_user: bool
+
+    @property
+    def form(self) -> Form:
+        """The form to query."""
+        return self.forms[self.index]
+
+    @property
+    def verdict(self) -> CriticVerdict:
+        """The verdict to query it by (a form the user picked is accepted: see
+        :func:`~deepcrawl.forms.fields.user_verdict`)."""
+        return self.verdicts[self.index]
+
+
+async def choose_search_form(url: str, settings: Settings, pool: BrowserPool) -> FormChoice:
+    """Render the page at ``url``, judge its forms, and pick the one to query.
+
+    Raises:
+        FetchError: the page cannot be fetched.
+        FormError: the user picked no form and the critic accepts none (the message says why).
+        ConfigError: ``forms.form`` picks no form of the page (the message lists them).
+        UnsafeFormError: the safety policy refuses the form ``forms.form`` picks.
+    """
+    forms, selected = await render_forms(url, settings, pool)
+    choice = parse_form_choice(settings.forms.form)
+    if not forms and choice is None:
         raise FormError(f"no search form on {url}: the page has no form")
-    verdicts = load_critic(settings.forms).judge(page.forms)
-    accepted = [(f, v) for f, v in zip(page.forms, verdicts, strict=True) if v.searchable]
-    if not accepted:
+    verdicts = load_critic(settings.forms).judge(forms)
+    refused = settings.forms.refused_words
+    index = pick_form(forms, verdicts, choice, selected=selected, refused_words=refused)
+    if index is None:
         why = "; ".join(
             f"{f.locator or f.action}: {', '.join(v.reasons)}"
-            for f, v in zip(page.forms, verdicts, strict=True)
+            for f, v in zip(forms, verdicts, strict=True)
         )
         raise FormError(f"no searchable form on {url} ({why})")
-    return max(accepted, key=lambda fv: fv[1].score)
+    if choice is not None:
+        verdicts[index] = user_verdict(forms[index], verdicts[index], refused)
+    return FormChoice(forms, verdicts, index, by_user=choice is not None)
+
+
+async def render_forms(
+    url: str, settings: Settings, pool: BrowserPool
+) -> tuple[list[Form], list[bool] | None]:
+    """The forms of the page at ``url`` rendered in Chromium, in page order, and — when
+    ``forms.form`` is a CSS selector — whether it selects each (None otherwise).
+
+    Raises:
+        FetchError: the page cannot be fetched (or answered with an error status).
+        ConfigError: ``forms.form`` is not a valid CSS selector.
+    """
+    choice = parse_form_choice(settings.forms.form)
+    pool.scope.admit(url)
+    selected: list[bool] | None = None
+    async with pool.page() as lease:
+        page = await render_page(lease, url, forms=True)
+        if isinstance(choice, str) and page.forms:
+            selected = await _selected(lease.page, choice, page.forms)
+    if page.status >= 400:
+        raise HTTPStatusError(url, page.status)
+    return list(page.forms), selected
+
+
+_SELECTED_JS = """([selector, locators]) => {
+  let picked;
+  try { picked = Array.from(document.querySelectorAll(selector)); } catch (e) { return null; }
+  return locators.map((loc) => {
+    let el = null;
+    try { el = loc ? document.querySelector(loc) : null; } catch (e) { return false; }
+    return !!el && picked.some((p) => p === el || p.contains(el));
+  });
+}"""
+
+
+async def _selected(page: Page, selector: str, forms: Sequence[Form]) -> list[bool]:
+    """Whether ``selector`` selects each form (or an element holding it) on the live page.
+
+    Raises:
+        ConfigError: ``selector`` is not a valid CSS selector.
+    """
+    try:
+        found = await page.evaluate(_SELECTED_JS, [selector, [f.locator for f in forms]])
+    except PlaywrightError as exc:
+        raise ConfigError(f"--form {selector!r}: cannot match it on the page ({exc})") from exc
+    if found is None:
+        raise ConfigError(f"--form {selector!r} is not a valid CSS selector")
+    return [bool(hit) for hit in found]
 
 
 class FormSearch(AsyncResource):
@@ -146,7 +251,8 @@ class FormSearch(AsyncResource):
         max_pages: int | None = None,
         more: Callable[[ResultPage, int], bool] | None = None,
     ) -> QueryResult:
-        """Submit ``keyword`` (``values`` for category fields) and read its result pages.
+        """Submit ``keyword`` (``values`` for category fields, on top of the fixed values of
+        ``forms.fields``) and read its result pages.
 
         ``more``, asked after each result page (and its number), stops the paging when it
         returns False: the crawl reads no page it expects to bring nothing new.
@@ -154,8 +260,12 @@ class FormSearch(AsyncResource):
         Returns:
             The result; ``via`` tells which path served it.
         """
-        if self.data is not None and not values:
+        fixed = self.filler.fixed
+        values = {**fixed, **(values or {})}
+        if self.data is not None and values == fixed:
+            # the data request was seen carrying what the browser sent, fixed values included
             data = await self.data.query(keyword, max_pages=max_pages, more=more)
+            data.values = dict(fixed)
             if data.outcome != "error":
                 return data
             self.data = None  # plain HTTP failed: back to the browser for good

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
+from pydantic import Field
+
 from deepcrawl.settings._base import Section
 
 __all__ = ["FormSettings", "KeywordSettings"]
@@ -53,6 +55,17 @@ class FormSettings(Section):
     result page is a request, whatever it holds."""
     max_page_size: int = 50
     """Page size asked of a data request's size parameter (``limit``, ``per_page`` …)."""
+    fields: dict[str, str] = Field(default_factory=dict)
+    """Values fixed for fields of the search form on every query, by field name
+    (``--field NAME=VALUE``; in TOML ``fields = {category = "history", postcode = "AB1 2CD"}``):
+    a select's option (by value or text), a radio or checkbox value, a required text field the
+    keywords do not go into. Checked against the form before the first query
+    (:mod:`deepcrawl.forms.fields`). Empty: a resumed crawl keeps the values its stored
+    queries were sent with."""
+    form: int | str | None = None
+    """The form to query when the page holds several (``--form``): its number in ``deepcrawl
+    forms URL``'s list (from 1), or a CSS selector of the form (or of an element holding it).
+    None: the form the critic scores best. A stored crawl keeps the form it found."""
 
 
 class KeywordSettings(Section):

@@ -144,6 +144,11 @@ class QueryBase(SQLModel):
     outcome: str = Field(default="ok", max_length=32)
     """``ok``, ``no_results``, ``error`` or ``rejected``."""
     error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    field_values: dict[str, str] = Field(
+        default_factory=dict, sa_column=Column(JSON, nullable=False)
+    )
+    """Values of the form's other fields the query was sent with, by name: the fixed ones
+    (``--field``) and any category value; a resumed crawl sends its queries with the same."""
 
 
 class Query(QueryBase, table=True):

@@ -70,7 +70,8 @@ def _walk(server: FixtureServer, words: list[str], max_pages: int = 120) -> list
     """Links found by a breadth-first walk from the home page and a few search result pages."""
     truth = server.truth()
     start = [server.url + "/"]
-    start += [server.url + f"/search?q={w}" for w in words]  # books, news
+    # books, news, archive (whose catalogue insists on a postcode; the others ignore it)
+    start += [server.url + f"/search?q={w}&postcode=AB1+2CD" for w in words]
     start += [server.url + f"/search?keywords={w}" for w in words]  # shop
     queue = deque(start)
     seen = set(queue)

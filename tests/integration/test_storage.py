@@ -46,6 +46,7 @@ def test_version_1_database_is_migrated(db_url: str) -> None:
         )
         conn.execute(sa.text("DROP TABLE frontier_host"))
         conn.execute(sa.text("DROP TABLE crawl_worker"))
+        conn.execute(sa.text("ALTER TABLE query DROP COLUMN field_values"))
         conn.execute(sa.text("UPDATE deepcrawl_meta SET value = '1' WHERE key = 'schema_version'"))
     with Repository.open(db_url) as repo:
         inspector = sa.inspect(repo.engine)
@@ -57,7 +58,24 @@ def test_version_1_database_is_migrated(db_url: str) -> None:
             version = conn.execute(
                 sa.text("SELECT value FROM deepcrawl_meta WHERE key = 'schema_version'")
             ).scalar_one()
-        assert int(version) == SCHEMA_VERSION == 2
+        assert int(version) == SCHEMA_VERSION == 3
+
+
+def test_version_2_queries_gain_field_values(db_url: str) -> None:
+    # what deepcrawl 2 left: queries without the field values they were sent with
+    with Repository.open(db_url) as repo:
+        site = repo.site("http://example.test/")
+        repo.add_query(site.id, QueryBase(keyword="water"))
+        with repo.engine.begin() as conn:
+            conn.execute(sa.text("ALTER TABLE query DROP COLUMN field_values"))
+            conn.execute(sa.text("UPDATE deepcrawl_meta SET value = '2'"))
+    with Repository.open(db_url) as repo:
+        site = repo.site("http://example.test/")
+        [old] = repo.queries(site.id)
+        assert old.keyword == "water"
+        assert old.field_values == {}
+        repo.add_query(site.id, QueryBase(keyword="fire", field_values={"cat": "history"}))
+        assert [q.field_values for q in repo.queries(site.id)] == [{}, {"cat": "history"}]
 
 
 def test_newer_schema_is_refused(db_url: str) -> None:

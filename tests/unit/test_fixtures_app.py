@@ -91,6 +91,7 @@ JS_TARGETS = {
     "shop": ["/deals"],
     "stacks": ["/new", "/bestsellers"],
     "hostile": ["/new", "/bestsellers"],
+    "archive": ["/new", "/bestsellers"],
     "news": ["/section/politics", "/section/business", "/section/technology", "/section/science",
              "/section/health", "/section/sports", "/section/culture", "/section/world",
              "/section/opinion", "/section/travel"],
@@ -216,10 +217,14 @@ ODD_PATHS = [
 ]  # fmt: skip
 
 
+#: Error statuses a site answers on purpose: the archive's catalogue search insists on a postcode.
+MEANT_ERRORS = {"archive": {400}}
+
+
 @pytest.mark.parametrize("name", sorted(SITES))
 async def test_odd_urls_get_200_or_404_never_500(name: str, make_client: ClientFactory) -> None:
     client = make_client(build_site(name, records=50))
     for path in ODD_PATHS:
         for method in ("GET", "POST", "HEAD"):
             response = await client.request(method, path)
-            assert response.status_code in {200, 404}, (method, path)
+            assert response.status_code in {200, 404, *MEANT_ERRORS.get(name, ())}, (method, path)
