@@ -9,7 +9,8 @@ with ``raise ... from exc`` so the original stays attached for debugging::
     ├── ConfigError                 bad settings, a bad option value, a bad file given by the user
     │   └── InvalidURLError         a URL that cannot be parsed or normalised (keeps the URL)
     ├── StorageError                the database cannot be reached, opened or written
-    │   └── SchemaVersionError      the database was written by a newer deepcrawl
+    │   ├── SchemaVersionError      the database was written by a newer deepcrawl
+    │   └── NoDatabaseError         a command that only reads found no database to read
     ├── OutputError                 delivered pages cannot be written (a full disk, a closed pipe)
     │   └── OutputClosedError       the reader of the output went away (``… --out - | head``)
     ├── FetchError                  one URL could not be fetched (keeps the URL)
@@ -48,6 +49,7 @@ __all__ = [
     "HTTPStatusError",
     "InvalidURLError",
     "NetworkError",
+    "NoDatabaseError",
     "NotHTMLError",
     "OutputClosedError",
     "OutputError",
@@ -87,6 +89,11 @@ class StorageError(DeepcrawlError):
 
 class SchemaVersionError(StorageError):
     """The database holds a schema newer than this deepcrawl understands."""
+
+
+class NoDatabaseError(StorageError):
+    """A command that only reads (``sites``, ``status``, ``doctor`` …) found no database at the
+    URL: nothing was crawled into it yet, and reading must not create it."""
 
 
 class OutputError(DeepcrawlError):

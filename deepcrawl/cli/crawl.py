@@ -224,6 +224,11 @@ def crawl(
     resume: Annotated[
         bool, typer.Option(help="Continue the stored crawl of START_URL (fail if there is none).")
     ] = False,
+    requery: Annotated[
+        bool,
+        typer.Option(help="Query the form again although an earlier run of this crawl "
+                     "saturated it (by default a finished crawl run again sends no query)."),
+    ] = False,
     navigate: Annotated[
         bool,
         typer.Option(help="After the form is saturated, follow links to wanted records the "
@@ -245,7 +250,12 @@ def crawl(
     settings = load_settings(
         storage={"url": db},
         keywords={"keywords_file": keywords, "max_queries": max_queries},
-        crawl={"max_pages": max_pages, "scope_prefix": scope_prefix, "navigate": navigate or None},
+        crawl={
+            "max_pages": max_pages,
+            "scope_prefix": scope_prefix,
+            "navigate": navigate or None,
+            "requery": requery or None,
+        },
         links={"navigate_strategy": strategy, "discovery_strategy": strategy},
     )
     # Every input is checked before the store is opened, the browser started or a query sent.

@@ -37,7 +37,7 @@ def export(
     from deepcrawl.storage import Repository
 
     settings = load_settings(storage={"url": db})
-    with Repository.open(settings.storage.url, settings.storage) as repo:
+    with Repository.open(settings.storage.url, settings.storage, create=False) as repo:
         row = repo.find_site(site)
         pages = repo.pages(row.id, kind=None if kind == "all" else kind)
         records = page_records(repo, pages)

@@ -17,7 +17,7 @@ from rich.table import Table
 
 from deepcrawl.cli._app import app, console, err_console
 from deepcrawl.errors import ConfigError, InvalidURLError
-from deepcrawl.prototypes import Kind, Prototype, Prototyper, kinds, labels_yaml
+from deepcrawl.prototypes import Kind, Prototype, Prototyper, kinds, labels_yaml, resolve_like
 from deepcrawl.prototypes._labelling import LabelSession, read_labels_file, suggest_name
 from deepcrawl.settings import Settings, load_settings
 from deepcrawl.storage import Repository, safe_url
@@ -138,6 +138,7 @@ def prototypes(
             )
         found = list(fitted.prototypes_)
         if like is not None:
+            like = resolve_like(like, lines)  # a path: on the list's host
             normaliser = URLNormaliser(settings.prototypes)
             normal = normaliser(like)
             pid = fitted.matcher_.match(normal)
@@ -150,9 +151,10 @@ def prototypes(
         _print(found, as_json, None)
         return
     assert site is not None
-    with Repository.open(settings.storage.url, settings.storage) as repo:
+    with Repository.open(settings.storage.url, settings.storage, create=False) as repo:
         session = _session(repo, site, settings, relearn=relearn)
         if like is not None:
+            like = resolve_like(like, repo.find_site(site).start_url)
             normal = session.normaliser(like)
             prototype = session.like(normal)
             _show_like(
@@ -212,7 +214,7 @@ def label(
     j join with another kind, x split, q quit. --save FILE then writes the labels as YAML.
     """
     settings = load_settings(storage={"url": db})
-    with Repository.open(settings.storage.url, settings.storage) as repo:
+    with Repository.open(settings.storage.url, settings.storage, create=False) as repo:
         session = _session(repo, site, settings, relearn=relearn)
         start_url = repo.find_site(site).start_url
         next_command = f"deepcrawl crawl {start_url} --db {safe_url(settings.storage.url)} --resume"
@@ -222,7 +224,7 @@ def label(
                 for p, name, relevant in session.apply([entry]):
                     _said(p, name, relevant)
             for url in like or []:
-                p = session.label_like(url)
+                p = session.label_like(resolve_like(url, base))
                 _said(p, session.labels()[p.id][0], True)
         elif web:
             try:

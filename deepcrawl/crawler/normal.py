@@ -41,6 +41,7 @@ from deepcrawl.crawler.queries import QueryLoop, normalised_id
 from deepcrawl.crawler.setup import store_results_page
 from deepcrawl.errors import FetchError, FetchTimeoutError, NetworkError, StorageError
 from deepcrawl.frontier import NewURL, SqlFrontier
+from deepcrawl.keywords import StopReason
 from deepcrawl.prototypes._labelling import from_row
 from deepcrawl.safety import SafetyRule
 
@@ -60,6 +61,9 @@ __all__ = ["NormalPhase", "canonical_url", "make_classifier"]
 
 #: Longest wait of an idle worker before it looks at the frontier again (back-offs expire).
 _IDLE_S = 0.25
+
+#: Stop reasons that end this run's querying only: run again with a larger budget, it goes on.
+_BUDGETS = frozenset({StopReason.QUERY_BUDGET, StopReason.COST_BUDGET})
 
 #: Result links whose record id is cached (a query's links are asked for several times).
 _ID_CACHE = 1 << 16
@@ -358,12 +362,21 @@ class NormalPhase:
         return cap is not None and self.ctx.stats.pages_delivered >= cap
 
     async def _query_until_done(self) -> None:
-        follow = self.ctx.settings.crawl.follow_record_links
+        ctx = self.ctx
+        ended = None if ctx.settings.crawl.requery else ctx.state.query_end()
+        if ended is not None:  # an earlier run saturated the form: what is left is fetched only
+            ctx.stats.stop_reason = ended.reason
+            return
+        follow = ctx.settings.crawl.follow_record_links
         while not self._stop.is_set() and not self._full():
             if follow:
                 await self._drained()
             step = await self.loop.step(self.search)
             if step is None:
+                if self.loop.manager.stop_reason not in _BUDGETS:  # a larger budget queries on
+                    ctx.state.end_queries(
+                        ctx.stats.stop_reason or "querying ended", len(self.loop.manager.history)
+                    )
                 return
             result, row = step
             store_results_page(self.ctx, result, row)

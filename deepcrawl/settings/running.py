@@ -99,6 +99,9 @@ class CrawlSettings(Section):
     worker_wait_s: float = 300.0
     """How long ``deepcrawl worker`` waits for the crawl it joins to have labelled prototypes
     (the setup phase of ``deepcrawl crawl`` runs meanwhile) before giving up."""
+    requery: bool = False
+    """Query the form again though an earlier run of the crawl ended its querying for good
+    (``--requery``); off, the same crawl run again fetches and delivers what is left only."""
     navigate: bool = False
     """After the form is saturated, let a link strategy (``links.navigate_strategy``) look for
     wanted records the queries did not return (``--navigate``; issue 8)."""

@@ -23,7 +23,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 from sqlmodel import SQLModel, create_engine
 
-from deepcrawl.errors import SchemaVersionError, StorageError
+from deepcrawl.errors import NoDatabaseError, SchemaVersionError, StorageError
 from deepcrawl.storage import tables as _tables  # registers the tables (and LEASE_INDEX)
 
 if TYPE_CHECKING:
@@ -91,15 +91,18 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
-def open_engine(url: str, *, durable_commits: bool = True) -> Engine:
+def open_engine(url: str, *, durable_commits: bool = True, create: bool = True) -> Engine:
     """Create an engine for ``url``, create or migrate the schema, and check its version.
 
     ``durable_commits=False`` turns PostgreSQL's ``synchronous_commit`` off for the engine's
     sessions (see ``StorageSettings.durable_commits``); SQLite is always WAL + NORMAL.
+    ``create=False`` is for commands that only read: a SQLite file that does not exist is not
+    made (a server database is never created by deepcrawl; its tables are, on first use).
 
     Raises:
         StorageError: the URL is malformed, names an unknown driver, or the database cannot be
             reached or written.
+        NoDatabaseError: ``create`` is False and the SQLite file does not exist.
         SchemaVersionError: the database was written by a newer deepcrawl.
     """
     parsed = _parse(url)
@@ -108,6 +111,8 @@ def open_engine(url: str, *, durable_commits: bool = True) -> Engine:
     if parsed.get_backend_name() == "sqlite":
         database = parsed.database or ""
         if database and database != ":memory:" and not database.startswith("file:"):
+            if not create and not Path(database).expanduser().exists():
+                raise NoDatabaseError(f"no database at {shown}: nothing was crawled into it yet")
             try:
                 Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:

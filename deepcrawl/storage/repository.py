@@ -79,10 +79,19 @@ class Repository:
         self._bad_sites: list[tuple[int, str]] = []
 
     @classmethod
-    def open(cls, url: str | None = None, settings: StorageSettings | None = None) -> Self:
-        """Open (creating on first use) the database at ``url`` or ``settings.url``."""
+    def open(
+        cls, url: str | None = None, settings: StorageSettings | None = None, *, create: bool = True
+    ) -> Self:
+        """Open (creating on first use) the database at ``url`` or ``settings.url``.
+
+        Args:
+            create: False for a command that only reads: a missing SQLite file raises
+                :class:`~deepcrawl.errors.NoDatabaseError` instead of being created.
+        """
         settings = settings or StorageSettings()
-        engine = open_engine(url or settings.url, durable_commits=settings.durable_commits)
+        engine = open_engine(
+            url or settings.url, durable_commits=settings.durable_commits, create=create
+        )
         return cls(engine, settings)
 
     def __enter__(self) -> Self:

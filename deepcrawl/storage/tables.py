@@ -35,6 +35,7 @@ __all__ = [
     "PrototypeRead",
     "Query",
     "QueryBase",
+    "QueryEnd",
     "QueryLink",
     "QueryRead",
     "Site",
@@ -378,6 +379,20 @@ class QueryLink(SQLModel, table=True):
     text: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
     role: str = Field(default="result", max_length=8)
     """``result``, ``pager`` or ``chrome`` (see ``deepcrawl.forms.results``)."""
+
+
+class QueryEnd(SQLModel, table=True):
+    """Why a site's querying ended for good (saturation, not a budget): the same crawl run again
+    delivers what is left without sending a query, unless asked to query again."""
+
+    __tablename__ = "query_end"
+
+    site_id: int = Field(foreign_key="site.id", primary_key=True)
+    queries: int = 0
+    """Queries stored when it ended: a query stored since (another run's) makes it stale."""
+    reason: str = Field(sa_column=Column(Text, nullable=False))
+    """The stop reason, as ``stats.json`` gave it."""
+    ended_at: datetime = Field(default_factory=_now)
 
 
 class Delivery(SQLModel, table=True):
