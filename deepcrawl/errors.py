@@ -20,6 +20,7 @@ with ``raise ... from exc`` so the original stays attached for debugging::
     │   ├── NotHTMLError            the answer is not an HTML page (keeps the content type)
     │   ├── BodyTooLargeError       the body exceeds the size limit
     │   ├── BlockedError            refused before sending: out of scope or disallowed by robots.txt
+    │   ├── SitemapError            the answer is no sitemap that can be read (not XML, no urlset)
     │   └── RendererCrashedError    the browser's renderer died while loading this URL
     ├── BrowserError                the browser cannot be found, launched or kept alive
     │   ├── BrowserNotFoundError    no Chromium on this machine
@@ -55,6 +56,7 @@ __all__ = [
     "OutputError",
     "RendererCrashedError",
     "SchemaVersionError",
+    "SitemapError",
     "StorageError",
     "UnsafeFormError",
 ]
@@ -164,6 +166,11 @@ class BodyTooLargeError(FetchError):
 
 class BlockedError(FetchError):
     """The request was refused before sending: out of scope, or disallowed by robots.txt."""
+
+
+class SitemapError(FetchError):
+    """The answer is no sitemap the crawl can read: not XML nor a list of URLs, neither a
+    ``urlset`` nor a ``sitemapindex``, or larger than the limit once decompressed."""
 
 
 class RendererCrashedError(FetchError):

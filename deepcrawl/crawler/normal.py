@@ -198,11 +198,19 @@ class NormalPhase:
         Args:
             links: ``(url, anchor text)`` pairs (result links, or links on a record page).
             source: why they are wanted (kept in the frontier).
-            on_record: the links of a fetched record page. Only those a labelled prototype
-                matches are taken (a record page's tool links — print, export — are near
-                variants the learned model might accept; the results area vouched for result
-                links, nothing vouches for these), and the keyword manager counts them as known.
+            on_record: links found outside the results area — a fetched record page's own
+                links, the URLs a sitemap lists. Only those a labelled prototype matches are
+                taken (a record page's tool links — print, export — are near variants the
+                learned model might accept; the results area vouched for result links,
+                nothing vouches for these), and the keyword manager counts them as known.
         """
+        new, texts = self._wanted(links, source, on_record=on_record)
+        return self._add(new, texts, observe=on_record)
+
+    def _wanted(
+        self, links: Iterable[tuple[str, str]], source: str, *, on_record: bool
+    ) -> tuple[dict[str, NewURL], dict[str, str]]:
+        """The wanted links as frontier entries by canonical URL, with their texts."""
         pairs = list(links)
         if on_record:  # decided without their tracking and session parameters (``?ref=related``)
             pairs = [
@@ -235,7 +243,11 @@ class NormalPhase:
         self.ctx.stats.accepted = dict(stats.accepted)
         self.ctx.stats.rejected = dict(stats.rejected)
         self.ctx.stats.unsure = stats.unsure
-        if on_record:
+        return new, texts
+
+    def _add(self, new: dict[str, NewURL], texts: dict[str, str], *, observe: bool) -> int:
+        """Queue wanted URLs; ``observe``: the keyword manager counts them as known records."""
+        if observe:
             self.loop.observe(new, texts)
         added = self.frontier.add(new.values())
         if added:
@@ -320,7 +332,36 @@ class NormalPhase:
         if self._full():
             return
         ctx.changed()
-        await self._fetch_while(self._query_until_done())
+        await self._fetch_while(self._sitemaps_then_queries())
+
+    async def _sitemaps_then_queries(self) -> None:
+        if self.ctx.settings.crawl.sitemaps:
+            await self.read_sitemaps()
+        await self._query_until_done()
+
+    async def read_sitemaps(self) -> None:
+        """Send the URLs of the site's sitemaps through the classifier; queue the wanted ones.
+
+        Read before the first query of the phase (:mod:`deepcrawl.crawler.sitemaps`), beside the
+        fetch workers: the records a sitemap lists are known when querying starts, so the
+        queries look for the others. A crawl run again reads the stored files, not the site.
+        """
+        from deepcrawl.browser.http import HttpFetcher
+        from deepcrawl.browser.scope import Scope
+        from deepcrawl.crawler.sitemaps import SitemapReader
+
+        ctx = self.ctx
+        scope = Scope((ctx.host,), implicit=False)
+        async with HttpFetcher(ctx.settings, scope, forms=False) as http:
+            async for sitemap, urls in SitemapReader(ctx, http).urls():
+                if self._stop.is_set() or self._full():
+                    return
+                new, texts = self._wanted(((u, "") for u in urls), f"sitemap {sitemap}",
+                                          on_record=True)  # fmt: skip
+                ctx.stats.sitemap_accepted += len(new)
+                self._add(new, texts, observe=True)
+                ctx.changed()
+                await asyncio.sleep(0)  # let the workers fetch between files
 
     async def _fetch_while(self, work: Awaitable[None]) -> None:
         """Run the fetch tasks beside ``work`` until it is done and the frontier drained.

@@ -1,5 +1,8 @@
 """robots.txt: fetched once per host, parsed with protego, consulted before every request.
 
+Its ``Sitemap:`` lines are where the crawl looks for sitemaps first
+(:mod:`deepcrawl.crawler.sitemaps`).
+
 A missing robots.txt (4xx) allows everything; one that cannot be fetched (network error, 5xx)
 is treated as disallowing everything for the time being, as Google does — a site in trouble
 should not be crawled harder.
@@ -57,6 +60,12 @@ class RobotsPolicy:
             return True
         rules = self._rules.get(_origin(url))
         return rules is None or bool(rules.can_fetch(url, self.user_agent))
+
+    def sitemaps(self, url: str) -> list[str]:
+        """The sitemaps the robots.txt of ``url``'s host names (its ``Sitemap:`` lines), in order;
+        empty when it names none or was not loaded (``obey`` off)."""
+        rules = self._rules.get(_origin(url))
+        return [] if rules is None else list(dict.fromkeys(rules.sitemaps))
 
     def crawl_delay(self, url: str) -> float | None:
         """The Crawl-delay robots.txt asks of this agent on ``url``'s host, if any."""
