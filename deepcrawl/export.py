@@ -12,7 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from datetime import UTC
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, BinaryIO, Literal, TextIO
 
 from lxml import html as lxml_html
@@ -25,7 +25,16 @@ if TYPE_CHECKING:
 
     from deepcrawl.storage import PageRead, Repository
 
-__all__ = ["EXPORT_FIELDS", "page_records", "page_title", "write_csv", "write_jsonl", "write_warc"]
+__all__ = [
+    "EXPORT_FIELDS",
+    "FAILURE_FIELDS",
+    "failure_records",
+    "page_records",
+    "page_title",
+    "write_csv",
+    "write_jsonl",
+    "write_warc",
+]
 
 #: The fields of every exported record, in order.
 EXPORT_FIELDS = (
@@ -43,6 +52,9 @@ EXPORT_FIELDS = (
     "body_path",
 )
 
+#: The fields of a failed URL's record (``deepcrawl failures``), in order.
+FAILURE_FIELDS = ("url", "kind", "status", "error_class", "attempts", "failed_at", "reason")
+
 _REASONS = {200: "OK", 203: "Non-Authoritative Information", 206: "Partial Content"}
 
 
@@ -56,6 +68,33 @@ def page_title(body: bytes) -> str:
         return ""
     title = tree.findtext(".//title") or ""
     return " ".join(title.split())
+
+
+def _utc(when: datetime) -> str:
+    aware = when.astimezone(UTC) if when.tzinfo else when.replace(tzinfo=UTC)
+    return aware.isoformat()
+
+
+def failure_records(pages: Iterable[PageRead]) -> Iterator[dict[str, Any]]:
+    """One record per URL that failed for good (pages without an error are skipped).
+
+    Fields (:data:`FAILURE_FIELDS`): ``url``; ``kind`` (``record``, ``sitemap`` …); ``status``,
+    the last HTTP status (0: no answer); ``error_class``, the failure's class in
+    :mod:`deepcrawl.errors` (None when a deepcrawl before it was recorded stored it);
+    ``attempts`` (None: not recorded); ``failed_at`` (ISO 8601, UTC); ``reason``.
+    """
+    for page in pages:
+        if page.error is None:
+            continue
+        yield {
+            "url": page.url,
+            "kind": page.kind,
+            "status": page.status,
+            "error_class": page.error_class,
+            "attempts": page.attempts or None,
+            "failed_at": _utc(page.fetched_at),
+            "reason": page.error,
+        }
 
 
 def page_records(

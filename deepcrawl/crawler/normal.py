@@ -39,7 +39,14 @@ from deepcrawl.crawler.deliver import DeliveryPoller
 from deepcrawl.crawler.politeness import TRANSIENT_STATUSES, backoff_delay
 from deepcrawl.crawler.queries import QueryLoop, normalised_id
 from deepcrawl.crawler.setup import store_results_page
-from deepcrawl.errors import FetchError, FetchTimeoutError, NetworkError, StorageError
+from deepcrawl.errors import (
+    BlockedError,
+    FetchError,
+    FetchTimeoutError,
+    HTTPStatusError,
+    NetworkError,
+    StorageError,
+)
 from deepcrawl.frontier import NewURL, SqlFrontier
 from deepcrawl.keywords import StopReason
 from deepcrawl.prototypes._labelling import from_row
@@ -207,6 +214,13 @@ class NormalPhase:
         new, texts = self._wanted(links, source, on_record=on_record)
         return self._add(new, texts, observe=on_record)
 
+    def enqueue_listed(self, urls: Iterable[str], source: str) -> int:
+        """Queue the wanted URLs of a list that is no page (a sitemap): judged as a record
+        page's links are, known to the keyword manager; returns how many were wanted."""
+        new, texts = self._wanted(((url, "") for url in urls), source, on_record=True)
+        self._add(new, texts, observe=True)
+        return len(new)
+
     def _wanted(
         self, links: Iterable[tuple[str, str]], source: str, *, on_record: bool
     ) -> tuple[dict[str, NewURL], dict[str, str]]:
@@ -335,33 +349,11 @@ class NormalPhase:
         await self._fetch_while(self._sitemaps_then_queries())
 
     async def _sitemaps_then_queries(self) -> None:
-        if self.ctx.settings.crawl.sitemaps:
-            await self.read_sitemaps()
+        if self.ctx.settings.crawl.sitemaps:  # the records they list are known to the queries
+            from deepcrawl.crawler.sitemaps import read_sitemaps
+
+            await read_sitemaps(self.ctx, self.enqueue_listed, stop=self._stopping)
         await self._query_until_done()
-
-    async def read_sitemaps(self) -> None:
-        """Send the URLs of the site's sitemaps through the classifier; queue the wanted ones.
-
-        Read before the first query of the phase (:mod:`deepcrawl.crawler.sitemaps`), beside the
-        fetch workers: the records a sitemap lists are known when querying starts, so the
-        queries look for the others. A crawl run again reads the stored files, not the site.
-        """
-        from deepcrawl.browser.http import HttpFetcher
-        from deepcrawl.browser.scope import Scope
-        from deepcrawl.crawler.sitemaps import SitemapReader
-
-        ctx = self.ctx
-        scope = Scope((ctx.host,), implicit=False)
-        async with HttpFetcher(ctx.settings, scope, forms=False) as http:
-            async for sitemap, urls in SitemapReader(ctx, http).urls():
-                if self._stop.is_set() or self._full():
-                    return
-                new, texts = self._wanted(((u, "") for u in urls), f"sitemap {sitemap}",
-                                          on_record=True)  # fmt: skip
-                ctx.stats.sitemap_accepted += len(new)
-                self._add(new, texts, observe=True)
-                ctx.changed()
-                await asyncio.sleep(0)  # let the workers fetch between files
 
     async def _fetch_while(self, work: Awaitable[None]) -> None:
         """Run the fetch tasks beside ``work`` until it is done and the frontier drained.
@@ -397,6 +389,9 @@ class NormalPhase:
             await self._fetch_while(asyncio.sleep(0))
         poller, self._poller = self._poller, None
         await poller.close(sweep=not self._full())
+
+    def _stopping(self) -> bool:
+        return self._stop.is_set() or self._full()
 
     def _full(self) -> bool:
         cap = self.ctx.settings.crawl.max_pages
@@ -469,20 +464,20 @@ class NormalPhase:
             self.frontier.complete(lease.id)
             return
         if not ctx.in_scope(url):
-            self._fail(lease, "out of the crawl's scope (not fetched)")
+            self._fail(lease, "out of the crawl's scope (not fetched)", kind=BlockedError)
             return
         if not ctx.robots.allowed(url):
-            self._fail(lease, "disallowed by robots.txt (not fetched)")
+            self._fail(lease, "disallowed by robots.txt (not fetched)", kind=BlockedError)
             return
         ctx.stats.requests += 1
         try:
             async with ctx.limiter.slot(url):
                 page = await self.fetcher.fetch(url)
         except (NetworkError, FetchTimeoutError) as exc:
-            self._retry_or_fail(lease, str(exc), None, status=0)
+            self._retry_or_fail(lease, str(exc), None, status=0, kind=type(exc))
             return
         except FetchError as exc:
-            self._fail(lease, str(exc))
+            self._fail(lease, str(exc), kind=type(exc))
             return
         if page.status in TRANSIENT_STATUSES:
             retry_after = page.headers.get("retry-after")
@@ -492,27 +487,47 @@ class NormalPhase:
                 )
                 if delay is not None:
                     ctx.limiter.pause(urlsplit(url).netloc, delay)
-            self._retry_or_fail(lease, f"HTTP status {page.status}", retry_after, page.status)
+            self._retry_or_fail(
+                lease, f"HTTP status {page.status}", retry_after, page.status, kind=HTTPStatusError
+            )
             return
         if page.status >= 400:
-            self._fail(lease, f"HTTP status {page.status}", status=page.status)
+            self._fail(
+                lease, f"HTTP status {page.status}", status=page.status, kind=HTTPStatusError
+            )
             return
         await self._store(lease, page)
 
     def _retry_or_fail(
-        self, lease: Lease, reason: str, retry_after: str | None, status: int
+        self,
+        lease: Lease,
+        reason: str,
+        retry_after: str | None,
+        status: int,
+        *,
+        kind: type[FetchError],
     ) -> None:
         delay = backoff_delay(lease.attempts, self.ctx.settings.politeness, retry_after=retry_after)
         if delay is None:
-            self._fail(lease, f"{reason} (after {lease.attempts} attempts)", status=status)
+            reason = f"{reason} (after {lease.attempts} attempts)"
+            self._fail(lease, reason, status=status, kind=kind)
             return
         self.ctx.stats.retries += 1
         self.frontier.retry(lease.id, after_s=delay)
 
-    def _fail(self, lease: Lease, reason: str, *, status: int = 0) -> None:
+    def _fail(self, lease: Lease, reason: str, *, status: int = 0, kind: type[FetchError]) -> None:
+        """Give the URL up, its reason, the error's class and the attempts stored."""
         ctx = self.ctx
         if ctx.repo.page(ctx.site.id, lease.url) is None:
-            ctx.repo.save_failure(ctx.site.id, lease.url, reason, status=status, kind="record")
+            ctx.repo.save_failure(
+                ctx.site.id,
+                lease.url,
+                reason,
+                status=status,
+                kind="record",
+                error_class=kind.__name__,
+                attempts=max(1, lease.attempts),
+            )
         self.frontier.fail(lease.id, reason)
         ctx.stats.errors += 1
         ctx.changed()

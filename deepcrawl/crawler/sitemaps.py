@@ -32,15 +32,22 @@ from lxml import etree
 
 from deepcrawl.browser.base import FetchedPage
 from deepcrawl.crawler.politeness import TRANSIENT_STATUSES, backoff_delay
-from deepcrawl.errors import FetchError, FetchTimeoutError, NetworkError, SitemapError
+from deepcrawl.errors import (
+    BlockedError,
+    FetchError,
+    FetchTimeoutError,
+    HTTPStatusError,
+    NetworkError,
+    SitemapError,
+)
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator
+    from collections.abc import AsyncIterator, Callable, Sequence
 
     from deepcrawl.browser.http import HttpFetcher
     from deepcrawl.crawler.context import CrawlContext
 
-__all__ = ["Sitemap", "SitemapReader", "parse_sitemap"]
+__all__ = ["Sitemap", "SitemapReader", "parse_sitemap", "read_sitemaps"]
 
 #: What every gzip stream starts with (RFC 1952): a ``.xml.gz`` served as it is.
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -156,6 +163,34 @@ def _xml_sitemap(url: str, data: bytes, max_urls: int) -> Sitemap:
     return Sitemap(kind, listed, truncated=truncated)
 
 
+async def read_sitemaps(
+    ctx: CrawlContext,
+    enqueue: Callable[[Sequence[str], str], int],
+    *,
+    stop: Callable[[], bool] = lambda: False,
+) -> None:
+    """Read the site's sitemaps and hand each one's URLs to ``enqueue``.
+
+    Args:
+        ctx: the crawl's context (``stats.sitemap_accepted`` counts what ``enqueue`` wanted).
+        enqueue: takes a sitemap's URLs and its source (``sitemap URL``), queues the wanted
+            ones and returns how many it wanted (:meth:`NormalPhase.enqueue_listed
+            <deepcrawl.crawler.normal.NormalPhase.enqueue_listed>`).
+        stop: asked between files: True ends the reading (the crawl stops, or is full).
+    """
+    from deepcrawl.browser.http import HttpFetcher
+    from deepcrawl.browser.scope import Scope
+
+    scope = Scope((ctx.host,), implicit=False)
+    async with HttpFetcher(ctx.settings, scope, forms=False) as http:
+        async for sitemap, urls in SitemapReader(ctx, http).urls():
+            if stop():
+                return
+            ctx.stats.sitemap_accepted += enqueue(urls, f"sitemap {sitemap}")
+            ctx.changed()
+            await asyncio.sleep(0)  # let the fetch workers start on them
+
+
 class SitemapReader:
     """Reads one crawl's sitemaps, each file once across runs (see the module docstring).
 
@@ -222,7 +257,7 @@ class SitemapReader:
             )
         except SitemapError as exc:
             if answer is not None:
-                self._fail(url, str(exc), status=answer[0].status)
+                self._fail(url, str(exc), status=answer[0].status, kind=SitemapError)
             return None
         if answer is not None:
             self._save(*answer)
@@ -233,15 +268,16 @@ class SitemapReader:
         (recorded) or a guessed location has none (recorded as the answer it is)."""
         ctx = self.ctx
         if not ctx.in_scope(url):
-            self._fail(url, "out of the crawl's scope (not fetched)")
+            self._fail(url, "out of the crawl's scope (not fetched)", kind=BlockedError)
             return None
         if not ctx.robots.allowed(url):
-            self._fail(url, "disallowed by robots.txt (not fetched)")
+            self._fail(url, "disallowed by robots.txt (not fetched)", kind=BlockedError)
             return None
         attempt = 0
         while True:
             attempt += 1
             retry_after: str | None = None
+            kind: type[FetchError] = HTTPStatusError
             ctx.stats.requests += 1
             try:
                 async with ctx.limiter.slot(url):
@@ -249,9 +285,9 @@ class SitemapReader:
                         url, max_bytes=ctx.settings.crawl.sitemap_max_bytes
                     )
             except (NetworkError, FetchTimeoutError) as exc:
-                reason, status = str(exc), 0
+                reason, status, kind = str(exc), 0, type(exc)
             except FetchError as exc:
-                self._fail(url, str(exc))
+                self._fail(url, str(exc), kind=type(exc), attempts=attempt)
                 return None
             else:
                 if page.status < 400:
@@ -261,12 +297,13 @@ class SitemapReader:
                     return None
                 reason, status = f"HTTP status {page.status}", page.status
                 if status not in TRANSIENT_STATUSES:
-                    self._fail(url, reason, status=status)
+                    self._fail(url, reason, status=status, kind=kind, attempts=attempt)
                     return None
                 retry_after = page.headers.get("retry-after")
             delay = backoff_delay(attempt, ctx.settings.politeness, retry_after=retry_after)
             if delay is None:
-                self._fail(url, f"{reason} (after {attempt} attempts)", status=status)
+                reason = f"{reason} (after {attempt} attempts)"
+                self._fail(url, reason, status=status, kind=kind, attempts=attempt)
                 return None
             ctx.stats.retries += 1
             if status in (429, 503):  # the host is overloaded: every fetch of it waits
@@ -288,8 +325,24 @@ class SitemapReader:
         )
         self.ctx.repo.save_page(self.ctx.site.id, kept, kind="sitemap", with_links=False)
 
-    def _fail(self, url: str, reason: str, *, status: int = 0) -> None:
+    def _fail(
+        self,
+        url: str,
+        reason: str,
+        *,
+        status: int = 0,
+        kind: type[FetchError],
+        attempts: int = 1,
+    ) -> None:
         ctx = self.ctx
-        ctx.repo.save_failure(ctx.site.id, url, reason, status=status, kind="sitemap")
+        ctx.repo.save_failure(
+            ctx.site.id,
+            url,
+            reason,
+            status=status,
+            kind="sitemap",
+            error_class=kind.__name__,
+            attempts=attempts,
+        )
         ctx.stats.errors += 1
         ctx.changed()

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "open_engine", "safe_url"]
 
 #: Version of the schema this code writes. Bump it and add a migration when tables change.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 def _to_v2(conn: Connection) -> None:
@@ -46,8 +46,17 @@ def _to_v2(conn: Connection) -> None:
     _tables.LEASE_INDEX.create(conn, checkfirst=True)
 
 
+def _to_v3(conn: Connection) -> None:
+    """Version 3: a failed page keeps its error's class and the attempts made
+    (``deepcrawl failures``); the new ``query_end`` table is made by ``create_all``."""
+    have = {column["name"] for column in sa.inspect(conn).get_columns("page")}
+    for name, kind in (("error_class", "VARCHAR(64)"), ("attempts", "INTEGER NOT NULL DEFAULT 0")):
+        if name not in have:
+            conn.execute(sa.text(f"ALTER TABLE page ADD COLUMN {name} {kind}"))
+
+
 #: ``MIGRATIONS[n]`` upgrades a database from version ``n`` to ``n + 1``.
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _to_v2}
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _to_v2, 2: _to_v3}
 
 #: Key of the PostgreSQL advisory lock under which a process creates or migrates the schema.
 _SCHEMA_LOCK = 0x6463_0003

@@ -182,6 +182,11 @@ class PageBase(SQLModel):
     elapsed_s: float = 0.0
     error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     """Why the fetch failed, when it did."""
+    error_class: str | None = Field(default=None, max_length=64)
+    """The class of that failure in deepcrawl's error tree (``NetworkError``,
+    ``FetchTimeoutError``, ``HTTPStatusError``, ``BlockedError`` …); None for a page fetched."""
+    attempts: int = 0
+    """Fetches tried before a failure was given up (0: not recorded)."""
     kind: str | None = Field(default=None, max_length=32)
     """What the page is to the crawl: ``results``, ``record``, ``probe`` …"""
     prototype_id: str | None = Field(default=None, max_length=32)

@@ -56,7 +56,28 @@ def test_version_1_database_is_migrated(db_url: str) -> None:
             version = conn.execute(
                 sa.text("SELECT value FROM deepcrawl_meta WHERE key = 'schema_version'")
             ).scalar_one()
-        assert int(version) == SCHEMA_VERSION == 2
+        assert int(version) == SCHEMA_VERSION == 3
+
+
+def test_version_2_database_is_migrated(db_url: str) -> None:
+    # what deepcrawl 2 left: failed pages without their error's class and attempts
+    with Repository.open(db_url) as repo, repo.engine.begin() as conn:
+        site = repo.site("http://example.test/")
+        repo.save_failure(site.id, "http://example.test/gone", "HTTP status 404", status=404)
+        conn.execute(sa.text("ALTER TABLE page DROP COLUMN error_class"))
+        conn.execute(sa.text("ALTER TABLE page DROP COLUMN attempts"))
+        conn.execute(sa.text("DROP TABLE query_end"))
+        conn.execute(sa.text("UPDATE deepcrawl_meta SET value = '2' WHERE key = 'schema_version'"))
+    with Repository.open(db_url) as repo:
+        inspector = sa.inspect(repo.engine)
+        assert {"error_class", "attempts"} <= {c["name"] for c in inspector.get_columns("page")}
+        assert "query_end" in inspector.get_table_names()
+        [old] = repo.failures(site.id)  # an old failure reads, its class and attempts unknown
+        assert (old.error, old.error_class, old.attempts) == ("HTTP status 404", None, 0)
+        new = repo.save_failure(
+            site.id, "http://example.test/x", "boom", error_class="NetworkError"
+        )
+        assert (new.error_class, new.attempts) == ("NetworkError", 1)
 
 
 def test_newer_schema_is_refused(db_url: str) -> None:
