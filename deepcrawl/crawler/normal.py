@@ -7,6 +7,10 @@ Two activities share one event loop until both are done:
   :class:`~deepcrawl.classify.url.URLClassifier`, and wanted ones enter the persistent frontier
   under their canonical URL (near-duplicates — tracking, session and sort parameters — collapse
   into one entry, so each page is fetched once);
+* before the first query, the URLs of the site's **sitemaps** (:mod:`~deepcrawl.crawler
+  .sitemaps`) are classified the same way, as a record page's links are, and the wanted ones
+  enter the frontier (the keyword manager counts them as known records); a crawl whose querying
+  ended for good, run again, sends no query (:class:`~deepcrawl.storage.tables.QueryEnd`);
 * **fetch workers** lease URLs from the frontier and fetch them politely (scope, robots.txt,
   the per-host rate and concurrency, back-off with ``Retry-After`` on 429/503 and transient
   failures), store each page, and hand it to the extractor (:class:`~deepcrawl.crawler.deliver

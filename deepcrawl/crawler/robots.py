@@ -11,7 +11,7 @@ should not be crawled harder.
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 from protego import Protego
 
@@ -64,8 +64,12 @@ class RobotsPolicy:
     def sitemaps(self, url: str) -> list[str]:
         """The sitemaps the robots.txt of ``url``'s host names (its ``Sitemap:`` lines), in order;
         empty when it names none or was not loaded (``obey`` off)."""
-        rules = self._rules.get(_origin(url))
-        return [] if rules is None else list(dict.fromkeys(rules.sitemaps))
+        origin = _origin(url)
+        rules = self._rules.get(origin)
+        if rules is None:
+            return []
+        # the lines should be absolute URLs; a path is read as one on the robots.txt's host
+        return list(dict.fromkeys(urljoin(origin + "/", s.strip()) for s in rules.sitemaps))
 
     def crawl_delay(self, url: str) -> float | None:
         """The Crawl-delay robots.txt asks of this agent on ``url``'s host, if any."""
