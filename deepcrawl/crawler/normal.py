@@ -462,7 +462,8 @@ class NormalPhase:
     async def _fetch(self, lease: Lease) -> None:
         ctx, url = self.ctx, lease.url
         if (stored := ctx.repo.page(ctx.site.id, url)) is not None:  # stored before a crash
-            direct = self.delivery == "direct"
+            # a record (not a sitemap or results page stored under the same URL)
+            direct = self.delivery == "direct" and stored.kind == "record"
             if direct and stored.error is None and not ctx.state.delivered(stored.id):
                 await self._deliver_stored(stored)  # its process died before delivering it
             self.frontier.complete(lease.id)
