@@ -1,4 +1,4 @@
-"""Reading one sitemap file: XML and text, indexes, gzip, limits, and what is refused."""
+"""Reading sitemaps: robots.txt lines; one file — XML and text, indexes, gzip, limits, refusals."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ import gzip
 
 import pytest
 
+from deepcrawl.browser.base import FetchedPage, Fetcher
+from deepcrawl.crawler.robots import RobotsPolicy
 from deepcrawl.crawler.sitemaps import parse_sitemap
 from deepcrawl.errors import SitemapError
 
@@ -95,3 +97,28 @@ def test_entities_are_not_expanded_nor_fetched() -> None:
     )
     found = parse_sitemap(URL, raw, max_bytes=1 << 20, max_urls=10)
     assert all("root:" not in url for url in found.urls)
+
+
+class RobotsTxt(Fetcher):
+    """Answers every URL with one robots.txt."""
+
+    def __init__(self, body: str) -> None:
+        self.body = body
+
+    async def fetch(self, url: str) -> FetchedPage:
+        return FetchedPage(url, url, 200, "text/plain", self.body)
+
+
+async def test_robots_sitemap_lines_in_order_once_a_path_on_its_host() -> None:
+    robots = RobotsPolicy("deepcrawl")
+    body = (
+        "User-agent: *\nDisallow: /admin/\n"
+        "Sitemap: http://example.test/a.xml\nSitemap: /b.xml.gz\n"
+        "Sitemap: http://example.test/a.xml\n"
+    )
+    await robots.load("http://example.test/start", RobotsTxt(body))
+    assert robots.sitemaps("http://example.test/x") == [
+        "http://example.test/a.xml",
+        "http://example.test/b.xml.gz",
+    ]
+    assert robots.sitemaps("http://other.test/") == []  # not loaded: none named
