@@ -1,6 +1,6 @@
 """Sitemaps in a crawl: the records only a sitemap lists are reached, and ``stats.json`` says so.
 
-The ``library`` fixture site names a sitemap index in its robots.txt (a gzipped sitemap, a plain
+The ``catalogue`` fixture site names a sitemap index in its robots.txt (a gzipped sitemap, a plain
 one with a URL on another host, one of pages no crawl wants) and holds records that neither its
 search nor any of its pages lead to.
 """
@@ -53,7 +53,7 @@ def path_of(url: str) -> str:
 def test_crawl_reaches_the_records_only_the_sitemaps_list(
     fixture_server: Callable[..., FixtureServer], tmp_path: Path
 ) -> None:
-    server = fixture_server("library", records=40, seed=5)
+    server = fixture_server("catalogue", records=40, seed=5)
     server.reset_stats()
     truth = server.truth()
     assert truth.sitemap_only_paths
@@ -89,7 +89,7 @@ def test_crawl_reaches_the_records_only_the_sitemaps_list(
 async def test_with_sitemaps_off_the_crawl_neither_reads_them_nor_reaches_their_records(
     fixture_server: Callable[..., FixtureServer], tmp_path: Path
 ) -> None:
-    server = fixture_server("library", records=40, seed=6)
+    server = fixture_server("catalogue", records=40, seed=6)
     server.reset_stats()
     truth = server.truth()
     settings = crawl_settings(tmp_path, crawl={"sitemaps": False})
@@ -125,20 +125,20 @@ async def test_sitemap_xml_is_looked_for_when_robots_names_none_and_read_once(
     fixture_server: Callable[..., FixtureServer], tmp_path: Path
 ) -> None:
     # robots.txt not read (the user's choice): no Sitemap line, so /sitemap.xml is tried
-    library = fixture_server("library", records=20, seed=7)
-    library.reset_stats()
+    catalogue = fixture_server("catalogue", records=20, seed=7)
+    catalogue.reset_stats()
     settings = crawl_settings(tmp_path, politeness={"obey_robots": False})
-    found, stats = await _read_sitemaps(library.url + "/", settings)
-    log = [e["path"] for e in library.stats()["log"]]
+    found, stats = await _read_sitemaps(catalogue.url + "/", settings)
+    log = [e["path"] for e in catalogue.stats()["log"]]
     assert log[0] == "/sitemap.xml"
     assert sorted(path_of(u) for u in found if "/book/" in u) == sorted(
-        library.truth().detail_paths
+        catalogue.truth().detail_paths
     )
     assert stats.sitemaps_read == 4
-    library.reset_stats()
-    again, _ = await _read_sitemaps(library.url + "/", settings)  # from the store
+    catalogue.reset_stats()
+    again, _ = await _read_sitemaps(catalogue.url + "/", settings)  # from the store
     assert again == found
-    assert library.stats()["requests"] == 0
+    assert catalogue.stats()["requests"] == 0
 
     # a site without sitemaps: /sitemap.xml answers 404, which is no failure, asked for once
     books = fixture_server("books", records=20, seed=7)

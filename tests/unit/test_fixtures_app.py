@@ -91,7 +91,7 @@ JS_TARGETS = {
     "shop": ["/deals"],
     "stacks": ["/new", "/bestsellers"],
     "hostile": ["/new", "/bestsellers"],
-    "library": ["/new", "/bestsellers"],
+    "catalogue": ["/new", "/bestsellers"],
     "news": ["/section/politics", "/section/business", "/section/technology", "/section/science",
              "/section/health", "/section/sports", "/section/culture", "/section/world",
              "/section/opinion", "/section/travel"],
