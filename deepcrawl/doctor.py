@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import importlib.metadata
+import os
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from deepcrawl.errors import DeepcrawlError
+from deepcrawl.errors import DeepcrawlError, NoDatabaseError
 
 if TYPE_CHECKING:
     from deepcrawl.settings import Settings
@@ -83,11 +85,27 @@ def _browser(settings: Settings) -> list[Check]:
 def _database(settings: Settings) -> Check:
     from deepcrawl.storage import Repository, safe_url
 
+    shown = safe_url(settings.storage.url)
     try:
-        with Repository.open(settings.storage.url, settings.storage) as repo:
-            return Check("database", True, f"{safe_url(settings.storage.url)} ({repo.engine.name})")
+        with Repository.open(settings.storage.url, settings.storage, create=False) as repo:
+            return Check("database", True, f"{shown} ({repo.engine.name})")
+    except NoDatabaseError:  # checking must not create it: the first crawl does
+        folder = _writable_folder(settings.storage.url)
+        if folder is None:
+            return Check("database", False, f"{shown} cannot be created: check --db / DEEPCRAWL_DB")
+        return Check("database", True, f"{shown} (not created yet: the first crawl makes it)")
     except DeepcrawlError as exc:
         return Check("database", False, f"{exc}: check --db / DEEPCRAWL_DB")
+
+
+def _writable_folder(url: str) -> Path | None:
+    """The existing folder a SQLite file at ``url`` would be created under, if writable."""
+    from sqlalchemy.engine import make_url
+
+    folder = Path(make_url(url).database or ".").expanduser().absolute().parent
+    while not folder.exists():
+        folder = folder.parent
+    return folder if os.access(folder, os.W_OK) else None
 
 
 def run_checks(settings: Settings, *, browser: bool = True, database: bool = True) -> list[Check]:

@@ -10,7 +10,8 @@ with ``raise ... from exc`` so the original stays attached for debugging::
     │   ├── InvalidURLError         a URL that cannot be parsed or normalised (keeps the URL)
     │   └── AccessError             an unusable cookie file, storage state, header or proxy
     ├── StorageError                the database cannot be reached, opened or written
-    │   └── SchemaVersionError      the database was written by a newer deepcrawl
+    │   ├── SchemaVersionError      the database was written by a newer deepcrawl
+    │   └── NoDatabaseError         a command that only reads found no database to read
     ├── OutputError                 delivered pages cannot be written (a full disk, a closed pipe)
     │   └── OutputClosedError       the reader of the output went away (``… --out - | head``)
     ├── FetchError                  one URL could not be fetched (keeps the URL)
@@ -20,6 +21,7 @@ with ``raise ... from exc`` so the original stays attached for debugging::
     │   ├── NotHTMLError            the answer is not an HTML page (keeps the content type)
     │   ├── BodyTooLargeError       the body exceeds the size limit
     │   ├── BlockedError            refused before sending: out of scope or disallowed by robots.txt
+    │   ├── SitemapError            the answer is no sitemap that can be read (not XML, no urlset)
     │   └── RendererCrashedError    the browser's renderer died while loading this URL
     ├── BrowserError                the browser cannot be found, launched or kept alive
     │   ├── BrowserNotFoundError    no Chromium on this machine
@@ -50,11 +52,13 @@ __all__ = [
     "HTTPStatusError",
     "InvalidURLError",
     "NetworkError",
+    "NoDatabaseError",
     "NotHTMLError",
     "OutputClosedError",
     "OutputError",
     "RendererCrashedError",
     "SchemaVersionError",
+    "SitemapError",
     "StorageError",
     "UnsafeFormError",
 ]
@@ -94,6 +98,11 @@ class StorageError(DeepcrawlError):
 
 class SchemaVersionError(StorageError):
     """The database holds a schema newer than this deepcrawl understands."""
+
+
+class NoDatabaseError(StorageError):
+    """A command that only reads (``sites``, ``status``, ``doctor`` …) found no database at the
+    URL: nothing was crawled into it yet, and reading must not create it."""
 
 
 class OutputError(DeepcrawlError):
@@ -164,6 +173,11 @@ class BodyTooLargeError(FetchError):
 
 class BlockedError(FetchError):
     """The request was refused before sending: out of scope, or disallowed by robots.txt."""
+
+
+class SitemapError(FetchError):
+    """The answer is no sitemap the crawl can read: not XML nor a list of URLs, neither a
+    ``urlset`` nor a ``sitemapindex``, or larger than the limit once decompressed."""
 
 
 class RendererCrashedError(FetchError):

@@ -16,7 +16,7 @@ from __future__ import annotations
 import csv
 import itertools
 import json
-from datetime import UTC
+from datetime import UTC, datetime
 from typing import IO, TYPE_CHECKING, Any, Literal, TextIO
 
 from lxml import html as lxml_html
@@ -34,7 +34,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EXPORT_FIELDS",
+    "FAILURE_FIELDS",
     "TEXT_FIELD",
+    "failure_records",
     "header_fields",
     "page_records",
     "page_text",
@@ -110,6 +112,10 @@ def header_fields(exchange: Exchange | None) -> dict[str, str] | None:
     return fields
 
 
+#: The fields of a failed URL's record (``deepcrawl failures``), in order.
+FAILURE_FIELDS = ("url", "kind", "status", "error_class", "attempts", "failed_at", "reason")
+
+
 def page_title(body: bytes) -> str:
     """The document's ``<title>``, whitespace-collapsed; empty when it has none."""
     if not body.strip():
@@ -120,6 +126,33 @@ def page_title(body: bytes) -> str:
         return ""
     title = tree.findtext(".//title") or ""
     return " ".join(title.split())
+
+
+def _utc(when: datetime) -> str:
+    aware = when.astimezone(UTC) if when.tzinfo else when.replace(tzinfo=UTC)
+    return aware.isoformat()
+
+
+def failure_records(pages: Iterable[PageRead]) -> Iterator[dict[str, Any]]:
+    """One record per URL that failed for good (pages without an error are skipped).
+
+    Fields (:data:`FAILURE_FIELDS`): ``url``; ``kind`` (``record``, ``sitemap`` …); ``status``,
+    the last HTTP status (0: no answer); ``error_class``, the failure's class in
+    :mod:`deepcrawl.errors` (None when a deepcrawl before it was recorded stored it);
+    ``attempts`` (None: not recorded); ``failed_at`` (ISO 8601, UTC); ``reason``.
+    """
+    for page in pages:
+        if page.error is None:
+            continue
+        yield {
+            "url": page.url,
+            "kind": page.kind,
+            "status": page.status,
+            "error_class": page.error_class,
+            "attempts": page.attempts or None,
+            "failed_at": _utc(page.fetched_at),
+            "reason": page.error,
+        }
 
 
 def page_records(

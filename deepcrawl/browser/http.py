@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urljoin, urlsplit
 
 import httpcore
@@ -40,7 +40,7 @@ from deepcrawl.errors import (
 from deepcrawl.forms.static import parse_forms, parse_html
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Awaitable, Callable, Iterable
 
     from httpcore import AsyncNetworkStream
     from httpcore._backends.base import SOCKET_OPTION
@@ -49,6 +49,8 @@ if TYPE_CHECKING:
     from deepcrawl.settings import Settings
 
 __all__ = ["HttpFetcher", "extract_links", "open_client"]
+
+_T = TypeVar("_T")
 
 _TEXT_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 _READABLE = ("text/", "application/json", "application/xml", "application/javascript")
@@ -127,6 +129,21 @@ def extract_links(root: HtmlElement, page_url: str) -> list[Link]:
                 )
             )
     return links
+
+
+async def _read_capped(response: httpx.Response, url: str, limit: int) -> bytes:
+    """The body of a streamed response, the transfer stopped as soon as it passes ``limit``."""
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise BodyTooLargeError(url, f"body of {int(declared)} bytes exceeds {limit}")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > limit:
+            raise BodyTooLargeError(url, f"body exceeds {limit} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def _decode(body: bytes, declared: str | None) -> str:
@@ -304,6 +321,44 @@ class HttpFetcher(Fetcher):
         Raises:
             FetchError: the subclass saying why there is no answer.
         """
+        return await self._guarded(url, self._fetch)
+
+    async def fetch_bytes(self, url: str, *, max_bytes: int) -> tuple[FetchedPage, bytes]:
+        """Fetch a document that is no page (a sitemap, perhaps gzipped): its body as sent,
+        whatever its type, neither decoded nor parsed.
+
+        Returns:
+            The answer (its ``body`` empty) and the body's bytes (a ``Content-Encoding`` such
+            as gzip undone by the transfer, a gzipped file left as it is).
+
+        Raises:
+            FetchError: as :meth:`fetch`; :class:`BodyTooLargeError` past ``max_bytes``.
+        """
+
+        async def download(
+            client: httpx.AsyncClient, url: str, started: float
+        ) -> tuple[FetchedPage, bytes]:
+            async with client.stream("GET", url) as response:
+                raw = await _read_capped(response, url, max_bytes)
+                headers = {k.lower(): v for k, v in response.headers.items()}
+                page = FetchedPage(
+                    url=url,
+                    final_url=strip_fragment(str(response.url)),
+                    status=response.status_code,
+                    content_type=media_type(headers.get("content-type", "")),
+                    body="",
+                    via="http",
+                    elapsed_s=time.monotonic() - started,
+                    headers=headers,
+                )
+            return page, raw
+
+        return await self._guarded(url, download)
+
+    async def _guarded(
+        self, url: str, run: Callable[[httpx.AsyncClient, str, float], Awaitable[_T]]
+    ) -> _T:
+        """Check ``url`` against the scope, run one transfer, translate httpx's errors."""
         if self._client is None:
             raise RuntimeError("HttpFetcher used outside its 'async with' block")
         try:
@@ -317,7 +372,7 @@ class HttpFetcher(Fetcher):
         started = time.monotonic()
         try:
             async with asyncio.timeout(self.settings.http.timeout_s):
-                return await self._fetch(self._client, url, started)
+                return await run(self._client, url, started)
         except TimeoutError as exc:
             raise FetchTimeoutError(
                 url, f"no complete answer in {self.settings.http.timeout_s} s"

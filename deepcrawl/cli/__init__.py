@@ -41,6 +41,7 @@ from deepcrawl.cli import crawl as _crawl  # noqa: E402, F401
 from deepcrawl.cli import discover as _discover  # noqa: E402, F401
 from deepcrawl.cli import doctor as _doctor  # noqa: E402, F401
 from deepcrawl.cli import export as _export  # noqa: E402, F401
+from deepcrawl.cli import failures as _failures  # noqa: E402, F401
 from deepcrawl.cli import fixtures as _fixtures  # noqa: E402, F401
 from deepcrawl.cli import forms as _forms  # noqa: E402, F401
 from deepcrawl.cli import login as _login  # noqa: E402, F401

@@ -187,6 +187,17 @@ def crawl(
     resume: Annotated[
         bool, typer.Option(help="Continue the stored crawl of START_URL (fail if there is none).")
     ] = False,
+    sitemaps: Annotated[
+        bool | None,
+        typer.Option("--sitemaps/--no-sitemaps",
+                     help="Read the site's sitemaps (robots.txt Sitemap lines, else "
+                     "/sitemap.xml) for wanted URLs (default: on; setting crawl.sitemaps)."),
+    ] = None,
+    requery: Annotated[
+        bool,
+        typer.Option(help="Query the form again although an earlier run of this crawl "
+                     "saturated it (by default a finished crawl run again sends no query)."),
+    ] = False,
     navigate: Annotated[
         bool,
         typer.Option(help="After the form is saturated, follow links to wanted records the "
@@ -218,6 +229,8 @@ def crawl(
             "scope_prefix": scope_prefix,
             "navigate": navigate or None,
             "deliver_text": text or None,
+            "requery": requery or None,
+            "sitemaps": sitemaps,
         },
         links={"navigate_strategy": strategy, "discovery_strategy": strategy},
         **access.overrides(),

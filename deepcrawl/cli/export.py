@@ -49,7 +49,7 @@ def export(
     from deepcrawl.warc import wants_gzip
 
     settings = load_settings(storage={"url": db})
-    with Repository.open(settings.storage.url, settings.storage) as repo:
+    with Repository.open(settings.storage.url, settings.storage, create=False) as repo:
         row = repo.find_site(site)
         pages = repo.pages(row.id, kind=None if kind == "all" else kind)
         records = page_records(repo, pages, text=text)

@@ -8,9 +8,18 @@ from deepcrawl.cli._app import app, err_console
 from deepcrawl.errors import FixtureError
 
 
+def _site_names() -> str:
+    """The fixture sites' names, from their registry (a site added there is listed here)."""
+    try:
+        from deepcrawl_fixtures.sites import SITES
+    except ImportError:  # a wheel install without the test sites: the command says so when run
+        return "a fixture site's name (the fixture sites are not installed)"
+    return "Site name: " + ", ".join(SITES) + "."
+
+
 @app.command("serve-fixture")
 def serve_fixture(
-    name: Annotated[str, typer.Argument(help="Site name (books, shop, news …).")],
+    name: Annotated[str, typer.Argument(help=_site_names())],
     port: Annotated[int, typer.Option(help="Port on 127.0.0.1 (0: any free port).")] = 8000,
     records: Annotated[int, typer.Option(min=1, help="Records in the site's database.")] = 500,
     seed: Annotated[int, typer.Option(help="Seed of the generated data.")] = 0,

@@ -19,7 +19,15 @@ from rich.text import Text
 from deepcrawl.cli._access import AccessFlags, access_options
 from deepcrawl.cli._app import app, console, err_console
 from deepcrawl.errors import ConfigError, InvalidURLError
-from deepcrawl.prototypes import Kind, Prototype, Prototyper, kinds, labels_yaml, like_prototype
+from deepcrawl.prototypes import (
+    Kind,
+    Prototype,
+    Prototyper,
+    kinds,
+    labels_yaml,
+    like_prototype,
+    resolve_like,
+)
 from deepcrawl.prototypes._labelling import LabelSession, read_labels_file, suggest_name
 from deepcrawl.settings import Settings, load_settings
 from deepcrawl.storage import Repository, safe_url
@@ -132,6 +140,7 @@ def prototypes(
     if from_file is not None:
         lines = _read_urls(from_file)
         if like is not None:
+            like = resolve_like(like, lines)  # a path: on the list's host
             found_like = like_prototype(lines, like, settings.prototypes)
             fitted = found_like.fitted
         else:
@@ -152,9 +161,10 @@ def prototypes(
         _print(found, as_json, None)
         return
     assert site is not None
-    with Repository.open(settings.storage.url, settings.storage) as repo:
+    with Repository.open(settings.storage.url, settings.storage, create=False) as repo:
         session = _session(repo, site, settings, relearn=relearn)
         if like is not None:
+            like = resolve_like(like, repo.find_site(site).start_url)
             normal = session.normaliser(like)
             prototype = session.like(normal)
             _show_like(
@@ -216,7 +226,7 @@ def label(
     j join with another kind, x split, q quit. --save FILE then writes the labels as YAML.
     """
     settings = load_settings(storage={"url": db}, **access.overrides())  # --web's thumbnails
-    with Repository.open(settings.storage.url, settings.storage) as repo:
+    with Repository.open(settings.storage.url, settings.storage, create=False) as repo:
         session = _session(repo, site, settings, relearn=relearn)
         start_url = repo.find_site(site).start_url
         next_command = f"deepcrawl crawl {start_url} --db {safe_url(settings.storage.url)} --resume"
@@ -226,7 +236,7 @@ def label(
                 for p, name, relevant in session.apply([entry]):
                     _said(p, name, relevant)
             for url in like or []:
-                p = session.label_like(url)
+                p = session.label_like(resolve_like(url, base))
                 _said(p, session.labels()[p.id][0], True)
         elif web:
             try:

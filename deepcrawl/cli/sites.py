@@ -6,7 +6,8 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from deepcrawl.cli._app import app, console, warn_bad_sites
+from deepcrawl.cli._app import app, console, err_console, warn_bad_sites
+from deepcrawl.errors import NoDatabaseError
 from deepcrawl.settings import load_settings
 from deepcrawl.storage import Repository
 
@@ -20,9 +21,13 @@ def sites(
 ) -> None:
     """List the sites in the database with their forms, queries, pages and prototypes."""
     settings = load_settings(storage={"url": db})
-    with Repository.open(settings.storage.url, settings.storage) as repo:
-        summaries = repo.site_summaries()
-        warn_bad_sites(repo)
+    try:
+        with Repository.open(settings.storage.url, settings.storage, create=False) as repo:
+            summaries = repo.site_summaries()
+            warn_bad_sites(repo)
+    except NoDatabaseError as exc:  # no database, no site: listing must not create one
+        err_console.print(f"note: {exc}", highlight=False, markup=False)
+        summaries = []
     if json_out:
         print(json.dumps([s.model_dump(mode="json") for s in summaries], indent=2))
         return

@@ -24,7 +24,7 @@ def status(
 
     settings = load_settings(storage={"url": db})
     heartbeat_s = settings.crawl.heartbeat_s
-    with Repository.open(settings.storage.url, settings.storage) as repo:
+    with Repository.open(settings.storage.url, settings.storage, create=False) as repo:
         chosen = [repo.find_site(site)] if site is not None else repo.sites()
         warn_bad_sites(repo)
         found = [crawl_status(repo, s, heartbeat_s=heartbeat_s) for s in chosen]

@@ -67,6 +67,12 @@ class CrawlStats:
     """Requests of the ``--navigate`` phase for pages that are not wanted records (navigation)."""
     nav_records: int = 0
     """Wanted records the ``--navigate`` phase fetched that the queries had not returned."""
+    sitemaps_read: int = 0
+    """Sitemap files read (indexes included; stored ones of earlier runs too)."""
+    sitemap_urls: int = 0
+    """In-scope URLs the sitemaps listed (the classifier decides which are wanted)."""
+    sitemap_accepted: int = 0
+    """Of those, the URLs the URL classifier accepted: wanted pages, fetched unless known."""
     like_widened: list[str] = field(default_factory=list)
     """Prototypes (regexes) given a ``--like`` example's label because their pages look like it."""
     stop_reason: str | None = None

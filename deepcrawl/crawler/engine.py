@@ -13,8 +13,9 @@
 5. **prototypes and labels** — prototype the links, take ``--like`` / ``--labels`` / the
    interactive labelling (:func:`~deepcrawl.crawler.setup.apply_labels`); without labels the crawl
    stops here and says how to give them;
-6. **normal phase** — query to saturation, classify every result link from its URL, fetch only
-   the wanted pages, store them (:class:`~deepcrawl.crawler.normal.NormalPhase`); with
+6. **normal phase** — read the site's sitemaps (:mod:`~deepcrawl.crawler.sitemaps`), query to
+   saturation, classify every listed and result link from its URL, fetch only the wanted
+   pages, store them (:class:`~deepcrawl.crawler.normal.NormalPhase`); with
    ``crawl.navigate``, a link strategy then looks for the wanted records the queries missed
    (:class:`~deepcrawl.crawler.navigate.NavigatePhase`);
 7. **delivery** — each stored page goes once to the extractor's sink

@@ -7,6 +7,10 @@ Two activities share one event loop until both are done:
   :class:`~deepcrawl.classify.url.URLClassifier`, and wanted ones enter the persistent frontier
   under their canonical URL (near-duplicates — tracking, session and sort parameters — collapse
   into one entry, so each page is fetched once);
+* before the first query, the URLs of the site's **sitemaps** (:mod:`~deepcrawl.crawler
+  .sitemaps`) are classified the same way, as a record page's links are, and the wanted ones
+  enter the frontier (the keyword manager counts them as known records); a crawl whose querying
+  ended for good, run again, sends no query (:class:`~deepcrawl.storage.tables.QueryEnd`);
 * **fetch workers** lease URLs from the frontier and fetch them politely (scope, robots.txt,
   the per-host rate and concurrency, back-off with ``Retry-After`` on 429/503 and transient
   failures), store each page, and hand it to the extractor (:class:`~deepcrawl.crawler.deliver
@@ -40,8 +44,16 @@ from deepcrawl.crawler.deliver import DeliveryPoller
 from deepcrawl.crawler.politeness import TRANSIENT_STATUSES, backoff_delay
 from deepcrawl.crawler.queries import QueryLoop, normalised_id
 from deepcrawl.crawler.setup import store_results_page
-from deepcrawl.errors import FetchError, FetchTimeoutError, NetworkError, StorageError
+from deepcrawl.errors import (
+    BlockedError,
+    FetchError,
+    FetchTimeoutError,
+    HTTPStatusError,
+    NetworkError,
+    StorageError,
+)
 from deepcrawl.frontier import SETUP_SOURCE, NewURL, SqlFrontier, query_source
+from deepcrawl.keywords import StopReason
 from deepcrawl.prototypes._labelling import from_row
 from deepcrawl.safety import SafetyRule
 
@@ -63,6 +75,9 @@ logger = logging.getLogger(__name__)
 
 #: Longest wait of an idle worker before it looks at the frontier again (back-offs expire).
 _IDLE_S = 0.25
+
+#: Stop reasons that end this run's querying only: run again with a larger budget, it goes on.
+_BUDGETS = frozenset({StopReason.QUERY_BUDGET, StopReason.COST_BUDGET})
 
 #: Result links whose record id is cached (a query's links are asked for several times).
 _ID_CACHE = 1 << 16
@@ -197,11 +212,26 @@ class NormalPhase:
         Args:
             links: ``(url, anchor text)`` pairs (result links, or links on a record page).
             source: why they are wanted (kept in the frontier).
-            on_record: the links of a fetched record page. Only those a labelled prototype
-                matches are taken (a record page's tool links — print, export — are near
-                variants the learned model might accept; the results area vouched for result
-                links, nothing vouches for these), and the keyword manager counts them as known.
+            on_record: links found outside the results area — a fetched record page's own
+                links, the URLs a sitemap lists. Only those a labelled prototype matches are
+                taken (a record page's tool links — print, export — are near variants the
+                learned model might accept; the results area vouched for result links,
+                nothing vouches for these), and the keyword manager counts them as known.
         """
+        new, texts = self._wanted(links, source, on_record=on_record)
+        return self._add(new, texts, observe=on_record)
+
+    def enqueue_listed(self, urls: Iterable[str], source: str) -> int:
+        """Queue the wanted URLs of a list that is no page (a sitemap): judged as a record
+        page's links are, known to the keyword manager; returns how many were wanted."""
+        new, texts = self._wanted(((url, "") for url in urls), source, on_record=True)
+        self._add(new, texts, observe=True)
+        return len(new)
+
+    def _wanted(
+        self, links: Iterable[tuple[str, str]], source: str, *, on_record: bool
+    ) -> tuple[dict[str, NewURL], dict[str, str]]:
+        """The wanted links as frontier entries by canonical URL, with their texts."""
         pairs = list(links)
         if on_record:  # decided without their tracking and session parameters (``?ref=related``)
             pairs = [
@@ -236,12 +266,16 @@ class NormalPhase:
         self.ctx.stats.accepted = dict(stats.accepted)
         self.ctx.stats.rejected = dict(stats.rejected)
         self.ctx.stats.unsure = stats.unsure
-        if on_record:
+        logger.debug("%s: %d links, %d wanted", source, len(pairs), len(new))
+        return new, texts
+
+    def _add(self, new: dict[str, NewURL], texts: dict[str, str], *, observe: bool) -> int:
+        """Queue wanted URLs; ``observe``: the keyword manager counts them as known records."""
+        if observe:
             self.loop.observe(new, texts)
         added = self.frontier.add(new.values())
         if added:
             self._wake.set()
-        logger.debug("%s: %d links, %d wanted, %d new", source, len(pairs), len(new), added)
         return added
 
     def adopt(self, pages: Iterable[FetchedPage]) -> int:
@@ -324,7 +358,14 @@ class NormalPhase:
         if self._full():
             return
         ctx.changed()
-        await self._fetch_while(self._query_until_done())
+        await self._fetch_while(self._sitemaps_then_queries())
+
+    async def _sitemaps_then_queries(self) -> None:
+        if self.ctx.settings.crawl.sitemaps:  # the records they list are known to the queries
+            from deepcrawl.crawler.sitemaps import read_sitemaps
+
+            await read_sitemaps(self.ctx, self.enqueue_listed, stop=self._stopping)
+        await self._query_until_done()
 
     async def _fetch_while(self, work: Awaitable[None]) -> None:
         """Run the fetch tasks beside ``work`` until it is done and the frontier drained.
@@ -361,17 +402,29 @@ class NormalPhase:
         poller, self._poller = self._poller, None
         await poller.close(sweep=not self._full())
 
+    def _stopping(self) -> bool:
+        return self._stop.is_set() or self._full()
+
     def _full(self) -> bool:
         cap = self.ctx.settings.crawl.max_pages
         return cap is not None and self.ctx.stats.pages_delivered >= cap
 
     async def _query_until_done(self) -> None:
-        follow = self.ctx.settings.crawl.follow_record_links
+        ctx = self.ctx
+        ended = None if ctx.settings.crawl.requery else ctx.state.query_end()
+        if ended is not None:  # an earlier run saturated the form: what is left is fetched only
+            ctx.stats.stop_reason = ended.reason
+            return
+        follow = ctx.settings.crawl.follow_record_links
         while not self._stop.is_set() and not self._full():
             if follow:
                 await self._drained()
             step = await self.loop.step(self.search)
             if step is None:
+                if self.loop.manager.stop_reason not in _BUDGETS:  # a larger budget queries on
+                    ctx.state.end_queries(
+                        ctx.stats.stop_reason or "querying ended", len(self.loop.manager.history)
+                    )
                 return
             result, row = step
             store_results_page(self.ctx, result, row)
@@ -417,26 +470,27 @@ class NormalPhase:
     async def _fetch(self, lease: Lease) -> None:
         ctx, url = self.ctx, lease.url
         if (stored := ctx.repo.page(ctx.site.id, url)) is not None:  # stored before a crash
-            direct = self.delivery == "direct"
+            # a record (not a sitemap or results page stored under the same URL)
+            direct = self.delivery == "direct" and stored.kind == "record"
             if direct and stored.error is None and not ctx.state.delivered(stored.id):
                 await self._deliver_stored(stored)  # its process died before delivering it
             self.frontier.complete(lease.id)
             return
         if not ctx.in_scope(url):
-            self._fail(lease, "out of the crawl's scope (not fetched)")
+            self._fail(lease, "out of the crawl's scope (not fetched)", kind=BlockedError)
             return
         if not ctx.robots.allowed(url):
-            self._fail(lease, "disallowed by robots.txt (not fetched)")
+            self._fail(lease, "disallowed by robots.txt (not fetched)", kind=BlockedError)
             return
         ctx.stats.requests += 1
         try:
             async with ctx.limiter.slot(url):
                 page = await self.fetcher.fetch(url)
         except (NetworkError, FetchTimeoutError) as exc:
-            self._retry_or_fail(lease, str(exc), None, status=0)
+            self._retry_or_fail(lease, str(exc), None, status=0, kind=type(exc))
             return
         except FetchError as exc:
-            self._fail(lease, str(exc))
+            self._fail(lease, str(exc), kind=type(exc))
             return
         if page.status in TRANSIENT_STATUSES:
             retry_after = page.headers.get("retry-after")
@@ -450,29 +504,49 @@ class NormalPhase:
                         urlsplit(url).netloc, delay,
                     )  # fmt: skip
                     ctx.limiter.pause(urlsplit(url).netloc, delay)
-            self._retry_or_fail(lease, f"HTTP status {page.status}", retry_after, page.status)
+            self._retry_or_fail(
+                lease, f"HTTP status {page.status}", retry_after, page.status, kind=HTTPStatusError
+            )
             return
         if page.status >= 400:
-            self._fail(lease, f"HTTP status {page.status}", status=page.status)
+            self._fail(
+                lease, f"HTTP status {page.status}", status=page.status, kind=HTTPStatusError
+            )
             return
         await self._store(lease, page)
 
     def _retry_or_fail(
-        self, lease: Lease, reason: str, retry_after: str | None, status: int
+        self,
+        lease: Lease,
+        reason: str,
+        retry_after: str | None,
+        status: int,
+        *,
+        kind: type[FetchError],
     ) -> None:
         delay = backoff_delay(lease.attempts, self.ctx.settings.politeness, retry_after=retry_after)
         if delay is None:
-            self._fail(lease, f"{reason} (after {lease.attempts} attempts)", status=status)
+            reason = f"{reason} (after {lease.attempts} attempts)"
+            self._fail(lease, reason, status=status, kind=kind)
             return
         self.ctx.stats.retries += 1
         logger.info("%s: %s; retry %d in %.1f s", lease.url, reason, lease.attempts, delay)
         self.frontier.retry(lease.id, after_s=delay)
 
-    def _fail(self, lease: Lease, reason: str, *, status: int = 0) -> None:
+    def _fail(self, lease: Lease, reason: str, *, status: int = 0, kind: type[FetchError]) -> None:
+        """Give the URL up, its reason, the error's class and the attempts stored."""
         ctx = self.ctx
         logger.info("%s: failed for good: %s", lease.url, reason)
         if ctx.repo.page(ctx.site.id, lease.url) is None:
-            ctx.repo.save_failure(ctx.site.id, lease.url, reason, status=status, kind="record")
+            ctx.repo.save_failure(
+                ctx.site.id,
+                lease.url,
+                reason,
+                status=status,
+                kind="record",
+                error_class=kind.__name__,
+                attempts=max(1, lease.attempts),
+            )
         self.frontier.fail(lease.id, reason)
         ctx.stats.errors += 1
         ctx.changed()

@@ -1,5 +1,8 @@
 """robots.txt: fetched once per host, parsed with protego, consulted before every request.
 
+Its ``Sitemap:`` lines are where the crawl looks for sitemaps first
+(:mod:`deepcrawl.crawler.sitemaps`).
+
 A missing robots.txt (4xx) allows everything; one that cannot be fetched (network error, 5xx)
 is treated as disallowing everything for the time being, as Google does — a site in trouble
 should not be crawled harder.
@@ -9,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 from protego import Protego
 
@@ -64,6 +67,16 @@ class RobotsPolicy:
             return True
         rules = self._rules.get(_origin(url))
         return rules is None or bool(rules.can_fetch(url, self.user_agent))
+
+    def sitemaps(self, url: str) -> list[str]:
+        """The sitemaps the robots.txt of ``url``'s host names (its ``Sitemap:`` lines), in order;
+        empty when it names none or was not loaded (``obey`` off)."""
+        origin = _origin(url)
+        rules = self._rules.get(origin)
+        if rules is None:
+            return []
+        # the lines should be absolute URLs; a path is read as one on the robots.txt's host
+        return list(dict.fromkeys(urljoin(origin + "/", s.strip()) for s in rules.sitemaps))
 
     def crawl_delay(self, url: str) -> float | None:
         """The Crawl-delay robots.txt asks of this agent on ``url``'s host, if any."""

@@ -254,6 +254,35 @@ class CrawlState:
         except SQLAlchemyError as exc:
             raise StorageError(f"cannot count {what} pages: {exc}") from exc
 
+    def query_end(self) -> t.QueryEnd | None:
+        """Why the site's querying ended for good, if it did and no query was stored since."""
+        try:
+            with self._session() as s:
+                end = s.get(t.QueryEnd, self.site_id)
+                if end is None:
+                    return None
+                stored = s.exec(
+                    select(sa.func.count()).where(t.Query.site_id == self.site_id)
+                ).one()
+        except SQLAlchemyError as exc:
+            raise StorageError(
+                f"cannot read how site {self.site_id}'s querying ended: {exc}"
+            ) from exc
+        return end if end.queries >= int(stored) else None
+
+    def end_queries(self, reason: str, queries: int) -> None:
+        """Remember that the site's querying ended for good after ``queries`` queries."""
+        try:
+            with self._session() as s:
+                end = s.get(t.QueryEnd, self.site_id) or t.QueryEnd(site_id=self.site_id, reason="")
+                end.reason, end.queries, end.ended_at = reason, queries, datetime.now(UTC)
+                s.add(end)
+                s.commit()
+        except SQLAlchemyError as exc:
+            raise StorageError(
+                f"cannot record the end of site {self.site_id}'s querying: {exc}"
+            ) from exc
+
     def release_leases(self) -> int:
         """Make the site's leased frontier URLs ready again (the run that held them is dead).
 

@@ -20,6 +20,7 @@ from deepcrawl.prototypes._labelling import (
     LabelSession,
     from_row,
     read_labels_file,
+    resolve_like,
     suggest_name,
     to_row,
 )
@@ -57,6 +58,7 @@ __all__ = [
     "prototype_id",
     "read_labels_file",
     "record_suggestion",
+    "resolve_like",
     "score_prototypes",
     "suggest_name",
     "to_row",

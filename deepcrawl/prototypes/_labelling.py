@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 import yaml
 
@@ -30,12 +30,19 @@ from deepcrawl.settings import PrototypeSettings
 from deepcrawl.urls import URLNormaliser, normalise_urls
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Sequence
     from pathlib import Path
 
     from deepcrawl.storage import PrototypeRead, Repository
 
-__all__ = ["LabelSession", "from_row", "read_labels_file", "suggest_name", "to_row"]
+__all__ = [
+    "LabelSession",
+    "from_row",
+    "read_labels_file",
+    "resolve_like",
+    "suggest_name",
+    "to_row",
+]
 
 _FOUND_BY_MAX = 256
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
@@ -53,6 +60,39 @@ def suggest_name(prototype: Prototype) -> str:
     if words:
         return "-".join(words[:3])
     return "home" if path.startswith(("?", "(", "\\?")) or not path else "page"
+
+
+def resolve_like(like: str, base: str | Sequence[str]) -> str:
+    """A "pages like this one" example as an absolute URL, the way ``crawl --like`` takes it.
+
+    Args:
+        like: a URL, or a path (``/book/3``).
+        base: what a path is resolved against: a site's start URL, or — for a plain URL list —
+            the list itself, whose URLs must then all be on one host.
+
+    Raises:
+        ConfigError: ``like`` is a path and the list's URLs are on no host or on several.
+    """
+    text = like.strip()
+    if urlsplit(text).scheme:
+        return text
+    if not isinstance(base, str):
+        origins: dict[str, None] = {}
+        for url in base:
+            try:
+                parts = urlsplit(url.strip())
+            except ValueError:
+                continue
+            if parts.scheme in {"http", "https"} and parts.netloc:
+                origins[f"{parts.scheme}://{parts.netloc}/"] = None
+        if len(origins) != 1:
+            found = ", ".join(list(origins)[:3]) or "none"
+            raise ConfigError(
+                f"--like {text} is a path, but the URL list is not on one host "
+                f"(found: {found}): give the full URL"
+            )
+        base = next(iter(origins))
+    return urljoin(base, text)
 
 
 def to_row(prototype: Prototype) -> dict[str, Any]:

@@ -99,6 +99,20 @@ class CrawlSettings(Section):
     worker_wait_s: float = 300.0
     """How long ``deepcrawl worker`` waits for the crawl it joins to have labelled prototypes
     (the setup phase of ``deepcrawl crawl`` runs meanwhile) before giving up."""
+    sitemaps: bool = True
+    """Read the site's sitemaps (the robots.txt ``Sitemap:`` lines, else ``/sitemap.xml``): the
+    URLs they list go through the URL classifier like a record page's links, and the wanted
+    ones are fetched (``--no-sitemaps`` turns it off)."""
+    sitemap_max_files: int = 50
+    """Sitemap files (indexes included) read at most per crawl."""
+    sitemap_max_urls: int = 50_000
+    """URLs read from one sitemap file at most (the sitemaps protocol's limit per file)."""
+    sitemap_max_bytes: int = 50 * 1024 * 1024
+    """Largest sitemap file read, in bytes once decompressed (the sitemaps protocol's limit); a
+    larger one is not read, and its failure is recorded."""
+    requery: bool = False
+    """Query the form again though an earlier run of the crawl ended its querying for good
+    (``--requery``); off, the same crawl run again fetches and delivers what is left only."""
     navigate: bool = False
     """After the form is saturated, let a link strategy (``links.navigate_strategy``) look for
     wanted records the queries did not return (``--navigate``; issue 8)."""

@@ -23,7 +23,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 from sqlmodel import SQLModel, create_engine
 
-from deepcrawl.errors import SchemaVersionError, StorageError
+from deepcrawl.errors import NoDatabaseError, SchemaVersionError, StorageError
 from deepcrawl.storage import tables as _tables  # registers the tables (and LEASE_INDEX)
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "open_engine", "safe_url"]
 
 #: Version of the schema this code writes. Bump it and add a migration when tables change.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 
 def _to_v2(conn: Connection) -> None:
@@ -48,11 +48,23 @@ def _to_v2(conn: Connection) -> None:
 
 def _to_v3(conn: Connection) -> None:
     """Version 3: a query keeps the field values it was sent with (``query.field_values``)."""
-    conn.execute(sa.text("ALTER TABLE query ADD COLUMN field_values JSON NOT NULL DEFAULT '{}'"))
+    if "field_values" not in {column["name"] for column in sa.inspect(conn).get_columns("query")}:
+        conn.execute(
+            sa.text("ALTER TABLE query ADD COLUMN field_values JSON NOT NULL DEFAULT '{}'")
+        )
+
+
+def _to_v4(conn: Connection) -> None:
+    """Version 4: a failed page keeps its error's class and the attempts made
+    (``deepcrawl failures``); the new ``query_end`` table is made by ``create_all``."""
+    have = {column["name"] for column in sa.inspect(conn).get_columns("page")}
+    for name, kind in (("error_class", "VARCHAR(64)"), ("attempts", "INTEGER NOT NULL DEFAULT 0")):
+        if name not in have:
+            conn.execute(sa.text(f"ALTER TABLE page ADD COLUMN {name} {kind}"))
 
 
 #: ``MIGRATIONS[n]`` upgrades a database from version ``n`` to ``n + 1``.
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _to_v2, 2: _to_v3}
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _to_v2, 2: _to_v3, 3: _to_v4}
 
 #: Key of the PostgreSQL advisory lock under which a process creates or migrates the schema.
 _SCHEMA_LOCK = 0x6463_0003
@@ -96,15 +108,18 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
-def open_engine(url: str, *, durable_commits: bool = True) -> Engine:
+def open_engine(url: str, *, durable_commits: bool = True, create: bool = True) -> Engine:
     """Create an engine for ``url``, create or migrate the schema, and check its version.
 
     ``durable_commits=False`` turns PostgreSQL's ``synchronous_commit`` off for the engine's
     sessions (see ``StorageSettings.durable_commits``); SQLite is always WAL + NORMAL.
+    ``create=False`` is for commands that only read: a SQLite file that does not exist is not
+    made (a server database is never created by deepcrawl; its tables are, on first use).
 
     Raises:
         StorageError: the URL is malformed, names an unknown driver, or the database cannot be
             reached or written.
+        NoDatabaseError: ``create`` is False and the SQLite file does not exist.
         SchemaVersionError: the database was written by a newer deepcrawl.
     """
     parsed = _parse(url)
@@ -113,6 +128,8 @@ def open_engine(url: str, *, durable_commits: bool = True) -> Engine:
     if parsed.get_backend_name() == "sqlite":
         database = parsed.database or ""
         if database and database != ":memory:" and not database.startswith("file:"):
+            if not create and not Path(database).expanduser().exists():
+                raise NoDatabaseError(f"no database at {shown}: nothing was crawled into it yet")
             try:
                 Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:

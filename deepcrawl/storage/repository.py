@@ -80,10 +80,19 @@ class Repository:
         self._bad_sites: list[tuple[int, str]] = []
 
     @classmethod
-    def open(cls, url: str | None = None, settings: StorageSettings | None = None) -> Self:
-        """Open (creating on first use) the database at ``url`` or ``settings.url``."""
+    def open(
+        cls, url: str | None = None, settings: StorageSettings | None = None, *, create: bool = True
+    ) -> Self:
+        """Open (creating on first use) the database at ``url`` or ``settings.url``.
+
+        Args:
+            create: False for a command that only reads: a missing SQLite file raises
+                :class:`~deepcrawl.errors.NoDatabaseError` instead of being created.
+        """
         settings = settings or StorageSettings()
-        engine = open_engine(url or settings.url, durable_commits=settings.durable_commits)
+        engine = open_engine(
+            url or settings.url, durable_commits=settings.durable_commits, create=create
+        )
         return cls(engine, settings)
 
     def __enter__(self) -> Self:
@@ -306,10 +315,33 @@ class Repository:
             return t.PageRead.model_validate(row)
 
     def save_failure(
-        self, site_id: int, url: str, error: str, *, status: int = 0, kind: str | None = None
+        self,
+        site_id: int,
+        url: str,
+        error: str,
+        *,
+        status: int = 0,
+        kind: str | None = None,
+        error_class: str | None = None,
+        attempts: int = 1,
     ) -> t.PageRead:
-        """Record that ``url`` could not be fetched, and why."""
-        row = t.Page(site_id=site_id, url=url, status=status, error=error, kind=kind)
+        """Record that ``url`` could not be fetched, and why.
+
+        Args:
+            error: the reason, one line.
+            status: the HTTP status of the last answer (0: none).
+            error_class: the failure's class in :mod:`deepcrawl.errors` (``NetworkError`` …).
+            attempts: fetches tried before giving up.
+        """
+        row = t.Page(
+            site_id=site_id,
+            url=url,
+            status=status,
+            error=error,
+            kind=kind,
+            error_class=error_class,
+            attempts=attempts,
+        )
         with self._guard(f"record failure of {url}"), self._session() as s:
             s.add(row)
             s.commit()
@@ -320,6 +352,16 @@ class Repository:
         with self._guard("read page"), self._session() as s:
             row = s.exec(select(t.Page).where(t.Page.site_id == site_id, t.Page.url == url)).first()
             return None if row is None else t.PageRead.model_validate(row)
+
+    def failures(self, site_id: int) -> list[t.PageRead]:
+        """The site's URLs that failed for good, each with its reason, oldest first."""
+        with self._guard("list failures"), self._session() as s:
+            rows = s.exec(
+                select(t.Page)
+                .where(t.Page.site_id == site_id, col(t.Page.error).is_not(None))
+                .order_by(col(t.Page.id))
+            )
+            return [t.PageRead.model_validate(r) for r in rows.all()]
 
     def pages(self, site_id: int, *, kind: str | None = None) -> Iterator[t.PageRead]:
         """The site's pages in fetch order, optionally of one kind (streamed in batches)."""

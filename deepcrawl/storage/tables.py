@@ -36,6 +36,7 @@ __all__ = [
     "PrototypeRead",
     "Query",
     "QueryBase",
+    "QueryEnd",
     "QueryLink",
     "QueryRead",
     "Site",
@@ -187,6 +188,11 @@ class PageBase(SQLModel):
     elapsed_s: float = 0.0
     error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     """Why the fetch failed, when it did."""
+    error_class: str | None = Field(default=None, max_length=64)
+    """The class of that failure in deepcrawl's error tree (``NetworkError``,
+    ``FetchTimeoutError``, ``HTTPStatusError``, ``BlockedError`` …); None for a page fetched."""
+    attempts: int = 0
+    """Fetches tried before a failure was given up (0: not recorded)."""
     kind: str | None = Field(default=None, max_length=32)
     """What the page is to the crawl: ``results``, ``record``, ``probe`` …"""
     prototype_id: str | None = Field(default=None, max_length=32)
@@ -424,6 +430,20 @@ class QueryLink(SQLModel, table=True):
     text: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
     role: str = Field(default="result", max_length=8)
     """``result``, ``pager`` or ``chrome`` (see ``deepcrawl.forms.results``)."""
+
+
+class QueryEnd(SQLModel, table=True):
+    """Why a site's querying ended for good (saturation, not a budget): the same crawl run again
+    delivers what is left without sending a query, unless asked to query again."""
+
+    __tablename__ = "query_end"
+
+    site_id: int = Field(foreign_key="site.id", primary_key=True)
+    queries: int = 0
+    """Queries stored when it ended: a query stored since (another run's) makes it stale."""
+    reason: str = Field(sa_column=Column(Text, nullable=False))
+    """The stop reason, as ``stats.json`` gave it."""
+    ended_at: datetime = Field(default_factory=_now)
 
 
 class Delivery(SQLModel, table=True):

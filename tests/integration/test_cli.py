@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -45,6 +47,36 @@ def test_doctor_reports_every_check(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     for name in ("python", "playwright", "browser found", "browser launches", "database"):
         assert f"ok   {name}" in result.stdout, result.stdout
+
+
+def test_serve_fixture_help_names_every_fixture_site() -> None:
+    from deepcrawl_fixtures.sites import SITES
+
+    result = subprocess.run(
+        [sys.executable, "-m", "deepcrawl", "serve-fixture", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "COLUMNS": "400"},  # one line: a name is never wrapped in two
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    for name in SITES:
+        assert re.search(rf"\b{name}\b", result.stdout), name
+
+
+def test_reading_commands_create_no_database(tmp_path: Path) -> None:
+    """``sites``, ``status`` and ``doctor`` only read: none makes ``deepcrawl.db`` in the
+    working directory; ``sites`` lists no site, ``doctor`` says the first crawl makes it."""
+    listed = run("sites", "--json", cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    assert json.loads(listed.stdout) == []
+    assert "no database" in listed.stderr
+    status = run("status", cwd=tmp_path)
+    assert_one_clear_error(status, "no database at sqlite:///deepcrawl.db")
+    doctor = run("doctor", "--no-browser", cwd=tmp_path)
+    assert "ok   database: sqlite:///deepcrawl.db (not created yet" in doctor.stdout
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_doctor_shows_the_fix_for_a_bad_database(tmp_path: Path) -> None:

@@ -1,12 +1,16 @@
-"""The crawl in fault mode: it completes, backs off, records each failed URL with its reason."""
+"""The crawl in fault mode: it completes, backs off, records each failed URL with its reason,
+and ``deepcrawl failures`` lists them."""
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import pytest
+from typer.testing import CliRunner
 
+from deepcrawl.cli import app
 from deepcrawl.crawler import CallbackSink, Crawl
 from deepcrawl.settings import Settings, load_settings
 from deepcrawl.storage import Repository
@@ -81,3 +85,21 @@ async def test_fault_mode_completes_backs_off_and_records_failures(
     assert "disallowed" not in {e["kind"] for e in log}
     delivered = {path_of(r["url"]) for r in records}
     assert delivered == {p for p, page in stored.items() if page.error is None}
+
+    # ``deepcrawl failures``: every URL given up, with its status, error class, attempts, reason
+    runner = CliRunner()
+    listed = runner.invoke(app, ["failures", str(site_id), "--db", settings.storage.url, "--json"])
+    assert listed.exit_code == 0, listed.output
+    found = {path_of(r["url"]): r for r in json.loads(listed.stdout)}
+    assert set(found) == {path_of(p.url) for p in failed}
+    classes = {"huge": "BodyTooLargeError", "redirect_loop": "FetchError"}
+    for path, fault in faulty.items():
+        if fault in PERMANENT:
+            row = found[path]
+            assert row["reason"] == stored[path].error
+            assert row["attempts"] >= 1
+            assert row["failed_at"].endswith("+00:00")
+            assert row["error_class"] == classes.get(fault, row["error_class"]), row
+            assert row["error_class"] in {"BodyTooLargeError", "FetchError", "NetworkError"}
+    table = runner.invoke(app, ["failures", str(site_id), "--db", settings.storage.url])
+    assert f"{len(failed)} failed URLs" in table.stdout

@@ -55,7 +55,7 @@ def test_many_concurrent_connections(books_server: FixtureServer) -> None:
 
 
 def test_unknown_site_is_a_fixture_error() -> None:
-    with pytest.raises(FixtureError, match="valid names: archive, books, hostile, news, shop"):
+    with pytest.raises(FixtureError, match=f"valid names: {', '.join(sorted(SITES))}$"):
         FixtureServer("library")
 
 
@@ -69,8 +69,7 @@ def test_serve_command_fails_in_one_line() -> None:
     )
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
-        "error: unknown fixture site 'library'; "
-        "valid names: archive, books, hostile, news, shop, stacks"
+        f"error: unknown fixture site 'library'; valid names: {', '.join(sorted(SITES))}"
     ]
 
 

@@ -130,6 +130,31 @@ def test_prototypes_like_an_unmatched_url_is_an_error(urls_file: Path) -> None:
     assert "no prototype matches" in str(result.exception)
 
 
+def test_a_like_path_resolves_on_the_url_lists_host_as_crawl_like_does(
+    urls_file: Path, db: str, tmp_path: Path
+) -> None:
+    """``--like /book/3`` is the path ``crawl --like`` takes: for a URL list, on the list's
+    host; for a site, on its start URL's host; a list of several hosts asks for a full URL."""
+    for args in (["--from-file", str(urls_file)], ["127.0.0.1", "--db", db]):
+        by_path = runner.invoke(app, ["prototypes", *args, "--like", "/book/3", "--json"])
+        by_url = runner.invoke(app, ["prototypes", *args, "--like", ORIGIN + "/book/3", "--json"])
+        assert by_path.exit_code == 0, by_path.output
+        got, want = json.loads(by_path.stdout), json.loads(by_url.stdout)
+        assert got["like"] == ORIGIN + "/book/3"
+        assert got["prototype"]["id"] == want["prototype"]["id"]
+        assert got["members"] == want["members"]
+        assert len(got["members"]) == 50
+    labelled = runner.invoke(app, ["label", "127.0.0.1", "--db", db, "--like", "/book/3"])
+    assert labelled.exit_code == 0, labelled.output
+    assert [name for name, relevant in _labels(db).values() if relevant] == ["book"]
+
+    mixed = tmp_path / "mixed.txt"
+    mixed.write_text(f"{ORIGIN}/book/1\nhttp://elsewhere.test/book/2\n", encoding="utf-8")
+    result = runner.invoke(app, ["prototypes", "--from-file", str(mixed), "--like", "/book/3"])
+    assert result.exit_code != 0
+    assert "not on one host" in str(result.exception)
+
+
 def test_prototypes_of_a_site_are_stored(db: str) -> None:
     result = runner.invoke(app, ["prototypes", "127.0.0.1", "--db", db, "--json"])
     assert result.exit_code == 0, result.output

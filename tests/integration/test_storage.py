@@ -78,6 +78,27 @@ def test_version_2_queries_gain_field_values(db_url: str) -> None:
         assert [q.field_values for q in repo.queries(site.id)] == [{}, {"cat": "history"}]
 
 
+def test_version_3_failures_gain_their_class_and_attempts(db_url: str) -> None:
+    # what a version 3 database holds: failed pages without their error's class and attempts
+    with Repository.open(db_url) as repo, repo.engine.begin() as conn:
+        site = repo.site("http://example.test/")
+        repo.save_failure(site.id, "http://example.test/gone", "HTTP status 404", status=404)
+        conn.execute(sa.text("ALTER TABLE page DROP COLUMN error_class"))
+        conn.execute(sa.text("ALTER TABLE page DROP COLUMN attempts"))
+        conn.execute(sa.text("DROP TABLE query_end"))
+        conn.execute(sa.text("UPDATE deepcrawl_meta SET value = '3' WHERE key = 'schema_version'"))
+    with Repository.open(db_url) as repo:
+        inspector = sa.inspect(repo.engine)
+        assert {"error_class", "attempts"} <= {c["name"] for c in inspector.get_columns("page")}
+        assert "query_end" in inspector.get_table_names()
+        [old] = repo.failures(site.id)  # an old failure reads, its class and attempts unknown
+        assert (old.error, old.error_class, old.attempts) == ("HTTP status 404", None, 0)
+        new = repo.save_failure(
+            site.id, "http://example.test/x", "boom", error_class="NetworkError"
+        )
+        assert (new.error_class, new.attempts) == ("NetworkError", 1)
+
+
 def test_newer_schema_is_refused(db_url: str) -> None:
     with Repository.open(db_url) as repo, repo.engine.begin() as conn:
         conn.execute(sa.text("UPDATE deepcrawl_meta SET value = '999'"))

@@ -1,0 +1,348 @@
+"""Sitemaps: the site's own list of its URLs, read once, politely, and handed to the classifier.
+
+A sitemap is often the cheapest list of a site's record URLs (sitemaps.org protocol 0.9). The
+crawl reads the sitemaps its robots.txt names (``Sitemap:`` lines, :meth:`RobotsPolicy.sitemaps
+<deepcrawl.crawler.robots.RobotsPolicy.sitemaps>`), or ``/sitemap.xml`` when it names none:
+
+1. each file is fetched over plain HTTP, politely — in the crawl's scope, allowed by robots.txt,
+   in the host's rate limit, transient failures retried with back-off — and stored as a page of
+   kind ``sitemap`` (its body as sent), so a resumed crawl reads it from the store, not the site;
+   one that fails for good is stored with its reason (``deepcrawl failures`` lists it);
+2. :func:`parse_sitemap` reads it — gzipped or not, XML (``urlset`` or ``sitemapindex``, any
+   namespace) or a plain list of URLs — with lxml, entities and the network off, within
+   ``crawl.sitemap_max_bytes`` and ``crawl.sitemap_max_urls``; an index's sitemaps are read in
+   turn, up to ``crawl.sitemap_max_files`` files in all;
+3. the in-scope URLs a sitemap lists are yielded to the normal phase, which sends them through
+   the URL classifier like a record page's links (:meth:`NormalPhase.enqueue
+   <deepcrawl.crawler.normal.NormalPhase.enqueue>`): a sitemap URL is evidence of a page, not a
+   page; only the wanted ones are fetched and delivered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import zlib
+from collections import deque
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+from urllib.parse import urljoin, urlsplit
+
+from lxml import etree
+
+from deepcrawl.browser.base import FetchedPage
+from deepcrawl.crawler.politeness import TRANSIENT_STATUSES, backoff_delay
+from deepcrawl.errors import (
+    BlockedError,
+    FetchError,
+    FetchTimeoutError,
+    HTTPStatusError,
+    NetworkError,
+    SitemapError,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Callable, Sequence
+
+    from deepcrawl.browser.http import HttpFetcher
+    from deepcrawl.crawler.context import CrawlContext
+
+__all__ = ["Sitemap", "SitemapReader", "parse_sitemap", "read_sitemaps"]
+
+#: What every gzip stream starts with (RFC 1952): a ``.xml.gz`` served as it is.
+_GZIP_MAGIC = b"\x1f\x8b"
+#: Answers that say "no sitemap here" for a guessed location: not worth recording as failures.
+_ABSENT = frozenset({404, 410})
+_SCHEMES = ("http://", "https://")
+
+
+@dataclass(frozen=True, slots=True)
+class Sitemap:
+    """What one sitemap file lists.
+
+    Attributes:
+        kind: ``urlset`` (page URLs) or ``index`` (the URLs of more sitemaps).
+        urls: the absolute URLs listed, in order, duplicates removed.
+        truncated: more were listed than ``max_urls``; the rest were left out.
+    """
+
+    kind: Literal["urlset", "index"]
+    urls: list[str]
+    truncated: bool = False
+
+
+def _local(tag: object) -> str:
+    """An element's name without its namespace (sitemaps come with several, or none)."""
+    return etree.QName(tag).localname if isinstance(tag, str) else ""
+
+
+def _gunzip(url: str, raw: bytes, max_bytes: int) -> bytes:
+    inflater = zlib.decompressobj(wbits=zlib.MAX_WBITS | 16)  # a gzip header and trailer
+    try:
+        data = inflater.decompress(raw, max_bytes + 1)
+    except zlib.error as exc:
+        raise SitemapError(url, f"broken gzip data ({exc})") from exc
+    if len(data) > max_bytes:
+        raise SitemapError(url, f"larger than {max_bytes} bytes once decompressed")
+    return data
+
+
+def parse_sitemap(url: str, raw: bytes, *, max_bytes: int, max_urls: int) -> Sitemap:
+    """Read one sitemap file as the server sent it.
+
+    Args:
+        url: where it came from (relative ``<loc>`` values are resolved against it).
+        raw: its bytes, gzipped or not.
+        max_bytes: the largest size accepted, once decompressed.
+        max_urls: URLs read at most; the rest are left out (``truncated``).
+
+    Raises:
+        SitemapError: broken gzip data, too large, neither XML nor a list of URLs, or XML whose
+            root is neither ``urlset`` nor ``sitemapindex``.
+    """
+    data = _gunzip(url, raw, max_bytes) if raw.startswith(_GZIP_MAGIC) else raw
+    if len(data) > max_bytes:
+        raise SitemapError(url, f"larger than {max_bytes} bytes")
+    head = data.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if not head.startswith(b"<"):
+        return _text_sitemap(url, head, max_urls)
+    return _xml_sitemap(url, data, max_urls)
+
+
+def _text_sitemap(url: str, data: bytes, max_urls: int) -> Sitemap:
+    """The protocol's plain-text form: one URL a line, UTF-8."""
+    lines = data.decode("utf-8", errors="replace").splitlines()
+    urls = list(dict.fromkeys(line.strip() for line in lines if line.strip().startswith(_SCHEMES)))
+    if not urls and data.strip():
+        raise SitemapError(url, "neither XML nor a list of http(s) URLs")
+    return Sitemap("urlset", urls[:max_urls], truncated=len(urls) > max_urls)
+
+
+def _xml_sitemap(url: str, data: bytes, max_urls: int) -> Sitemap:
+    # Entities and the network off (no XXE, no fetch of a DTD); ``recover`` reads what a
+    # sloppy generator wrote, up to where it breaks; elements are cleared as they are read.
+    events = etree.iterparse(
+        io.BytesIO(data),
+        events=("start", "end"),
+        resolve_entities=False,
+        no_network=True,
+        load_dtd=False,
+        huge_tree=False,
+        recover=True,
+    )
+    kind: Literal["urlset", "index"] | None = None
+    urls: dict[str, None] = {}
+    truncated = False
+    try:
+        for event, element in events:
+            name = _local(element.tag)
+            if kind is None:
+                if name not in {"urlset", "sitemapindex"}:
+                    raise SitemapError(url, f"XML whose root is <{name}>, not a sitemap")
+                kind = "urlset" if name == "urlset" else "index"
+                continue
+            if event != "end":
+                continue
+            if name == "loc" and _local(getattr(element.getparent(), "tag", None)) in {
+                "url",
+                "sitemap",
+            }:
+                loc = (element.text or "").strip()
+                if loc:
+                    if len(urls) >= max_urls:
+                        truncated = True
+                        break
+                    urls.setdefault(urljoin(url, loc), None)
+            elif name in {"url", "sitemap"}:
+                element.clear(keep_tail=False)
+    except etree.XMLSyntaxError as exc:
+        raise SitemapError(url, f"not well-formed XML ({exc})") from exc
+    if kind is None:
+        raise SitemapError(url, "empty XML document")
+    listed = [u for u in urls if u.startswith(_SCHEMES)]
+    return Sitemap(kind, listed, truncated=truncated)
+
+
+async def read_sitemaps(
+    ctx: CrawlContext,
+    enqueue: Callable[[Sequence[str], str], int],
+    *,
+    stop: Callable[[], bool] = lambda: False,
+) -> None:
+    """Read the site's sitemaps and hand each one's URLs to ``enqueue``.
+
+    Args:
+        ctx: the crawl's context (``stats.sitemap_accepted`` counts what ``enqueue`` wanted).
+        enqueue: takes a sitemap's URLs and its source (``sitemap URL``), queues the wanted
+            ones and returns how many it wanted (:meth:`NormalPhase.enqueue_listed
+            <deepcrawl.crawler.normal.NormalPhase.enqueue_listed>`).
+        stop: asked between files: True ends the reading (the crawl stops, or is full).
+    """
+    from deepcrawl.browser.http import HttpFetcher
+    from deepcrawl.browser.scope import Scope
+
+    scope = Scope((ctx.host,), implicit=False)
+    async with HttpFetcher(ctx.settings, scope, forms=False) as http:
+        async for sitemap, urls in SitemapReader(ctx, http).urls():
+            if stop():
+                return
+            ctx.stats.sitemap_accepted += enqueue(urls, f"sitemap {sitemap}")
+            ctx.changed()
+            await asyncio.sleep(0)  # let the fetch workers start on them
+
+
+class SitemapReader:
+    """Reads one crawl's sitemaps, each file once across runs (see the module docstring).
+
+    Args:
+        ctx: the crawl's context: scope, robots.txt, limiter, store, figures and settings.
+        http: an entered plain-HTTP fetcher (sitemaps are never rendered).
+    """
+
+    def __init__(self, ctx: CrawlContext, http: HttpFetcher) -> None:
+        self.ctx = ctx
+        self.http = http
+
+    def roots(self) -> tuple[list[str], bool]:
+        """The sitemaps to start from, and whether they are named (by robots.txt) or guessed."""
+        named = self.ctx.robots.sitemaps(self.ctx.start_url)
+        if named:
+            return named, True
+        parts = urlsplit(self.ctx.start_url)
+        return [f"{parts.scheme}://{parts.netloc}/sitemap.xml"], False
+
+    async def urls(self) -> AsyncIterator[tuple[str, list[str]]]:
+        """Each sitemap's in-scope page URLs, as ``(sitemap URL, URLs)``, file by file.
+
+        Raises:
+            StorageError: the store fails (a sitemap that cannot be fetched or read is recorded
+                as a failure and skipped).
+        """
+        ctx, settings = self.ctx, self.ctx.settings.crawl
+        roots, named = self.roots()
+        queue = deque((url, named) for url in roots)
+        seen: set[str] = set()
+        while queue and len(seen) < settings.sitemap_max_files:
+            url, required = queue.popleft()
+            if url in seen:
+                continue
+            seen.add(url)
+            sitemap = await self._read(url, required=required)
+            if sitemap is None:
+                continue
+            ctx.stats.sitemaps_read += 1
+            if sitemap.kind == "index":
+                queue.extend((child, True) for child in sitemap.urls)
+                continue
+            wanted = [u for u in sitemap.urls if ctx.in_scope(u)]
+            ctx.stats.sitemap_urls += len(wanted)
+            ctx.changed()
+            yield url, wanted
+
+    async def _read(self, url: str, *, required: bool) -> Sitemap | None:
+        """One sitemap file, from the store or the site; None when there is none to read."""
+        ctx, settings = self.ctx, self.ctx.settings.crawl
+        answer: tuple[FetchedPage, bytes] | None = None
+        stored = ctx.repo.page(ctx.site.id, url)
+        if stored is not None:  # read by an earlier run: never asked for twice
+            raw = ctx.repo.body(stored.id) if stored.error is None and stored.status < 400 else None
+        else:
+            answer = await self._fetch(url, required=required)
+            raw = None if answer is None else answer[1]
+        if raw is None:
+            return None
+        try:
+            found = parse_sitemap(
+                url, raw, max_bytes=settings.sitemap_max_bytes, max_urls=settings.sitemap_max_urls
+            )
+        except SitemapError as exc:
+            if answer is not None:
+                self._fail(url, str(exc), status=answer[0].status, kind=SitemapError)
+            return None
+        if answer is not None:
+            self._save(*answer)
+        return found
+
+    async def _fetch(self, url: str, *, required: bool) -> tuple[FetchedPage, bytes] | None:
+        """Fetch a sitemap politely, retrying transient failures; None when it failed for good
+        (recorded) or a guessed location has none (recorded as the answer it is)."""
+        ctx = self.ctx
+        if not ctx.in_scope(url):
+            self._fail(url, "out of the crawl's scope (not fetched)", kind=BlockedError)
+            return None
+        if not ctx.robots.allowed(url):
+            self._fail(url, "disallowed by robots.txt (not fetched)", kind=BlockedError)
+            return None
+        attempt = 0
+        while True:
+            attempt += 1
+            retry_after: str | None = None
+            kind: type[FetchError] = HTTPStatusError
+            ctx.stats.requests += 1
+            try:
+                async with ctx.limiter.slot(url):
+                    page, raw = await self.http.fetch_bytes(
+                        url, max_bytes=ctx.settings.crawl.sitemap_max_bytes
+                    )
+            except (NetworkError, FetchTimeoutError) as exc:
+                reason, status, kind = str(exc), 0, type(exc)
+            except FetchError as exc:
+                self._fail(url, str(exc), kind=type(exc), attempts=attempt)
+                return None
+            else:
+                if page.status < 400:
+                    return page, raw
+                if page.status in _ABSENT and not required:
+                    self._save(page, b"")  # "no sitemap here" is an answer, not a failure
+                    return None
+                reason, status = f"HTTP status {page.status}", page.status
+                if status not in TRANSIENT_STATUSES:
+                    self._fail(url, reason, status=status, kind=kind, attempts=attempt)
+                    return None
+                retry_after = page.headers.get("retry-after")
+            delay = backoff_delay(attempt, ctx.settings.politeness, retry_after=retry_after)
+            if delay is None:
+                reason = f"{reason} (after {attempt} attempts)"
+                self._fail(url, reason, status=status, kind=kind, attempts=attempt)
+                return None
+            ctx.stats.retries += 1
+            if status in (429, 503):  # the host is overloaded: every fetch of it waits
+                ctx.limiter.pause(urlsplit(url).netloc, delay)
+            await asyncio.sleep(delay)
+
+    def _save(self, page: FetchedPage, raw: bytes) -> None:
+        # the bytes as sent, kept losslessly through the store's text body (surrogateescape)
+        kept = FetchedPage(
+            url=page.url,
+            final_url=page.final_url,
+            status=page.status,
+            content_type=page.content_type,
+            body=raw.decode("utf-8", errors="surrogateescape"),
+            via="http",
+            fetched_at=page.fetched_at,
+            elapsed_s=page.elapsed_s,
+            headers=page.headers,
+        )
+        self.ctx.repo.save_page(self.ctx.site.id, kept, kind="sitemap", with_links=False)
+
+    def _fail(
+        self,
+        url: str,
+        reason: str,
+        *,
+        status: int = 0,
+        kind: type[FetchError],
+        attempts: int = 1,
+    ) -> None:
+        ctx = self.ctx
+        ctx.repo.save_failure(
+            ctx.site.id,
+            url,
+            reason,
+            status=status,
+            kind="sitemap",
+            error_class=kind.__name__,
+            attempts=attempts,
+        )
+        ctx.stats.errors += 1
+        ctx.changed()
