@@ -323,6 +323,8 @@ class AdaptiveFetcher(Fetcher):
         except FetchError:
             self.counts["http"] += 1
             return page
+        # the browser rendered the bytes plain HTTP received: the wire exchange is HTTP's
+        rendered.exchange = page.exchange
         self.counts["browser"] += 1
         self.counts["compared"] += 1
         verdict.samples += 1

@@ -239,7 +239,7 @@ def test_a_crawl_archives_and_describes_what_it_delivers(
     assert len(records) == 12
     for record in records:
         assert re.fullmatch(record["prototype_regex"], record["url"])
-        assert record["headers"]["x-fixture-site"] == "books"
+        assert record["headers"].get("x-fixture-site") == "books", record["headers"]
         assert record["headers"]["content-type"] == "text/html; charset=utf-8"
         first_words = " ".join(record["text"].split()[:3])
         page_text = lxml_html.fromstring(record["body"]).text_content()
