@@ -6,6 +6,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from w3lib.url import safe_url_string
 
 from deepcrawl.urls import normalise_url, parse_normalised, split_segment
 
@@ -77,3 +78,33 @@ def test_round_trip_keeps_meaning(case: tuple[str, list[tuple[str, str]]]) -> No
     segments = [unquote(s) for s in after.path.split("/")[1:]]
     assert "." not in segments
     assert ".." not in segments
+
+
+_RAW_CHARS = st.sampled_from(list("azAZ09-._~:@!$&()*+,;=/?%"))
+_raw_rest = st.text(_RAW_CHARS, max_size=24).map(lambda s: s.replace("%", "%7e"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_scheme, _raw_rest)
+def test_the_field_library_leaves_a_url_of_raw_characters_alone(scheme: str, rest: str) -> None:
+    """The normaliser skips w3lib for such URLs: that is right only while w3lib would change
+    nothing in their path and query (an empty query it drops, as the normal form does)."""
+    url = f"{scheme.lower()}://example.com/{rest}"
+    safe = urlsplit(safe_url_string(url))
+    assert (safe.path, safe.query) == (urlsplit(url).path, urlsplit(url).query)
+
+
+_ANY_CHARS = st.sampled_from(list("aZ09-._~:@!$&'()*+,;=/?%é日 \"<>[]|\\^`{}#"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_scheme, _host, st.text(_ANY_CHARS, max_size=24))
+def test_the_normal_form_of_the_browsers_spelling_is_the_same(
+    scheme: str, host: str, rest: str
+) -> None:
+    """A URL and w3lib's safe (browser) spelling of it are one URL; the normal form is
+    idempotent whatever characters the URL holds."""
+    url = f"{scheme}://{host}/{rest}"
+    normal = normalise_url(url)
+    assert normalise_url(safe_url_string(url)) == normal
+    assert normalise_url(normal) == normal
