@@ -39,6 +39,7 @@ it runs on millions of URLs.
 
 from __future__ import annotations
 
+import codecs
 import ipaddress
 import re
 from dataclasses import dataclass
@@ -65,6 +66,7 @@ __all__ = [
     "parse_normalised",
     "split_segment",
     "tokenise",
+    "with_query_encoding",
 ]
 
 _UNRESERVED = frozenset(ascii_letters + digits + "-._~")
@@ -157,6 +159,28 @@ def ascii_host(name: str) -> str:
         return idna.encode(name, uts46=True).decode("ascii")
     except (idna.IDNAError, UnicodeError) as exc:
         raise ValueError(f"{name!r} is not a valid domain name ({exc})") from exc
+
+
+def with_query_encoding(url: str, encoding: str) -> str:
+    """``url`` as a page in ``encoding`` asks for it: each non-ASCII character of its query
+    percent-encoded in that encoding, one it lacks as an escaped ``&#N;`` (the URL Standard: a
+    link's path is always UTF-8, its query in its document's encoding). Browsers resolve links
+    so; the plain-HTTP fetcher's links must match theirs.
+    """
+    head, mark, rest = url.partition("?")
+    if not mark or rest.isascii() or codecs.lookup(encoding).name == "utf-8":
+        return url
+    query, hash_mark, fragment = rest.partition("#")
+    out = []
+    for char in query:
+        if char.isascii():
+            out.append(char)
+            continue
+        try:
+            out.append("".join(f"%{byte:02X}" for byte in char.encode(encoding)))
+        except UnicodeEncodeError:
+            out.append(f"%26%23{ord(char)}%3B")
+    return f"{head}?{''.join(out)}{hash_mark}{fragment}"
 
 
 def drop_query_keys(url: str, drop: Callable[[str], object]) -> str:

@@ -18,6 +18,7 @@ from deepcrawl.urls import (
     parse_normalised,
     split_segment,
     tokenise,
+    with_query_encoding,
 )
 
 
@@ -200,3 +201,20 @@ def test_bare_query_keys_keep_their_difference_from_empty_values() -> None:
 def test_parse_normalised_refuses_non_urls() -> None:
     with pytest.raises(InvalidURLError):
         parse_normalised("not a url")
+
+
+def test_a_query_is_encoded_in_its_pages_encoding() -> None:
+    url = "http://a.com/日本?q=日本&e=€#f"
+    assert (
+        with_query_encoding(url, "shift_jis")
+        == "http://a.com/日本?q=%93%FA%96%7B&e=%26%238364%3B#f"
+    )
+    assert (
+        with_query_encoding(url, "cp1252")
+        == "http://a.com/日本?q=%26%2326085%3B%26%2326412%3B&e=%80#f"
+    )
+    assert with_query_encoding(url, "UTF8") == url
+    assert with_query_encoding("http://a.com/日本", "shift_jis") == "http://a.com/日本"
+    assert normalise_url(with_query_encoding(url, "shift_jis")) == (
+        "http://a.com/%E6%97%A5%E6%9C%AC?e=%26%238364;&q=%93%FA%96%7B"
+    )
