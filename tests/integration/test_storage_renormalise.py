@@ -43,13 +43,18 @@ def _old_database(db_url: str) -> int:
                     )
                 )
 
-            def page(url: str, status: int, *, kind: str = "record", error: str | None = None) -> int:
+            def page(url: str, status: int, kind: str = "record", error: str | None = None) -> int:
                 return int(
                     conn.execute(
                         sa.insert(PAGE).values(
-                            site_id=site, url=url, final_url=url, status=status, kind=kind,
-                            error=error, body=b"<html></html>" if status == 200 else None,
-                        )  # fmt: skip
+                            site_id=site,
+                            url=url,
+                            final_url=url,
+                            status=status,
+                            kind=kind,
+                            error=error,
+                            body=b"<html></html>" if status == 200 else None,
+                        )
                     ).inserted_primary_key[0]
                 )
 
@@ -63,17 +68,22 @@ def _old_database(db_url: str) -> int:
             good = page(f"{NEW}/r?q=a%2Fb&x='y'", 200)  # delivered, with its links
             conn.execute(sa.insert(DELIVERY).values(site_id=site, page_id=good))
             conn.execute(sa.insert(LINK).values(source_page_id=good, target_url=f"{NEW}/a"))
-            failed = page(f"{NEW}/r?q=a/b&x='y'", 0, error="boom")  # the same record, failed
+            failed = page(f"{NEW}/r?q=a/b&x='y'", 0, "record", "boom")  # the same record, failed
             conn.execute(sa.insert(LINK).values(source_page_id=failed, target_url=f"{NEW}/b"))
-            page(f"{OLD}/search?q=x#query-1", 200, kind="results")  # no normal form: untouched
+            page(f"{OLD}/search?q=x#query-1", 200, "results")  # no normal form: untouched
             conn.execute(
                 sa.insert(PROTOTYPE).values(
-                    site_id=site, key="p1", regex=OLD.replace(".", r"\.") + "/buch/[^/]+",
-                    examples=[f"{OLD}/buch/stra%C3%9Fe", f"{NEW}/buch/stra%C3%9Fe"], count=2,
-                )  # fmt: skip
+                    site_id=site,
+                    key="p1",
+                    regex=OLD.replace(".", r"\.") + "/buch/[^/]+",
+                    examples=[f"{OLD}/buch/stra%C3%9Fe", f"{NEW}/buch/stra%C3%9Fe"],
+                    count=2,
+                )
             )
             conn.execute(
-                sa.insert(LABEL).values(site_id=site, prototype_key="p1", name="book", relevant=True)
+                sa.insert(LABEL).values(
+                    site_id=site, prototype_key="p1", name="book", relevant=True
+                )
             )
             conn.execute(
                 sa.text("UPDATE deepcrawl_meta SET value = '2' WHERE key = 'schema_version'")
