@@ -101,7 +101,7 @@ def test_faults_on_a_small_site_still_cover_every_kind() -> None:
 
 
 def test_build_site_rejects_bad_names_and_options() -> None:
-    with pytest.raises(FixtureError, match="valid names: books, hostile, news, shop"):
+    with pytest.raises(FixtureError, match="valid names: books, hostile, intl, news, shop"):
         build_site("library")
     with pytest.raises(FixtureError, match="records"):
         build_site("books", records=0)
