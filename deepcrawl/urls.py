@@ -167,10 +167,10 @@ def with_query_encoding(url: str, encoding: str) -> str:
     link's path is always UTF-8, its query in its document's encoding). Browsers resolve links
     so; the plain-HTTP fetcher's links must match theirs.
     """
-    head, mark, rest = url.partition("?")
-    if not mark or rest.isascii() or codecs.lookup(encoding).name == "utf-8":
+    before, hash_mark, fragment = url.partition("#")
+    head, mark, query = before.partition("?")
+    if not mark or query.isascii() or codecs.lookup(encoding).name == "utf-8":
         return url
-    query, hash_mark, fragment = rest.partition("#")
     out = []
     for char in query:
         if char.isascii():

@@ -58,6 +58,8 @@ _META_RE = re.compile(r"[.^$*+?{}\[\]\\|()]")
 _ESCAPED_RE = re.compile(r"\\(.)")
 #: Rows read at a time.
 _BATCH = 5_000
+#: New keys whose rows are read in one query (bounded: a statement takes so many parameters).
+_GROUPS = 400
 
 
 @dataclass(slots=True)
@@ -128,22 +130,58 @@ def _rekey(
                 done.kept[name] = done.kept.get(name, 0) + 1
             elif target != row.url:
                 moved[(row.site_id, target)].append(row.id)
+    by_site: dict[int, list[tuple[str, list[int]]]] = defaultdict(list)
     for (site_id, target), ids in moved.items():
-        holder = table.c.site_id == site_id
-        rows = conn.execute(
-            sa.select(table).where((table.c.id.in_(ids)) | (holder & (table.c.url == target)))
-        ).all()
-        keep = best(conn, rows)
-        losers = [row for row in rows if row.id != keep.id]
+        by_site[site_id].append((target, ids))
+    for site_id, groups in by_site.items():
+        for start in range(0, len(groups), _GROUPS):
+            _merge(conn, table, site_id, groups[start : start + _GROUPS], best, done)
+
+
+def _merge(
+    conn: Connection,
+    table: sa.Table,
+    site_id: int,
+    groups: Sequence[tuple[str, list[int]]],
+    best: Callable[[Connection, Sequence[_Row]], _Row],
+    done: Renormalised,
+) -> None:
+    """Give each group's new key to its best row (the rows moving there and the one holding it
+    already, read in one query), deleting the others."""
+    name = table.name
+    target_of = {row_id: target for target, ids in groups for row_id in ids}
+    # two queries, not one with OR: each keeps its index (the id, the site's unique key)
+    rows = [
+        *conn.execute(sa.select(table).where(table.c.id.in_(list(target_of)))),
+        *conn.execute(
+            sa.select(table).where(
+                table.c.site_id == site_id, table.c.url.in_([target for target, _ in groups])
+            )
+        ),
+    ]
+    meeting: dict[str, list[_Row]] = defaultdict(list)
+    for row in rows:
+        meeting[target_of.get(row.id, row.url)].append(row)
+    renamed: list[dict[str, Any]] = []
+    for target, together in meeting.items():
+        keep = together[0] if len(together) == 1 else best(conn, together)
+        losers = [row for row in together if row.id != keep.id]
         if losers:
             _absorb(conn, table, keep, losers)
             done.merged[name] = done.merged.get(name, 0) + len(losers)
         if keep.url != target:
-            values: dict[str, Any] = {"url": target}
-            if table is _FRONTIER:
-                values["host"] = urlsplit(target).hostname or ""
-            conn.execute(sa.update(table).where(table.c.id == keep.id).values(**values))
-            done.renamed[name] = done.renamed.get(name, 0) + 1
+            renamed.append({"row": keep.id, "new_url": target, "new_host": _host(target)})
+    if renamed:
+        values: dict[str, Any] = {"url": sa.bindparam("new_url")}
+        if table is _FRONTIER:
+            values["host"] = sa.bindparam("new_host")
+        statement = sa.update(table).where(table.c.id == sa.bindparam("row")).values(**values)
+        conn.execute(statement, renamed)
+        done.renamed[name] = done.renamed.get(name, 0) + len(renamed)
+
+
+def _host(url: str) -> str:
+    return urlsplit(url).hostname or ""
 
 
 def _frontier_best(_conn: Connection, rows: Sequence[_Row]) -> _Row:
