@@ -45,7 +45,15 @@ import re
 from dataclasses import dataclass
 from string import ascii_letters, digits, hexdigits
 from typing import TYPE_CHECKING
-from urllib.parse import quote, unquote_plus, unquote_to_bytes, urljoin
+from urllib.parse import (
+    quote,
+    unquote,
+    unquote_plus,
+    unquote_to_bytes,
+    urljoin,
+    urlsplit,
+    urlunsplit,
+)
 
 import idna
 from w3lib.url import safe_url_string
@@ -60,6 +68,7 @@ __all__ = [
     "URLNormaliser",
     "URLTokens",
     "ascii_host",
+    "browser_url",
     "drop_query_keys",
     "normalise_url",
     "normalise_urls",
@@ -103,6 +112,11 @@ _ABSOLUTE_RE = re.compile(
     r"([A-Za-z][A-Za-z0-9+.\-]*)://([^/?#]*)([^?#]*)(?:\?([^#]*))?(?:#.*)?\Z", re.S
 )
 _PORT_RE = re.compile(r"[0-9]*")
+#: Each byte as the URL Standard's special-query percent-encode set writes it in a query.
+_QUERY_BYTES = [
+    f"%{byte:02X}" if byte < 0x21 or byte > 0x7E or chr(byte) in "\"#<>'" else chr(byte)
+    for byte in range(256)
+]
 #: What a user name and password keep raw (RFC 3986 §3.2.1; ``%`` starts an escape kept as is).
 _USERINFO_RAW = "!$&'()*+,;=:%"
 #: The URL Standard's forbidden domain code points that can reach a host (after decoding).
@@ -161,6 +175,28 @@ def ascii_host(name: str) -> str:
         raise ValueError(f"{name!r} is not a valid domain name ({exc})") from exc
 
 
+def browser_url(url: str) -> str:
+    """An absolute URL as a browser serialises a link to it (``a.href``): the host in ASCII
+    (IDNA), what may not appear raw percent-encoded (w3lib's ``safe_url_string``), the rest as
+    given — no decoding, no sorting, the fragment kept. The HTML parsers' links take this form,
+    so they compare with the browser's (a host, a seen-set); a URL that cannot be read is
+    returned as it is, for the normaliser to name its fault.
+    """
+    if _NEEDS_ENCODING_RE.search(url) is None:
+        return url
+    try:
+        parts = urlsplit(url)
+        userinfo, at, hostport = parts.netloc.rpartition("@")
+        name, port = hostport, ""
+        if ":" in hostport and not hostport.startswith("["):
+            name, colon, number = hostport.rpartition(":")
+            port = colon + number
+        netloc = f"{userinfo}{at}{ascii_host(unquote(name))}{port}"
+        return safe_url_string(urlunsplit(parts._replace(netloc=netloc)))
+    except ValueError:
+        return url
+
+
 def with_query_encoding(url: str, encoding: str) -> str:
     """``url`` as a page in ``encoding`` asks for it: each non-ASCII character of its query
     percent-encoded in that encoding, one it lacks as an escaped ``&#N;`` (the URL Standard: a
@@ -177,7 +213,7 @@ def with_query_encoding(url: str, encoding: str) -> str:
             out.append(char)
             continue
         try:
-            out.append("".join(f"%{byte:02X}" for byte in char.encode(encoding)))
+            out.append("".join(_QUERY_BYTES[byte] for byte in char.encode(encoding)))
         except UnicodeEncodeError:
             out.append(f"%26%23{ord(char)}%3B")
     return f"{head}?{''.join(out)}{hash_mark}{fragment}"

@@ -37,7 +37,7 @@ from deepcrawl.errors import (
     NetworkError,
 )
 from deepcrawl.forms.static import parse_forms, parse_html
-from deepcrawl.urls import with_query_encoding
+from deepcrawl.urls import browser_url, with_query_encoding
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -72,7 +72,7 @@ def _absolute(base: str, raw: str | None, encoding: str) -> str | None:
         return None
     if scheme not in {"http", "https"}:
         return None
-    return with_query_encoding(strip_fragment(url), encoding)
+    return browser_url(with_query_encoding(strip_fragment(url), encoding))
 
 
 def _text(element: HtmlElement) -> str:

@@ -12,6 +12,7 @@ from deepcrawl.settings import PrototypeSettings
 from deepcrawl.urls import (
     URLNormaliser,
     ascii_host,
+    browser_url,
     drop_query_keys,
     normalise_url,
     normalise_urls,
@@ -206,8 +207,7 @@ def test_parse_normalised_refuses_non_urls() -> None:
 def test_a_query_is_encoded_in_its_pages_encoding() -> None:
     url = "http://a.com/日本?q=日本&e=€#f"
     assert (
-        with_query_encoding(url, "shift_jis")
-        == "http://a.com/日本?q=%93%FA%96%7B&e=%26%238364%3B#f"
+        with_query_encoding(url, "shift_jis") == "http://a.com/日本?q=%93%FA%96{&e=%26%238364%3B#f"
     )
     assert (
         with_query_encoding(url, "cp1252")
@@ -219,3 +219,11 @@ def test_a_query_is_encoded_in_its_pages_encoding() -> None:
     assert normalise_url(with_query_encoding(url, "shift_jis")) == (
         "http://a.com/%E6%97%A5%E6%9C%AC?e=%26%238364;&q=%93%FA%96%7B"
     )
+
+
+def test_browser_url_serialises_a_link_as_chromium_does() -> None:
+    assert browser_url("http://Bücher.de:8080/straße/x?q=a b#frag") == (
+        "http://xn--bcher-kva.de:8080/stra%C3%9Fe/x?q=a%20b#frag"
+    )
+    assert browser_url("http://a.com/A%7e?b=1&a=2") == "http://a.com/A%7e?b=1&a=2"  # as given
+    assert browser_url("http://😀.de/x y") == "http://😀.de/x y"  # no host: left as it is

@@ -78,4 +78,5 @@ async def test_browser_and_plain_http_agree(site: LocalSite, pool: BrowserPool, 
     [browser_link] = rendered.links
     [http_link] = fetched.links
     assert http_link.text == browser_link.text == text
+    assert http_link.url == browser_link.url  # as Chromium serialises it, byte for byte
     assert normalise_url(http_link.url) == normalise_url(browser_link.url)
