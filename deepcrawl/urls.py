@@ -184,6 +184,7 @@ def browser_url(url: str) -> str:
     """
     if _NEEDS_ENCODING_RE.search(url) is None:
         return url
+    url = url.strip(_C0_OR_SPACE)
     try:
         parts = urlsplit(url)
         userinfo, at, hostport = parts.netloc.rpartition("@")
@@ -192,7 +193,9 @@ def browser_url(url: str) -> str:
             name, colon, number = hostport.rpartition(":")
             port = colon + number
         netloc = f"{userinfo}{at}{ascii_host(unquote(name))}{port}"
-        return safe_url_string(urlunsplit(parts._replace(netloc=netloc)))
+        rebuilt = urlunsplit(parts._replace(netloc=netloc))
+        # an empty fragment ends it, so that w3lib's stripping keeps a space the path ends with
+        return safe_url_string(rebuilt if parts.fragment else rebuilt + "#")
     except ValueError:
         return url
 
@@ -393,12 +396,12 @@ class URLNormaliser:
 def _encode(scheme: str, path: str, query: str | None) -> tuple[str, str]:
     """``path`` and ``query`` with what may not appear raw percent-encoded, by w3lib (the URL
     Standard's sets, widened to what RFC 3986 allows): in a URL of their own scheme, as that
-    decides whether ``'`` is encoded in the query; the host plays no part. The ``?`` always
-    follows the path, so that w3lib's stripping of the URL's ends cannot reach a path's last
-    space."""
+    decides whether ``'`` is encoded in the query; the host plays no part. An empty fragment
+    ends the URL, so that w3lib's stripping of its ends cannot reach a space the path or the
+    query ends with (inside the URL the caller was given, it is no end)."""
     prefix = f"{scheme}://h"
     try:
-        safe = safe_url_string(f"{prefix}{path}?{query or ''}")
+        safe = safe_url_string(f"{prefix}{path}?{query or ''}#")
     except ValueError as exc:  # w3lib's own parse; unreachable for a host of "h"
         raise InvalidURLError(prefix + path, str(exc)) from exc
     path, _, query = safe[len(prefix) :].partition("?")
