@@ -23,7 +23,9 @@ __all__ = ["Check", "run_checks"]
 
 #: (distribution, import name) of every required package.
 REQUIRED = (
+    ("charset-normalizer", "charset_normalizer"),
     ("httpx", "httpx"),
+    ("idna", "idna"),
     ("lxml", "lxml"),
     ("nltk", "nltk"),
     ("playwright", "playwright"),
@@ -33,6 +35,7 @@ REQUIRED = (
     ("scikit-learn", "sklearn"),
     ("sqlmodel", "sqlmodel"),
     ("typer", "typer"),
+    ("w3lib", "w3lib"),
     ("warcio", "warcio"),
 )
 #: Optional packages and the feature each one enables.

@@ -1,87 +1,145 @@
-"""URL normalisation and tokenising (Hernández et al., "Tokeniser"; RFC 3986).
+"""URL normalisation and tokenising (Hernández et al., "Tokeniser"; RFC 3986, URL Standard).
 
 The prototyper learns the shapes of a site's URLs, so two spellings of one URL must become one
-string before anything is counted. :func:`normalise_url` gives that *normal form*:
+string before anything is counted; the crawl keys its frontier and its stored pages by that
+string, so it is a record's identity too. :func:`normalise_url` gives that *normal form*, built on
+field libraries where the web's rules are intricate — w3lib's ``safe_url_string`` (the URL
+Standard's parsing and percent-encoding, as browsers apply it) and ``idna`` (UTS 46, as Chromium
+and httpx encode host names) — with the project's own rules on top:
 
 * relative references (``/ref=logo``, ``./ref=logo``) are resolved against a base (RFC 3986 §5.2);
-* scheme and host are lower-cased, the scheme's default port dropped, an empty path becomes ``/``
-  (§6.2.2.1, §6.2.3);
-* percent-encoding is normalised: escapes of unreserved characters are decoded, the others get
-  upper-case hex; characters that may not appear raw (non-ASCII, ``"``, ``<`` …) are encoded as
-  UTF-8 escapes, as browsers do (§2.1, §6.2.2.2);
-* dot segments are removed (§5.2.4) and the fragment dropped;
-* query parameters are sorted — order never matters, repeated keys are kept, empty ones dropped.
+* leading and trailing spaces and controls are stripped, tabs and newlines inside removed, and a
+  backslash read as ``/`` before the query, as browsers do; other control characters are refused;
+* the scheme is lower-cased; the host is percent-decoded, lower-cased and, when it is not ASCII,
+  IDNA-encoded (``bücher.de`` → ``xn--bcher-kva.de``; UTS 46 non-transitional, so ``ß`` stays
+  ``ß``: ``straße.de`` → ``xn--strae-oqa.de``); an IPv6 address is compressed (RFC 5952); the
+  scheme's default port is dropped and an empty path becomes ``/`` (§6.2.2.1, §6.2.3);
+* characters that may not appear raw (non-ASCII, space, ``"``, ``<``, ``[``, ``|`` …, and ``'`` in
+  the query) become UTF-8 escapes; escapes already there are kept, never encoded twice, and a
+  ``%`` that starts no escape becomes ``%25`` (§2.1, §2.4);
+* escapes are normalised (§6.2.2.2): upper-case hex, and those of unreserved characters decoded;
+  in the query also those of the reserved characters that are no delimiter of a form-encoded
+  query (``! $ ( ) * , / : ; ? @``) and ``%20`` becomes ``+``, so ``title=Talk%3AX`` and
+  ``title=Talk:X`` — one request to every server — are one URL;
+* dot segments are removed (§5.2.4, ``%2E`` included) and the fragment dropped;
+* query items are sorted — order never matters, repeated keys are kept, empty items dropped, and
+  a bare ``key`` stays apart from ``key=``.
 
 Whatever cannot be read raises :class:`~deepcrawl.errors.InvalidURLError`, which keeps the URL:
-whitespace or control characters, a ``%`` without two hex digits, an overlong URL, an unsupported
-scheme, a missing host, a bad port.
+a control character, an overlong URL, an unsupported scheme, a missing or invalid host (one IDNA
+refuses), a bad port.
 
 :func:`tokenise` splits a normal form into scheme, host, path segments and the query as sorted
 ``(key, value)`` pairs; :func:`split_segment` splits a segment into tokens at ``-``, ``_``, ``.``
-and digit/letter boundaries. Everything is plain string work and precompiled regular expressions:
+and digit/letter boundaries. A URL made only of characters that may appear raw (nearly every
+link) never reaches the field libraries: for it their answer is the URL itself (a property test
+checks that), so the common case stays plain string work and precompiled regular expressions —
 it runs on millions of URLs.
 """
 
 from __future__ import annotations
 
+import codecs
+import ipaddress
 import re
 from dataclasses import dataclass
 from string import ascii_letters, digits, hexdigits
 from typing import TYPE_CHECKING
-from urllib.parse import urljoin
+from urllib.parse import (
+    quote,
+    unquote,
+    unquote_plus,
+    unquote_to_bytes,
+    urljoin,
+    urlsplit,
+    urlunsplit,
+)
+
+import idna
+from w3lib.url import safe_url_string
 
 from deepcrawl.errors import InvalidURLError
 from deepcrawl.settings import PrototypeSettings
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Callable, Iterable, Iterator
 
 __all__ = [
     "URLNormaliser",
     "URLTokens",
+    "ascii_host",
+    "browser_url",
+    "drop_query_keys",
     "normalise_url",
     "normalise_urls",
     "parse_normalised",
     "split_segment",
     "tokenise",
+    "with_query_encoding",
 ]
 
 _UNRESERVED = frozenset(ascii_letters + digits + "-._~")
-#: Every two-hex-digit escape, in any case, mapped to its normal form.
-_ESCAPES = {
-    f"{a}{b}": (chr(int(a + b, 16)) if chr(int(a + b, 16)) in _UNRESERVED else f"%{a}{b}".upper())
-    for a in hexdigits
-    for b in hexdigits
-}
+#: Reserved characters that delimit nothing in a form-encoded query (``&``, ``=``, ``+``, ``#``
+#: do; ``'`` is encoded by browsers in a query): their escapes are decoded there.
+_QUERY_DECODED = _UNRESERVED | frozenset("!$()*,/:;?@")
+
+
+def _escape_table(decoded: frozenset[str], space: str | None = None) -> dict[str, str]:
+    """Every two-hex-digit escape, in any case, mapped to its normal form."""
+    table = {}
+    for a in hexdigits:
+        for b in hexdigits:
+            char = chr(int(a + b, 16))
+            table[a + b] = char if char in decoded else f"%{a}{b}".upper()
+    if space is not None:
+        table["20"] = space
+    return table
+
+
+_PATH_ESCAPES = _escape_table(_UNRESERVED)
+_QUERY_ESCAPES = _escape_table(_QUERY_DECODED, space="+")
 _ESCAPE_RE = re.compile(r"%([0-9A-Fa-f]{2})")
-_BAD_ESCAPE_RE = re.compile(r"%(?![0-9A-Fa-f]{2})")
-_WHITESPACE_RE = re.compile(r"[\x00-\x20\x7f]")
-#: Characters RFC 3986 never allows raw (besides whitespace and controls, refused above).
-_NEEDS_QUOTING_RE = re.compile(r"[^A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]")
+_LONE_PERCENT_RE = re.compile(r"%(?![0-9A-Fa-f]{2})")
+#: The URL Standard's "C0 control or space", stripped from both ends of a URL.
+_C0_OR_SPACE = "".join(chr(c) for c in range(0x21))
+_TAB_OR_NEWLINE = str.maketrans("", "", "\t\n\r")
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+#: Anything but the characters that may appear raw in every part of a URL sends the URL through
+#: the field libraries (``'`` is raw in a path but encoded in a query; ``[`` ``]`` only in a host).
+_NEEDS_ENCODING_RE = re.compile(r"[^A-Za-z0-9\-._~:/?#@!$&()*+,;=%]")
 _SCHEME_RE = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
 _ABSOLUTE_RE = re.compile(
     r"([A-Za-z][A-Za-z0-9+.\-]*)://([^/?#]*)([^?#]*)(?:\?([^#]*))?(?:#.*)?\Z", re.S
 )
 _PORT_RE = re.compile(r"[0-9]*")
-_DEFAULT_PORTS = {"http": "80", "https": "443", "ws": "80", "wss": "443", "ftp": "21"}
+#: Each byte as the URL Standard's special-query percent-encode set writes it in a query.
+_QUERY_BYTES = [
+    f"%{byte:02X}" if byte < 0x21 or byte > 0x7E or chr(byte) in "\"#<>'" else chr(byte)
+    for byte in range(256)
+]
+#: What a user name and password keep raw (RFC 3986 §3.2.1; ``%`` starts an escape kept as is).
+_USERINFO_RAW = "!$&'()*+,;=:%"
+#: The URL Standard's forbidden domain code points that can reach a host (after decoding).
+_BAD_HOST_RE = re.compile(r"[\x00-\x20\x7f#%/:<>?@\[\\\]^|]")
+_DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443, "ftp": 21}
 _TOKEN_RE = re.compile(r"[0-9]+|[\-_.]|(?:%[0-9A-Fa-f]{2}|[^0-9\-_.%])+|%")
-_STRIP = " \t\n\r\f\v"
 
 
-def _quote_match(match: re.Match[str]) -> str:
-    return "".join(f"%{byte:02X}" for byte in match.group().encode("utf-8", "surrogatepass"))
+def _normalise_escapes(part: str, table: dict[str, str]) -> str:
+    """``%`` that starts no escape → ``%25``; every escape → its normal form in ``table``."""
+    if _LONE_PERCENT_RE.search(part):
+        part = _LONE_PERCENT_RE.sub("%25", part)
+    return _ESCAPE_RE.sub(lambda m: table[m.group(1)], part)
 
 
-def _quote(part: str) -> str:
-    """Encode, as UTF-8 escapes, the characters that may not appear raw (non-ASCII, ``"`` …)."""
-    return _NEEDS_QUOTING_RE.sub(_quote_match, part)
-
-
-def _normalise_escapes(url: str, part: str) -> str:
-    """Decode escapes of unreserved characters, upper-case the others."""
-    if _BAD_ESCAPE_RE.search(part):
-        raise InvalidURLError(url, "'%' not followed by two hex digits")
-    return _ESCAPE_RE.sub(lambda m: _ESCAPES[m.group(1)], part)
+def _backslashes_as_slashes(url: str) -> str:
+    """Backslashes before the query read as ``/`` (the URL Standard, for special schemes)."""
+    cut = len(url)
+    for mark in "?#":
+        at = url.find(mark)
+        if 0 <= at < cut:
+            cut = at
+    return url[:cut].replace("\\", "/") + url[cut:]
 
 
 def _remove_dot_segments(path: str) -> str:
@@ -98,6 +156,83 @@ def _remove_dot_segments(path: str) -> str:
     if segments[-1] in (".", "..") and not result.endswith("/"):
         result += "/"
     return result
+
+
+def ascii_host(name: str) -> str:
+    """A host name in ASCII, lower-cased: punycode for an internationalised one.
+
+    UTS 46 as browsers and httpx apply it (non-transitional: ``ß`` stays ``ß``, not ``ss``).
+
+    Raises:
+        ValueError: the name is no valid internationalised domain name.
+    """
+    name = name.lower()
+    if name.isascii():
+        return name
+    try:
+        return idna.encode(name, uts46=True).decode("ascii")
+    except (idna.IDNAError, UnicodeError) as exc:
+        raise ValueError(f"{name!r} is not a valid domain name ({exc})") from exc
+
+
+def browser_url(url: str) -> str:
+    """An absolute URL as a browser serialises a link to it (``a.href``): the host in ASCII
+    (IDNA), what may not appear raw percent-encoded (w3lib's ``safe_url_string``), the rest as
+    given — no decoding, no sorting, the fragment kept. The HTML parsers' links take this form,
+    so they compare with the browser's (a host, a seen-set); a URL that cannot be read is
+    returned as it is, for the normaliser to name its fault.
+    """
+    if _NEEDS_ENCODING_RE.search(url) is None:
+        return url
+    url = url.strip(_C0_OR_SPACE)
+    try:
+        parts = urlsplit(url)
+        userinfo, at, hostport = parts.netloc.rpartition("@")
+        name, port = hostport, ""
+        if ":" in hostport and not hostport.startswith("["):
+            name, colon, number = hostport.rpartition(":")
+            port = colon + number
+        netloc = f"{userinfo}{at}{ascii_host(unquote(name))}{port}"
+        rebuilt = urlunsplit(parts._replace(netloc=netloc))
+        # an empty fragment ends it, so that w3lib's stripping keeps a space the path ends with
+        return safe_url_string(rebuilt if parts.fragment else rebuilt + "#")
+    except ValueError:
+        return url
+
+
+def with_query_encoding(url: str, encoding: str) -> str:
+    """``url`` as a page in ``encoding`` asks for it: each non-ASCII character of its query
+    percent-encoded in that encoding, one it lacks as an escaped ``&#N;`` (the URL Standard: a
+    link's path is always UTF-8, its query in its document's encoding). Browsers resolve links
+    so; the plain-HTTP fetcher's links must match theirs.
+    """
+    before, hash_mark, fragment = url.partition("#")
+    head, mark, query = before.partition("?")
+    if not mark or query.isascii() or codecs.lookup(encoding).name == "utf-8":
+        return url
+    out = []
+    for char in query:
+        if char.isascii():
+            out.append(char)
+            continue
+        try:
+            out.append("".join(_QUERY_BYTES[byte] for byte in char.encode(encoding)))
+        except UnicodeEncodeError:
+            out.append(f"%26%23{ord(char)}%3B")
+    return f"{head}?{''.join(out)}{hash_mark}{fragment}"
+
+
+def drop_query_keys(url: str, drop: Callable[[str], object]) -> str:
+    """A normal form without the query items whose key, decoded, ``drop`` accepts.
+
+    The kept items are left as they are, so the result is a normal form too (near-duplicates —
+    tracking, session and sorting parameters — collapse onto one).
+    """
+    head, mark, query = url.partition("?")
+    if not mark:
+        return url
+    kept = [item for item in query.split("&") if not drop(unquote_plus(item.partition("=")[0]))]
+    return f"{head}?{'&'.join(kept)}" if kept else head
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,34 +308,35 @@ class URLNormaliser:
             InvalidURLError: as :meth:`__call__`.
         """
         original = url
-        url = url.strip(_STRIP)
+        url = url.strip(_C0_OR_SPACE)
         if len(url) > self.max_length:
             raise InvalidURLError(original, f"longer than {self.max_length} characters")
-        odd = _NEEDS_QUOTING_RE.search(url) is not None
-        if odd and _WHITESPACE_RE.search(url):
-            raise InvalidURLError(original, "contains whitespace or a control character")
+        raw = _NEEDS_ENCODING_RE.search(url) is None
+        if not raw:
+            url = url.translate(_TAB_OR_NEWLINE)
+            if _CONTROL_RE.search(url):
+                raise InvalidURLError(original, "contains a control character")
+            if "\\" in url:
+                url = _backslashes_as_slashes(url)
         match = _ABSOLUTE_RE.match(url)
         if match is None or (base is not None and not _SCHEME_RE.match(url)):
             match = self._resolve(original, url, base)
-            odd = True
         scheme, authority, path, query = match.groups()
         origin = self._origins.get((scheme, authority))
         if origin is None:
             origin = self._origin(original, scheme, authority)
-        if odd:
-            path = _quote(path)
+        if not raw:
+            path, query = _encode(origin[: origin.index(":")], path, query)
         if "%" in path:
-            path = _normalise_escapes(original, path)
+            path = _normalise_escapes(path, _PATH_ESCAPES)
         if not path:
             path = "/"
         elif "/." in path:
             path = _remove_dot_segments(path)
         if not query:
             return origin, path, ""
-        if odd:
-            query = _quote(query)
         if "%" in query:  # escapes never span an "&": the whole query is normalised at once
-            query = _normalise_escapes(original, query)
+            query = _normalise_escapes(query, _QUERY_ESCAPES)
         # Sort items by key first: with "=" as "\0" (never in a valid URL) a plain string sort
         # orders "page=1" before "page2=1", and runs in C.
         items = query.replace("=", "\0").split("&")
@@ -240,22 +376,61 @@ class URLNormaliser:
             end = hostport.find("]")
             if end < 0:
                 raise InvalidURLError(original, "unclosed '[' in the host")
-            host, port = hostport[: end + 1], hostport[end + 1 :]
+            host, port = _ipv6(original, hostport[1:end]), hostport[end + 1 :]
             if port and not port.startswith(":"):
                 raise InvalidURLError(original, "garbage after the IPv6 host")
             port = port[1:]
         else:
             host, _, port = hostport.partition(":")
-        if not host:
-            raise InvalidURLError(original, "no host")
+            host = _host(original, host)
         if not _PORT_RE.fullmatch(port) or (port and int(port) > 65535):
             raise InvalidURLError(original, f"bad port {port!r}")
-        host = _normalise_escapes(original, _quote(host.lower()))
-        if port and port != _DEFAULT_PORTS.get(scheme):
+        if port and int(port) != _DEFAULT_PORTS.get(scheme):
             host = f"{host}:{int(port)}"
         if at:
-            host = f"{_normalise_escapes(original, _quote(userinfo))}@{host}"
+            userinfo = quote(userinfo, safe=_USERINFO_RAW)
+            host = f"{_normalise_escapes(userinfo, _PATH_ESCAPES)}@{host}"
         return host
+
+
+def _encode(scheme: str, path: str, query: str | None) -> tuple[str, str]:
+    """``path`` and ``query`` with what may not appear raw percent-encoded, by w3lib (the URL
+    Standard's sets, widened to what RFC 3986 allows): in a URL of their own scheme, as that
+    decides whether ``'`` is encoded in the query; the host plays no part. An empty fragment
+    ends the URL, so that w3lib's stripping of its ends cannot reach a space the path or the
+    query ends with (inside the URL the caller was given, it is no end)."""
+    prefix = f"{scheme}://h"
+    try:
+        safe = safe_url_string(f"{prefix}{path}?{query or ''}#")
+    except ValueError as exc:  # w3lib's own parse; unreachable for a host of "h"
+        raise InvalidURLError(prefix + path, str(exc)) from exc
+    path, _, query = safe[len(prefix) :].partition("?")
+    return path, query
+
+
+def _host(original: str, host: str) -> str:
+    """A registered name (or IPv4 address) in its normal form: decoded, lower-case, ASCII."""
+    if "%" in host:
+        try:
+            host = unquote_to_bytes(host).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidURLError(original, "the host's escapes are no UTF-8") from exc
+    if not host:
+        raise InvalidURLError(original, "no host")
+    try:
+        host = ascii_host(host)
+    except ValueError as exc:
+        raise InvalidURLError(original, f"bad host: {exc}") from exc
+    if _BAD_HOST_RE.search(host):
+        raise InvalidURLError(original, f"bad host {host!r}")
+    return host
+
+
+def _ipv6(original: str, address: str) -> str:
+    try:
+        return f"[{ipaddress.IPv6Address(address).compressed}]"
+    except ValueError as exc:
+        raise InvalidURLError(original, f"bad IPv6 address ({exc})") from exc
 
 
 _DEFAULT = URLNormaliser()

@@ -23,8 +23,10 @@ import time
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urljoin, urlsplit
 
+import charset_normalizer
 import httpcore
 import httpx
+from w3lib.encoding import html_to_unicode
 
 from deepcrawl.browser.access import SiteAccess
 from deepcrawl.browser.base import Exchange, FetchedPage, Fetcher, Link
@@ -38,6 +40,7 @@ from deepcrawl.errors import (
     NetworkError,
 )
 from deepcrawl.forms.static import parse_forms, parse_html
+from deepcrawl.urls import browser_url, with_query_encoding
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Iterable
@@ -48,14 +51,13 @@ if TYPE_CHECKING:
 
     from deepcrawl.settings import Settings
 
-__all__ = ["HttpFetcher", "extract_links", "open_client"]
+__all__ = ["HttpFetcher", "decode_body", "extract_links", "open_client"]
 
 _T = TypeVar("_T")
 
 _TEXT_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 _READABLE = ("text/", "application/json", "application/xml", "application/javascript")
 _SPACE = re.compile(r"\s+")
-_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9_.:-]+)""", re.I)
 _FORMISH = re.compile(r"<(form|input|textarea|select)\b", re.I)
 _PAGING = re.compile(r"(^|\s)(next|prev|previous)(\s|$)")
 
@@ -64,7 +66,7 @@ def _collapse(text: str | None) -> str:
     return _SPACE.sub(" ", text or "").strip()
 
 
-def _absolute(base: str, raw: str | None) -> str | None:
+def _absolute(base: str, raw: str | None, encoding: str) -> str | None:
     raw = (raw or "").strip()
     if not raw or raw.startswith("#"):
         return None
@@ -73,7 +75,9 @@ def _absolute(base: str, raw: str | None) -> str | None:
         scheme = urlsplit(url).scheme
     except ValueError:
         return None
-    return strip_fragment(url) if scheme in {"http", "https"} else None
+    if scheme not in {"http", "https"}:
+        return None
+    return browser_url(with_query_encoding(strip_fragment(url), encoding))
 
 
 def _text(element: HtmlElement) -> str:
@@ -89,12 +93,14 @@ def _text(element: HtmlElement) -> str:
     return text[:500]
 
 
-def extract_links(root: HtmlElement, page_url: str) -> list[Link]:
+def extract_links(root: HtmlElement, page_url: str, encoding: str = "utf-8") -> list[Link]:
     """Links of a parsed page, as the browser's ``links.js`` reports them.
 
     Args:
         root: the document, parsed by :func:`deepcrawl.forms.static.parse_html`.
         page_url: the page's final URL (``<base href>`` overrides it for resolution).
+        encoding: the page's encoding, in which a query's non-ASCII characters are encoded
+            (:func:`deepcrawl.urls.with_query_encoding`).
 
     Returns:
         Links in document order: anchors, areas and ``link rel=next/prev``, then frames.
@@ -112,13 +118,13 @@ def extract_links(root: HtmlElement, page_url: str) -> list[Link]:
         rel = _collapse(element.get("rel")).lower()
         if element.tag == "link" and not _PAGING.search(rel):
             continue
-        url = _absolute(base, href)
+        url = _absolute(base, href, encoding)
         if url is None:
             continue
         text = "" if element.tag == "link" else _text(element)
         links.append(Link(url=url, text=text, dom_path=tree.getpath(element)[1:], rel=rel))
     for element in root.iter("iframe", "frame"):
-        url = _absolute(base, element.get("src"))
+        url = _absolute(base, element.get("src"), encoding)
         if url is not None:
             links.append(
                 Link(
@@ -146,15 +152,29 @@ async def _read_capped(response: httpx.Response, url: str, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def _decode(body: bytes, declared: str | None) -> str:
-    encoding = declared
-    if not encoding:
-        found = _META_CHARSET.search(body[:4096])
-        encoding = found.group(1).decode("ascii", "replace") if found else "utf-8"
+def _detect(body: bytes) -> str | None:
+    """The encoding of an undeclared body: UTF-8 when it decodes as such, else the guess of
+    charset-normalizer (None when it has none)."""
     try:
-        return body.decode(encoding, errors="replace")
-    except LookupError:
-        return body.decode("utf-8", errors="replace")
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        best = charset_normalizer.from_bytes(body).best()
+        return best.encoding if best is not None else None
+    return "utf-8"
+
+
+def decode_body(body: bytes, content_type: str | None) -> tuple[str, str]:
+    """A page's text and its encoding, found as a browser finds it (w3lib's ``html_to_unicode``,
+    after the HTML Standard's sniffing): a byte-order mark, then the ``charset`` of the
+    ``Content-Type`` header, then a ``<meta>`` or XML declaration, then detection; bytes the
+    encoding cannot read become U+FFFD.
+
+    Args:
+        body: the body as received.
+        content_type: the ``Content-Type`` header, None when there was none.
+    """
+    encoding, text = html_to_unicode(content_type, body, auto_detect_fun=_detect)
+    return text, encoding
 
 
 def _exchange(response: httpx.Response, body: bytes, *, hop: bool = False) -> Exchange:
@@ -410,11 +430,10 @@ class HttpFetcher(Fetcher):
                     chunks.append(chunk)
             raw = b"".join(chunks)
             status = response.status_code
-            charset = response.charset_encoding
             exchange = _exchange(response, raw) if readable else None
         if not content_type and raw.lstrip()[:1] == b"<":
             content_type = "text/html"
-        body = _decode(raw, charset) if raw else ""
+        body, encoding = decode_body(raw, headers.get("content-type")) if raw else ("", "utf-8")
         page = FetchedPage(
             url=url,
             final_url=final_url,
@@ -429,7 +448,7 @@ class HttpFetcher(Fetcher):
         if content_type in _TEXT_TYPES and raw:
             root = parse_html(body)
             if root is not None:
-                page.links = extract_links(root, final_url)
+                page.links = extract_links(root, final_url, encoding)
             if self.forms and _FORMISH.search(body):
                 page.forms = parse_forms(body, final_url)
         return page

@@ -7,14 +7,15 @@ navigation a probe triggers); the HTTP fetcher enforces it on the URL asked for.
 and ``.example.com`` matches ``example.com`` and all its subdomains.
 
 Hosts are compared in their ASCII form: an internationalised name (``bücher.example``) is
-turned into punycode (``xn--bcher-kva.example``, RFC 3490), the form Chromium and httpx send.
+turned into punycode (``xn--bcher-kva.example``, RFC 3490), the form Chromium and httpx send —
+by :func:`deepcrawl.urls.ascii_host`, as in the URL normal form.
 """
 
 from __future__ import annotations
 
 from urllib.parse import urldefrag, urlsplit
 
-import idna
+from deepcrawl.urls import ascii_host
 
 __all__ = ["Scope", "ascii_host", "host_of", "strip_fragment"]
 
@@ -24,21 +25,6 @@ _LOCAL_SCHEMES = frozenset({"data", "blob", "about", "chrome-error"})
 def strip_fragment(url: str) -> str:
     """``url`` without its ``#fragment``."""
     return urldefrag(url)[0]
-
-
-def ascii_host(name: str) -> str:
-    """A host name in ASCII, lower-cased: punycode for an internationalised one.
-
-    Raises:
-        ValueError: the name is no valid internationalised domain name.
-    """
-    name = name.lower()
-    if name.isascii():
-        return name
-    try:  # UTS 46 as browsers and httpx apply it (``ß`` stays ``ß``, not ``ss``)
-        return idna.encode(name, uts46=True).decode("ascii")
-    except (idna.IDNAError, UnicodeError) as exc:
-        raise ValueError(f"{name!r} is not a valid domain name ({exc})") from exc
 
 
 def host_of(url: str) -> str:

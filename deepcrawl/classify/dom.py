@@ -21,6 +21,8 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 import lxml.html
 from lxml import etree
 
+from deepcrawl.urls import browser_url
+
 if TYPE_CHECKING:
     from lxml.html import HtmlElement
 
@@ -170,7 +172,7 @@ def page_links(
     links: list[LinkContext] = []
     for element, first, last in anchors:
         raw = str(element.get("href", "")).strip()
-        url = urldefrag(urljoin(base, raw)).url
+        url = browser_url(urldefrag(urljoin(base, raw)).url)
         if urlsplit(url).scheme not in {"http", "https"}:
             continue
         before = stream[max(0, starts[first] - around_terms) : starts[first]]

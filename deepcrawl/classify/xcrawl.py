@@ -29,6 +29,7 @@ from scipy.sparse import csr_matrix
 from sklearn.base import BaseEstimator
 
 from deepcrawl.classify.dom import parse_page
+from deepcrawl.urls import browser_url
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Iterable
@@ -228,7 +229,7 @@ def hub_subtree_links(html: str | bytes, page_url: str, authorities: Collection[
         break
 
     def absolute(element: Any) -> str:
-        return urldefrag(urljoin(base, str(element.get("href", "")).strip())).url
+        return browser_url(urldefrag(urljoin(base, str(element.get("href", "")).strip())).url)
 
     anchors = list(root.iter("a"))
     hits = [a for a in anchors if a.get("href") is not None and absolute(a) in authorities]

@@ -23,7 +23,8 @@ def normalise(
         str | None, typer.Option(help="Resolve relative URLs against this absolute URL.")
     ] = None,
 ) -> None:
-    """Read URLs on stdin, one a line; print each one's normal form (RFC 3986, query sorted).
+    """Read URLs on stdin, one a line; print each one's normal form (host in IDNA, escapes
+    normalised, dot segments and fragment removed, query sorted: README "URL normal form").
 
     A line that cannot be normalised gets one error line on stderr naming the line; the other
     lines are still printed, and the exit code is 1 at the end. Blank lines are skipped.

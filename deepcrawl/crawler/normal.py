@@ -36,7 +36,7 @@ import functools
 import logging
 import re
 from typing import TYPE_CHECKING, Literal
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from deepcrawl._tasks import supervised
 from deepcrawl.classify.url import LabelStats, URLClassifier
@@ -56,6 +56,7 @@ from deepcrawl.frontier import SETUP_SOURCE, NewURL, SqlFrontier, query_source
 from deepcrawl.keywords import StopReason
 from deepcrawl.prototypes._labelling import from_row
 from deepcrawl.safety import SafetyRule
+from deepcrawl.urls import drop_query_keys
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -84,12 +85,11 @@ _ID_CACHE = 1 << 16
 
 
 def canonical_url(normal_url: str, drop: re.Pattern[str]) -> str:
-    """A normalised URL without the query keys ``drop`` matches (near-duplicates collapse)."""
-    parts = urlsplit(normal_url)
-    if not parts.query:
-        return normal_url
-    kept = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not drop.match(k)]
-    return urlunsplit(parts._replace(query=urlencode(kept)))
+    """A normalised URL without the query keys ``drop`` matches (near-duplicates collapse).
+
+    The kept items stay as the normal form spells them, so the key is a normal form too.
+    """
+    return drop_query_keys(normal_url, drop.match)
 
 
 def make_classifier(ctx: CrawlContext) -> URLClassifier:

@@ -14,6 +14,7 @@ the functions in :data:`MIGRATIONS`.
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +26,7 @@ from sqlmodel import SQLModel, create_engine
 
 from deepcrawl.errors import NoDatabaseError, SchemaVersionError, StorageError
 from deepcrawl.storage import tables as _tables  # registers the tables (and LEASE_INDEX)
+from deepcrawl.storage.renormalise import renormalise_urls
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -33,8 +35,11 @@ if TYPE_CHECKING:
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "open_engine", "safe_url"]
 
-#: Version of the schema this code writes. Bump it and add a migration when tables change.
-SCHEMA_VERSION = 4
+#: Version of the schema this code writes. Bump it and add a migration when tables change, or
+#: when what they hold changes meaning (version 5: the URL normal form).
+SCHEMA_VERSION = 5
+
+_log = logging.getLogger(__name__)
 
 
 def _to_v2(conn: Connection) -> None:
@@ -63,8 +68,19 @@ def _to_v4(conn: Connection) -> None:
             conn.execute(sa.text(f"ALTER TABLE page ADD COLUMN {name} {kind}"))
 
 
+def _to_v5(conn: Connection) -> None:
+    """Version 5: stored URL keys in the normal form of IDNA hosts and w3lib's encoding
+    (:mod:`deepcrawl.storage.renormalise`); says what it changed."""
+    done = renormalise_urls(conn)
+    _log.warning(
+        "database %s: stored URLs re-written in the new URL normal form (schema 4 -> 5): %s",
+        safe_url(str(conn.engine.url)),
+        done.summary(),
+    )
+
+
 #: ``MIGRATIONS[n]`` upgrades a database from version ``n`` to ``n + 1``.
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _to_v2, 2: _to_v3, 3: _to_v4}
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _to_v2, 2: _to_v3, 3: _to_v4, 4: _to_v5}
 
 #: Key of the PostgreSQL advisory lock under which a process creates or migrates the schema.
 _SCHEMA_LOCK = 0x6463_0003

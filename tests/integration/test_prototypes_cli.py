@@ -60,10 +60,17 @@ def _prototypes(db: str) -> list[tuple[str, str, int]]:
 
 
 def test_urls_normalise_prints_good_lines_and_names_bad_ones() -> None:
-    lines = "HTTP://A.com/x/../y?b=1&a=2#f\nhttp://a.com/ bad\n\n/rel\nhttps://b.org:443\n"
+    lines = (
+        "HTTP://A.com/x/../y?b=1&a=2#f\nhttp://a b.com/\n\n/rel\nhttps://b.org:443\n"
+        "http://bücher.de/straße\n"
+    )
     result = runner.invoke(app, ["urls", "normalise"], input=lines)
     assert result.exit_code == 1
-    assert result.stdout.splitlines() == ["http://a.com/y?a=2&b=1", "https://b.org/"]
+    assert result.stdout.splitlines() == [
+        "http://a.com/y?a=2&b=1",
+        "https://b.org/",
+        "http://xn--bcher-kva.de/stra%C3%9Fe",
+    ]
     assert "line 2:" in result.stderr
     assert "line 4:" in result.stderr
     assert "2 line(s)" in result.stderr

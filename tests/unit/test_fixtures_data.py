@@ -166,3 +166,27 @@ def test_hundred_thousand_records_are_quick_to_build_and_serve() -> None:
     assert len(big.truth().detail_paths) == 100_000
     small, large = per_page(build_site("books", records=1_000)), per_page(big)
     assert large < 3 * small + 0.0005  # no per-request scan of the records
+
+
+def test_intl_site_links_each_record_in_five_spellings_of_one_url() -> None:
+    import re
+
+    from deepcrawl_fixtures.site import Request
+
+    from deepcrawl.urls import normalise_url
+
+    site = build_site("intl", records=60)
+    host = "xn--bcher-kva.localhost:5"  # what the Host header names
+    spellings: set[str] = set()
+    for category in site.categories:
+        page = f"http://{host}/category/{category}"
+        _kind, response = site.handle(Request("GET", f"/category/{category}", host=host))
+        for href in re.findall(r"href='([^']*cher[^']*)'", str(response.body)):
+            spellings.add(re.sub(r"\d+", "N", href.split("#")[0]))
+            url = normalise_url(href, page)
+            assert re.fullmatch(rf"http://{host}/b%C3%BCcher/\d+(\?ref=\w+)?", url), href
+            assert site.page_kind(url) == "detail"
+    assert spellings == {
+        "/bücher/N", "/b%CN%BCcher/N", "/b%cN%bccher/./N", "//bücher.localhost:N/bücher/N",
+        "http://bücher.localhost:N/b%CN%BCcher/N",
+    }  # fmt: skip

@@ -6,8 +6,10 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from w3lib.url import safe_url_string
 
-from deepcrawl.urls import normalise_url, parse_normalised, split_segment
+from deepcrawl.errors import InvalidURLError
+from deepcrawl.urls import browser_url, normalise_url, parse_normalised, split_segment
 
 _SEGMENT_CHARS = st.sampled_from(list("abcXYZ019-._~!$&'()*+,;=:@%é/"))
 _segment = st.text(_SEGMENT_CHARS, max_size=8).map(
@@ -77,3 +79,52 @@ def test_round_trip_keeps_meaning(case: tuple[str, list[tuple[str, str]]]) -> No
     segments = [unquote(s) for s in after.path.split("/")[1:]]
     assert "." not in segments
     assert ".." not in segments
+
+
+_RAW_CHARS = st.sampled_from(list("azAZ09-._~:@!$&()*+,;=/?%"))
+_raw_rest = st.text(_RAW_CHARS, max_size=24).map(lambda s: s.replace("%", "%7e"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_scheme, _raw_rest)
+def test_the_field_library_leaves_a_url_of_raw_characters_alone(scheme: str, rest: str) -> None:
+    """The normaliser skips w3lib for such URLs: that is right only while w3lib would change
+    nothing in their path and query (an empty query it drops, as the normal form does)."""
+    url = f"{scheme.lower()}://example.com/{rest}"
+    safe = urlsplit(safe_url_string(url))
+    assert (safe.path, safe.query) == (urlsplit(url).path, urlsplit(url).query)
+
+
+_ANY_PIECE = st.sampled_from(
+    [
+        *"aZ09-._~:@!$&'()*+,;=/?%é日 \"<>[]|\\^`{}#\t\x01",
+        "%2e",
+        "%2E%2e",
+        "..",
+        "%20",
+        "%3A",
+        "%e9",
+    ]
+)
+_ANY_HOST = st.sampled_from(
+    ["example.com", "EXAMPLE.com:80", "bücher.de", "b%C3%BCcher.de", "BÜCHER.de:8080",
+     "xn--bcher-kva.de", "straße.de", "[::0:1]", "127.0.0.1:0080"]
+)  # fmt: skip
+
+
+@settings(max_examples=500, deadline=None)
+@given(_scheme, _ANY_HOST, st.lists(_ANY_PIECE, max_size=30).map("".join))
+def test_the_normal_form_of_the_browsers_spelling_is_the_same(
+    scheme: str, host: str, rest: str
+) -> None:
+    """A URL and its spellings by w3lib and by :func:`browser_url` (as a browser serialises a
+    link) are one URL; the normal form is idempotent whatever characters the URL holds."""
+    url = f"{scheme}://{host}/{rest}"
+    try:
+        normal = normalise_url(url)
+    except InvalidURLError:
+        return  # a control character: refused however spelt
+    assert normalise_url(normal) == normal
+    assert normalise_url(browser_url(url)) == normal
+    if host.isascii():  # w3lib's own IDNA is IDNA 2003 (straße → strasse): not the browsers'
+        assert normalise_url(safe_url_string(url)) == normal

@@ -43,11 +43,16 @@
     }
     return text.slice(0, 500);
   };
-  const absolute = (raw) => {
+  // The URL the browser resolved for the element (a.href, iframe.src) when it has one: parsed
+  // with the document's encoding, as a click requests it (new URL() encodes a query in UTF-8
+  // whatever the page's encoding); an SVG link has none and is resolved here.
+  const absolute = (raw, resolved) => {
     raw = (raw || "").trim();
     if (!raw || raw.startsWith("#")) return null;
     let url;
-    try { url = new URL(raw, document.baseURI); } catch (e) { return null; }
+    try {
+      url = typeof resolved === "string" && resolved ? new URL(resolved) : new URL(raw, document.baseURI);
+    } catch (e) { return null; }
     if (url.protocol !== "http:" && url.protocol !== "https:") return null;
     url.hash = "";
     return url.href;
@@ -56,11 +61,11 @@
   for (const el of document.querySelectorAll("a[href], area[href], link[href]")) {
     const rel = collapse(el.getAttribute("rel")).toLowerCase();
     if (el.localName === "link" && !/(^|\s)(next|prev|previous)(\s|$)/.test(rel)) continue;
-    const url = absolute(el.getAttribute("href"));
+    const url = absolute(el.getAttribute("href"), el.href);
     if (url) out.push([url, el.localName === "link" ? "" : textOf(el), pathOf(el), rel, "a"]);
   }
   for (const el of document.querySelectorAll("iframe[src], frame[src]")) {
-    const url = absolute(el.getAttribute("src"));
+    const url = absolute(el.getAttribute("src"), el.src);
     if (url) out.push([url, collapse(el.getAttribute("title")), pathOf(el), "", "frame"]);
   }
   for (const entry of window.__dcNav || []) {
