@@ -86,7 +86,7 @@ def _old_database(db_url: str) -> int:
                 )
             )
             conn.execute(
-                sa.text("UPDATE deepcrawl_meta SET value = '2' WHERE key = 'schema_version'")
+                sa.text("UPDATE deepcrawl_meta SET value = '4' WHERE key = 'schema_version'")
             )
     return site
 
@@ -97,14 +97,14 @@ def test_old_normal_form_is_rekeyed_on_open(db_url: str, caplog: pytest.LogCaptu
         repo = Repository.open(db_url)
     with repo:
         message = " ".join(r.getMessage() for r in caplog.records)
-        assert "re-written in the new URL normal form (schema 2 -> 3)" in message
+        assert "re-written in the new URL normal form (schema 4 -> 5)" in message
         assert "frontier: 1 re-written, 1 merged, 1 kept as they were" in message
         assert "page: 2 re-written, 1 merged, 0 kept as they were" in message
         with repo.engine.connect() as conn:
             version = conn.execute(
                 sa.text("SELECT value FROM deepcrawl_meta WHERE key = 'schema_version'")
             ).scalar_one()
-            assert int(version) == SCHEMA_VERSION == 3
+            assert int(version) == SCHEMA_VERSION == 5
             queue = {
                 r.url: (r.state, r.priority, r.host)
                 for r in conn.execute(sa.select(FRONTIER).where(FRONTIER.c.site_id == site))
