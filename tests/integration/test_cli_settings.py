@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from deepcrawl.storage import Repository
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -69,14 +71,17 @@ def test_a_bad_assignment_is_one_clear_line(tmp_path: Path) -> None:
 
 
 def test_a_flag_beats_set(tmp_path: Path) -> None:
-    db = tmp_path / "flag.db"
+    # two databases, a site in each: `sites` (which only reads) shows the one the flag names
+    for name in ("flag", "set"):
+        with Repository.open(f"sqlite:///{tmp_path / name}.db") as repo:
+            repo.site(f"http://{name}.test/")
     result = run(
         tmp_path, "--set", f"storage.url=sqlite:///{tmp_path / 'set.db'}",
-        "sites", "--db", f"sqlite:///{db}", "--json",
+        "sites", "--db", f"sqlite:///{tmp_path / 'flag.db'}", "--json",
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
-    assert db.exists()
-    assert not (tmp_path / "set.db").exists()
+    assert "http://flag.test/" in result.stdout
+    assert "http://set.test/" not in result.stdout
 
 
 def test_an_unwritable_log_file_is_one_clear_line(tmp_path: Path) -> None:
