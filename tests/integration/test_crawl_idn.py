@@ -63,6 +63,8 @@ def test_idn_records_are_fetched_and_delivered_once_under_their_normal_form(
     assert len(set(shown)) == len(shown)  # each record once, whatever spelling led to it
     assert len(records) >= 30  # of 40: a tiny site saturates its form before the last few
     stats = server.stats()
-    # every spelling reached the server as the one path it means: none was encoded twice
-    assert stats["by_kind"].get("unknown", 0) == 0
+    # every spelling reached the server as the one path it means: none was encoded twice (the
+    # one unknown path a crawl asks for is /sitemap.xml, which this site does not have)
+    unknown = [e["path"] for e in stats["log"] if e["kind"] == "unknown"]
+    assert unknown in ([], ["/sitemap.xml"])
     assert stats["by_kind"]["detail"] >= len(records)
