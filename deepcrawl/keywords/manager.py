@@ -50,7 +50,7 @@ from deepcrawl.keywords.policy import FrequencyPolicy, GreedyPolicy, QueryPolicy
 from deepcrawl.keywords.samples import seed_queries_from_samples
 from deepcrawl.keywords.saturation import records_saturated, window_saturated
 from deepcrawl.keywords.sources import frequent_words, load_word_list, stopwords
-from deepcrawl.keywords.terms import ResultTerms, SourceTerms
+from deepcrawl.keywords.terms import PageTerms, ResultTerms, SourceTerms
 from deepcrawl.keywords.text import record_terms
 from deepcrawl.settings import KeywordSettings
 
@@ -132,7 +132,7 @@ class KeywordManager:
         self._terms: dict[WordSource, SourceTerms] = {
             WordSource.RESULTS: ResultTerms(self),
             WordSource.ENTRIES: SourceTerms(self),
-            WordSource.RECORDS: SourceTerms(self),
+            WordSource.RECORDS: PageTerms(self),
         }
         self._source_of: dict[str, WordSource] = {}  # case-folded query -> where it came from
         self._empty_run: Counter[WordSource] = Counter()  # empty answers in a row, by source
@@ -142,6 +142,7 @@ class KeywordManager:
         """Sources left for good: their words kept coming back empty, or they saturated."""
         self.since = 0
         """Saturation is judged over the queries from this one on (the last source left)."""
+        self._trial: int | None = None  # a source on trial: its first query's index
         # result-page blocks with the query blanked: those seen (hashed: a large crawl sees
         # millions), and the latest query's counted ones
         self._echoes: set[int] = set()
@@ -185,8 +186,22 @@ class KeywordManager:
 
     @property
     def max_result_pages(self) -> int:
-        """Result pages followed per query at most."""
-        return self.settings.max_result_pages
+        """Result pages a query is expected to read: once a window of ``saturation_window``
+        queries was answered, the most pages any of them read if their lists went on past
+        the pages read (full pages: the paging rule stopped them), at most
+        ``max_result_pages``.
+
+        The greedy policy caps a word's expected results at this many pages, the records
+        already seen first: once the paging rule reads one page a query (a search ranking in a
+        fixed order shows the known records first), a word of a long list is worth nothing and
+        one whose list fits on the pages read is worth its unseen share.
+        """
+        cap = self.settings.max_result_pages
+        window = self.history[-self.settings.saturation_window :]
+        if self._page_size is None or len(window) < self.settings.saturation_window:
+            return cap
+        cut = [o.cost for o in window if o.results >= o.cost * self._page_size]
+        return min(cap, max(cut)) if cut else cap
 
     # -- driving -------------------------------------------------------------------------
 
@@ -233,13 +248,44 @@ class KeywordManager:
         return query
 
     def switch_if_saturated(self) -> bool:
-        """Leave the current source if it is saturated while saturation waits (most records
-        missing, a source untried); returns whether it was left."""
-        if self._stop is None and self._saturation() and self._deferred():
+        """Leave the current source if it is saturated (or failed its trial) while saturation
+        waits (a source untried); returns whether it was left.
+
+        The next source is on trial for ``source_trial_queries`` queries unless the estimate
+        says most records are missing (it then gets the whole saturation window).
+        """
+        if self._stop is None and self._spent() and self._deferred():
             logger.info("words from %s saturated: on to the next source", self._current_source())
+            trial = self.settings.source_trial_queries > 0 and not self._most_missing()
             self.leave(self._current_source())
+            self._trial = len(self.history) if trial else None
             return True
         return False
+
+    def _spent(self) -> bool:
+        """Whether the current source is done: saturated, or its trial failed."""
+        return self._saturation() or self._trial_failed()
+
+    @property
+    def on_trial(self) -> bool:
+        """Whether a source of words is on trial (``source_trial_queries``) and has queries of
+        it left: the evidence of the lists asked before, from another source's words, does not
+        speak for what its words reach."""
+        if self._trial is None or self._trial_failed():
+            return False
+        trial = self.history[self._trial : self._trial + self.settings.source_trial_queries]
+        return len(trial) < self.settings.source_trial_queries
+
+    def _trial_failed(self) -> bool:
+        """Whether the source on trial answered its ``source_trial_queries`` queries with
+        fewer than ``saturation_min_new`` new records between them."""
+        if self._trial is None:
+            return False
+        trial = self.history[self._trial : self._trial + self.settings.source_trial_queries]
+        return (
+            len(trial) >= self.settings.source_trial_queries
+            and sum(outcome.new for outcome in trial) < self.settings.saturation_min_new
+        )
 
     def _choose(self) -> tuple[str, WordSource] | None:
         """The next word and its source: the user's, the examples', then the learnt sources
@@ -296,15 +342,24 @@ class KeywordManager:
         return out
 
     def _deferred(self) -> bool:
-        """Whether saturation waits: a word of the user's is left (they are all sent), or the
-        estimate says more than ``saturation_max_missing`` of the records are missing and a
-        source of words is left untried."""
+        """Whether saturation waits: a word of the user's is left (they are all sent), or a
+        source of words is left untried and either the estimate says most records are
+        missing (``saturation_max_missing``) or untried sources get a trial
+        (``source_trial_queries``): Chao's estimate under-counts what one source's words
+        never reach, since their queries re-catch the same records."""
         issued = self.issued
         if any(word.casefold() not in issued for word in self._seeds):
             return True
+        if not self._untried():
+            return False
+        return self._most_missing() or self.settings.source_trial_queries > 0
+
+    def _most_missing(self) -> bool:
+        """Whether the estimate says more than ``saturation_max_missing`` of the records are
+        missing."""
         ratio = self.coverage().ratio
         missing = 1.0 - ratio if ratio is not None else 0.0
-        return missing > self.settings.saturation_max_missing and bool(self._untried())
+        return missing > self.settings.saturation_max_missing
 
     def add_examples(self, documents: Sequence[str]) -> list[str]:
         """Queue the xCrawl queries of the user's example pages (their texts), tried after the
@@ -482,7 +537,7 @@ class KeywordManager:
             and all(ids == self._recent[0] for ids in self._recent)
         ):
             return StopReason.IDENTICAL
-        if self._saturation() and not self._deferred():
+        if self._spent() and not self._deferred():
             return StopReason.SATURATED
         if len(self.history) >= s.max_queries:
             return StopReason.QUERY_BUDGET

@@ -16,7 +16,10 @@ if TYPE_CHECKING:
 
     from deepcrawl.keywords.manager import KeywordManager
 
-__all__ = ["ResultTerms", "SourceTerms"]
+__all__ = ["PageTerms", "ResultTerms", "SourceTerms"]
+
+#: Record pages a template word must be seen on before it counts as the pages' frame.
+FRAME_MIN_PAGES = 20
 
 
 class SourceTerms:
@@ -71,6 +74,21 @@ class SourceTerms:
     def untried(self, issued: frozenset[str]) -> bool:
         """Whether a term of this source was never queried."""
         return any(term not in issued for term in self.term_df)
+
+
+class PageTerms(SourceTerms):
+    """The fetched record pages' terms, less their template's: a term on more than
+    ``records_frame_share`` of them ("History", "Author", "Date" on every issue page of a
+    tracker) is the page's frame, which the search does not index — and, being on every page,
+    the greedy policy would pick it first."""
+
+    @property
+    def term_df(self) -> Mapping[str, int]:
+        share = self.manager.settings.records_frame_share
+        if self.documents < FRAME_MIN_PAGES or share >= 1.0:
+            return self.df
+        most = share * self.documents
+        return {term: df for term, df in self.df.items() if df <= most}
 
 
 class ResultTerms(SourceTerms):
