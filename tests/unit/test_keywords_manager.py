@@ -324,3 +324,20 @@ def test_the_record_pages_template_words_are_no_query() -> None:
         m.record(word, {"r1"})
     assert {"history", "author", "date"}.isdisjoint(sent)
     assert sent[0] == "lighthouse"  # on half the pages: the commonest word of the records'
+
+
+def test_the_pages_a_query_is_expected_to_read_are_those_the_paging_rule_read() -> None:
+    """Wagtail ranks in a fixed order and shows ten results a page with no count: the paging
+    rule reads one page a query, so a word's list is worth what fits on one page."""
+    m = manager(saturation_window=3, max_result_pages=50)
+    m.record_stopword_probe(False)
+    for i in range(2):
+        m.record(f"w{i}", {f"r{i}-{j}" for j in range(10)}, cost=1)  # full pages, cut
+    assert m.max_result_pages == 50  # not a window of queries yet
+    m.record("w2", {f"r2-{j}" for j in range(20)}, cost=2)
+    assert m.max_result_pages == 2
+    short = manager(saturation_window=3, max_result_pages=50)
+    short.record("long", {f"r{j}" for j in range(10)})
+    for i in range(3):
+        short.record(f"s{i}", {f"r{i}"})  # lists that ended on their page: no evidence
+    assert short.max_result_pages == 50
