@@ -34,12 +34,15 @@ does not hold the column names and codes of the record page — so the manager c
 source, the queries that came back empty, and leaves a source whose last
 ``source_empty_run`` queries all did. Saturation is not declared while the size estimate says
 most records are missing (``saturation_max_missing``) and a source is left untried: the
-saturated source is left instead.
+saturated source is left instead. Below that share the next untried source is tried for
+``source_trial_queries`` queries before saturation is declared: the estimate under-counts the
+records one source's words never reach, since its queries re-catch the same records.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import re
 from collections import Counter, deque
 from typing import TYPE_CHECKING
@@ -143,6 +146,7 @@ class KeywordManager:
         self.since = 0
         """Saturation is judged over the queries from this one on (the last source left)."""
         self._trial: int | None = None  # a source on trial: its first query's index
+        self._trial_length = 0  # and the queries it is given
         # result-page blocks with the query blanked: those seen (hashed: a large crawl sees
         # millions), and the latest query's counted ones
         self._echoes: set[int] = set()
@@ -251,7 +255,8 @@ class KeywordManager:
         """Leave the current source if it is saturated (or failed its trial) while saturation
         waits (a source untried); returns whether it was left.
 
-        The next source is on trial for ``source_trial_queries`` queries unless the estimate
+        The next source is on trial for ``source_trial_queries`` queries, or
+        ``source_trial_share`` of the queries made if more, unless the estimate
         says most records are missing (it then gets the whole saturation window).
         """
         if self._stop is None and self._spent() and self._deferred():
@@ -259,6 +264,10 @@ class KeywordManager:
             trial = self.settings.source_trial_queries > 0 and not self._most_missing()
             self.leave(self._current_source())
             self._trial = len(self.history) if trial else None
+            self._trial_length = max(
+                self.settings.source_trial_queries,
+                math.ceil(max(0.0, self.settings.source_trial_share) * len(self.history)),
+            )
             return True
         return False
 
@@ -273,17 +282,17 @@ class KeywordManager:
         speak for what its words reach."""
         if self._trial is None or self._trial_failed():
             return False
-        trial = self.history[self._trial : self._trial + self.settings.source_trial_queries]
-        return len(trial) < self.settings.source_trial_queries
+        trial = self.history[self._trial : self._trial + self._trial_length]
+        return len(trial) < self._trial_length
 
     def _trial_failed(self) -> bool:
         """Whether the source on trial answered its ``source_trial_queries`` queries with
         fewer than ``saturation_min_new`` new records between them."""
         if self._trial is None:
             return False
-        trial = self.history[self._trial : self._trial + self.settings.source_trial_queries]
+        trial = self.history[self._trial : self._trial + self._trial_length]
         return (
-            len(trial) >= self.settings.source_trial_queries
+            len(trial) >= self._trial_length
             and sum(outcome.new for outcome in trial) < self.settings.saturation_min_new
         )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -341,3 +342,17 @@ def test_the_pages_a_query_is_expected_to_read_are_those_the_paging_rule_read() 
     for i in range(3):
         short.record(f"s{i}", {f"r{i}"})  # lists that ended on their page: no evidence
     assert short.max_result_pages == 50
+
+
+def test_a_trial_grows_with_the_queries_made() -> None:
+    m = _saturated_titles(source_trial_queries=2, source_trial_share=0.5)
+    made = len(m.history)
+    for _ in range(math.ceil(made / 2) - 1):
+        word = m.next_query()
+        assert word is not None
+        m.record(word, {"r1"})
+        assert m.stop_reason is None  # two queries are not half of those made
+    word = m.next_query()
+    assert word is not None
+    m.record(word, {"r1"})
+    assert m.stop_reason is StopReason.SATURATED
