@@ -294,8 +294,12 @@ class QueryLoop:
         :meth:`checked_need` records between them and lacked fewer than
         ``crawl.stop_checked_share`` of them, querying stops: the saturation window's evidence,
         counted in records checked rather than queries, and an estimate of the share missed.
+        Not while the keyword manager has a source of words on trial: the lists so far were
+        asked with another source's words, and say nothing of what the new words reach.
         """
         need = self.checked_need()
+        if self.manager.on_trial:  # the lists so far are another source's words'
+            return False
         return bool(need) and lists_checked_out(
             self.checked, need=need, share=self.ctx.settings.crawl.stop_checked_share
         )
@@ -326,6 +330,8 @@ class QueryLoop:
         history = self.manager.history
         patience = max(1, settings.stop_patience)
         if len(history) < patience + len(self._probes) or settings.stop_coverage >= 1.0:
+            return False
+        if self.manager.on_trial:  # the estimate is the saturated source's (see checked_out)
             return False
         if any(o.new for o in history[-patience:]):
             return False

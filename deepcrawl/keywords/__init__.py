@@ -7,6 +7,9 @@ Roles, one module each:
 - ``policy``   — query selection policies (greedy of Ntoulas et al., random, frequency);
 - ``estimate`` — capture–recapture estimate of the hidden database's size;
 - ``samples``  — xCrawl keyword derivation from sample documents (TF-IDF × hit count);
+- ``outcome``  — what the manager reports: stop reasons, word sources, query outcomes;
+- ``terms``    — per-source term statistics, each a policy's view of one source;
+- ``saturation`` — the evidence that the queries stopped bringing new records;
 - ``manager``  — the :class:`KeywordManager` the form filler drives;
 - ``simulate`` — a synthetic hidden database for benchmarks and tests.
 """

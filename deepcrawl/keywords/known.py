@@ -6,7 +6,9 @@ hold are then about ``total − (fetched records whose text has w)``; less those
 far showed, that is what its further pages can still bring. :class:`KnownTexts` keeps the
 document frequencies this needs, from the main text of each fetched record page —
 :func:`main_text` leaves out the page's navigation, header, footer, forms and lists of links
-("Related books": other records' titles and snippets would count words the record lacks).
+("Related books": other records' titles and snippets would count words the record lacks), and
+its tables' header cells (column names, "Author: …", "Date" labels: a search indexes the values,
+not the labels).
 
 Under independently drawn words every page of a query holds about the same share of unknown
 records, but a site ranking by id or date puts the well-known records first; the count from
@@ -39,7 +41,7 @@ __all__ = ["KnownTexts", "main_text"]
 #: Elements whose text is the page's frame or other records, not the record itself.
 _FRAME = (
     "script", "style", "noscript", "nav", "header", "footer", "aside", "form", "template",
-    "select", "button",
+    "select", "button", "th",
 )  # fmt: skip
 #: Share of fetched record pages a word may appear in before it counts as chrome.
 _CHROME_SHARE = 0.9

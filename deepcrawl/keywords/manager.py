@@ -34,7 +34,9 @@ does not hold the column names and codes of the record page — so the manager c
 source, the queries that came back empty, and leaves a source whose last
 ``source_empty_run`` queries all did. Saturation is not declared while the size estimate says
 most records are missing (``saturation_max_missing``) and a source is left untried: the
-saturated source is left instead.
+saturated source is left instead. Below that share the next untried source is tried for
+``source_trial_queries`` queries before saturation is declared: the estimate under-counts the
+records one source's words never reach, since its queries re-catch the same records.
 """
 
 from __future__ import annotations
@@ -43,14 +45,15 @@ import logging
 import math
 import re
 from collections import Counter, deque
-from dataclasses import dataclass
-from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from deepcrawl.keywords.estimate import CaptureRecapture, CoverageEstimate
+from deepcrawl.keywords.outcome import LEARNT, LEAVABLE, QueryOutcome, StopReason, WordSource
 from deepcrawl.keywords.policy import FrequencyPolicy, GreedyPolicy, QueryPolicy, RandomPolicy
 from deepcrawl.keywords.samples import seed_queries_from_samples
+from deepcrawl.keywords.saturation import records_saturated, window_saturated
 from deepcrawl.keywords.sources import frequent_words, load_word_list, stopwords
+from deepcrawl.keywords.terms import PageTerms, ResultTerms, SourceTerms
 from deepcrawl.keywords.text import record_terms
 from deepcrawl.settings import KeywordSettings
 
@@ -62,132 +65,8 @@ __all__ = ["KeywordManager", "QueryOutcome", "StopReason", "WordSource", "make_p
 logger = logging.getLogger(__name__)
 
 
-class StopReason(StrEnum):
-    """Why the manager stopped handing out queries."""
-
-    SATURATED = "saturated"
-    QUERY_BUDGET = "query budget spent"
-    COST_BUDGET = "request budget spent"
-    EXHAUSTED = "no keyword left"
-    IDENTICAL = "the form returns the same results for every keyword"
-    ERRORS = "the form keeps failing"
-
-
-class WordSource(StrEnum):
-    """Where a query word came from, in the order the sources are tried."""
-
-    USER = "user"
-    """The user's words: ``seeds`` and ``--keywords FILE``, every one of them first."""
-    EXAMPLE = "example"
-    """xCrawl queries from the ``--like`` pages (TF-IDF × hit count, middle-out)."""
-    RESULTS = "results"
-    """Terms of the result links' texts (and of wanted links on fetched pages): greedy."""
-    ENTRIES = "entries"
-    """Terms of the result pages' text blocks that hold the query word: greedy."""
-    RECORDS = "records"
-    """Terms of the fetched record pages' main text: greedy."""
-    FREQUENT = "frequent"
-    """The language's frequent-word list (cold start)."""
-
-
 #: Numbers in a result-page block (a count beside the echoed query), blanked to compare echoes.
 _DIGITS = re.compile(r"\d+")
-#: Sources whose words the policy chooses from learnt document frequencies.
-_LEARNT = (WordSource.RESULTS, WordSource.ENTRIES, WordSource.RECORDS)
-#: Sources left when their words keep coming back empty (the user's words are all sent; the
-#: frequent words are the last resort, and a site may match their later ones).
-_LEAVABLE = frozenset({WordSource.EXAMPLE, *_LEARNT})
-
-
-@dataclass(frozen=True, slots=True)
-class QueryOutcome:
-    """What one query brought.
-
-    Attributes:
-        query: the keyword submitted.
-        results: distinct records in its results.
-        new: records never seen before it.
-        cost: requests it used (submission plus further result pages).
-        total_results: the result count the site reported, if any.
-        error: why it failed (error page, timeout), None if it did not.
-        reached: distinct records reached after it.
-        source: where its word came from (None: recorded without being handed out).
-    """
-
-    query: str
-    results: int
-    new: int
-    cost: int
-    total_results: int | None
-    error: str | None
-    reached: int
-    source: WordSource | None = None
-
-
-class _Terms:
-    """Document frequencies of one learnt source, seen by the policy as a :class:`QueryState`."""
-
-    def __init__(self, manager: KeywordManager) -> None:
-        self.manager = manager
-        self.df: Counter[str] = Counter()
-        self.documents = 0
-
-    def add(self, terms: frozenset[str]) -> None:
-        self.documents += 1
-        self.df.update(sorted(terms))
-
-    def remove(self, terms: frozenset[str]) -> None:
-        self.documents -= 1
-        self.df.subtract(terms)
-        for term in terms:
-            if self.df[term] <= 0:
-                del self.df[term]
-
-    @property
-    def issued(self) -> frozenset[str]:
-        return self.manager.issued
-
-    @property
-    def cold_start(self) -> Sequence[str]:
-        # the policy ranks ties by it (the commoner word first); its fallback to this list is
-        # refused by the manager, which moves on to the next source instead
-        return self.manager.cold_start
-
-    @property
-    def term_df(self) -> Mapping[str, int]:
-        return self.df
-
-    @property
-    def texted_records(self) -> int:
-        return self.documents
-
-    @property
-    def estimated_size(self) -> float | None:
-        return self.manager.estimated_size
-
-    @property
-    def page_size(self) -> int | None:
-        return self.manager.page_size
-
-    @property
-    def max_result_pages(self) -> int:
-        return self.manager.max_result_pages
-
-    def untried(self, issued: frozenset[str]) -> bool:
-        """Whether a term of this source was never queried."""
-        return any(term not in issued for term in self.term_df)
-
-
-class _ResultTerms(_Terms):
-    """The result links' terms: the manager's own counts (stop words once the site takes them)."""
-
-    @property
-    def term_df(self) -> Mapping[str, int]:
-        return self.manager.term_df
-
-    @property
-    def texted_records(self) -> int:
-        return self.manager.texted_records
 
 
 def make_policy(settings: KeywordSettings) -> QueryPolicy:
@@ -253,10 +132,10 @@ class KeywordManager:
         self._recent: deque[frozenset[str]] = deque(maxlen=max(1, self.settings.identical_window))
         self._errors_in_row = 0
         self._stop: StopReason | None = None
-        self._terms: dict[WordSource, _Terms] = {
-            WordSource.RESULTS: _ResultTerms(self),
-            WordSource.ENTRIES: _Terms(self),
-            WordSource.RECORDS: _Terms(self),
+        self._terms: dict[WordSource, SourceTerms] = {
+            WordSource.RESULTS: ResultTerms(self),
+            WordSource.ENTRIES: SourceTerms(self),
+            WordSource.RECORDS: PageTerms(self),
         }
         self._source_of: dict[str, WordSource] = {}  # case-folded query -> where it came from
         self._empty_run: Counter[WordSource] = Counter()  # empty answers in a row, by source
@@ -266,6 +145,8 @@ class KeywordManager:
         """Sources left for good: their words kept coming back empty, or they saturated."""
         self.since = 0
         """Saturation is judged over the queries from this one on (the last source left)."""
+        self._trial: int | None = None  # a source on trial: its first query's index
+        self._trial_length = 0  # and the queries it is given
         # result-page blocks with the query blanked: those seen (hashed: a large crawl sees
         # millions), and the latest query's counted ones
         self._echoes: set[int] = set()
@@ -309,8 +190,22 @@ class KeywordManager:
 
     @property
     def max_result_pages(self) -> int:
-        """Result pages followed per query at most."""
-        return self.settings.max_result_pages
+        """Result pages a query is expected to read: once a window of ``saturation_window``
+        queries was answered, the most pages any of them read if their lists went on past
+        the pages read (full pages: the paging rule stopped them), at most
+        ``max_result_pages``.
+
+        The greedy policy caps a word's expected results at this many pages, the records
+        already seen first: once the paging rule reads one page a query (a search ranking in a
+        fixed order shows the known records first), a word of a long list is worth nothing and
+        one whose list fits on the pages read is worth its unseen share.
+        """
+        cap = self.settings.max_result_pages
+        window = self.history[-self.settings.saturation_window :]
+        if self._page_size is None or len(window) < self.settings.saturation_window:
+            return cap
+        cut = [o.cost for o in window if o.results >= o.cost * self._page_size]
+        return min(cap, max(cut)) if cut else cap
 
     # -- driving -------------------------------------------------------------------------
 
@@ -357,13 +252,49 @@ class KeywordManager:
         return query
 
     def switch_if_saturated(self) -> bool:
-        """Leave the current source if it is saturated while saturation waits (most records
-        missing, a source untried); returns whether it was left."""
-        if self._stop is None and self._saturation() and self._deferred():
+        """Leave the current source if it is saturated (or failed its trial) while saturation
+        waits (a source untried); returns whether it was left.
+
+        The next source is on trial for ``source_trial_queries`` queries, or
+        ``source_trial_share`` of the queries made if more, unless the estimate
+        says most records are missing (it then gets the whole saturation window).
+        """
+        if self._stop is None and self._spent() and self._deferred():
             logger.info("words from %s saturated: on to the next source", self._current_source())
+            trial = self.settings.source_trial_queries > 0 and not self._most_missing()
             self.leave(self._current_source())
+            self._trial = len(self.history) if trial else None
+            self._trial_length = max(
+                self.settings.source_trial_queries,
+                math.ceil(max(0.0, self.settings.source_trial_share) * len(self.history)),
+            )
             return True
         return False
+
+    def _spent(self) -> bool:
+        """Whether the current source is done: saturated, or its trial failed."""
+        return self._saturation() or self._trial_failed()
+
+    @property
+    def on_trial(self) -> bool:
+        """Whether a source of words is on trial (``source_trial_queries``) and has queries of
+        it left: the evidence of the lists asked before, from another source's words, does not
+        speak for what its words reach."""
+        if self._trial is None or self._trial_failed():
+            return False
+        trial = self.history[self._trial : self._trial + self._trial_length]
+        return len(trial) < self._trial_length
+
+    def _trial_failed(self) -> bool:
+        """Whether the source on trial answered its ``source_trial_queries`` queries with
+        fewer than ``saturation_min_new`` new records between them."""
+        if self._trial is None:
+            return False
+        trial = self.history[self._trial : self._trial + self._trial_length]
+        return (
+            len(trial) >= self._trial_length
+            and sum(outcome.new for outcome in trial) < self.settings.saturation_min_new
+        )
 
     def _choose(self) -> tuple[str, WordSource] | None:
         """The next word and its source: the user's, the examples', then the learnt sources
@@ -378,7 +309,7 @@ class KeywordManager:
         if not isinstance(self.policy, GreedyPolicy):  # the baselines draw from their own list
             chosen = self.policy.choose(self)
             return (chosen, WordSource.FREQUENT) if chosen is not None else None
-        for source in _LEARNT:
+        for source in LEARNT:
             if source in self.left:
                 continue
             terms = self._terms[source]
@@ -409,7 +340,7 @@ class KeywordManager:
         """Sources with a word to give that no query has come from yet."""
         issued = self.issued
         out: list[WordSource] = []
-        for source in (WordSource.EXAMPLE, *_LEARNT):
+        for source in (WordSource.EXAMPLE, *LEARNT):
             if source in self.left or self._used[source]:
                 continue
             if source is WordSource.EXAMPLE:
@@ -420,15 +351,24 @@ class KeywordManager:
         return out
 
     def _deferred(self) -> bool:
-        """Whether saturation waits: a word of the user's is left (they are all sent), or the
-        estimate says more than ``saturation_max_missing`` of the records are missing and a
-        source of words is left untried."""
+        """Whether saturation waits: a word of the user's is left (they are all sent), or a
+        source of words is left untried and either the estimate says most records are
+        missing (``saturation_max_missing``) or untried sources get a trial
+        (``source_trial_queries``): Chao's estimate under-counts what one source's words
+        never reach, since their queries re-catch the same records."""
         issued = self.issued
         if any(word.casefold() not in issued for word in self._seeds):
             return True
+        if not self._untried():
+            return False
+        return self._most_missing() or self.settings.source_trial_queries > 0
+
+    def _most_missing(self) -> bool:
+        """Whether the estimate says more than ``saturation_max_missing`` of the records are
+        missing."""
         ratio = self.coverage().ratio
         missing = 1.0 - ratio if ratio is not None else 0.0
-        return missing > self.settings.saturation_max_missing and bool(self._untried())
+        return missing > self.settings.saturation_max_missing
 
     def add_examples(self, documents: Sequence[str]) -> list[str]:
         """Queue the xCrawl queries of the user's example pages (their texts), tried after the
@@ -557,7 +497,7 @@ class KeywordManager:
             self._empty[source] += not ids
             self._empty_run[source] = 0 if ids else self._empty_run[source] + 1
             run = self.settings.source_empty_run
-            if run and self._empty_run[source] >= run and source in _LEAVABLE:
+            if run and self._empty_run[source] >= run and source in LEAVABLE:
                 self.left.add(source)  # its words are not what the search matches
                 logger.info("words from %s left: %d queries in a row found nothing", source, run)
         if not error:
@@ -606,7 +546,7 @@ class KeywordManager:
             and all(ids == self._recent[0] for ids in self._recent)
         ):
             return StopReason.IDENTICAL
-        if self._saturation() and not self._deferred():
+        if self._spent() and not self._deferred():
             return StopReason.SATURATED
         if len(self.history) >= s.max_queries:
             return StopReason.QUERY_BUDGET
@@ -616,53 +556,10 @@ class KeywordManager:
 
     def _saturation(self) -> bool:
         """Whether the queries since the last source was left show saturation."""
-        return self._window_saturated() or self._records_saturated()
-
-    def _saturation_need(self) -> int:
-        """Results shown without a new record that saturation asks for at least:
-        ``saturation_fraction`` of the records known. (Not of the capture–recapture estimate:
-        while few records were caught twice, Chao's estimate runs to many times the site.)"""
-        return math.ceil(max(0.0, self.settings.saturation_fraction) * len(self.records))
-
-    def _window_saturated(self) -> bool:
-        """The last ``saturation_window`` queries brought fewer than ``saturation_min_new`` new
-        records — and so did as many more as it takes to have shown :meth:`_saturation_need`
-        results, unless the window showed none at all (the form finds nothing any more)."""
-        s = self.settings
-        history = self.history[self.since :]
-        if len(history) < s.saturation_window:
-            return False
-        need = self._saturation_need()
-        shown = new = 0
-        for count, outcome in enumerate(reversed(history), start=1):
-            shown += outcome.results
-            new += outcome.new
-            if new >= s.saturation_min_new:
-                return False
-            if count >= s.saturation_window and (shown >= need or shown == 0):
-                return True
-        return False
-
-    def _records_saturated(self) -> bool:
-        """The most recent queries showed ``saturation_records`` results between them (more on
-        a large site: :meth:`_saturation_need`) and fewer than ``saturation_min_new`` new ones:
-        evidence counted in records re-seen, so a query showing fifty results weighs five times
-        one showing ten."""
-        s = self.settings
-        if not s.saturation_records:
-            return False
-        need = max(s.saturation_records, self._saturation_need())
-        shown = new = 0
-        for outcome in reversed(self.history[self.since :]):
-            if outcome.error:
-                continue
-            shown += outcome.results
-            new += outcome.new
-            if new >= s.saturation_min_new:
-                return False
-            if shown >= need:
-                return True
-        return False
+        history, known = self.history[self.since :], len(self.records)
+        return window_saturated(history, self.settings, known) or records_saturated(
+            history, self.settings, known
+        )
 
     @property
     def saturated(self) -> bool:

@@ -138,6 +138,25 @@ class KeywordSettings(Section):
     """Saturation is not declared while the capture–recapture estimate says more than this
     share of the records is missing and a source of words is left untried: the saturated
     source is left instead. 1: off. Not from a paper ("most records missing")."""
+    records_frame_share: float = 0.9
+    """A term on more than this share of the fetched record pages (twenty at least) is their
+    template's ("History", "Author", "Date" on every issue page of a tracker), not a record's:
+    the search does not index it, and the greedy policy, picking the commonest term once the
+    estimate sees nothing missing, would send those first. 1: off. Not from a paper."""
+    source_trial_queries: int = 5
+    """Below ``saturation_max_missing`` too, a saturated source of words is left for the next
+    untried one (the result-page entries', then the fetched record pages' words), which gets
+    this many queries to bring a new record; saturation is declared once every untried
+    source failed its trial. The estimate under-counts what one source never reaches: its
+    words' queries re-catch the same records (Roundup's issue titles saturated at 228 of 240
+    issues, the estimate saying ~3 missing; the rest are found by words of their messages).
+    0: off (switch only while most records are missing). Not from a paper: five queries
+    cost a site at saturation five requests or so."""
+    source_trial_share: float = 0.06
+    """A source's trial is this share of the queries made, if more than
+    ``source_trial_queries``: a crawl that needed many words to saturate one source needs
+    more to judge the next (Roundup after 165 queries: five record-page words found none of
+    the 11 issues missing, ten found 7). Not from a paper."""
     paging_min_new: float = 1.0
     """A query's paging stops once the records it is expected to bring per further result page
     fall below this (the share of records new to the crawl on its pages so far times the page

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deepcrawl.errors import ConfigError
-from deepcrawl.keywords import FrequencyPolicy, KeywordManager, StopReason
+from deepcrawl.keywords import FrequencyPolicy, KeywordManager, StopReason, WordSource
 from deepcrawl.settings import KeywordSettings
 
 FREQUENT = ["the", "a", "of", "house", "garden", "river", "stone", "bread", "light", "road"]
@@ -218,4 +219,140 @@ def test_a_fruitless_window_of_empty_queries_saturates_at_any_size() -> None:
     for n in range(3):
         assert not m.saturated
         m.record(f"q{n}", [])
+    assert m.stop_reason is StopReason.SATURATED
+
+
+TITLES = (
+    "alpha",
+    "bravo",
+    "charlie",
+    "delta",
+    "echo",
+    "foxtrot",
+    "golf",
+    "hotel",
+    "india",
+    "juliet",
+)
+
+
+def _saturated_titles(**settings: object) -> KeywordManager:
+    """Ten records, each caught twice (Chao's estimate: nothing missing), whose title words
+    then re-find a known record until the title source is saturated."""
+    m = manager(saturation_window=5, saturation_records=None, saturation_fraction=0.0, **settings)
+    m.record_stopword_probe(False)
+    titles = {f"r{i}": word for i, word in enumerate(TITLES)}
+    m.record("seed", titles, titles)
+    m.record("again", titles)
+    while (word := m.next_query()) is not None:
+        assert word in TITLES
+        m.record(word, {"r0"})
+    assert m.stop_reason is StopReason.SATURATED
+    assert m.coverage().ratio == 1.0
+    m.learn_record("messages words here")  # a fetched record page's own text: untried
+    return m
+
+
+def test_a_saturated_source_hands_over_to_an_untried_one_for_a_bounded_trial() -> None:
+    """The estimate says nothing is missing, yet the record pages' words get five queries
+    before the crawl is called saturated: one source's queries re-catch what it reaches."""
+    m = _saturated_titles(source_trial_queries=5)
+    assert m.stop_reason is None
+    tried = []
+    while (word := m.next_query()) is not None:
+        tried.append(word)
+        m.record(word, {"r1"})  # nothing new
+    # the record pages' three words, then the frequent words, five queries in all
+    assert [o.source for o in m.history[-5:]] == [WordSource.RECORDS] * 3 + [
+        WordSource.FREQUENT
+    ] * 2
+    assert set(tried[:3]) == {"messages", "words", "here"}
+    assert len(tried) == 5
+    assert m.stop_reason is StopReason.SATURATED
+
+
+def test_a_trial_that_brings_nothing_ends_in_saturation() -> None:
+    m = _saturated_titles(source_trial_queries=2)
+    for _ in range(2):
+        word = m.next_query()
+        assert word in {"messages", "words", "here"}
+        m.record(word, {"r1"})
+    assert m.stop_reason is StopReason.SATURATED
+    assert m.next_query() is None
+
+
+def test_a_trial_that_brings_a_record_goes_on_under_the_saturation_window() -> None:
+    m = _saturated_titles(source_trial_queries=2)
+    m.learn_record("more words for later queries")
+    found = m.next_query()
+    assert found is not None
+    m.record(found, {"r1", "new"}, {"new": "fresh"})
+    for _ in range(3):
+        word = m.next_query()
+        assert word is not None
+        m.record(word, {"r1"})
+    assert m.stop_reason is None  # the window of five still holds the new record
+
+
+def test_without_trials_a_saturated_source_ends_the_crawl_while_the_estimate_is_full() -> None:
+    m = _saturated_titles(source_trial_queries=0)
+    assert m.stop_reason is StopReason.SATURATED
+
+
+def test_a_trial_keeps_the_lists_rules_waiting_until_its_queries_are_answered() -> None:
+    m = _saturated_titles(source_trial_queries=2)
+    assert not m.on_trial  # nothing left yet: the switch comes with the next query
+    word = m.next_query()
+    assert word is not None
+    assert m.on_trial
+    m.record(word, {"r1"})
+    assert m.on_trial
+    word = m.next_query()
+    assert word is not None
+    m.record(word, {"r1"})
+    assert not m.on_trial
+
+
+def test_the_record_pages_template_words_are_no_query() -> None:
+    """Every issue page of a tracker says "History", "Author", "Date": the search indexes
+    none of them, and the greedy policy would pick them first (they are on every page)."""
+    m = _saturated_titles(source_trial_queries=5)
+    for i in range(24):
+        m.learn_record(f"History Author Date message{i} words {'lighthouse' * (i % 2)}")
+    sent = []
+    while (word := m.next_query()) is not None:
+        sent.append(word)
+        m.record(word, {"r1"})
+    assert {"history", "author", "date"}.isdisjoint(sent)
+    assert sent[0] == "lighthouse"  # on half the pages: the commonest word of the records'
+
+
+def test_the_pages_a_query_is_expected_to_read_are_those_the_paging_rule_read() -> None:
+    """Wagtail ranks in a fixed order and shows ten results a page with no count: the paging
+    rule reads one page a query, so a word's list is worth what fits on one page."""
+    m = manager(saturation_window=3, max_result_pages=50)
+    m.record_stopword_probe(False)
+    for i in range(2):
+        m.record(f"w{i}", {f"r{i}-{j}" for j in range(10)}, cost=1)  # full pages, cut
+    assert m.max_result_pages == 50  # not a window of queries yet
+    m.record("w2", {f"r2-{j}" for j in range(20)}, cost=2)
+    assert m.max_result_pages == 2
+    short = manager(saturation_window=3, max_result_pages=50)
+    short.record("long", {f"r{j}" for j in range(10)})
+    for i in range(3):
+        short.record(f"s{i}", {f"r{i}"})  # lists that ended on their page: no evidence
+    assert short.max_result_pages == 50
+
+
+def test_a_trial_grows_with_the_queries_made() -> None:
+    m = _saturated_titles(source_trial_queries=2, source_trial_share=0.5)
+    made = len(m.history)
+    for _ in range(math.ceil(made / 2) - 1):
+        word = m.next_query()
+        assert word is not None
+        m.record(word, {"r1"})
+        assert m.stop_reason is None  # two queries are not half of those made
+    word = m.next_query()
+    assert word is not None
+    m.record(word, {"r1"})
     assert m.stop_reason is StopReason.SATURATED

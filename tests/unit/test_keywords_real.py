@@ -82,7 +82,8 @@ def test_a_record_pages_words_the_index_lacks_are_left_for_the_result_entries_wo
     """The row page holds column names and codes ("county", "cul", "bid") the index does not
     cover; its words come back empty, the source is left, and the words of the result rows'
     matched cells (names, places, the summaries' words) reach every row."""
-    m = _manager(source_empty_run=3)
+    # the column names are on every row page: without the template rule (which drops them)
+    m = _manager(source_empty_run=3, records_frame_share=1.0)
     for row in _rows():  # the row pages' words outside the index: column names, codes, dates
         m.learn_record(" ".join([*row, *(row[c] for c in ("county", "code", "status", "awarded"))]))
     done = _run(m, 3)
@@ -175,3 +176,14 @@ def test_saturation_waits_for_the_last_of_the_users_words(tmp_path: Path) -> Non
         m.record(word, {_rows()[0]["id"]})  # nothing new
     assert sent == words
     assert m.stop_reason is StopReason.SATURATED
+
+
+def test_a_record_pages_table_headers_are_labels_not_its_text() -> None:
+    """An issue tracker's message header reads "Author: alan" in a header cell: the search
+    indexes the message, not the names of its authors."""
+    page = (
+        "<html><body><table><tr><th>Author: alan</th><th>Date: 2022-01-10</th></tr>"
+        "<tr><td><pre>One easy Cambridge claiming drove day.</pre></td></tr></table>"
+        "</body></html>"
+    )
+    assert record_terms(main_text(page)) == {"one", "easy", "cambridge", "claiming", "drove", "day"}
