@@ -39,8 +39,9 @@ from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlsplit
 
 from deepcrawl._tasks import supervised
-from deepcrawl.classify.url import LabelStats, URLClassifier
+from deepcrawl.classify.url import LabelStats
 from deepcrawl.crawler.deliver import DeliveryPoller
+from deepcrawl.crawler.kinds import canonical_url, make_classifier, teach_fetcher
 from deepcrawl.crawler.politeness import TRANSIENT_STATUSES, backoff_delay
 from deepcrawl.crawler.queries import QueryLoop, normalised_id
 from deepcrawl.crawler.setup import store_results_page
@@ -54,9 +55,7 @@ from deepcrawl.errors import (
 )
 from deepcrawl.frontier import SETUP_SOURCE, NewURL, SqlFrontier, query_source
 from deepcrawl.keywords import StopReason
-from deepcrawl.prototypes._labelling import from_row
 from deepcrawl.safety import SafetyRule
-from deepcrawl.urls import drop_query_keys
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -70,7 +69,7 @@ if TYPE_CHECKING:
     from deepcrawl.frontier import Lease
     from deepcrawl.storage import PageRead
 
-__all__ = ["NormalPhase", "canonical_url", "make_classifier"]
+__all__ = ["NormalPhase"]
 
 logger = logging.getLogger(__name__)
 
@@ -82,38 +81,6 @@ _BUDGETS = frozenset({StopReason.QUERY_BUDGET, StopReason.COST_BUDGET})
 
 #: Result links whose record id is cached (a query's links are asked for several times).
 _ID_CACHE = 1 << 16
-
-
-def canonical_url(normal_url: str, drop: re.Pattern[str]) -> str:
-    """A normalised URL without the query keys ``drop`` matches (near-duplicates collapse).
-
-    The kept items stay as the normal form spells them, so the key is a normal form too.
-    """
-    return drop_query_keys(normal_url, drop.match)
-
-
-def make_classifier(ctx: CrawlContext) -> URLClassifier:
-    """The URL-only classifier of the site: its prototypes, labels, and the links seen so far."""
-    prototypes = [from_row(r) for r in ctx.repo.prototypes(ctx.site.id)]
-    labels = {r.prototype_key: (r.name, r.relevant) for r in ctx.repo.labels(ctx.site.id)}
-    return URLClassifier(prototypes, labels).fit(ctx.state.link_urls())
-
-
-def teach_fetcher(fetcher: Fetcher, key: Callable[[str], str]) -> None:
-    """Let an adaptive fetcher (possibly wrapped, as the bench wraps it) decide per prototype.
-
-    :class:`~deepcrawl.browser.AdaptiveFetcher` samples each kind of URL both ways before it
-    trusts plain HTTP for it; by default a kind is a crude URL shape, under which every dated
-    slug is a kind of its own. The crawl knows the real kinds: its prototypes.
-    """
-    from deepcrawl.browser.adaptive import AdaptiveFetcher
-
-    inner: object = fetcher
-    for _ in range(4):
-        if isinstance(inner, AdaptiveFetcher):
-            inner.key = key
-            return
-        inner = getattr(inner, "inner", None)
 
 
 class NormalPhase:

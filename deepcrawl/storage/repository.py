@@ -15,23 +15,24 @@ could not be read on another (``bytea`` holds up to 1 GB; TOAST compresses large
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 from urllib.parse import urlsplit
 
 from pydantic import ValidationError
-from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, func, select
 
 from deepcrawl.errors import ConfigError, StorageError
 from deepcrawl.settings import StorageSettings
 from deepcrawl.storage import tables as t
+from deepcrawl.storage.content import StoredContent, body_of
 from deepcrawl.storage.engine import open_engine, safe_url
 from deepcrawl.storage.exchanges import exchange_of, exchange_row, payload_of
+from deepcrawl.storage.guard import StorageGuard
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
+    from pathlib import Path
     from types import TracebackType
 
     from sqlalchemy.engine import Engine
@@ -43,21 +44,6 @@ __all__ = ["Repository", "StoredContent"]
 
 #: Pages read per batch when a site's pages are listed.
 _BATCH = 500
-
-
-@dataclass(frozen=True, slots=True)
-class StoredContent:
-    """A stored page with its body (None for a failed fetch) and its links in document order."""
-
-    page: t.PageRead
-    body: bytes | None
-    links: list[t.LinkBase]
-
-
-def _body_of(row: t.Page) -> bytes | None:
-    if row.body is not None:
-        return row.body
-    return None if row.body_path is None else Path(row.body_path).read_bytes()
 
 
 class Repository:
@@ -388,7 +374,7 @@ class Repository:
                     found[link.source_page_id].append(t.LinkBase.model_validate(link))
             for r in rows:
                 page = t.PageRead.model_validate(r)
-                yield StoredContent(page, _body_of(r), found.get(page.id, []))
+                yield StoredContent(page, body_of(r), found.get(page.id, []))
 
     def _page_batches(self, site_id: int, kind: str | None) -> Iterator[Sequence[t.Page]]:
         last = 0
@@ -409,7 +395,7 @@ class Repository:
             row = s.get(t.Page, page_id)
             if row is None:
                 raise StorageError(f"no page with id {page_id}")
-            return _body_of(row)
+            return body_of(row)
 
     def exchange(self, page_id: int, *, with_body: bool = True) -> Exchange | None:
         """The request and response behind a page, as they went over the wire; None for a page
@@ -425,7 +411,7 @@ class Repository:
             body: bytes | None = b""
             if with_body and row.body_is_page:
                 page = s.get(t.Page, page_id)
-                body = _body_of(page) if page is not None else None
+                body = body_of(page) if page is not None else None
             elif with_body:
                 body = payload_of(row)
         return exchange_of(row, body or b"")
@@ -606,26 +592,5 @@ class Repository:
 
     # --- errors --------------------------------------------------------------------------------
 
-    def _guard(self, operation: str) -> _Guard:
-        return _Guard(operation, safe_url(str(self.engine.url)))
-
-
-class _Guard:
-    """Translate SQLAlchemy errors into StorageError naming the operation and database."""
-
-    def __init__(self, operation: str, where: str) -> None:
-        self.operation = operation
-        self.where = where
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if isinstance(exc, SQLAlchemyError):
-            reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
-            raise StorageError(f"cannot {self.operation} in {self.where}: {reason}") from exc
+    def _guard(self, operation: str) -> StorageGuard:
+        return StorageGuard(operation, safe_url(str(self.engine.url)))

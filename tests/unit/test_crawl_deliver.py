@@ -11,7 +11,7 @@ import pytest
 
 from deepcrawl.crawler.context import CrawlStats
 from deepcrawl.crawler.deliver import CallbackSink, JsonlSink, QueueSink, TeeSink
-from deepcrawl.crawler.normal import canonical_url
+from deepcrawl.crawler.kinds import canonical_url
 from deepcrawl.errors import OutputClosedError, OutputError
 
 if TYPE_CHECKING:

@@ -1,0 +1,51 @@
+"""What the crawl knows of its kinds of URL, shared by its phases: the site's URL classifier, the
+canonical key of a wanted URL, and an adaptive fetcher taught the prototypes as its kinds."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from deepcrawl.classify.url import URLClassifier
+from deepcrawl.prototypes._labelling import from_row
+from deepcrawl.urls import drop_query_keys
+
+if TYPE_CHECKING:
+    import re
+    from collections.abc import Callable
+
+    from deepcrawl.browser.base import Fetcher
+    from deepcrawl.crawler.context import CrawlContext
+
+__all__ = ["canonical_url", "make_classifier", "teach_fetcher"]
+
+
+def canonical_url(normal_url: str, drop: re.Pattern[str]) -> str:
+    """A normalised URL without the query keys ``drop`` matches (near-duplicates collapse).
+
+    The kept items stay as the normal form spells them, so the key is a normal form too.
+    """
+    return drop_query_keys(normal_url, drop.match)
+
+
+def make_classifier(ctx: CrawlContext) -> URLClassifier:
+    """The URL-only classifier of the site: its prototypes, labels, and the links seen so far."""
+    prototypes = [from_row(r) for r in ctx.repo.prototypes(ctx.site.id)]
+    labels = {r.prototype_key: (r.name, r.relevant) for r in ctx.repo.labels(ctx.site.id)}
+    return URLClassifier(prototypes, labels).fit(ctx.state.link_urls())
+
+
+def teach_fetcher(fetcher: Fetcher, key: Callable[[str], str]) -> None:
+    """Let an adaptive fetcher (possibly wrapped, as the bench wraps it) decide per prototype.
+
+    :class:`~deepcrawl.browser.AdaptiveFetcher` samples each kind of URL both ways before it
+    trusts plain HTTP for it; by default a kind is a crude URL shape, under which every dated
+    slug is a kind of its own. The crawl knows the real kinds: its prototypes.
+    """
+    from deepcrawl.browser.adaptive import AdaptiveFetcher
+
+    inner: object = fetcher
+    for _ in range(4):
+        if isinstance(inner, AdaptiveFetcher):
+            inner.key = key
+            return
+        inner = getattr(inner, "inner", None)
