@@ -28,6 +28,7 @@ lint: install
 	$(BIN)/ruff format --check deepcrawl fixtures tests benchmarks scripts
 	$(BIN)/ruff check deepcrawl fixtures tests benchmarks scripts
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 install: $(STAMP)
 

@@ -40,7 +40,7 @@ from warcio.exceptions import ArchiveLoadFailed
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
-from deepcrawl import __version__
+from deepcrawl._version import __version__
 from deepcrawl.errors import OutputError, StorageError
 
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ from typing import Final
 import joblib
 import sklearn
 
-import deepcrawl
+from deepcrawl._version import __version__
 from deepcrawl.errors import ConfigError
 from deepcrawl.forms.corpus import corpus_dir, corpus_hash, load_corpus
 from deepcrawl.forms.critic import FormCritic
@@ -43,7 +43,7 @@ def _cache_dir(settings: FormSettings) -> Path:
 def cache_path(settings: FormSettings | None = None) -> Path:
     """Where the critic for this deepcrawl, scikit-learn and corpus is (or will be) cached."""
     settings = settings or FormSettings()
-    key = f"{deepcrawl.__version__}-sk{sklearn.__version__}-{corpus_hash()}-m{MODEL_VERSION}"
+    key = f"{__version__}-sk{sklearn.__version__}-{corpus_hash()}-m{MODEL_VERSION}"
     return _cache_dir(settings) / f"form-critic-{key}.joblib"
 
 
