@@ -18,6 +18,7 @@ import importlib
 import logging
 from typing import TYPE_CHECKING, Any
 
+from deepcrawl._version import __version__
 from deepcrawl.errors import DeepcrawlError
 
 # A library never decides where its log records go: without a handler of the application's
