@@ -47,7 +47,7 @@ from deepcrawl.browser import (
     render_page,
 )
 from deepcrawl.browser.testing import LocalSite, Reply
-from deepcrawl.forms import FormFiller, find_search_form
+from deepcrawl.search import FormFiller, find_search_form
 from deepcrawl.settings import Settings, load_settings
 
 if TYPE_CHECKING:

@@ -22,8 +22,8 @@ from deepcrawl_fixtures import FixtureServer
 from deepcrawl_fixtures.data import STOP_WORDS
 
 from deepcrawl.browser import BrowserPool
-from deepcrawl.forms import FormSearch, exhaust, find_search_form
 from deepcrawl.keywords import KeywordManager
+from deepcrawl.search import FormSearch, exhaust, find_search_form
 from deepcrawl.settings import Settings
 
 

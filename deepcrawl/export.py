@@ -19,17 +19,15 @@ import json
 from datetime import UTC, datetime
 from typing import IO, TYPE_CHECKING, Any, Literal, TextIO
 
-from lxml import html as lxml_html
-from lxml.etree import ParserError
-
 from deepcrawl.errors import ConfigError
 from deepcrawl.frontier import SETUP_SOURCE, source_query
+from deepcrawl.page.html import page_title
 from deepcrawl.warc import WarcFile
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping
 
-    from deepcrawl.browser.base import Exchange
+    from deepcrawl.page.fetched import Exchange
     from deepcrawl.storage import PageRead, Repository
 
 __all__ = [
@@ -40,7 +38,6 @@ __all__ = [
     "header_fields",
     "page_records",
     "page_text",
-    "page_title",
     "require_text",
     "write_csv",
     "write_jsonl",
@@ -114,18 +111,6 @@ def header_fields(exchange: Exchange | None) -> dict[str, str] | None:
 
 #: The fields of a failed URL's record (``deepcrawl failures``), in order.
 FAILURE_FIELDS = ("url", "kind", "status", "error_class", "attempts", "failed_at", "reason")
-
-
-def page_title(body: bytes) -> str:
-    """The document's ``<title>``, whitespace-collapsed; empty when it has none."""
-    if not body.strip():
-        return ""
-    try:
-        tree = lxml_html.fromstring(body)
-    except (ParserError, ValueError):
-        return ""
-    title = tree.findtext(".//title") or ""
-    return " ".join(title.split())
 
 
 def _utc(when: datetime) -> str:

@@ -3,7 +3,7 @@
 A file opens with a ``warcinfo`` record naming the software and the crawl; then, per page:
 
 * a ``response`` record: the status line, the headers and the payload bytes as the server sent
-  them (the page's :class:`~deepcrawl.browser.base.Exchange`), and the ``request`` record that
+  them (the page's :class:`~deepcrawl.page.fetched.Exchange`), and the ``request`` record that
   got it, linked by ``WARC-Concurrent-To`` — after the same pair for each redirect that led to
   it, so that a replay of the URL asked for follows the redirects;
 * for a page rendered in the browser, a ``conversion`` record of the rendered DOM (what the crawl
@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 
     from warcio.recordloader import ArcWarcRecord
 
-    from deepcrawl.browser.base import Exchange
+    from deepcrawl.page.fetched import Exchange
     from deepcrawl.storage import PageRead
 
 __all__ = ["ORIGINAL_PREFIX", "WarcFile", "wants_gzip"]

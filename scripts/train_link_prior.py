@@ -1,6 +1,6 @@
 """Build the link learners' prior shipped with deepcrawl (``deepcrawl/crawler/link_prior.json``).
 
-ACHE's *Offline-Online* prior (see :mod:`deepcrawl.crawler.prior`): a breadth-first crawl of
+ACHE's *Offline-Online* prior (see :mod:`deepcrawl.links.prior`): a breadth-first crawl of
 each training site until its search form, the path to the form read back from the crawled
 graph, one (link, level) example per fetched page. The training sites are the ``stacks``
 fixture site with seeds that ``deepcrawl bench --job form`` does not test on (it tests seeds 0
@@ -24,8 +24,8 @@ from pathlib import Path
 from deepcrawl_fixtures import FixtureServer
 
 from deepcrawl.browser import make_fetcher
-from deepcrawl.crawler.focused import form_target
-from deepcrawl.crawler.prior import BUILTIN_PRIOR, LinkPrior, baseline_examples, merge
+from deepcrawl.links.focused import form_target
+from deepcrawl.links.prior import BUILTIN_PRIOR, LinkPrior, baseline_examples, merge
 from deepcrawl.settings import load_settings
 
 OUT = Path(__file__).resolve().parent.parent / "deepcrawl" / "crawler" / BUILTIN_PRIOR
@@ -69,7 +69,7 @@ def report(prior: LinkPrior) -> None:
     """Print the features ACHE's selection keeps and naive Bayes' strongest per level."""
     import numpy as np
 
-    from deepcrawl.classify.ache import MultiLevelLinkClassifier
+    from deepcrawl.links._ache_model import MultiLevelLinkClassifier
 
     links, levels = zip(*prior.ache_examples(), strict=True)
     clf = MultiLevelLinkClassifier().fit(list(links), list(levels))

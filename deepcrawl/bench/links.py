@@ -3,7 +3,7 @@
 Two jobs, each strategy run on the same fixture server (counters reset between runs), every
 request counted by the server:
 
-* **form** — entry-point discovery (:func:`~deepcrawl.crawler.discover.discover_forms`) from
+* **form** — entry-point discovery (:func:`~deepcrawl.links.discover.discover_forms`) from
   the home page until a page with a searchable form is found; the search form is two clicks
   deep with an even seed, three with an odd one; the path's wording changes with the seed.
   The learners start from the prior deepcrawl ships (``settings.links.prior``, built from
@@ -103,8 +103,8 @@ async def form_job(
     Raises:
         ConfigError: the prior was built from one of the seeds tested.
     """
-    from deepcrawl.crawler.discover import discover_forms
-    from deepcrawl.crawler.prior import load_prior
+    from deepcrawl.links.discover import discover_forms
+    from deepcrawl.links.prior import load_prior
 
     prior = load_prior(settings.links.prior)
     trained = {int(s["seed"]) for s in (prior.sources if prior else []) if s.get("site") == SITE}
@@ -154,7 +154,7 @@ async def navigate_job(
     progress: Callable[[str], None] | None = None,
 ) -> list[LinkRun]:
     """The crawl with ``--navigate`` and each strategy; see the module docstring."""
-    from deepcrawl.crawler.strategy_deepcrawl import DeepcrawlStrategy
+    from deepcrawl.bench.strategy import DeepcrawlStrategy
 
     server_cls = _servers()
     settings = _fast(settings)

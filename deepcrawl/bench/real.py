@@ -8,7 +8,7 @@ For each real site of the test bed (``fixtures/real/``, package ``deepcrawl_fixt
    (``bench.real_timeout_s``); a crawl that does not stop by itself is killed and said so;
 3. the proxy's log of that crawl, the delivered URLs and the application's own truth give the
    figures of :class:`deepcrawl_fixtures.real.score.RealScore`;
-4. the log is emptied and the breadth-first baseline (:mod:`deepcrawl.crawler.bfs`) runs with
+4. the log is emptied and the breadth-first baseline (:mod:`deepcrawl.links.bfs`) runs with
    a budget of ``bench.real_baseline_factor`` × the records, through the same proxy;
 5. every same-site URL the baseline saw (fetched or only linked) is a breadth-first URL list of
    the site: the ``--like`` example's prototype over it is scored against the record pages
@@ -36,8 +36,8 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urldefrag
 
 from deepcrawl.bench.real_prototypes import PrototypeF1, prototype_f1
-from deepcrawl.crawler import STRATEGIES
 from deepcrawl.errors import FixtureError
+from deepcrawl.links import STRATEGIES
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -45,7 +45,8 @@ if TYPE_CHECKING:
     from deepcrawl_fixtures.real import RealApp, Running
     from deepcrawl_fixtures.real.score import RealScore
 
-    from deepcrawl.browser.base import Fetcher, Link
+    from deepcrawl.browser.base import Fetcher
+    from deepcrawl.page.fetched import Link
     from deepcrawl.settings import Settings
 
 __all__ = ["RealRun", "real_site_names", "run_real_bench"]

@@ -18,13 +18,14 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from deepcrawl.bench.memory import PeakMemory
-from deepcrawl.browser.base import FetchedPage, Fetcher
-from deepcrawl.crawler import STRATEGIES
+from deepcrawl.browser.base import Fetcher
 from deepcrawl.errors import ConfigError, FixtureError
+from deepcrawl.links import STRATEGIES
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
+    from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.settings import Settings
 
 __all__ = ["BenchRun", "CountingFetcher", "run_bench"]

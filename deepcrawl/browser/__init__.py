@@ -15,7 +15,7 @@ from deepcrawl.browser.adaptive import (
     make_fetcher,
     url_shape,
 )
-from deepcrawl.browser.base import FetchedPage, Fetcher, Link, LinkOrigin
+from deepcrawl.browser.base import Fetcher
 from deepcrawl.browser.chromium import find_chromium, launch_chromium, probe_browser
 from deepcrawl.browser.fetcher import BrowserFetcher
 from deepcrawl.browser.http import HttpFetcher, extract_links
@@ -33,11 +33,8 @@ __all__ = [
     "BrowserPool",
     "Difference",
     "DocumentStore",
-    "FetchedPage",
     "Fetcher",
     "HttpFetcher",
-    "Link",
-    "LinkOrigin",
     "LoginSession",
     "PageLease",
     "PoolStats",

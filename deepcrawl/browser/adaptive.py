@@ -28,18 +28,19 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 from urllib.parse import parse_qsl, urlsplit
 
-from deepcrawl.browser.base import FetchedPage, Fetcher
+from deepcrawl.browser.base import Fetcher
 from deepcrawl.browser.fetcher import BrowserFetcher
 from deepcrawl.browser.http import HttpFetcher
 from deepcrawl.browser.scope import Scope, host_of
 from deepcrawl.errors import DeepcrawlError, FetchError, NotHTMLError
-from deepcrawl.forms.static import parse_html
+from deepcrawl.page.html import parse_html
 from deepcrawl.prototypes import classify_token
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
-    from deepcrawl.forms.model import Form
+    from deepcrawl.page.fetched import FetchedPage
+    from deepcrawl.page.form import Form
     from deepcrawl.settings import Settings
 
 __all__ = [

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from deepcrawl.browser.base import FetchedPage, Fetcher
+from deepcrawl.browser.base import Fetcher
 from deepcrawl.browser.pool import BrowserPool
 from deepcrawl.browser.render import render_page
 from deepcrawl.browser.scope import strip_fragment
@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from deepcrawl.browser.scope import Scope
+    from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.settings import Settings
 
 __all__ = ["BrowserFetcher"]

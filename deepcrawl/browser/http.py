@@ -6,7 +6,7 @@ as it passes ``http.max_body_bytes``; non-HTML answers are not read at all (the 
 with its content type and an empty body). httpx exceptions are translated into
 :mod:`deepcrawl.errors` here. Links carry the same text and DOM path as the browser's
 (:mod:`deepcrawl.browser.js.links` follows lxml's ``getpath``), forms come from
-:func:`deepcrawl.forms.static.parse_forms`.
+:func:`deepcrawl.page.static_forms.parse_forms`.
 
 ``localhost`` and every ``*.localhost`` name connect to the loopback address, as in Chromium
 (RFC 6761, section 6.3: such names are never looked up), so both fetchers reach the same
@@ -29,7 +29,7 @@ import httpx
 from w3lib.encoding import html_to_unicode
 
 from deepcrawl.browser.access import SiteAccess
-from deepcrawl.browser.base import Exchange, FetchedPage, Fetcher, Link
+from deepcrawl.browser.base import Fetcher
 from deepcrawl.browser.render import media_type
 from deepcrawl.browser.scope import Scope, strip_fragment
 from deepcrawl.errors import (
@@ -39,7 +39,9 @@ from deepcrawl.errors import (
     FetchTimeoutError,
     NetworkError,
 )
-from deepcrawl.forms.static import parse_forms, parse_html
+from deepcrawl.page.fetched import Exchange, FetchedPage, Link
+from deepcrawl.page.html import base_url, parse_html
+from deepcrawl.page.static_forms import parse_forms
 from deepcrawl.urls import browser_url, with_query_encoding
 
 if TYPE_CHECKING:
@@ -97,7 +99,7 @@ def extract_links(root: HtmlElement, page_url: str, encoding: str = "utf-8") -> 
     """Links of a parsed page, as the browser's ``links.js`` reports them.
 
     Args:
-        root: the document, parsed by :func:`deepcrawl.forms.static.parse_html`.
+        root: the document, parsed by :func:`deepcrawl.page.html.parse_html`.
         page_url: the page's final URL (``<base href>`` overrides it for resolution).
         encoding: the page's encoding, in which a query's non-ASCII characters are encoded
             (:func:`deepcrawl.urls.with_query_encoding`).
@@ -106,10 +108,7 @@ def extract_links(root: HtmlElement, page_url: str, encoding: str = "utf-8") -> 
         Links in document order: anchors, areas and ``link rel=next/prev``, then frames.
     """
     tree = root.getroottree()
-    base = page_url
-    for href in root.xpath("//base/@href"):
-        base = urljoin(page_url, str(href).strip())
-        break
+    base = base_url(root, page_url)
     links: list[Link] = []
     for element in root.iter("a", "area", "link"):
         href = element.get("href")

@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING, Any
 from playwright.async_api import Error as PlaywrightError
 
 from deepcrawl.browser._assets import script
-from deepcrawl.browser.base import Link
 from deepcrawl.browser.scope import strip_fragment
+from deepcrawl.page.fetched import Link
 
 if TYPE_CHECKING:
     from playwright.async_api import CDPSession, Page

@@ -23,7 +23,6 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from deepcrawl.browser._assets import script
-from deepcrawl.browser.base import Exchange, FetchedPage, Link, LinkOrigin
 from deepcrawl.browser.growth import ScriptRequests, wait_until_still
 from deepcrawl.browser.scope import host_of, strip_fragment
 from deepcrawl.errors import (
@@ -35,6 +34,7 @@ from deepcrawl.errors import (
     NotHTMLError,
     RendererCrashedError,
 )
+from deepcrawl.page.fetched import Exchange, FetchedPage, Link, LinkOrigin
 
 if TYPE_CHECKING:
     from playwright.async_api import Frame, Page, Response
@@ -157,7 +157,7 @@ async def render_page(
     Args:
         lease: a page borrowed from the pool.
         url: the URL to render.
-        forms: also discover the page's forms (:mod:`deepcrawl.forms.discover`).
+        forms: also discover the page's forms (:mod:`deepcrawl.browser.live_forms`).
         probe: also run JavaScript link probing (:mod:`deepcrawl.browser.probe`).
         probe_skip: elements probed on earlier pages, shared and extended (see
             :func:`deepcrawl.browser.probe.probe_page`).
@@ -237,7 +237,7 @@ async def _render(
         links = await collect_links(page)
         found_forms = []
         if forms:
-            from deepcrawl.forms.discover import discover_forms
+            from deepcrawl.browser.live_forms import discover_forms
 
             server_html = await _server_html(response)
             found_forms = await discover_forms(

@@ -34,8 +34,9 @@ import zlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from deepcrawl.classify.dom import dom_leaves, parse_page
 from deepcrawl.errors import InvalidURLError
+from deepcrawl.page.dom import dom_leaves
+from deepcrawl.page.html import parse_html
 from deepcrawl.prototypes._partial import value_shape
 from deepcrawl.prototypes._types import classify_all, union
 from deepcrawl.urls import parse_normalised
@@ -95,7 +96,7 @@ def _tag_paths(root: HtmlElement) -> list[str]:
 
 def layout_of(html: str | bytes, settings: PrototypeSettings) -> Layout | None:
     """The layout of a page; None when it is not HTML that parses."""
-    root = parse_page(html)
+    root = parse_html(html, comments=True)
     if root is None:
         return None
     paths = _tag_paths(root)

@@ -34,7 +34,7 @@ _CRAWL_MODULES = (
     "deepcrawl.crawler.normal",
     "deepcrawl.crawler.setup",
     "deepcrawl.browser.pool",
-    "deepcrawl.forms.search",
+    "deepcrawl.search.form_search",
 )
 
 

@@ -39,7 +39,7 @@ def discover(
     Prints the searchable forms found (the page holding each, its action and method, the
     critic's score) and how many pages it took.
     """
-    from deepcrawl.crawler.discover import discover_site
+    from deepcrawl.links.discover import discover_site
 
     if not url.startswith(("http://", "https://")):
         raise ConfigError(f"not an http(s) URL: {url!r}")

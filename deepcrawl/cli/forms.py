@@ -37,8 +37,8 @@ def forms(
     query field, settable fields; and which one a crawl would query (the critic's choice, or
     --form's), with --field's values checked against it."""
     from deepcrawl.forms.fields import describe_field, describe_settable
-    from deepcrawl.forms.report import inspect_forms
     from deepcrawl.forms.store import cache_path, train_critic
+    from deepcrawl.search.report import inspect_forms
 
     settings = load_settings(forms=form_overrides(field, form), **access.overrides())
     if train:

@@ -34,7 +34,7 @@ def query(
 ) -> None:
     """Find the search form on a page, submit one keyword, follow every result page, print the
     links found (results first; menus and pagers marked)."""
-    from deepcrawl.forms.search import query_page
+    from deepcrawl.search.form_search import query_page
 
     if not url.startswith(("http://", "https://")):
         raise ConfigError(f"not an http(s) URL: {url!r}")

@@ -15,7 +15,7 @@ from deepcrawl.settings import load_settings
 
 def page_json(page: object) -> dict[str, object]:
     """The JSON object ``render --json`` prints for a fetched page."""
-    from deepcrawl.browser.base import FetchedPage
+    from deepcrawl.page.fetched import FetchedPage
 
     assert isinstance(page, FetchedPage)
     return {

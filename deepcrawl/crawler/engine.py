@@ -37,10 +37,10 @@ from deepcrawl.crawler.context import CrawlContext, CrawlStats
 from deepcrawl.crawler.coordination import CrawlSeat
 from deepcrawl.crawler.deliver import QueueSink
 from deepcrawl.crawler.inputs import check_url, keep_field_values
-from deepcrawl.crawler.politeness import make_limiter
-from deepcrawl.crawler.robots import RobotsPolicy
 from deepcrawl.crawler.state import CrawlState
 from deepcrawl.errors import ConfigError
+from deepcrawl.fetch.politeness import make_limiter
+from deepcrawl.fetch.robots import RobotsPolicy
 from deepcrawl.settings import Settings, load_settings
 from deepcrawl.storage import Repository
 
@@ -49,8 +49,9 @@ if TYPE_CHECKING:
     from pathlib import Path
     from types import TracebackType
 
-    from deepcrawl.browser.base import FetchedPage, Fetcher
+    from deepcrawl.browser.base import Fetcher
     from deepcrawl.crawler.deliver import Record, Sink
+    from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.prototypes import LabelSession
 
 __all__ = ["Crawl", "CrawlReport", "crawl_each", "crawl_pages"]
@@ -224,7 +225,7 @@ class Crawl:
             locate_form,
             run_setup,
         )
-        from deepcrawl.forms.search import FormSearch
+        from deepcrawl.search.form_search import FormSearch
 
         ctx = self._context()
         fetcher = self._fetcher

@@ -27,16 +27,17 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING
 
-from deepcrawl.browser.base import FetchedPage, Fetcher
-from deepcrawl.crawler.focused import FocusedStrategy
-from deepcrawl.crawler.strategy import STRATEGIES
+from deepcrawl.browser.base import Fetcher
 from deepcrawl.errors import ConfigError, FetchError
 from deepcrawl.frontier import NewURL
+from deepcrawl.links.focused import FocusedStrategy
+from deepcrawl.links.strategy import STRATEGIES
+from deepcrawl.page.fetched import FetchedPage
 from deepcrawl.safety import SafetyRule
 
 if TYPE_CHECKING:
     from deepcrawl.crawler.normal import NormalPhase
-    from deepcrawl.crawler.strategy import Strategy
+    from deepcrawl.links.strategy import Strategy
     from deepcrawl.storage import PageRead
 
 __all__ = ["GatedFetcher", "NavigatePhase"]
@@ -129,7 +130,7 @@ class NavigatePhase:
             return page.status == 200 and decision.relevant and decision.source == "prototype"
 
         if cls.name == "xcrawl":  # the records the form returned are xCrawl's first authorities
-            from deepcrawl.crawler.xcrawl import XCrawler
+            from deepcrawl.links.xcrawl import XCrawler
 
             known = [p.final_url or p.url for p in self.ctx.repo.pages(self.ctx.site.id,
                                                                        kind="record")]  # fmt: skip

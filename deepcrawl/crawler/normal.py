@@ -42,7 +42,6 @@ from deepcrawl._tasks import supervised
 from deepcrawl.classify.url import LabelStats
 from deepcrawl.crawler.deliver import DeliveryPoller
 from deepcrawl.crawler.kinds import canonical_url, make_classifier, teach_fetcher
-from deepcrawl.crawler.politeness import TRANSIENT_STATUSES, backoff_delay
 from deepcrawl.crawler.queries import QueryLoop, normalised_id
 from deepcrawl.crawler.setup import store_results_page
 from deepcrawl.errors import (
@@ -53,6 +52,7 @@ from deepcrawl.errors import (
     NetworkError,
     StorageError,
 )
+from deepcrawl.fetch.politeness import TRANSIENT_STATUSES, backoff_delay
 from deepcrawl.frontier import SETUP_SOURCE, NewURL, SqlFrontier, query_source
 from deepcrawl.keywords import StopReason
 from deepcrawl.safety import SafetyRule
@@ -61,12 +61,13 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Iterable, Sequence
 
     from deepcrawl._tasks import Supervisor
-    from deepcrawl.browser.base import FetchedPage, Fetcher
+    from deepcrawl.browser.base import Fetcher
     from deepcrawl.classify.url import Decision
     from deepcrawl.crawler.context import CrawlContext
     from deepcrawl.crawler.deliver import Sink
-    from deepcrawl.forms.search import FormSearch
     from deepcrawl.frontier import Lease
+    from deepcrawl.page.fetched import FetchedPage
+    from deepcrawl.search.form_search import FormSearch
     from deepcrawl.storage import PageRead
 
 __all__ = ["NormalPhase"]

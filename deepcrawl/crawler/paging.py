@@ -27,14 +27,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from deepcrawl.forms.pagination import next_page
-from deepcrawl.forms.results import total_results
+from deepcrawl.search.pagination import next_page
+from deepcrawl.search.results import total_results
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from deepcrawl.crawler.queries import QueryLoop
-    from deepcrawl.forms.results import ResultPage
+    from deepcrawl.search.results import ResultPage
 
 __all__ = ["ListRead", "Paging", "lists_checked_out"]
 

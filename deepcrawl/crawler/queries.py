@@ -35,9 +35,9 @@ from typing import TYPE_CHECKING
 
 from deepcrawl.crawler.paging import ListRead, Paging, lists_checked_out
 from deepcrawl.errors import InvalidURLError
-from deepcrawl.forms.results import PAGE_CAP_NOTE
 from deepcrawl.keywords import KeywordManager, StopReason
 from deepcrawl.keywords.known import KnownTexts, main_text
+from deepcrawl.search.results import PAGE_CAP_NOTE
 from deepcrawl.urls import normalise_url
 
 if TYPE_CHECKING:
@@ -45,8 +45,8 @@ if TYPE_CHECKING:
 
     from deepcrawl.crawler.context import CrawlContext
     from deepcrawl.crawler.state import StoredQuery
-    from deepcrawl.forms.results import QueryResult
-    from deepcrawl.forms.search import FormSearch
+    from deepcrawl.search.form_search import FormSearch
+    from deepcrawl.search.results import QueryResult
     from deepcrawl.storage.tables import QueryRead
 
 __all__ = ["QueryLoop", "lists_checked_out", "normalised_id"]

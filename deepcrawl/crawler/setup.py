@@ -26,12 +26,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
-from deepcrawl.browser.base import FetchedPage, Link
 from deepcrawl.crawler.documents import StoredPages
 from deepcrawl.crawler.queries import QueryLoop
 from deepcrawl.errors import ConfigError, FetchError, FormError, InvalidURLError, UnsafeFormError
-from deepcrawl.forms.model import Form
 from deepcrawl.keywords.known import main_text
+from deepcrawl.page.fetched import FetchedPage, Link
+from deepcrawl.page.form import Form
 from deepcrawl.prototypes import (
     LabelSession,
     Prototyper,
@@ -49,8 +49,8 @@ if TYPE_CHECKING:
     from deepcrawl.browser.pool import BrowserPool
     from deepcrawl.crawler.context import CrawlContext
     from deepcrawl.forms.critic import CriticVerdict
-    from deepcrawl.forms.results import QueryResult
-    from deepcrawl.forms.search import FormSearch
+    from deepcrawl.search.form_search import FormSearch
+    from deepcrawl.search.results import QueryResult
     from deepcrawl.storage.tables import QueryRead
 
 __all__ = [
@@ -98,8 +98,9 @@ async def locate_form(ctx: CrawlContext, pool: BrowserPool) -> SearchForm:
         ConfigError: ``forms.form`` picks no form of the start page, or another form than the
             one the stored crawl's queries went to.
     """
-    from deepcrawl.forms import find_search_form, load_critic
+    from deepcrawl.forms import load_critic
     from deepcrawl.forms.fields import user_verdict
+    from deepcrawl.search import find_search_form
 
     stored = [row for row in ctx.repo.forms(ctx.site.id) if row.searchable]
     picked = ctx.settings.forms.form is not None
@@ -158,8 +159,8 @@ async def _discover_form(
     Raises:
         FormError: discovery found none within its budget (``cause`` chained).
     """
-    from deepcrawl.crawler.discover import discover_site
-    from deepcrawl.forms import find_search_form
+    from deepcrawl.links.discover import discover_site
+    from deepcrawl.search import find_search_form
 
     ctx.enter("discovering form")
     found = await discover_site(ctx.start_url, ctx.settings, scope=pool.scope)

@@ -2,7 +2,7 @@
 
 A sitemap is often the cheapest list of a site's record URLs (sitemaps.org protocol 0.9). The
 crawl reads the sitemaps its robots.txt names (``Sitemap:`` lines, :meth:`RobotsPolicy.sitemaps
-<deepcrawl.crawler.robots.RobotsPolicy.sitemaps>`), or ``/sitemap.xml`` when it names none:
+<deepcrawl.fetch.robots.RobotsPolicy.sitemaps>`), or ``/sitemap.xml`` when it names none:
 
 1. each file is fetched over plain HTTP, politely — in the crawl's scope, allowed by robots.txt,
    in the host's rate limit, transient failures retried with back-off — and stored as a page of
@@ -30,8 +30,6 @@ from urllib.parse import urljoin, urlsplit
 
 from lxml import etree
 
-from deepcrawl.browser.base import FetchedPage
-from deepcrawl.crawler.politeness import TRANSIENT_STATUSES, backoff_delay
 from deepcrawl.errors import (
     BlockedError,
     FetchError,
@@ -40,6 +38,8 @@ from deepcrawl.errors import (
     NetworkError,
     SitemapError,
 )
+from deepcrawl.fetch.politeness import TRANSIENT_STATUSES, backoff_delay
+from deepcrawl.page.fetched import FetchedPage
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Callable, Sequence

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from sqlalchemy.orm import QueryableAttribute
     from sqlmodel.sql.expression import SelectOfScalar
 
-    from deepcrawl.forms.results import ResultLink
+    from deepcrawl.search.results import ResultLink
     from deepcrawl.storage import Repository
 
 __all__ = ["CrawlState", "StoredQuery"]

@@ -4,7 +4,7 @@ A worker joins the crawl of a site that ``deepcrawl crawl … --db postgresql://
 the same or any other machine, and does what the crawl's own fetch tasks do — the very same
 code, :class:`~deepcrawl.crawler.normal.NormalPhase`'s fetch and store path: lease a URL from the
 shared frontier, fetch it politely (robots.txt, the host's rate shared by every process through
-:class:`~deepcrawl.crawler.politeness.SharedHostLimiter`, the per-host cap of live leases,
+:class:`~deepcrawl.fetch.politeness.SharedHostLimiter`, the per-host cap of live leases,
 back-off), store the page, settle the lease. It never queries the form: the query loop belongs to
 the process holding the site's query lock (:mod:`deepcrawl.crawler.coordination`).
 
@@ -40,17 +40,18 @@ from deepcrawl.crawler.context import CrawlContext, CrawlStats
 from deepcrawl.crawler.coordination import Heartbeat, QueryLock
 from deepcrawl.crawler.deliver import NullSink
 from deepcrawl.crawler.normal import NormalPhase
-from deepcrawl.crawler.politeness import make_limiter
-from deepcrawl.crawler.robots import RobotsPolicy
 from deepcrawl.crawler.state import CrawlState
 from deepcrawl.errors import ConfigError
+from deepcrawl.fetch.politeness import make_limiter
+from deepcrawl.fetch.robots import RobotsPolicy
 from deepcrawl.storage import Repository
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from deepcrawl.browser.base import FetchedPage, Fetcher
-    from deepcrawl.forms.search import FormSearch
+    from deepcrawl.browser.base import Fetcher
+    from deepcrawl.page.fetched import FetchedPage
+    from deepcrawl.search.form_search import FormSearch
     from deepcrawl.settings import Settings
     from deepcrawl.storage import SiteRead
 

@@ -10,7 +10,7 @@
 * :class:`DomainFormClassifier` — ACHE's domain-specific classifier: a linear SVM over the
   form's text, trained from a few user-given examples against background forms.
 
-Each takes a sequence of :class:`~deepcrawl.forms.model.Form` as ``X``; feature extraction is
+Each takes a sequence of :class:`~deepcrawl.page.form.Form` as ``X``; feature extraction is
 the head of an internal ``Pipeline`` (``pipeline_``).
 """
 
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
     from numpy.typing import NDArray
 
-    from deepcrawl.forms.model import Form
+    from deepcrawl.page.form import Form
 
 __all__ = [
     "DOMAIN_SOURCES",

@@ -24,10 +24,10 @@ from urllib.parse import urlsplit
 
 from deepcrawl.errors import ConfigError
 from deepcrawl.forms.features import action_text
-from deepcrawl.forms.static import parse_forms
+from deepcrawl.page.static_forms import parse_forms
 
 if TYPE_CHECKING:
-    from deepcrawl.forms.model import Form
+    from deepcrawl.page.form import Form
 
 __all__ = [
     "FORM_TYPES",

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
     from numpy.typing import NDArray
 
-    from deepcrawl.forms.model import Form
+    from deepcrawl.page.form import Form
 
 __all__ = ["CriticVerdict", "FormCritic"]
 
@@ -156,7 +156,7 @@ class FormCritic(BaseEstimator):  # type: ignore[misc]
 
         Args:
             examples: forms of the domain, or texts of pages of the domain
-                (:func:`deepcrawl.forms.static.page_text` turns a page's HTML into one).
+                (:func:`deepcrawl.page.html.page_text` turns a page's HTML into one).
             negatives: forms or texts outside the domain; default: the searchable forms of the
                 training corpus (search boxes of every kind of site).
 

@@ -1,4 +1,4 @@
-"""Features of a form, as scikit-learn transformers over :class:`~deepcrawl.forms.model.Form`.
+"""Features of a form, as scikit-learn transformers over :class:`~deepcrawl.page.form.Form`.
 
 ACHE (section 3.4) splits a form's features in two: its *structure* (how many fields of each
 kind, the method, whether it speaks of searching) decides whether it is searchable, its *text*
@@ -27,7 +27,7 @@ from stop_words import get_stop_words
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
-    from deepcrawl.forms.model import Form
+    from deepcrawl.page.form import Form
 
 __all__ = [
     "KEYWORD_GROUPS",

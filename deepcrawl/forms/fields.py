@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
     from deepcrawl.forms.critic import CriticVerdict
-    from deepcrawl.forms.model import Form, FormField
+    from deepcrawl.page.form import Form, FormField
 
 __all__ = [
     "TEXT_INPUT_TYPES",

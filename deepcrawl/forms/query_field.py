@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Final
 from deepcrawl.forms.features import KEYWORD_GROUPS, tokens
 
 if TYPE_CHECKING:
-    from deepcrawl.forms.model import Form, FormField
+    from deepcrawl.page.form import Form, FormField
 
 __all__ = ["QueryFields", "find_query_fields"]
 

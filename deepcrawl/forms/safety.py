@@ -28,7 +28,7 @@ from deepcrawl.safety import SafetyRule
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
-    from deepcrawl.forms.model import Form
+    from deepcrawl.page.form import Form
 
 __all__ = [
     "REFUSED_FIELD_TYPES",

@@ -30,8 +30,8 @@ import zlib
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from deepcrawl.forms.static import parse_html
 from deepcrawl.keywords.text import record_terms
+from deepcrawl.page.html import parse_html
 
 if TYPE_CHECKING:
     from collections.abc import Collection

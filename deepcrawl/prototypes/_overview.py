@@ -196,7 +196,7 @@ def kinds(session: LabelSession, repo: Repository) -> list[Kind]:
 
 
 def _title(repo: Repository, site_id: int, url: str) -> str:
-    from deepcrawl.export import page_title
+    from deepcrawl.page.html import page_title
 
     page = repo.page(site_id, url)
     if page is None or page.error is not None or not page.content_type.startswith("text/html"):

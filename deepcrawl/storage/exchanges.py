@@ -1,5 +1,5 @@
 """The HTTP exchange behind a stored page: ``page_exchange`` rows to and from
-:class:`~deepcrawl.browser.base.Exchange`.
+:class:`~deepcrawl.page.fetched.Exchange`.
 
 The payload is stored only when it is not byte for byte the page's stored body, and then by the
 body's rule: inline up to ``storage.bodies_inline_max`` bytes (always on PostgreSQL), else in a
@@ -19,7 +19,7 @@ from deepcrawl.storage import tables as t
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from deepcrawl.browser.base import Exchange
+    from deepcrawl.page.fetched import Exchange
 
 __all__ = ["exchange_of", "exchange_row", "payload_of"]
 
@@ -88,7 +88,7 @@ def payload_of(row: t.PageExchange) -> bytes | None:
 def exchange_of(row: t.PageExchange, body: bytes) -> Exchange:
     """The exchange a row holds, with its payload ``body``."""
     # imported here: the browser package loads Playwright, which storage alone does not need
-    from deepcrawl.browser.base import Exchange
+    from deepcrawl.page.fetched import Exchange
 
     return Exchange(
         method=row.method,

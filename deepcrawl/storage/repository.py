@@ -1,7 +1,7 @@
 """The repository: every read and write of a crawl's state goes through here.
 
-Callers hand in and get back plain models (``deepcrawl.forms.model.Form``,
-``deepcrawl.browser.base.FetchedPage``, the ``*Read`` models of :mod:`deepcrawl.storage.tables`),
+Callers hand in and get back plain models (``deepcrawl.page.form.Form``,
+``deepcrawl.page.fetched.FetchedPage``, the ``*Read`` models of :mod:`deepcrawl.storage.tables`),
 never sessions or rows, so the storage backend can change without touching the crawl. Each method
 is one short transaction; a crash loses at most the write in flight.
 
@@ -37,8 +37,8 @@ if TYPE_CHECKING:
 
     from sqlalchemy.engine import Engine
 
-    from deepcrawl.browser.base import Exchange, FetchedPage
-    from deepcrawl.forms.model import Form as FormModel
+    from deepcrawl.page.fetched import Exchange, FetchedPage
+    from deepcrawl.page.form import Form as FormModel
 
 __all__ = ["Repository", "StoredContent"]
 

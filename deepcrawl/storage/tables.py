@@ -104,7 +104,7 @@ class FormBase(SQLModel):
     locator: str = Field(default="", max_length=1024)
     """Stable CSS locator of the form on its page."""
     model: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
-    """The whole form model (``deepcrawl.forms.model.Form``) as JSON."""
+    """The whole form model (``deepcrawl.page.form.Form``) as JSON."""
     form_type: str | None = Field(default=None, max_length=32)
     """Type predicted by the critic (search, login, …), once judged."""
     searchable: bool | None = None
@@ -217,7 +217,7 @@ class PageExchange(SQLModel, table=True):
     """The HTTP request and response behind a stored page, as they went over the wire.
 
     What a WARC's ``request`` and ``response`` records are written from (see
-    ``deepcrawl.browser.base.Exchange``). A table of its own, one row a page, so that databases
+    ``deepcrawl.page.fetched.Exchange``). A table of its own, one row a page, so that databases
     made before it keep working (``create_all`` adds it; their pages simply have no row) and a
     page's row stays small for the crawl's many reads. The payload is stored only when it differs
     from the page's body (a page rendered in the browser, a page not in UTF-8), with the body's
@@ -368,7 +368,7 @@ class HostClock(SQLModel, table=True):
 
     ``next_at`` is in seconds since the epoch *of the database's clock*, so workers on machines
     with skewed clocks still space their requests correctly (see
-    :class:`deepcrawl.crawler.politeness.SharedHostLimiter`).
+    :class:`deepcrawl.fetch.politeness.SharedHostLimiter`).
     """
 
     __tablename__ = "frontier_host"
@@ -429,7 +429,7 @@ class QueryLink(SQLModel, table=True):
     url: str = Field(max_length=4096)
     text: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
     role: str = Field(default="result", max_length=8)
-    """``result``, ``pager`` or ``chrome`` (see ``deepcrawl.forms.results``)."""
+    """``result``, ``pager`` or ``chrome`` (see ``deepcrawl.search.results``)."""
 
 
 class QueryEnd(SQLModel, table=True):

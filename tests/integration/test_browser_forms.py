@@ -14,7 +14,7 @@ import pytest
 
 from deepcrawl.browser import BrowserPool, render_page
 from deepcrawl.browser.testing import LocalSite, Reply
-from deepcrawl.forms.static import parse_forms
+from deepcrawl.page.static_forms import parse_forms
 from deepcrawl.settings import Settings
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from deepcrawl_fixtures import FixtureServer
 
-    from deepcrawl.forms.model import Form
+    from deepcrawl.page.form import Form
 
 pytestmark = pytest.mark.browser
 

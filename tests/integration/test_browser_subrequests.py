@@ -19,10 +19,11 @@ from typing import TYPE_CHECKING
 import pytest
 from nltk.stem.snowball import SnowballStemmer
 
-from deepcrawl.browser import BrowserPool, FetchedPage, render_page
+from deepcrawl.browser import BrowserPool, render_page
 from deepcrawl.browser.testing import LocalSite, Reply
 from deepcrawl.crawler.documents import StoredPages
-from deepcrawl.forms import FormFiller, find_search_form
+from deepcrawl.page import FetchedPage
+from deepcrawl.search import FormFiller, find_search_form
 from deepcrawl.settings import Settings
 from deepcrawl.storage import Repository
 from deepcrawl.urls import normalise_url

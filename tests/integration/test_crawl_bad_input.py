@@ -148,7 +148,7 @@ def test_an_internationalised_host_renders(books: FixtureServer, tmp_path: Path)
 async def test_plain_http_reaches_an_internationalised_localhost(books: FixtureServer) -> None:
     from deepcrawl.browser import HttpFetcher
     from deepcrawl.crawler.inputs import check_url
-    from deepcrawl.crawler.robots import RobotsPolicy
+    from deepcrawl.fetch.robots import RobotsPolicy
     from deepcrawl.settings import Settings
 
     port = books.url.rsplit(":", 1)[1]

@@ -14,13 +14,13 @@ import sqlalchemy as sa
 from sqlmodel import Session, col
 
 from deepcrawl._tasks import supervised
-from deepcrawl.browser.base import FetchedPage
 from deepcrawl.crawler.context import CrawlContext, CrawlStats
 from deepcrawl.crawler.deliver import CallbackSink, DeliveryPoller
-from deepcrawl.crawler.politeness import HostLimiter
-from deepcrawl.crawler.robots import RobotsPolicy
 from deepcrawl.crawler.state import CrawlState
+from deepcrawl.fetch.politeness import HostLimiter
+from deepcrawl.fetch.robots import RobotsPolicy
 from deepcrawl.frontier import NewURL, SqlFrontier
+from deepcrawl.page.fetched import FetchedPage
 from deepcrawl.settings import Settings
 from deepcrawl.storage import Repository
 from deepcrawl.storage import tables as t

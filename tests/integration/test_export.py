@@ -9,15 +9,9 @@ from pathlib import Path
 
 from warcio.archiveiterator import ArchiveIterator
 
-from deepcrawl.browser.base import FetchedPage
-from deepcrawl.export import (
-    EXPORT_FIELDS,
-    page_records,
-    page_title,
-    write_csv,
-    write_jsonl,
-    write_warc,
-)
+from deepcrawl.export import EXPORT_FIELDS, page_records, write_csv, write_jsonl, write_warc
+from deepcrawl.page.fetched import FetchedPage
+from deepcrawl.page.html import page_title
 from deepcrawl.storage import Repository
 
 BODY = "<html><head><title> A  record\n</title></head><body>é</body></html>"

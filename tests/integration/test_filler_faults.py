@@ -19,7 +19,8 @@ import pytest
 from deepcrawl.browser import BrowserPool, render_page
 from deepcrawl.browser.testing import LocalSite, Reply
 from deepcrawl.errors import UnsafeFormError
-from deepcrawl.forms import FormFiller, find_search_form, load_critic, query_page
+from deepcrawl.forms import load_critic
+from deepcrawl.search import FormFiller, find_search_form, query_page
 from deepcrawl.settings import Settings
 
 if TYPE_CHECKING:

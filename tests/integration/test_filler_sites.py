@@ -16,7 +16,7 @@ from deepcrawl_fixtures import FixtureServer, build_site
 from deepcrawl_fixtures.data import STOP_WORDS
 
 from deepcrawl.browser import BrowserPool
-from deepcrawl.forms import FormFiller, FormSearch, QueryResult, find_search_form
+from deepcrawl.search import FormFiller, FormSearch, QueryResult, find_search_form
 from deepcrawl.settings import Settings
 
 if TYPE_CHECKING:

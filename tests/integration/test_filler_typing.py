@@ -17,13 +17,13 @@ import pytest
 
 from deepcrawl.browser import BrowserPool
 from deepcrawl.browser.testing import LocalSite, Reply
-from deepcrawl.forms import FormFiller, find_search_form
+from deepcrawl.search import FormFiller, find_search_form
 from deepcrawl.settings import Settings
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Callable, Iterator
 
-    from deepcrawl.forms.results import QueryResult
+    from deepcrawl.search.results import QueryResult
 
 pytestmark = pytest.mark.browser
 

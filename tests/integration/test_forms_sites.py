@@ -21,7 +21,9 @@ from deepcrawl_fixtures import SITES, FixtureServer
 
 from deepcrawl.browser.fetcher import BrowserFetcher
 from deepcrawl.errors import FetchError, UnsafeFormError
-from deepcrawl.forms import Form, FormCritic, ensure_submittable, load_critic, page_forms
+from deepcrawl.forms import FormCritic, ensure_submittable, load_critic
+from deepcrawl.page import Form
+from deepcrawl.search.report import page_forms
 from deepcrawl.settings import FormSettings, load_settings
 
 pytestmark = pytest.mark.browser

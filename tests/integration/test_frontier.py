@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 import pytest
 import sqlalchemy as sa
 
-from deepcrawl.crawler.politeness import SharedHostLimiter
+from deepcrawl.fetch.politeness import SharedHostLimiter
 from deepcrawl.frontier import Frontier, MemoryFrontier, NewURL, SqlFrontier
 from deepcrawl.settings import PolitenessSettings
 from deepcrawl.storage import Repository

@@ -17,8 +17,8 @@ import pytest
 
 from deepcrawl.browser import BrowserFetcher, BrowserPool, HttpFetcher
 from deepcrawl.browser.testing import LocalSite, Reply
-from deepcrawl.classify.dom import LinkContext
-from deepcrawl.crawler import (
+from deepcrawl.errors import ConfigError
+from deepcrawl.links import (
     STRATEGIES,
     AcheCrawler,
     ApprenticeCrawler,
@@ -26,8 +26,8 @@ from deepcrawl.crawler import (
     form_target,
     pattern_target,
 )
-from deepcrawl.crawler.discover import discover_forms
-from deepcrawl.errors import ConfigError
+from deepcrawl.links.context import LinkContext
+from deepcrawl.links.discover import discover_forms
 from deepcrawl.settings import Settings
 
 if TYPE_CHECKING:
@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 
     from deepcrawl_fixtures import FixtureServer
 
-    from deepcrawl.browser.base import FetchedPage, Fetcher
+    from deepcrawl.browser.base import Fetcher
+    from deepcrawl.page.fetched import FetchedPage
 
 SETTINGS = Settings().with_overrides(
     browser={"page_timeout_s": 10.0, "memory_check_every": 0},

@@ -16,8 +16,8 @@ from urllib.parse import urlsplit
 import pytest
 
 from deepcrawl.crawler import CallbackSink, Crawl
-from deepcrawl.crawler.discover import discover_site
 from deepcrawl.errors import ConfigError
+from deepcrawl.links.discover import discover_site
 from deepcrawl.settings import load_settings
 
 if TYPE_CHECKING:

@@ -14,8 +14,8 @@ import pytest
 from deepcrawl_fixtures import build_site
 from typer.testing import CliRunner
 
-from deepcrawl.browser.base import FetchedPage, Link
 from deepcrawl.cli import app
+from deepcrawl.page.fetched import FetchedPage, Link
 from deepcrawl.prototypes import read_labels_file
 from deepcrawl.storage import Repository
 from deepcrawl.urls import normalise_url

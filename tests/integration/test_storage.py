@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from deepcrawl.browser.base import Exchange, FetchedPage, Link
 from deepcrawl.errors import ConfigError, SchemaVersionError, StorageError
-from deepcrawl.forms.model import Form, FormField
+from deepcrawl.page.fetched import Exchange, FetchedPage, Link
+from deepcrawl.page.form import Form, FormField
 from deepcrawl.settings import StorageSettings
 from deepcrawl.storage import SCHEMA_VERSION, PrototypeBase, QueryBase, Repository
 

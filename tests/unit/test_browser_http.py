@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from deepcrawl.browser import FetchedPage, HttpFetcher, Link, Scope, compare_pages, url_shape
+from deepcrawl.browser import HttpFetcher, Scope, compare_pages, url_shape
 from deepcrawl.browser.testing import LocalSite, Reply
 from deepcrawl.errors import (
     BlockedError,
@@ -20,6 +20,7 @@ from deepcrawl.errors import (
     FetchTimeoutError,
     NetworkError,
 )
+from deepcrawl.page import FetchedPage, Link
 from deepcrawl.settings import Settings
 
 PAGE = """<html><head><base href="/base/"><link rel="next" href="p2">

@@ -7,9 +7,10 @@ from typing import TYPE_CHECKING
 import pytest
 
 import deepcrawl
-from deepcrawl.browser.base import FetchedPage, Fetcher
+from deepcrawl.browser.base import Fetcher
 from deepcrawl.crawler import Crawl
 from deepcrawl.errors import ConfigError, InvalidURLError
+from deepcrawl.page.fetched import FetchedPage
 from deepcrawl.settings import Settings, load_settings
 
 if TYPE_CHECKING:

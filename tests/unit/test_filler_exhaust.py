@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
-from deepcrawl.forms.results import QueryResult, ResultLink
-from deepcrawl.forms.search import exhaust
 from deepcrawl.keywords import KeywordManager
+from deepcrawl.search.form_search import exhaust
+from deepcrawl.search.results import QueryResult, ResultLink
 from deepcrawl.settings import KeywordSettings
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from deepcrawl.forms.search import FormSearch
+    from deepcrawl.search.form_search import FormSearch
 
 BASE = "http://books.test"
 RECORDS = {

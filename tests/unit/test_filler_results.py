@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from deepcrawl.browser.base import Link
-from deepcrawl.forms.judge import Judge, classify_links
-from deepcrawl.forms.pagination import next_page, page_number_of, pager_urls
-from deepcrawl.forms.results import (
+from deepcrawl.page.fetched import Link
+from deepcrawl.search.judge import Judge, classify_links
+from deepcrawl.search.pagination import next_page, page_number_of, pager_urls
+from deepcrawl.search.results import (
     ChromeFilter,
     Clickable,
     QueryResult,

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, urlsplit
 
-from deepcrawl.browser.base import FetchedPage, Fetcher, Link
+from deepcrawl.browser.base import Fetcher
 from deepcrawl.errors import FetchTimeoutError
-from deepcrawl.forms.judge import Judge
-from deepcrawl.forms.model import Form
-from deepcrawl.forms.results import QueryResult, ResultLink
-from deepcrawl.forms.template import TemplateSearch, UrlTemplate
+from deepcrawl.page.fetched import FetchedPage, Link
+from deepcrawl.page.form import Form
+from deepcrawl.search.judge import Judge
+from deepcrawl.search.results import QueryResult, ResultLink
+from deepcrawl.search.template import TemplateSearch, UrlTemplate
 
 BASE = "http://books.test"
 FORM = Form(page_url=f"{BASE}/", action=f"{BASE}/search", method="GET", locator="form#s")

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from deepcrawl.errors import ConfigError, UnsafeFormError
-from deepcrawl.forms import CriticVerdict, FormCritic, ensure_submittable, load_critic, parse_forms
+from deepcrawl.forms import CriticVerdict, FormCritic, ensure_submittable, load_critic
 from deepcrawl.forms.store import cache_path
+from deepcrawl.page import parse_forms
 from deepcrawl.settings import FormSettings
 
 PAGE = "http://site.test/"
@@ -208,7 +209,7 @@ def test_unparseable_action_gets_a_verdict(critic: FormCritic) -> None:
 
 
 def test_verdict_rows_hold_the_json_contract(critic: FormCritic) -> None:
-    from deepcrawl.forms.report import verdict_rows
+    from deepcrawl.search.report import verdict_rows
 
     forms = parse_forms(SEARCH + OTHERS["login"], PAGE)
     rows = verdict_rows(forms, critic.judge(forms))

@@ -9,7 +9,6 @@ import pytest
 
 from deepcrawl.crawler.inputs import keep_field_values
 from deepcrawl.errors import ConfigError, UnsafeFormError
-from deepcrawl.forms import parse_forms
 from deepcrawl.forms.critic import CriticVerdict
 from deepcrawl.forms.fields import (
     check_field_values,
@@ -19,8 +18,9 @@ from deepcrawl.forms.fields import (
     pick_form,
     user_verdict,
 )
-from deepcrawl.forms.model import Form
-from deepcrawl.forms.results import ResultPage, error_marker
+from deepcrawl.page import parse_forms
+from deepcrawl.page.form import Form
+from deepcrawl.search.results import ResultPage, error_marker
 from deepcrawl.settings import Settings, load_settings
 
 if TYPE_CHECKING:

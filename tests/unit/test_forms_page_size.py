@@ -7,19 +7,20 @@ import re
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
-from deepcrawl.browser.base import FetchedPage, Fetcher, Link
-from deepcrawl.forms.data_api import DataSearch, parse_data_page
-from deepcrawl.forms.model import FieldOption, Form, FormField
-from deepcrawl.forms.page_size import (
+from deepcrawl.browser.base import Fetcher
+from deepcrawl.keywords import KeywordManager
+from deepcrawl.keywords.known import KnownTexts, main_text
+from deepcrawl.page.fetched import FetchedPage, Link
+from deepcrawl.page.form import FieldOption, Form, FormField
+from deepcrawl.search.data_api import DataSearch, parse_data_page
+from deepcrawl.search.page_size import (
     offered_page_size,
     page_size_choice,
     page_size_param,
     with_page_size,
 )
-from deepcrawl.forms.results import QueryResult, ResultLink
-from deepcrawl.forms.template import TemplateSearch, UrlTemplate, carries
-from deepcrawl.keywords import KeywordManager
-from deepcrawl.keywords.known import KnownTexts, main_text
+from deepcrawl.search.results import QueryResult, ResultLink
+from deepcrawl.search.template import TemplateSearch, UrlTemplate, carries
 from deepcrawl.settings import KeywordSettings
 
 BASE = "http://news.test"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from deepcrawl.forms import find_query_fields, parse_forms
+from deepcrawl.forms import find_query_fields
+from deepcrawl.page import parse_forms
 
 PAGE = "http://site.test/"
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deepcrawl.forms import Form, parse_forms
-from deepcrawl.forms.static import page_text
+from deepcrawl.page import Form, parse_forms
+from deepcrawl.page.html import page_text
 
 PAGE = "http://site.test/dir/page.html"
 

@@ -6,9 +6,13 @@ import pytest
 from sklearn.base import clone
 from sklearn.pipeline import Pipeline
 
-from deepcrawl.classify.ache import AutomaticFeatureSelector, MultiLevelLinkClassifier, space_terms
-from deepcrawl.classify.dom import LinkContext
-from deepcrawl.crawler.ache import link_levels
+from deepcrawl.links._ache_model import (
+    AutomaticFeatureSelector,
+    MultiLevelLinkClassifier,
+    space_terms,
+)
+from deepcrawl.links.ache import link_levels
+from deepcrawl.links.context import LinkContext
 
 
 def _link(url: str, anchor: str = "", around: str = "") -> LinkContext:

@@ -7,8 +7,8 @@ import pytest
 from sklearn.base import clone
 from sklearn.pipeline import Pipeline
 
-from deepcrawl.classify.apprentice import Apprentice, DomOffsetVectorizer, within_window
-from deepcrawl.classify.dom import page_links
+from deepcrawl.links._apprentice_model import Apprentice, DomOffsetVectorizer, within_window
+from deepcrawl.links.context import page_links
 
 # A page u whose record links sit in a "results" list and whose other links sit in a menu:
 # the tokens near each link (at small DOM offsets) tell them apart, the anchor texts do not.

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from deepcrawl.classify.dom import dom_leaves, page_links, parse_page, words
+from deepcrawl.links.context import page_links, words
+from deepcrawl.page.dom import dom_leaves
+from deepcrawl.page.html import parse_html
 
 # Figure-3-style markup: a list of links, one anchor with nested emphasis (several leaves at
 # offset 0), an empty leaf (<br>) that takes a number without text, text before and after.
@@ -20,7 +22,7 @@ def _offsets(url: str, d_max: int = 5) -> dict[str, int]:
 
 
 def test_leaves_are_numbered_left_to_right_empty_leaves_included() -> None:
-    root = parse_page(FIGURE3)
+    root = parse_html(FIGURE3, comments=True)
     assert root is not None
     leaves, anchors = dom_leaves(root)
     assert [leaf.text for leaf in leaves] == [
@@ -81,7 +83,9 @@ def test_links_resolve_against_base_and_skip_other_schemes() -> None:
 
 
 def test_scripts_comments_and_blank_text_are_not_leaves() -> None:
-    root = parse_page("<html><body><p>a<!-- c --> b<script>var x;</script>\n  </p></body></html>")
+    root = parse_html(
+        "<html><body><p>a<!-- c --> b<script>var x;</script>\n  </p></body></html>", comments=True
+    )
     assert root is not None
     leaves, _ = dom_leaves(root)
     assert [leaf.text for leaf in leaves] == ["a", "b"]

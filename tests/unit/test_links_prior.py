@@ -6,17 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from deepcrawl.classify.ache import MultiLevelLinkClassifier
-from deepcrawl.classify.dom import LinkContext
-from deepcrawl.crawler.prior import (
-    PRIOR_VERSION,
-    LinkPrior,
-    PriorExample,
-    load_prior,
-    merge,
-    reward,
-)
 from deepcrawl.errors import ConfigError
+from deepcrawl.links._ache_model import MultiLevelLinkClassifier
+from deepcrawl.links.context import LinkContext
+from deepcrawl.links.prior import PRIOR_VERSION, LinkPrior, PriorExample, load_prior, merge, reward
 
 OTHER = "http://127.0.0.1:8123"
 

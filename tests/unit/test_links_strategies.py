@@ -11,10 +11,11 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from deepcrawl.browser.base import FetchedPage, Fetcher, Link
-from deepcrawl.classify.dom import LinkContext, page_links
-from deepcrawl.crawler import STRATEGIES, AcheCrawler, ApprenticeCrawler, XCrawler, pattern_target
+from deepcrawl.browser.base import Fetcher
 from deepcrawl.errors import ConfigError, NetworkError
+from deepcrawl.links import STRATEGIES, AcheCrawler, ApprenticeCrawler, XCrawler, pattern_target
+from deepcrawl.links.context import LinkContext, page_links
+from deepcrawl.page.fetched import FetchedPage, Link
 from deepcrawl.settings import Settings
 
 if TYPE_CHECKING:
@@ -286,7 +287,7 @@ async def test_xcrawl_reaches_the_records_no_known_record_links_to() -> None:
 
 
 async def test_baseline_examples_give_the_levels_of_the_path_to_the_form() -> None:
-    from deepcrawl.crawler.prior import baseline_examples
+    from deepcrawl.links.prior import baseline_examples
 
     fetcher = FakeSiteFetcher(_site())
     async with fetcher:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import clone
 
-from deepcrawl.classify.xcrawl import (
+from deepcrawl.links._xcrawl_model import (
     HitsHubs,
     TopicSensitivePageRank,
     WebGraph,

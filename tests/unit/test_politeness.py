@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from deepcrawl.crawler.politeness import HostLimiter, backoff_delay, parse_retry_after
+from deepcrawl.fetch.politeness import HostLimiter, backoff_delay, parse_retry_after
 from deepcrawl.settings import PolitenessSettings
 
 

@@ -10,18 +10,18 @@ from typing import TYPE_CHECKING, cast
 
 import pytest
 
-from deepcrawl.browser.base import Link
 from deepcrawl.crawler.queries import QueryLoop, lists_checked_out
-from deepcrawl.forms.results import QueryResult, ResultLink, ResultPage
 from deepcrawl.keywords import KeywordManager
 from deepcrawl.keywords.known import KnownTexts, main_text
+from deepcrawl.page.fetched import Link
+from deepcrawl.search.results import QueryResult, ResultLink, ResultPage
 from deepcrawl.settings import Settings
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Callable
 
     from deepcrawl.crawler.context import CrawlContext
-    from deepcrawl.forms.search import FormSearch
+    from deepcrawl.search.form_search import FormSearch
 
 DATA = Path(__file__).parents[1] / "data" / "real"
 

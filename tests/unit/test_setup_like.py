@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, cast
 
 import lxml.html
 
-from deepcrawl.browser.base import FetchedPage
 from deepcrawl.crawler.setup import example_texts, example_urls, like_seen
+from deepcrawl.page.fetched import FetchedPage
 from deepcrawl.settings import Settings
 
 if TYPE_CHECKING:

@@ -6,10 +6,11 @@ import gzip
 
 import pytest
 
-from deepcrawl.browser.base import FetchedPage, Fetcher
-from deepcrawl.crawler.robots import RobotsPolicy
+from deepcrawl.browser.base import Fetcher
 from deepcrawl.crawler.sitemaps import parse_sitemap
 from deepcrawl.errors import SitemapError
+from deepcrawl.fetch.robots import RobotsPolicy
+from deepcrawl.page.fetched import FetchedPage
 
 URL = "http://example.test/sitemap.xml"
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 import pytest
 from warcio.archiveiterator import ArchiveIterator
 
-from deepcrawl.browser.base import Exchange
 from deepcrawl.errors import StorageError
+from deepcrawl.page.fetched import Exchange
 from deepcrawl.storage import PageRead
 from deepcrawl.warc import WarcFile
 

@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from deepcrawl.forms.static import parse_html
+from deepcrawl.page.html import parse_html
 
 if TYPE_CHECKING:
-    from deepcrawl.browser.base import FetchedPage, Link
+    from deepcrawl.page.fetched import FetchedPage, Link
     from deepcrawl.storage.tables import QueryBase
 
 __all__ = [
@@ -251,7 +251,7 @@ class QueryResult(BaseModel):
         total_results: the result count the site reported, if it shows one.
         elapsed_s: seconds the query took.
         data_urls: the script requests (XHR / fetch) of the browser that carried the keyword:
-            where a scripted results page gets its data (:mod:`deepcrawl.forms.data_api`).
+            where a scripted results page gets its data (:mod:`deepcrawl.search.data_api`).
     """
 
     model_config = ConfigDict(extra="forbid")

@@ -1,4 +1,4 @@
-"""Forms from static HTML, parsed with lxml.
+"""Forms from static HTML, parsed with the one parser (:mod:`deepcrawl.page.html`).
 
 The browser discovers forms in the live DOM; this module does the same from the HTML a server
 sent, for pages fetched without a browser and for the training corpus of the critic. It must
@@ -13,63 +13,33 @@ that a script submits.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Literal
-from urllib.parse import urljoin
 
-import lxml.etree
-import lxml.html
-
-from deepcrawl.forms.model import FieldOption, Form, FormField, SubmitControl
+from deepcrawl.page.form import FieldOption, Form, FormField, SubmitControl
+from deepcrawl.page.html import (
+    SKIP_TEXT,
+    base_url,
+    collapse,
+    hidden,
+    join_url,
+    parse_html,
+    text_of,
+    visible_text,
+)
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from lxml.html import HtmlElement
 
-__all__ = ["page_text", "parse_forms", "parse_html"]
+__all__ = ["parse_forms"]
 
-_SPACE = re.compile(r"\s+")
-# huge_tree: without it libxml2 drops everything nested deeper than 255 elements
-_PARSER = lxml.html.HTMLParser(encoding="utf-8", remove_comments=True, huge_tree=True)
-_SKIP_TEXT = frozenset({"script", "style", "noscript", "template", "option", "textarea"})
 _FIELD_TAGS = ("input", "select", "textarea", "button")
 _CONTEXT_CHARS = 200
 _TEXT_CHARS = 2000
 _TEXTUAL_INPUTS = frozenset({"text", "search", ""})
-_BUTTON_TYPES = frozenset({"submit", "button", "reset"})
-
-
-def _collapse(text: str | None) -> str:
-    return _SPACE.sub(" ", text or "").strip()
 
 
 def _css_string(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def _join(base: str, reference: str) -> str:
-    """``reference`` resolved against ``base``; kept as written when it cannot be parsed."""
-    try:
-        return urljoin(base, reference)
-    except ValueError:  # "http://[bad" and friends
-        return reference
-
-
-def parse_html(html: str | bytes) -> HtmlElement | None:
-    """Parse a document with lxml's recovering HTML parser.
-
-    Returns:
-        The root element, or None when there is nothing to parse (an empty document).
-    """
-    data = html.encode("utf-8", "replace") if isinstance(html, str) else html
-    if not data.strip():
-        return None
-    try:
-        root = lxml.html.fromstring(data, parser=_PARSER)
-    except (lxml.etree.ParserError, ValueError):
-        return None
-    return root if isinstance(root, lxml.html.HtmlElement) else None
 
 
 def parse_forms(html: str | bytes, page_url: str, *, formless: bool = True) -> list[Form]:
@@ -86,10 +56,7 @@ def parse_forms(html: str | bytes, page_url: str, *, formless: bool = True) -> l
     root = parse_html(html)
     if root is None:
         return []
-    base = page_url
-    for href in root.xpath("//base/@href"):
-        base = _join(page_url, str(href).strip())
-        break
+    base = base_url(root, page_url)
     labels = _label_index(root)
     forms = [
         _form(element, position, page_url, base, labels, root)
@@ -111,7 +78,7 @@ def page_text(html: str | bytes, limit: int = 20000) -> str:
         return ""
     title = " ".join(str(t) for t in root.xpath("//title/text()"))
     body = root.find("body")
-    return _collapse(f"{title} {_visible_text(body if body is not None else root, limit)}")[:limit]
+    return collapse(f"{title} {visible_text(body if body is not None else root, limit)}")[:limit]
 
 
 def _label_index(root: HtmlElement) -> dict[str, str]:
@@ -126,50 +93,7 @@ def _label_index(root: HtmlElement) -> dict[str, str]:
 
 def _own_text(element: HtmlElement) -> str:
     """Text of ``element`` without the text of selects, options, scripts inside it."""
-    return _text_of(element, 1000, lambda child: child.tag == "select", values=False)
-
-
-def _visible_text(element: HtmlElement, limit: int) -> str:
-    """Text of ``element`` a user sees, button values included; hidden subtrees left out."""
-    return _text_of(element, limit, _hidden, values=True)
-
-
-def _text_of(
-    element: HtmlElement, limit: int, skip: Callable[[HtmlElement], bool], *, values: bool
-) -> str:
-    """Collapsed text of ``element``'s subtree, depth-first without recursion (pages nest
-    thousands deep), leaving out script-like elements and those ``skip`` names."""
-    parts: list[str] = []
-    size = 0
-    stack: list[HtmlElement | str | None] = [element]
-    while stack and size <= limit:
-        item = stack.pop()
-        if item is None or isinstance(item, str):
-            if item and item.strip():
-                parts.append(item)
-                size += len(item)
-            continue
-        # in reading order: each child's button value, its subtree, then its tail
-        children: list[HtmlElement | str | None] = []
-        for child in item:
-            if isinstance(child.tag, str) and child.tag not in _SKIP_TEXT and not skip(child):
-                if values and (child.get("type") or "").lower() in _BUTTON_TYPES:
-                    children.append(child.get("value"))
-                children.append(child)
-            children.append(child.tail)
-        stack.extend(reversed(children))
-        stack.append(item.text)  # popped first
-    return _collapse(" ".join(parts))[:limit]
-
-
-def _hidden(element: HtmlElement) -> bool:
-    style = (element.get("style") or "").replace(" ", "").lower()
-    return (
-        element.get("hidden") is not None
-        or "display:none" in style
-        or "visibility:hidden" in style
-        or element.get("aria-hidden") == "true"
-    )
+    return text_of(element, 1000, lambda child: child.tag == "select", values=False)
 
 
 def _context(element: HtmlElement) -> str:
@@ -181,9 +105,9 @@ def _context(element: HtmlElement) -> str:
         for sibling in node.itersiblings(preceding=True):
             if not isinstance(sibling.tag, str):
                 continue
-            text = _collapse(sibling.tail) if sibling.tail else ""
-            if sibling.tag not in _SKIP_TEXT and sibling.tag not in {"form", "select"}:
-                text = _collapse(sibling.text_content() + " " + text)
+            text = collapse(sibling.tail) if sibling.tail else ""
+            if sibling.tag not in SKIP_TEXT and sibling.tag not in {"form", "select"}:
+                text = collapse(sibling.text_content() + " " + text)
             if text:
                 pieces.append(text[-_CONTEXT_CHARS:])
                 size += len(text)
@@ -191,10 +115,10 @@ def _context(element: HtmlElement) -> str:
                 break
         parent = node.getparent()
         if parent is not None and parent.text and parent.text.strip():
-            pieces.append(_collapse(parent.text))
+            pieces.append(collapse(parent.text))
             size += len(parent.text)
         node = parent if parent is not None and parent.tag not in {"body", "html"} else None
-    return _collapse(" ".join(reversed(pieces)))[-_CONTEXT_CHARS:]
+    return collapse(" ".join(reversed(pieces)))[-_CONTEXT_CHARS:]
 
 
 def _field_label(element: HtmlElement, labels: dict[str, str]) -> str:
@@ -206,7 +130,7 @@ def _field_label(element: HtmlElement, labels: dict[str, str]) -> str:
         if text:
             return text
         break
-    return _collapse(element.get("aria-label") or element.get("title") or "")
+    return collapse(element.get("aria-label") or element.get("title") or "")
 
 
 def _field_locator(form_locator: str, element: HtmlElement) -> str:
@@ -240,7 +164,7 @@ def _controls(
         locator = _field_locator(form_locator, element)
         if tag == "button":
             kind = kind or "submit"
-            text = _own_text(element) or _collapse(element.get("value"))
+            text = _own_text(element) or collapse(element.get("value"))
             if kind == "submit":
                 value = element.get("value") or ""
                 submits.append(
@@ -253,7 +177,7 @@ def _controls(
             continue
         if tag == "input" and kind in {"submit", "image"}:
             value = element.get("value") or ""
-            text = _collapse(value or element.get("alt") or element.get("title"))
+            text = collapse(value or element.get("alt") or element.get("title"))
             submits.append(
                 SubmitControl(
                     kind="image" if kind == "image" else "input",
@@ -287,7 +211,7 @@ def _field(
                 selected=option.get("selected") is not None,
             )
             for option in element.iter("option")
-            for text in (_collapse(option.text_content()),)
+            for text in (collapse(option.text_content()),)
         )
         chosen = [o for o in options if o.selected] or list(options[:1])
         value = chosen[0].value if chosen else ""
@@ -305,9 +229,9 @@ def _field(
         options=options,
         checked=element.get("checked") is not None,
         required=element.get("required") is not None,
-        placeholder=_collapse(element.get("placeholder")),
+        placeholder=collapse(element.get("placeholder")),
         label=_field_label(element, labels),
-        visible=kind != "hidden" and not any(_hidden(e) for e in _self_and_ancestors(element)),
+        visible=kind != "hidden" and not any(hidden(e) for e in _self_and_ancestors(element)),
         locator=locator,
     )
 
@@ -334,7 +258,7 @@ def _form(
     locator = _form_locator(element, position, names)
     fields, submits = _controls(controls, locator, labels)
     action = (element.get("action") or "").strip()
-    resolved = page_url if not action or action.startswith("#") else _join(base, action)
+    resolved = page_url if not action or action.startswith("#") else join_url(base, action)
     method_raw = (element.get("method") or "get").strip().upper()
     method: Literal["GET", "POST"] = "POST" if method_raw == "POST" else "GET"
     return Form(
@@ -348,7 +272,7 @@ def _form(
         locator=locator,
         fields=tuple(fields),
         submits=tuple(submits),
-        text=_visible_text(element, _TEXT_CHARS),
+        text=visible_text(element, _TEXT_CHARS),
         context=_context(element),
     )
 
@@ -399,7 +323,7 @@ def _formless_groups(root: HtmlElement, page_url: str, labels: dict[str, str]) -
                 locator=anchor,
                 fields=tuple(fields),
                 submits=tuple(submits),
-                text=_visible_text(container, _TEXT_CHARS),
+                text=visible_text(container, _TEXT_CHARS),
                 context=_context(container),
                 formless=True,
             )

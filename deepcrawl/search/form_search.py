@@ -11,7 +11,7 @@ keyword manager's loop, the setup phase of a crawl, ``deepcrawl query``:
   (Madhavan et al., VLDB 2008: only fields whose values give different results);
 * a scripted results page (a shell its script fills from a JSON request) is queried by that
   request over plain HTTP once it is shown to give the browser's links
-  (:class:`~deepcrawl.forms.data_api.DataSearch`);
+  (:class:`~deepcrawl.search.data_api.DataSearch`);
 * :func:`exhaust` drives a :class:`~deepcrawl.keywords.KeywordManager` over a form until it
   says the database is exhausted (the setup phase's query loop);
 * :func:`query_page` is ``deepcrawl query``: one keyword, every result page, in one call.
@@ -30,12 +30,12 @@ from deepcrawl.browser.pool import BrowserPool
 from deepcrawl.browser.render import render_page
 from deepcrawl.browser.scope import Scope, host_of
 from deepcrawl.errors import ConfigError, FormError, HTTPStatusError
-from deepcrawl.forms.data_api import DataSearch
 from deepcrawl.forms.fields import parse_form_choice, pick_form, user_verdict
-from deepcrawl.forms.filler import FormFiller
-from deepcrawl.forms.page_size import offered_page_size
 from deepcrawl.forms.store import load_critic
-from deepcrawl.forms.template import TemplateCheck, TemplateSearch, UrlTemplate
+from deepcrawl.search.data_api import DataSearch
+from deepcrawl.search.filler import FormFiller
+from deepcrawl.search.page_size import offered_page_size
+from deepcrawl.search.template import TemplateCheck, TemplateSearch, UrlTemplate
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -44,9 +44,9 @@ if TYPE_CHECKING:
 
     from deepcrawl.browser.base import Fetcher
     from deepcrawl.forms.critic import CriticVerdict
-    from deepcrawl.forms.model import Form
-    from deepcrawl.forms.results import QueryResult, ResultPage
     from deepcrawl.keywords.manager import KeywordManager, QueryOutcome
+    from deepcrawl.page.form import Form
+    from deepcrawl.search.results import QueryResult, ResultPage
     from deepcrawl.settings import Settings
 
 __all__ = [
@@ -379,8 +379,8 @@ class FormSearch(AsyncResource):
 
 def _first_page(result: QueryResult) -> ResultPage:
     """The first result page of ``result`` as the paging control sees it (its result links)."""
-    from deepcrawl.browser.base import Link
-    from deepcrawl.forms.results import ResultPage
+    from deepcrawl.page.fetched import Link
+    from deepcrawl.search.results import ResultPage
 
     links = [Link(link.url, link.text) for link in result.result_links if link.page == 1]
     return ResultPage(url=result.submitted[0], links=links)

@@ -10,7 +10,7 @@ Hernández et al.'s "Deep Web Access" module fills a form and retrieves the resp
    query field filled, the fields the user fixed set (``forms.fields``, checked against the form
    by :mod:`deepcrawl.forms.fields`), category selects set (:meth:`FormFiller.query`
    ``values``), a "results per page" select set to its largest value
-   (:mod:`deepcrawl.forms.page_size`), the other selects reset to their defaults;
+   (:mod:`deepcrawl.search.page_size`), the other selects reset to their defaults;
 3. the form is submitted by its own means: its submit button (an image button sends ``x``/``y``
    as a browser does), a scripted control, or Enter in the query field — unless typing alone
    shows the results: a form without a submit button that submits to its own page (a
@@ -18,16 +18,16 @@ Hernández et al.'s "Deep Web Access" module fills a form and retrieves the resp
    the keyword as a user does; once that has shown results, every later keyword is typed into
    the same live page, which is never submitted nor reloaded (a query costs no request);
 4. the filler waits for the results, whether they come by navigation or by script
-   (:func:`~deepcrawl.forms.browsing.settle`), then follows the result pages — next links, page
+   (:func:`~deepcrawl.search.browsing.settle`), then follows the result pages — next links, page
    numbers, "load more" buttons — up to ``settings.keywords.max_result_pages``
-   (:mod:`deepcrawl.forms.pagination`);
-5. each query ends as a :class:`~deepcrawl.forms.results.QueryResult`: ``ok``, ``no_results``
+   (:mod:`deepcrawl.search.pagination`);
+5. each query ends as a :class:`~deepcrawl.search.results.QueryResult`: ``ok``, ``no_results``
    or ``error`` (an error page, a timeout, the same page for every keyword) — never an exception
    for what a site does.
 
 Once per form, before its first query, the filler submits a nonsense keyword
 (``settings.forms.nonsense_keyword``): that page shows the site's chrome and its "no results"
-look, against which every later page is judged (:mod:`deepcrawl.forms.results`).
+look, against which every later page is judged (:mod:`deepcrawl.search.results`).
 """
 
 from __future__ import annotations
@@ -40,24 +40,24 @@ from urllib.parse import urlsplit
 from playwright.async_api import Error as PlaywrightError
 
 from deepcrawl.browser._assets import script
+from deepcrawl.browser.live_forms import discover_forms
 from deepcrawl.browser.render import collect_links, translate
 from deepcrawl.errors import ConfigError, FetchError, FetchTimeoutError, FormError, UnsafeFormError
-from deepcrawl.forms.browsing import Traffic, before_action, settle, snapshot
-from deepcrawl.forms.discover import discover_forms
 from deepcrawl.forms.fields import (
     TEXT_INPUT_TYPES,
     check_field_values,
     describe_field,
     missing_required,
 )
-from deepcrawl.forms.judge import MIN_NEW_LINKS, Judge
-from deepcrawl.forms.page_size import page_size_choice
-from deepcrawl.forms.pagination import next_page
 from deepcrawl.forms.query_field import find_query_fields
-from deepcrawl.forms.results import ChromeFilter, QueryResult, ResultPage
 from deepcrawl.forms.safety import ensure_submittable
-from deepcrawl.forms.template import carries
 from deepcrawl.safety import SafetyRule
+from deepcrawl.search.browsing import Traffic, before_action, settle, snapshot
+from deepcrawl.search.judge import MIN_NEW_LINKS, Judge
+from deepcrawl.search.page_size import page_size_choice
+from deepcrawl.search.pagination import next_page
+from deepcrawl.search.results import ChromeFilter, QueryResult, ResultPage
+from deepcrawl.search.template import carries
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -67,7 +67,7 @@ if TYPE_CHECKING:
     from deepcrawl.browser.lease import PageLease
     from deepcrawl.browser.pool import BrowserPool
     from deepcrawl.forms.critic import CriticVerdict
-    from deepcrawl.forms.model import Form, FormField, SubmitControl
+    from deepcrawl.page.form import Form, FormField, SubmitControl
     from deepcrawl.settings import Settings
 
 __all__ = ["FormFiller"]

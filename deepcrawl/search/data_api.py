@@ -4,7 +4,7 @@ Many search pages are a shell a script fills: the browser loads ``/search?q=wate
 fetches ``/api/search?q=water&offset=0`` and renders the JSON. The URL template of the page
 itself then fails its check (plain HTTP sees an empty shell). But the browser saw the data
 request go out, carrying the keyword (:attr:`QueryResult.data_urls
-<deepcrawl.forms.results.QueryResult.data_urls>`); that request is a URL template too, and
+<deepcrawl.search.results.QueryResult.data_urls>`); that request is a URL template too, and
 fetching it directly is both ~50 times faster than rendering the page and cheaper in requests
 (no shell page per query). :class:`DataSearch`:
 
@@ -30,11 +30,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urljoin, urlsplit
 
-from deepcrawl.browser.base import Link
 from deepcrawl.errors import FetchError
-from deepcrawl.forms.page_size import PAGE_SIZE_PARAMS, page_size_param, with_page_size
-from deepcrawl.forms.results import PAGE_CAP_NOTE, QueryResult, ResultLink, ResultPage
-from deepcrawl.forms.template import UrlTemplate
+from deepcrawl.page.fetched import Link
+from deepcrawl.search.page_size import PAGE_SIZE_PARAMS, page_size_param, with_page_size
+from deepcrawl.search.results import PAGE_CAP_NOTE, QueryResult, ResultLink, ResultPage
+from deepcrawl.search.template import UrlTemplate
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping

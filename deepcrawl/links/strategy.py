@@ -18,7 +18,8 @@ from deepcrawl.safety import SafetyRule
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
-    from deepcrawl.browser.base import FetchedPage, Fetcher
+    from deepcrawl.browser.base import Fetcher
+    from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.settings import Settings
 
 __all__ = ["STRATEGIES", "Strategy", "register"]

@@ -4,10 +4,10 @@ Both ways of querying a form — the browser filler and the URL template over pl
 pages differently and judge them here, identically:
 
 * :class:`Judge` holds what is known of one form's site: its chrome
-  (:class:`~deepcrawl.forms.results.ChromeFilter`) and its :class:`Baseline`, the page a nonsense
+  (:class:`~deepcrawl.search.results.ChromeFilter`) and its :class:`Baseline`, the page a nonsense
   keyword gets (learnt once per form: its links are chrome when it holds no results; if it holds
   a list, a keyword that gets the very same page was ignored by the form);
-* :meth:`Judge.judge` fills a :class:`~deepcrawl.forms.results.QueryResult` from the pages:
+* :meth:`Judge.judge` fills a :class:`~deepcrawl.search.results.QueryResult` from the pages:
   submitted URLs, links with roles (:func:`classify_links`), the outcome, the reported total.
 """
 
@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from deepcrawl.forms.pagination import next_page, pager_urls
-from deepcrawl.forms.results import (
+from deepcrawl.search.pagination import next_page, pager_urls
+from deepcrawl.search.results import (
     PAGE_CAP_NOTE,
     ChromeFilter,
     ResultLink,
@@ -28,7 +28,7 @@ from deepcrawl.forms.results import (
 )
 
 if TYPE_CHECKING:
-    from deepcrawl.forms.results import LinkRole, QueryResult, ResultPage
+    from deepcrawl.search.results import LinkRole, QueryResult, ResultPage
 
 __all__ = ["Baseline", "Judge", "classify_links"]
 
@@ -43,7 +43,7 @@ class Baseline:
 
     Attributes:
         keyword: the nonsense keyword.
-        signature: the page's :func:`~deepcrawl.forms.results.page_signature`.
+        signature: the page's :func:`~deepcrawl.search.results.page_signature`.
         empty: True when the page holds no results (it says so, or shows fewer than
             :data:`MIN_NEW_LINKS` links the form's own page did not); False when the site
             answered a nonsense word with a list.

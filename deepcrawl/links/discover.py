@@ -12,18 +12,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from deepcrawl.crawler.ache import AcheCrawler
-from deepcrawl.crawler.apprentice import ApprenticeCrawler
-from deepcrawl.crawler.focused import FocusedStrategy
-from deepcrawl.crawler.prior import load_prior
-from deepcrawl.crawler.strategy import STRATEGIES, Strategy
-from deepcrawl.crawler.xcrawl import XCrawler
 from deepcrawl.errors import ConfigError
+from deepcrawl.links.ache import AcheCrawler
+from deepcrawl.links.apprentice import ApprenticeCrawler
+from deepcrawl.links.focused import FocusedStrategy
+from deepcrawl.links.prior import load_prior
+from deepcrawl.links.strategy import STRATEGIES, Strategy
+from deepcrawl.links.xcrawl import XCrawler
 
 if TYPE_CHECKING:
-    from deepcrawl.browser.base import FetchedPage, Fetcher
+    from deepcrawl.browser.base import Fetcher
     from deepcrawl.browser.scope import Scope
-    from deepcrawl.crawler.focused import Target
+    from deepcrawl.links.focused import Target
+    from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.settings import Settings
 
 __all__ = ["Discovery", "discover_forms", "discover_site"]
@@ -70,13 +71,14 @@ async def discover_forms(
         max_forms: stop after this many pages with a searchable form.
 
     The learners start from the prior ``settings.links.prior`` names (paths to the forms of
-    other sites, :mod:`deepcrawl.crawler.prior`): ACHE's and xCrawl's ``(link, level)``
+    other sites, :mod:`deepcrawl.links.prior`): ACHE's and xCrawl's ``(link, level)``
     examples, the apprentice's discounted rewards; bfs has none.
 
     Raises:
         ConfigError: an unknown strategy, or a prior that cannot be read.
     """
-    from deepcrawl.forms import load_critic, parse_forms
+    from deepcrawl.forms import load_critic
+    from deepcrawl.page import parse_forms
 
     cls = _strategy_class(strategy or settings.links.discovery_strategy)
     budget = max_requests or settings.links.discovery_max_requests

@@ -28,7 +28,7 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from sklearn.base import BaseEstimator
 
-from deepcrawl.classify.dom import parse_page
+from deepcrawl.page.html import base_url, parse_html
 from deepcrawl.urls import browser_url
 
 if TYPE_CHECKING:
@@ -220,13 +220,10 @@ def hub_subtree_links(html: str | bytes, page_url: str, authorities: Collection[
         Absolute URLs of every link in that subtree, in document order, without duplicates;
         empty when the page links to no authority.
     """
-    root = parse_page(html)
+    root = parse_html(html, comments=True)
     if root is None:
         return []
-    base = page_url
-    for href in root.xpath("//base/@href"):
-        base = urljoin(page_url, str(href).strip())
-        break
+    base = base_url(root, page_url)
 
     def absolute(element: Any) -> str:
         return browser_url(urldefrag(urljoin(base, str(element.get("href", "")).strip())).url)

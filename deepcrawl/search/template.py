@@ -8,7 +8,7 @@ results are in the HTML the server sends, not rendered by a script — are later
 template (:class:`TemplateSearch`), about fifty times cheaper than a browser submission
 (NOTES.md). Madhavan et al. (VLDB 2008) issue all their queries this way; they can, we check.
 
-Result pages are judged exactly as the filler's (:class:`~deepcrawl.forms.judge.Judge`); only
+Result pages are judged exactly as the filler's (:class:`~deepcrawl.search.judge.Judge`); only
 links and static pagination (next links, page numbers) are available without a browser, which
 is why the check must pass first.
 """
@@ -21,15 +21,16 @@ from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from deepcrawl.errors import FetchError
-from deepcrawl.forms.judge import Judge, classify_links
-from deepcrawl.forms.pagination import next_page
-from deepcrawl.forms.results import QueryResult, ResultPage, page_from_fetched
+from deepcrawl.search.judge import Judge, classify_links
+from deepcrawl.search.pagination import next_page
+from deepcrawl.search.results import QueryResult, ResultPage, page_from_fetched
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
-    from deepcrawl.browser.base import FetchedPage, Fetcher
-    from deepcrawl.forms.model import Form
+    from deepcrawl.browser.base import Fetcher
+    from deepcrawl.page.fetched import FetchedPage
+    from deepcrawl.page.form import Form
 
 __all__ = ["TemplateCheck", "TemplateSearch", "UrlTemplate", "carries"]
 
@@ -182,7 +183,7 @@ class TemplateSearch:
         """Fetch the results of ``keyword`` by template and follow their static pagination.
 
         ``more`` is asked after each result page whether the next is worth fetching (as
-        :meth:`FormFiller.query <deepcrawl.forms.filler.FormFiller.query>`).
+        :meth:`FormFiller.query <deepcrawl.search.filler.FormFiller.query>`).
 
         Returns:
             The query's result (``via="http"``); failures are ``error`` outcomes.

@@ -12,7 +12,7 @@ The loop, in the paper's terms:
 3. the *adaptive link learner* (Algorithm 1): once ``learning_threshold`` new targets were
    found, the paths to all targets found so far are collected (a link's level is one more than
    its target page's distance to the nearest target in the crawled graph), features are
-   selected anew (:class:`~deepcrawl.classify.ache.AutomaticFeatureSelector`), a new link
+   selected anew (:class:`~deepcrawl.links._ache_model.AutomaticFeatureSelector`), a new link
    classifier is built, and every link of the frontier is re-ranked with it;
 4. the per-site stopping criteria: the request budget, and ``max_targets`` distinct targets.
 
@@ -27,16 +27,17 @@ from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from deepcrawl.classify.dom import LinkContext
-from deepcrawl.crawler.focused import FocusedStrategy, PoliteSession
-from deepcrawl.crawler.strategy import register
+from deepcrawl.links.context import LinkContext
+from deepcrawl.links.focused import FocusedStrategy, PoliteSession
+from deepcrawl.links.strategy import register
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Sequence
 
-    from deepcrawl.browser.base import FetchedPage, Fetcher
-    from deepcrawl.classify.ache import MultiLevelLinkClassifier
-    from deepcrawl.crawler.focused import Target
+    from deepcrawl.browser.base import Fetcher
+    from deepcrawl.links._ache_model import MultiLevelLinkClassifier
+    from deepcrawl.links.focused import Target
+    from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.settings import Settings
 
 __all__ = ["AcheCrawler", "link_levels"]
@@ -118,7 +119,7 @@ class AcheCrawler(FocusedStrategy):
             self._fit(self.prior)
 
     def _new_classifier(self) -> MultiLevelLinkClassifier:
-        from deepcrawl.classify.ache import MultiLevelLinkClassifier  # loads scikit-learn, nltk
+        from deepcrawl.links._ache_model import MultiLevelLinkClassifier  # loads scikit-learn, nltk
 
         links = self.settings.links
         return MultiLevelLinkClassifier(

@@ -22,12 +22,12 @@ from deepcrawl.forms.fields import (
     pick_form,
     user_verdict,
 )
-from deepcrawl.forms.static import parse_forms
 from deepcrawl.forms.store import load_critic
+from deepcrawl.page.static_forms import parse_forms
 
 if TYPE_CHECKING:
     from deepcrawl.forms.critic import CriticVerdict
-    from deepcrawl.forms.model import Form, FormField
+    from deepcrawl.page.form import Form, FormField
     from deepcrawl.settings import Settings
 
 __all__ = ["PageForms", "inspect_forms", "judge_forms", "page_forms", "verdict_rows"]
@@ -151,7 +151,7 @@ async def inspect_forms(url: str, settings: Settings, *, browser: bool = True) -
     selected: list[bool] | None = None
     if browser:
         from deepcrawl.browser.pool import BrowserPool
-        from deepcrawl.forms.search import render_forms
+        from deepcrawl.search.form_search import render_forms
 
         async with BrowserPool(settings) as pool:
             forms, selected = await render_forms(url, settings, pool)

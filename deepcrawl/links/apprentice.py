@@ -18,7 +18,7 @@ links on the way to it, so when rewards changed the apprentice is refitted on ev
 (naive Bayes counts: linear in the lessons); otherwise the batch is added with ``partial_fit``.
 
 The paper's measure is the *loss rate*: the share of fetched pages the critic threw away
-(:attr:`~deepcrawl.crawler.focused.FocusedStrategy.loss_rate`).
+(:attr:`~deepcrawl.links.focused.FocusedStrategy.loss_rate`).
 """
 
 from __future__ import annotations
@@ -26,15 +26,16 @@ from __future__ import annotations
 import heapq
 from typing import TYPE_CHECKING
 
-from deepcrawl.crawler.focused import FocusedStrategy, PoliteSession
-from deepcrawl.crawler.strategy import register
+from deepcrawl.links.focused import FocusedStrategy, PoliteSession
+from deepcrawl.links.strategy import register
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Sequence
 
-    from deepcrawl.browser.base import FetchedPage, Fetcher
-    from deepcrawl.classify.apprentice import Apprentice
-    from deepcrawl.crawler.focused import Target
+    from deepcrawl.browser.base import Fetcher
+    from deepcrawl.links._apprentice_model import Apprentice
+    from deepcrawl.links.focused import Target
+    from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.settings import Settings
 
 __all__ = ["ApprenticeCrawler"]
@@ -49,7 +50,7 @@ class ApprenticeCrawler(FocusedStrategy):
         is_target: the critic; default: records by ``links.record_pattern``, else forms.
         prior: lessons ``(features of (u, v), reward)`` from crawls run ahead of time (the
             paper's "fixed prior obtained from a baseline crawl";
-            :meth:`~deepcrawl.crawler.prior.LinkPrior.apprentice_lessons`); the apprentice
+            :meth:`~deepcrawl.links.prior.LinkPrior.apprentice_lessons`); the apprentice
             starts from them and keeps them when refitted.
 
     Attributes:
@@ -67,7 +68,7 @@ class ApprenticeCrawler(FocusedStrategy):
         is_target: Target | None = None,
         prior: Sequence[tuple[Sequence[str], float]] = (),
     ) -> None:
-        from deepcrawl.classify.apprentice import Apprentice  # scikit-learn loads when used
+        from deepcrawl.links._apprentice_model import Apprentice  # scikit-learn loads when used
 
         super().__init__(settings, is_target=is_target)
         self.apprentice: Apprentice = Apprentice(
@@ -97,8 +98,8 @@ class ApprenticeCrawler(FocusedStrategy):
 
     def rewards(self) -> list[float]:
         """The reward of each lesson from the targets found so far (module docstring)."""
-        from deepcrawl.crawler.ache import link_levels
-        from deepcrawl.crawler.prior import reward
+        from deepcrawl.links.ache import link_levels
+        from deepcrawl.links.prior import reward
 
         links = self.settings.links
         resolved = {u: [self.resolved.get(v, v) for v in outs] for u, outs in self._edges.items()}

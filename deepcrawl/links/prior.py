@@ -33,16 +33,17 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from deepcrawl.classify.dom import LinkContext
-from deepcrawl.crawler.ache import link_levels
-from deepcrawl.crawler.focused import FocusedStrategy, PoliteSession, url_key
 from deepcrawl.errors import ConfigError
+from deepcrawl.links.ache import link_levels
+from deepcrawl.links.context import LinkContext
+from deepcrawl.links.focused import FocusedStrategy, PoliteSession, url_key
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Sequence
 
-    from deepcrawl.browser.base import FetchedPage, Fetcher
-    from deepcrawl.crawler.focused import Target
+    from deepcrawl.browser.base import Fetcher
+    from deepcrawl.links.focused import Target
+    from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.settings import Settings
 
 __all__ = [

@@ -12,7 +12,7 @@ ways, and both are recognised here:
   caller to check (it lists more results, or it does not), since many clamp it silently;
 * links of a result page that offer the same results at other sizes ("show 20 | 50 | 100"):
   :func:`offered_page_size` picks the largest sensible one; a GET form's URL template is then
-  made from it (:meth:`FormSearch <deepcrawl.forms.search.FormSearch>` checks it first).
+  made from it (:meth:`FormSearch <deepcrawl.search.form_search.FormSearch>` checks it first).
 """
 
 from __future__ import annotations
@@ -21,12 +21,12 @@ import re
 from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from deepcrawl.forms.pagination import PAGE_PARAMS
+from deepcrawl.search.pagination import PAGE_PARAMS
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from deepcrawl.forms.model import Form
+    from deepcrawl.page.form import Form
 
 __all__ = [
     "PAGE_SIZE_PARAMS",

@@ -7,7 +7,7 @@ The per-site loop of the paper's Figure 3, over the web graph of what was fetche
    a bootstrap from the start URL until the validator accepts a first page. With no authority
    there is nothing for the PageRank to propagate from, so the bootstrap's topic weights come
    from a prior when there is one (paths to targets of other sites,
-   :mod:`deepcrawl.crawler.prior`): every link seen is weighed by the prior's link classifier
+   :mod:`deepcrawl.links.prior`): every link seen is weighed by the prior's link classifier
    — its expected reward, ``path_discount ** (level - 1)`` summed over the levels'
    probabilities — and the heaviest is fetched next; without a prior, breadth-first;
 2. *focused walk*: from a random known authority or hub, follow links — the link leading to the node
@@ -48,8 +48,8 @@ from collections import deque
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from deepcrawl.crawler.focused import FocusedStrategy, PoliteSession
-from deepcrawl.crawler.strategy import register
+from deepcrawl.links.focused import FocusedStrategy, PoliteSession
+from deepcrawl.links.strategy import register
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Sequence
@@ -57,11 +57,12 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-    from deepcrawl.browser.base import FetchedPage, Fetcher
-    from deepcrawl.classify.ache import MultiLevelLinkClassifier
-    from deepcrawl.classify.dom import LinkContext
-    from deepcrawl.classify.xcrawl import WebGraph
-    from deepcrawl.crawler.focused import Target
+    from deepcrawl.browser.base import Fetcher
+    from deepcrawl.links._ache_model import MultiLevelLinkClassifier
+    from deepcrawl.links._xcrawl_model import WebGraph
+    from deepcrawl.links.context import LinkContext
+    from deepcrawl.links.focused import Target
+    from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.settings import Settings
 
 __all__ = ["XCrawler"]
@@ -96,13 +97,13 @@ class XCrawler(FocusedStrategy):
         known_records: Sequence[str] = (),
         prior: Sequence[tuple[LinkContext, int]] = (),
     ) -> None:
-        from deepcrawl.classify.xcrawl import WebGraph  # numpy and scipy load when used
+        from deepcrawl.links._xcrawl_model import WebGraph  # numpy and scipy load when used
 
         super().__init__(settings, is_target=is_target)
         self.known_records = list(known_records)
         self.prior_classifier: MultiLevelLinkClassifier | None = None
         if prior:
-            from deepcrawl.classify.ache import MultiLevelLinkClassifier
+            from deepcrawl.links._ache_model import MultiLevelLinkClassifier
 
             links = settings.links
             self.prior_classifier = MultiLevelLinkClassifier(
@@ -121,7 +122,7 @@ class XCrawler(FocusedStrategy):
         """
         import numpy as np
 
-        from deepcrawl.classify.xcrawl import TopicSensitivePageRank
+        from deepcrawl.links._xcrawl_model import TopicSensitivePageRank
 
         links = self.settings.links
         authorities = set(self.targets)
@@ -153,7 +154,7 @@ class XCrawler(FocusedStrategy):
         return [float(w) for w in probabilities @ np.asarray(gains)]
 
     def _find_hubs(self) -> list[str]:
-        from deepcrawl.classify.xcrawl import HitsHubs
+        from deepcrawl.links._xcrawl_model import HitsHubs
 
         links = self.settings.links
         authorities = set(self.targets)
@@ -176,7 +177,7 @@ class XCrawler(FocusedStrategy):
     async def crawl(
         self, start_url: str, *, fetcher: Fetcher, max_requests: int
     ) -> AsyncIterator[FetchedPage]:
-        from deepcrawl.classify.xcrawl import hub_subtree_links
+        from deepcrawl.links._xcrawl_model import hub_subtree_links
 
         links = self.settings.links
         rng = random.Random(links.seed)

@@ -34,14 +34,14 @@ from sklearn.pipeline import Pipeline
 from sklearn.svm import LinearSVC
 from sklearn.utils.validation import check_is_fitted
 
-from deepcrawl.classify.dom import words
+from deepcrawl.links.context import words
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
     from numpy.typing import NDArray
 
-    from deepcrawl.classify.dom import LinkContext
+    from deepcrawl.links.context import LinkContext
 
 __all__ = ["SPACES", "AutomaticFeatureSelector", "MultiLevelLinkClassifier", "space_terms"]
 

@@ -20,8 +20,8 @@ from deepcrawl.browser._assets import script
 from deepcrawl.browser.render import collect_links
 from deepcrawl.browser.scope import strip_fragment
 from deepcrawl.errors import FetchTimeoutError
-from deepcrawl.forms.pagination import MORE_TEXT, NEXT_TEXT
-from deepcrawl.forms.results import Clickable, ResultPage
+from deepcrawl.search.pagination import MORE_TEXT, NEXT_TEXT
+from deepcrawl.search.results import Clickable, ResultPage
 
 if TYPE_CHECKING:
     from playwright.async_api import Page, Request, Response

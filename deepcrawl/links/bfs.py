@@ -12,15 +12,16 @@ from collections import deque
 from typing import TYPE_CHECKING
 from urllib.parse import urldefrag, urlsplit
 
-from deepcrawl.crawler.politeness import HostLimiter
-from deepcrawl.crawler.robots import RobotsPolicy
-from deepcrawl.crawler.strategy import Strategy, register
 from deepcrawl.errors import FetchError
+from deepcrawl.fetch.politeness import HostLimiter
+from deepcrawl.fetch.robots import RobotsPolicy
+from deepcrawl.links.strategy import Strategy, register
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
-    from deepcrawl.browser.base import FetchedPage, Fetcher
+    from deepcrawl.browser.base import Fetcher
+    from deepcrawl.page.fetched import FetchedPage
 
 __all__ = ["BreadthFirst"]
 

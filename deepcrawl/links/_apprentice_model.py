@@ -2,12 +2,12 @@
 
 The apprentice scores a link (u, v) before v is fetched, from features of u alone: the tokens
 of u's DOM leaves paired with their DOM offset to the link, ``<t, d>`` with ``|d| <= d_max``
-(section 2.2.1; :func:`deepcrawl.classify.dom.page_links` computes them as ``t@d`` strings). It
+(section 2.2.1; :func:`deepcrawl.links.context.page_links` computes them as ``t@d`` strings). It
 learns online from the critic's verdicts: after each batch of fetched pages, every (u, v) whose
 target v was judged becomes an instance labelled with the verdict (section 2.3), and naive Bayes
 takes them in with ``partial_fit``. As in the paper's two-bucket regression, the score of a link
 is the probability of the "high relevance" class. A label may also be a reward between 0 and 1
-(a link on the way to a target, :mod:`deepcrawl.crawler.apprentice`): it counts as a weighted
+(a link on the way to a target, :mod:`deepcrawl.links.apprentice`): it counts as a weighted
 instance of each class, so the score estimates the link's expected reward. Single characters and
 numbers are not taken as tokens (index letters, page numbers and dates say nothing of a link).
 

@@ -1,6 +1,6 @@
 """How to reach the next page of a query's results, whatever style the site uses.
 
-Three styles are common, and each is recognised from a :class:`~deepcrawl.forms.results.ResultPage`
+Three styles are common, and each is recognised from a :class:`~deepcrawl.search.results.ResultPage`
 alone, so the browser and the plain-HTTP path share the rules:
 
 1. *next links*: ``rel="next"`` (on an ``<a>`` or a ``<link>``), or an anchor whose whole text
@@ -24,8 +24,8 @@ from urllib.parse import parse_qsl, urlsplit
 if TYPE_CHECKING:
     from collections.abc import Collection
 
-    from deepcrawl.browser.base import Link
-    from deepcrawl.forms.results import ResultPage
+    from deepcrawl.page.fetched import Link
+    from deepcrawl.search.results import ResultPage
 
 __all__ = [
     "MORE_TEXT",

@@ -1,7 +1,7 @@
 """The form model: what deepcrawl knows about one HTML form, whoever found it.
 
-Forms come from two places — the live DOM of a rendered page (``deepcrawl.forms.discover``) and
-static HTML parsed with lxml (``deepcrawl.forms.static``, used for the training corpus and for
+Forms come from two places — the live DOM of a rendered page (``deepcrawl.browser.live_forms``) and
+static HTML parsed with lxml (``deepcrawl.page.static_forms``, used for the training corpus and for
 pages fetched without a browser). Both produce these plain, immutable, JSON-serialisable models,
 which the critic classifies, the filler fills, and the storage layer keeps.
 

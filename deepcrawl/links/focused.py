@@ -10,7 +10,7 @@ critic of ACHE and the apprentice, the validator of xCrawl. Two jobs use them:
   classifier can take its place, since a target is any ``Callable[[FetchedPage], bool]``.
 
 :class:`FocusedStrategy` holds the target and the crawl's bookkeeping; :class:`PoliteSession`
-fetches for it like :class:`~deepcrawl.crawler.bfs.BreadthFirst` does: robots.txt rules and
+fetches for it like :class:`~deepcrawl.links.bfs.BreadthFirst` does: robots.txt rules and
 Crawl-delay, the per-host rate and concurrency, the request budget, failures recorded, and
 no link the strategy's safety rule refuses.
 """
@@ -23,16 +23,17 @@ from typing import TYPE_CHECKING
 from urllib.parse import urldefrag, urlsplit
 
 from deepcrawl._tasks import supervised
-from deepcrawl.classify.dom import LinkContext, page_links
-from deepcrawl.crawler.politeness import HostLimiter
-from deepcrawl.crawler.robots import RobotsPolicy
-from deepcrawl.crawler.strategy import Strategy
 from deepcrawl.errors import ConfigError, FetchError
+from deepcrawl.fetch.politeness import HostLimiter
+from deepcrawl.fetch.robots import RobotsPolicy
+from deepcrawl.links.context import LinkContext, page_links
+from deepcrawl.links.strategy import Strategy
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from deepcrawl.browser.base import FetchedPage, Fetcher
+    from deepcrawl.browser.base import Fetcher
+    from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.settings import Settings
 
     Target = Callable[[FetchedPage], bool]
@@ -76,7 +77,8 @@ def form_target(settings: Settings) -> Target:
     The critic is loaded (or trained and cached) at the first page judged. Forms come from the
     fetcher when it found some (the browser sees scripted forms), else from the static parser.
     """
-    from deepcrawl.forms import load_critic, parse_forms
+    from deepcrawl.forms import load_critic
+    from deepcrawl.page import parse_forms
 
     critic = None
 

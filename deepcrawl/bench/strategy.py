@@ -1,4 +1,4 @@
-"""The whole deepcrawl crawl as a :class:`~deepcrawl.crawler.strategy.Strategy` named "deepcrawl".
+"""The whole deepcrawl crawl as a :class:`~deepcrawl.links.strategy.Strategy` named "deepcrawl".
 
 So that ``deepcrawl bench --strategy deepcrawl --strategy bfs`` measures the product beside the
 breadth-first baseline in one run. The bench hands every strategy one fetcher and counts the
@@ -21,12 +21,13 @@ from typing import TYPE_CHECKING, Any
 
 from deepcrawl.crawler.deliver import Sink
 from deepcrawl.crawler.engine import Crawl
-from deepcrawl.crawler.strategy import Strategy, register
+from deepcrawl.links.strategy import Strategy, register
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
-    from deepcrawl.browser.base import FetchedPage, Fetcher
+    from deepcrawl.browser.base import Fetcher
+    from deepcrawl.page.fetched import FetchedPage
 
 __all__ = ["DeepcrawlStrategy"]
 

@@ -11,7 +11,7 @@ Labels: a ``<label>``'s own text, never the option texts of a select it wraps. L
 selectors checked for uniqueness on the page (id, name, the names of the form's fields, its
 action, else its structural path), so forms with neither id nor name are found again on a later
 render. ``built_by_script`` compares each form with the forms of the HTML the server sent
-(parsed by :func:`deepcrawl.forms.static.parse_forms`).
+(parsed by :func:`deepcrawl.page.static_forms.parse_forms`).
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from playwright.async_api import Error as PlaywrightError
 
 from deepcrawl.browser._assets import script
 from deepcrawl.browser.scope import strip_fragment
-from deepcrawl.forms.model import Form
-from deepcrawl.forms.static import parse_forms
+from deepcrawl.page.form import Form
+from deepcrawl.page.static_forms import parse_forms
 
 if TYPE_CHECKING:
     from playwright.async_api import CDPSession, Page

@@ -1,0 +1,71 @@
+"""Querying a search form: fill it, submit it, read and page through its results.
+
+* :mod:`~deepcrawl.search.form_search` — :class:`FormSearch`, which picks how a chosen form is
+  queried and answers ``query(keyword, values, *, max_pages, more)``;
+* the ways of querying it: :mod:`~deepcrawl.search.filler` (the browser fills and submits the
+  form), :mod:`~deepcrawl.search.template` (the form's GET URL template over plain HTTP) and
+  :mod:`~deepcrawl.search.data_api` (the JSON API a script-driven search calls);
+* what they share: :mod:`~deepcrawl.search.results` (a result page and its links),
+  :mod:`~deepcrawl.search.judge` (which links are results), :mod:`~deepcrawl.search.pagination`
+  and :mod:`~deepcrawl.search.page_size` (more results per request),
+  :mod:`~deepcrawl.search.browsing` (waiting for a live page to settle).
+
+The form model and the critic that decides which forms may be filled are in
+:mod:`deepcrawl.forms`; this package loads the browser stack, so its names load on first access.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from deepcrawl._lazy import lazy_getattr
+
+if TYPE_CHECKING:
+    from deepcrawl.search.filler import FormFiller
+    from deepcrawl.search.form_search import (
+        FormChoice,
+        FormSearch,
+        choose_search_form,
+        exhaust,
+        find_search_form,
+        query_page,
+    )
+    from deepcrawl.search.report import judge_forms, page_forms
+    from deepcrawl.search.results import QueryResult, ResultLink, ResultPage
+    from deepcrawl.search.template import TemplateSearch, UrlTemplate
+
+__all__ = [
+    "FormChoice",
+    "FormFiller",
+    "FormSearch",
+    "QueryResult",
+    "ResultLink",
+    "ResultPage",
+    "TemplateSearch",
+    "UrlTemplate",
+    "choose_search_form",
+    "exhaust",
+    "find_search_form",
+    "judge_forms",
+    "page_forms",
+    "query_page",
+]
+
+_LAZY = {
+    "FormChoice": "deepcrawl.search.form_search",
+    "FormFiller": "deepcrawl.search.filler",
+    "FormSearch": "deepcrawl.search.form_search",
+    "QueryResult": "deepcrawl.search.results",
+    "ResultLink": "deepcrawl.search.results",
+    "ResultPage": "deepcrawl.search.results",
+    "TemplateSearch": "deepcrawl.search.template",
+    "UrlTemplate": "deepcrawl.search.template",
+    "choose_search_form": "deepcrawl.search.form_search",
+    "exhaust": "deepcrawl.search.form_search",
+    "find_search_form": "deepcrawl.search.form_search",
+    "judge_forms": "deepcrawl.search.report",
+    "page_forms": "deepcrawl.search.report",
+    "query_page": "deepcrawl.search.form_search",
+}
+
+__getattr__ = lazy_getattr(__name__, globals(), _LAZY)
