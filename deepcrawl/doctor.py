@@ -81,7 +81,9 @@ def _browser(settings: Settings) -> list[Check]:
         version = asyncio.run(asyncio.wait_for(probe_browser(settings), timeout=60))
         checks.append(Check("browser launches", True, version))
     except (DeepcrawlError, TimeoutError) as exc:
-        checks.append(Check("browser launches", False, f"{exc}: see NOTES on launch flags"))
+        checks.append(
+            Check("browser launches", False, f"{exc}: see docs/ARCHITECTURE.md, Measured facts")
+        )
     return checks
 
 

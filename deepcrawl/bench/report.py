@@ -28,7 +28,7 @@ __all__ = [
 
 
 def runs_table(runs: Sequence[BenchRun]) -> Table:
-    """One row per (site, strategy) with the figures of DESIGN.md."""
+    """One row per (site, strategy) with the figures of docs/ARCHITECTURE.md, "Measures"."""
     table = Table(title="deepcrawl bench", title_justify="left")
     for column in ("site", "strategy"):
         table.add_column(column)

@@ -2,7 +2,7 @@
 
 For each site, one fixture server is started (in its own process, so the crawler under test
 does not share an interpreter with it); for each strategy the server's counters are reset, the
-strategy runs with a request budget, and the figures of DESIGN.md are taken:
+strategy runs with a request budget, and the figures of docs/ARCHITECTURE.md ("Measures") are taken:
 
 * record recall — distinct record pages fetched ÷ records on the site;
 * harvest rate — distinct record pages fetched ÷ requests the *server* counted;

@@ -4,8 +4,8 @@ Debian's Chromium launches only through Playwright's ``executable_path`` (``chan
 not find it), and ``playwright install`` cannot download on a machine without internet, so
 deepcrawl looks for a binary itself, in a fixed order (see :func:`find_chromium`), and says how
 to install one when there is none. :func:`launch_chromium` starts a Playwright driver whose
-temporary files (Chromium profiles, artifacts) go to a private folder, so that a crashed or
-failed launch leaves nothing behind once that folder is removed (NOTES.md: failed launches
+temporary files (Chromium profiles, artifacts) go to a private folder, so that a crashed or failed
+launch leaves nothing behind once that folder is removed (docs/ARCHITECTURE.md: failed launches
 leave ``playwright_*`` folders in the temp directory). :func:`probe_browser` is the launch check
 ``deepcrawl doctor`` runs.
 

@@ -1,9 +1,9 @@
 """The plain-HTTP backend of the fetch contract: httpx for the transfer, lxml for the parse.
 
-About fifty times faster than the browser on this machine (NOTES.md), so it serves every page
-that does not need JavaScript. The body is read as a stream and the transfer stopped as soon
-as it passes ``http.max_body_bytes``; non-HTML answers are not read at all (the page comes back
-with its content type and an empty body). httpx exceptions are translated into
+About fifty times faster than the browser on this machine (docs/ARCHITECTURE.md), so it serves every
+page that does not need JavaScript. The body is read as a stream and the transfer stopped as soon as
+it passes ``http.max_body_bytes``; non-HTML answers are not read at all (the page comes back with
+its content type and an empty body). httpx exceptions are translated into
 :mod:`deepcrawl.errors` here. Links carry the same text and DOM path as the browser's
 (:mod:`deepcrawl.browser.js.links` follows lxml's ``getpath``), forms come from
 :func:`deepcrawl.page.static_forms.parse_forms`.

@@ -7,8 +7,8 @@ request the page (or a popup of it) makes and decides:
 * while probing: any non-GET request → refused (a probe never POSTs); any request the safety
   rule (:class:`~deepcrawl.safety.SafetyRule`) refuses, whatever its method → refused (a
   navigation among them answered with an empty 204, which leaves the page where it is —
-  ``route.abort`` does not: NOTES.md); any other navigation than the crawler's own → recorded
-  and answered with 204;
+  ``route.abort`` does not: docs/ARCHITECTURE.md); any other navigation than the crawler's own →
+  recorded and answered with 204;
 * at any time: a script's request (``fetch``, XHR, beacon, event source, web socket) the safety
   rule refuses → refused;
 * a host outside the scope → refused (a refused main-frame navigation is remembered, so the

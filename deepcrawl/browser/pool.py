@@ -1,9 +1,9 @@
 """A pool of Chromium pages that survives long crawls.
 
 :class:`BrowserPool` owns one Playwright driver and one Chromium. Callers borrow a
-:class:`PageLease` with ``async with pool.page() as lease``; each lease is a page in its own
-browser context, reused from fetch to fetch (a new context per URL is ~5x slower, NOTES.md).
-The pool keeps the browser healthy:
+:class:`PageLease` with ``async with pool.page() as lease``; each lease is a page in its own browser
+context, reused from fetch to fetch (a new context per URL is ~5x slower: docs/ARCHITECTURE.md,
+"Measured facts"). The pool keeps the browser healthy:
 
 * a context is replaced after ``recycle_context_after`` pages (frees renderer memory); its
   cookies go to the next context, so the session the site keeps (a renewed login, a consent)
@@ -20,7 +20,8 @@ The pool keeps the browser healthy:
   documents the crawl stored come from its store, reusable scripts and data from one memory
   cache for the pool's life (a search index is downloaded once per crawl).
 
-The browser's temporary files live in a private folder removed at exit (NOTES.md).
+The browser's temporary files live in a private folder removed at exit (docs/ARCHITECTURE.md,
+"Measured facts").
 """
 
 from __future__ import annotations

@@ -2,9 +2,9 @@
 
 The fixture sites (``deepcrawl_fixtures``) model whole websites; the browser layer also needs
 odd single pages — one that never answers, one of 10 MB, one that opens popups — served from
-a thread in the test process. :class:`LocalSite` serves a dict of paths with HTTP/1.1
-keep-alive, a deep listen backlog and ``TCP_NODELAY`` (NOTES.md: Python's defaults stall), and
-logs every request (method and path) so tests can assert what was never asked for.
+a thread in the test process. :class:`LocalSite` serves a dict of paths with HTTP/1.1 keep-alive, a
+deep listen backlog and ``TCP_NODELAY`` (Python's defaults stall: docs/ARCHITECTURE.md), and logs
+every request (method and path) so tests can assert what was never asked for.
 """
 
 from __future__ import annotations

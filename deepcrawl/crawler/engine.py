@@ -1,6 +1,6 @@
 """The crawl engine: one site behind its search form, from start URL to delivered pages.
 
-:class:`Crawl` drives the parts in this order (DESIGN.md, "The flow"):
+:class:`Crawl` drives the parts in this order (docs/ARCHITECTURE.md, "The flow"):
 
 1. **storage** — open the database and the site's row; everything below is stored as it
    happens, so the same command run again (or ``--resume``) continues where a crash stopped;

@@ -8,7 +8,7 @@ stemmed, stop-word-filtered tokens tagged with where they come from (for a ``Tfi
 Both are stateless, so they sit at the head of any ``Pipeline``.
 
 Stemming uses nltk's Snowball stemmer and the stop words of the ``stop-words`` package, both
-of which work offline (nltk's own corpora cannot be downloaded here; see NOTES.md).
+of which work offline (nltk's own corpora cannot be downloaded here; see docs/ARCHITECTURE.md).
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
 """The one HTML parser, and what every floor reads from a parsed page: its base URL, title, text.
 
-lxml's recovering parser, set up once: comments dropped (unless asked for), documents nested deeper than libxml2's
-default limit kept, bytes read as UTF-8 (the fetchers hand over text they already decoded; see
-:mod:`deepcrawl.browser.http`). It must never fail on broken markup: the few inputs lxml rejects
-(an empty or binary document) give None, and every reader here turns that into an empty answer.
+lxml's recovering parser, set up once: comments dropped (unless asked for), documents nested deeper
+than libxml2's default limit kept, bytes read as UTF-8 (the fetchers hand over text they already
+decoded; see :mod:`deepcrawl.browser.http`). It must never fail on broken markup: the few inputs
+lxml rejects (an empty or binary document) give None, and every reader here turns that into an empty
+answer.
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ slot; :meth:`TemplateSearch.check` fetches the template's URL for the same keywo
 HTTP and compares the result links with the browser's. Only when they are the same links — the
 results are in the HTML the server sends, not rendered by a script — are later queries issued by
 template (:class:`TemplateSearch`), about fifty times cheaper than a browser submission
-(NOTES.md). Madhavan et al. (VLDB 2008) issue all their queries this way; they can, we check.
+(docs/ARCHITECTURE.md). Madhavan et al. (VLDB 2008) issue all their queries this way; they can,
+we check.
 
 Result pages are judged exactly as the filler's (:class:`~deepcrawl.search.judge.Judge`); only
 links and static pagination (next links, page numbers) are available without a browser, which

@@ -46,7 +46,7 @@ class BrowserSettings(Section):
     page_timeout_s: float = 15.0
     """Time allowed for one navigation or one probe action."""
     pages: int = 1
-    """Concurrent pages in the pool; more do not help on 2 cores (see NOTES.md)."""
+    """Concurrent pages in the pool; more do not help on 2 cores (docs/ARCHITECTURE.md)."""
     recycle_context_after: int = 200
     """Open a fresh browser context after this many pages (frees renderer memory)."""
     memory_ceiling_mb: int = 1500
