@@ -25,18 +25,41 @@ of what it predicted, it is refuted and novelty decides; after
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from deepcrawl.search.pagination import next_page
 from deepcrawl.search.results import total_results
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Collection, Sequence
 
-    from deepcrawl.crawler.queries import QueryLoop
+    from deepcrawl.crawler.context import CrawlContext
+    from deepcrawl.keywords.manager import KeywordManager
     from deepcrawl.search.results import ResultPage
 
-__all__ = ["ListRead", "Paging", "lists_checked_out"]
+__all__ = ["ListRead", "Paging", "PagingLoop", "lists_checked_out"]
+
+
+class PagingLoop(Protocol):
+    """What a query's paging control reads and updates in the query loop that owns it
+    (:class:`~deepcrawl.crawler.queries.QueryLoop`)."""
+
+    ctx: CrawlContext
+    manager: KeywordManager
+    record_id: Callable[[str], str | None]
+    checked: list[tuple[int, int]]
+    """Per query, oldest first: (records its list held by the total, records the crawl lacked)."""
+    refutations: int
+    """Queries whose pages refuted their total's estimate."""
+
+    def unknown_left(
+        self,
+        word: str,
+        total: int | None,
+        shown: Collection[str],
+        sample: Collection[str] | None = None,
+    ) -> int | None:
+        """Records of ``word``'s list the crawl lacks and its pages have not shown."""
 
 
 def lists_checked_out(checked: Sequence[tuple[int, int]], *, need: int, share: float) -> bool:
@@ -98,7 +121,7 @@ class Paging:
     """
 
     def __init__(
-        self, loop: QueryLoop, word: str, skip: int, threshold: float, *, test: bool = True
+        self, loop: PagingLoop, word: str, skip: int, threshold: float, *, test: bool = True
     ) -> None:
         self.loop = loop
         self.word = word

@@ -135,7 +135,7 @@ class KeywordManager:
         self._terms: dict[WordSource, SourceTerms] = {
             WordSource.RESULTS: ResultTerms(self),
             WordSource.ENTRIES: SourceTerms(self),
-            WordSource.RECORDS: PageTerms(self),
+            WordSource.RECORDS: PageTerms(self, frame_share=self.settings.records_frame_share),
         }
         self._source_of: dict[str, WordSource] = {}  # case-folded query -> where it came from
         self._empty_run: Counter[WordSource] = Counter()  # empty answers in a row, by source

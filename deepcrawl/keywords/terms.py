@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from deepcrawl.keywords.manager import KeywordManager
+    from deepcrawl.keywords.policy import QueryState
 
 __all__ = ["PageTerms", "ResultTerms", "SourceTerms"]
 
@@ -23,9 +23,14 @@ FRAME_MIN_PAGES = 20
 
 
 class SourceTerms:
-    """Document frequencies of one learnt source, seen by the policy as a :class:`QueryState`."""
+    """Document frequencies of one learnt source, seen by the policy as a :class:`QueryState`.
 
-    def __init__(self, manager: KeywordManager) -> None:
+    Args:
+        manager: the crawl-wide state (the keyword manager), which this source's state reads
+            for everything but its own term counts.
+    """
+
+    def __init__(self, manager: QueryState) -> None:
         self.manager = manager
         self.df: Counter[str] = Counter()
         self.documents = 0
@@ -82,9 +87,13 @@ class PageTerms(SourceTerms):
     tracker) is the page's frame, which the search does not index — and, being on every page,
     the greedy policy would pick it first."""
 
+    def __init__(self, manager: QueryState, *, frame_share: float) -> None:
+        super().__init__(manager)
+        self.frame_share = frame_share
+
     @property
     def term_df(self) -> Mapping[str, int]:
-        share = self.manager.settings.records_frame_share
+        share = self.frame_share
         if self.documents < FRAME_MIN_PAGES or share >= 1.0:
             return self.df
         most = share * self.documents
