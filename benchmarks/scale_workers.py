@@ -44,9 +44,9 @@ from deepcrawl.crawler.politeness import HostLimiter
 from deepcrawl.crawler.robots import RobotsPolicy
 from deepcrawl.crawler.state import CrawlState
 from deepcrawl.forms.results import ResultLink
-from deepcrawl.frontier import NewURL, SqlFrontier
 from deepcrawl.settings import load_settings
 from deepcrawl.storage import PrototypeBase, QueryBase, Repository
+from deepcrawl.storage.frontier import NewURL, SqlFrontier
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -23,7 +23,7 @@ from lxml import html as lxml_html
 from lxml.etree import ParserError
 
 from deepcrawl.errors import ConfigError
-from deepcrawl.frontier import SETUP_SOURCE, source_query
+from deepcrawl.storage.frontier import SETUP_SOURCE, source_query
 from deepcrawl.warc import WarcFile
 
 if TYPE_CHECKING:

@@ -42,8 +42,8 @@ if TYPE_CHECKING:
     from sqlalchemy.engine import Connection, Engine
 
     from deepcrawl.crawler.context import CrawlContext, CrawlStats
-    from deepcrawl.frontier import FrontierCounts
     from deepcrawl.storage import Repository
+    from deepcrawl.storage.frontier import FrontierCounts
 
 __all__ = [
     "CrawlSeat",
@@ -355,7 +355,7 @@ class CrawlStatus:
 def crawl_status(repo: Repository, site: t.SiteRead, *, heartbeat_s: float) -> CrawlStatus:
     """Count one site's crawl: queries, frontier states, pages, deliveries, processes."""
     from deepcrawl.crawler.state import CrawlState
-    from deepcrawl.frontier import SqlFrontier
+    from deepcrawl.storage.frontier import SqlFrontier
 
     state = CrawlState(repo, site.id)
     try:

@@ -31,8 +31,8 @@ from deepcrawl.browser.base import FetchedPage, Fetcher
 from deepcrawl.crawler.focused import FocusedStrategy
 from deepcrawl.crawler.strategy import STRATEGIES
 from deepcrawl.errors import ConfigError, FetchError
-from deepcrawl.frontier import NewURL
 from deepcrawl.safety import SafetyRule
+from deepcrawl.storage.frontier import NewURL
 
 if TYPE_CHECKING:
     from deepcrawl.crawler.normal import NormalPhase

@@ -53,9 +53,9 @@ from deepcrawl.errors import (
     NetworkError,
     StorageError,
 )
-from deepcrawl.frontier import SETUP_SOURCE, NewURL, SqlFrontier, query_source
 from deepcrawl.keywords import StopReason
 from deepcrawl.safety import SafetyRule
+from deepcrawl.storage.frontier import SETUP_SOURCE, NewURL, SqlFrontier, query_source
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -66,8 +66,8 @@ if TYPE_CHECKING:
     from deepcrawl.crawler.context import CrawlContext
     from deepcrawl.crawler.deliver import Sink
     from deepcrawl.forms.search import FormSearch
-    from deepcrawl.frontier import Lease
     from deepcrawl.storage import PageRead
+    from deepcrawl.storage.frontier import Lease
 
 __all__ = ["NormalPhase"]
 

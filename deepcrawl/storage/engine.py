@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
     from sqlalchemy.engine import URL, Connection, Engine
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "open_engine", "safe_url"]
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "is_shared", "open_engine", "safe_url"]
 
 #: Version of the schema this code writes. Bump it and add a migration when tables change, or
 #: when what they hold changes meaning (version 5: the URL normal form).
@@ -97,6 +97,12 @@ def safe_url(url: str) -> str:
         return make_url(url).render_as_string(hide_password=True)
     except ArgumentError:
         return url
+
+
+def is_shared(engine: Engine) -> bool:
+    """Whether many processes may share a crawl in this database: PostgreSQL (``deepcrawl
+    worker``) — on SQLite one process crawls a site."""
+    return engine.dialect.name == "postgresql"
 
 
 def _parse(url: str) -> URL:

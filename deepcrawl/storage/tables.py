@@ -327,7 +327,7 @@ class LabelRead(LabelBase):
 
 
 class FrontierEntry(SQLModel, table=True):
-    """One URL of a site's frontier (see :mod:`deepcrawl.frontier`)."""
+    """One URL of a site's frontier (see :mod:`deepcrawl.storage.frontier`)."""
 
     __tablename__ = "frontier"
 

@@ -20,10 +20,10 @@ from deepcrawl.crawler.deliver import CallbackSink, DeliveryPoller
 from deepcrawl.crawler.politeness import HostLimiter
 from deepcrawl.crawler.robots import RobotsPolicy
 from deepcrawl.crawler.state import CrawlState
-from deepcrawl.frontier import NewURL, SqlFrontier
 from deepcrawl.settings import Settings
 from deepcrawl.storage import Repository
 from deepcrawl.storage import tables as t
+from deepcrawl.storage.frontier import NewURL, SqlFrontier
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
