@@ -42,11 +42,11 @@ from deepcrawl.crawler.context import CrawlContext, CrawlStats
 from deepcrawl.crawler.deliver import DeliveryPoller, JsonlSink
 from deepcrawl.crawler.politeness import HostLimiter
 from deepcrawl.crawler.robots import RobotsPolicy
-from deepcrawl.crawler.state import CrawlState
 from deepcrawl.forms.results import ResultLink
 from deepcrawl.settings import load_settings
 from deepcrawl.storage import PrototypeBase, QueryBase, Repository
 from deepcrawl.storage.frontier import NewURL, SqlFrontier
+from deepcrawl.storage.state import CrawlState
 
 ROOT = Path(__file__).resolve().parents[1]
 

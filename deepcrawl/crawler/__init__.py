@@ -3,7 +3,7 @@
 * :mod:`~deepcrawl.crawler.engine` — :class:`Crawl`, which drives the rest in order: setup phase
   (:mod:`~deepcrawl.crawler.setup`), labels, normal phase (:mod:`~deepcrawl.crawler.normal`),
   delivery (:mod:`~deepcrawl.crawler.deliver`), all state in the database
-  (:mod:`~deepcrawl.crawler.state`);
+  (:mod:`~deepcrawl.storage.state`);
 * strategies compared by ``deepcrawl bench``: the whole crawl (``deepcrawl``), the breadth-first
   baseline and the link learners.
 

@@ -21,9 +21,9 @@ if TYPE_CHECKING:
 
     from deepcrawl.crawler.politeness import HostLimiter
     from deepcrawl.crawler.robots import RobotsPolicy
-    from deepcrawl.crawler.state import CrawlState
     from deepcrawl.settings import Settings
     from deepcrawl.storage import Repository, SiteRead
+    from deepcrawl.storage.state import CrawlState
 
 __all__ = ["CrawlContext", "CrawlStats"]
 

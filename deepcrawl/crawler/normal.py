@@ -55,6 +55,7 @@ from deepcrawl.errors import (
 )
 from deepcrawl.keywords import StopReason
 from deepcrawl.safety import SafetyRule
+from deepcrawl.storage import is_shared
 from deepcrawl.storage.frontier import SETUP_SOURCE, NewURL, SqlFrontier, query_source
 
 if TYPE_CHECKING:
@@ -121,8 +122,7 @@ class NormalPhase:
         self.fetcher = fetcher
         self.sink = sink
         if delivery is None:
-            shared = ctx.repo.engine.dialect.name == "postgresql"
-            delivery = "poll" if shared and sink.remembers else "direct"
+            delivery = "poll" if is_shared(ctx.repo.engine) and sink.remembers else "direct"
         self.delivery = delivery
         if delivery == "poll" and tasks is None:
             raise ValueError("a delivery poller needs the crawl's supervised scope (tasks=)")

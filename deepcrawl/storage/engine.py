@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 from sqlalchemy import event
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 from sqlmodel import SQLModel, create_engine
 
@@ -31,9 +31,12 @@ from deepcrawl.storage.renormalise import renormalise_urls
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from sqlalchemy.engine import URL, Connection, Engine
+    from sqlalchemy.engine import URL, Connection
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "is_shared", "open_engine", "safe_url"]
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "Engine", "is_shared", "open_engine", "safe_url"]
+
+# ``Engine`` is the handle of an open database (SQLAlchemy's): what :func:`open_engine` returns and
+# storage's classes take (``Repository.engine``); other packages only pass it on.
 
 #: Version of the schema this code writes. Bump it and add a migration when tables change, or
 #: when what they hold changes meaning (version 5: the URL normal form).

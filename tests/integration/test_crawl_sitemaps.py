@@ -23,9 +23,9 @@ from deepcrawl.crawler import CrawlStats, RobotsPolicy, crawl_each
 from deepcrawl.crawler.context import CrawlContext
 from deepcrawl.crawler.politeness import make_limiter
 from deepcrawl.crawler.sitemaps import SitemapReader
-from deepcrawl.crawler.state import CrawlState
 from deepcrawl.settings import Settings, load_settings
 from deepcrawl.storage import Repository
+from deepcrawl.storage.state import CrawlState
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -19,11 +19,11 @@ from deepcrawl.crawler.context import CrawlContext, CrawlStats
 from deepcrawl.crawler.deliver import CallbackSink, DeliveryPoller
 from deepcrawl.crawler.politeness import HostLimiter
 from deepcrawl.crawler.robots import RobotsPolicy
-from deepcrawl.crawler.state import CrawlState
 from deepcrawl.settings import Settings
 from deepcrawl.storage import Repository
 from deepcrawl.storage import tables as t
 from deepcrawl.storage.frontier import NewURL, SqlFrontier
+from deepcrawl.storage.state import CrawlState
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
