@@ -33,7 +33,15 @@ if TYPE_CHECKING:
 
     from sqlalchemy.engine import URL, Connection
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "Engine", "is_shared", "open_engine", "safe_url"]
+__all__ = [
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
+    "Engine",
+    "database_file",
+    "is_shared",
+    "open_engine",
+    "safe_url",
+]
 
 # ``Engine`` is the handle of an open database (SQLAlchemy's): what :func:`open_engine` returns and
 # storage's classes take (``Repository.engine``); other packages only pass it on.
@@ -100,6 +108,11 @@ def safe_url(url: str) -> str:
         return make_url(url).render_as_string(hide_password=True)
     except ArgumentError:
         return url
+
+
+def database_file(url: str) -> Path:
+    """The file a SQLite ``url`` names, as written (``.`` when it names none)."""
+    return Path(make_url(url).database or ".")
 
 
 def is_shared(engine: Engine) -> bool:

@@ -368,7 +368,7 @@ class HostClock(SQLModel, table=True):
 
     ``next_at`` is in seconds since the epoch *of the database's clock*, so workers on machines
     with skewed clocks still space their requests correctly (see
-    :class:`deepcrawl.crawler.politeness.SharedHostLimiter`).
+    :class:`deepcrawl.storage.hosts.SqlHostSchedule`).
     """
 
     __tablename__ = "frontier_host"
