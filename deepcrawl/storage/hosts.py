@@ -97,12 +97,12 @@ class SqlHostSchedule(HostSchedule):
         self.engine = engine
         self.site_id = site_id
 
-    def _execute(self, stmt: sa.TextClause, **params: object) -> float:
-        with StorageGuard.of(self.engine, "reserve a request slot"), self.engine.begin() as conn:
-            return float(conn.execute(stmt, {"site": self.site_id, **params}).scalar() or 0.0)
-
     def reserve(self, host: str, interval_s: float) -> float:
-        return self._execute(_RESERVE, host=host, interval=interval_s)
+        params = {"site": self.site_id, "host": host, "interval": interval_s}
+        with StorageGuard.of(self.engine, "reserve a request slot"), self.engine.begin() as conn:
+            return float(conn.execute(_RESERVE, params).scalar() or 0.0)
 
     def pause(self, host: str, seconds: float) -> None:
-        self._execute(_PAUSE, host=host, pause=seconds)
+        params = {"site": self.site_id, "host": host, "pause": seconds}
+        with StorageGuard.of(self.engine, f"pause requests to {host}"), self.engine.begin() as conn:
+            conn.execute(_PAUSE, params)  # no row comes back: nothing to read
