@@ -8,14 +8,14 @@ Starts a throw-away PostgreSQL server and grows one site's page table to each si
 delivered but the last 200 (what workers stored since the last poll), with the watermark 1,000
 pages below the top (the lag window). Then the median milliseconds of:
 
-* **poll** — :meth:`CrawlState.undelivered_after <deepcrawl.crawler.state.CrawlState
+* **poll** — :meth:`CrawlState.undelivered_after <deepcrawl.storage.state.CrawlState
   .undelivered_after>` from the watermark, as :class:`~deepcrawl.crawler.deliver.DeliveryPoller`
   runs it every ``crawl.deliver_poll_s`` (``NOT EXISTS`` on the delivery's unique page id);
 * **NOT IN** — the reference, measured in the same run: the same read with ``page.id NOT IN
   (the site's deliveries)``, the form the crawl state used before (cancelled after
   ``--timeout`` seconds: once the deliveries outgrow ``work_mem``, PostgreSQL cannot hash them
   and rescans them for every page);
-* **sweep** — :meth:`CrawlState.undelivered <deepcrawl.crawler.state.CrawlState.undelivered>`,
+* **sweep** — :meth:`CrawlState.undelivered <deepcrawl.storage.state.CrawlState.undelivered>`,
   the final full sweep, run once per crawl (it reads the whole site on purpose).
 """
 
@@ -33,9 +33,9 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import defer
 from sqlmodel import Session, col, select
 
-from deepcrawl.crawler.state import CrawlState
 from deepcrawl.storage import Repository
 from deepcrawl.storage import tables as t
+from deepcrawl.storage.state import CrawlState
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING
 
 from deepcrawl_fixtures.postgres import PostgresServer
 
-from deepcrawl.frontier import Lease, NewURL, SqlFrontier
 from deepcrawl.storage import Repository
+from deepcrawl.storage.frontier import Lease, NewURL, SqlFrontier
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -40,13 +40,13 @@ from deepcrawl_fixtures.postgres import PostgresServer
 
 from deepcrawl.crawler.context import CrawlContext, CrawlStats
 from deepcrawl.crawler.deliver import DeliveryPoller, JsonlSink
-from deepcrawl.crawler.state import CrawlState
 from deepcrawl.fetch.politeness import HostLimiter
 from deepcrawl.fetch.robots import RobotsPolicy
-from deepcrawl.frontier import NewURL, SqlFrontier
 from deepcrawl.search.results import ResultLink
 from deepcrawl.settings import load_settings
 from deepcrawl.storage import PrototypeBase, QueryBase, Repository
+from deepcrawl.storage.frontier import NewURL, SqlFrontier
+from deepcrawl.storage.state import CrawlState
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -11,12 +11,13 @@ import importlib.metadata
 import os
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from deepcrawl.errors import DeepcrawlError, NoDatabaseError
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from deepcrawl.settings import Settings
 
 __all__ = ["Check", "run_checks"]
@@ -105,9 +106,9 @@ def _database(settings: Settings) -> Check:
 
 def _writable_folder(url: str) -> Path | None:
     """The existing folder a SQLite file at ``url`` would be created under, if writable."""
-    from sqlalchemy.engine import make_url
+    from deepcrawl.storage.engine import database_file
 
-    folder = Path(make_url(url).database or ".").expanduser().absolute().parent
+    folder = database_file(url).expanduser().absolute().parent
     while not folder.exists():
         folder = folder.parent
     return folder if os.access(folder, os.W_OK) else None

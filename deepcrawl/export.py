@@ -20,8 +20,8 @@ from datetime import UTC, datetime
 from typing import IO, TYPE_CHECKING, Any, Literal, TextIO
 
 from deepcrawl.errors import ConfigError
-from deepcrawl.frontier import SETUP_SOURCE, source_query
 from deepcrawl.page.html import page_title
+from deepcrawl.storage.frontier import SETUP_SOURCE, source_query
 from deepcrawl.warc import WarcFile
 
 if TYPE_CHECKING:

@@ -3,7 +3,7 @@
 * :mod:`~deepcrawl.crawler.engine` — :class:`Crawl`, which drives the rest in order: setup phase
   (:mod:`~deepcrawl.crawler.setup`), labels, normal phase (:mod:`~deepcrawl.crawler.normal`),
   delivery (:mod:`~deepcrawl.crawler.deliver`), all state in the database
-  (:mod:`~deepcrawl.crawler.state`);
+  (:mod:`~deepcrawl.storage.state`);
 * the navigate phase (:mod:`~deepcrawl.crawler.navigate`) follows links with a strategy of
   :mod:`deepcrawl.links` to reach records no query returns.
 

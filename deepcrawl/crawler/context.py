@@ -19,11 +19,11 @@ from deepcrawl.browser.scope import host_of
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
-    from deepcrawl.crawler.state import CrawlState
     from deepcrawl.fetch.politeness import HostLimiter
     from deepcrawl.fetch.robots import RobotsPolicy
     from deepcrawl.settings import Settings
     from deepcrawl.storage import Repository, SiteRead
+    from deepcrawl.storage.state import CrawlState
 
 __all__ = ["CrawlContext", "CrawlStats"]
 

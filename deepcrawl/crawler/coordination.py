@@ -4,11 +4,11 @@ A crawl on PostgreSQL is shared by one ``deepcrawl crawl`` process and any numbe
 worker`` processes on any machines (issue 9). The database is the only coordinator:
 
 * **the query loop** runs only in the process holding the site's PostgreSQL advisory lock
-  (:class:`QueryLock`), so two processes never submit the same query. ``deepcrawl crawl`` takes
-  it for the whole run and refuses to start while another process holds it; when that process
-  dies the lock goes with its connection, and running ``deepcrawl crawl`` again takes over by
-  replaying the stored queries (what a resumed crawl does). Workers only fetch; they know the
-  query loop is over when the lock is free.
+  (:class:`~deepcrawl.storage.coordination.QueryLock`), so two processes never submit the same
+  query. ``deepcrawl crawl`` takes it for the whole run and refuses to start while another
+  process holds it; when that process dies the lock goes with its connection, and running
+  ``deepcrawl crawl`` again takes over by replaying the stored queries (what a resumed crawl
+  does). Workers only fetch; they know the query loop is over when the lock is free.
 * **liveness**: every process has a ``crawl_worker`` row (:class:`Heartbeat`) it refreshes every
   ``crawl.heartbeat_s`` with its figures; ``deepcrawl status`` shows them, and a process not
   heard of for three heartbeats counts as dead (its leases come back when they expire).
@@ -17,6 +17,9 @@ On SQLite one process crawls a site: its ``crawl_worker`` row is its claim
 (:func:`deepcrawl.storage.claims.claim_site`), and a second ``deepcrawl crawl`` of the same site
 is refused while the first lives — its heartbeat is recent and, on this host, its process
 exists. A crashed process's claim is taken over.
+
+The rows and the lock are stored by :mod:`deepcrawl.storage.coordination`; this module decides
+when to beat, whose process is alive, and what the crawl's state is.
 """
 
 from __future__ import annotations
@@ -30,35 +33,27 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Self
 
 import psutil
-import sqlalchemy as sa
-from sqlalchemy.exc import SQLAlchemyError
-from sqlmodel import Session, col, select
 
 from deepcrawl.errors import ConfigError, StorageError
-from deepcrawl.storage import tables as t
 from deepcrawl.storage.claims import claim_site
+from deepcrawl.storage.coordination import QueryLock, record_heartbeat, register_worker, workers
+from deepcrawl.storage.frontier import SqlFrontier
+from deepcrawl.storage.state import CrawlState
 
 if TYPE_CHECKING:
-    from sqlalchemy.engine import Connection, Engine
-
     from deepcrawl.crawler.context import CrawlContext, CrawlStats
-    from deepcrawl.frontier import FrontierCounts
-    from deepcrawl.storage import Repository
+    from deepcrawl.storage import Engine, Repository
+    from deepcrawl.storage import tables as t
+    from deepcrawl.storage.frontier import FrontierCounts
 
 __all__ = [
     "CrawlSeat",
     "CrawlStatus",
     "Heartbeat",
-    "QueryLock",
     "crawl_status",
-    "live_peers",
+    "process_alive",
     "process_name",
-    "workers",
 ]
-
-#: First key of the advisory lock held by the process running a site's query loop (the second
-#: is the site id); distinct from the frontier's lease lock.
-_QUERY_LOCK = 0x6463_0002
 
 
 def process_name() -> str:
@@ -84,79 +79,6 @@ def process_alive(row: t.WorkerRead) -> bool:
     except psutil.Error:
         return False
     return started <= _aware(row.started_at).timestamp() + 1.0
-
-
-class QueryLock:
-    """The right to run a site's query loop: a PostgreSQL session advisory lock.
-
-    The lock lives as long as the connection that took it, so a process killed by SIGKILL
-    releases it when the server notices the closed socket. On other databases it is always
-    granted (one process per crawl).
-    """
-
-    def __init__(self, engine: Engine, site_id: int) -> None:
-        self.engine = engine
-        self.site_id = site_id
-        self._conn: Connection | None = None
-        #: Whether this is a real lock (PostgreSQL); elsewhere it is always granted.
-        self.shared = engine.dialect.name == "postgresql"
-
-    def _try(self, conn: Connection) -> bool:
-        stmt = sa.select(sa.func.pg_try_advisory_lock(_QUERY_LOCK, self.site_id))
-        return bool(conn.execute(stmt).scalar())
-
-    def acquire(self) -> bool:
-        """Take the lock if it is free; True when this process holds it now."""
-        if not self.shared or self._conn is not None:
-            return True
-        try:
-            conn = self.engine.connect()
-            if self._try(conn):
-                conn.commit()
-                self._conn = conn
-                return True
-            conn.close()
-        except SQLAlchemyError as exc:
-            raise StorageError(f"cannot take the query lock of site {self.site_id}: {exc}") from exc
-        return False
-
-    def release(self) -> None:
-        """Give the lock back.
-
-        Unlocked explicitly: closing the connection only returns it to the engine's pool, where
-        a session lock lives on.
-        """
-        conn, self._conn = self._conn, None
-        if conn is None:
-            return
-        try:
-            conn.execute(sa.select(sa.func.pg_advisory_unlock(_QUERY_LOCK, self.site_id)))
-            conn.commit()
-        except SQLAlchemyError:
-            conn.invalidate()  # the server session goes, and its lock with it
-        with contextlib.suppress(SQLAlchemyError):
-            conn.close()
-
-    def held_elsewhere(self) -> bool:
-        """Whether another process holds the lock (is running the query loop) right now.
-
-        Read from ``pg_locks`` without taking the lock: a probe that took and released it
-        would, for that instant, make a ``deepcrawl crawl`` starting (or taking over) at the
-        same moment believe the site is being crawled, and refuse to run.
-        """
-        if not self.shared or self._conn is not None:
-            return False
-        # a two-key advisory lock shows its keys as classid and objid, with objsubid 2
-        stmt = sa.text(
-            "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted"
-            " AND objsubid = 2 AND classid = CAST(:k1 AS oid) AND objid = CAST(:k2 AS oid)"
-            " AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))"
-        )
-        try:
-            with self.engine.connect() as conn:
-                return bool(conn.execute(stmt, {"k1": _QUERY_LOCK, "k2": self.site_id}).scalar())
-        except SQLAlchemyError as exc:
-            raise StorageError(f"cannot read the query lock of site {self.site_id}: {exc}") from exc
 
 
 class Heartbeat:
@@ -215,35 +137,20 @@ class Heartbeat:
                 )
             self.id = claim.worker_id
             return
-        try:
-            with Session(self.engine, expire_on_commit=False) as s:
-                row = t.Worker(site_id=self.site_id, name=process_name(), role=self.role)
-                s.add(row)
-                s.commit()
-                self.id = row.id
-        except SQLAlchemyError as exc:
-            raise StorageError(f"cannot register this worker: {exc}") from exc
+        self.id = register_worker(self.engine, self.site_id, name=process_name(), role=self.role)
 
     def beat(self, state: str = "running") -> None:
         """Record that this process is alive, with its figures."""
         if self.id is None:
             return
-        stmt = (
-            sa.update(t.Worker)
-            .where(col(t.Worker.id) == self.id)
-            .values(
-                state=state,
-                pages=self.stats.pages_fetched,
-                errors=self.stats.errors,
-                figures=self.stats.to_dict(),
-                seen_at=datetime.now(UTC),
-            )
+        record_heartbeat(
+            self.engine,
+            self.id,
+            state=state,
+            pages=self.stats.pages_fetched,
+            errors=self.stats.errors,
+            figures=self.stats.to_dict(),
         )
-        try:
-            with self.engine.begin() as conn:
-                conn.execute(stmt)
-        except SQLAlchemyError as exc:
-            raise StorageError(f"cannot record this worker's heartbeat: {exc}") from exc
 
     async def run(self) -> None:
         """Beat every ``every_s`` seconds until cancelled."""
@@ -255,32 +162,6 @@ class Heartbeat:
         """Record the final state (``done``, ``stopped``; a crawl's: how it ended)."""
         with contextlib.suppress(StorageError):
             self.beat(state)
-
-
-def workers(engine: Engine, site_id: int) -> list[t.WorkerRead]:
-    """Every process that worked on the site's crawl, the latest first."""
-    stmt = select(t.Worker).where(t.Worker.site_id == site_id).order_by(col(t.Worker.id).desc())
-    try:
-        with Session(engine) as s:
-            return [t.WorkerRead.model_validate(r) for r in s.exec(stmt).all()]
-    except SQLAlchemyError as exc:
-        raise StorageError(f"cannot list the workers of site {site_id}: {exc}") from exc
-
-
-def live_peers(engine: Engine, site_id: int, heartbeat_s: float, *, me: int | None) -> int:
-    """Processes other than ``me`` (a worker row id) heard of within three heartbeats."""
-    since = datetime.now(UTC) - timedelta(seconds=3 * heartbeat_s)
-    stmt = select(sa.func.count()).where(
-        t.Worker.site_id == site_id,
-        t.Worker.state == "running",
-        col(t.Worker.seen_at) >= since,
-        col(t.Worker.id) != (me or 0),
-    )
-    try:
-        with Session(engine) as s:
-            return int(s.exec(stmt).one())
-    except SQLAlchemyError as exc:
-        raise StorageError(f"cannot count the live workers of site {site_id}: {exc}") from exc
 
 
 class CrawlSeat:
@@ -354,15 +235,8 @@ class CrawlStatus:
 
 def crawl_status(repo: Repository, site: t.SiteRead, *, heartbeat_s: float) -> CrawlStatus:
     """Count one site's crawl: queries, frontier states, pages, deliveries, processes."""
-    from deepcrawl.crawler.state import CrawlState
-    from deepcrawl.frontier import SqlFrontier
-
     state = CrawlState(repo, site.id)
-    try:
-        with Session(repo.engine) as s:
-            queries = int(s.exec(select(sa.func.count()).where(t.Query.site_id == site.id)).one())
-    except SQLAlchemyError as exc:
-        raise StorageError(f"cannot count the queries of site {site.id}: {exc}") from exc
+    queries = state.count("queries")
     found = workers(repo.engine, site.id)
     since = datetime.now(UTC) - timedelta(seconds=3 * heartbeat_s)
     alive = frozenset(w.id for w in found if w.state == "running" and _aware(w.seen_at) >= since)

@@ -259,7 +259,7 @@ class DeliveryPoller:
     Runs as a task of the ``deepcrawl crawl`` process (:meth:`start`): every ``poll_s`` seconds,
     or sooner when :meth:`wake` says a page was stored here, it delivers the stored pages above
     its watermark that have no delivery row (:meth:`CrawlState.undelivered_after
-    <deepcrawl.crawler.state.CrawlState.undelivered_after>`). The watermark follows, ``lag_s``
+    <deepcrawl.storage.state.CrawlState.undelivered_after>`). The watermark follows, ``lag_s``
     late, the highest page id delivered, so a poll reads the pages of the last few seconds and
     its cost stays flat as the crawl grows. :meth:`close` stops the task once its poll in hand is
     done (never between writing a record and remembering it) and, with ``sweep``, delivers every

@@ -37,12 +37,12 @@ from deepcrawl.crawler.context import CrawlContext, CrawlStats
 from deepcrawl.crawler.coordination import CrawlSeat
 from deepcrawl.crawler.deliver import QueueSink
 from deepcrawl.crawler.inputs import check_url, keep_field_values
-from deepcrawl.crawler.state import CrawlState
 from deepcrawl.errors import ConfigError
 from deepcrawl.fetch.politeness import make_limiter
 from deepcrawl.fetch.robots import RobotsPolicy
 from deepcrawl.settings import Settings, load_settings
 from deepcrawl.storage import Repository
+from deepcrawl.storage.state import CrawlState
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Awaitable, Callable, Sequence

@@ -29,11 +29,11 @@ from typing import TYPE_CHECKING
 
 from deepcrawl.browser.base import Fetcher
 from deepcrawl.errors import ConfigError, FetchError
-from deepcrawl.frontier import NewURL
 from deepcrawl.links.focused import FocusedStrategy
 from deepcrawl.links.strategy import STRATEGIES
 from deepcrawl.page.fetched import FetchedPage
 from deepcrawl.safety import SafetyRule
+from deepcrawl.storage.frontier import NewURL
 
 if TYPE_CHECKING:
     from deepcrawl.crawler.normal import NormalPhase

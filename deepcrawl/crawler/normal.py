@@ -53,9 +53,10 @@ from deepcrawl.errors import (
     StorageError,
 )
 from deepcrawl.fetch.politeness import TRANSIENT_STATUSES, backoff_delay
-from deepcrawl.frontier import SETUP_SOURCE, NewURL, SqlFrontier, query_source
 from deepcrawl.keywords import StopReason
 from deepcrawl.safety import SafetyRule
+from deepcrawl.storage import is_shared
+from deepcrawl.storage.frontier import SETUP_SOURCE, NewURL, SqlFrontier, query_source
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -65,10 +66,10 @@ if TYPE_CHECKING:
     from deepcrawl.classify.url import Decision
     from deepcrawl.crawler.context import CrawlContext
     from deepcrawl.crawler.deliver import Sink
-    from deepcrawl.frontier import Lease
     from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.search.form_search import FormSearch
     from deepcrawl.storage import PageRead
+    from deepcrawl.storage.frontier import Lease
 
 __all__ = ["NormalPhase"]
 
@@ -122,8 +123,7 @@ class NormalPhase:
         self.fetcher = fetcher
         self.sink = sink
         if delivery is None:
-            shared = ctx.repo.engine.dialect.name == "postgresql"
-            delivery = "poll" if shared and sink.remembers else "direct"
+            delivery = "poll" if is_shared(ctx.repo.engine) and sink.remembers else "direct"
         self.delivery = delivery
         if delivery == "poll" and tasks is None:
             raise ValueError("a delivery poller needs the crawl's supervised scope (tasks=)")

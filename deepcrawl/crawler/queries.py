@@ -44,9 +44,9 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
     from deepcrawl.crawler.context import CrawlContext
-    from deepcrawl.crawler.state import StoredQuery
     from deepcrawl.search.form_search import FormSearch
     from deepcrawl.search.results import QueryResult
+    from deepcrawl.storage.state import StoredQuery
     from deepcrawl.storage.tables import QueryRead
 
 __all__ = ["QueryLoop", "lists_checked_out", "normalised_id"]

@@ -6,7 +6,7 @@ code, :class:`~deepcrawl.crawler.normal.NormalPhase`'s fetch and store path: lea
 shared frontier, fetch it politely (robots.txt, the host's rate shared by every process through
 :class:`~deepcrawl.fetch.politeness.SharedHostLimiter`, the per-host cap of live leases,
 back-off), store the page, settle the lease. It never queries the form: the query loop belongs to
-the process holding the site's query lock (:mod:`deepcrawl.crawler.coordination`).
+the process holding the site's query lock (:mod:`deepcrawl.storage.coordination`).
 
 **Delivery**: a worker delivers nothing. The ``deepcrawl crawl`` process is the crawl's one
 delivery point (:class:`~deepcrawl.crawler.deliver.DeliveryPoller`): it delivers every page any
@@ -37,14 +37,15 @@ from typing import TYPE_CHECKING, cast
 from deepcrawl._tasks import supervised
 from deepcrawl.browser.scope import Scope, host_of
 from deepcrawl.crawler.context import CrawlContext, CrawlStats
-from deepcrawl.crawler.coordination import Heartbeat, QueryLock
+from deepcrawl.crawler.coordination import Heartbeat
 from deepcrawl.crawler.deliver import NullSink
 from deepcrawl.crawler.normal import NormalPhase
-from deepcrawl.crawler.state import CrawlState
 from deepcrawl.errors import ConfigError
 from deepcrawl.fetch.politeness import make_limiter
 from deepcrawl.fetch.robots import RobotsPolicy
 from deepcrawl.storage import Repository
+from deepcrawl.storage.coordination import QueryLock
+from deepcrawl.storage.state import CrawlState
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence

@@ -8,12 +8,11 @@ HTTP date), else exponential back-off from ``backoff_base_s``. The limiter reads
 :class:`Clock` (the event loop's monotonic clock by default), so tests drive it with a fake one
 instead of asserting on wall time.
 
-:class:`SharedHostLimiter` is the same limiter for many processes on PostgreSQL (``deepcrawl
-worker``): a host's next start time lives in the ``frontier_host`` table and each request
-advances it with one atomic ``INSERT … ON CONFLICT DO UPDATE … RETURNING``, on the database's
-clock, so N workers share one host's rate instead of multiplying it. The per-host concurrency of
-many processes is the frontier's cap of live leases (``SqlFrontier(host_cap=…)``).
-:func:`make_limiter` picks the limiter for a database.
+The hosts' next start times are kept by a :class:`~deepcrawl.storage.hosts.HostSchedule`: in
+memory for one process, in the database for :class:`SharedHostLimiter`, the same limiter for many
+processes on PostgreSQL (``deepcrawl worker``), so N workers share one host's rate instead of
+multiplying it. The per-host concurrency of many processes is the frontier's cap of live leases
+(``SqlFrontier(host_cap=…)``). :func:`make_limiter` picks the limiter for a database.
 """
 
 from __future__ import annotations
@@ -26,17 +25,15 @@ from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit
 
-import sqlalchemy as sa
-from sqlalchemy.exc import SQLAlchemyError
-
-from deepcrawl.errors import StorageError
+from deepcrawl.storage import is_shared
+from deepcrawl.storage.hosts import MemoryHostSchedule, SqlHostSchedule
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
-    from sqlalchemy.engine import Engine
-
     from deepcrawl.settings import PolitenessSettings
+    from deepcrawl.storage import Engine
+    from deepcrawl.storage.hosts import HostSchedule
 
 __all__ = [
     "TRANSIENT_STATUSES",
@@ -81,15 +78,22 @@ class HostLimiter:
     Args:
         settings: the politeness settings (rate, concurrency per host).
         clock: where time comes from (the real monotonic clock unless a test gives another).
+        schedule: where the hosts' next start times are kept (in memory, on ``clock``, unless
+            given: :class:`SharedHostLimiter` keeps them in the database).
     """
 
-    def __init__(self, settings: PolitenessSettings, clock: Clock | None = None) -> None:
+    def __init__(
+        self,
+        settings: PolitenessSettings,
+        clock: Clock | None = None,
+        *,
+        schedule: HostSchedule | None = None,
+    ) -> None:
         self.settings = settings
         self.clock: Clock = clock or MonotonicClock()
-        self._next_at: dict[str, float] = {}
+        self.schedule: HostSchedule = schedule or MemoryHostSchedule(self.clock.now)
         self._delays: dict[str, float] = {}
         self._slots: dict[str, asyncio.Semaphore] = {}
-        self._locks: dict[str, asyncio.Lock] = {}
 
     def set_crawl_delay(self, host: str, delay_s: float) -> None:
         """Honour a robots.txt Crawl-delay for ``host`` (only ever slows down)."""
@@ -102,8 +106,9 @@ class HostLimiter:
         return max(base, self._delays.get(host, 0.0))
 
     def pause(self, host: str, seconds: float) -> None:
-        """Send nothing to ``host`` for ``seconds`` (after a 429 or 503)."""
-        self._next_at[host] = max(self._next_at.get(host, 0.0), self.clock.now() + seconds)
+        """Send nothing to ``host`` for ``seconds`` (after a 429 or 503), from any process
+        sharing the schedule."""
+        self.schedule.pause(host, seconds)
 
     @contextlib.asynccontextmanager
     async def slot(self, url: str) -> AsyncIterator[None]:
@@ -113,35 +118,10 @@ class HostLimiter:
             host, asyncio.Semaphore(max(1, self.settings.concurrency_per_host))
         )
         async with slots:
-            async with self._locks.setdefault(host, asyncio.Lock()):
-                now = self.clock.now()
-                start = max(now, self._next_at.get(host, 0.0))
-                self._next_at[host] = start + self.interval(host)
-            if start > now:
-                await self.clock.sleep(start - now)
+            wait = self.schedule.reserve(host, self.interval(host))
+            if wait > 0:
+                await self.clock.sleep(wait)
             yield
-
-
-# The start of the next request to a host, reserved atomically: the clock moves to
-# max(next_at, now) + interval and the wait is the reserved start minus now, all on the database's
-# clock (epoch seconds).
-_RESERVE = sa.text(
-    """
-    INSERT INTO frontier_host (site_id, host, next_at)
-    VALUES (:site, :host, EXTRACT(EPOCH FROM clock_timestamp())::float8 + :interval)
-    ON CONFLICT (site_id, host) DO UPDATE SET next_at =
-        GREATEST(frontier_host.next_at, EXTRACT(EPOCH FROM clock_timestamp())::float8) + :interval
-    RETURNING next_at - :interval - EXTRACT(EPOCH FROM clock_timestamp())::float8
-    """
-)
-_PAUSE = sa.text(
-    """
-    INSERT INTO frontier_host (site_id, host, next_at)
-    VALUES (:site, :host, EXTRACT(EPOCH FROM clock_timestamp())::float8 + :pause)
-    ON CONFLICT (site_id, host) DO UPDATE SET next_at = GREATEST(
-        frontier_host.next_at, EXTRACT(EPOCH FROM clock_timestamp())::float8 + :pause)
-    """
-)
 
 
 class SharedHostLimiter(HostLimiter):
@@ -160,39 +140,12 @@ class SharedHostLimiter(HostLimiter):
         site_id: int,
         clock: Clock | None = None,
     ) -> None:
-        super().__init__(settings, clock)
-        self.engine = engine
-        self.site_id = site_id
-
-    def _execute(self, stmt: sa.TextClause, **params: object) -> float:
-        try:
-            with self.engine.begin() as conn:
-                return float(conn.execute(stmt, {"site": self.site_id, **params}).scalar() or 0.0)
-        except SQLAlchemyError as exc:
-            raise StorageError(f"cannot reserve a request slot: {exc}") from exc
-
-    def pause(self, host: str, seconds: float) -> None:
-        """Send nothing to ``host`` for ``seconds``, from any worker."""
-        super().pause(host, seconds)
-        self._execute(_PAUSE, host=host, pause=seconds)
-
-    @contextlib.asynccontextmanager
-    async def slot(self, url: str) -> AsyncIterator[None]:
-        """Wait for the host's shared clock to give this process the next request to it."""
-        host = urlsplit(url).netloc
-        slots = self._slots.setdefault(
-            host, asyncio.Semaphore(max(1, self.settings.concurrency_per_host))
-        )
-        async with slots:
-            wait = self._execute(_RESERVE, host=host, interval=self.interval(host))
-            if wait > 0:
-                await self.clock.sleep(wait)
-            yield
+        super().__init__(settings, clock, schedule=SqlHostSchedule(engine, site_id))
 
 
 def make_limiter(settings: PolitenessSettings, engine: Engine, site_id: int) -> HostLimiter:
     """The limiter for a crawl's database: shared on PostgreSQL, in-process otherwise."""
-    if engine.dialect.name == "postgresql":
+    if is_shared(engine):
         return SharedHostLimiter(settings, engine, site_id)
     return HostLimiter(settings)
 

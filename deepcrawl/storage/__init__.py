@@ -1,10 +1,15 @@
 """Storage: the crawl's state in a SQL database (SQLite by default, PostgreSQL to scale out).
 
-The tables are sqlmodel models in :mod:`deepcrawl.storage.tables`; everything else reads and
-writes through :class:`Repository`.
+The only package that speaks SQL. The tables are sqlmodel models in :mod:`deepcrawl.storage.tables`;
+the pages, forms, queries, prototypes and labels are read and written through :class:`Repository`;
+beside it, the frontier (:mod:`deepcrawl.storage.frontier`), the crawl's own state
+(:mod:`deepcrawl.storage.state`), the coordination of many processes
+(:mod:`deepcrawl.storage.coordination`, :mod:`deepcrawl.storage.claims`) and the shared politeness
+clock (:mod:`deepcrawl.storage.hosts`). Every database error leaves as
+:class:`~deepcrawl.errors.StorageError` through one guard (:mod:`deepcrawl.storage.guard`).
 """
 
-from deepcrawl.storage.engine import SCHEMA_VERSION, open_engine, safe_url
+from deepcrawl.storage.engine import SCHEMA_VERSION, Engine, is_shared, open_engine, safe_url
 from deepcrawl.storage.repository import Repository
 from deepcrawl.storage.tables import (
     FormRead,
@@ -21,6 +26,7 @@ from deepcrawl.storage.tables import (
 
 __all__ = [
     "SCHEMA_VERSION",
+    "Engine",
     "FormRead",
     "LabelRead",
     "LinkBase",
@@ -32,6 +38,7 @@ __all__ = [
     "Repository",
     "SiteRead",
     "SiteSummary",
+    "is_shared",
     "open_engine",
     "safe_url",
 ]

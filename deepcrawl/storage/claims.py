@@ -1,7 +1,7 @@
 """One process at a time on a site's crawl, where the database has no session locks (SQLite).
 
 On PostgreSQL the process running a site's query loop holds an advisory lock that dies with its
-connection (:class:`deepcrawl.crawler.coordination.QueryLock`). SQLite has nothing of the kind, so
+connection (:class:`deepcrawl.storage.coordination.QueryLock`). SQLite has nothing of the kind, so
 the claim is a row: the process's ``crawl_worker`` row (``hostname:pid``, a heartbeat in
 ``seen_at``), inserted by :func:`claim_site` only when no live process of the same role holds
 the site. A holder is dead — and its claim taken over — once its final state is written (it
@@ -15,11 +15,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
-from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, col, select
 
-from deepcrawl.errors import StorageError
 from deepcrawl.storage import tables as t
+from deepcrawl.storage.guard import StorageGuard
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -67,22 +66,20 @@ def claim_site(
     """
     w = t.Worker
     mine = (col(w.site_id) == site_id, col(w.role) == role, col(w.state) == "running")
-    try:
-        with Session(engine, expire_on_commit=False) as s:
-            # a write first: the transaction holds the write lock from here to its commit
-            s.execute(
-                sa.update(w).where(*mine, col(w.seen_at) < stale_before).values(state="stopped")
-            )
-            for row in s.exec(select(w).where(*mine).order_by(col(w.id))).all():
-                holder = t.WorkerRead.model_validate(row)
-                if alive(holder):
-                    s.rollback()
-                    return Claim(None, holder)
-                row.state = "stopped"
-            row = w(site_id=site_id, name=name, role=role)
-            s.add(row)
-            s.commit()
-            assert row.id is not None
-            return Claim(row.id, None)
-    except SQLAlchemyError as exc:
-        raise StorageError(f"cannot claim the crawl of site {site_id}: {exc}") from exc
+    with (
+        StorageGuard.of(engine, f"claim the crawl of site {site_id}"),
+        Session(engine, expire_on_commit=False) as s,
+    ):
+        # a write first: the transaction holds the write lock from here to its commit
+        s.execute(sa.update(w).where(*mine, col(w.seen_at) < stale_before).values(state="stopped"))
+        for row in s.exec(select(w).where(*mine).order_by(col(w.id))).all():
+            holder = t.WorkerRead.model_validate(row)
+            if alive(holder):
+                s.rollback()
+                return Claim(None, holder)
+            row.state = "stopped"
+        row = w(site_id=site_id, name=name, role=role)
+        s.add(row)
+        s.commit()
+        assert row.id is not None
+        return Claim(row.id, None)

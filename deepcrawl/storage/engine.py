@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 from sqlalchemy import event
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 from sqlmodel import SQLModel, create_engine
 
@@ -31,9 +31,20 @@ from deepcrawl.storage.renormalise import renormalise_urls
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from sqlalchemy.engine import URL, Connection, Engine
+    from sqlalchemy.engine import URL, Connection
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "open_engine", "safe_url"]
+__all__ = [
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
+    "Engine",
+    "database_file",
+    "is_shared",
+    "open_engine",
+    "safe_url",
+]
+
+# ``Engine`` is the handle of an open database (SQLAlchemy's): what :func:`open_engine` returns and
+# storage's classes take (``Repository.engine``); other packages only pass it on.
 
 #: Version of the schema this code writes. Bump it and add a migration when tables change, or
 #: when what they hold changes meaning (version 5: the URL normal form).
@@ -97,6 +108,17 @@ def safe_url(url: str) -> str:
         return make_url(url).render_as_string(hide_password=True)
     except ArgumentError:
         return url
+
+
+def database_file(url: str) -> Path:
+    """The file a SQLite ``url`` names, as written (``.`` when it names none)."""
+    return Path(make_url(url).database or ".")
+
+
+def is_shared(engine: Engine) -> bool:
+    """Whether many processes may share a crawl in this database: PostgreSQL (``deepcrawl
+    worker``) — on SQLite one process crawls a site."""
+    return engine.dialect.name == "postgresql"
 
 
 def _parse(url: str) -> URL:

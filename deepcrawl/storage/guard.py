@@ -4,14 +4,17 @@ block, leave it as :class:`~deepcrawl.errors.StorageError` naming the operation 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Self
 
 from sqlalchemy.exc import SQLAlchemyError
 
 from deepcrawl.errors import StorageError
+from deepcrawl.storage.engine import safe_url
 
 if TYPE_CHECKING:
     from types import TracebackType
+
+    from sqlalchemy.engine import Engine
 
 __all__ = ["StorageGuard"]
 
@@ -22,6 +25,14 @@ class StorageGuard:
     def __init__(self, operation: str, where: str) -> None:
         self.operation = operation
         self.where = where
+
+    @classmethod
+    def of(cls, engine: Engine, operation: str) -> Self:
+        """A guard for ``operation`` on ``engine``'s database (named with its password masked).
+
+        Usage: ``with StorageGuard.of(engine, "lease URLs from the frontier"): ...``
+        """
+        return cls(operation, safe_url(str(engine.url)))
 
     def __enter__(self) -> None:
         return None

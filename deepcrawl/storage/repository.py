@@ -593,4 +593,4 @@ class Repository:
     # --- errors --------------------------------------------------------------------------------
 
     def _guard(self, operation: str) -> StorageGuard:
-        return StorageGuard(operation, safe_url(str(self.engine.url)))
+        return StorageGuard.of(self.engine, operation)

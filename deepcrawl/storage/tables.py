@@ -327,7 +327,7 @@ class LabelRead(LabelBase):
 
 
 class FrontierEntry(SQLModel, table=True):
-    """One URL of a site's frontier (see :mod:`deepcrawl.frontier`)."""
+    """One URL of a site's frontier (see :mod:`deepcrawl.storage.frontier`)."""
 
     __tablename__ = "frontier"
 
@@ -368,7 +368,7 @@ class HostClock(SQLModel, table=True):
 
     ``next_at`` is in seconds since the epoch *of the database's clock*, so workers on machines
     with skewed clocks still space their requests correctly (see
-    :class:`deepcrawl.fetch.politeness.SharedHostLimiter`).
+    :class:`deepcrawl.storage.hosts.SqlHostSchedule`).
     """
 
     __tablename__ = "frontier_host"

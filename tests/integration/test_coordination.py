@@ -11,17 +11,12 @@ import pytest
 import sqlalchemy as sa
 
 from deepcrawl.crawler.context import CrawlStats
-from deepcrawl.crawler.coordination import (
-    Heartbeat,
-    QueryLock,
-    process_alive,
-    process_name,
-    workers,
-)
+from deepcrawl.crawler.coordination import Heartbeat, process_alive, process_name
 from deepcrawl.errors import ConfigError
 from deepcrawl.storage import Repository
 from deepcrawl.storage import tables as t
 from deepcrawl.storage.claims import claim_site
+from deepcrawl.storage.coordination import QueryLock, workers
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -22,11 +22,11 @@ from deepcrawl.browser.scope import Scope, host_of
 from deepcrawl.crawler import CrawlStats, crawl_each
 from deepcrawl.crawler.context import CrawlContext
 from deepcrawl.crawler.sitemaps import SitemapReader
-from deepcrawl.crawler.state import CrawlState
 from deepcrawl.fetch.politeness import make_limiter
 from deepcrawl.fetch.robots import RobotsPolicy
 from deepcrawl.settings import Settings, load_settings
 from deepcrawl.storage import Repository
+from deepcrawl.storage.state import CrawlState
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -16,14 +16,14 @@ from sqlmodel import Session, col
 from deepcrawl._tasks import supervised
 from deepcrawl.crawler.context import CrawlContext, CrawlStats
 from deepcrawl.crawler.deliver import CallbackSink, DeliveryPoller
-from deepcrawl.crawler.state import CrawlState
 from deepcrawl.fetch.politeness import HostLimiter
 from deepcrawl.fetch.robots import RobotsPolicy
-from deepcrawl.frontier import NewURL, SqlFrontier
 from deepcrawl.page.fetched import FetchedPage
 from deepcrawl.settings import Settings
 from deepcrawl.storage import Repository
 from deepcrawl.storage import tables as t
+from deepcrawl.storage.frontier import NewURL, SqlFrontier
+from deepcrawl.storage.state import CrawlState
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator

@@ -11,9 +11,9 @@ import pytest
 import sqlalchemy as sa
 
 from deepcrawl.fetch.politeness import SharedHostLimiter
-from deepcrawl.frontier import Frontier, MemoryFrontier, NewURL, SqlFrontier
 from deepcrawl.settings import PolitenessSettings
 from deepcrawl.storage import Repository
+from deepcrawl.storage.frontier import Frontier, MemoryFrontier, NewURL, SqlFrontier
 
 
 @pytest.fixture(params=["memory", "sqlite", "postgres"])

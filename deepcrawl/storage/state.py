@@ -12,15 +12,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Protocol, cast
 
 import sqlalchemy as sa
-from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import defer
 from sqlmodel import Session, col, select
 
-from deepcrawl.errors import StorageError
 from deepcrawl.storage import tables as t
+from deepcrawl.storage.coordination import live_peers
+from deepcrawl.storage.engine import is_shared
+from deepcrawl.storage.guard import StorageGuard
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -28,10 +30,22 @@ if TYPE_CHECKING:
     from sqlalchemy.orm import QueryableAttribute
     from sqlmodel.sql.expression import SelectOfScalar
 
-    from deepcrawl.search.results import ResultLink
-    from deepcrawl.storage import Repository
+    from deepcrawl.storage.repository import Repository
 
-__all__ = ["CrawlState", "StoredQuery"]
+__all__ = ["CrawlState", "ResultLinkLike", "StoredQuery"]
+
+
+class ResultLinkLike(Protocol):
+    """What is stored of a link a query's result pages showed (a ``search.results.ResultLink``)."""
+
+    @property
+    def url(self) -> str: ...
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def role(self) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,47 +80,42 @@ class CrawlState:
     def _session(self) -> Session:
         return Session(self.engine, expire_on_commit=False)
 
+    def _guard(self, operation: str) -> StorageGuard:
+        return StorageGuard.of(self.engine, operation)
+
     def save_query(
-        self, query: t.QueryBase, links: Iterable[ResultLink], *, form_id: int | None
+        self, query: t.QueryBase, links: Iterable[ResultLinkLike], *, form_id: int | None
     ) -> t.QueryRead:
         """Store a query and every link of its result pages in one transaction."""
-        try:
-            with self._session() as s:
-                row = t.Query.model_validate(
-                    query, update={"site_id": self.site_id, "form_id": form_id}
-                )
-                s.add(row)
-                s.flush()
-                assert row.id is not None
-                s.add_all(
-                    t.QueryLink(
-                        query_id=row.id, url=link.url[:4096], text=link.text, role=link.role
-                    )
-                    for link in links
-                )
-                s.commit()
-                return t.QueryRead.model_validate(row)
-        except SQLAlchemyError as exc:
-            raise StorageError(f"cannot record query {query.keyword!r}: {exc}") from exc
+        with self._guard(f"record query {query.keyword!r}"), self._session() as s:
+            row = t.Query.model_validate(
+                query, update={"site_id": self.site_id, "form_id": form_id}
+            )
+            s.add(row)
+            s.flush()
+            assert row.id is not None
+            s.add_all(
+                t.QueryLink(query_id=row.id, url=link.url[:4096], text=link.text, role=link.role)
+                for link in links
+            )
+            s.commit()
+            return t.QueryRead.model_validate(row)
 
     def queries(self) -> list[StoredQuery]:
         """The site's queries in submission order, with their links."""
-        try:
-            with self._session() as s:
-                rows = s.exec(
-                    select(t.Query).where(t.Query.site_id == self.site_id).order_by(col(t.Query.id))
-                ).all()
-                links: dict[int, list[tuple[str, str, str]]] = {}
-                stmt = (
-                    select(t.QueryLink)
-                    .join(t.Query, col(t.QueryLink.query_id) == col(t.Query.id))
-                    .where(t.Query.site_id == self.site_id)
-                    .order_by(col(t.QueryLink.id))
-                )
-                for link in s.exec(stmt):
-                    links.setdefault(link.query_id, []).append((link.url, link.text, link.role))
-        except SQLAlchemyError as exc:
-            raise StorageError(f"cannot read the queries of site {self.site_id}: {exc}") from exc
+        with self._guard(f"read the queries of site {self.site_id}"), self._session() as s:
+            rows = s.exec(
+                select(t.Query).where(t.Query.site_id == self.site_id).order_by(col(t.Query.id))
+            ).all()
+            links: dict[int, list[tuple[str, str, str]]] = {}
+            stmt = (
+                select(t.QueryLink)
+                .join(t.Query, col(t.QueryLink.query_id) == col(t.Query.id))
+                .where(t.Query.site_id == self.site_id)
+                .order_by(col(t.QueryLink.id))
+            )
+            for link in s.exec(stmt):
+                links.setdefault(link.query_id, []).append((link.url, link.text, link.role))
         return [
             StoredQuery(t.QueryRead.model_validate(r), tuple(links.get(r.id or 0, ())))
             for r in rows
@@ -120,11 +129,8 @@ class CrawlState:
             .order_by(col(t.Query.id).desc())
             .limit(1)
         )
-        try:
-            with self._session() as s:
-                found = s.exec(stmt).first()
-        except SQLAlchemyError as exc:
-            raise StorageError(f"cannot read the queries of site {self.site_id}: {exc}") from exc
+        with self._guard(f"read the queries of site {self.site_id}"), self._session() as s:
+            found = s.exec(stmt).first()
         return None if found is None else dict(found)
 
     def link_urls(self) -> list[str]:
@@ -135,11 +141,8 @@ class CrawlState:
             .where(t.Query.site_id == self.site_id)
             .distinct()
         )
-        try:
-            with self._session() as s:
-                return list(s.exec(stmt).all())
-        except SQLAlchemyError as exc:
-            raise StorageError(f"cannot read the links of site {self.site_id}: {exc}") from exc
+        with self._guard(f"read the links of site {self.site_id}"), self._session() as s:
+            return list(s.exec(stmt).all())
 
     def _undelivered(self, kind: str) -> SelectOfScalar[t.Page]:
         """The site's pages of ``kind`` fetched without error and without a delivery.
@@ -163,11 +166,8 @@ class CrawlState:
         )
 
     def _read_pages(self, stmt: SelectOfScalar[t.Page]) -> list[t.PageRead]:
-        try:
-            with self._session() as s:
-                return [t.PageRead.model_validate(r) for r in s.exec(stmt).all()]
-        except SQLAlchemyError as exc:
-            raise StorageError(f"cannot list undelivered pages: {exc}") from exc
+        with self._guard("list undelivered pages"), self._session() as s:
+            return [t.PageRead.model_validate(r) for r in s.exec(stmt).all()]
 
     def undelivered(self, kind: str = "record", *, batch: int = 200) -> Iterator[t.PageRead]:
         """Pages of ``kind`` fetched without error and not yet delivered, in fetch order.
@@ -201,10 +201,10 @@ class CrawlState:
     ) -> Iterator[t.PageRead]:
         """Pages of ``kind`` above id ``after`` fetched without error and not yet delivered.
 
-        What the delivery point of a shared crawl polls (:class:`~deepcrawl.crawler.deliver
-        .DeliveryPoller`): the page table's primary key is walked from ``after`` up, so a poll
-        reads the pages stored since its watermark, not the whole site. Pages still leased are
-        included: a stored page is complete whoever settles its lease.
+        What the delivery point of a shared crawl polls (the crawler's ``DeliveryPoller``): the
+        page table's primary key is walked from ``after`` up, so a poll reads the pages stored
+        since its watermark, not the whole site. Pages still leased are included: a stored page
+        is complete whoever settles its lease.
         """
         stmt = self._undelivered(kind).limit(batch)
         while True:
@@ -217,25 +217,22 @@ class CrawlState:
     def delivered(self, page_id: int) -> bool:
         """Whether the extractor already received this page (from any process)."""
         stmt = select(t.Delivery.id).where(t.Delivery.page_id == page_id)
-        try:
-            with self._session() as s:
-                return s.exec(stmt).first() is not None
-        except SQLAlchemyError as exc:
-            raise StorageError(f"cannot read the delivery of page {page_id}: {exc}") from exc
+        with self._guard(f"read the delivery of page {page_id}"), self._session() as s:
+            return s.exec(stmt).first() is not None
 
     def mark_delivered(self, page_id: int) -> None:
         """Remember that the extractor received this page."""
-        try:
-            with self._session() as s:
-                s.add(t.Delivery(site_id=self.site_id, page_id=page_id))
-                s.commit()
-        except IntegrityError:  # delivered already (a resumed run re-offered it)
-            return
-        except SQLAlchemyError as exc:
-            raise StorageError(f"cannot record the delivery of page {page_id}: {exc}") from exc
+        with self._guard(f"record the delivery of page {page_id}"):
+            try:
+                with self._session() as s:
+                    s.add(t.Delivery(site_id=self.site_id, page_id=page_id))
+                    s.commit()
+            except IntegrityError:  # delivered already (a resumed run re-offered it)
+                return
 
     def count(self, what: str) -> int:
-        """``delivered`` pages, ``records`` fetched, or ``failed`` fetches of the site."""
+        """``delivered`` pages, ``records`` fetched, ``failed`` fetches, or ``queries`` stored
+        of the site."""
         if what == "delivered":
             stmt = select(sa.func.count()).where(t.Delivery.site_id == self.site_id)
         elif what == "records":
@@ -246,42 +243,29 @@ class CrawlState:
             stmt = select(sa.func.count()).where(
                 t.Page.site_id == self.site_id, col(t.Page.error).is_not(None)
             )
+        elif what == "queries":
+            stmt = select(sa.func.count()).where(t.Query.site_id == self.site_id)
         else:
             raise ValueError(what)
-        try:
-            with self._session() as s:
-                return int(s.exec(stmt).one())
-        except SQLAlchemyError as exc:
-            raise StorageError(f"cannot count {what} pages: {exc}") from exc
+        with self._guard(f"count the {what} of site {self.site_id}"), self._session() as s:
+            return int(s.exec(stmt).one())
 
     def query_end(self) -> t.QueryEnd | None:
         """Why the site's querying ended for good, if it did and no query was stored since."""
-        try:
-            with self._session() as s:
-                end = s.get(t.QueryEnd, self.site_id)
-                if end is None:
-                    return None
-                stored = s.exec(
-                    select(sa.func.count()).where(t.Query.site_id == self.site_id)
-                ).one()
-        except SQLAlchemyError as exc:
-            raise StorageError(
-                f"cannot read how site {self.site_id}'s querying ended: {exc}"
-            ) from exc
+        with self._guard(f"read how site {self.site_id}'s querying ended"), self._session() as s:
+            end = s.get(t.QueryEnd, self.site_id)
+            if end is None:
+                return None
+            stored = s.exec(select(sa.func.count()).where(t.Query.site_id == self.site_id)).one()
         return end if end.queries >= int(stored) else None
 
     def end_queries(self, reason: str, queries: int) -> None:
         """Remember that the site's querying ended for good after ``queries`` queries."""
-        try:
-            with self._session() as s:
-                end = s.get(t.QueryEnd, self.site_id) or t.QueryEnd(site_id=self.site_id, reason="")
-                end.reason, end.queries, end.ended_at = reason, queries, datetime.now(UTC)
-                s.add(end)
-                s.commit()
-        except SQLAlchemyError as exc:
-            raise StorageError(
-                f"cannot record the end of site {self.site_id}'s querying: {exc}"
-            ) from exc
+        with self._guard(f"record the end of site {self.site_id}'s querying"), self._session() as s:
+            end = s.get(t.QueryEnd, self.site_id) or t.QueryEnd(site_id=self.site_id, reason="")
+            end.reason, end.queries, end.ended_at = reason, queries, datetime.now(UTC)
+            s.add(end)
+            s.commit()
 
     def release_leases(self) -> int:
         """Make the site's leased frontier URLs ready again (the run that held them is dead).
@@ -290,11 +274,10 @@ class CrawlState:
         On PostgreSQL workers may hold live leases: they are released only when no other
         process of the crawl has sent a heartbeat lately (else they come back as they expire).
         """
-        if self.engine.dialect.name == "postgresql":
-            from deepcrawl.crawler.coordination import live_peers
-
-            if live_peers(self.engine, self.site_id, self.heartbeat_s, me=self.worker_id):
-                return 0
+        if is_shared(self.engine) and live_peers(
+            self.engine, self.site_id, self.heartbeat_s, me=self.worker_id
+        ):
+            return 0
         stmt = (
             sa.update(t.FrontierEntry)
             .where(
@@ -302,8 +285,5 @@ class CrawlState:
             )
             .values(state="queued", ready_at=datetime.now(UTC))
         )
-        try:
-            with self.engine.begin() as conn:
-                return int(conn.execute(stmt).rowcount or 0)
-        except SQLAlchemyError as exc:
-            raise StorageError(f"cannot release the frontier's leases: {exc}") from exc
+        with self._guard("release the frontier's leases"), self.engine.begin() as conn:
+            return int(conn.execute(stmt).rowcount or 0)

@@ -1,0 +1,212 @@
+"""The frontier in the crawl's SQL database: SQLite for one process, PostgreSQL for many.
+
+On PostgreSQL many processes lease from one frontier: ``SELECT … FOR UPDATE SKIP LOCKED`` under
+the site's advisory transaction lock. State survives the process, so a crawl resumed from the
+same database continues where it stopped.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlmodel import Session, col, select
+
+from deepcrawl.errors import StorageError
+from deepcrawl.storage.frontier.base import Frontier, FrontierCounts, Lease, NewURL
+from deepcrawl.storage.guard import StorageGuard
+from deepcrawl.storage.tables import FrontierEntry
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from sqlalchemy.engine import Connection, Engine
+
+__all__ = ["SqlFrontier"]
+
+#: The frontier's table, for Core statements.
+_TABLE: sa.Table = FrontierEntry.__table__  # type: ignore[attr-defined]
+
+#: First key of the PostgreSQL advisory lock that serialises one site's lease transactions
+#: (the second is the site id).
+_LEASE_LOCK = 0x6463_0001
+
+#: Seconds between two looks for expired leases by one frontier object.
+_RECLAIM_S = 1.0
+
+
+class SqlFrontier(Frontier):
+    """The frontier of one site, in the crawl's SQL database (SQLite or PostgreSQL).
+
+    Every operation reads a bounded number of rows whatever the frontier's size: ``lease`` walks
+    the lease index (site, state, priority descending, id) from its start, expired leases are
+    found among the leased rows only, ``add`` is one batched insert that lets the unique key
+    drop known URLs. On PostgreSQL many processes share the frontier: a lease transaction takes
+    the site's advisory transaction lock (so the per-host count of live leases it checks cannot
+    change under it) and reads its rows ``FOR UPDATE SKIP LOCKED``. On SQLite one process leases.
+
+    Args:
+        engine: the crawl's engine (``Repository.engine``); the table is created with the schema.
+        site_id: the site whose frontier this is.
+        host_cap: at most this many live leases per host, over every process sharing the
+            frontier (the politeness setting ``concurrency_per_host``); None: no cap. A lease
+            whose best candidates are of full hosts hands out fewer URLs rather than scanning
+            for other hosts' (a site's frontier is mostly one host).
+    """
+
+    def __init__(self, engine: Engine, site_id: int, *, host_cap: int | None = None) -> None:
+        self.engine = engine
+        self.site_id = site_id
+        self.host_cap = host_cap
+        self._dialect = engine.dialect.name
+        self._reclaim_at = 0.0
+
+    def _guard(self, operation: str) -> StorageGuard:
+        return StorageGuard.of(self.engine, operation)
+
+    def _insert(self) -> sqlite.Insert | postgresql.Insert:
+        if self._dialect == "postgresql":
+            return postgresql.insert(_TABLE)
+        if self._dialect == "sqlite":
+            return sqlite.insert(_TABLE)
+        raise StorageError(f"the frontier supports SQLite and PostgreSQL, not {self._dialect}")
+
+    def add(self, urls: Iterable[NewURL]) -> int:
+        now = datetime.now(UTC)
+        rows = {
+            u.url: {
+                "site_id": self.site_id,
+                "url": u.url,
+                "host": urlsplit(u.url).hostname or "",
+                "priority": u.priority,
+                "depth": u.depth,
+                "source": u.source[:512],
+                "state": "queued",
+                "ready_at": now,
+                "attempts": 0,
+                "added_at": now,
+            }
+            for u in urls
+        }
+        if not rows:
+            return 0
+        stmt = (
+            self._insert()
+            .on_conflict_do_nothing(index_elements=["site_id", "url"])
+            .returning(_TABLE.c.id)
+        )
+        added = 0
+        with self._guard("add URLs to the frontier"), self.engine.begin() as conn:
+            batch = list(rows.values())
+            for start in range(0, len(batch), 500):
+                # RETURNING counts the rows really inserted, on every backend.
+                added += len(conn.execute(stmt, batch[start : start + 500]).all())
+        return added
+
+    def lease(self, n: int, *, lease_s: float = 300.0) -> list[Lease]:
+        now = datetime.now(UTC)
+        until = now + timedelta(seconds=lease_s)
+        c = _TABLE.c
+        mine = c.site_id == self.site_id
+        with self._guard("lease URLs from the frontier"), self.engine.begin() as conn:
+            if self._dialect == "postgresql":
+                conn.execute(sa.select(sa.func.pg_advisory_xact_lock(_LEASE_LOCK, self.site_id)))
+            pick = (
+                sa.select(c.id, c.url, c.host, c.priority, c.depth, c.attempts)
+                .where(mine, c.state == "queued", c.ready_at <= now)
+                .order_by(c.priority.desc(), c.id)
+                .limit(n)
+            )
+            if self._dialect == "postgresql":
+                pick = pick.with_for_update(skip_locked=True)
+            rows = list(conn.execute(pick).all())
+            if (len(rows) < n or time.monotonic() >= self._reclaim_at) and self._reclaim(conn, now):
+                rows = list(conn.execute(pick).all())
+            rows = self._within_host_cap(conn, rows)
+            if rows:
+                conn.execute(
+                    sa.update(_TABLE)
+                    .where(c.id.in_([r.id for r in rows]))
+                    .values(state="leased", ready_at=until, attempts=c.attempts + 1)
+                )
+        # An expired lease (a dead worker) counts as an attempt.
+        return [Lease(r.id, r.url, r.priority, r.depth, r.attempts + 1) for r in rows]
+
+    def _reclaim(self, conn: Connection, now: datetime) -> int:
+        """Queue the expired leases again (a dead worker's), ready at once; how many.
+
+        Only leased rows are read, through the lease index's (site, state) prefix. A lease call
+        does it when it finds fewer ready URLs than asked, and else once a second: leases last
+        minutes, and the round trip would double a lease's cost.
+        """
+        self._reclaim_at = time.monotonic() + _RECLAIM_S
+        c = _TABLE.c
+        stmt = (
+            sa.update(_TABLE)
+            .where(c.site_id == self.site_id, c.state == "leased", c.ready_at <= now)
+            .values(state="queued")
+        )
+        return int(conn.execute(stmt).rowcount or 0)
+
+    def _within_host_cap(self, conn: Connection, rows: list[Any]) -> list[Any]:
+        if self.host_cap is None or not rows:
+            return rows
+        c = _TABLE.c
+        live: dict[str, int] = dict(
+            conn.execute(
+                sa.select(c.host, sa.func.count())
+                .where(c.site_id == self.site_id, c.state == "leased")
+                .group_by(c.host)
+            ).all()
+        )
+        kept = []
+        for row in rows:
+            if live.get(row.host, 0) < self.host_cap:
+                live[row.host] = live.get(row.host, 0) + 1
+                kept.append(row)
+        return kept
+
+    def _settle(self, lease_id: int, **values: object) -> None:
+        stmt = sa.update(FrontierEntry).where(col(FrontierEntry.id) == lease_id).values(**values)
+        with self._guard(f"update frontier entry {lease_id}"), self.engine.begin() as conn:
+            conn.execute(stmt)
+
+    def complete(self, lease_id: int) -> None:
+        self._settle(lease_id, state="done")
+
+    def fail(self, lease_id: int, reason: str) -> None:
+        self._settle(lease_id, state="failed", error=reason[:2000])
+
+    def retry(self, lease_id: int, *, after_s: float) -> None:
+        ready_at = datetime.now(UTC) + timedelta(seconds=after_s)
+        self._settle(lease_id, state="queued", ready_at=ready_at)
+
+    def counts(self) -> FrontierCounts:
+        stmt = (
+            select(FrontierEntry.state, sa.func.count())
+            .where(FrontierEntry.site_id == self.site_id)
+            .group_by(FrontierEntry.state)
+        )
+        with self._guard("count the frontier"), Session(self.engine) as session:
+            found = {state: int(count) for state, count in session.exec(stmt).all()}
+        return FrontierCounts(**found)
+
+    def seen(self, url: str) -> bool:
+        stmt = select(FrontierEntry.id).where(
+            FrontierEntry.site_id == self.site_id, FrontierEntry.url == url
+        )
+        with self._guard("look up a frontier URL"), Session(self.engine) as session:
+            return session.exec(stmt).first() is not None
+
+    def pending(self) -> int:
+        # two ranges of the lease index: the cost follows the pending URLs, not the done ones
+        c = _TABLE.c
+        stmt = sa.select(sa.func.count()).where(
+            c.site_id == self.site_id, c.state.in_(("queued", "leased"))
+        )
+        with self._guard("count the frontier"), self.engine.connect() as conn:
+            return int(conn.execute(stmt).scalar() or 0)
