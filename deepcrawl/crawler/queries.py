@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
     from deepcrawl.crawler.context import CrawlContext
     from deepcrawl.crawler.state import StoredQuery
-    from deepcrawl.search.form_search import FormSearch
+    from deepcrawl.search.backend import QueryBackend
     from deepcrawl.search.results import QueryResult
     from deepcrawl.storage.tables import QueryRead
 
@@ -447,7 +447,7 @@ class QueryLoop:
             f"{sources or 'none'})"
         )
 
-    async def step(self, search: FormSearch) -> tuple[QueryResult, QueryRead] | None:
+    async def step(self, search: QueryBackend) -> tuple[QueryResult, QueryRead] | None:
         """Submit the next keyword, store the query; None when the loop says stop.
 
         Once the manager's words are spent or bring nothing (saturated), the lists already

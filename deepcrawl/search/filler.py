@@ -52,6 +52,7 @@ from deepcrawl.forms.fields import (
 from deepcrawl.forms.query_field import find_query_fields
 from deepcrawl.forms.safety import ensure_submittable
 from deepcrawl.safety import SafetyRule
+from deepcrawl.search.backend import QueryBackend
 from deepcrawl.search.browsing import Traffic, before_action, settle, snapshot
 from deepcrawl.search.judge import MIN_NEW_LINKS, Judge
 from deepcrawl.search.page_size import page_size_choice
@@ -77,7 +78,7 @@ _CLICKABLE = ("button", "input", "image", "js")
 _BUTTONS = frozenset({"button", "input", "image"})
 
 
-class FormFiller:
+class FormFiller(QueryBackend):
     """Fill and submit one searchable form in Chromium, and read all its result pages.
 
     Args:

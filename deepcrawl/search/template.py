@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from deepcrawl.errors import FetchError
+from deepcrawl.search.backend import QueryBackend
 from deepcrawl.search.judge import Judge, classify_links
 from deepcrawl.search.pagination import next_page
 from deepcrawl.search.results import QueryResult, ResultPage, page_from_fetched
@@ -104,7 +105,7 @@ class TemplateCheck:
 
 
 @dataclass
-class TemplateSearch:
+class TemplateSearch(QueryBackend):
     """Queries by URL template over a plain-HTTP fetcher.
 
     Args:
