@@ -56,7 +56,7 @@ from deepcrawl.search.backend import QueryBackend
 from deepcrawl.search.browsing import Traffic, before_action, settle, snapshot
 from deepcrawl.search.judge import MIN_NEW_LINKS, Judge
 from deepcrawl.search.page_size import page_size_choice
-from deepcrawl.search.pagination import next_page
+from deepcrawl.search.pagination import brings_new_links, next_page
 from deepcrawl.search.results import ChromeFilter, QueryResult, ResultPage
 from deepcrawl.search.template import carries
 
@@ -310,7 +310,7 @@ class FormFiller(QueryBackend):
                 nxt.fetched_url = turn.url
             pages.append(nxt)
             visited.update({nxt.url, nxt.fetched_url, turn.url})
-            if not self._new_links(pages):
+            if not brings_new_links(pages):
                 break
 
     def _may_type(self, live: Form) -> bool:
@@ -403,15 +403,9 @@ class FormFiller(QueryBackend):
             except FetchTimeoutError:
                 return
             pages.append(await self._read(page, traffic, mark))
-            if not self._new_links(pages):
+            if not brings_new_links(pages):
                 pages.pop()
                 return
-
-    @staticmethod
-    def _new_links(pages: list[ResultPage]) -> bool:
-        """Did the last page bring a link the earlier ones did not show?"""
-        before = {link.url for page in pages[:-1] for link in page.links}
-        return any(link.url not in before for link in pages[-1].links)
 
     async def _read(self, page: Page, traffic: Traffic, mark: tuple[int, int]) -> ResultPage:
         data_urls = traffic.data_urls[mark[0] :]
