@@ -187,8 +187,9 @@ async def _selected(page: Page, selector: str, forms: Sequence[Form]) -> list[bo
 class FormSearch(AsyncResource, QueryBackend):
     """Queries one form, by browser first and by URL template once that is shown equivalent.
 
-    An async context manager (it owns a plain-HTTP fetcher, limited to the hosts of the form's
-    page and action, unless given one).
+    A :class:`~deepcrawl.search.backend.QueryBackend` over the three others, picked query by
+    query. An async context manager (it owns a plain-HTTP fetcher, limited to the hosts of the
+    form's page and action, unless given one).
 
     Args:
         pool: an entered browser pool.
@@ -416,7 +417,7 @@ async def exhaust(
     queries until saturation, budget, identical results or repeated errors.
 
     Args:
-        search: the form to query (entered).
+        search: the form to query (entered, when it is a resource).
         manager: the keyword manager.
         record_id: maps a result URL to the id of the record it shows (None: not a record);
             default: the URL's normal form (:func:`deepcrawl.urls.normalise_url`).
