@@ -1,6 +1,6 @@
 """The query loop of a crawl: keyword manager → form → stored query, resumable.
 
-:func:`deepcrawl.forms.exhaust` runs a keyword manager over a form to the end in one go; a crawl
+:func:`deepcrawl.search.exhaust` runs a keyword manager over a form to the end in one go; a crawl
 needs the same loop one query at a time (the setup phase stops after a few queries for
 labelling; the normal phase fetches wanted pages while it queries), with every query stored
 before the next is chosen, and the manager rebuilt from the stored queries when a crawl resumes.
