@@ -1,6 +1,6 @@
 """The form filler on the fixture sites: queries to exhaust each search form, and what they cost.
 
-For each site (default size) the keyword manager drives :func:`deepcrawl.forms.exhaust` over
+For each site (default size) the keyword manager drives :func:`deepcrawl.search.exhaust` over
 the site's search form — through Chromium, switching to the URL template where the check passes
 — and the run reports queries, submissions by path, requests the server saw, result pages,
 records reached against the records the search can surface (ground truth), and wall time. The

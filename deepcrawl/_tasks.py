@@ -9,6 +9,11 @@ for their work — the query loop waiting for the frontier to drain — would wa
 A task group raises an :class:`ExceptionGroup`; the scope raises the failure itself (the first
 one, the others noted on it), so that callers catch ``DeepcrawlError`` or their own callback's
 exception as they would from plain sequential code.
+
+One task cannot sit in a scope: the one behind an async iterator fed by a callback (the pages a
+crawl delivers, the pages it fetches), since a generator cannot hold a task group across its
+``yield`` — a failure would cancel the reader's code between two items. :func:`stream`
+supervises it by hand.
 """
 
 from __future__ import annotations
@@ -18,9 +23,9 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Coroutine
+    from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 
-__all__ = ["Supervisor", "first_error", "supervised"]
+__all__ = ["Supervisor", "first_error", "stream", "supervised"]
 
 T = TypeVar("T")
 
@@ -102,3 +107,44 @@ async def supervised() -> AsyncIterator[Supervisor]:
     if error is not None:
         # raised outside the ``except``: the failure keeps its own context, not the group's
         raise error
+
+
+@asynccontextmanager
+async def stream(
+    queue: asyncio.Queue[T | None], produce: Callable[[], Awaitable[object]]
+) -> AsyncIterator[AsyncIterator[T]]:
+    """Run ``produce`` as a task; the scope's value yields what it puts on ``queue``, as it
+    comes: a callback API (a sink, an ``on_fetch`` hook) read as an async iterator.
+
+    ``async with stream(queue, produce) as items: async for item in items: ...``. The task
+    puts ``None`` on the queue once ``produce`` has ended, as the end mark (items are never
+    None). Leaving the scope before the end (a ``break``, an error, the reader's own
+    cancellation) cancels the task and waits for it to end.
+
+    Raises:
+        whatever ``produce`` raises, from the iteration, once the items it put before the
+        failure were yielded.
+    """
+
+    async def drive() -> None:
+        try:
+            await produce()
+        except asyncio.CancelledError:
+            raise  # the reader stopped reading: nobody waits for the end mark
+        except BaseException:
+            await queue.put(None)
+            raise
+        await queue.put(None)
+
+    async def items() -> AsyncIterator[T]:
+        while (item := await queue.get()) is not None:
+            yield item
+        await task
+
+    task = asyncio.create_task(drive())
+    try:
+        yield items()
+    finally:
+        if not task.done():
+            task.cancel()
+            await asyncio.wait({task})  # unlike ``await task``, keeps our own cancellation

@@ -14,11 +14,11 @@ relevant (``crawl.auto_label``). Its state goes to a throw-away SQLite database.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from deepcrawl._tasks import stream
 from deepcrawl.crawler.deliver import Sink
 from deepcrawl.crawler.engine import Crawl
 from deepcrawl.links.strategy import Strategy, register
@@ -68,27 +68,14 @@ class DeepcrawlStrategy(Strategy):
             )
 
             async def drive() -> None:
-                try:
-                    async with Crawl(
-                        start_url,
-                        settings=settings,
-                        fetcher=fetcher,
-                        on_fetch=[pages.put_nowait],
-                    ) as crawl:
-                        try:
-                            await crawl.run(_Discard())
-                        finally:
-                            self._collect_failures(crawl)
-                finally:
-                    await pages.put(None)
+                async with Crawl(
+                    start_url, settings=settings, fetcher=fetcher, on_fetch=[pages.put_nowait]
+                ) as crawl:
+                    try:
+                        await crawl.run(_Discard())
+                    finally:
+                        self._collect_failures(crawl)
 
-            task = asyncio.create_task(drive())
-            try:
-                while (page := await pages.get()) is not None:
+            async with stream(pages, drive) as fetched:
+                async for page in fetched:
                     yield page
-                await task
-            finally:
-                if not task.done():
-                    task.cancel()
-                    with contextlib.suppress(asyncio.CancelledError):
-                        await task

@@ -26,12 +26,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Self
 
-from deepcrawl._tasks import supervised
+from deepcrawl._tasks import stream, supervised
 from deepcrawl.browser.scope import Scope, host_of
 from deepcrawl.crawler.context import CrawlContext, CrawlStats
 from deepcrawl.crawler.coordination import CrawlSeat
@@ -311,28 +310,12 @@ class Crawl:
         self.report = None
 
         async def drive() -> None:
-            try:
-                self.report = await self.run(sink)
-            except asyncio.CancelledError:
-                raise  # the reader stopped reading: nobody waits for the end mark
-            except BaseException:
-                await sink.queue.put(None)
-                raise
-            await sink.queue.put(None)
+            self.report = await self.run(sink)
 
-        # The one task of a crawl outside a task group: a generator cannot hold a task group
-        # across its ``yield`` (a failure would cancel the reader's code between two pages).
-        # It is supervised by hand: its failure is raised after the pages before it, and the
-        # reader leaving early cancels it and waits for it to end.
-        task = asyncio.create_task(drive())
-        try:
-            while (record := await sink.queue.get()) is not None:
+        # the reader leaving early cancels the crawl and waits for it to end
+        async with stream(sink.queue, drive) as records:
+            async for record in records:
                 yield record
-            await task
-        finally:
-            if not task.done():
-                task.cancel()
-                await asyncio.wait({task})  # unlike ``await task``, keeps our own cancellation
 
 
 def _settings(

@@ -67,7 +67,7 @@ if TYPE_CHECKING:
     from deepcrawl.crawler.context import CrawlContext
     from deepcrawl.crawler.deliver import Sink
     from deepcrawl.page.fetched import FetchedPage
-    from deepcrawl.search.form_search import FormSearch
+    from deepcrawl.search.backend import QueryBackend
     from deepcrawl.storage import PageRead
     from deepcrawl.storage.frontier import Lease
 
@@ -108,7 +108,7 @@ class NormalPhase:
     def __init__(
         self,
         ctx: CrawlContext,
-        search: FormSearch,
+        search: QueryBackend,
         form_id: int,
         fetcher: Fetcher,
         sink: Sink,

@@ -1,6 +1,6 @@
 """The query loop of a crawl: keyword manager → form → stored query, resumable.
 
-:func:`deepcrawl.forms.exhaust` runs a keyword manager over a form to the end in one go; a crawl
+:func:`deepcrawl.search.exhaust` runs a keyword manager over a form to the end in one go; a crawl
 needs the same loop one query at a time (the setup phase stops after a few queries for
 labelling; the normal phase fetches wanted pages while it queries), with every query stored
 before the next is chosen, and the manager rebuilt from the stored queries when a crawl resumes.
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
     from deepcrawl.crawler.context import CrawlContext
-    from deepcrawl.search.form_search import FormSearch
+    from deepcrawl.search.backend import QueryBackend
     from deepcrawl.search.results import QueryResult
     from deepcrawl.storage.state import StoredQuery
     from deepcrawl.storage.tables import QueryRead
@@ -447,7 +447,7 @@ class QueryLoop:
             f"{sources or 'none'})"
         )
 
-    async def step(self, search: FormSearch) -> tuple[QueryResult, QueryRead] | None:
+    async def step(self, search: QueryBackend) -> tuple[QueryResult, QueryRead] | None:
         """Submit the next keyword, store the query; None when the loop says stop.
 
         Once the manager's words are spent or bring nothing (saturated), the lists already

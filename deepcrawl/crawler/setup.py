@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from deepcrawl.browser.pool import BrowserPool
     from deepcrawl.crawler.context import CrawlContext
     from deepcrawl.forms.critic import CriticVerdict
-    from deepcrawl.search.form_search import FormSearch
+    from deepcrawl.search.backend import QueryBackend
     from deepcrawl.search.results import QueryResult
     from deepcrawl.storage.tables import QueryRead
 
@@ -271,7 +271,7 @@ def like_seen(urls: Sequence[str], examples: Sequence[str], ctx: CrawlContext) -
 
 async def run_setup(
     ctx: CrawlContext,
-    search: FormSearch,
+    search: QueryBackend,
     form_id: int,
     *,
     examples: Sequence[str] = (),

@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 
     from deepcrawl.browser.base import Fetcher
     from deepcrawl.page.fetched import FetchedPage
-    from deepcrawl.search.form_search import FormSearch
+    from deepcrawl.search.backend import QueryBackend
     from deepcrawl.settings import Settings
     from deepcrawl.storage import SiteRead
 
@@ -94,7 +94,7 @@ class FetchWorker(NormalPhase):
         # nothing: the crawl process delivers what it stores.
         super().__init__(
             ctx,
-            cast("FormSearch", None),
+            cast("QueryBackend", None),
             0,
             fetcher,
             NullSink(),

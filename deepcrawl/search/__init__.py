@@ -1,7 +1,9 @@
 """Querying a search form: fill it, submit it, read and page through its results.
 
+* :mod:`~deepcrawl.search.backend` — :class:`QueryBackend`, the contract of
+  ``query(keyword, values, *, max_pages, more)`` that every way of querying declares;
 * :mod:`~deepcrawl.search.form_search` — :class:`FormSearch`, which picks how a chosen form is
-  queried and answers ``query(keyword, values, *, max_pages, more)``;
+  queried, query by query;
 * the ways of querying it: :mod:`~deepcrawl.search.filler` (the browser fills and submits the
   form), :mod:`~deepcrawl.search.template` (the form's GET URL template over plain HTTP) and
   :mod:`~deepcrawl.search.data_api` (the JSON API a script-driven search calls);
@@ -21,6 +23,7 @@ from typing import TYPE_CHECKING
 from deepcrawl._lazy import lazy_getattr
 
 if TYPE_CHECKING:
+    from deepcrawl.search.backend import QueryBackend
     from deepcrawl.search.filler import FormFiller
     from deepcrawl.search.form_search import (
         FormChoice,
@@ -38,6 +41,7 @@ __all__ = [
     "FormChoice",
     "FormFiller",
     "FormSearch",
+    "QueryBackend",
     "QueryResult",
     "ResultLink",
     "ResultPage",
@@ -55,6 +59,7 @@ _LAZY = {
     "FormChoice": "deepcrawl.search.form_search",
     "FormFiller": "deepcrawl.search.filler",
     "FormSearch": "deepcrawl.search.form_search",
+    "QueryBackend": "deepcrawl.search.backend",
     "QueryResult": "deepcrawl.search.results",
     "ResultLink": "deepcrawl.search.results",
     "ResultPage": "deepcrawl.search.results",

@@ -32,6 +32,7 @@ from urllib.parse import parse_qsl, urljoin, urlsplit
 
 from deepcrawl.errors import FetchError
 from deepcrawl.page.fetched import Link
+from deepcrawl.search.backend import QueryBackend
 from deepcrawl.search.page_size import PAGE_SIZE_PARAMS, page_size_param, with_page_size
 from deepcrawl.search.results import PAGE_CAP_NOTE, QueryResult, ResultLink, ResultPage
 from deepcrawl.search.template import UrlTemplate
@@ -140,7 +141,7 @@ def _next_url(url: str, shown: int) -> str | None:
 
 
 @dataclass
-class DataSearch:
+class DataSearch(QueryBackend):
     """Queries by the JSON data request of a scripted results page, over plain HTTP.
 
     Args:
@@ -210,18 +211,29 @@ class DataSearch:
     async def query(
         self,
         keyword: str,
+        values: Mapping[str, str] | None = None,
         *,
         max_pages: int | None = None,
         more: Callable[[ResultPage, int], bool] | None = None,
     ) -> QueryResult:
         """Fetch the results of ``keyword`` from the data request, page by page.
 
+        Args:
+            keyword: the keyword, put in the request's keyword parameter.
+            values: the form's field values the query stands for, recorded in the result and
+                not sent: the request was seen carrying what the browser's form sent, under
+                parameter names of its own, so it serves those values only (the caller,
+                :class:`~deepcrawl.search.form_search.FormSearch`, asks it for no others).
+            max_pages: data requests at most (default :attr:`max_pages`).
+            more: the paging control, as :meth:`QueryBackend.query
+                <deepcrawl.search.backend.QueryBackend.query>` says.
+
         Returns:
             The query's result (``via="http"``, one page per data request); failures are
             ``error`` outcomes.
         """
         started = time.monotonic()
-        result = QueryResult(keyword=keyword, method="GET", via="http")
+        result = QueryResult(keyword=keyword, values=dict(values or {}), method="GET", via="http")
         cap = max_pages or self.max_pages
         url: str | None = self.template.url_for(keyword)
         if self.size_param is not None and url is not None:

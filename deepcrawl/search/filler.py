@@ -52,11 +52,12 @@ from deepcrawl.forms.fields import (
 from deepcrawl.forms.query_field import find_query_fields
 from deepcrawl.forms.safety import ensure_submittable
 from deepcrawl.safety import SafetyRule
+from deepcrawl.search.backend import QueryBackend
 from deepcrawl.search.browsing import Traffic, before_action, settle, snapshot
 from deepcrawl.search.judge import MIN_NEW_LINKS, Judge
 from deepcrawl.search.page_size import page_size_choice
-from deepcrawl.search.pagination import next_page
-from deepcrawl.search.results import ChromeFilter, QueryResult, ResultPage
+from deepcrawl.search.pagination import brings_new_links, next_page
+from deepcrawl.search.results import ChromeFilter, Outcome, QueryResult, ResultPage
 from deepcrawl.search.template import carries
 
 if TYPE_CHECKING:
@@ -77,7 +78,7 @@ _CLICKABLE = ("button", "input", "image", "js")
 _BUTTONS = frozenset({"button", "input", "image"})
 
 
-class FormFiller:
+class FormFiller(QueryBackend):
     """Fill and submit one searchable form in Chromium, and read all its result pages.
 
     Args:
@@ -194,21 +195,11 @@ class FormFiller:
             via="browser",
         )
         pages: list[ResultPage] = []
-        async with self.pool.page() as lease:
-            local = lease.answered_locally
-            with Traffic(lease.page) as traffic:
-                try:
-                    await self._run(lease, traffic, keyword, chosen, cap, pages, more)
-                except UnsafeFormError as exc:  # the live form changed into a refused one
-                    result.outcome, result.error = "rejected", str(exc)
-                except (FetchError, FormError) as exc:
-                    result.outcome, result.error = "error", str(exc)
-                except PlaywrightError as exc:
-                    result.outcome = "error"
-                    result.error = str(translate(exc, lease.page.url, lease))
-                # what reached the server: answers from the store or the pool's cache are free
-                result.requests = traffic.responses - (lease.answered_locally - local)
-                result.data_urls = [u for u in traffic.data_urls if carries(u, keyword)]
+        run = await self._submission(keyword, chosen, cap, pages, more)
+        if run.failure is not None:
+            result.outcome, result.error = run.failure
+        result.requests = run.requests
+        result.data_urls = [u for u in run.data_urls if carries(u, keyword)]
         result.elapsed_s = time.monotonic() - started
         if pages:
             note = result.error
@@ -221,22 +212,40 @@ class FormFiller:
         """Submit the nonsense keyword once and learn the site's chrome and "no results" page."""
         word = self.settings.forms.nonsense_keyword
         pages: list[ResultPage] = []
-        error: str | None = None
-        async with self.pool.page() as lease:
-            local = lease.answered_locally
-            with Traffic(lease.page) as traffic:
-                try:
-                    await self._run(lease, traffic, word, dict(self.fixed), 1, pages)
-                except (FetchError, FormError) as exc:
-                    error = str(exc)
-                except PlaywrightError as exc:
-                    error = str(translate(exc, lease.page.url, lease))
-                self.overhead_requests += traffic.responses - (lease.answered_locally - local)
+        run = await self._submission(word, dict(self.fixed), 1, pages)
+        self.overhead_requests += run.requests
+        error = run.failure[1] if run.failure is not None else None
         self.judge.learn_baseline(
             word, pages[0] if pages else None, self._form_keys or set(), error
         )
 
     # -- one submission ----------------------------------------------------------------------
+
+    async def _submission(
+        self,
+        keyword: str,
+        values: dict[str, str],
+        cap: int,
+        pages: list[ResultPage],
+        more: Callable[[ResultPage, int], bool] | None = None,
+    ) -> _Submission:
+        """Submit in a page borrowed from the pool and read up to ``cap`` result pages into
+        ``pages``; what the site did wrong is the submission's failure, not an exception."""
+        failure: tuple[Outcome, str] | None = None
+        async with self.pool.page() as lease:
+            local = lease.answered_locally
+            with Traffic(lease.page) as traffic:
+                try:
+                    await self._run(lease, traffic, keyword, values, cap, pages, more)
+                except UnsafeFormError as exc:  # the live form changed into a refused one
+                    failure = "rejected", str(exc)
+                except (FetchError, FormError) as exc:
+                    failure = "error", str(exc)
+                except PlaywrightError as exc:
+                    failure = "error", str(translate(exc, lease.page.url, lease))
+                # what reached the server: answers from the store or the pool's cache are free
+                requests = traffic.responses - (lease.answered_locally - local)
+        return _Submission(failure, requests, list(traffic.data_urls))
 
     async def _run(
         self,
@@ -309,7 +318,7 @@ class FormFiller:
                 nxt.fetched_url = turn.url
             pages.append(nxt)
             visited.update({nxt.url, nxt.fetched_url, turn.url})
-            if not self._new_links(pages):
+            if not brings_new_links(pages):
                 break
 
     def _may_type(self, live: Form) -> bool:
@@ -402,15 +411,9 @@ class FormFiller:
             except FetchTimeoutError:
                 return
             pages.append(await self._read(page, traffic, mark))
-            if not self._new_links(pages):
+            if not brings_new_links(pages):
                 pages.pop()
                 return
-
-    @staticmethod
-    def _new_links(pages: list[ResultPage]) -> bool:
-        """Did the last page bring a link the earlier ones did not show?"""
-        before = {link.url for page in pages[:-1] for link in page.links}
-        return any(link.url not in before for link in pages[-1].links)
 
     async def _read(self, page: Page, traffic: Traffic, mark: tuple[int, int]) -> ResultPage:
         data_urls = traffic.data_urls[mark[0] :]
@@ -526,6 +529,17 @@ class FormFiller:
         await page.eval_on_selector(
             live.locator, "f => (f.requestSubmit ? f.requestSubmit() : f.submit())"
         )
+
+
+class _Submission(NamedTuple):
+    """What one submission cost and how it failed (its result pages are read into a list)."""
+
+    failure: tuple[Outcome, str] | None
+    """The outcome (``error``, ``rejected``) and why, when it failed; None: it did not."""
+    requests: int
+    """Requests that reached the server."""
+    data_urls: list[str]
+    """URLs of the XHR / fetch requests answered, in order."""
 
 
 class _BeforeTyping(NamedTuple):

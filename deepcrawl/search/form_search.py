@@ -32,6 +32,7 @@ from deepcrawl.browser.scope import Scope, host_of
 from deepcrawl.errors import ConfigError, FormError, HTTPStatusError
 from deepcrawl.forms.fields import parse_form_choice, pick_form, user_verdict
 from deepcrawl.forms.store import load_critic
+from deepcrawl.search.backend import QueryBackend
 from deepcrawl.search.data_api import DataSearch
 from deepcrawl.search.filler import FormFiller
 from deepcrawl.search.page_size import offered_page_size
@@ -183,11 +184,12 @@ async def _selected(page: Page, selector: str, forms: Sequence[Form]) -> list[bo
     return [bool(hit) for hit in found]
 
 
-class FormSearch(AsyncResource):
+class FormSearch(AsyncResource, QueryBackend):
     """Queries one form, by browser first and by URL template once that is shown equivalent.
 
-    An async context manager (it owns a plain-HTTP fetcher, limited to the hosts of the form's
-    page and action, unless given one).
+    A :class:`~deepcrawl.search.backend.QueryBackend` over the three others, picked query by
+    query. An async context manager (it owns a plain-HTTP fetcher, limited to the hosts of the
+    form's page and action, unless given one).
 
     Args:
         pool: an entered browser pool.
@@ -264,8 +266,7 @@ class FormSearch(AsyncResource):
         values = {**fixed, **(values or {})}
         if self.data is not None and values == fixed:
             # the data request was seen carrying what the browser sent, fixed values included
-            data = await self.data.query(keyword, max_pages=max_pages, more=more)
-            data.values = dict(fixed)
+            data = await self.data.query(keyword, fixed, max_pages=max_pages, more=more)
             if data.outcome != "error":
                 return data
             self.data = None  # plain HTTP failed: back to the browser for good
@@ -404,7 +405,7 @@ async def query_page(
 
 
 async def exhaust(
-    search: FormSearch,
+    search: QueryBackend,
     manager: KeywordManager,
     *,
     record_id: Callable[[str], str | None] | None = None,
@@ -416,7 +417,7 @@ async def exhaust(
     queries until saturation, budget, identical results or repeated errors.
 
     Args:
-        search: the form to query (entered).
+        search: the form to query (entered, when it is a resource).
         manager: the keyword manager.
         record_id: maps a result URL to the id of the record it shows (None: not a record);
             default: the URL's normal form (:func:`deepcrawl.urls.normalise_url`).

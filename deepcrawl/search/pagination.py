@@ -11,7 +11,9 @@ alone, so the browser and the plain-HTTP path share the rules:
 3. *scripted controls*: a "Load more" / "Show more" button that appends results, or a "Next"
    button without an ``href`` (browser only).
 
-:func:`pager_urls` names the links that belong to the pager, so they are not taken for results.
+:func:`pager_urls` names the links that belong to the pager, so they are not taken for results;
+:func:`brings_new_links` is where paging stops whatever the pager offers: a page that shows no
+link the earlier ones did not (a site repeating its last page, a list that stopped growing).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import TYPE_CHECKING, Literal
 from urllib.parse import parse_qsl, urlsplit
 
 if TYPE_CHECKING:
-    from collections.abc import Collection
+    from collections.abc import Collection, Sequence
 
     from deepcrawl.page.fetched import Link
     from deepcrawl.search.results import ResultPage
@@ -32,6 +34,7 @@ __all__ = [
     "NEXT_TEXT",
     "PAGE_PARAMS",
     "PageTurn",
+    "brings_new_links",
     "next_page",
     "page_number_of",
     "pager_urls",
@@ -155,3 +158,9 @@ def next_page(page: ResultPage, number: int, visited: Collection[str]) -> PageTu
         if control.kind == "next":
             return PageTurn("click", locator=control.locator, text=control.text, how="button")
     return None
+
+
+def brings_new_links(pages: Sequence[ResultPage]) -> bool:
+    """Whether the last of a query's result pages shows a link the earlier ones did not."""
+    before = {link.url for page in pages[:-1] for link in page.links}
+    return any(link.url not in before for link in pages[-1].links)

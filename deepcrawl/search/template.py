@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from deepcrawl.errors import FetchError
+from deepcrawl.search.backend import QueryBackend
 from deepcrawl.search.judge import Judge, classify_links
-from deepcrawl.search.pagination import next_page
+from deepcrawl.search.pagination import brings_new_links, next_page
 from deepcrawl.search.results import QueryResult, ResultPage, page_from_fetched
 
 if TYPE_CHECKING:
@@ -105,7 +106,7 @@ class TemplateCheck:
 
 
 @dataclass
-class TemplateSearch:
+class TemplateSearch(QueryBackend):
     """Queries by URL template over a plain-HTTP fetcher.
 
     Args:
@@ -244,7 +245,7 @@ class TemplateSearch:
             visited.update({url, page.url})
             if len(pages) == 1 and not self.judge.has_results(page, keyword):
                 break
-            if len(pages) > 1 and not _new_links(pages):
+            if len(pages) > 1 and not brings_new_links(pages):
                 break
             if more is not None and not more(page, len(pages)):
                 break
@@ -258,8 +259,3 @@ def carries(url: str, keyword: str) -> bool:
     wanted = keyword.strip().casefold()
     params = parse_qsl(urlsplit(url).query, keep_blank_values=True)
     return bool(wanted) and any(v.strip().casefold() == wanted for _n, v in params)
-
-
-def _new_links(pages: list[ResultPage]) -> bool:
-    before = {link.url for page in pages[:-1] for link in page.links}
-    return any(link.url not in before for link in pages[-1].links)

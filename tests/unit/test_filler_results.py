@@ -6,7 +6,7 @@ import pytest
 
 from deepcrawl.page.fetched import Link
 from deepcrawl.search.judge import Judge, classify_links
-from deepcrawl.search.pagination import next_page, page_number_of, pager_urls
+from deepcrawl.search.pagination import brings_new_links, next_page, page_number_of, pager_urls
 from deepcrawl.search.results import (
     ChromeFilter,
     Clickable,
@@ -108,6 +108,15 @@ def test_pager_links_and_page_numbers() -> None:
     assert pager_urls(page(here, *links)) == {links[0].url, links[1].url}
     assert page_number_of(links[1].url) == 2
     assert page_number_of(record(1).url) is None
+
+
+def test_paging_goes_on_while_the_last_page_brings_a_link_not_shown_before() -> None:
+    here = f"{BASE}/search"
+    first = page(here, HOME, record(1), record(2))
+    assert brings_new_links([first])
+    assert brings_new_links([first, page(f"{here}?page=2", HOME, record(2), record(3))])
+    assert not brings_new_links([first, page(f"{here}?page=2", HOME, record(2))])
+    assert not brings_new_links([first, page(f"{here}?page=2")])
 
 
 def test_chrome_from_a_baseline_and_from_recurrence() -> None:

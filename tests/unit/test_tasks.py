@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from deepcrawl._tasks import first_error, supervised
+from deepcrawl._tasks import first_error, stream, supervised
 
 
 class Boom(Exception):
@@ -65,3 +65,44 @@ def test_first_error_flattens_groups_prefers_interrupts_and_notes_the_rest() -> 
     assert boom.__notes__ == ["also failed at the same time: ValueError: second"]
     interrupt = KeyboardInterrupt()
     assert first_error(BaseExceptionGroup("tasks", [Boom("x"), interrupt])) is interrupt
+
+
+async def test_stream_yields_what_a_callback_hands_over_then_raises_its_failure() -> None:
+    queue: asyncio.Queue[int | None] = asyncio.Queue(2)  # bounded: the producer waits
+
+    async def produce() -> None:
+        for n in range(5):
+            await queue.put(n)
+        raise Boom("the crawl failed")
+
+    got: list[int] = []
+
+    async def read() -> None:
+        async with asyncio.timeout(5), stream(queue, produce) as items:
+            async for item in items:
+                got.append(item)
+
+    with pytest.raises(Boom, match="the crawl failed"):
+        await read()
+    assert got == [0, 1, 2, 3, 4]
+
+
+async def test_leaving_a_stream_early_cancels_its_producer_and_waits_for_it() -> None:
+    queue: asyncio.Queue[int | None] = asyncio.Queue()
+    ended: list[str] = []
+
+    async def produce() -> None:
+        try:
+            for n in range(1000):
+                queue.put_nowait(n)
+                await asyncio.sleep(0)
+        except asyncio.CancelledError:
+            await asyncio.sleep(0.01)  # its clean-up runs before the scope is left
+            ended.append("cancelled")
+            raise
+
+    async with asyncio.timeout(5), stream(queue, produce) as items:
+        async for item in items:
+            if item == 2:
+                break
+    assert ended == ["cancelled"]
