@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from deepcrawl.browser.scope import host_of
+from deepcrawl.fetch.polite import FetchPolicy
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -131,6 +132,9 @@ class CrawlContext:
         robots: robots.txt rules (loaded by the engine).
         stats: the running figures.
         notify: called whenever the figures change (progress display).
+        polite: the crawl's one polite fetch path (scope, ``robots``, ``limiter``, retries;
+            requests and retries counted in ``stats``), made here once; every phase fetches
+            through ``polite.wrap(fetcher)``.
     """
 
     start_url: str
@@ -142,6 +146,12 @@ class CrawlContext:
     robots: RobotsPolicy
     stats: CrawlStats
     notify: Callable[[CrawlStats], None] | None = None
+    polite: FetchPolicy = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.polite = FetchPolicy(
+            self.settings.politeness, self.robots, self.limiter, self.in_scope, tally=self.stats
+        )
 
     @property
     def host(self) -> str:

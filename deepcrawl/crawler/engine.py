@@ -4,7 +4,8 @@
 
 1. **storage** — open the database and the site's row; everything below is stored as it
    happens, so the same command run again (or ``--resume``) continues where a crash stopped;
-2. **politeness** — load robots.txt (rules and Crawl-delay) into the per-host limiter;
+2. **politeness** — load robots.txt (rules and Crawl-delay) into the crawl's polite fetch path
+   (:class:`~deepcrawl.fetch.polite.FetchPolicy`), which every request then goes through;
 3. **form** — find the search form with the critic (:func:`~deepcrawl.crawler.setup.locate_form`),
    in a Chromium pool scoped to the site; login, registration, cart and delete forms are refused
    by the critic and the safety policy and never submitted;
@@ -240,11 +241,8 @@ class Crawl:
             if self._seat is not None:
                 tasks.daemon(self._seat.heartbeat.run(), name="heartbeat")
             ctx.enter("robots.txt")
-            await ctx.robots.load(self.start_url, fetcher)
+            await ctx.polite.open(self.start_url, fetcher)
             stats.requests += 1
-            if (delay := ctx.robots.crawl_delay(self.start_url)) is not None:
-                logger.info("robots.txt asks for a Crawl-delay of %g s: honoured", delay)
-                ctx.limiter.set_crawl_delay(host_of(self.start_url), delay)
             store = StoredPages(ctx.repo, ctx.site.id)  # answers result pages' script requests
             async with BrowserPool(ctx.settings, self.scope, store=store) as pool:
                 ctx.enter("finding form")

@@ -117,7 +117,7 @@ async def locate_form(ctx: CrawlContext, pool: BrowserPool) -> SearchForm:
         raise FormError(f"robots.txt forbids {ctx.start_url}: no search form can be looked for")
     ctx.stats.requests += 1
     try:
-        async with ctx.limiter.slot(ctx.start_url):
+        async with ctx.polite.slot(ctx.start_url):
             form, verdict = await find_search_form(ctx.start_url, ctx.settings, pool)
     except FormError as exc:  # no search form here: look for it (entry-point discovery)
         logger.info("%s; looking for one by entry-point discovery", exc)
@@ -168,7 +168,7 @@ async def _discover_form(
     ctx.stats.discovery_pages = found.pages_fetched
     for page in dict.fromkeys(form["page"] for form in found.forms):
         ctx.stats.requests += 1
-        async with ctx.limiter.slot(page):
+        async with ctx.polite.slot(page):
             try:
                 return await find_search_form(page, ctx.settings, pool)
             except FormError as exc:
@@ -229,26 +229,19 @@ async def fetch_examples(
 
 async def setup_fetch(ctx: CrawlContext, fetcher: Fetcher, url: str) -> FetchedPage | None:
     """One page the setup phase looks at (an example, a layout sample): the stored copy when the
-    crawl has it — so a resumed crawl fetches nothing twice — else fetched politely (scope,
-    robots.txt, the safety rule, the host's rate); None when refused or the fetch failed."""
+    crawl has it — so a resumed crawl fetches nothing twice — else fetched if the safety rule
+    allows it, through the crawl's polite path (scope, robots.txt, the host's rate); None when
+    refused or the fetch failed."""
     if (stored := StoredPages(ctx.repo, ctx.site.id).document(url)) is not None:
         body = stored.body.decode("utf-8", errors="replace")
         return FetchedPage(url, url, stored.status, stored.content_type, body)
-    if not ctx.in_scope(url):
-        logger.info("%s: out of the crawl's scope, not fetched", url)
-        return None
-    if not ctx.robots.allowed(url):
-        logger.info("%s: disallowed by robots.txt, not fetched", url)
-        return None
     if not _SAFETY.allows(url):
         logger.info("%s: refused by the safety rule (it may change the site), not fetched", url)
         return None
-    ctx.stats.requests += 1
     try:
-        async with ctx.limiter.slot(url):
-            return await fetcher.fetch(url)
-    except FetchError as exc:
-        logger.info("%s: fetch failed (%s)", url, exc)
+        return await ctx.polite.wrap(fetcher).fetch(url)
+    except FetchError as exc:  # refused (out of scope, robots.txt) or failed
+        logger.info("%s: not fetched (%s)", url, exc)
         return None
 
 

@@ -207,10 +207,8 @@ async def run_worker(
                 scope = Scope((host_of(chosen.start_url),), implicit=False)
                 made = make_fetcher(settings, scope, forms=False)
                 fetcher = await stack.enter_async_context(made)
-            await ctx.robots.load(chosen.start_url, fetcher)
+            await ctx.polite.open(chosen.start_url, fetcher)
             ctx.stats.requests += 1
-            if (delay := ctx.robots.crawl_delay(chosen.start_url)) is not None:
-                ctx.limiter.set_crawl_delay(host_of(chosen.start_url), delay)
             every = settings.crawl.heartbeat_s
             heartbeat = Heartbeat(repo.engine, chosen.id, "worker", ctx.stats, every_s=every)
             heartbeat.register()
