@@ -12,10 +12,9 @@ import logging
 import time
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 from deepcrawl.browser.scope import host_of
-from deepcrawl.fetch.polite import FetchPolicy
+from deepcrawl.fetch.polite import FetchPolicy, in_scope
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -160,10 +159,7 @@ class CrawlContext:
 
     def in_scope(self, url: str) -> bool:
         """Whether ``url`` may be fetched: the scope prefix if one is set, else the host."""
-        prefix = self.settings.crawl.scope_prefix
-        if prefix:
-            return url.startswith(prefix)
-        return urlsplit(url).scheme in {"http", "https"} and host_of(url) == self.host
+        return in_scope(url, self.start_url, prefix=self.settings.crawl.scope_prefix)
 
     def changed(self) -> None:
         """Tell the progress display that the figures moved."""

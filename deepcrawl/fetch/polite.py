@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit
 
 from deepcrawl.browser.base import Fetcher
+from deepcrawl.browser.scope import host_of
 from deepcrawl.errors import (
     BlockedError,
     FetchError,
@@ -60,6 +61,7 @@ __all__ = [
     "FetchPolicy",
     "PoliteFetcher",
     "Tally",
+    "in_scope",
     "open_policy",
     "same_host",
 ]
@@ -105,15 +107,22 @@ class Attempt:
     attempt: int = 1
 
 
+def in_scope(url: str, start_url: str, *, prefix: str | None = None) -> bool:
+    """Whether a crawl from ``start_url`` may request ``url``: under ``prefix`` when one is
+    set, else an http(s) URL on the start URL's host (and port; compared as :func:`~deepcrawl
+    .browser.scope.host_of` spells them: lower-cased, punycode)."""
+    if prefix:
+        return url.startswith(prefix)
+    return urlsplit(url).scheme in {"http", "https"} and host_of(url) == host_of(start_url)
+
+
 def same_host(start_url: str) -> Callable[[str], bool]:
-    """The scope of a link strategy: http(s) URLs on the start URL's host (and port)."""
-    host = urlsplit(start_url).netloc
+    """The scope of a link strategy: :func:`in_scope` of ``start_url``, without a prefix."""
 
-    def in_scope(url: str) -> bool:
-        parts = urlsplit(url)
-        return parts.scheme in {"http", "https"} and parts.netloc == host
+    def on_host(url: str) -> bool:
+        return in_scope(url, start_url)
 
-    return in_scope
+    return on_host
 
 
 class FetchPolicy:
@@ -270,7 +279,9 @@ class PoliteFetcher(Fetcher):
     async def _send(self, url: str) -> FetchedPage:
         self._counted()
         async with self.policy.limiter.slot(url):
-            return await self.inner.fetch(url)
+            page = await self.inner.fetch(url)
+        logger.debug("%s: HTTP %d in %.2f s (%s)", url, page.status, page.elapsed_s, page.via)
+        return page
 
 
 async def open_policy(

@@ -10,7 +10,7 @@ import pytest
 
 from deepcrawl.browser.base import Fetcher
 from deepcrawl.errors import BlockedError, FetchError, HTTPStatusError, NetworkError
-from deepcrawl.fetch.polite import FetchPolicy, PoliteFetcher, same_host
+from deepcrawl.fetch.polite import FetchPolicy, PoliteFetcher, in_scope, same_host
 from deepcrawl.fetch.politeness import HostLimiter
 from deepcrawl.fetch.robots import RobotsPolicy
 from deepcrawl.page.fetched import FetchedPage
@@ -101,6 +101,14 @@ async def test_a_url_out_of_scope_is_refused_unsent() -> None:
     )
     assert [url for url, _ in fake.sent] == [HOST + "/robots.txt"]  # read by open(), directly
     assert tally.requests == 0
+
+
+def test_the_scope_is_the_start_hosts_or_the_prefix() -> None:
+    assert in_scope("https://A.test/x", HOST + "/")  # the host as scope spells it
+    assert not in_scope("http://a.test:8080/x", HOST + "/")  # another port
+    assert not in_scope("mailto:x@a.test", HOST + "/")
+    assert in_scope(HOST + "/docs/1", HOST + "/", prefix=HOST + "/docs/")
+    assert not in_scope(HOST + "/blog/1", HOST + "/", prefix=HOST + "/docs/")
 
 
 async def test_a_url_robots_txt_disallows_is_refused_unsent() -> None:
