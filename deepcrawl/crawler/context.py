@@ -11,17 +11,18 @@ import contextlib
 import logging
 import time
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 from deepcrawl.browser.scope import host_of
 from deepcrawl.fetch.polite import FetchPolicy, in_scope
+from deepcrawl.fetch.politeness import make_limiter
+from deepcrawl.fetch.robots import RobotsPolicy
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
     from deepcrawl.crawler.state import CrawlState
     from deepcrawl.fetch.politeness import HostLimiter
-    from deepcrawl.fetch.robots import RobotsPolicy
     from deepcrawl.settings import Settings
     from deepcrawl.storage import Repository, SiteRead
 
@@ -146,6 +147,32 @@ class CrawlContext:
     stats: CrawlStats
     notify: Callable[[CrawlStats], None] | None = None
     polite: FetchPolicy = field(init=False, repr=False)
+
+    @classmethod
+    def create(
+        cls,
+        start_url: str,
+        settings: Settings,
+        repo: Repository,
+        site: SiteRead,
+        state: CrawlState,
+        *,
+        notify: Callable[[CrawlStats], None] | None = None,
+    ) -> Self:
+        """A process's context for the crawl of ``site``: the limiter of its database (shared
+        by every process on PostgreSQL), robots.txt rules still to be read (``polite.open``),
+        and figures from zero."""
+        return cls(
+            start_url=start_url,
+            settings=settings,
+            repo=repo,
+            site=site,
+            state=state,
+            limiter=make_limiter(settings.politeness, repo.engine, site.id),
+            robots=RobotsPolicy(settings.http.user_agent, obey=settings.politeness.obey_robots),
+            stats=CrawlStats(),
+            notify=notify,
+        )
 
     def __post_init__(self) -> None:
         self.polite = FetchPolicy(

@@ -40,8 +40,6 @@ from deepcrawl.crawler.deliver import QueueSink
 from deepcrawl.crawler.inputs import check_url, keep_field_values
 from deepcrawl.crawler.state import CrawlState
 from deepcrawl.errors import ConfigError
-from deepcrawl.fetch.politeness import make_limiter
-from deepcrawl.fetch.robots import RobotsPolicy
 from deepcrawl.settings import Settings, load_settings
 from deepcrawl.storage import Repository
 
@@ -151,16 +149,8 @@ class Crawl:
         except BaseException:
             repo.close()
             raise
-        self.ctx = CrawlContext(
-            start_url=self.start_url,
-            settings=settings,
-            repo=repo,
-            site=site,
-            state=state,
-            limiter=make_limiter(settings.politeness, repo.engine, site.id),
-            robots=RobotsPolicy(settings.http.user_agent, obey=settings.politeness.obey_robots),
-            stats=CrawlStats(),
-            notify=self.progress,
+        self.ctx = CrawlContext.create(
+            self.start_url, settings, repo, site, state, notify=self.progress
         )
         # the query lock (other processes of the crawl are workers) or, on SQLite, the claim
         # that keeps a second crawl process out, and a heartbeat; taken before anything starts

@@ -42,8 +42,6 @@ from deepcrawl.crawler.deliver import NullSink
 from deepcrawl.crawler.normal import NormalPhase
 from deepcrawl.crawler.state import CrawlState
 from deepcrawl.errors import ConfigError
-from deepcrawl.fetch.politeness import make_limiter
-from deepcrawl.fetch.robots import RobotsPolicy
 from deepcrawl.storage import Repository
 
 if TYPE_CHECKING:
@@ -189,16 +187,9 @@ async def run_worker(
         )
     with Repository.open(url, settings.storage) as repo:
         chosen = await _wait_for_crawl(repo, site, settings.crawl.worker_wait_s)
-        ctx = CrawlContext(
-            start_url=chosen.start_url,
-            settings=settings,
-            repo=repo,
-            site=chosen,
-            state=CrawlState(repo, chosen.id),
-            limiter=make_limiter(settings.politeness, repo.engine, chosen.id),
-            robots=RobotsPolicy(settings.http.user_agent, obey=settings.politeness.obey_robots),
-            stats=CrawlStats(),
-            notify=progress,
+        crawl_state = CrawlState(repo, chosen.id)
+        ctx = CrawlContext.create(
+            chosen.start_url, settings, repo, chosen, crawl_state, notify=progress
         )
         async with contextlib.AsyncExitStack() as stack:
             if fetcher is None:
