@@ -507,7 +507,7 @@ class QueryLoop:
             self._stop(self.ctx.stats.stop_reason or str(StopReason.EXHAUSTED))
             return None
         more = self.pager(word, skip=skip, threshold=threshold)
-        async with self.ctx.polite.slot(self.ctx.start_url):
+        async with self.ctx.limiter.slot(self.ctx.start_url):
             result = await search.query(word, max_pages=self.max_pages, more=more)
         logger.info(
             "query %r%s: %s, %d result pages, %d result links, %s results reported",

@@ -117,7 +117,7 @@ async def locate_form(ctx: CrawlContext, pool: BrowserPool) -> SearchForm:
         raise FormError(f"robots.txt forbids {ctx.start_url}: no search form can be looked for")
     ctx.stats.requests += 1
     try:
-        async with ctx.polite.slot(ctx.start_url):
+        async with ctx.limiter.slot(ctx.start_url):
             form, verdict = await find_search_form(ctx.start_url, ctx.settings, pool)
     except FormError as exc:  # no search form here: look for it (entry-point discovery)
         logger.info("%s; looking for one by entry-point discovery", exc)
@@ -168,7 +168,7 @@ async def _discover_form(
     ctx.stats.discovery_pages = found.pages_fetched
     for page in dict.fromkeys(form["page"] for form in found.forms):
         ctx.stats.requests += 1
-        async with ctx.polite.slot(page):
+        async with ctx.limiter.slot(page):
             try:
                 return await find_search_form(page, ctx.settings, pool)
             except FormError as exc:

@@ -51,7 +51,6 @@ from deepcrawl.fetch.robots import RobotsPolicy
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from contextlib import AbstractAsyncContextManager
 
     from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.settings import PolitenessSettings, Settings
@@ -170,11 +169,6 @@ class FetchPolicy:
     def allowed(self, url: str) -> bool:
         """Whether ``url`` may be requested (in scope and allowed by robots.txt)."""
         return self.refusal(url) is None
-
-    def slot(self, url: str) -> AbstractAsyncContextManager[None]:
-        """Hold a request slot of ``url``'s host: for requests sent by other means than a
-        fetcher (a form submitted in the browser pool), in the same host's rate."""
-        return self.limiter.slot(url)
 
     def wrap(self, fetcher: Fetcher) -> PoliteFetcher:
         """``fetcher`` behind this policy."""
