@@ -14,10 +14,12 @@ from deepcrawl.bench.report import (
     write_plot,
 )
 from deepcrawl.bench.runner import BenchRun, CountingFetcher, run_bench
+from deepcrawl.bench.strategy import DeepcrawlStrategy  # registers the "deepcrawl" strategy
 
 __all__ = [
     "BenchRun",
     "CountingFetcher",
+    "DeepcrawlStrategy",
     "PeakMemory",
     "RealRun",
     "real_prototypes_table",

@@ -11,16 +11,17 @@ import contextlib
 import logging
 import time
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
+from typing import TYPE_CHECKING, Any, Self
 
 from deepcrawl.browser.scope import host_of
+from deepcrawl.fetch.polite import FetchPolicy, in_scope
+from deepcrawl.fetch.politeness import make_limiter
+from deepcrawl.fetch.robots import RobotsPolicy
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
     from deepcrawl.fetch.politeness import HostLimiter
-    from deepcrawl.fetch.robots import RobotsPolicy
     from deepcrawl.settings import Settings
     from deepcrawl.storage import Repository, SiteRead
     from deepcrawl.storage.state import CrawlState
@@ -131,6 +132,9 @@ class CrawlContext:
         robots: robots.txt rules (loaded by the engine).
         stats: the running figures.
         notify: called whenever the figures change (progress display).
+        polite: the crawl's one polite fetch path (scope, ``robots``, ``limiter``, retries;
+            requests and retries counted in ``stats``), made here once; every phase fetches
+            through ``polite.wrap(fetcher)``.
     """
 
     start_url: str
@@ -142,6 +146,38 @@ class CrawlContext:
     robots: RobotsPolicy
     stats: CrawlStats
     notify: Callable[[CrawlStats], None] | None = None
+    polite: FetchPolicy = field(init=False, repr=False)
+
+    @classmethod
+    def create(
+        cls,
+        start_url: str,
+        settings: Settings,
+        repo: Repository,
+        site: SiteRead,
+        state: CrawlState,
+        *,
+        notify: Callable[[CrawlStats], None] | None = None,
+    ) -> Self:
+        """A process's context for the crawl of ``site``: the limiter of its database (shared
+        by every process on PostgreSQL), robots.txt rules still to be read (``polite.open``),
+        and figures from zero."""
+        return cls(
+            start_url=start_url,
+            settings=settings,
+            repo=repo,
+            site=site,
+            state=state,
+            limiter=make_limiter(settings.politeness, repo.engine, site.id),
+            robots=RobotsPolicy(settings.http.user_agent, obey=settings.politeness.obey_robots),
+            stats=CrawlStats(),
+            notify=notify,
+        )
+
+    def __post_init__(self) -> None:
+        self.polite = FetchPolicy(
+            self.settings.politeness, self.robots, self.limiter, self.in_scope, tally=self.stats
+        )
 
     @property
     def host(self) -> str:
@@ -150,10 +186,7 @@ class CrawlContext:
 
     def in_scope(self, url: str) -> bool:
         """Whether ``url`` may be fetched: the scope prefix if one is set, else the host."""
-        prefix = self.settings.crawl.scope_prefix
-        if prefix:
-            return url.startswith(prefix)
-        return urlsplit(url).scheme in {"http", "https"} and host_of(url) == self.host
+        return in_scope(url, self.start_url, prefix=self.settings.crawl.scope_prefix)
 
     def changed(self) -> None:
         """Tell the progress display that the figures moved."""

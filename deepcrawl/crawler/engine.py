@@ -4,7 +4,8 @@
 
 1. **storage** — open the database and the site's row; everything below is stored as it
    happens, so the same command run again (or ``--resume``) continues where a crash stopped;
-2. **politeness** — load robots.txt (rules and Crawl-delay) into the per-host limiter;
+2. **politeness** — load robots.txt (rules and Crawl-delay) into the crawl's polite fetch path
+   (:class:`~deepcrawl.fetch.polite.FetchPolicy`), which every request then goes through;
 3. **form** — find the search form with the critic (:func:`~deepcrawl.crawler.setup.locate_form`),
    in a Chromium pool scoped to the site; login, registration, cart and delete forms are refused
    by the critic and the safety policy and never submitted;
@@ -37,8 +38,6 @@ from deepcrawl.crawler.coordination import CrawlSeat
 from deepcrawl.crawler.deliver import QueueSink
 from deepcrawl.crawler.inputs import check_url, keep_field_values
 from deepcrawl.errors import ConfigError
-from deepcrawl.fetch.politeness import make_limiter
-from deepcrawl.fetch.robots import RobotsPolicy
 from deepcrawl.settings import Settings, load_settings
 from deepcrawl.storage import Repository
 from deepcrawl.storage.state import CrawlState
@@ -149,16 +148,8 @@ class Crawl:
         except BaseException:
             repo.close()
             raise
-        self.ctx = CrawlContext(
-            start_url=self.start_url,
-            settings=settings,
-            repo=repo,
-            site=site,
-            state=state,
-            limiter=make_limiter(settings.politeness, repo.engine, site.id),
-            robots=RobotsPolicy(settings.http.user_agent, obey=settings.politeness.obey_robots),
-            stats=CrawlStats(),
-            notify=self.progress,
+        self.ctx = CrawlContext.create(
+            self.start_url, settings, repo, site, state, notify=self.progress
         )
         # the query lock (other processes of the crawl are workers) or, on SQLite, the claim
         # that keeps a second crawl process out, and a heartbeat; taken before anything starts
@@ -239,11 +230,8 @@ class Crawl:
             if self._seat is not None:
                 tasks.daemon(self._seat.heartbeat.run(), name="heartbeat")
             ctx.enter("robots.txt")
-            await ctx.robots.load(self.start_url, fetcher)
+            await ctx.polite.open(self.start_url, fetcher)
             stats.requests += 1
-            if (delay := ctx.robots.crawl_delay(self.start_url)) is not None:
-                logger.info("robots.txt asks for a Crawl-delay of %g s: honoured", delay)
-                ctx.limiter.set_crawl_delay(host_of(self.start_url), delay)
             store = StoredPages(ctx.repo, ctx.site.id)  # answers result pages' script requests
             async with BrowserPool(ctx.settings, self.scope, store=store) as pool:
                 ctx.enter("finding form")

@@ -28,7 +28,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from deepcrawl.browser.base import Fetcher
-from deepcrawl.errors import ConfigError, FetchError
+from deepcrawl.errors import BlockedError, ConfigError, FetchError
 from deepcrawl.links.focused import FocusedStrategy
 from deepcrawl.links.strategy import STRATEGIES
 from deepcrawl.page.fetched import FetchedPage
@@ -168,21 +168,20 @@ class NavigatePhase:
     async def navigation(self, url: str) -> FetchedPage:
         """Fetch a page for its links only (not stored: it is no wanted record).
 
+        The safety rule judges it first, then the crawl's polite path (scope, robots.txt, the
+        host's rate) fetches it.
+
         Raises:
-            FetchError: out of scope, refused by the safety rule, disallowed by robots.txt, or
-                the fetch failed.
+            FetchError: refused by the safety rule, out of scope or disallowed by robots.txt
+                (:class:`~deepcrawl.errors.BlockedError`), or the fetch failed.
         """
         ctx = self.ctx
-        if not ctx.in_scope(url):
-            raise FetchError(url, "out of the crawl's scope (not fetched)")
         if url != ctx.start_url and (why := self._safety.reason(url)):
             raise FetchError(url, f"{why} (not fetched)")
-        if not ctx.robots.allowed(url) and not url.endswith("/robots.txt"):
-            raise FetchError(url, "disallowed by robots.txt (not fetched)")
-        ctx.stats.requests += 1
+        if why := ctx.polite.refusal(url):  # refused before sending: no request counted
+            raise BlockedError(url, why)
         ctx.stats.nav_requests += 1
-        async with ctx.limiter.slot(url):
-            return await self.normal.fetcher.fetch(url)
+        return await self.normal.polite.fetch(url)
 
     def refused(self, url: str) -> str | None:
         """Why the safety rule refuses a request for ``url`` (its URL alone), or None."""

@@ -11,9 +11,10 @@ Two activities share one event loop until both are done:
   .sitemaps`) are classified the same way, as a record page's links are, and the wanted ones
   enter the frontier (the keyword manager counts them as known records); a crawl whose querying
   ended for good, run again, sends no query (:class:`~deepcrawl.storage.tables.QueryEnd`);
-* **fetch workers** lease URLs from the frontier and fetch them politely (scope, robots.txt,
-  the per-host rate and concurrency, back-off with ``Retry-After`` on 429/503 and transient
-  failures), store each page, and hand it to the extractor (:class:`~deepcrawl.crawler.deliver
+* **fetch workers** lease URLs from the frontier and fetch them through the crawl's polite path
+  (:mod:`deepcrawl.fetch.polite`: scope, robots.txt, the per-host rate and concurrency, back-off
+  with ``Retry-After`` on 429/503 and transient failures, retried through the frontier), store
+  each page, and hand it to the extractor (:class:`~deepcrawl.crawler.deliver
   .Sink`); a URL that fails for good is stored with its reason.
 
 **Delivery** is direct when one process crawls (SQLite): a page goes to the sink right after it
@@ -36,7 +37,6 @@ import functools
 import logging
 import re
 from typing import TYPE_CHECKING, Literal
-from urllib.parse import urlsplit
 
 from deepcrawl._tasks import supervised
 from deepcrawl.classify.url import LabelStats
@@ -45,14 +45,10 @@ from deepcrawl.crawler.kinds import canonical_url, make_classifier, teach_fetche
 from deepcrawl.crawler.queries import QueryLoop, normalised_id
 from deepcrawl.crawler.setup import store_results_page
 from deepcrawl.errors import (
-    BlockedError,
     FetchError,
-    FetchTimeoutError,
     HTTPStatusError,
-    NetworkError,
     StorageError,
 )
-from deepcrawl.fetch.politeness import TRANSIENT_STATUSES, backoff_delay
 from deepcrawl.keywords import StopReason
 from deepcrawl.safety import SafetyRule
 from deepcrawl.storage import is_shared
@@ -66,6 +62,7 @@ if TYPE_CHECKING:
     from deepcrawl.classify.url import Decision
     from deepcrawl.crawler.context import CrawlContext
     from deepcrawl.crawler.deliver import Sink
+    from deepcrawl.errors import FetchError
     from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.search.backend import QueryBackend
     from deepcrawl.storage import PageRead
@@ -121,6 +118,8 @@ class NormalPhase:
         self.ctx = ctx
         self.search = search
         self.fetcher = fetcher
+        #: ``fetcher`` behind the crawl's polite path (scope, robots.txt, rate, back-off).
+        self.polite = ctx.polite.wrap(fetcher)
         self.sink = sink
         if delivery is None:
             delivery = "poll" if is_shared(ctx.repo.engine) and sink.remembers else "direct"
@@ -444,62 +443,21 @@ class NormalPhase:
                 await self._deliver_stored(stored)  # its process died before delivering it
             self.frontier.complete(lease.id)
             return
-        if not ctx.in_scope(url):
-            self._fail(lease, "out of the crawl's scope (not fetched)", kind=BlockedError)
+        tried = await self.polite.attempt(url, attempt=lease.attempts)
+        if tried.retry_in is not None:  # a transient failure, retried through the frontier
+            self.frontier.retry(lease.id, after_s=tried.retry_in)
             return
-        if not ctx.robots.allowed(url):
-            self._fail(lease, "disallowed by robots.txt (not fetched)", kind=BlockedError)
+        if tried.kind is not None:
+            self._fail(lease, tried.reason, status=tried.status, kind=tried.kind)
             return
-        ctx.stats.requests += 1
-        try:
-            async with ctx.limiter.slot(url):
-                page = await self.fetcher.fetch(url)
-        except (NetworkError, FetchTimeoutError) as exc:
-            self._retry_or_fail(lease, str(exc), None, status=0, kind=type(exc))
-            return
-        except FetchError as exc:
-            self._fail(lease, str(exc), kind=type(exc))
-            return
-        if page.status in TRANSIENT_STATUSES:
-            retry_after = page.headers.get("retry-after")
-            if page.status in (429, 503):
-                delay = backoff_delay(
-                    lease.attempts, ctx.settings.politeness, retry_after=retry_after
-                )
-                if delay is not None:
-                    logger.info(
-                        "%s answers %d: backing off %s for %.1f s", url, page.status,
-                        urlsplit(url).netloc, delay,
-                    )  # fmt: skip
-                    ctx.limiter.pause(urlsplit(url).netloc, delay)
-            self._retry_or_fail(
-                lease, f"HTTP status {page.status}", retry_after, page.status, kind=HTTPStatusError
-            )
-            return
+        page = tried.page
+        assert page is not None  # no failure: an answer came
         if page.status >= 400:
             self._fail(
                 lease, f"HTTP status {page.status}", status=page.status, kind=HTTPStatusError
             )
             return
         await self._store(lease, page)
-
-    def _retry_or_fail(
-        self,
-        lease: Lease,
-        reason: str,
-        retry_after: str | None,
-        status: int,
-        *,
-        kind: type[FetchError],
-    ) -> None:
-        delay = backoff_delay(lease.attempts, self.ctx.settings.politeness, retry_after=retry_after)
-        if delay is None:
-            reason = f"{reason} (after {lease.attempts} attempts)"
-            self._fail(lease, reason, status=status, kind=kind)
-            return
-        self.ctx.stats.retries += 1
-        logger.info("%s: %s; retry %d in %.1f s", lease.url, reason, lease.attempts, delay)
-        self.frontier.retry(lease.id, after_s=delay)
 
     def _fail(self, lease: Lease, reason: str, *, status: int = 0, kind: type[FetchError]) -> None:
         """Give the URL up, its reason, the error's class and the attempts stored."""

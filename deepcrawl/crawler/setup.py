@@ -229,26 +229,19 @@ async def fetch_examples(
 
 async def setup_fetch(ctx: CrawlContext, fetcher: Fetcher, url: str) -> FetchedPage | None:
     """One page the setup phase looks at (an example, a layout sample): the stored copy when the
-    crawl has it — so a resumed crawl fetches nothing twice — else fetched politely (scope,
-    robots.txt, the safety rule, the host's rate); None when refused or the fetch failed."""
+    crawl has it — so a resumed crawl fetches nothing twice — else fetched if the safety rule
+    allows it, through the crawl's polite path (scope, robots.txt, the host's rate); None when
+    refused or the fetch failed."""
     if (stored := StoredPages(ctx.repo, ctx.site.id).document(url)) is not None:
         body = stored.body.decode("utf-8", errors="replace")
         return FetchedPage(url, url, stored.status, stored.content_type, body)
-    if not ctx.in_scope(url):
-        logger.info("%s: out of the crawl's scope, not fetched", url)
-        return None
-    if not ctx.robots.allowed(url):
-        logger.info("%s: disallowed by robots.txt, not fetched", url)
-        return None
     if not _SAFETY.allows(url):
         logger.info("%s: refused by the safety rule (it may change the site), not fetched", url)
         return None
-    ctx.stats.requests += 1
     try:
-        async with ctx.limiter.slot(url):
-            return await fetcher.fetch(url)
-    except FetchError as exc:
-        logger.info("%s: fetch failed (%s)", url, exc)
+        return await ctx.polite.wrap(fetcher).fetch(url)
+    except FetchError as exc:  # refused (out of scope, robots.txt) or failed
+        logger.info("%s: not fetched (%s)", url, exc)
         return None
 
 

@@ -4,8 +4,9 @@ A sitemap is often the cheapest list of a site's record URLs (sitemaps.org proto
 crawl reads the sitemaps its robots.txt names (``Sitemap:`` lines, :meth:`RobotsPolicy.sitemaps
 <deepcrawl.fetch.robots.RobotsPolicy.sitemaps>`), or ``/sitemap.xml`` when it names none:
 
-1. each file is fetched over plain HTTP, politely — in the crawl's scope, allowed by robots.txt,
-   in the host's rate limit, transient failures retried with back-off — and stored as a page of
+1. each file is fetched over plain HTTP through the crawl's polite path
+   (:mod:`deepcrawl.fetch.polite`) — in the crawl's scope, allowed by robots.txt, in the host's
+   rate limit, transient failures retried with back-off — and stored as a page of
    kind ``sitemap`` (its body as sent), so a resumed crawl reads it from the store, not the site;
    one that fails for good is stored with its reason (``deepcrawl failures`` lists it);
 2. :func:`parse_sitemap` reads it — gzipped or not, XML (``urlset`` or ``sitemapindex``, any
@@ -24,21 +25,14 @@ import asyncio
 import io
 import zlib
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 from urllib.parse import urljoin, urlsplit
 
 from lxml import etree
 
-from deepcrawl.errors import (
-    BlockedError,
-    FetchError,
-    FetchTimeoutError,
-    HTTPStatusError,
-    NetworkError,
-    SitemapError,
-)
-from deepcrawl.fetch.politeness import TRANSIENT_STATUSES, backoff_delay
+from deepcrawl.browser.base import Fetcher
+from deepcrawl.errors import HTTPStatusError, SitemapError
 from deepcrawl.page.fetched import FetchedPage
 
 if TYPE_CHECKING:
@@ -46,6 +40,7 @@ if TYPE_CHECKING:
 
     from deepcrawl.browser.http import HttpFetcher
     from deepcrawl.crawler.context import CrawlContext
+    from deepcrawl.errors import FetchError
 
 __all__ = ["Sitemap", "SitemapReader", "parse_sitemap", "read_sitemaps"]
 
@@ -191,6 +186,29 @@ async def read_sitemaps(
             await asyncio.sleep(0)  # let the fetch workers start on them
 
 
+class _SitemapFetcher(Fetcher):
+    """Plain HTTP for sitemaps: the body as sent, neither decoded nor parsed, kept losslessly in
+    the page's text (``surrogateescape``), as the store keeps it."""
+
+    def __init__(self, http: HttpFetcher, max_bytes: int) -> None:
+        self.http = http
+        self.max_bytes = max_bytes
+
+    async def fetch(self, url: str) -> FetchedPage:
+        page, raw = await self.http.fetch_bytes(url, max_bytes=self.max_bytes)
+        return FetchedPage(
+            url=page.url,
+            final_url=page.final_url,
+            status=page.status,
+            content_type=page.content_type,
+            body=raw.decode("utf-8", errors="surrogateescape"),
+            via="http",
+            fetched_at=page.fetched_at,
+            elapsed_s=page.elapsed_s,
+            headers=page.headers,
+        )
+
+
 class SitemapReader:
     """Reads one crawl's sitemaps, each file once across runs (see the module docstring).
 
@@ -202,6 +220,7 @@ class SitemapReader:
     def __init__(self, ctx: CrawlContext, http: HttpFetcher) -> None:
         self.ctx = ctx
         self.http = http
+        self._polite = ctx.polite.wrap(_SitemapFetcher(http, ctx.settings.crawl.sitemap_max_bytes))
 
     def roots(self) -> tuple[list[str], bool]:
         """The sitemaps to start from, and whether they are named (by robots.txt) or guessed."""
@@ -260,70 +279,31 @@ class SitemapReader:
                 self._fail(url, str(exc), status=answer[0].status, kind=SitemapError)
             return None
         if answer is not None:
-            self._save(*answer)
+            self._save(answer[0])
         return found
 
     async def _fetch(self, url: str, *, required: bool) -> tuple[FetchedPage, bytes] | None:
-        """Fetch a sitemap politely, retrying transient failures; None when it failed for good
-        (recorded) or a guessed location has none (recorded as the answer it is)."""
-        ctx = self.ctx
-        if not ctx.in_scope(url):
-            self._fail(url, "out of the crawl's scope (not fetched)", kind=BlockedError)
+        """Fetch a sitemap through the crawl's polite path, transient failures retried; None
+        when it failed for good (recorded) or a guessed location has none (recorded as the
+        answer it is)."""
+        tried = await self._polite.fetch_retrying(url)
+        attempts = tried.attempt
+        if tried.kind is not None:
+            self._fail(url, tried.reason, status=tried.status, kind=tried.kind, attempts=attempts)
             return None
-        if not ctx.robots.allowed(url):
-            self._fail(url, "disallowed by robots.txt (not fetched)", kind=BlockedError)
+        page = tried.page
+        assert page is not None  # no failure: an answer came
+        if page.status < 400:
+            return page, page.body.encode("utf-8", errors="surrogateescape")
+        if page.status in _ABSENT and not required:
+            self._save(replace(page, body=""))  # "no sitemap here" is an answer, no failure
             return None
-        attempt = 0
-        while True:
-            attempt += 1
-            retry_after: str | None = None
-            kind: type[FetchError] = HTTPStatusError
-            ctx.stats.requests += 1
-            try:
-                async with ctx.limiter.slot(url):
-                    page, raw = await self.http.fetch_bytes(
-                        url, max_bytes=ctx.settings.crawl.sitemap_max_bytes
-                    )
-            except (NetworkError, FetchTimeoutError) as exc:
-                reason, status, kind = str(exc), 0, type(exc)
-            except FetchError as exc:
-                self._fail(url, str(exc), kind=type(exc), attempts=attempt)
-                return None
-            else:
-                if page.status < 400:
-                    return page, raw
-                if page.status in _ABSENT and not required:
-                    self._save(page, b"")  # "no sitemap here" is an answer, not a failure
-                    return None
-                reason, status = f"HTTP status {page.status}", page.status
-                if status not in TRANSIENT_STATUSES:
-                    self._fail(url, reason, status=status, kind=kind, attempts=attempt)
-                    return None
-                retry_after = page.headers.get("retry-after")
-            delay = backoff_delay(attempt, ctx.settings.politeness, retry_after=retry_after)
-            if delay is None:
-                reason = f"{reason} (after {attempt} attempts)"
-                self._fail(url, reason, status=status, kind=kind, attempts=attempt)
-                return None
-            ctx.stats.retries += 1
-            if status in (429, 503):  # the host is overloaded: every fetch of it waits
-                ctx.limiter.pause(urlsplit(url).netloc, delay)
-            await asyncio.sleep(delay)
+        reason = f"HTTP status {page.status}"
+        self._fail(url, reason, status=page.status, kind=HTTPStatusError, attempts=attempts)
+        return None
 
-    def _save(self, page: FetchedPage, raw: bytes) -> None:
-        # the bytes as sent, kept losslessly through the store's text body (surrogateescape)
-        kept = FetchedPage(
-            url=page.url,
-            final_url=page.final_url,
-            status=page.status,
-            content_type=page.content_type,
-            body=raw.decode("utf-8", errors="surrogateescape"),
-            via="http",
-            fetched_at=page.fetched_at,
-            elapsed_s=page.elapsed_s,
-            headers=page.headers,
-        )
-        self.ctx.repo.save_page(self.ctx.site.id, kept, kind="sitemap", with_links=False)
+    def _save(self, page: FetchedPage) -> None:
+        self.ctx.repo.save_page(self.ctx.site.id, page, kind="sitemap", with_links=False)
 
     def _fail(
         self,

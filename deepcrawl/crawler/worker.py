@@ -41,8 +41,6 @@ from deepcrawl.crawler.coordination import Heartbeat
 from deepcrawl.crawler.deliver import NullSink
 from deepcrawl.crawler.normal import NormalPhase
 from deepcrawl.errors import ConfigError
-from deepcrawl.fetch.politeness import make_limiter
-from deepcrawl.fetch.robots import RobotsPolicy
 from deepcrawl.storage import Repository
 from deepcrawl.storage.coordination import QueryLock
 from deepcrawl.storage.state import CrawlState
@@ -190,16 +188,9 @@ async def run_worker(
         )
     with Repository.open(url, settings.storage) as repo:
         chosen = await _wait_for_crawl(repo, site, settings.crawl.worker_wait_s)
-        ctx = CrawlContext(
-            start_url=chosen.start_url,
-            settings=settings,
-            repo=repo,
-            site=chosen,
-            state=CrawlState(repo, chosen.id),
-            limiter=make_limiter(settings.politeness, repo.engine, chosen.id),
-            robots=RobotsPolicy(settings.http.user_agent, obey=settings.politeness.obey_robots),
-            stats=CrawlStats(),
-            notify=progress,
+        crawl_state = CrawlState(repo, chosen.id)
+        ctx = CrawlContext.create(
+            chosen.start_url, settings, repo, chosen, crawl_state, notify=progress
         )
         async with contextlib.AsyncExitStack() as stack:
             if fetcher is None:
@@ -208,10 +199,8 @@ async def run_worker(
                 scope = Scope((host_of(chosen.start_url),), implicit=False)
                 made = make_fetcher(settings, scope, forms=False)
                 fetcher = await stack.enter_async_context(made)
-            await ctx.robots.load(chosen.start_url, fetcher)
+            await ctx.polite.open(chosen.start_url, fetcher)
             ctx.stats.requests += 1
-            if (delay := ctx.robots.crawl_delay(chosen.start_url)) is not None:
-                ctx.limiter.set_crawl_delay(host_of(chosen.start_url), delay)
             every = settings.crawl.heartbeat_s
             heartbeat = Heartbeat(repo.engine, chosen.id, "worker", ctx.stats, every_s=every)
             heartbeat.register()

@@ -10,11 +10,10 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from typing import TYPE_CHECKING
-from urllib.parse import urldefrag, urlsplit
+from urllib.parse import urldefrag
 
 from deepcrawl.errors import FetchError
-from deepcrawl.fetch.politeness import HostLimiter
-from deepcrawl.fetch.robots import RobotsPolicy
+from deepcrawl.fetch.polite import open_policy
 from deepcrawl.links.strategy import Strategy, register
 
 if TYPE_CHECKING:
@@ -30,8 +29,9 @@ __all__ = ["BreadthFirst"]
 class BreadthFirst(Strategy):
     """Breadth-first link following within the start URL's host.
 
-    Polite like every strategy: robots.txt rules and Crawl-delay, the per-host rate and
-    concurrency of ``settings.politeness``.
+    Polite like every strategy: it fetches through the polite path (:mod:`deepcrawl.fetch
+    .polite`): robots.txt rules and Crawl-delay, the per-host rate and concurrency of
+    ``settings.politeness``.
     """
 
     name = "bfs"
@@ -40,16 +40,10 @@ class BreadthFirst(Strategy):
     async def crawl(
         self, start_url: str, *, fetcher: Fetcher, max_requests: int
     ) -> AsyncIterator[FetchedPage]:
-        host = urlsplit(start_url).netloc
-        robots = RobotsPolicy(
-            self.settings.http.user_agent, obey=self.settings.politeness.obey_robots
-        )
-        limiter = HostLimiter(self.settings.politeness)
-        await robots.load(start_url, fetcher)
-        if (delay := robots.crawl_delay(start_url)) is not None:
-            limiter.set_crawl_delay(host, delay)
+        policy = await open_policy(self.settings, start_url, fetcher)
+        polite = policy.wrap(fetcher)
         concurrency = max(1, self.settings.politeness.concurrency_per_host)
-        budget = max_requests - (1 if robots.obey else 0)
+        budget = max_requests - (1 if policy.robots.obey else 0)
         seen = {start_url}
         queue: deque[str] = deque([start_url])
         # a page, None for a URL that failed, or the error that must stop the crawl (the
@@ -59,8 +53,7 @@ class BreadthFirst(Strategy):
 
         async def fetch_one(url: str) -> None:
             try:
-                async with limiter.slot(url):
-                    page = await fetcher.fetch(url)
+                page = await polite.fetch(url)
             except FetchError as exc:
                 self.failures[url] = str(exc)
                 await results.put(None)
@@ -70,15 +63,9 @@ class BreadthFirst(Strategy):
                 return
             for link in page.links:
                 target = urldefrag(link.url).url
-                parts = urlsplit(target)
-                if (
-                    parts.scheme in {"http", "https"}
-                    and parts.netloc == host
-                    and target not in seen
-                    and self.safe(target, link.text)
-                ):
+                if policy.in_scope(target) and target not in seen and self.safe(target, link.text):
                     seen.add(target)
-                    if robots.allowed(target):
+                    if policy.allowed(target):
                         queue.append(target)
             await results.put(page)
 

@@ -10,9 +10,10 @@ critic of ACHE and the apprentice, the validator of xCrawl. Two jobs use them:
   classifier can take its place, since a target is any ``Callable[[FetchedPage], bool]``.
 
 :class:`FocusedStrategy` holds the target and the crawl's bookkeeping; :class:`PoliteSession`
-fetches for it like :class:`~deepcrawl.links.bfs.BreadthFirst` does: robots.txt rules and
-Crawl-delay, the per-host rate and concurrency, the request budget, failures recorded, and
-no link the strategy's safety rule refuses.
+fetches for it through the polite path (:mod:`deepcrawl.fetch.polite`), as
+:class:`~deepcrawl.links.bfs.BreadthFirst` does: robots.txt rules and Crawl-delay, the per-host
+rate and concurrency; and it keeps the request budget, records failures, and requests no link
+the strategy's safety rule refuses.
 """
 
 from __future__ import annotations
@@ -24,8 +25,7 @@ from urllib.parse import urldefrag, urlsplit
 
 from deepcrawl._tasks import supervised
 from deepcrawl.errors import ConfigError, FetchError
-from deepcrawl.fetch.politeness import HostLimiter
-from deepcrawl.fetch.robots import RobotsPolicy
+from deepcrawl.fetch.polite import open_policy
 from deepcrawl.links.context import LinkContext, page_links
 from deepcrawl.links.strategy import Strategy
 
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from deepcrawl.browser.base import Fetcher
+    from deepcrawl.fetch.polite import PoliteFetcher
     from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.settings import Settings
 
@@ -104,15 +105,15 @@ def default_target(settings: Settings) -> Target:
 
 
 class PoliteSession:
-    """Fetch for one crawl of one site: robots.txt, rate and concurrency, budget, scope."""
+    """Fetch for one crawl of one site through the polite path (:mod:`deepcrawl.fetch.polite`:
+    scope, robots.txt, rate and concurrency), within the request budget."""
 
     def __init__(self, strategy: Strategy, start_url: str, fetcher: Fetcher, budget: int) -> None:
         settings = strategy.settings
         self.strategy = strategy
         self.fetcher = fetcher
-        self.host = urlsplit(start_url).netloc
-        self.robots = RobotsPolicy(settings.http.user_agent, obey=settings.politeness.obey_robots)
-        self.limiter = HostLimiter(settings.politeness)
+        #: The crawl's polite path; made by :meth:`open`.
+        self.polite: PoliteFetcher | None = None
         self.concurrency = max(1, settings.politeness.concurrency_per_host)
         self.budget = budget
         self.start_url = start_url
@@ -123,20 +124,19 @@ class PoliteSession:
 
     async def open(self) -> None:
         """Read robots.txt (one request of the budget when robots.txt is obeyed)."""
-        await self.robots.load(self.start_url, self.fetcher)
-        if (delay := self.robots.crawl_delay(self.start_url)) is not None:
-            self.limiter.set_crawl_delay(self.host, delay)
-        if self.robots.obey:
+        policy = await open_policy(self.strategy.settings, self.start_url, self.fetcher)
+        self.polite = policy.wrap(self.fetcher)
+        if policy.robots.obey:
             self.budget -= 1
+
+    def _polite(self) -> PoliteFetcher:
+        if self.polite is None:
+            raise RuntimeError("open the PoliteSession before fetching")
+        return self.polite
 
     def allowed(self, url: str) -> bool:
         """In scope (same host, http/https) and allowed by robots.txt."""
-        parts = urlsplit(url)
-        return (
-            parts.scheme in {"http", "https"}
-            and parts.netloc == self.host
-            and self.robots.allowed(url)
-        )
+        return self._polite().policy.allowed(url)
 
     async def fetch_many(self, urls: Sequence[str]) -> list[FetchedPage]:
         """Fetch up to the budget of ``urls`` concurrently; failures are recorded, not raised.
@@ -149,12 +149,12 @@ class PoliteSession:
         self.budget -= len(chosen)
         self.seen.update(chosen)
         slots = asyncio.Semaphore(self.concurrency)
+        polite = self._polite()
 
         async def one(url: str) -> FetchedPage | None:
             async with slots:
                 try:
-                    async with self.limiter.slot(url):
-                        page = await self.fetcher.fetch(url)
+                    page = await polite.fetch(url)
                 except FetchError as exc:
                     self.strategy.failures[url] = str(exc)
                     self.failed.add(url)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from deepcrawl_fixtures import build_site
 
+from deepcrawl.bench import DeepcrawlStrategy
 from deepcrawl.bench.links import navigate_figures
+from deepcrawl.links import STRATEGIES
 
 
 def testnavigate_figures_count_the_phase_after_the_last_result_page() -> None:
@@ -33,3 +35,7 @@ def testnavigate_figures_count_the_phase_after_the_last_result_page() -> None:
     assert figures["requests_to_all_nav_only"] == len(phase)
     assert figures["recall"] == round(13 / 100, 4)
     assert figures["harvest"] == round(13 / len(log), 4)
+
+
+def test_the_whole_crawl_is_a_strategy_the_bench_knows_by_name() -> None:
+    assert STRATEGIES["deepcrawl"] is DeepcrawlStrategy
