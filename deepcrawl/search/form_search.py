@@ -319,6 +319,11 @@ class FormSearch(AsyncResource):
             return
         template = UrlTemplate.from_submission(
             form, result.keyword, result.submitted[0], self.filler.query_field
+        ) or UrlTemplate.from_result_page(
+            form,
+            result.keyword,
+            (link.url for link in result.links if link.page == 1),
+            self.filler.query_field,
         )
         if template is None:
             return
