@@ -237,6 +237,13 @@ class FormSearch(AsyncResource):
             await self._own_http.close()
 
     @property
+    def accepts_empty(self) -> bool:
+        """Whether the empty query may be submitted (``keywords.empty_query``, and a form that
+        takes it: :attr:`FormFiller.accepts_empty
+        <deepcrawl.search.filler.FormFiller.accepts_empty>`)."""
+        return self.settings.keywords.empty_query and self.filler.accepts_empty
+
+    @property
     def overhead_requests(self) -> int:
         """Requests spent outside queries (baselines, the template check)."""
         extra = self._candidate.overhead_requests if self._candidate else 0
@@ -278,7 +285,8 @@ class FormSearch(AsyncResource):
             if result.outcome != "error":
                 self.template = None
             return result
-        if self._tried or max_pages == 1:
+        if self._tried or max_pages == 1 or not keyword.strip():
+            # (the empty query's URL carries no keyword to make a template of)
             return await self.filler.query(keyword, values, max_pages=max_pages, more=more)
         # The first query with results: its first page only, by browser, to learn whether a
         # plain-HTTP path gives the same; its other pages then come the cheapest way.
