@@ -457,8 +457,14 @@ class QueryLoop:
         probes = self.manager.stopword_probe_queries()
         skip = 0
         threshold: float | None = None
-        if probes:
-            word: str | None = probes[0]
+        max_pages = self.max_pages
+        if search.accepts_empty and not self.manager.history and "" not in self.manager.issued:
+            # first of all, the empty query: read while its pages bring new records (a list of
+            # everything is read past the setup phase's few pages)
+            word: str | None = ""
+            max_pages = None
+        elif probes:
+            word = probes[0]
         elif (
             not self.manager.switch_if_saturated()
             and self.fruitless()
@@ -508,7 +514,7 @@ class QueryLoop:
             return None
         more = self.pager(word, skip=skip, threshold=threshold)
         async with self.ctx.limiter.slot(self.ctx.start_url):
-            result = await search.query(word, max_pages=self.max_pages, more=more)
+            result = await search.query(word, max_pages=max_pages, more=more)
         logger.info(
             "query %r%s: %s, %d result pages, %d result links, %s results reported",
             word, f" (re-read from page {skip + 1})" if skip else "", result.outcome,

@@ -36,6 +36,13 @@ class QueryBackend(Protocol):
     query before it submits the next.
     """
 
+    @property
+    def accepts_empty(self) -> bool:
+        """Whether the empty keyword is a query this backend submits as the form would: many
+        searches answer it with every record (the crawl asks it first, ``keywords.empty_query``),
+        but not a form whose query field is required, nor a box that searches as one types."""
+        ...
+
     async def query(
         self,
         keyword: str,

@@ -208,6 +208,12 @@ class DataSearch(QueryBackend):
                 self.size_param = name
                 return
 
+    @property
+    def accepts_empty(self) -> bool:
+        """False: the empty query is asked in the browser, where the form's own rules (a
+        required field, a script) decide what it does."""
+        return False
+
     async def query(
         self,
         keyword: str,

@@ -127,6 +127,15 @@ class FormFiller(QueryBackend):
             pool.scope.admit(url)
 
     @property
+    def accepts_empty(self) -> bool:
+        """Whether the empty query can be submitted: the query field is not required, and the
+        form is submitted (typing nothing into a search-as-you-type box shows nothing)."""
+        required = any(
+            f.required for f in self.form.fields if f.name and f.name == self.query_field
+        )
+        return not required and not self.types_live and not self._may_type(self.form)
+
+    @property
     def query_field(self) -> str | None:
         """Name of the field the keywords go into, as the critic named it (None: a form of
         selects only, or a query box without a name — then found on the live form by the

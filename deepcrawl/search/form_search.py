@@ -239,6 +239,13 @@ class FormSearch(AsyncResource, QueryBackend):
             await self._own_http.close()
 
     @property
+    def accepts_empty(self) -> bool:
+        """Whether the empty query may be submitted (``keywords.empty_query``, and a form that
+        takes it: :attr:`FormFiller.accepts_empty
+        <deepcrawl.search.filler.FormFiller.accepts_empty>`)."""
+        return self.settings.keywords.empty_query and self.filler.accepts_empty
+
+    @property
     def overhead_requests(self) -> int:
         """Requests spent outside queries (baselines, the template check)."""
         extra = self._candidate.overhead_requests if self._candidate else 0
@@ -279,7 +286,8 @@ class FormSearch(AsyncResource, QueryBackend):
             if result.outcome != "error":
                 self.template = None
             return result
-        if self._tried or max_pages == 1:
+        if self._tried or max_pages == 1 or not keyword.strip():
+            # (the empty query's URL carries no keyword to make a template of)
             return await self.filler.query(keyword, values, max_pages=max_pages, more=more)
         # The first query with results: its first page only, by browser, to learn whether a
         # plain-HTTP path gives the same; its other pages then come the cheapest way.
@@ -320,6 +328,11 @@ class FormSearch(AsyncResource, QueryBackend):
             return
         template = UrlTemplate.from_submission(
             form, result.keyword, result.submitted[0], self.filler.query_field
+        ) or UrlTemplate.from_result_page(
+            form,
+            result.keyword,
+            (link.url for link in result.links if link.page == 1),
+            self.filler.query_field,
         )
         if template is None:
             return

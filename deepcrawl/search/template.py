@@ -1,13 +1,15 @@
-"""URL templates: querying a GET form without the browser, once that is shown to be safe.
+"""URL templates: querying a form without the browser, once that is shown to be safe.
 
-A GET form's submission is a URL (``/search?q=water&cat=``). After the browser filled the form
-once, :meth:`UrlTemplate.from_submission` turns that URL into a template with the keyword as a
-slot; :meth:`TemplateSearch.check` fetches the template's URL for the same keyword over plain
-HTTP and compares the result links with the browser's. Only when they are the same links — the
-results are in the HTML the server sends, not rendered by a script — are later queries issued by
-template (:class:`TemplateSearch`), about fifty times cheaper than a browser submission
-(docs/ARCHITECTURE.md). Madhavan et al. (VLDB 2008) issue all their queries this way; they can,
-we check.
+A GET form's submission is a URL (``/search?q=water&cat=``). After the browser filled the form once,
+:meth:`UrlTemplate.from_submission` turns that URL into a template with the keyword as a slot. A
+POST form's submission is no URL, but its result page often shows one: the pager's links to the next
+pages are GET URLs of the same search (``/search?words=water;page=2``), and
+:meth:`UrlTemplate.from_result_page` takes the template from them; :meth:`TemplateSearch.check`
+fetches the template's URL for the same keyword over plain HTTP and compares the result links with
+the browser's. Only when they are the same links — the results are in the HTML the server sends, not
+rendered by a script — are later queries issued by template (:class:`TemplateSearch`), about fifty
+times cheaper than a browser submission (docs/ARCHITECTURE.md). Madhavan et al. (VLDB 2008) issue
+all their queries this way; they can, we check.
 
 Result pages are judged exactly as the filler's (:class:`~deepcrawl.search.judge.Judge`); only
 links and static pagination (next links, page numbers) are available without a browser, which
@@ -24,11 +26,11 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from deepcrawl.errors import FetchError
 from deepcrawl.search.backend import QueryBackend
 from deepcrawl.search.judge import Judge, classify_links
-from deepcrawl.search.pagination import brings_new_links, next_page
+from deepcrawl.search.pagination import PAGE_PARAMS, brings_new_links, next_page
 from deepcrawl.search.results import QueryResult, ResultPage, page_from_fetched
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable, Iterable, Mapping
 
     from deepcrawl.browser.base import Fetcher
     from deepcrawl.page.fetched import FetchedPage
@@ -69,7 +71,7 @@ class UrlTemplate:
         if not keyword.strip():
             return None
         parts = urlsplit(url)
-        params = parse_qsl(parts.query, keep_blank_values=True)
+        params = _query_pairs(parts.query)
         names = [n for n, v in params if v.strip().casefold() == keyword.strip().casefold()]
         if not names:
             return None
@@ -78,12 +80,46 @@ class UrlTemplate:
         kept = tuple((n, "" if n == name else v) for n, v in params)
         return cls(base=base, params=kept, keyword_param=name)
 
+    @classmethod
+    def from_result_page(
+        cls, form: Form, keyword: str, links: Iterable[str], query_field: str | None = None
+    ) -> UrlTemplate | None:
+        """The template a result page of ``keyword`` shows in its own links: a GET link to the
+        form's action that carries the keyword (a pager's "page 2"), its page parameter dropped
+        so that it asks for the first page; None when no link does.
+
+        What a POST form's submission never gives (its URL carries no query); the template is
+        trusted only once :meth:`TemplateSearch.check` found its first page equal to the
+        browser's.
+        """
+        action = urlsplit(form.action)
+        for url in links:
+            parts = urlsplit(url)
+            if (parts.scheme, parts.netloc, parts.path) != (
+                action.scheme,
+                action.netloc,
+                action.path,
+            ):
+                continue
+            template = cls.from_url(keyword, url, query_field)
+            if template is not None:
+                params = tuple((n, v) for n, v in template.params if n.lower() not in PAGE_PARAMS)
+                return cls(template.base, params, template.keyword_param)
+        return None
+
     def url_for(self, keyword: str, values: Mapping[str, str] | None = None) -> str:
         """The results URL of ``keyword``, with ``values`` replacing (or adding) parameters."""
         extra = dict(values or {})
         out = [(n, keyword if n == self.keyword_param else extra.pop(n, v)) for n, v in self.params]
         out.extend(extra.items())
         return f"{self.base}?{urlencode(out)}"
+
+
+def _query_pairs(query: str) -> list[tuple[str, str]]:
+    """A query string's parameters in order; ``;`` separates them where ``&`` never does
+    (``words=tea;page=2``, as older CGI programs write their links)."""
+    separator = ";" if ";" in query and "&" not in query else "&"
+    return parse_qsl(query, keep_blank_values=True, separator=separator)
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,6 +209,12 @@ class TemplateSearch(QueryBackend):
             return set()
         self.judge.chrome.learn_baseline([link for link in page.links if link.url in extra])
         return set(extra)
+
+    @property
+    def accepts_empty(self) -> bool:
+        """False: the empty query is asked in the browser, where the form's own rules (a
+        required field, a script) decide what it does."""
+        return False
 
     async def query(
         self,

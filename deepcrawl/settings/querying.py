@@ -100,6 +100,10 @@ class KeywordSettings(Section):
     """Language of the bundled lists used (``keywords/<language>-frequent.txt``)."""
     keywords_file: Path | None = None
     """The user's own keyword list (``--keywords FILE``), queried before the frequent words."""
+    empty_query: bool = True
+    """Submit the empty query once, before any word: many searches answer it with every record
+    (an issue tracker's or a data table's whole index), a few result pages where words take
+    hundreds of queries. Not where the query field is required or typing searches."""
     stopword_probes: tuple[str, ...] = ("the", "a", "of")
     """Stop words submitted first to learn whether the site accepts them (Hernández et al.:
     Wordpress returns nothing for "a", YouTube millions); dropped from the lists if not."""

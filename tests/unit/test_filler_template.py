@@ -34,6 +34,24 @@ def test_no_template_for_post_forms_or_urls_without_the_keyword() -> None:
     assert both.keyword_param == "q"
 
 
+def test_a_post_forms_template_comes_from_its_result_pages_pager_links() -> None:
+    post = FORM.model_copy(update={"method": "POST", "action": f"{BASE}/cgi-bin/search"})
+    links = [
+        f"{BASE}/notes/tea.html",  # a result: another path
+        f"{BASE}/cgi-bin/search?config=x;words=other;page=2",  # not this keyword's
+        f"{BASE}/cgi-bin/search?config=x;restrict=;words=Tea;method=and;page=2",
+    ]
+    template = UrlTemplate.from_result_page(post, "tea", links, query_field="words")
+    assert template is not None
+    assert template.keyword_param == "words"
+    assert (
+        template.url_for("salt")
+        == f"{BASE}/cgi-bin/search?config=x&restrict=&words=salt&method=and"
+    )
+    assert UrlTemplate.from_result_page(post, "tea", links[:2]) is None
+    assert UrlTemplate.from_result_page(post, "tea", [f"{BASE}/elsewhere?words=tea"]) is None
+
+
 class FakeSite(Fetcher):
     """A search of 25 records (10 a page, "Next" links), "No results" for unknown words."""
 

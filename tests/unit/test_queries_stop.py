@@ -101,7 +101,10 @@ class _Search:
         lists: dict[str, list[str]],
         totals: dict[str, int] | None = None,
         size: int = _SIZE,
+        *,
+        accepts_empty: bool = False,
     ) -> None:
+        self.accepts_empty = accepts_empty
         self.lists = lists
         self.totals = totals or {}  # a total other than the list's length (other kinds)
         self.size = size
@@ -208,6 +211,26 @@ def test_the_lists_lacking_the_most_are_read_again_once_the_words_are_spent(
         assert f"({len(rereads)} were)" in str(loop.ctx.stats.stop_reason)
 
 
+def test_the_empty_query_goes_first_and_is_read_past_the_setup_pages_while_pages_bring_news() -> (
+    None
+):
+    """A search that answers the empty query with every record (45, ten a page): it is asked
+    before any word and read to its end although the loop reads three pages a query; the
+    words then bring nothing new. A search that does not take it is never asked it."""
+    texts = {f"r{i}": "red" if i < 20 else "blue" for i in range(45)}
+    lists = {w: [r for r, t in texts.items() if t == w] for w in ("red", "blue")}
+    search = _Search({"": list(texts), **lists}, accepts_empty=True)
+    loop = _deepening_loop(paging_min_new=1.0)
+    loop.max_pages = 3
+    asyncio.run(_crawl(loop, search, texts))
+    assert search.read[0] == ("", 5)
+    assert len(loop.manager.records) == 45
+    assert [word for word, _ in search.read[1:]] == ["red", "blue"]
+    refused = _Search({"": list(texts), **lists})
+    asyncio.run(_crawl(_deepening_loop(paging_min_new=1.0), refused, texts))
+    assert "" not in {word for word, _ in refused.read}
+
+
 def test_a_list_read_to_the_page_cap_is_not_read_again() -> None:
     texts = {f"r{i}": "red" for i in range(100)}
     search = _Search({"red": list(texts)})
@@ -222,6 +245,8 @@ def test_a_list_read_to_the_page_cap_is_not_read_again() -> None:
 class _ClientSideSearch:
     """A client-side JS search (lunr): no total; its first thirty queries each bring a new
     guide, the rest only guides the crawl has."""
+
+    accepts_empty = False
 
     def __init__(self) -> None:
         self.asked: list[str] = []

@@ -49,6 +49,8 @@ class JsonSite(Fetcher):
 class Structural:
     """Declares nothing, and answers ``query`` as the contract says."""
 
+    accepts_empty = False
+
     async def query(
         self,
         keyword: str,
@@ -71,7 +73,7 @@ def _parameters(function: Callable[..., Any]) -> list[tuple[str, Any, Any, Any]]
 def test_each_backend_declares_the_contract_and_takes_its_parameters(
     backend: type[QueryBackend],
 ) -> None:
-    assert issubclass(backend, QueryBackend)
+    assert QueryBackend in backend.__mro__  # declared, not only structurally alike
     assert inspect.iscoroutinefunction(backend.query)
     assert _parameters(backend.query) == _parameters(QueryBackend.query)
 
@@ -81,6 +83,8 @@ async def test_the_http_backends_are_query_backends_and_serve_through_the_contra
     template = UrlTemplate(f"{BASE}/api/search", (("q", ""), ("offset", "0")), "q")
     backends: list[QueryBackend] = [TemplateSearch(template, site), DataSearch(template, site)]
     assert all(isinstance(backend, QueryBackend) for backend in backends)
+    # the empty query is the browser's to ask, where the form's own rules apply
+    assert not any(backend.accepts_empty for backend in backends)
     data: QueryBackend = backends[1]
     result = await data.query("tea", {"cat": "poems"}, max_pages=1)
     # the data request serves the values it was seen with: recorded, not sent again
