@@ -15,7 +15,11 @@ anyway. :class:`Subrequests` sits in each pooled page's route handler and answer
    fetches those, and the list needs them;
 3. scripts, style sheets and data a response marks as reusable (RFC 9111 §4.2: fresh by
    ``max-age``/``Expires``, or a static file with a validator) — from a memory cache shared by
-   every page of the pool, so a search index is downloaded once per crawl, not once per query.
+   every page of the pool, so a search index is downloaded once per crawl, not once per query;
+4. a script's fetch/XHR the server refused (400, 401, 403, 404, 405, 410) — the same refusal
+   from the memory cache: a page template's script that asks an API the crawl may not use
+   (a tracker's REST endpoint answering 403 without a login) would otherwise cost a request
+   on every page rendered, and the answer does not change within a crawl's session.
 
 Chromium's own HTTP cache cannot do (3): Playwright disables it for a context whose requests are
 routed, and every pooled context is routed (:mod:`deepcrawl.browser.lease`).
@@ -59,6 +63,9 @@ _CACHED_TYPES = frozenset({"script", "stylesheet", "fetch", "xhr"})
 _DOCUMENT_TYPES = frozenset(
     {"text/html", "application/xhtml+xml", "application/json", "application/xml", "text/xml"}
 )
+#: Statuses of a refusal that asking again in the same session does not change (not 408 or 429:
+#: those say "later").
+_REFUSED = frozenset({400, 401, 403, 404, 405, 410})
 #: Response headers never replayed from the cache (the body is stored decoded and whole).
 _HOP_HEADERS = frozenset(
     {"content-length", "content-encoding", "transfer-encoding", "connection", "set-cookie"}
@@ -219,7 +226,7 @@ class Subrequests:
             self.stats.from_cache += 1
             await route.fulfill(status=entry.status, headers=entry.headers, body=entry.body)
             return "cache"
-        return await self._fetch_and_keep(route, url)
+        return await self._fetch_and_keep(route, url, refusals=kind in _DATA_TYPES)
 
     def _stored(self, url: str) -> StoredDocument | None:
         assert self.store is not None
@@ -229,8 +236,9 @@ class Subrequests:
         media = doc.content_type.split(";", 1)[0].strip().lower()
         return doc if media in _DOCUMENT_TYPES else None
 
-    async def _fetch_and_keep(self, route: Route, url: str) -> Answer | None:
-        """Send the request ourselves, keep the answer when it may be reused, then answer."""
+    async def _fetch_and_keep(self, route: Route, url: str, *, refusals: bool) -> Answer | None:
+        """Send the request ourselves, keep the answer when it may be reused (with
+        ``refusals``, a refusal too), then answer."""
         try:
             response = await route.fetch(
                 max_redirects=0, timeout=self.settings.page_timeout_s * 1000
@@ -238,7 +246,12 @@ class Subrequests:
         except PlaywrightError:
             return None  # let the browser send it and fail or succeed on its own
         headers = {k.lower(): v for k, v in response.headers.items()}
-        life = lifetime_s(headers, self.settings.cache_ttl_s) if response.status == 200 else 0.0
+        if response.status == 200:
+            life = lifetime_s(headers, self.settings.cache_ttl_s)
+        elif refusals and response.status in _REFUSED:
+            life = self.settings.cache_ttl_s
+        else:
+            life = 0.0
         if life <= 0:
             await route.fulfill(response=response)
             return "sent"

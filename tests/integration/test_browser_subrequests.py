@@ -201,3 +201,22 @@ async def test_pager_requests_are_never_refused(pool: BrowserPool) -> None:
     assert {site.url + f"/doc/{n}" for n in (1, 2, 3)} <= {link.url for link in page.links}
     assert "/doc/1" not in asked  # the page links to it: the snippet is not worth a request
     assert "the first document" not in page.body
+
+
+API_CALLER = """<html><body><ul id="r"><li><a href="/doc/1">One</a></li></ul><script>
+fetch('/api/user').then(r => document.body.dataset.api = String(r.status));
+</script></body></html>"""
+
+
+async def test_a_refused_script_request_is_asked_once_per_session(pool: BrowserPool) -> None:
+    """Every page's template script asks an API the crawl may not use: the server refuses it
+    once; the next pages get the same refusal without a request."""
+    routes: dict[str, Reply | Callable[[str], Reply]] = {
+        "/list": Reply(API_CALLER),
+        "/api/user": Reply('{"error": "forbidden"}', status=403, content_type="application/json"),
+    }
+    with LocalSite(routes) as site:
+        pages = [await _render(pool, f"{site.url}/list?n={n}") for n in range(3)]
+        asked = [path for _method, path in site.log if path.startswith("/api/")]
+    assert asked == ["/api/user"]
+    assert all('data-api="403"' in page.body for page in pages)  # the page saw the refusal
