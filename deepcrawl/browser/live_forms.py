@@ -52,7 +52,7 @@ async def discover_forms(
     from deepcrawl.browser.probe import mark_listeners
 
     page_url = strip_fragment(page.url)
-    source = script("deepcrawl.forms", "discover.js")
+    source = script("deepcrawl.browser.js", "discover.js")
     found: dict[str, Any] = await page.evaluate(source, {"pageUrl": page_url})
     if found["wantListeners"]:
         with contextlib.suppress(PlaywrightError):

@@ -131,7 +131,7 @@ async def before_action(page: Page, traffic: Traffic) -> tuple[int, int | None]:
     click asked for, is not mistaken for a quiet page.
     """
     with contextlib.suppress(PlaywrightError):
-        await page.evaluate(script("deepcrawl.forms", "snapshot.js"))
+        await page.evaluate(script("deepcrawl.browser.js", "snapshot.js"))
     state = await _state(page, 2.0)
     return traffic.started, state[0] if state is not None and state[2] else None
 
@@ -182,7 +182,7 @@ async def settle(
                 continue
         if state is not None and not state[2]:
             with contextlib.suppress(PlaywrightError):
-                await page.evaluate(script("deepcrawl.forms", "snapshot.js"))
+                await page.evaluate(script("deepcrawl.browser.js", "snapshot.js"))
             state = await _state(page, deadline - now)
         busy = state is None or state[1] != "complete" or traffic.pending_documents > 0
         loaded = not busy
@@ -218,7 +218,7 @@ async def snapshot(
     Raises:
         playwright.async_api.Error: the page went away (the caller translates it).
     """
-    found = await page.evaluate(script("deepcrawl.forms", "snapshot.js"))
+    found = await page.evaluate(script("deepcrawl.browser.js", "snapshot.js"))
     links = await collect_links(page)
     controls: list[Clickable] = []
     for locator, text in found["controls"]:

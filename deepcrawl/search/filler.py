@@ -411,7 +411,7 @@ class FormFiller(QueryBackend):
         while len(pages) < cap and (more is None or more(pages[-1], len(pages))):
             mark = traffic.mark()
             acted = await before_action(page, traffic)
-            if not await page.evaluate(script("deepcrawl.forms", "scroll.js")):
+            if not await page.evaluate(script("deepcrawl.browser.js", "scroll.js")):
                 return
             try:
                 await settle(
