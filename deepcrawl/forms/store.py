@@ -26,8 +26,9 @@ from deepcrawl.settings import FormSettings
 
 __all__ = ["MODEL_VERSION", "cache_path", "load_critic", "train_critic"]
 
-#: Bump when features or models change, so that cached critics are retrained.
-MODEL_VERSION: Final = 3
+#: Bump when features or models change, or when a class the pickle names moves to another module
+#: (4: the form model moved to ``deepcrawl.page.form``), so that cached critics are retrained.
+MODEL_VERSION: Final = 4
 
 #: Critics already in this process, by cache file name (the version key): a process trains at
 #: most once, whatever cache folders its callers name.
