@@ -6,6 +6,16 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The tests run in pytest-xdist workers, two by default (TEST_WORKERS=0: all in this process):
+# much of the suite waits on Chromium, child processes and local servers rather than on the CPU.
+# Each test file runs whole, in order, on one worker (`--dist loadfile`), as it would alone: its
+# module fixtures are set up once, and the real-site test bed, which installs its applications
+# into one shared folder on first use, is never installed by two workers at once. Files are
+# handed out in collection order (`--no-loadscope-reorder`), not by their number of tests: the
+# long browser files of tests/integration start first, and the many short unit files even out
+# the two workers at the end.
+TEST_WORKERS ?= 2
+PYTEST := $(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 .PHONY: demo test test-fast check lint install browser postgres bench bench-real clean
 
@@ -15,14 +25,14 @@ demo: install browser
 	$(BIN)/python scripts/demo.py
 
 test: install browser postgres
-	$(BIN)/pytest
+	$(PYTEST)
 
 # The unit tests alone: no browser install, no database server (about three minutes).
 test-fast: install
-	$(BIN)/pytest tests/unit
+	$(PYTEST) tests/unit
 
 check: install browser postgres lint
-	$(BIN)/pytest
+	$(PYTEST)
 
 lint: install
 	$(BIN)/ruff format --check deepcrawl fixtures tests benchmarks scripts

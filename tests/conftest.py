@@ -7,13 +7,23 @@
 - ``books_server``, ``shop_server``, ``news_server``: the default 500-record sites.
 - ``chromium_browser``: a Playwright Chromium browser launched once per session (headless, the
   quiet flags of ``deepcrawl.settings``); open a context of your own and close it after use.
+
+Under pytest-xdist (``make test`` runs two workers), a test marked ``alone`` runs while no other
+test does: the other workers wait before their next test. It is for tests that assert a time
+budget of the product (a crawl stops within 5 s of SIGINT), which a second test beside them on a
+two-core machine would eat into.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
-from collections.abc import AsyncIterator, Callable, Iterator
+import shutil
+import tempfile
+from collections.abc import AsyncIterator, Callable, Generator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from deepcrawl_fixtures import FixtureServer
@@ -22,6 +32,11 @@ from playwright.async_api import Browser, async_playwright
 from deepcrawl.settings import QUIET_CHROMIUM_ARGS, load_settings
 
 ServerFactory = Callable[..., FixtureServer]
+
+#: The controller's folder of the run's two lock files (``gate`` and ``room``), which it hands
+#: to every worker in its ``workerinput``.
+_LOCKS = pytest.StashKey[Path]()
+_LOCKS_INPUT = "deepcrawl_test_locks"
 
 _CHROMIUM_CANDIDATES = (Path("/usr/bin/chromium"), Path("/usr/lib/chromium/chromium"))
 
@@ -86,3 +101,48 @@ async def chromium_browser(tmp_path_factory: pytest.TempPathFactory) -> AsyncIte
         )
         yield browser
         await browser.close()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """pytest-xdist's controller: one lock folder for the run, named to every worker."""
+    config: pytest.Config = node.config
+    if _LOCKS not in config.stash:
+        config.stash[_LOCKS] = Path(tempfile.mkdtemp(prefix="deepcrawl-test-locks-"))
+    node.workerinput[_LOCKS_INPUT] = str(config.stash[_LOCKS])
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """The controller removes the lock folder once every worker has ended."""
+    folder = config.stash.get(_LOCKS, None)
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, object, object]:
+    """Run each test (set-up to teardown) in its turn: ``alone`` ones with no other beside them.
+
+    Outermost (``tryfirst``), so that waiting for a turn counts against no test's timeout.
+    """
+    folder = getattr(item.config, "workerinput", {}).get(_LOCKS_INPUT)
+    if folder is None:  # one process: no other test runs beside this one
+        return (yield)
+    with _turn(Path(folder), alone=item.get_closest_marker("alone") is not None):
+        return (yield)
+
+
+@contextlib.contextmanager
+def _turn(folder: Path, *, alone: bool) -> Iterator[None]:
+    """Hold the room: shared with the other workers' tests, or to oneself when ``alone``.
+
+    A test passes the gate to enter; an ``alone`` test keeps it closed behind itself while it
+    waits for the tests inside to end, so that no worker overtakes it, and until it is done.
+    Closing the files releases both locks, whatever happens.
+    """
+    with (folder / "gate").open("a") as gate, (folder / "room").open("a") as room:
+        fcntl.flock(gate, fcntl.LOCK_EX)
+        fcntl.flock(room, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+        if not alone:
+            fcntl.flock(gate, fcntl.LOCK_UN)
+        yield

@@ -178,6 +178,7 @@ async def test_a_raising_callback_surfaces_from_crawl_each_as_itself(
     assert _query(db, "SELECT state FROM crawl_worker") == [("stopped",)]
 
 
+@pytest.mark.alone  # its 5 s budget is the product's, not a second test's beside it
 def test_sigint_at_random_moments_stops_the_crawl_within_5_s_every_time(
     fixture_server: Callable[..., FixtureServer], tmp_path: Path
 ) -> None:
