@@ -7,7 +7,6 @@ from typing import Annotated
 
 import typer
 
-from deepcrawl.bench import run_bench, runs_table, runs_to_json, write_plot
 from deepcrawl.cli._app import app, console, err_console
 from deepcrawl.errors import ConfigError
 from deepcrawl.settings import Settings, load_settings
@@ -53,7 +52,9 @@ def bench(
     Requests and bytes are counted by the fixture server, not by the crawler. With --suite real:
     deepcrawl and the baseline on real web applications, counted by a proxy in front of each.
     """
-    from deepcrawl.browser import make_fetcher  # the browser stack loads only when needed
+    # the bench and the browser stack load only when the command runs (--help stays quick)
+    from deepcrawl.bench import run_bench, runs_table, runs_to_json, write_plot
+    from deepcrawl.browser import make_fetcher
 
     settings = load_settings(bench={"records": records, "max_requests": max_requests})
     if suite == "real":

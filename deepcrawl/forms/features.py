@@ -13,16 +13,16 @@ of which work offline (nltk's own corpora cannot be downloaded here; see docs/AR
 
 from __future__ import annotations
 
-import re
 from collections import Counter
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 from urllib.parse import unquote, urlsplit
 
-from nltk.stem.snowball import SnowballStemmer
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 from stop_words import get_stop_words
+
+from deepcrawl.forms.words import KEYWORD_GROUPS, tokens
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -30,38 +30,15 @@ if TYPE_CHECKING:
     from deepcrawl.page.form import Form
 
 __all__ = [
-    "KEYWORD_GROUPS",
     "TEXT_SOURCES",
     "FormStructure",
     "FormText",
     "action_text",
     "stem_tokens",
-    "tokens",
 ]
 
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
-_STEMMER = SnowballStemmer("english")
 _STOP: Final = frozenset(ENGLISH_STOP_WORDS) | frozenset(get_stop_words("english"))
 _MAX_FIELDS = 200  # features of a 500-field form are those of its first 200 fields
-
-#: Words whose presence (after stemming) in a form is a structural signal, by group.
-KEYWORD_GROUPS: Final = {
-    "search": (
-        *("search", "find", "query", "keyword", "lookup", "look up", "go", "q", "s", "finder"),
-        *("suche", "suchen", "buscar", "busca", "buscador", "recherche", "rechercher", "cerca"),
-        *("ricerca", "zoeken", "zoek", "szukaj", "pesquisa", "pesquisar", "arama", "ara"),
-        *("hledat", "keres", "sök", "søg", "haku", "поиск", "найти", "искать", "пошук"),
-        *("検索", "搜索", "搜尋", "查询", "검색", "بحث", "חיפוש", "ค้นหา", "tìm"),
-    ),
-    "refine": ("sort", "filter", "refine", "order by", "per page", "show", "category", "browse"),
-    "login": ("login", "log in", "sign in", "signin", "logon", "password", "username"),
-    "register": ("register", "registration", "sign up", "signup", "create account", "join"),
-    "recover": ("forgot", "reset", "recover", "lost", "remind"),
-    "mail": ("subscribe", "newsletter", "email", "mailing", "notify", "updates"),
-    "contact": ("contact", "message", "comment", "feedback", "reply", "subject", "phone"),
-    "order": ("cart", "basket", "buy", "checkout", "order", "quantity", "qty", "price", "add"),
-}
 
 #: Where textual tokens come from; each token is prefixed with its source.
 TEXT_SOURCES: Final = (
@@ -97,14 +74,18 @@ _COUNTED_TYPES: Final = (
 )
 
 
-def tokens(text: str) -> list[str]:
-    """Split ``text`` into lower-case words (camelCase and snake_case split too)."""
-    return [w.lower() for w in _WORD.findall(_CAMEL.sub(" ", text))]
+@cache
+def _stemmer() -> Any:
+    """nltk's Snowball stemmer, imported on first use: importing nltk costs a second (it loads
+    scipy), which every start of the command line would otherwise pay."""
+    from nltk.stem.snowball import SnowballStemmer
+
+    return SnowballStemmer("english")
 
 
 @lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
-    return str(_STEMMER.stem(word))
+    return str(_stemmer().stem(word))
 
 
 def stem_tokens(text: str, *, keep_stop_words: bool = False) -> list[str]:
@@ -129,9 +110,13 @@ def _stem_phrase(phrase: str) -> str:
     return " ".join(_stem(w) for w in tokens(phrase))
 
 
-_GROUP_STEMS: Final = {
-    group: tuple(_stem_phrase(word) for word in words) for group, words in KEYWORD_GROUPS.items()
-}
+@cache
+def _group_stems() -> dict[str, tuple[str, ...]]:
+    """The stems of each keyword group's phrases."""
+    return {
+        group: tuple(_stem_phrase(word) for word in words)
+        for group, words in KEYWORD_GROUPS.items()
+    }
 
 
 def _sources(form: Form) -> dict[str, str]:
@@ -201,7 +186,7 @@ class FormStructure(TransformerMixin, BaseEstimator):  # type: ignore[misc]
         }
         for where, raw in groups.items():
             stems = " ".join(stem_tokens(raw, keep_stop_words=True))
-            for group, phrases in _GROUP_STEMS.items():
+            for group, phrases in _group_stems().items():
                 if _has(stems, phrases):
                     feats[f"kw_{group}_{where}"] = 1.0
         return feats

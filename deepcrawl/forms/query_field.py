@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from deepcrawl.forms.features import KEYWORD_GROUPS, tokens
+from deepcrawl.forms.words import KEYWORD_GROUPS, tokens
 
 if TYPE_CHECKING:
     from deepcrawl.page.form import Form, FormField

@@ -5,7 +5,8 @@ from __future__ import annotations
 from sklearn.feature_extraction import DictVectorizer
 from sklearn.pipeline import make_pipeline
 
-from deepcrawl.forms.features import FormStructure, FormText, stem_tokens, tokens
+from deepcrawl.forms.features import FormStructure, FormText, stem_tokens
+from deepcrawl.forms.words import tokens
 from deepcrawl.page import parse_forms
 
 PAGE = "http://site.test/"
