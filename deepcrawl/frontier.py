@@ -9,6 +9,8 @@ Contract (:class:`Frontier`), whatever the backend:
   dies gives its URLs back;
 * ``complete`` / ``fail`` / ``retry`` settle a lease; a URL is never handed out again once
   completed or failed;
+* ``requeue`` gives queued URLs new priorities, each going behind the URLs of its new priority
+  as if added now (a link learner that re-ranked its links after learning);
 * state survives the process: a crawl resumed from the same database continues where it stopped.
 
 Backends: :class:`SqlFrontier` keeps the frontier in the crawl's database through SQLAlchemy —
@@ -161,6 +163,17 @@ class Frontier(abc.ABC):
     @abc.abstractmethod
     def seen(self, url: str) -> bool:
         """Whether ``url`` was ever added."""
+
+    @abc.abstractmethod
+    def requeue(self, urls: Iterable[NewURL]) -> int:
+        """Queue ``urls`` at their priorities as if each were added now, in the order given.
+
+        A URL waiting in the queue takes its new priority and goes behind the queued URLs of
+        equal priority (its depth, source, attempts and back-off stay); a URL never added is
+        added; a leased or settled URL is left as it is. Return how many were queued. A link
+        strategy calls it when it learnt new priorities for the links it had queued: ``add``
+        ignores a URL seen before, whatever its priority.
+        """
 
     def pending(self) -> int:
         """URLs not yet settled (queued or leased): what a fetch loop polls to know it is done.
@@ -345,6 +358,64 @@ class SqlFrontier(Frontier):
         with Session(self.engine) as session:
             return session.exec(stmt).first() is not None
 
+    def requeue(self, urls: Iterable[NewURL]) -> int:
+        # A queued row is deleted and inserted anew: the lease order breaks ties by id, so the
+        # new id puts it behind the rows of equal priority. A queued row has no live lease.
+        wanted = {u.url: u for u in urls}
+        if not wanted:
+            return 0
+        c = _TABLE.c
+        keys = list(wanted)
+        kept = (c.url, c.host, c.depth, c.source, c.ready_at, c.attempts, c.error, c.added_at)
+        now = _now()
+        try:
+            with self.engine.begin() as conn:
+                if self._dialect == "postgresql":  # no lease transaction sees the rows vanish
+                    conn.execute(
+                        sa.select(sa.func.pg_advisory_xact_lock(_LEASE_LOCK, self.site_id))
+                    )
+                old: dict[str, Any] = {}
+                for start in range(0, len(keys), 500):
+                    drop = (
+                        sa.delete(_TABLE)
+                        .where(c.site_id == self.site_id, c.state == "queued")
+                        .where(c.url.in_(keys[start : start + 500]))
+                        .returning(*kept)
+                    )
+                    old.update((row.url, row) for row in conn.execute(drop).all())
+                rows = []
+                for u in wanted.values():
+                    was = old.get(u.url)
+                    row = {
+                        "site_id": self.site_id,
+                        "url": u.url,
+                        "priority": u.priority,
+                        "state": "queued",
+                    }
+                    if was is None:
+                        row |= {
+                            "host": urlsplit(u.url).hostname or "",
+                            "depth": u.depth,
+                            "source": u.source[:512],
+                            "ready_at": now,
+                            "attempts": 0,
+                            "added_at": now,
+                        }
+                    else:
+                        row |= {name: getattr(was, name) for name in was._fields if name != "url"}
+                    rows.append(row)
+                stmt = (
+                    self._insert()
+                    .on_conflict_do_nothing(index_elements=["site_id", "url"])
+                    .returning(c.id)
+                )
+                queued = 0
+                for start in range(0, len(rows), 500):
+                    queued += len(conn.execute(stmt, rows[start : start + 500]).all())
+        except SQLAlchemyError as exc:
+            raise StorageError(f"cannot requeue URLs of the frontier: {exc}") from exc
+        return queued
+
     def pending(self) -> int:
         # two ranges of the lease index: the cost follows the pending URLs, not the done ones
         c = _TABLE.c
@@ -359,56 +430,140 @@ class SqlFrontier(Frontier):
 
 
 class MemoryFrontier(Frontier):
-    """The same contract in memory: for tests, and for runs that need no persistence."""
+    """The same contract in memory: for tests, for runs that need no persistence, and for the
+    link strategies' own crawls (:mod:`deepcrawl.links`).
+
+    A URL costs O(log n) to add, lease or requeue, whatever the frontier's size: ready URLs
+    wait in a heap by (priority descending, order of adding), URLs leased or backing off in a
+    heap by the time they are ready again; both drop stale items lazily (a requeued URL leaves
+    its old item behind) and are rebuilt when stale items outnumber the live ones.
+    """
 
     def __init__(self) -> None:
-        self._entries: dict[int, tuple[NewURL, State, datetime, int]] = {}
+        self._entries: dict[int, _MemoryEntry] = {}
         self._by_url: dict[str, int] = {}
-        self._ids = itertools.count(1)
+        self._order = itertools.count(1)
+        #: (-priority, order, id) of the queued URLs ready now (and stale items).
+        self._ready: list[tuple[float, int, int]] = []
+        #: (ready again at, order, id) of leased and backing-off URLs (and stale items).
+        self._later: list[tuple[float, int, int]] = []
+        self._states: dict[State, int] = dict.fromkeys(_STATES, 0)
 
     def add(self, urls: Iterable[NewURL]) -> int:
         added = 0
         for u in urls:
             if u.url in self._by_url:
                 continue
-            entry_id = next(self._ids)
-            self._by_url[u.url] = entry_id
-            self._entries[entry_id] = (u, "queued", _now(), 0)
+            order = next(self._order)
+            self._by_url[u.url] = order  # the first order given is the entry's id
+            self._entries[order] = _MemoryEntry(u, "queued", 0.0, 0, order, u.priority)
+            heapq.heappush(self._ready, (-u.priority, order, order))
             added += 1
+        self._states["queued"] += added
         return added
 
+    def requeue(self, urls: Iterable[NewURL]) -> int:
+        now = time.monotonic()
+        queued = 0
+        for u in urls:
+            entry_id = self._by_url.get(u.url)
+            if entry_id is None:
+                queued += self.add([u])
+                continue
+            entry = self._entries[entry_id]
+            if entry.state != "queued":
+                continue
+            entry.order, entry.priority = next(self._order), u.priority
+            if entry.at <= now:
+                entry.at = 0.0
+                heapq.heappush(self._ready, (-u.priority, entry.order, entry_id))
+            else:
+                heapq.heappush(self._later, (entry.at, entry.order, entry_id))
+            queued += 1
+        self._compact()
+        return queued
+
     def lease(self, n: int, *, lease_s: float = 300.0) -> list[Lease]:
-        now = _now()
-        ready = [
-            (-u.priority, i)
-            for i, (u, state, at, _) in self._entries.items()
-            if state in ("queued", "leased") and at <= now
-        ]
-        leases = []
-        for _, entry_id in heapq.nsmallest(n, ready):
-            u, _state, _at, attempts = self._entries[entry_id]
-            self._entries[entry_id] = (u, "leased", now + timedelta(seconds=lease_s), attempts + 1)
-            leases.append(Lease(entry_id, u.url, u.priority, u.depth, attempts + 1))
+        now = time.monotonic()
+        self._wake(now)
+        leases: list[Lease] = []
+        until = now + lease_s
+        while self._ready and len(leases) < n:
+            _neg, order, entry_id = heapq.heappop(self._ready)
+            entry = self._entries[entry_id]
+            if entry.state != "queued" or entry.order != order:
+                continue  # stale: leased, settled or requeued since
+            self._move(entry, "leased")
+            entry.at, entry.attempts = until, entry.attempts + 1
+            heapq.heappush(self._later, (until, entry.order, entry_id))
+            u = entry.url
+            leases.append(Lease(entry_id, u.url, entry.priority, u.depth, entry.attempts))
         return leases
 
-    def _set(self, lease_id: int, state: State, at: datetime | None = None) -> None:
-        u, _state, old_at, attempts = self._entries[lease_id]
-        self._entries[lease_id] = (u, state, at or old_at, attempts)
+    def _wake(self, now: float) -> None:
+        """Make ready the URLs whose back-off ended and the expired leases (a dead worker's)."""
+        while self._later and self._later[0][0] <= now:
+            at, order, entry_id = heapq.heappop(self._later)
+            entry = self._entries[entry_id]
+            if entry.at != at or entry.order != order or entry.state not in ("queued", "leased"):
+                continue  # stale: settled, leased again or requeued since
+            self._move(entry, "queued")
+            entry.at = 0.0
+            heapq.heappush(self._ready, (-entry.priority, entry.order, entry_id))
+
+    def _compact(self) -> None:
+        """Rebuild the heaps when stale items outnumber the live ones (requeues leave some)."""
+        live = self._states["queued"] + self._states["leased"]
+        if len(self._ready) + len(self._later) <= 2 * live + 64:
+            return
+        self._ready, self._later = [], []
+        for entry_id, entry in self._entries.items():
+            if entry.state == "leased" or (entry.state == "queued" and entry.at > 0.0):
+                self._later.append((entry.at, entry.order, entry_id))
+            elif entry.state == "queued":
+                self._ready.append((-entry.priority, entry.order, entry_id))
+        heapq.heapify(self._ready)
+        heapq.heapify(self._later)
+
+    def _move(self, entry: _MemoryEntry, state: State) -> None:
+        self._states[entry.state] -= 1
+        self._states[state] += 1
+        entry.state = state
 
     def complete(self, lease_id: int) -> None:
-        self._set(lease_id, "done")
+        self._move(self._entries[lease_id], "done")
 
     def fail(self, lease_id: int, reason: str) -> None:
-        self._set(lease_id, "failed")
+        self._move(self._entries[lease_id], "failed")
 
     def retry(self, lease_id: int, *, after_s: float) -> None:
-        self._set(lease_id, "queued", _now() + timedelta(seconds=after_s))
+        entry = self._entries[lease_id]
+        self._move(entry, "queued")
+        entry.at = time.monotonic() + after_s
+        heapq.heappush(self._later, (entry.at, entry.order, lease_id))
 
     def counts(self) -> FrontierCounts:
-        found: dict[str, int] = {}
-        for _u, state, _at, _n in self._entries.values():
-            found[state] = found.get(state, 0) + 1
-        return FrontierCounts(**found)
+        return FrontierCounts(**self._states)
+
+    def pending(self) -> int:
+        return self._states["queued"] + self._states["leased"]
 
     def seen(self, url: str) -> bool:
         return url in self._by_url
+
+
+_STATES: tuple[State, ...] = ("queued", "leased", "done", "failed")
+
+
+@dataclass(slots=True)
+class _MemoryEntry:
+    """One URL of a :class:`MemoryFrontier`."""
+
+    url: NewURL
+    state: State
+    at: float
+    """Queued: when it may be leased (0: at once). Leased: when the lease expires."""
+    attempts: int
+    order: int
+    """Its place among URLs of equal priority: the order in which it was added or requeued."""
+    priority: float
