@@ -399,6 +399,7 @@ class SqlFrontier(Frontier):
                             "source": u.source[:512],
                             "ready_at": now,
                             "attempts": 0,
+                            "error": None,
                             "added_at": now,
                         }
                     else:

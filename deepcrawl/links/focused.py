@@ -272,7 +272,7 @@ class FocusedStrategy(Strategy):
             session: the crawl's polite session.
             frontier: the crawl's frontier.
             stop: the strategy's stopping criterion, asked before each batch.
-            size: URLs leased at a time (ACHE's crawling frontier); at most the budget left.
+            size: URLs leased at a time (ACHE's crawling frontier).
             held: the list of leased URLs not fetched yet, for a caller that reorders them
                 (ACHE, after learning).
             lease: leases up to ``n`` URLs, for a caller with bookkeeping to do on leasing
@@ -282,12 +282,15 @@ class FocusedStrategy(Strategy):
         take = lease or (lambda n: self.lease(frontier, n))
         while session.budget > 0 and not stop():
             if not held:
-                held.extend(take(min(size or session.concurrency, session.budget)))
+                held.extend(take(size or session.concurrency))
                 if not held:
                     return
             batch = held[: session.concurrency]
             del held[: session.concurrency]
             yield await self.fetch_leases(session, frontier, batch)
+        for unfetched in held:  # the budget ran out or the strategy stopped: given back
+            frontier.retry(unfetched.id, after_s=0.0)
+        held.clear()
 
     async def fetch_leases(
         self, session: PoliteSession, frontier: Frontier, leases: Sequence[Lease]
