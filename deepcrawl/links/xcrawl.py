@@ -42,12 +42,12 @@ steps 1-5 alone 1 or 2 of the 30 records listed on such pages only were missed o
 
 from __future__ import annotations
 
+import heapq
 import random
 from collections import deque
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from deepcrawl.frontier import NewURL
 from deepcrawl.links.focused import FocusedStrategy, PoliteSession
 from deepcrawl.links.strategy import register
 
@@ -58,7 +58,6 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
     from deepcrawl.browser.base import Fetcher
-    from deepcrawl.frontier import Frontier, Lease
     from deepcrawl.links._ache_model import MultiLevelLinkClassifier
     from deepcrawl.links._xcrawl_model import WebGraph
     from deepcrawl.links.context import LinkContext
@@ -81,8 +80,6 @@ class XCrawler(FocusedStrategy):
             are fetched first and seed the authorities.
         prior: ``(link, level)`` examples of paths to targets of other sites; they weigh the
             links of the bootstrap (module docstring).
-        frontier: where the bootstrap's links wait, by topic weight; default a new one in
-            memory for each crawl. The walk and the hubs' lists choose their pages themselves.
 
     Attributes:
         graph: the web graph of the crawl.
@@ -99,11 +96,10 @@ class XCrawler(FocusedStrategy):
         is_target: Target | None = None,
         known_records: Sequence[str] = (),
         prior: Sequence[tuple[LinkContext, int]] = (),
-        frontier: Frontier | None = None,
     ) -> None:
         from deepcrawl.links._xcrawl_model import WebGraph  # numpy and scipy load when used
 
-        super().__init__(settings, is_target=is_target, frontier=frontier)
+        super().__init__(settings, is_target=is_target)
         self.known_records = list(known_records)
         self.prior_classifier: MultiLevelLinkClassifier | None = None
         if prior:
@@ -201,9 +197,7 @@ class XCrawler(FocusedStrategy):
 
         async def fetch(urls: Sequence[str]) -> list[FetchedPage]:
             wanted = [u for u in dict.fromkeys(urls) if u not in session.seen]
-            return record(await session.fetch_many(wanted))
-
-        def record(pages: list[FetchedPage]) -> list[FetchedPage]:
+            pages = await session.fetch_many(wanted)
             for page in pages:
                 self.judge(page)
                 final = self.resolved.get(page.url, page.final_url)
@@ -224,34 +218,29 @@ class XCrawler(FocusedStrategy):
         seeds = [u for u in self.known_records if session.allowed(u)]
         for page in await fetch([start_url, *seeds]):
             yield page
-        frontier = self.new_frontier()
+        # The bootstrap's queue is a heap of its own, not the crawl's frontier: it holds a link
+        # once per page that links to it, and a batch counts each copy (a link found on three
+        # pages can take three of a batch's slots and be fetched once). A frontier keeps one
+        # entry a URL: on it, stacks' form took 18 / 26 pages instead of 15 / 22.
+        heap: list[tuple[float, int, str]] = []
+        order = 0
 
         def push(urls: Sequence[str]) -> None:
-            fresh = [
-                u
-                for u in dict.fromkeys(urls)
-                if u in contexts and self.unseen(session, frontier, u)
-            ]
-            weights = self.topic_weights([contexts[u] for u in fresh])
-            frontier.add(NewURL(u, w) for u, w in zip(fresh, weights, strict=True))
-
-        def lease(n: int) -> list[Lease]:
-            # A queued link fetched meanwhile as where a redirect ended is not fetched again.
-            leases: list[Lease] = []
-            while len(leases) < n and (more := self.lease(frontier, n - len(leases))):
-                for leased in more:
-                    if leased.url in session.seen:
-                        frontier.complete(leased.id)
-                    else:
-                        leases.append(leased)
-            return leases
+            nonlocal order
+            fresh = [u for u in dict.fromkeys(urls) if u not in session.seen and u in contexts]
+            for url, weight in zip(fresh, self.topic_weights([contexts[u] for u in fresh]),
+                                   strict=True):  # fmt: skip
+                order += 1
+                heapq.heappush(heap, (-weight, order, url))
 
         push(self.graph.successors(self.resolved.get(start_url, start_url)))
-        bootstrap = self.leased_batches(
-            session, frontier, stop=lambda: bool(self.targets), lease=lease
-        )
-        async for pages in bootstrap:
-            for page in record(pages):
+        while not self.targets and heap and session.budget > 0:
+            batch: list[str] = []
+            while heap and len(batch) < session.concurrency:
+                url = heapq.heappop(heap)[2]
+                if url not in session.seen:
+                    batch.append(url)
+            for page in await fetch(batch):
                 push(self.graph.successors(self.resolved.get(page.url, page.final_url)))
                 yield page
         quiet = idle = 0
