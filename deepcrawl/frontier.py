@@ -437,7 +437,8 @@ class MemoryFrontier(Frontier):
     A URL costs O(log n) to add, lease or requeue, whatever the frontier's size: ready URLs
     wait in a heap by (priority descending, order of adding), URLs leased or backing off in a
     heap by the time they are ready again; both drop stale items lazily (a requeued URL leaves
-    its old item behind) and are rebuilt when stale items outnumber the live ones.
+    its old item behind, a settled one its lease deadline) and are filtered when stale items
+    outnumber the live ones.
     """
 
     def __init__(self) -> None:
@@ -499,6 +500,7 @@ class MemoryFrontier(Frontier):
             heapq.heappush(self._later, (until, entry.order, entry_id))
             u = entry.url
             leases.append(Lease(entry_id, u.url, entry.priority, u.depth, entry.attempts))
+        self._compact()
         return leases
 
     def _wake(self, now: float) -> None:
@@ -513,16 +515,22 @@ class MemoryFrontier(Frontier):
             heapq.heappush(self._ready, (-entry.priority, entry.order, entry_id))
 
     def _compact(self) -> None:
-        """Rebuild the heaps when stale items outnumber the live ones (requeues leave some)."""
+        """Drop the stale items when they outnumber the live ones (settled URLs' lease
+        deadlines, requeued URLs' old places): a cost in proportion to the items dropped."""
         live = self._states["queued"] + self._states["leased"]
         if len(self._ready) + len(self._later) <= 2 * live + 64:
             return
-        self._ready, self._later = [], []
-        for entry_id, entry in self._entries.items():
-            if entry.state == "leased" or (entry.state == "queued" and entry.at > 0.0):
-                self._later.append((entry.at, entry.order, entry_id))
-            elif entry.state == "queued":
-                self._ready.append((-entry.priority, entry.order, entry_id))
+        entries = self._entries
+        self._ready = [
+            (neg, order, i)
+            for neg, order, i in self._ready
+            if (e := entries[i]).state == "queued" and e.order == order and e.at == 0.0
+        ]
+        self._later = [
+            (at, order, i)
+            for at, order, i in self._later
+            if (e := entries[i]).state in ("queued", "leased") and e.order == order and e.at == at
+        ]
         heapq.heapify(self._ready)
         heapq.heapify(self._later)
 

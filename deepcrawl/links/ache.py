@@ -8,9 +8,9 @@ The loop, in the paper's terms:
    queue. Links of fetched pages go to a *persistent* frontier; the crawling frontier is
    refilled from it, best links first, only when it runs empty (section 2.2), so links of
    delayed benefit are still explored. Here the persistent frontier is the crawl's
-   :class:`~deepcrawl.frontier.Frontier`, the levels folded into one priority (:func:`priority`:
-   the level first, then the likelihood, ties in discovery order), and the crawling frontier
-   is the batch leased from it;
+   :class:`~deepcrawl.frontier.Frontier`, the levels folded into one priority (the level
+   first, then the likelihood, ties in discovery order), and the crawling frontier is the
+   batch leased from it;
 2. the *critic* (the form critic, or the record validator) judges every fetched page;
 3. the *adaptive link learner* (Algorithm 1): once ``learning_threshold`` new targets were
    found, the paths to all targets found so far are collected (a link's level is one more than
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.settings import Settings
 
-__all__ = ["AcheCrawler", "link_levels", "priority"]
+__all__ = ["AcheCrawler", "link_levels"]
 
 
 @dataclass(slots=True)
@@ -61,11 +61,12 @@ class _Entry:
         return (self.level, -self.likelihood, self.seq)
 
 
-def priority(level: int, likelihood: float) -> float:
+def _priority(level: int, likelihood: float) -> float:
     """A link's frontier priority: a lower level first, then a higher likelihood (in [0, 1]).
 
     The likelihood is halved so that the best link of a level stays behind the worst of the
-    level above it.
+    level above it. (Two likelihoods a few units in the last place apart may round to one
+    priority; their links then go in discovery order.)
     """
     return likelihood / 2 - level
 
@@ -194,7 +195,7 @@ class AcheCrawler(FocusedStrategy):
         frontier = self.new_frontier()
         seq = 0
         start = _Entry(LinkContext(url=start_url, source=""), seq)
-        frontier.add([NewURL(start_url, priority=priority(start.level, start.likelihood))])
+        frontier.add([NewURL(start_url, priority=_priority(start.level, start.likelihood))])
         # The links queued in the persistent frontier (their contexts and ranks), and those of
         # the crawling frontier: leased, fetched ``concurrency`` at a time.
         queued: dict[str, _Entry] = {}
@@ -232,7 +233,7 @@ class AcheCrawler(FocusedStrategy):
                     if self.unseen(session, frontier, ctx.url):
                         seq += 1
                         queued[ctx.url] = entry = _Entry(ctx, seq)
-                        rank = priority(entry.level, entry.likelihood)
+                        rank = _priority(entry.level, entry.likelihood)
                         new.append(NewURL(ctx.url, rank, source=final))
                 frontier.add(new)
                 edges[final] = [c.url for c in contexts]
@@ -253,4 +254,4 @@ class AcheCrawler(FocusedStrategy):
         if self.classifier is None or not stale:
             return
         self._rank(stale)
-        frontier.requeue(NewURL(e.ctx.url, priority(e.level, e.likelihood)) for e in stale)
+        frontier.requeue(NewURL(e.ctx.url, _priority(e.level, e.likelihood)) for e in stale)

@@ -280,17 +280,19 @@ class FocusedStrategy(Strategy):
         """
         held = held if held is not None else []
         take = lease or (lambda n: self.lease(frontier, n))
-        while session.budget > 0 and not stop():
-            if not held:
-                held.extend(take(size or session.concurrency))
+        try:
+            while session.budget > 0 and not stop():
                 if not held:
-                    return
-            batch = held[: session.concurrency]
-            del held[: session.concurrency]
-            yield await self.fetch_leases(session, frontier, batch)
-        for unfetched in held:  # the budget ran out or the strategy stopped: given back
-            frontier.retry(unfetched.id, after_s=0.0)
-        held.clear()
+                    held.extend(take(size or session.concurrency))
+                    if not held:
+                        return
+                batch = held[: session.concurrency]
+                del held[: session.concurrency]
+                yield await self.fetch_leases(session, frontier, batch)
+        finally:  # the budget ran out, the strategy stopped or its caller did: given back
+            for unfetched in held:
+                frontier.retry(unfetched.id, after_s=0.0)
+            held.clear()
 
     async def fetch_leases(
         self, session: PoliteSession, frontier: Frontier, leases: Sequence[Lease]

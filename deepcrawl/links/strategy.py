@@ -2,13 +2,12 @@
 
 A strategy decides which URLs to request and in which order; it fetches through the
 :class:`~deepcrawl.browser.base.Fetcher` it is given (so the caller controls the backend and can
-count requests) and yields every page it fetched, in fetch order. The URLs it means to request
+count requests) and yields every page it fetched, in fetch order. The links it means to follow
 wait in a :class:`~deepcrawl.frontier.Frontier` — one queue, deduplicated by URL, in priority
-order (ties: first added first), leased and settled — that the strategy fills with its
-priorities: a fresh :class:`~deepcrawl.frontier.MemoryFrontier` for each crawl, or the one the
-caller hands it. Every link it would follow is
-judged first by its :attr:`Strategy.safety` rule (URL and link text): logout, delete, cart …
-links are never requested. ``deepcrawl bench`` runs
+order (ties: first added first), leased and settled — at the priorities the strategy gives
+them: a new :class:`~deepcrawl.frontier.MemoryFrontier` for each crawl, or the one the caller
+hands it. Every link it would follow is judged first by its :attr:`Strategy.safety` rule (URL
+and link text): logout, delete, cart … links are never requested. ``deepcrawl bench`` runs
 strategies side by side against the same fixture site; ``--strategy`` picks one for a crawl.
 """
 
