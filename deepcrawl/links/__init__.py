@@ -4,7 +4,8 @@
   :data:`STRATEGIES` (a name → class map that ``deepcrawl bench`` and the navigate phase read);
 * :mod:`~deepcrawl.links.bfs` — the breadth-first baseline;
 * :mod:`~deepcrawl.links.focused` — the focused-crawl base the learners share (a target, a
-  polite session, a priority queue of links);
+  polite session, the loop that leases their links from a
+  :class:`~deepcrawl.storage.frontier.Frontier`, fetches them and settles the leases);
 * :mod:`~deepcrawl.links.ache`, :mod:`~deepcrawl.links.apprentice`,
   :mod:`~deepcrawl.links.xcrawl` — the three link learners, each beside its model
   (``_ache_model``, ``_apprentice_model``, ``_xcrawl_model``: scikit-learn estimators);

@@ -7,7 +7,10 @@ The loop, in the paper's terms:
    by its likelihood of that level — and the next link is the best of the first non-empty
    queue. Links of fetched pages go to a *persistent* frontier; the crawling frontier is
    refilled from it, best links first, only when it runs empty (section 2.2), so links of
-   delayed benefit are still explored;
+   delayed benefit are still explored. Here the persistent frontier is the crawl's
+   :class:`~deepcrawl.storage.frontier.Frontier`, the levels folded into one priority (the level
+   first, then the likelihood, ties in discovery order), and the crawling frontier is the
+   batch leased from it;
 2. the *critic* (the form critic, or the record validator) judges every fetched page;
 3. the *adaptive link learner* (Algorithm 1): once ``learning_threshold`` new targets were
    found, the paths to all targets found so far are collected (a link's level is one more than
@@ -30,6 +33,7 @@ from typing import TYPE_CHECKING
 from deepcrawl.links.context import LinkContext
 from deepcrawl.links.focused import FocusedStrategy, PoliteSession
 from deepcrawl.links.strategy import register
+from deepcrawl.storage.frontier import NewURL
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Sequence
@@ -39,6 +43,7 @@ if TYPE_CHECKING:
     from deepcrawl.links.focused import Target
     from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.settings import Settings
+    from deepcrawl.storage.frontier import Frontier, Lease
 
 __all__ = ["AcheCrawler", "link_levels"]
 
@@ -50,6 +55,20 @@ class _Entry:
     level: int = 1
     likelihood: float = 0.0
     version: int = -1
+
+    def key(self) -> tuple[int, float, int]:
+        """The crawling frontier's order: level, then likelihood, then discovery."""
+        return (self.level, -self.likelihood, self.seq)
+
+
+def _priority(level: int, likelihood: float) -> float:
+    """A link's frontier priority: a lower level first, then a higher likelihood (in [0, 1]).
+
+    The likelihood is halved so that the best link of a level stays behind the worst of the
+    level above it. (Two likelihoods a few units in the last place apart may round to one
+    priority; their links then go in discovery order.)
+    """
+    return likelihood / 2 - level
 
 
 def link_levels(edges: dict[str, list[str]], targets: set[str], max_level: int) -> dict[str, int]:
@@ -90,6 +109,7 @@ class AcheCrawler(FocusedStrategy):
         is_target: the critic; default: records by ``links.record_pattern``, else forms.
         prior: training examples ``(link, level)`` from other crawls (Offline-Online); they
             stay in the path repository, beside the paths this crawl finds.
+        frontier: the persistent frontier; default a new one in memory for each crawl.
 
     Attributes:
         classifier: the current link classifier (None before any learning).
@@ -105,8 +125,9 @@ class AcheCrawler(FocusedStrategy):
         *,
         is_target: Target | None = None,
         prior: Sequence[tuple[LinkContext, int]] = (),
+        frontier: Frontier | None = None,
     ) -> None:
-        super().__init__(settings, is_target=is_target)
+        super().__init__(settings, is_target=is_target, frontier=frontier)
         self.prior = list(prior)
         self.classifier: MultiLevelLinkClassifier | None = None
         self.examples: list[tuple[LinkContext, int]] = []
@@ -171,42 +192,66 @@ class AcheCrawler(FocusedStrategy):
         links = self.settings.links
         session = PoliteSession(self, start_url, fetcher, max_requests)
         await session.open()
+        frontier = self.new_frontier()
         seq = 0
-        persistent: dict[str, _Entry] = {}
-        crawling: list[_Entry] = [_Entry(LinkContext(url=start_url, source=""), seq)]
+        start = _Entry(LinkContext(url=start_url, source=""), seq)
+        frontier.add([NewURL(start_url, priority=_priority(start.level, start.likelihood))])
+        # The links queued in the persistent frontier (their contexts and ranks), and those of
+        # the crawling frontier: leased, fetched ``concurrency`` at a time.
+        queued: dict[str, _Entry] = {}
+        crawling: dict[str, _Entry] = {start_url: start}
+        held: list[Lease] = []
         edges = self._edges = {}
         incoming = self._incoming = {}
         since_learning = 0
-        while session.budget > 0 and not self.done():
-            if not crawling:
-                if not persistent:
-                    break
-                pending = list(persistent.values())
-                self._rank(pending)
-                pending.sort(key=lambda e: (e.level, -e.likelihood, e.seq))
-                crawling = pending[: max(1, links.frontier_batch)]
-                for entry in crawling:
-                    del persistent[entry.ctx.url]
-            batch, crawling = crawling[: session.concurrency], crawling[session.concurrency :]
-            pages = await session.fetch_many([e.ctx.url for e in batch])
-            by_url = {e.ctx.url: e.ctx for e in batch}
+
+        def refill(n: int) -> list[Lease]:
+            # The persistent frontier's links ranked by the current classifier, best first.
+            self._requeue_stale(frontier, queued)
+            leases = self.lease(frontier, n)
+            for lease in leases:
+                if lease.url in queued:  # the start URL is in the crawling frontier already
+                    crawling[lease.url] = queued.pop(lease.url)
+            return leases
+
+        size = max(1, links.frontier_batch)
+        batches = self.leased_batches(
+            session, frontier, stop=self.done, size=size, held=held, lease=refill
+        )
+        async for pages in batches:
             for page in pages:
                 before = len(self.targets)
                 self.judge(page)
                 since_learning += len(self.targets) - before
                 final = self.resolved.get(page.url, page.final_url)
-                if page.url in by_url and by_url[page.url].source:
-                    incoming.setdefault(final, by_url[page.url])
+                reached = crawling.pop(page.url, None)
+                if reached is not None and reached.ctx.source:
+                    incoming.setdefault(final, reached.ctx)
                 contexts = session.links(page, 0, links.around_terms)
+                new = []
                 for ctx in contexts:
-                    if ctx.url not in session.seen:
+                    if self.unseen(session, frontier, ctx.url):
                         seq += 1
-                        persistent[ctx.url] = _Entry(ctx, seq)
-                        session.seen.add(ctx.url)
+                        queued[ctx.url] = entry = _Entry(ctx, seq)
+                        rank = _priority(entry.level, entry.likelihood)
+                        new.append(NewURL(ctx.url, rank, source=final))
+                frontier.add(new)
                 edges[final] = [c.url for c in contexts]
                 yield page
             if since_learning >= links.learning_threshold:
                 since_learning = 0
                 self.learn()
-                self._rank(crawling)
-                crawling.sort(key=lambda e: (e.level, -e.likelihood, e.seq))
+                self._rank([crawling[lease.url] for lease in held])
+                held.sort(key=lambda lease: crawling[lease.url].key())
+
+    def _requeue_stale(self, frontier: Frontier, queued: dict[str, _Entry]) -> None:
+        """Rank the queued links the current classifier has not ranked, and requeue them.
+
+        The links go back in discovery order, so that ties keep it: every link when the
+        classifier changed, else the links discovered since the last refill (the latest).
+        """
+        stale = [e for e in queued.values() if e.version != self._version]
+        if self.classifier is None or not stale:
+            return
+        self._rank(stale)
+        frontier.requeue(NewURL(e.ctx.url, _priority(e.level, e.likelihood)) for e in stale)

@@ -17,17 +17,21 @@ search form of a site, behind a gateway page). A target found later raises the r
 links on the way to it, so when rewards changed the apprentice is refitted on every lesson
 (naive Bayes counts: linear in the lessons); otherwise the batch is added with ``partial_fit``.
 
+A link's priority in the frontier is its score: a link found again with a better score is
+requeued with it (behind the links of that score), and a retrained apprentice requeues every
+waiting link, in the order they were first found.
+
 The paper's measure is the *loss rate*: the share of fetched pages the critic threw away
 (:attr:`~deepcrawl.links.focused.FocusedStrategy.loss_rate`).
 """
 
 from __future__ import annotations
 
-import heapq
 from typing import TYPE_CHECKING
 
 from deepcrawl.links.focused import FocusedStrategy, PoliteSession
 from deepcrawl.links.strategy import register
+from deepcrawl.storage.frontier import NewURL
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Sequence
@@ -37,6 +41,7 @@ if TYPE_CHECKING:
     from deepcrawl.links.focused import Target
     from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.settings import Settings
+    from deepcrawl.storage.frontier import Frontier, Lease
 
 __all__ = ["ApprenticeCrawler"]
 
@@ -52,6 +57,7 @@ class ApprenticeCrawler(FocusedStrategy):
             paper's "fixed prior obtained from a baseline crawl";
             :meth:`~deepcrawl.links.prior.LinkPrior.apprentice_lessons`); the apprentice
             starts from them and keeps them when refitted.
+        frontier: where the links wait; default a new one in memory for each crawl.
 
     Attributes:
         apprentice: the learner.
@@ -67,10 +73,11 @@ class ApprenticeCrawler(FocusedStrategy):
         *,
         is_target: Target | None = None,
         prior: Sequence[tuple[Sequence[str], float]] = (),
+        frontier: Frontier | None = None,
     ) -> None:
         from deepcrawl.links._apprentice_model import Apprentice  # scikit-learn loads when used
 
-        super().__init__(settings, is_target=is_target)
+        super().__init__(settings, is_target=is_target, frontier=frontier)
         self.apprentice: Apprentice = Apprentice(
             d_max=settings.links.d_max, alpha=settings.links.apprentice_alpha
         )
@@ -131,21 +138,21 @@ class ApprenticeCrawler(FocusedStrategy):
         links = self.settings.links
         session = PoliteSession(self, start_url, fetcher, max_requests)
         await session.open()
-        seq = 0
-        heap: list[tuple[float, int, str]] = [(-1.0, 0, start_url)]
-        priority: dict[str, float] = {start_url: 1.0}
+        frontier = self.new_frontier()
+        frontier.add([NewURL(start_url, priority=1.0)])
+        priority: dict[str, float] = {start_url: 1.0}  # of each waiting link, first found first
         # Target v -> features of each fetched (u, v) (kept while v waits, and for re-scoring).
         inlinks: dict[str, list[tuple[str, ...]]] = {}
         waiting: dict[str, list[tuple[str, ...]]] = {}  # v not fetched yet -> (u, v) features
         since_batch = 0
-        while heap and session.budget > 0 and not self.done():
-            chosen: list[str] = []
-            while heap and len(chosen) < session.concurrency:
-                neg, _, url = heapq.heappop(heap)
-                if url in priority and -neg == priority[url]:
-                    del priority[url]
-                    chosen.append(url)
-            pages = await session.fetch_many(chosen)
+
+        def lease(n: int) -> list[Lease]:
+            leases = self.lease(frontier, n)
+            for leased in leases:
+                priority.pop(leased.url, None)
+            return leases
+
+        async for pages in self.leased_batches(session, frontier, stop=self.done, lease=lease):
             for page in pages:
                 verdict = self.judge(page)
                 final = self.resolved.get(page.url, page.final_url)
@@ -163,18 +170,19 @@ class ApprenticeCrawler(FocusedStrategy):
                     inlinks.setdefault(ctx.url, []).append(ctx.offsets)
                     if ctx.url not in session.seen or ctx.url in priority:
                         new_scores.append((ctx.url, ctx.offsets))
+                better: list[NewURL] = []
                 for url, score in self._score(new_scores, 1.0 if verdict else 0.0):
                     if score > priority.get(url, -1.0):
-                        seq += 1
                         priority[url] = score
-                        heapq.heappush(heap, (-score, seq, url))
+                        better.append(NewURL(url, score, source=final))
+                frontier.requeue(better)
                 yield page
             since_batch += len(pages)
             if since_batch >= links.apprentice_batch:
                 since_batch = 0
                 self._train()
                 if self.consulted:
-                    heap, seq = self._rescore(priority, inlinks, seq)
+                    self._rescore(frontier, priority, inlinks)
         self._train()  # the last lessons, for whoever reuses the apprentice
 
     def _score(
@@ -190,20 +198,15 @@ class ApprenticeCrawler(FocusedStrategy):
 
     def _rescore(
         self,
+        frontier: Frontier,
         priority: dict[str, float],
         inlinks: dict[str, list[tuple[str, ...]]],
-        seq: int,
-    ) -> tuple[list[tuple[float, int, str]], int]:
+    ) -> None:
         """Re-rank every waiting link with the retrained apprentice (best in-link counts)."""
-        urls = list(priority)
-        flat = [(url, x) for url in urls for x in inlinks.get(url, [()])]
+        flat = [(url, x) for url in priority for x in inlinks.get(url, [()])]
         best: dict[str, float] = {}
         for url, score in self._score(flat, 0.0):
             best[url] = max(score, best.get(url, 0.0))
-        heap: list[tuple[float, int, str]] = []
-        for url in urls:
-            seq += 1
+        for url in priority:
             priority[url] = best.get(url, 0.0)
-            heap.append((-priority[url], seq, url))
-        heapq.heapify(heap)
-        return heap, seq
+        frontier.requeue(NewURL(url, score) for url, score in priority.items())

@@ -9,7 +9,9 @@ critic of ACHE and the apprentice, the validator of xCrawl. Two jobs use them:
   regular expression over the URL's path and query (:func:`pattern_target`); the URL-only
   classifier can take its place, since a target is any ``Callable[[FetchedPage], bool]``.
 
-:class:`FocusedStrategy` holds the target and the crawl's bookkeeping; :class:`PoliteSession`
+:class:`FocusedStrategy` holds the target, the crawl's bookkeeping and the loop the learners
+share — lease a batch from the frontier, fetch it, let the learner score the pages' links and
+add them, settle the leases (:meth:`FocusedStrategy.leased_batches`); :class:`PoliteSession`
 fetches for it through the polite path (:mod:`deepcrawl.fetch.polite`), as
 :class:`~deepcrawl.links.bfs.BreadthFirst` does: robots.txt rules and Crawl-delay, the per-host
 rate and concurrency; and it keeps the request budget, records failures, and requests no link
@@ -30,12 +32,13 @@ from deepcrawl.links.context import LinkContext, page_links
 from deepcrawl.links.strategy import Strategy
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import AsyncIterator, Callable, Sequence
 
     from deepcrawl.browser.base import Fetcher
     from deepcrawl.fetch.polite import PoliteFetcher
     from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.settings import Settings
+    from deepcrawl.storage.frontier import Frontier, Lease
 
     Target = Callable[[FetchedPage], bool]
 
@@ -200,6 +203,8 @@ class FocusedStrategy(Strategy):
     Args:
         settings: deepcrawl settings (the ``links`` section holds the papers' thresholds).
         is_target: the critic / validator; default :func:`default_target`.
+        frontier: where the crawl queues its links; default a new
+            :class:`~deepcrawl.storage.frontier.MemoryFrontier` for each crawl.
 
     Attributes:
         targets: URLs of the target pages found, in fetch order.
@@ -207,8 +212,14 @@ class FocusedStrategy(Strategy):
         resolved: the final URL of every URL requested.
     """
 
-    def __init__(self, settings: Settings, *, is_target: Target | None = None) -> None:
-        super().__init__(settings)
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        is_target: Target | None = None,
+        frontier: Frontier | None = None,
+    ) -> None:
+        super().__init__(settings, frontier=frontier)
         self.is_target: Target = is_target or default_target(settings)
         self.targets: list[str] = []
         self.judged: dict[str, bool] = {}
@@ -234,3 +245,73 @@ class FocusedStrategy(Strategy):
         """ACHE's per-site stopping criterion: enough distinct targets found."""
         limit = self.settings.links.max_targets
         return limit > 0 and len(self.targets) >= limit
+
+    def lease(self, frontier: Frontier, n: int) -> list[Lease]:
+        """Lease up to ``n`` URLs, held as long as ``settings.links.lease_s``."""
+        return frontier.lease(n, lease_s=self.settings.links.lease_s)
+
+    async def leased_batches(
+        self,
+        session: PoliteSession,
+        frontier: Frontier,
+        *,
+        stop: Callable[[], bool],
+        size: int = 0,
+        held: list[Lease] | None = None,
+        lease: Callable[[int], list[Lease]] | None = None,
+    ) -> AsyncIterator[list[FetchedPage]]:
+        """The loop the learners share: lease, fetch, hand the pages over, settle; again.
+
+        When no leased URL is held, up to ``size`` (default: the concurrency) are leased, best
+        first; they are fetched ``concurrency`` at a time, and each batch's pages are yielded.
+        The next batch is fetched only when the caller asks for it, so the links it added and
+        the priorities it changed meanwhile already count. The loop ends when the budget is
+        spent, ``stop()`` is true or the frontier has nothing ready.
+
+        Args:
+            session: the crawl's polite session.
+            frontier: the crawl's frontier.
+            stop: the strategy's stopping criterion, asked before each batch.
+            size: URLs leased at a time (ACHE's crawling frontier).
+            held: the list of leased URLs not fetched yet, for a caller that reorders them
+                (ACHE, after learning).
+            lease: leases up to ``n`` URLs, for a caller with bookkeeping to do on leasing
+                (default :meth:`lease`).
+        """
+        held = held if held is not None else []
+        take = lease or (lambda n: self.lease(frontier, n))
+        try:
+            while session.budget > 0 and not stop():
+                if not held:
+                    held.extend(take(size or session.concurrency))
+                    if not held:
+                        return
+                batch = held[: session.concurrency]
+                del held[: session.concurrency]
+                yield await self.fetch_leases(session, frontier, batch)
+        finally:  # the budget ran out, the strategy stopped or its caller did: given back
+            for unfetched in held:
+                frontier.retry(unfetched.id, after_s=0.0)
+            held.clear()
+
+    async def fetch_leases(
+        self, session: PoliteSession, frontier: Frontier, leases: Sequence[Lease]
+    ) -> list[FetchedPage]:
+        """Fetch the leased URLs and settle each lease: done, failed (the fetch's error, or the
+        safety rule's refusal), or given back when the budget ran out before it."""
+        pages = await session.fetch_many([lease.url for lease in leases])
+        fetched = {page.url for page in pages}
+        for lease in leases:
+            if lease.url in session.failed and lease.url not in fetched:
+                frontier.fail(lease.id, self.failures.get(lease.url, ""))
+            elif lease.url in fetched or lease.url in session.seen:  # seen: it was requested
+                frontier.complete(lease.id)
+            elif lease.url in self.refused:
+                frontier.fail(lease.id, self.refused[lease.url])
+            else:
+                frontier.retry(lease.id, after_s=0.0)
+        return pages
+
+    def unseen(self, session: PoliteSession, frontier: Frontier, url: str) -> bool:
+        """Neither queued before nor fetched, under its own URL or as where a redirect ended."""
+        return url not in session.seen and not frontier.seen(url)

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import json
 import random
-from collections import deque
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -37,6 +36,7 @@ from deepcrawl.errors import ConfigError
 from deepcrawl.links.ache import link_levels
 from deepcrawl.links.context import LinkContext
 from deepcrawl.links.focused import FocusedStrategy, PoliteSession, url_key
+from deepcrawl.storage.frontier import NewURL
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Sequence
@@ -187,19 +187,20 @@ class _Baseline(FocusedStrategy):
         links = self.settings.links
         session = PoliteSession(self, start_url, fetcher, max_requests)
         await session.open()
-        queue: deque[LinkContext] = deque([LinkContext(url=start_url, source="")])
-        session.seen.add(start_url)
-        while queue and session.budget > 0 and not self.targets:
-            batch = [queue.popleft() for _ in range(min(len(queue), session.concurrency))]
-            for page in await session.fetch_many([c.url for c in batch]):
+        frontier = self.new_frontier()
+        frontier.add([NewURL(start_url)])
+        until_target = self.leased_batches(session, frontier, stop=lambda: bool(self.targets))
+        async for pages in until_target:
+            for page in pages:
                 self.judge(page)
                 final = self.resolved.get(page.url, page.final_url)
                 contexts = session.links(page, links.d_max, links.around_terms)
                 self.links[final] = contexts
-                for ctx in contexts:
-                    if ctx.url not in session.seen:
-                        session.seen.add(ctx.url)
-                        queue.append(ctx)
+                frontier.add(
+                    NewURL(c.url, source=final)
+                    for c in contexts
+                    if self.unseen(session, frontier, c.url)
+                )
                 yield page
 
 

@@ -2,10 +2,13 @@
 
 A strategy decides which URLs to request and in which order; it fetches through the
 :class:`~deepcrawl.browser.base.Fetcher` it is given (so the caller controls the backend and can
-count requests) and yields every page it fetched, in fetch order. Every link it would follow is
-judged first by its :attr:`Strategy.safety` rule (URL and link text): logout, delete, cart …
-links are never requested. ``deepcrawl bench`` runs
-strategies side by side against the same fixture site; ``--strategy`` picks one for a crawl.
+count requests) and yields every page it fetched, in fetch order. The links it means to follow wait
+in a :class:`~deepcrawl.storage.frontier.Frontier` — one queue, deduplicated by URL, in priority
+order (ties: first added first), leased and settled — at the priorities the strategy gives them: a
+new :class:`~deepcrawl.storage.frontier.MemoryFrontier` for each crawl, or the one the caller hands
+it. Every link it would follow is judged first by its :attr:`Strategy.safety` rule (URL and link
+text): logout, delete, cart … links are never requested. ``deepcrawl bench`` runs strategies side by
+side against the same fixture site; ``--strategy`` picks one for a crawl.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import abc
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 from deepcrawl.safety import SafetyRule
+from deepcrawl.storage.frontier import MemoryFrontier
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -21,6 +25,7 @@ if TYPE_CHECKING:
     from deepcrawl.browser.base import Fetcher
     from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.settings import Settings
+    from deepcrawl.storage.frontier import Frontier
 
 __all__ = ["STRATEGIES", "Strategy", "register"]
 
@@ -44,8 +49,9 @@ class Strategy(abc.ABC):
     #: None leaves it to ``settings.browser.render``.
     render: ClassVar[Literal["auto", "always", "never"] | None] = None
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, *, frontier: Frontier | None = None) -> None:
         self.settings = settings
+        self._frontier = frontier
         #: URLs that failed, with the reason (filled as the crawl goes).
         self.failures: dict[str, str] = {}
         #: The rule links are judged by before they are requested (the caller may replace it,
@@ -61,6 +67,14 @@ class Strategy(abc.ABC):
         if why is not None:
             self.refused.setdefault(url, why)
         return why is None
+
+    def new_frontier(self) -> Frontier:
+        """The frontier of one crawl: the one handed to the constructor, else a new one in memory.
+
+        A handed frontier (e.g. a :class:`~deepcrawl.storage.frontier.SqlFrontier` of the crawl's
+        database) keeps what the strategy queued and fetched beyond the crawl.
+        """
+        return self._frontier if self._frontier is not None else MemoryFrontier()
 
     @abc.abstractmethod
     def crawl(

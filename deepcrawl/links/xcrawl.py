@@ -218,6 +218,10 @@ class XCrawler(FocusedStrategy):
         seeds = [u for u in self.known_records if session.allowed(u)]
         for page in await fetch([start_url, *seeds]):
             yield page
+        # The bootstrap's queue is a heap of its own, not the crawl's frontier: it holds a link
+        # once per page that links to it, and a batch counts each copy (a link found on three
+        # pages can take three of a batch's slots and be fetched once). A frontier keeps one
+        # entry a URL: on it, stacks' form took 18 / 26 pages instead of 15 / 22.
         heap: list[tuple[float, int, str]] = []
         order = 0
 

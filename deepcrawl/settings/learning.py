@@ -133,6 +133,10 @@ class LinkLearningSettings(Section):
     crawled to its end before the links of its pages are ranked, so its size is a floor on the
     pages spent per step of a path: chosen on stacks seeds 112-115 (neither the prior's nor the
     bench's), pages to the form 12 / 22 with 10, 27 / 52 with 25, 49 / 99 with 50."""
+    lease_s: float = 86_400.0
+    """How long a link strategy holds a URL it leased from its frontier before the frontier
+    may hand it out again. ACHE holds a whole crawling batch while it fetches it at the rate
+    robots.txt allows: a day, so that no crawl delay makes a held URL come back twice."""
     max_targets: int = 0
     """Per-site stopping criterion (ACHE section 2): stop after this many distinct targets
     (0: only the request budget stops the crawl)."""

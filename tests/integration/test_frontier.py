@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from deepcrawl.fetch.politeness import SharedHostLimiter
 from deepcrawl.settings import PolitenessSettings
 from deepcrawl.storage import Repository
-from deepcrawl.storage.frontier import Frontier, MemoryFrontier, NewURL, SqlFrontier
+from deepcrawl.storage.frontier import Frontier, FrontierCounts, MemoryFrontier, NewURL, SqlFrontier
 
 
 @pytest.fixture(params=["memory", "sqlite", "postgres"])
@@ -75,6 +75,32 @@ def test_retry_waits_for_its_back_off(frontier: Frontier) -> None:
     assert frontier.lease(1) == []
     time.sleep(0.25)
     assert [x.id for x in frontier.lease(1)] == [lease.id]
+
+
+def test_requeue_goes_behind_its_new_priority(frontier: Frontier) -> None:
+    frontier.add(_urls("/a", "/b", "/c", "/d", priority=0.5))
+    [a] = frontier.lease(1)
+    requeued = frontier.requeue(
+        [*_urls("/b", "/a", priority=0.5), *_urls("/c", "/new", priority=0.9)]
+    )
+    assert requeued == 3  # b, c and the new URL; a is leased: left alone
+    leased = frontier.lease(5)
+    assert [lease.url.rsplit("/", 1)[1] for lease in leased] == ["c", "new", "d", "b"]
+    assert [lease.priority for lease in leased] == [0.9, 0.9, 0.5, 0.5]
+    frontier.complete(a.id)
+    assert frontier.requeue(_urls("/a", priority=1.0)) == 0  # settled: stays done
+    assert frontier.counts() == FrontierCounts(leased=4, done=1)
+
+
+def test_requeue_keeps_a_back_off(frontier: Frontier) -> None:
+    frontier.add(_urls("/a", "/b"))
+    [a, _b] = frontier.lease(2)
+    frontier.retry(a.id, after_s=0.2)
+    assert frontier.requeue(_urls("/a", priority=1.0)) == 1
+    assert frontier.lease(1) == []
+    time.sleep(0.25)
+    [again] = frontier.lease(1)
+    assert (again.url, again.priority, again.attempts) == ("http://example.test/a", 1.0, 2)
 
 
 def test_sql_frontier_persists_across_reopen(db_url: str) -> None:

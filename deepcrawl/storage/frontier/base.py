@@ -9,6 +9,8 @@ Whatever the backend (:class:`Frontier`):
   dies gives its URLs back;
 * ``complete`` / ``fail`` / ``retry`` settle a lease; a URL is never handed out again once
   completed or failed;
+* ``requeue`` gives queued URLs new priorities, each going behind the URLs of its new priority
+  as if added now (a link learner that re-ranked its links after learning);
 * state survives the process: a crawl resumed from the same database continues where it stopped.
 
 The value types (:class:`NewURL`, :class:`Lease`, :class:`FrontierCounts`) and the ``source``
@@ -131,6 +133,17 @@ class Frontier(abc.ABC):
     @abc.abstractmethod
     def seen(self, url: str) -> bool:
         """Whether ``url`` was ever added."""
+
+    @abc.abstractmethod
+    def requeue(self, urls: Iterable[NewURL]) -> int:
+        """Queue ``urls`` at their priorities as if each were added now, in the order given.
+
+        A URL waiting in the queue takes its new priority and goes behind the queued URLs of
+        equal priority (its depth, source, attempts and back-off stay); a URL never added is
+        added; a leased or settled URL is left as it is. Return how many were queued. A link
+        strategy calls it when it learnt new priorities for the links it had queued: ``add``
+        ignores a URL seen before, whatever its priority.
+        """
 
     def pending(self) -> int:
         """URLs not yet settled (queued or leased): what a fetch loop polls to know it is done.

@@ -202,6 +202,60 @@ class SqlFrontier(Frontier):
         with self._guard("look up a frontier URL"), Session(self.engine) as session:
             return session.exec(stmt).first() is not None
 
+    def requeue(self, urls: Iterable[NewURL]) -> int:
+        # A queued row is deleted and inserted anew: the lease order breaks ties by id, so the
+        # new id puts it behind the rows of equal priority. A queued row has no live lease.
+        wanted = {u.url: u for u in urls}
+        if not wanted:
+            return 0
+        c = _TABLE.c
+        keys = list(wanted)
+        kept = (c.url, c.host, c.depth, c.source, c.ready_at, c.attempts, c.error, c.added_at)
+        now = datetime.now(UTC)
+        with self._guard("requeue URLs of the frontier"), self.engine.begin() as conn:
+            if self._dialect == "postgresql":  # no lease transaction sees the rows vanish
+                conn.execute(sa.select(sa.func.pg_advisory_xact_lock(_LEASE_LOCK, self.site_id)))
+            old: dict[str, Any] = {}
+            for start in range(0, len(keys), 500):
+                drop = (
+                    sa.delete(_TABLE)
+                    .where(c.site_id == self.site_id, c.state == "queued")
+                    .where(c.url.in_(keys[start : start + 500]))
+                    .returning(*kept)
+                )
+                old.update((row.url, row) for row in conn.execute(drop).all())
+            rows = []
+            for u in wanted.values():
+                was = old.get(u.url)
+                row = {
+                    "site_id": self.site_id,
+                    "url": u.url,
+                    "priority": u.priority,
+                    "state": "queued",
+                }
+                if was is None:
+                    row |= {
+                        "host": urlsplit(u.url).hostname or "",
+                        "depth": u.depth,
+                        "source": u.source[:512],
+                        "ready_at": now,
+                        "attempts": 0,
+                        "error": None,
+                        "added_at": now,
+                    }
+                else:
+                    row |= {name: getattr(was, name) for name in was._fields if name != "url"}
+                rows.append(row)
+            stmt = (
+                self._insert()
+                .on_conflict_do_nothing(index_elements=["site_id", "url"])
+                .returning(c.id)
+            )
+            queued = 0
+            for start in range(0, len(rows), 500):
+                queued += len(conn.execute(stmt, rows[start : start + 500]).all())
+        return queued
+
     def pending(self) -> int:
         # two ranges of the lease index: the cost follows the pending URLs, not the done ones
         c = _TABLE.c
