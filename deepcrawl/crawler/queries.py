@@ -144,6 +144,9 @@ class QueryLoop:
             if (row.error or "").startswith(PAGE_CAP_NOTE) and self.max_pages is None:
                 unfinished[row.keyword] = row.result_pages
             texts = self._ids(query.result_links())
+            if not row.keyword and not texts:  # as :meth:`step` left it
+                self.manager.skip(row.keyword)
+                continue
             self.manager.record(
                 row.keyword,
                 set(texts),
@@ -526,20 +529,24 @@ class QueryLoop:
         self._keep_list(word, result)
         self.manager.learn_entries(word, more.blocks)
         texts = self._ids((link.url, link.text) for link in result.result_links)
-        outcome = self.manager.record(
-            word,
-            set(texts),
-            texts,
-            cost=max(1, result.pages),
-            total_results=result.total_results,
-            error=result.error if result.outcome == "error" else None,
-            # the pages read before were sampled by the list's first read
-            sample=self._ids((li.url, li.text) for li in result.result_links if li.page > skip)
-            if skip
-            else None,
-        )
+        new = 0
+        if word or texts:
+            new = self.manager.record(
+                word,
+                set(texts),
+                texts,
+                cost=max(1, result.pages),
+                total_results=result.total_results,
+                error=result.error if result.outcome == "error" else None,
+                # the pages read before were sampled by the list's first read
+                sample=self._ids((li.url, li.text) for li in result.result_links if li.page > skip)
+                if skip
+                else None,
+            ).new
+        else:
+            self.manager.skip(word)  # the empty query found nothing: the search wants words
         row = self.ctx.state.save_query(
-            result.to_query_row(new_records=outcome.new), result.links, form_id=self.form_id
+            result.to_query_row(new_records=new), result.links, form_id=self.form_id
         )
         if word.casefold() in self._probes:
             self._settle_probe()
@@ -548,7 +555,7 @@ class QueryLoop:
         stats = self.ctx.stats
         logger.debug(
             "query %r brought %d new records: %d reached, estimate %s",
-            word, outcome.new, stats.records_reached, stats.records_estimated,
+            word, new, stats.records_reached, stats.records_estimated,
         )  # fmt: skip
         if self.deepening:
             self.ctx.stats.stop_reason = None

@@ -504,6 +504,12 @@ class KeywordManager:
             self._recent.append(ids)
         return outcome
 
+    def skip(self, query: str) -> None:
+        """Count ``query`` as asked without recording an outcome: an empty query that found
+        nothing tells no more than that the search wants words, and leaves no trace in the
+        history the stop rules read."""
+        self._issued.add(query.casefold())
+
     def observe(self, ids: Collection[str], texts: Mapping[str, str] | None = None) -> int:
         """Count records reached without a query (links on fetched record pages) as known.
 

@@ -229,6 +229,13 @@ def test_the_empty_query_goes_first_and_is_read_past_the_setup_pages_while_pages
     refused = _Search({"": list(texts), **lists})
     asyncio.run(_crawl(_deepening_loop(paging_min_new=1.0), refused, texts))
     assert "" not in {word for word, _ in refused.read}
+    # a search that wants words: the empty query is asked once, and leaves no trace in the
+    # history the stop rules and the setup phase's count read
+    wants_words = _Search(lists, accepts_empty=True)
+    loop = _deepening_loop(paging_min_new=1.0)
+    asyncio.run(_crawl(loop, wants_words, texts))
+    assert [word for word, _ in wants_words.read] == ["", "red", "blue"]
+    assert [outcome.query for outcome in loop.manager.history] == ["red", "blue"]
 
 
 def test_a_list_read_to_the_page_cap_is_not_read_again() -> None:
