@@ -62,7 +62,9 @@ class PagingLoop(Protocol):
         """Records of ``word``'s list the crawl lacks and its pages have not shown."""
 
 
-def lists_checked_out(checked: Sequence[tuple[int, int]], *, need: int, share: float) -> bool:
+def lists_checked_out(
+    checked: Sequence[tuple[int, int]], *, need: int, share: float, lists: int = 1
+) -> bool:
     """Whether the latest result lists, ``need`` records between them, lack under ``share``.
 
     Args:
@@ -70,15 +72,19 @@ def lists_checked_out(checked: Sequence[tuple[int, int]], *, need: int, share: f
             records of them the crawl lacked).
         need: records of evidence: the most recent lists are summed until they reach it.
         share: the share of lacking records under which the lists count as checked out.
+        lists: lists of evidence at least, however many records fewer lists hold: the lists
+            of words most records hold are nearly the same records, so two of them are not
+            twice the evidence.
 
     Returns:
-        False while the lists hold fewer than ``need`` records in all.
+        False while the lists hold fewer than ``need`` records in all, or are fewer than
+        ``lists``.
     """
     seen = missing = 0
-    for total, lacking in reversed(checked):
+    for count, (total, lacking) in enumerate(reversed(checked), 1):
         seen += total
         missing += lacking
-        if seen >= need:
+        if seen >= need and count >= lists:
             return missing < share * seen
     return False
 
@@ -161,7 +167,8 @@ class Paging:
             if lacking is not None and self.total is not None:
                 self.checked_at = len(loop.checked)
                 loop.checked.append((self.total, lacking))
-        self.ended = next_page(page, number, ()) is None
+        # a typed list goes on as it is scrolled: only asking for more and not getting it ends it
+        self.ended = not page.scrolls and next_page(page, number, ()) is None
         ids -= self.shown
         self.shown.update(ids)
         if number > self.skip:

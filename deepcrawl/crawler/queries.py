@@ -303,9 +303,16 @@ class QueryLoop:
         need = self.checked_need()
         if self.manager.on_trial:  # the lists so far are another source's words'
             return False
-        return bool(need) and lists_checked_out(
-            self.checked, need=need, share=self.ctx.settings.crawl.stop_checked_share
+        settings = self.ctx.settings.crawl
+        out = bool(need) and lists_checked_out(
+            self.checked,
+            need=need,
+            share=settings.stop_checked_share,
+            lists=settings.stop_checked_lists,
         )
+        if out:
+            logger.debug("checked out: (total, lacking) of the latest lists %s", self.checked[-8:])
+        return out
 
     def checked_need(self) -> int:
         """Records of evidence :meth:`checked_out` needs (0: the rule is off).

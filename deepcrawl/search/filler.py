@@ -283,6 +283,7 @@ class FormFiller(QueryBackend):
             before = _BeforeTyping(shown, traffic.mark(), await before_action(page, traffic))
         await self._fill(page, live, keyword, values)
         if before is not None and await self._typed(lease, traffic, live, before, pages):
+            pages[-1].scrolls = True
             await self._scroll_on(page, traffic, cap, pages, more)
             return
         mark = traffic.mark()
@@ -420,6 +421,7 @@ class FormFiller(QueryBackend):
             except FetchTimeoutError:
                 return
             pages.append(await self._read(page, traffic, mark))
+            pages[-1].scrolls = True
             if not brings_new_links(pages):
                 pages.pop()
                 return

@@ -121,6 +121,8 @@ class ResultPage:
         clickables: scripted controls that may bring more results (browser only).
         fetched_url: what to record as "submitted" for this page (the data request of a
             "load more", or ``url``).
+        scrolls: a live list typed into, which renders more results as it is scrolled: its
+            way on is scrolling, not a next link, so a missing next link does not end it.
     """
 
     url: str
@@ -130,6 +132,7 @@ class ResultPage:
     links: list[Link] = field(default_factory=list)
     clickables: list[Clickable] = field(default_factory=list)
     fetched_url: str = ""
+    scrolls: bool = False
 
     def __post_init__(self) -> None:
         if not self.fetched_url:

@@ -103,8 +103,10 @@ class _Search:
         size: int = _SIZE,
         *,
         accepts_empty: bool = False,
+        scrolls: bool = False,
     ) -> None:
         self.accepts_empty = accepts_empty
+        self.scrolls = scrolls  # a typed list: one reading, more as it is scrolled, no next link
         self.lists = lists
         self.totals = totals or {}  # a total other than the list's length (other kinds)
         self.size = size
@@ -130,7 +132,8 @@ class _Search:
             page = ResultPage(
                 url=f"http://site/search?q={word}&page={pages}",
                 blocks=[f"{total} results for “{word}”"] if total else [],
-                links=[Link(rid) for rid in chunk] + (nxt if further else []),
+                links=[Link(rid) for rid in chunk] + (nxt if further and not self.scrolls else []),
+                scrolls=self.scrolls,
             )
             if pages >= (max_pages or 50) or (more is not None and not more(page, pages)):
                 break
@@ -420,6 +423,22 @@ def test_a_list_read_to_its_end_is_exact_evidence_for_the_stop_whatever_its_tota
         asyncio.run(loop.step(cast("FormSearch", search)))
     assert loop.checked == [(50, 1), *[(50, 0)] * 5]
     assert loop.checked_out()
+
+
+def test_a_typed_list_shows_no_next_link_yet_is_no_evidence_until_its_end_was_seen() -> None:
+    """A search-as-you-type list renders more as it is scrolled: its first reading has no next
+    link. Read one reading deep (the paging expects nothing more of it), it does not count as
+    read to its end, so it is no evidence that the crawl lacks nothing."""
+    loop = _deepening_loop(deepen_min_new=0.0, paging_min_new=1000.0)
+    words = [f"word{c}" for c in "abcdef"]
+    lists = {w: [f"{w}-{i}" for i in range(50)] for w in words}
+    loop.manager = KeywordManager(loop.ctx.settings.keywords, seeds=words, frequent=[])
+    search = _Search(lists, size=10, scrolls=True)
+    for _ in words:
+        asyncio.run(loop.step(cast("FormSearch", search)))
+    assert search.read == [(w, 1) for w in words]
+    assert loop.checked == []
+    assert not loop.checked_out()
 
 
 def test_a_search_matching_more_than_the_words_is_measured_by_the_records_it_showed() -> None:
