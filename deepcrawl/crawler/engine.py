@@ -27,6 +27,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Self
@@ -43,7 +44,7 @@ from deepcrawl.storage import Repository
 from deepcrawl.storage.state import CrawlState
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+    from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
     from pathlib import Path
     from types import TracebackType
 
@@ -288,7 +289,7 @@ class Crawl:
         self.report = CrawlReport("max_pages" if full else "done", ctx.site.id, stats)
         return self.report
 
-    async def pages(self) -> AsyncIterator[Record]:
+    async def pages(self) -> AsyncGenerator[Record]:
         """Run the crawl and yield each delivered page's record as it comes.
 
         Raises:
@@ -361,8 +362,11 @@ async def crawl_pages(
     async with Crawl(
         start_url, settings=chosen, like=like, labels_file=labels, resume=resume
     ) as crawl:
-        async for record in crawl.pages():
-            yield record
+        # closed here when the reader stops early, so that the crawl's tasks end before the
+        # crawl does, not later when the garbage collector finds the generator
+        async with contextlib.aclosing(crawl.pages()) as records:
+            async for record in records:
+                yield record
         _check_labelled(crawl.report)
 
 
