@@ -168,10 +168,6 @@ class KnownTexts:
             return None
         share = self.match_share(word, shown if sample is None else sample)
         if share is not None:
-            if share <= 0:  # no fetched result holds the word: how many the crawl has is unknown
-                return None
-            held = round(held / share)
-            if held > total:  # scaled past the total: the count says nothing, as above
-                return None
+            held = round(held / share) if share > 0 else total
         unheld_shown = sum(1 for rid in shown if rid not in self._ids)
         return max(0, total - held - unheld_shown)
