@@ -389,8 +389,10 @@ class NormalPhase:
             step = await self.loop.step(self.search)
             if step is None:
                 if self.loop.manager.stop_reason not in _BUDGETS:  # a larger budget queries on
+                    # the stored queries, the empty query's empty answer among them (the
+                    # manager's history leaves it out)
                     ctx.state.end_queries(
-                        ctx.stats.stop_reason or "querying ended", len(self.loop.manager.history)
+                        ctx.stats.stop_reason or "querying ended", ctx.state.count("queries")
                     )
                 return
             result, row = step
