@@ -114,6 +114,8 @@ def load_critic(settings: FormSettings | None = None) -> FormCritic:
     settings = settings or FormSettings()
     path = cache_path(settings)
     critic = _LOADED.get(path.name)
+    if critic is not None and not path.is_file():
+        _save(critic, path)  # trained once in this process, cached in every folder asked for
     if critic is None and path.is_file():
         try:
             loaded = joblib.load(path)
