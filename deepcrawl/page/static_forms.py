@@ -67,20 +67,6 @@ def parse_forms(html: str | bytes, page_url: str, *, formless: bool = True) -> l
     return forms
 
 
-def page_text(html: str | bytes, limit: int = 20000) -> str:
-    """The visible text of a page (title and body, scripts and styles left out), collapsed.
-
-    Used to turn an example page of the user's domain into a training text for the domain
-    classifier (:meth:`deepcrawl.forms.critic.FormCritic.fit_domain`).
-    """
-    root = parse_html(html)
-    if root is None:
-        return ""
-    title = " ".join(str(t) for t in root.xpath("//title/text()"))
-    body = root.find("body")
-    return collapse(f"{title} {visible_text(body if body is not None else root, limit)}")[:limit]
-
-
 def _label_index(root: HtmlElement) -> dict[str, str]:
     """Map an element id to the text of its ``<label for=…>``."""
     found: dict[str, str] = {}
