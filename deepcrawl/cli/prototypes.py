@@ -132,7 +132,7 @@ def _evidence_line(answer: "LikeAnswer") -> str:
     assert answer.layout is not None
     check, widening = answer.layout.check, answer.layout.widening
     return (
-        f"evidence: the pages' layout ({answer.layout.fetched} pages fetched; "
+        f"evidence: the pages' layout ({answer.requests} pages fetched; "
         f"{check.splits} split(s); {len(widening.added)} of {len(widening.checked)} "
         "same-shape sibling prototypes look like the example)"
     )

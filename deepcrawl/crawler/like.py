@@ -164,6 +164,8 @@ class LikeAnswer:
             ``urls`` when the answer rests on the URLs alone.
         reason: why the answer rests on the URLs alone ("" when it does not).
         layout: what the layout check found; None when it did not run.
+        requests: pages requested from the site for the check (robots.txt aside; a URL the
+            safety rule, the scope or robots.txt refuses is not requested).
         invalid: listed lines that are not valid URLs (skipped).
     """
 
@@ -176,6 +178,7 @@ class LikeAnswer:
     evidence: Evidence
     reason: str = ""
     layout: LikeLayout | None = None
+    requests: int = 0
     invalid: tuple[str, ...] = field(default=())
 
     def to_dict(self) -> dict[str, Any]:
@@ -187,7 +190,7 @@ class LikeAnswer:
         if self.layout is not None:
             check, widening = self.layout.check, self.layout.widening
             evidence.update(
-                fetched=self.layout.fetched,
+                fetched=self.requests,
                 splits=check.splits,
                 samples={url: _rounded(score) for url, score in check.sampled.items()},
                 siblings=[
@@ -301,8 +304,11 @@ async def _layout_answer(
             return _url_answer(list(listed), like, settings, reason, invalid)
         if any(member != normal for member in session.members[prototype.id]):
             session.label(prototype.id, suggest_name(prototype), relevant=True)
+        tally = _Tally()
         async with make_fetcher(settings, scope) as fetcher:
-            polite = (await open_policy(settings, like, fetcher)).wrap(fetcher)
+            policy = await open_policy(settings, like, fetcher)
+            policy.tally = tally
+            polite = policy.wrap(fetcher)
 
             async def fetch(url: str) -> FetchedPage | None:
                 return await sample_politely(polite, url)
@@ -327,8 +333,17 @@ async def _layout_answer(
             evidence="urls" if reason else "layout",
             reason=reason,
             layout=layout,
+            requests=tally.requests,
             invalid=invalid,
         )
+
+
+@dataclass(slots=True)
+class _Tally:
+    """The requests the check sent (:class:`~deepcrawl.fetch.polite.Tally`)."""
+
+    requests: int = 0
+    retries: int = 0
 
 
 def _crawl_fetcher(settings: Settings, scope: Scope) -> Fetcher:
