@@ -145,6 +145,7 @@ def run_real_bench(
                     site.reset()
                 say(f"{name}: breadth-first baseline")
                 baseline = asyncio.run(_baseline(app, site, settings, make_fetcher, folder))
+                shutil.copy(site.log_path, folder / "requests-bfs.jsonl")
                 site.reset()
                 say(
                     f"{name}: deepcrawl prototypes --from-file bfs-urls.txt --like …{app.like_path}"
