@@ -385,7 +385,8 @@ async def check_like_layouts(
 ) -> list[FetchedPage]:
     """Let each ``--like`` page's layout check its prototype (:mod:`deepcrawl.classify.layout`):
     narrow the prototype, then widen its label to the look-alike siblings (their regexes are
-    listed in ``stats.like_widened``).
+    listed in ``stats.like_widened``) — :func:`~deepcrawl.crawler.like.check_like_layout`, the
+    sequence ``deepcrawl prototypes --from-file URLS --like U`` runs too.
 
     The pages come from ``known`` (the examples :func:`fetch_examples` fetched), the store, or
     the crawl's fetcher, politely and within its scope (:func:`setup_fetch`).
