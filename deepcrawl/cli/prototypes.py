@@ -114,8 +114,8 @@ def _show_answer(answer: "LikeAnswer", *, as_json: bool) -> None:
         print(json.dumps(answer.to_dict(), indent=2))
         return
     prototype = answer.prototype
-    console.print(f"[bold]{answer.like}[/] falls in prototype [bold]{prototype.id}[/]",
-                  highlight=False)  # fmt: skip
+    falls = f"[bold]{answer.like}[/] falls in prototype [bold]{prototype.id}[/]"
+    console.print(falls, highlight=False)
     console.print(f"normal form: {answer.normal}", highlight=False)
     console.print(f"regex: {prototype.regex}", highlight=False, markup=False)
     for p in answer.widened:
@@ -152,7 +152,8 @@ def prototypes(
         bool,
         typer.Option(
             "--json",
-            help="Print a JSON list of prototypes (with --like: the prototype and its URLs).",
+            help="Print a JSON list of prototypes (with --like: the prototype and its URLs; "
+            "with --from-file, also the sibling prototypes that joined it and the evidence).",
         ),
     ] = False,
     like: Annotated[
@@ -179,7 +180,10 @@ def prototypes(
     """Learn regex prototypes (one per kind of URL) and print them with coverage and examples.
 
     With SITE, the prototypes are learnt from the links stored for the site the first time (or
-    with --relearn) and stored; later calls show the stored ones with their labels.
+    with --relearn) and stored; later calls show the stored ones with their labels. With
+    --from-file and --like, the example's prototype is checked by the pages' layout as a crawl
+    checks it (a few pages fetched from the example's host), or from the URLs alone with
+    --offline; the output says which evidence it rests on.
     """
     if (site is None) == (from_file is None):
         raise ConfigError("give either a SITE or --from-file URLS.txt")
