@@ -2,9 +2,11 @@
 
 For each ``tests/data/real/<app>/urls.tsv`` (a breadth-first URL list of a real application, each
 URL with its page kind from the application's own store; ``scripts/real_url_list.py``), runs the
-command a user runs — ``deepcrawl prototypes --from-file URLS --like U --json`` with the list's
-first detail URL as ``U`` — and scores the URLs the printed prototype holds against the list's
-detail pages (target: F1 >= 0.98).
+command a user runs — ``deepcrawl prototypes --from-file URLS --like U --json --offline`` with
+the list's first detail URL as ``U`` — and scores the URLs the printed prototype holds against
+the list's detail pages (target: F1 >= 0.98). ``--offline``: the applications the lists were
+saved from are not running, so the answer rests on the URLs alone (the layout check of a served
+site: ``deepcrawl bench --suite real --job prototypes``).
 
 Run: ``PYTHONPATH=.:fixtures .venv/bin/python benchmarks/prototypes_real.py``
 """
@@ -31,7 +33,7 @@ def score(app: Path) -> str:
         urls.flush()
         command = [
             sys.executable, "-m", "deepcrawl", "prototypes",
-            "--from-file", urls.name, "--like", like, "--json",
+            "--from-file", urls.name, "--like", like, "--json", "--offline",
         ]  # fmt: skip
         out = json.loads(subprocess.run(command, check=True, capture_output=True).stdout)
     members = {normalise_url(url) for url in out["members"]}

@@ -11,10 +11,12 @@ For each real site of the test bed (``fixtures/real/``, package ``deepcrawl_fixt
 4. the log is emptied and the breadth-first baseline (:mod:`deepcrawl.links.bfs`) runs with
    a budget of ``bench.real_baseline_factor`` × the records, through the same proxy;
 5. every same-site URL the baseline saw (fetched or only linked) is a breadth-first URL list of
-   the site: the ``--like`` example's prototype over it is scored against the record pages
+   the site: ``deepcrawl prototypes --from-file LIST --like EXAMPLE --json`` runs on it as a
+   child process, the site still served (it may fetch pages to check the prototype by their
+   layout), and its answer is scored against the record pages
    (:mod:`deepcrawl.bench.real_prototypes`).
 
-``only_prototypes`` skips step 2 (no browser, no crawl): the URL list and its F1 alone.
+``only_prototypes`` skips step 2 (no crawl): the URL list and its F1 alone.
 
 The test bed is no part of the installed product: it is imported when a bench runs.
 """
@@ -35,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urldefrag
 
-from deepcrawl.bench.real_prototypes import PrototypeF1, prototype_f1
+from deepcrawl.bench.real_prototypes import PrototypeF1, prototype_f1, run_prototypes
 from deepcrawl.errors import FixtureError
 from deepcrawl.links import STRATEGIES
 
@@ -68,7 +70,7 @@ class RealRun:
     status, or ``budget`` / ``exhausted`` for the baseline."""
     wall_s: float
     prototypes: PrototypeF1 | None = None
-    """The baseline's: the ``--like`` prototype's F1 over the URLs it saw."""
+    """The baseline's: the F1 of ``prototypes --like`` over the URLs it saw."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready figures."""
@@ -112,8 +114,8 @@ def run_real_bench(
         out: a folder kept for each crawl's pages, stats, log and proxy log (``out/SITE/``);
             a temporary one when ``None``.
         progress: called with one line per step.
-        only_prototypes: run the baseline and score the ``--like`` prototype over its URL
-            list (written to ``out/SITE/bfs-urls.txt``), without the crawl.
+        only_prototypes: run the baseline and score ``prototypes --like`` over its URL list
+            (written to ``out/SITE/bfs-urls.txt``), without the crawl.
 
     Raises:
         FixtureError: an unknown site, or one that cannot be installed or started.
@@ -142,7 +144,14 @@ def run_real_bench(
                     shutil.copy(site.log_path, folder / "requests-deepcrawl.jsonl")
                     site.reset()
                 say(f"{name}: breadth-first baseline")
-                runs.append(asyncio.run(_baseline(app, site, settings, make_fetcher, folder)))
+                baseline = asyncio.run(_baseline(app, site, settings, make_fetcher, folder))
+                shutil.copy(site.log_path, folder / "requests-bfs.jsonl")
+                site.reset()
+                say(
+                    f"{name}: deepcrawl prototypes --from-file bfs-urls.txt --like …{app.like_path}"
+                )
+                baseline.prototypes = _prototypes(app, site, folder, settings)
+                runs.append(baseline)
     return runs
 
 
@@ -251,7 +260,7 @@ async def _baseline(
     folder: Path,
 ) -> RealRun:
     """The breadth-first crawler from the start URL, delivering every page it fetched; the URLs
-    it saw (``folder/bfs-urls.txt``) score the ``--like`` prototype."""
+    it saw are written to ``folder/bfs-urls.txt``."""
     from deepcrawl_fixtures.real.score import score
 
     strategy_cls = STRATEGIES["bfs"]
@@ -282,8 +291,25 @@ async def _baseline(
         stop=(f"budget of {budget} requests" if sent >= budget else "no more links")
         + (f"; {len(strategy.failures)} URLs failed" if strategy.failures else ""),
         wall_s=wall,
-        prototypes=prototype_f1(app, urls, site.url + app.like_path, settings.prototypes),
     )
+
+
+def _prototypes(app: RealApp, site: Running, folder: Path, settings: Settings) -> PrototypeF1:
+    """Run ``prototypes --from-file bfs-urls.txt --like EXAMPLE --json`` on the served site and
+    score its answer; the requests it sent are kept in ``requests-prototypes.jsonl``."""
+    from deepcrawl_fixtures.real.process import python_env
+
+    urls_file = folder / "bfs-urls.txt"
+    answer = run_prototypes(
+        urls_file,
+        site.url + app.like_path,
+        folder,
+        timeout_s=settings.bench.real_timeout_s,
+        env=python_env(),
+    )
+    shutil.copy(site.log_path, folder / "requests-prototypes.jsonl")
+    documents = sum(not entry.get("asset") for entry in site.requests())
+    return prototype_f1(app, urls_file.read_text().split(), answer, requests=documents)
 
 
 def _same_site(origin: str, found: Sequence[str | Link]) -> list[str]:

@@ -128,11 +128,15 @@ def real_table(runs: Sequence[RealRun]) -> Table:
 
 
 def real_prototypes_table(runs: Sequence[RealRun]) -> Table:
-    """One row per real site: the ``--like`` prototype over the baseline's URL list."""
+    """One row per real site: ``prototypes --like`` over the baseline's URL list, with the
+    evidence its answer rests on, the sibling prototypes it widened to and its requests."""
     table = Table(title="--like prototype over a breadth-first URL list", title_justify="left")
     table.add_column("site")
     for column in ("URLs", "record URLs", "records", "members", "precision", "recall", "F1"):
         table.add_column(column, justify="right")
+    table.add_column("evidence", overflow="fold")
+    table.add_column("widened", justify="right")
+    table.add_column("requests", justify="right")
     table.add_column("prototype", overflow="fold")
     for run in runs:
         f = run.prototypes
@@ -147,6 +151,9 @@ def real_prototypes_table(runs: Sequence[RealRun]) -> Table:
             f"{f.precision:.3f}",
             f"{f.recall:.3f}",
             f"{f.f1:.3f}",
+            Text(f.evidence),
+            str(f.widened),
+            str(f.requests),
             Text(f.regex or "(none matches the example)"),  # a regex is no markup
         )
     return table

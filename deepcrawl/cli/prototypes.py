@@ -6,9 +6,10 @@ prints the prototypes (table or ``--json``); ``label`` walks the user through a 
 ``--web``) and stores the labels; ``--save FILE`` writes them as a ``--labels`` file.
 """
 
+import asyncio
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -25,13 +26,15 @@ from deepcrawl.prototypes import (
     Prototyper,
     kinds,
     labels_yaml,
-    like_prototype,
     resolve_like,
 )
 from deepcrawl.prototypes._labelling import LabelSession, read_labels_file, suggest_name
 from deepcrawl.settings import Settings, load_settings
 from deepcrawl.storage import Repository, safe_url
 from deepcrawl.urls import URLNormaliser
+
+if TYPE_CHECKING:
+    from deepcrawl.crawler.like import LikeAnswer
 
 _DB_HELP = "Database URL (default: sqlite:///deepcrawl.db)."
 _ACTIONS = escape(
@@ -102,6 +105,39 @@ def _show_like(
         console.print(f"  {member}", highlight=False, markup=False)
 
 
+def _show_answer(answer: "LikeAnswer", *, as_json: bool) -> None:
+    """The ``--from-file --like`` answer: the prototype, the widened ones, the members, and
+    the evidence it rests on."""
+    if answer.prototype is None:
+        raise ConfigError(f"no prototype matches {answer.normal or answer.like}")
+    if as_json:
+        print(json.dumps(answer.to_dict(), indent=2))
+        return
+    prototype = answer.prototype
+    falls = f"[bold]{answer.like}[/] falls in prototype [bold]{prototype.id}[/]"
+    console.print(falls, highlight=False)
+    console.print(f"normal form: {answer.normal}", highlight=False)
+    console.print(f"regex: {prototype.regex}", highlight=False, markup=False)
+    for p in answer.widened:
+        console.print(f"widened to: {p.regex}", highlight=False, markup=False)
+    console.print(_evidence_line(answer), highlight=False, markup=False)
+    console.print(f"listed URLs it matches ({len(answer.members)}):", highlight=False)
+    for member in answer.members:
+        console.print(f"  {member}", highlight=False, markup=False)
+
+
+def _evidence_line(answer: "LikeAnswer") -> str:
+    if answer.evidence == "urls":
+        return f"evidence: the URLs alone ({answer.reason})"
+    assert answer.layout is not None
+    check, widening = answer.layout.check, answer.layout.widening
+    return (
+        f"evidence: the pages' layout ({answer.requests} pages fetched; "
+        f"{check.splits} split(s); {len(widening.added)} of {len(widening.checked)} "
+        "same-shape sibling prototypes look like the example)"
+    )
+
+
 @app.command()
 def prototypes(
     site: Annotated[
@@ -116,13 +152,25 @@ def prototypes(
         bool,
         typer.Option(
             "--json",
-            help="Print a JSON list of prototypes (with --like: the prototype and its URLs).",
+            help="Print a JSON list of prototypes (with --like: the prototype and its URLs; "
+            "with --from-file, also the sibling prototypes that joined it and the evidence).",
         ),
     ] = False,
     like: Annotated[
         str | None,
-        typer.Option(help="Print the prototype this URL falls in and the URLs it matches."),
+        typer.Option(
+            help="Print the prototype this URL falls in and the URLs it matches. With "
+            "--from-file, checked by the pages' layout as a crawl checks it: the example page "
+            "and a few pages of its prototype and of same-shape sibling prototypes are fetched "
+            "politely (robots.txt, the host's rate)."
+        ),
     ] = None,
+    offline: Annotated[
+        bool,
+        typer.Option(
+            help="With --from-file and --like: fetch nothing, answer from the URLs alone."
+        ),
+    ] = False,
     relearn: Annotated[
         bool,
         typer.Option(help="SITE: prototype its stored links again (default: reuse stored ones)."),
@@ -132,33 +180,29 @@ def prototypes(
     """Learn regex prototypes (one per kind of URL) and print them with coverage and examples.
 
     With SITE, the prototypes are learnt from the links stored for the site the first time (or
-    with --relearn) and stored; later calls show the stored ones with their labels.
+    with --relearn) and stored; later calls show the stored ones with their labels. With
+    --from-file and --like, the example's prototype is checked by the pages' layout as a crawl
+    checks it (a few pages fetched from the example's host), or from the URLs alone with
+    --offline; the output says which evidence it rests on.
     """
     if (site is None) == (from_file is None):
         raise ConfigError("give either a SITE or --from-file URLS.txt")
+    if offline and (from_file is None or like is None):
+        raise ConfigError("--offline goes with --from-file URLS.txt and --like URL")
     settings = load_settings(storage={"url": db})
     if from_file is not None:
         lines = _read_urls(from_file)
         if like is not None:
             like = resolve_like(like, lines)  # a path: on the list's host
-            found_like = like_prototype(lines, like, settings.prototypes)
-            fitted = found_like.fitted
-        else:
-            fitted = Prototyper(settings.prototypes).fit(lines)
-        if fitted.n_invalid_:
-            err_console.print(
-                f"{fitted.n_invalid_} line(s) skipped, not valid URLs; first: {fitted.invalid_[0]}",
-                style="yellow",
-                highlight=False,
-            )
-        found = list(fitted.prototypes_)
-        if like is not None:
-            chosen = found_like.prototype
-            pid = chosen.id if chosen is not None else None
-            members = {pid: list(found_like.members)} if pid is not None else {}
-            _show_like(like, found, members, found_like.normal, pid, as_json=as_json)
+            from deepcrawl.crawler.like import like_over_list
+
+            answer = asyncio.run(like_over_list(lines, like, settings, offline=offline))
+            _warn_invalid(len(answer.invalid), next(iter(answer.invalid), None))
+            _show_answer(answer, as_json=as_json)
             return
-        _print(found, as_json, None)
+        fitted = Prototyper(settings.prototypes).fit(lines)
+        _warn_invalid(fitted.n_invalid_, next(iter(fitted.invalid_), None))
+        _print(list(fitted.prototypes_), as_json, None)
         return
     assert site is not None
     with Repository.open(settings.storage.url, settings.storage, create=False) as repo:
@@ -172,6 +216,15 @@ def prototypes(
             )
             return
         _print(session.prototypes, as_json, session.labels())
+
+
+def _warn_invalid(count: int, first: object) -> None:
+    if count:
+        err_console.print(
+            f"{count} line(s) skipped, not valid URLs; first: {first}",
+            style="yellow",
+            highlight=False,
+        )
 
 
 def _print(

@@ -5,7 +5,9 @@
   delivery (:mod:`~deepcrawl.crawler.deliver`), all state in the database
   (:mod:`~deepcrawl.storage.state`);
 * the navigate phase (:mod:`~deepcrawl.crawler.navigate`) follows links with a strategy of
-  :mod:`deepcrawl.links` to reach records no query returns.
+  :mod:`deepcrawl.links` to reach records no query returns;
+* the ``--like`` layout check (:mod:`~deepcrawl.crawler.like`) is the setup phase's, and
+  ``deepcrawl prototypes --from-file URLS --like U`` runs it on a URL list.
 
 The public entry point ``deepcrawl.crawl(url, like=[...])`` is :func:`crawl_pages`.
 """

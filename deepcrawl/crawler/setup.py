@@ -27,8 +27,9 @@ from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
 from deepcrawl.crawler.documents import StoredPages
+from deepcrawl.crawler.like import check_like_layout, sample_politely
 from deepcrawl.crawler.queries import QueryLoop
-from deepcrawl.errors import ConfigError, FetchError, FormError, InvalidURLError, UnsafeFormError
+from deepcrawl.errors import ConfigError, FormError, InvalidURLError, UnsafeFormError
 from deepcrawl.keywords.known import main_text
 from deepcrawl.page.fetched import FetchedPage, Link
 from deepcrawl.page.form import Form
@@ -39,7 +40,6 @@ from deepcrawl.prototypes import (
     record_suggestion,
     suggest_name,
 )
-from deepcrawl.safety import SafetyRule
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -68,10 +68,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
-
-_SAFETY = SafetyRule()
-"""Judges the pages the setup phase fetches itself (examples, layout samples): a sibling kind
-sampled for the layout check may be a logout or delete endpoint."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,19 +226,12 @@ async def fetch_examples(
 async def setup_fetch(ctx: CrawlContext, fetcher: Fetcher, url: str) -> FetchedPage | None:
     """One page the setup phase looks at (an example, a layout sample): the stored copy when the
     crawl has it — so a resumed crawl fetches nothing twice — else fetched if the safety rule
-    allows it, through the crawl's polite path (scope, robots.txt, the host's rate); None when
-    refused or the fetch failed."""
+    allows it, through the crawl's polite path (scope, robots.txt, the host's rate:
+    :func:`~deepcrawl.crawler.like.sample_politely`); None when refused or the fetch failed."""
     if (stored := StoredPages(ctx.repo, ctx.site.id).document(url)) is not None:
         body = stored.body.decode("utf-8", errors="replace")
         return FetchedPage(url, url, stored.status, stored.content_type, body)
-    if not _SAFETY.allows(url):
-        logger.info("%s: refused by the safety rule (it may change the site), not fetched", url)
-        return None
-    try:
-        return await ctx.polite.wrap(fetcher).fetch(url)
-    except FetchError as exc:  # refused (out of scope, robots.txt) or failed
-        logger.info("%s: not fetched (%s)", url, exc)
-        return None
+    return await sample_politely(ctx.polite.wrap(fetcher), url)
 
 
 def example_texts(pages: Sequence[FetchedPage]) -> list[str]:
@@ -396,7 +385,8 @@ async def check_like_layouts(
 ) -> list[FetchedPage]:
     """Let each ``--like`` page's layout check its prototype (:mod:`deepcrawl.classify.layout`):
     narrow the prototype, then widen its label to the look-alike siblings (their regexes are
-    listed in ``stats.like_widened``).
+    listed in ``stats.like_widened``) — :func:`~deepcrawl.crawler.like.check_like_layout`, the
+    sequence ``deepcrawl prototypes --from-file URLS --like U`` runs too.
 
     The pages come from ``known`` (the examples :func:`fetch_examples` fetched), the store, or
     the crawl's fetcher, politely and within its scope (:func:`setup_fetch`).
@@ -405,20 +395,17 @@ async def check_like_layouts(
         Every page looked at, for the normal phase to adopt (:meth:`NormalPhase.adopt`) rather
         than fetch again.
     """
-    from deepcrawl.classify.layout import narrow_to_example, widen_to_siblings
-
     pages = {page.url: page for page in known}
 
-    async def fetch(url: str) -> str | None:
+    async def fetch(url: str) -> FetchedPage | None:
         page = pages.get(url) or await setup_fetch(ctx, fetcher, url)
-        if page is None:
-            return None
-        pages[url] = page
-        return page.body if page.status < 400 and page.is_html else None
+        if page is not None:
+            pages[url] = page
+        return page
 
     for example in like:
-        check = await narrow_to_example(session, urljoin(ctx.start_url, example), fetch)
-        widening = await widen_to_siblings(session, check, fetch)
+        layout = await check_like_layout(session, urljoin(ctx.start_url, example), fetch)
+        widening = layout.widening
         ctx.stats.like_widened.extend(p.regex for p in widening.added)
         for p in widening.added:
             logger.info("prototype %s labelled like --like %s (its pages look alike)", p.regex,

@@ -1,8 +1,8 @@
 """The prototype of a ``--like`` example over a plain URL list, and the URLs it holds.
 
-What ``deepcrawl prototypes --from-file URLS --like U`` prints, as a function, so that the
-command and the bench that scores it (``deepcrawl bench --suite real --job prototypes``) compute
-the same thing.
+The answer from the URLs alone: what ``deepcrawl prototypes --from-file URLS --like U
+--offline`` prints. Without ``--offline`` the command checks this prototype by the pages'
+layout as a crawl does (:mod:`deepcrawl.crawler.like`, a floor above this package: it fetches).
 """
 
 from __future__ import annotations

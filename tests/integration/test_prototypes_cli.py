@@ -106,9 +106,11 @@ def test_prototypes_from_file_as_a_table(urls_file: Path) -> None:
 
 def test_prototypes_like_prints_the_prototype_and_its_listed_urls(urls_file: Path) -> None:
     like = ORIGIN + "/book/99999/?ref=x"
-    result = runner.invoke(app, ["prototypes", "--from-file", str(urls_file), "--like", like])
+    args = ["prototypes", "--from-file", str(urls_file), "--like", like, "--offline"]
+    result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     assert "falls in prototype" in result.stdout
+    assert "evidence: the URLs alone (--offline)" in result.stdout
     assert "regex: http://127\\.0\\.0\\.1:8000/book/[0-9]+" in result.stdout
     listed = [line.strip() for line in result.stdout.splitlines() if line.startswith("  ")]
     assert len(listed) == 50
@@ -118,10 +120,12 @@ def test_prototypes_like_prints_the_prototype_and_its_listed_urls(urls_file: Pat
 def test_prototypes_like_as_json_gives_the_prototype_and_its_urls(urls_file: Path) -> None:
     like = ORIGIN + "/book/99999/?ref=x"
     result = runner.invoke(
-        app, ["prototypes", "--from-file", str(urls_file), "--like", like, "--json"]
+        app, ["prototypes", "--from-file", str(urls_file), "--like", like, "--json", "--offline"]
     )
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
+    assert out["evidence"] == {"used": "urls", "reason": "--offline"}
+    assert out["widened"] == []
     assert out["like"] == like
     assert out["normal"] == normalise_url(like)
     assert re.fullmatch(out["prototype"]["regex"], out["normal"])
@@ -131,10 +135,17 @@ def test_prototypes_like_as_json_gives_the_prototype_and_its_urls(urls_file: Pat
 
 def test_prototypes_like_an_unmatched_url_is_an_error(urls_file: Path) -> None:
     result = runner.invoke(
-        app, ["prototypes", "--from-file", str(urls_file), "--like", ORIGIN + "/zz/1/2/3"]
+        app,
+        ["prototypes", "--from-file", str(urls_file), "--like", ORIGIN + "/zz/1/2/3", "--offline"],
     )
     assert result.exit_code != 0
     assert "no prototype matches" in str(result.exception)
+
+
+def test_offline_goes_with_a_url_list_and_an_example(urls_file: Path) -> None:
+    result = runner.invoke(app, ["prototypes", "--from-file", str(urls_file), "--offline"])
+    assert result.exit_code != 0
+    assert "--offline goes with --from-file URLS.txt and --like URL" in str(result.exception)
 
 
 def test_a_like_path_resolves_on_the_url_lists_host_as_crawl_like_does(
@@ -142,7 +153,7 @@ def test_a_like_path_resolves_on_the_url_lists_host_as_crawl_like_does(
 ) -> None:
     """``--like /book/3`` is the path ``crawl --like`` takes: for a URL list, on the list's
     host; for a site, on its start URL's host; a list of several hosts asks for a full URL."""
-    for args in (["--from-file", str(urls_file)], ["127.0.0.1", "--db", db]):
+    for args in (["--from-file", str(urls_file), "--offline"], ["127.0.0.1", "--db", db]):
         by_path = runner.invoke(app, ["prototypes", *args, "--like", "/book/3", "--json"])
         by_url = runner.invoke(app, ["prototypes", *args, "--like", ORIGIN + "/book/3", "--json"])
         assert by_path.exit_code == 0, by_path.output

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from dataclasses import replace
@@ -15,6 +16,7 @@ from rich.console import Console
 from deepcrawl.bench.real import RealRun, _delivered, _stop_reason, run_real_bench
 from deepcrawl.bench.real_prototypes import PrototypeF1, prototype_f1
 from deepcrawl.bench.report import real_prototypes_table, real_runs_to_json, real_table
+from deepcrawl.crawler.like import like_over_list
 from deepcrawl.errors import FixtureError
 from deepcrawl.settings import load_settings
 
@@ -111,20 +113,24 @@ def test_the_like_prototype_is_scored_against_the_record_pages_of_the_list() -> 
     urls = [f"{h}/issue{i}" for i in range(1, 30)] + [f"{h}/issue{i}?x=1" for i in (1, 2)]
     urls += [f"{h}/msg{i}" for i in range(100, 120)] + [f"{h}/user{i}" for i in range(1, 6)]
     urls += [f"{h}/issue5", f"{h}/"]  # a duplicate counts once
-    f1 = prototype_f1(_Tracker(), urls, f"{h}/issue1")
+    answer = asyncio.run(like_over_list(urls, f"{h}/issue1", load_settings(), offline=True))
+    f1 = prototype_f1(_Tracker(), urls, answer.to_dict(), requests=0)
     assert (f1.urls, f1.record_urls, f1.records) == (57, 31, 29)
     assert (f1.members, f1.members_wanted, f1.records_matched) == (31, 31, 29)
     assert f1.f1 == 1.0
     assert "issue" in f1.regex
-    # an example no prototype holds scores zero and says so
-    missing = prototype_f1(_Tracker(), urls, f"{h}/archive/2020/issue1.pdf")
+    assert (f1.evidence, f1.widened) == ("urls", 0)
+    # a command that failed (no prototype holds the example) scores zero and says why
+    missing = prototype_f1(_Tracker(), urls, "exit 1: error: no prototype matches x")
     assert (missing.members, missing.f1, missing.regex) == (0, 0.0, "")
+    assert missing.evidence == "exit 1: error: no prototype matches x"
 
 
 def test_the_table_shows_the_like_prototypes_f1() -> None:
     figures = PrototypeF1(
         urls=57, record_urls=31, records=29, members=40, members_wanted=30,
-        records_matched=29, regex=r"http://h/issue[0-9]+(?:\?[^&]*)?",
+        records_matched=29, regex=r"http://h/issue[0-9]+(?:\?[^&]*)?", evidence="layout",
+        widened=2, requests=9,
     )  # fmt: skip
     runs = [_run("deepcrawl", 9, 12, "done"), replace(_run("bfs", 7, 50, "x"), prototypes=figures)]
     console = Console(width=250, record=True)
@@ -135,7 +141,7 @@ def test_the_table_shows_the_like_prototypes_f1() -> None:
     assert crawl_row.endswith(" 0.857 │")
     cells = [cell.strip() for cell in row.strip("│").split("│")]
     assert cells == [
-        "docs", "57", "31", "29", "40", "0.750", "1.000", "0.857",
+        "docs", "57", "31", "29", "40", "0.750", "1.000", "0.857", "layout", "2", "9",
         r"http://h/issue[0-9]+(?:\?[^&]*)?",
     ]  # fmt: skip
     data = json.loads(real_runs_to_json(runs))
