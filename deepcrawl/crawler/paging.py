@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from deepcrawl.search.pagination import next_page
+from deepcrawl.search.pagination import next_page, page_number_of
 from deepcrawl.search.results import total_results
 
 if TYPE_CHECKING:
@@ -36,8 +36,9 @@ if TYPE_CHECKING:
     from deepcrawl.crawler.context import CrawlContext
     from deepcrawl.keywords.manager import KeywordManager
     from deepcrawl.search.results import ResultPage
+    from deepcrawl.storage.state import StoredQuery
 
-__all__ = ["ListRead", "Paging", "PagingLoop", "lists_checked_out"]
+__all__ = ["ListRead", "Paging", "PagingLoop", "lists_checked_out", "resume_url"]
 
 
 class PagingLoop(Protocol):
@@ -87,6 +88,22 @@ def lists_checked_out(
         if seen >= need and count >= lists:
             return missing < share * seen
     return False
+
+
+def resume_url(query: StoredQuery) -> str | None:
+    """Where a stored query's list goes on: its pager link to the page after the last one it
+    read, by the page number the link's URL carries (``page=11`` after ten pages read from
+    ``page=1`` or none); None when no pager link names that page (offsets, scripted pagers).
+
+    A list a page cap stopped (the setup phase's) is read on from there, not from its first
+    page again: every page read again is a request that brings nothing.
+    """
+    row = query.row
+    wanted = (page_number_of(row.submitted_url) or 1) + row.result_pages
+    for url, _text, role in query.links:
+        if role == "pager" and page_number_of(url) == wanted:
+            return url
+    return None
 
 
 @dataclass(slots=True)
@@ -216,13 +233,33 @@ class Paging:
 
     def _by_novelty(self) -> float:
         """Records new to the crawl a page brought, over the pages read past ``skip`` (since the
-        total's prediction, once refuted; the latest ``keywords.paging_window`` if set)."""
-        window = self.loop.ctx.settings.keywords.paging_window
+        total's prediction, once refuted; the latest ``keywords.paging_window`` if set), with
+        the crawl's estimate of what a page lacks as ``keywords.paging_prior_pages`` pages more
+        (:meth:`_prior`)."""
+        settings = self.loop.ctx.settings.keywords
         since = self._predicted[0] if self.refuted and self._predicted else 0
         recent = self.fresh[since:] or self.fresh
-        if window > 0:
-            recent = recent[-window:]
-        return sum(recent) / max(1, len(recent))
+        if settings.paging_window > 0:
+            recent = recent[-settings.paging_window :]
+        prior = self._prior()
+        weight = max(0.0, settings.paging_prior_pages) if prior is not None else 0.0
+        if not recent and not weight:
+            return 0.0
+        return (sum(recent) + weight * (prior or 0.0)) / (len(recent) + weight)
+
+    def _prior(self) -> float | None:
+        """Records new to the crawl a page of ``size`` results holds if it is a sample of the
+        site's records like any other: the page size times the share of records the crawl
+        lacks by the capture–recapture estimate; None while there is no estimate.
+
+        A search ranking in a fixed order shows the same records on the first pages of many
+        words, and those the crawl lacks lie deeper in its lists, spread through them: one
+        page bringing nothing is then weak evidence that the next brings nothing.
+        """
+        ratio = self.loop.manager.coverage().ratio
+        if ratio is None or not self.size:
+            return None
+        return self.size * (1.0 - ratio)
 
     def _refutes(self) -> bool:
         """Whether the pages read since the total's prediction brought less than

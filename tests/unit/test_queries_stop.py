@@ -118,6 +118,7 @@ class _Search:
         *,
         max_pages: int | None = None,
         more: Callable[[ResultPage, int], bool] | None = None,
+        resume: tuple[str, int] | None = None,
     ) -> QueryResult:
         ids = self.lists.get(word, [])
         links: list[ResultLink] = []
@@ -267,6 +268,7 @@ class _ClientSideSearch:
         *,
         max_pages: int | None = None,
         more: Callable[[ResultPage, int], bool] | None = None,
+        resume: tuple[str, int] | None = None,
     ) -> QueryResult:
         self.asked.append(word)
         n = len(self.asked)
