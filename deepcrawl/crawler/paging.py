@@ -24,7 +24,6 @@ of what it predicted, it is refuted and novelty decides; after
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
@@ -39,15 +38,7 @@ if TYPE_CHECKING:
     from deepcrawl.search.results import ResultPage
     from deepcrawl.storage.state import StoredQuery
 
-__all__ = [
-    "ListRead",
-    "OpenList",
-    "OpenLists",
-    "Paging",
-    "PagingLoop",
-    "lists_checked_out",
-    "resume_url",
-]
+__all__ = ["ListRead", "Paging", "PagingLoop", "lists_checked_out", "resume_url"]
 
 
 class PagingLoop(Protocol):
@@ -163,9 +154,6 @@ class Paging:
         self.shown: set[str] = set()
         self.fresh: list[int] = []
         """Records new to the crawl on each page read past ``skip``."""
-        self.earlier: list[int] = []
-        """The same, of the pages an earlier reading of a reopened list read past its skip
-        (:class:`OpenLists`): the novelty of the list so far, not of this reading alone."""
         self.total: int | None = None
         self.size = 0
         self.pages = 0
@@ -182,8 +170,6 @@ class Paging:
         self._predicted: tuple[int, float] | None = None  # (pages past skip, records a page)
         self.checked_at: int | None = None
         """Where its first page's (total, lacking) went in the loop's ``checked``."""
-        self.next_url: str | None = None
-        """The link to the page after the latest one read, where its pager has one."""
 
     def __call__(self, page: ResultPage, number: int) -> bool:
         loop = self.loop
@@ -199,9 +185,7 @@ class Paging:
                 self.checked_at = len(loop.checked)
                 loop.checked.append((self.total, lacking))
         # a typed list goes on as it is scrolled: only asking for more and not getting it ends it
-        turn = next_page(page, number, ())
-        self.ended = not page.scrolls and turn is None
-        self.next_url = turn.url if turn is not None and turn.kind == "link" else None
+        self.ended = not page.scrolls and next_page(page, number, ()) is None
         ids -= self.shown
         self.shown.update(ids)
         if number > self.skip:
@@ -255,8 +239,6 @@ class Paging:
         settings = self.loop.ctx.settings.keywords
         since = self._predicted[0] if self.refuted and self._predicted else 0
         recent = self.fresh[since:] or self.fresh
-        if not self.refuted:
-            recent = [*self.earlier, *recent]
         if settings.paging_window > 0:
             recent = recent[-settings.paging_window :]
         prior = self._prior()
@@ -268,16 +250,21 @@ class Paging:
     def _prior(self) -> float | None:
         """Records new to the crawl a page of ``size`` results holds if it is a sample of the
         site's records like any other: the page size times the share of records the crawl
-        lacks by the capture–recapture estimate; None while there is no estimate.
+        lacks (those it knows, by queries and links, against the capture–recapture estimate);
+        None while there is no estimate, or no record was caught twice (without a recapture
+        the estimate is a guess, and a wild one).
 
         A search ranking in a fixed order shows the same records on the first pages of many
         words, and those the crawl lacks lie deeper in its lists, spread through them: one
         page bringing nothing is then weak evidence that the next brings nothing.
         """
-        ratio = self.loop.manager.coverage().ratio
-        if ratio is None or not self.size:
+        manager = self.loop.manager
+        estimated = manager.estimated_size
+        if estimated is None or not self.size or estimated <= 0:
             return None
-        return self.size * (1.0 - ratio)
+        if not any(count > 1 for count in manager.capture.counts.values()):
+            return None
+        return self.size * max(0.0, 1.0 - len(manager.records) / estimated)
 
     def _refutes(self) -> bool:
         """Whether the pages read since the total's prediction brought less than
@@ -289,81 +276,3 @@ class Paging:
         if settings.paging_check_pages <= 0 or len(since) < settings.paging_check_pages:
             return False
         return sum(since) < settings.paging_check_share * per_page * len(since)
-
-
-@dataclass(slots=True)
-class OpenList:
-    """A list the paging left before its end, its next page linked by URL."""
-
-    word: str
-    url: str
-    """Its next page's URL."""
-    number: int
-    """That page's number in the list."""
-    fresh: list[int]
-    """Records new to the crawl on each page of its latest reading."""
-
-    @property
-    def value(self) -> float:
-        """Records new to the crawl its next page is expected to bring: its latest pages'
-        mean."""
-        return sum(self.fresh) / len(self.fresh) if self.fresh else 0.0
-
-
-class OpenLists:
-    """The lists the paging left before their end, read on when they pay more than new words.
-
-    The paging control reads a list's next page while it is expected to bring
-    ``keywords.paging_min_new`` records the crawl lacks; yet the crawl goes on asking new words
-    whose first pages bring far fewer: a search ranking in a fixed order shows the same records
-    on the first pages of many words, and those the crawl lacks lie deeper in the lists. So the
-    first pages of the latest ``keywords.paging_resume_window`` new words are the measure: once
-    they brought fewer records a page than an open list's latest pages, that list is read on
-    from its next page's URL (nothing read again), while its pages bring as many as the first
-    pages do, ``keywords.deepen_min_new`` at least.
-
-    Args:
-        window: new words' first pages the measure is taken over (0: lists are never reopened).
-    """
-
-    def __init__(self, window: int) -> None:
-        self.window = window
-        self.lists: dict[str, OpenList] = {}
-        self.first_pages: deque[int] = deque(maxlen=max(1, window))
-        """Records new to the crawl on the first page of each of the latest new words."""
-        self.resumable: bool | None = None
-        """Whether the search started a list on a later page when asked to (None: not asked
-        yet): a browser filling the form starts on the first page, and reading the pages
-        before again costs what the reopening would save."""
-
-    def keep(self, paging: Paging, *, resumed: bool, complete: bool) -> None:
-        """Note what one query's paging read: a new word's first page, and whether its list
-        is left open (read on some other time) or done."""
-        key = paging.word.casefold()
-        if not resumed and paging.skip == 0 and paging.fresh:
-            self.first_pages.append(paging.fresh[0])
-        if complete or paging.next_url is None or not paging.fresh or paging.more:
-            self.lists.pop(key, None)
-            return
-        fresh = [*paging.earlier, *paging.fresh]
-        self.lists[key] = OpenList(paging.word, paging.next_url, paging.pages + 1, fresh)
-
-    def first_page_yield(self) -> float | None:
-        """Records new to the crawl a new word's first page brought lately; None until
-        ``window`` new words were asked."""
-        if self.window <= 0 or len(self.first_pages) < self.window:
-            return None
-        return sum(self.first_pages) / len(self.first_pages)
-
-    def best(self, floor: float) -> tuple[OpenList, float] | None:
-        """The open list to read on next, and the records a page it must bring to go on; None
-        while new words' first pages bring as much as any open list (or ``floor`` more)."""
-        alternative = self.first_page_yield()
-        if alternative is None or not self.lists or self.resumable is False:
-            return None
-        chosen = max(self.lists.values(), key=lambda lst: lst.value)
-        threshold = max(alternative, floor)
-        if chosen.value <= alternative or chosen.value < threshold:
-            return None
-        del self.lists[chosen.word.casefold()]
-        return chosen, threshold

@@ -33,7 +33,7 @@ import logging
 import math
 from typing import TYPE_CHECKING
 
-from deepcrawl.crawler.paging import ListRead, OpenLists, Paging, lists_checked_out, resume_url
+from deepcrawl.crawler.paging import ListRead, Paging, lists_checked_out, resume_url
 from deepcrawl.errors import InvalidURLError
 from deepcrawl.keywords import KeywordManager, StopReason
 from deepcrawl.keywords.known import KnownTexts, main_text
@@ -110,9 +110,6 @@ class QueryLoop:
         self.resume_urls: dict[str, str] = {}
         """Of the unfinished keywords, the URL of the page after the last one read, where the
         pager named it (:func:`resume_url`)."""
-        self.open = OpenLists(ctx.settings.keywords.paging_resume_window)
-        """The lists the paging left before their end, read on when they pay more than new
-        words (:class:`~deepcrawl.crawler.paging.OpenLists`)."""
         self.refutations = 0
         """Lists whose pages refuted the estimate from their total (:mod:`.paging`)."""
         self.tested = 0
@@ -417,8 +414,6 @@ class QueryLoop:
         pages = result.pages
         # its last page read shows no next one, or the paging asked for a page it did not have
         complete = result.outcome == "ok" and (paging.ended or (paging.more and pages < cap))
-        if result.outcome == "ok":
-            self.open.keep(paging, resumed=result.first_page > 1, complete=complete)
         if complete and paging.shown:
             # read to its end, the list says exactly what the crawl lacked of it: its records,
             # and those new to the crawl — whatever its total counts (other kinds of content)
@@ -480,7 +475,6 @@ class QueryLoop:
         probes = self.manager.stopword_probe_queries()
         skip = 0
         resume: tuple[str, int] | None = None
-        earlier: list[int] = []  # a reopened list's novelty so far
         threshold: float | None = None
         max_pages = self.max_pages
         if search.accepts_empty and not self.manager.history and "" not in self.manager.issued:
@@ -513,14 +507,6 @@ class QueryLoop:
                 gap=False,
             )
             return None
-        elif not self.deepening and (
-            reopened := self.open.best(self.ctx.settings.keywords.deepen_min_new)
-        ):
-            # its latest pages brought more than new words' first pages do lately
-            open_list, threshold = reopened
-            word, skip = open_list.word, open_list.number - 1
-            resume = (open_list.url, open_list.number)
-            earlier = open_list.fresh
         else:
             if not self.deepening:
                 self._settle_probe()
@@ -548,13 +534,10 @@ class QueryLoop:
             self._stop(self.ctx.stats.stop_reason or str(StopReason.EXHAUSTED))
             return None
         more = self.pager(word, skip=skip, threshold=threshold)
-        more.earlier = earlier
         async with self.ctx.limiter.slot(self.ctx.start_url):
             result = await search.query(word, max_pages=max_pages, more=more, resume=resume)
         # the pages read before, read again (not where the backend resumed past them)
         reread = skip if result.first_page == 1 else 0
-        if resume is not None:
-            self.open.resumable = result.first_page > 1
         logger.info(
             "query %r%s: %s, %d result pages, %d result links, %s results reported",
             word, f" (from page {skip + 1})" if skip else "", result.outcome,

@@ -182,13 +182,6 @@ class KeywordSettings(Section):
     lacking), the estimate counting as this many pages: the records a crawl lacks sit spread
     through the lists of a search ranking in a fixed order, and one page bringing none of them
     ends no list while many are lacking. 0: the pages read alone decide. Not from a paper."""
-    paging_resume_window: int = 10
-    """A list the paging left before its end is read on, from its next page's URL, once the
-    first pages of this many latest new words brought fewer records new to the crawl a page
-    than its own latest pages did (``deepen_min_new`` at least), and for as long as its pages
-    bring as many (:class:`OpenLists <deepcrawl.crawler.paging.OpenLists>`): a search ranking
-    in a fixed order shows the same records on the first pages of many words. 0: off. Not
-    from a paper."""
     paging_check_pages: int = 1
     """The estimate from a list's total is put to the test by its next pages: once this many
     pages read after it brought less than ``paging_check_share`` of what it predicted, it is
