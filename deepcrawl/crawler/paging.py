@@ -11,7 +11,10 @@ nothing, so a query's next page is read only while it is expected to bring at le
   indifferent to where in the list the unknown records sit;
 * *by novelty*: the records new to the crawl on the pages read (or the latest
   ``keywords.paging_window`` of them; Ntoulas et al.'s independence assumption: the next page
-  holds about the same share).
+  holds about the same share), the share of records the crawl lacks by its capture–recapture
+  estimate counting as ``keywords.paging_prior_pages`` pages more: a search ranking in a fixed
+  order shows the records the crawl knows on many words' first pages, and a page bringing
+  none is weak evidence about the rest of the list while many records are lacking.
 
 The total's estimate is checked against what the pages it had read bring: a search that
 matches substrings or stems, or that counts other kinds of content in its total (a site-wide
@@ -20,6 +23,9 @@ search), makes the crawl's word counts say records are lacking that are not. Onc
 of what it predicted, it is refuted and novelty decides; after
 ``keywords.paging_distrust_after`` refuted lists the crawl uses no total of that search again
 (:meth:`QueryLoop.trusts_totals <deepcrawl.crawler.queries.QueryLoop.trusts_totals>`).
+
+A list a page cap stopped (the setup phase's) is read on later from the page after its last
+one read, where its pager links that page by number (:func:`resume_url`).
 """
 
 from __future__ import annotations
