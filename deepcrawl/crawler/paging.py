@@ -239,19 +239,24 @@ class Paging:
 
     def _by_novelty(self) -> float:
         """Records new to the crawl a page brought, over the pages read past ``skip`` (since the
-        total's prediction, once refuted; the latest ``keywords.paging_window`` if set), with
-        the crawl's estimate of what a page lacks as ``keywords.paging_prior_pages`` pages more
-        (:meth:`_prior`)."""
+        total's prediction, once refuted; the latest ``keywords.paging_window`` if set); where
+        the search reports no total and the crawl's estimate of what a page lacks
+        (:meth:`_prior`) is more, it counts as ``keywords.paging_prior_pages`` pages more."""
         settings = self.loop.ctx.settings.keywords
         since = self._predicted[0] if self.refuted and self._predicted else 0
         recent = self.fresh[since:] or self.fresh
         if settings.paging_window > 0:
             recent = recent[-settings.paging_window :]
-        prior = self._prior()
-        weight = max(0.0, settings.paging_prior_pages) if prior is not None else 0.0
-        if not recent and not weight:
-            return 0.0
-        return (sum(recent) + weight * (prior or 0.0)) / (len(recent) + weight)
+        seen = sum(recent) / max(1, len(recent))
+        # not for a list whose total its pages refuted or the crawl distrusts: its pages and
+        # the search's own lists are then the evidence that it holds fewer than it says
+        prior = self._prior() if self.total is None else None
+        weight = max(0.0, settings.paging_prior_pages)
+        if prior is None or not weight or prior <= seen:
+            return seen
+        # only ever for reading on: pages that brought more than the estimate are the list's own
+        # evidence (a search whose lists hold what the crawl lacks unevenly)
+        return (sum(recent) + weight * prior) / (len(recent) + weight)
 
     def _prior(self) -> float | None:
         """Records new to the crawl a page of ``size`` results holds if it is a sample of the
