@@ -11,7 +11,10 @@ nothing, so a query's next page is read only while it is expected to bring at le
   indifferent to where in the list the unknown records sit;
 * *by novelty*: the records new to the crawl on the pages read (or the latest
   ``keywords.paging_window`` of them; Ntoulas et al.'s independence assumption: the next page
-  holds about the same share).
+  holds about the same share), the share of records the crawl lacks by its capture–recapture
+  estimate counting as ``keywords.paging_prior_pages`` pages more: a search ranking in a fixed
+  order shows the records the crawl knows on many words' first pages, and a page bringing
+  none is weak evidence about the rest of the list while many records are lacking.
 
 The total's estimate is checked against what the pages it had read bring: a search that
 matches substrings or stems, or that counts other kinds of content in its total (a site-wide
@@ -20,6 +23,9 @@ search), makes the crawl's word counts say records are lacking that are not. Onc
 of what it predicted, it is refuted and novelty decides; after
 ``keywords.paging_distrust_after`` refuted lists the crawl uses no total of that search again
 (:meth:`QueryLoop.trusts_totals <deepcrawl.crawler.queries.QueryLoop.trusts_totals>`).
+
+A list a page cap stopped (the setup phase's) is read on later from the page after its last
+one read, where its pager links that page by number (:func:`resume_url`).
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from deepcrawl.search.pagination import next_page
+from deepcrawl.search.pagination import next_page, page_number_of
 from deepcrawl.search.results import total_results
 
 if TYPE_CHECKING:
@@ -36,8 +42,9 @@ if TYPE_CHECKING:
     from deepcrawl.crawler.context import CrawlContext
     from deepcrawl.keywords.manager import KeywordManager
     from deepcrawl.search.results import ResultPage
+    from deepcrawl.storage.state import StoredQuery
 
-__all__ = ["ListRead", "Paging", "PagingLoop", "lists_checked_out"]
+__all__ = ["ListRead", "Paging", "PagingLoop", "lists_checked_out", "resume_url"]
 
 
 class PagingLoop(Protocol):
@@ -87,6 +94,22 @@ def lists_checked_out(
         if seen >= need and count >= lists:
             return missing < share * seen
     return False
+
+
+def resume_url(query: StoredQuery) -> str | None:
+    """Where a stored query's list goes on: its pager link to the page after the last one it
+    read, by the page number the link's URL carries (``page=11`` after ten pages read from
+    ``page=1`` or none); None when no pager link names that page (offsets, scripted pagers).
+
+    A list a page cap stopped (the setup phase's) is read on from there, not from its first
+    page again: every page read again is a request that brings nothing.
+    """
+    row = query.row
+    wanted = (page_number_of(row.submitted_url) or 1) + row.result_pages
+    for url, _text, role in query.links:
+        if role == "pager" and page_number_of(url) == wanted:
+            return url
+    return None
 
 
 @dataclass(slots=True)
@@ -216,13 +239,43 @@ class Paging:
 
     def _by_novelty(self) -> float:
         """Records new to the crawl a page brought, over the pages read past ``skip`` (since the
-        total's prediction, once refuted; the latest ``keywords.paging_window`` if set)."""
-        window = self.loop.ctx.settings.keywords.paging_window
+        total's prediction, once refuted; the latest ``keywords.paging_window`` if set); where
+        the search reports no total and the crawl's estimate of what a page lacks
+        (:meth:`_prior`) is more, it counts as ``keywords.paging_prior_pages`` pages more."""
+        settings = self.loop.ctx.settings.keywords
         since = self._predicted[0] if self.refuted and self._predicted else 0
         recent = self.fresh[since:] or self.fresh
-        if window > 0:
-            recent = recent[-window:]
-        return sum(recent) / max(1, len(recent))
+        if settings.paging_window > 0:
+            recent = recent[-settings.paging_window :]
+        seen = sum(recent) / max(1, len(recent))
+        # not for a list whose total its pages refuted or the crawl distrusts: its pages and
+        # the search's own lists are then the evidence that it holds fewer than it says
+        prior = self._prior() if self.total is None else None
+        weight = max(0.0, settings.paging_prior_pages)
+        if prior is None or not weight or prior <= seen:
+            return seen
+        # only ever for reading on: pages that brought more than the estimate are the list's own
+        # evidence (a search whose lists hold what the crawl lacks unevenly)
+        return (sum(recent) + weight * prior) / (len(recent) + weight)
+
+    def _prior(self) -> float | None:
+        """Records new to the crawl a page of ``size`` results holds if it is a sample of the
+        site's records like any other: the page size times the share of records the crawl
+        lacks (those it knows, by queries and links, against the capture–recapture estimate);
+        None while there is no estimate, or no record was caught twice (without a recapture
+        the estimate is a guess, and a wild one).
+
+        A search ranking in a fixed order shows the same records on the first pages of many
+        words, and those the crawl lacks lie deeper in its lists, spread through them: one
+        page bringing nothing is then weak evidence that the next brings nothing.
+        """
+        manager = self.loop.manager
+        estimated = manager.estimated_size
+        if estimated is None or not self.size or estimated <= 0:
+            return None
+        if not any(count > 1 for count in manager.capture.counts.values()):
+            return None
+        return self.size * max(0.0, 1.0 - len(manager.records) / estimated)
 
     def _refutes(self) -> bool:
         """Whether the pages read since the total's prediction brought less than

@@ -33,7 +33,7 @@ import logging
 import math
 from typing import TYPE_CHECKING
 
-from deepcrawl.crawler.paging import ListRead, Paging, lists_checked_out
+from deepcrawl.crawler.paging import ListRead, Paging, lists_checked_out, resume_url
 from deepcrawl.errors import InvalidURLError
 from deepcrawl.keywords import KeywordManager, StopReason
 from deepcrawl.keywords.known import KnownTexts, main_text
@@ -104,8 +104,12 @@ class QueryLoop:
         """Per query with a usable total: (its total, the records of it the crawl lacked)."""
         self.unfinished: list[tuple[str, int]] = []
         """Keywords whose paging a page cap stopped (the setup phase's), with the pages read:
-        asked again first, those pages read again, the paging control deciding how far past
-        them to read this time."""
+        asked again first, the paging control deciding how far past them to read this time —
+        from the next page's URL where the backend loads pages by URL, else from the first,
+        those pages read again."""
+        self.resume_urls: dict[str, str] = {}
+        """Of the unfinished keywords, the URL of the page after the last one read, where the
+        pager named it (:func:`resume_url`)."""
         self.refutations = 0
         """Lists whose pages refuted the estimate from their total (:mod:`.paging`)."""
         self.tested = 0
@@ -138,11 +142,15 @@ class QueryLoop:
         """
         count = 0
         unfinished: dict[str, int] = {}
+        self.resume_urls = {}
         for query in stored:
             row = query.row
             unfinished.pop(row.keyword, None)
+            self.resume_urls.pop(row.keyword, None)
             if (row.error or "").startswith(PAGE_CAP_NOTE) and self.max_pages is None:
                 unfinished[row.keyword] = row.result_pages
+                if (url := resume_url(query)) is not None:
+                    self.resume_urls[row.keyword] = url
             texts = self._ids(query.result_links())
             if not row.keyword and not texts:  # as :meth:`step` left it
                 self.manager.skip(row.keyword)
@@ -466,6 +474,7 @@ class QueryLoop:
         """
         probes = self.manager.stopword_probe_queries()
         skip = 0
+        resume: tuple[str, int] | None = None
         threshold: float | None = None
         max_pages = self.max_pages
         if search.accepts_empty and not self.manager.history and "" not in self.manager.issued:
@@ -487,6 +496,8 @@ class QueryLoop:
             return None
         elif self.unfinished:
             word, skip = self.unfinished.pop(0)
+            if (url := self.resume_urls.pop(word, None)) is not None:
+                resume = (url, skip + 1)
         elif self.covered():
             self._stop("the coverage estimate says every record is reached", gap=False)
             return None
@@ -524,10 +535,12 @@ class QueryLoop:
             return None
         more = self.pager(word, skip=skip, threshold=threshold)
         async with self.ctx.limiter.slot(self.ctx.start_url):
-            result = await search.query(word, max_pages=max_pages, more=more)
+            result = await search.query(word, max_pages=max_pages, more=more, resume=resume)
+        # the pages read before, read again (not where the backend resumed past them)
+        reread = skip if result.first_page == 1 else 0
         logger.info(
             "query %r%s: %s, %d result pages, %d result links, %s results reported",
-            word, f" (re-read from page {skip + 1})" if skip else "", result.outcome,
+            word, f" (from page {skip + 1})" if skip else "", result.outcome,
             result.pages, len(result.result_links),
             "no count of" if result.total_results is None else result.total_results,
         )  # fmt: skip
@@ -546,8 +559,10 @@ class QueryLoop:
                 total_results=result.total_results,
                 error=result.error if result.outcome == "error" else None,
                 # the pages read before were sampled by the list's first read
-                sample=self._ids((li.url, li.text) for li in result.result_links if li.page > skip)
-                if skip
+                sample=self._ids(
+                    (li.url, li.text) for li in result.result_links if li.page > reread
+                )
+                if reread
                 else None,
             ).new
         else:

@@ -50,8 +50,10 @@ class QueryBackend(Protocol):
         *,
         max_pages: int | None = None,
         more: Callable[[ResultPage, int], bool] | None = None,
+        resume: tuple[str, int] | None = None,
     ) -> QueryResult:
-        """Submit ``keyword`` and read its result pages, in order, from the first.
+        """Submit ``keyword`` and read its result pages, in order, from the first (or from
+        ``resume``'s page, where the backend can load a page by its URL).
 
         Args:
             keyword: what goes into the form's query field.
@@ -64,6 +66,11 @@ class QueryBackend(Protocol):
                 whether the next page is worth reading — the crawl's paging control; False
                 ends the paging there. None: read up to ``max_pages`` pages, while there is a
                 next page and it brings links the earlier ones did not show.
+            resume: a later result page of the same keyword (the URL a page of the list read
+                before linked to as its next page) and its number: a backend that fetches
+                result pages by URL starts there, numbering its pages on from it
+                (``QueryResult.first_page``), so the pages read before are not paid again; one
+                that cannot (a browser filling the form) starts from the first.
 
         Returns:
             The query's result, whatever the site did: ``ok``, ``no_results``, ``error`` (an

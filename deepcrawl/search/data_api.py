@@ -221,6 +221,7 @@ class DataSearch(QueryBackend):
         *,
         max_pages: int | None = None,
         more: Callable[[ResultPage, int], bool] | None = None,
+        resume: tuple[str, int] | None = None,
     ) -> QueryResult:
         """Fetch the results of ``keyword`` from the data request, page by page.
 
@@ -233,6 +234,7 @@ class DataSearch(QueryBackend):
             max_pages: data requests at most (default :attr:`max_pages`).
             more: the paging control, as :meth:`QueryBackend.query
                 <deepcrawl.search.backend.QueryBackend.query>` says.
+            resume: not used: the request's pages are read from the first.
 
         Returns:
             The query's result (``via="http"``, one page per data request); failures are

@@ -170,6 +170,7 @@ class FormFiller(QueryBackend):
         *,
         max_pages: int | None = None,
         more: Callable[[ResultPage, int], bool] | None = None,
+        resume: tuple[str, int] | None = None,
     ) -> QueryResult:
         """Submit ``keyword`` (with ``values`` for other fields) and read every result page.
 
@@ -180,6 +181,8 @@ class FormFiller(QueryBackend):
             max_pages: result pages to read at most (default ``keywords.max_result_pages``).
             more: asked with each result page read and its number whether the next one is
                 worth reading (the crawl's paging control); None: read them all.
+            resume: not used: a submitted form shows its first page (the list is read from
+                it, its pages read before read again).
 
         Returns:
             The query's result. What the site does is an outcome, never an exception: ``error``

@@ -259,12 +259,15 @@ class FormSearch(AsyncResource, QueryBackend):
         *,
         max_pages: int | None = None,
         more: Callable[[ResultPage, int], bool] | None = None,
+        resume: tuple[str, int] | None = None,
     ) -> QueryResult:
         """Submit ``keyword`` (``values`` for category fields, on top of the fixed values of
         ``forms.fields``) and read its result pages.
 
         ``more``, asked after each result page (and its number), stops the paging when it
-        returns False: the crawl reads no page it expects to bring nothing new.
+        returns False: the crawl reads no page it expects to bring nothing new. ``resume``
+        (a later page of the list, read before up to it) is where a URL template starts; the
+        browser and a data request start from the first page.
 
         Returns:
             The result; ``via`` tells which path served it.
@@ -278,7 +281,9 @@ class FormSearch(AsyncResource, QueryBackend):
                 return data
             self.data = None  # plain HTTP failed: back to the browser for good
         if self.template is not None:
-            quick = await self.template.query(keyword, values, max_pages=max_pages, more=more)
+            quick = await self.template.query(
+                keyword, values, max_pages=max_pages, more=more, resume=resume
+            )
             if quick.outcome != "error":
                 return quick
             # Plain HTTP failed: ask the browser, and trust the template no more if it works.

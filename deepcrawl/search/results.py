@@ -247,6 +247,8 @@ class QueryResult(BaseModel):
             the data request it triggered).
         links: every link of those pages, once per URL, with its role.
         pages: result pages fetched (1 for the submission, plus one per further page or click).
+        first_page: the number in the list of the first page fetched: 1, or the page a
+            resumed list started from (``QueryBackend.query``'s ``resume``).
         requests: HTTP requests the query cost (sub-resources included for the browser).
         outcome: ``ok``, ``no_results``, ``error`` or ``rejected`` (the safety policy refused the
             form: nothing was submitted).
@@ -268,6 +270,7 @@ class QueryResult(BaseModel):
     submitted: list[str] = []
     links: list[ResultLink] = []
     pages: int = 0
+    first_page: int = 1
     requests: int = 0
     outcome: Outcome = "ok"
     error: str | None = None

@@ -223,11 +223,14 @@ class TemplateSearch(QueryBackend):
         *,
         max_pages: int | None = None,
         more: Callable[[ResultPage, int], bool] | None = None,
+        resume: tuple[str, int] | None = None,
     ) -> QueryResult:
         """Fetch the results of ``keyword`` by template and follow their static pagination.
 
         ``more`` is asked after each result page whether the next is worth fetching (as
-        :meth:`FormFiller.query <deepcrawl.search.filler.FormFiller.query>`).
+        :meth:`FormFiller.query <deepcrawl.search.filler.FormFiller.query>`). With ``resume``
+        (a later page's URL carrying the keyword, and its number) the reading starts there:
+        the list's earlier pages were read before.
 
         Returns:
             The query's result (``via="http"``); failures are ``error`` outcomes.
@@ -240,6 +243,9 @@ class TemplateSearch(QueryBackend):
                 self.nonsense_keyword, base_pages[0] if base_pages else None, set(), error
             )
         cap = max_pages or self.max_pages
+        start = resume if resume is not None and carries(resume[0], keyword) else None
+        if start is not None:
+            cap = max(1, cap - start[1] + 1)
         started = time.monotonic()
         result = QueryResult(
             keyword=keyword,
@@ -249,8 +255,11 @@ class TemplateSearch(QueryBackend):
             method="GET",
             via="http",
         )
-        pages, error, requests = await self._fetch_pages(keyword, values, cap, more, checked)
+        pages, error, requests = await self._fetch_pages(
+            keyword, values, cap, more, checked, start=start
+        )
         result.requests = requests
+        result.first_page = start[1] if start is not None else 1
         result.elapsed_s = time.monotonic() - started
         if not pages:
             result.outcome, result.error = "error", error
@@ -267,8 +276,12 @@ class TemplateSearch(QueryBackend):
         cap: int,
         more: Callable[[ResultPage, int], bool] | None = None,
         checked: dict[str, FetchedPage] | None = None,
+        *,
+        start: tuple[str, int] | None = None,
     ) -> tuple[list[ResultPage], str | None, int]:
-        url = self.template.url_for(keyword, values)
+        url, before = self.template.url_for(keyword, values), 0
+        if start is not None:  # a later page of a list read before (its pages are not counted)
+            url, before = start[0], start[1] - 1
         checked = checked or {}
         pages: list[ResultPage] = []
         visited: set[str] = set()
@@ -289,9 +302,9 @@ class TemplateSearch(QueryBackend):
                 break
             if len(pages) > 1 and not brings_new_links(pages):
                 break
-            if more is not None and not more(page, len(pages)):
+            if more is not None and not more(page, before + len(pages)):
                 break
-            turn = next_page(page, len(pages), visited)
+            turn = next_page(page, before + len(pages), visited)
             url = turn.url if turn is not None and turn.kind == "link" else ""
         return pages, None, requests
 

@@ -175,6 +175,17 @@ class KeywordSettings(Section):
     pages stopped bringing new records at once, but a search that ranks in a fixed order puts
     the records the crawl lacks in runs late in its lists: a window of 2 cost Wagtail 4 of
     its 240 records (recall 0.971 against 0.988). Not from a paper."""
+    paging_prior_pages: float = 1.0
+    """Where the search reports no total, a list's next page is expected to bring the mean of
+    the records new to the crawl on its pages read and, where it is more, of the crawl's own
+    estimate of a page's unknown records (the page size times the share of records the
+    capture–recapture estimate says are lacking), the estimate counting as this many pages:
+    the records a crawl lacks sit spread through the lists of a search ranking in a fixed
+    order, and one page bringing none of them ends no list while many are lacking (Wagtail:
+    search pages 129 → 114). Never the other way: pages that brought more than the estimate
+    are the list's own evidence (ht://Dig lost a record and 14 requests when the estimate cut
+    its lists short), nor for a list whose total its pages refuted (ht://Dig again: 11
+    requests for nothing). 0: the pages read alone decide. Not from a paper."""
     paging_check_pages: int = 1
     """The estimate from a list's total is put to the test by its next pages: once this many
     pages read after it brought less than ``paging_check_share`` of what it predicted, it is

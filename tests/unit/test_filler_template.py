@@ -9,7 +9,7 @@ from deepcrawl.errors import FetchTimeoutError
 from deepcrawl.page.fetched import FetchedPage, Link
 from deepcrawl.page.form import Form
 from deepcrawl.search.judge import Judge
-from deepcrawl.search.results import QueryResult, ResultLink
+from deepcrawl.search.results import QueryResult, ResultLink, ResultPage
 from deepcrawl.search.template import TemplateSearch, UrlTemplate
 
 BASE = "http://books.test"
@@ -182,3 +182,29 @@ async def test_the_query_after_a_check_starts_from_the_page_the_check_fetched() 
     ]
     await search.query("tea")  # asked again: the check's page is not used twice
     assert len(site.fetched) == 6
+
+
+async def test_a_resumed_list_starts_on_its_later_page_numbered_on_from_it() -> None:
+    """A list read before up to its first page goes on from the page-2 link it showed: one
+    request a page past it, the paging control asked with the pages' numbers in the list."""
+    template = UrlTemplate.from_submission(FORM, "tea", f"{BASE}/search?q=tea")
+    assert template is not None
+    site = FakeSite()
+    judge = Judge()
+    judge.chrome.learn_baseline([Link(f"{BASE}/", "Home", dom_path="html/body/header/a")])
+    search = TemplateSearch(template, site, judge=judge)
+    numbers: list[int] = []
+
+    def more(_page: ResultPage, number: int) -> bool:
+        numbers.append(number)
+        return True
+
+    result = await search.query("tea", more=more, resume=(f"{BASE}/search?q=tea&page=2", 2))
+    assert site.fetched == [f"{BASE}/search?q=tea&page={n}" for n in (2, 3)]
+    assert numbers == [2, 3]
+    assert result.first_page == 2
+    assert result.pages == 2
+    assert result.result_urls == [f"{BASE}/book/{i}" for i in range(11, 26)]
+    # a page of another keyword's list is no place to resume this one's
+    await search.query("tea", resume=(f"{BASE}/search?q=salt&page=2", 2))
+    assert site.fetched[2] == f"{BASE}/search?q=tea"

@@ -4,18 +4,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from datetime import UTC, datetime
 from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, cast
 
 import pytest
 
+from deepcrawl.crawler.paging import resume_url
 from deepcrawl.crawler.queries import QueryLoop, lists_checked_out
 from deepcrawl.keywords import KeywordManager
 from deepcrawl.keywords.known import KnownTexts, main_text
 from deepcrawl.page.fetched import Link
 from deepcrawl.search.results import QueryResult, ResultLink, ResultPage
 from deepcrawl.settings import Settings
+from deepcrawl.storage.state import StoredQuery
+from deepcrawl.storage.tables import QueryRead
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Callable
@@ -104,8 +108,10 @@ class _Search:
         *,
         accepts_empty: bool = False,
         scrolls: bool = False,
+        by_url: bool = False,
     ) -> None:
         self.accepts_empty = accepts_empty
+        self.by_url = by_url  # a later page is loaded by its URL (``resume``)
         self.scrolls = scrolls  # a typed list: one reading, more as it is scrolled, no next link
         self.lists = lists
         self.totals = totals or {}  # a total other than the list's length (other kinds)
@@ -118,29 +124,33 @@ class _Search:
         *,
         max_pages: int | None = None,
         more: Callable[[ResultPage, int], bool] | None = None,
+        resume: tuple[str, int] | None = None,
     ) -> QueryResult:
         ids = self.lists.get(word, [])
         links: list[ResultLink] = []
         pages = 0
-        for start in range(0, len(ids), self.size):
+        first = resume[1] if resume is not None and self.by_url else 1
+        for start in range((first - 1) * self.size, len(ids), self.size):
             pages += 1
+            number = first + pages - 1
             chunk = ids[start : start + self.size]
             links += [ResultLink(url=rid, page=pages) for rid in chunk]
             total = self.totals.get(word, len(ids))
             further = start + self.size < len(ids)
-            nxt = [Link(f"http://site/search?q={word}&page={pages + 1}", "Next", rel="next")]
+            nxt = [Link(f"http://site/search?q={word}&page={number + 1}", "Next", rel="next")]
             page = ResultPage(
-                url=f"http://site/search?q={word}&page={pages}",
+                url=f"http://site/search?q={word}&page={number}",
                 blocks=[f"{total} results for “{word}”"] if total else [],
                 links=[Link(rid) for rid in chunk] + (nxt if further and not self.scrolls else []),
                 scrolls=self.scrolls,
             )
-            if pages >= (max_pages or 50) or (more is not None and not more(page, pages)):
+            if pages >= (max_pages or 50) or (more is not None and not more(page, number)):
                 break
         self.read.append((word, pages))
         return QueryResult(
             keyword=word,
             links=links,
+            first_page=first,
             pages=max(1, pages),
             requests=max(1, pages),
             total_results=self.totals.get(word, len(ids)) or None,
@@ -267,6 +277,7 @@ class _ClientSideSearch:
         *,
         max_pages: int | None = None,
         more: Callable[[ResultPage, int], bool] | None = None,
+        resume: tuple[str, int] | None = None,
     ) -> QueryResult:
         self.asked.append(word)
         n = len(self.asked)
@@ -398,6 +409,60 @@ def test_an_unfinished_list_is_read_again_past_the_pages_read_before() -> None:
     asyncio.run(loop.step(cast("FormSearch", search)))
     assert search.read == [("red", 6)]
     assert len(loop.manager.records) == 60
+
+
+def test_an_unfinished_list_goes_on_from_its_next_pages_url_where_the_search_loads_it() -> None:
+    """As above, the search loading a result page by its URL: the list goes on from page 4,
+    the three pages read before not paid again, and the records of the pages read now are
+    the capture–recapture sample."""
+    ids = [f"r{i}" for i in range(60)]
+    texts = dict.fromkeys(ids, "red")
+    search = _Search({"red": ids}, by_url=True)
+    loop = _deepening_loop(deepen_min_new=0.0)
+    _known(loop, ids[:30], texts)
+    loop.unfinished = [("red", 3)]
+    loop.resume_urls = {"red": "http://site/search?q=red&page=4"}
+    asyncio.run(loop.step(cast("FormSearch", search)))
+    assert search.read == [("red", 3)]
+    assert len(loop.manager.records) == 60
+    assert loop.manager.capture.reached == 30
+
+
+def _stored(submitted: str, pages: int, pager: list[str]) -> StoredQuery:
+    row = QueryRead(
+        id=1, site_id=1, keyword="red", submitted_url=submitted, result_count=10 * pages,
+        new_records=0, result_pages=pages, outcome="ok", error="stopped at the page cap",
+        field_values={}, form_id=None, submitted_at=datetime.now(UTC),
+    )  # fmt: skip
+    links = tuple((url, "Next", "pager") for url in pager)
+    return StoredQuery(row, (("http://site/r1", "r1", "result"), *links))
+
+
+def test_a_stored_lists_resume_url_is_its_pager_link_to_the_page_after_those_read() -> None:
+    pager = [f"http://site/search?q=red&page={n}" for n in range(2, 25)]
+    assert resume_url(_stored("http://site/search?q=red", 10, pager)) == pager[9]  # page=11
+    # a list resumed on page 11 and read 12 pages more goes on from page 23
+    assert resume_url(_stored(pager[9], 12, pager)) == pager[21]
+    # offsets, or a pager naming no page by number: read again from the first page
+    assert resume_url(_stored("http://site/search?q=red", 3, ["http://site/more"])) is None
+
+
+def test_without_a_total_a_barren_page_ends_no_list_while_the_estimate_sees_many_lacking() -> None:
+    """No total; the crawl knows 50 records, and two lists that caught them (ten twice) make
+    the capture–recapture estimate 121 (chao1): 59% of a page's records are expected new, so the
+    first page bringing none does not end the list, the estimate counting as one page
+    (``keywords.paging_prior_pages``); the next pages bring ten each. Without the estimate
+    the first barren page ends it."""
+    known = [f"k{i}" for i in range(50)]
+    for weight, pages in ((1.0, 5), (0.0, 1)):
+        search = _Search({"red": known[:10] + [f"n{i}" for i in range(40)]}, totals={"red": 0})
+        loop = _deepening_loop(deepen_min_new=0.0, paging_prior_pages=weight)
+        loop.observe(known)
+        loop.manager.capture.add(known[:30])
+        loop.manager.capture.add(known[20:])
+        assert round(loop.manager.estimated_size or 0) == 121
+        asyncio.run(loop.step(cast("FormSearch", search)))
+        assert search.read == [("red", pages)]
 
 
 def test_a_word_shorter_than_the_indexed_words_has_no_count() -> None:

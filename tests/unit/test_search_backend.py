@@ -58,6 +58,7 @@ class Structural:
         *,
         max_pages: int | None = None,
         more: Callable[[ResultPage, int], bool] | None = None,
+        resume: tuple[str, int] | None = None,
     ) -> QueryResult:
         return QueryResult(keyword=keyword, values=dict(values or {}))
 
