@@ -50,6 +50,7 @@ from deepcrawl.errors import (
     StorageError,
 )
 from deepcrawl.keywords import StopReason
+from deepcrawl.links.hubs import HubScout, query_yield
 from deepcrawl.safety import SafetyRule
 from deepcrawl.storage import is_shared
 from deepcrawl.storage.frontier import SETUP_SOURCE, NewURL, SqlFrontier, query_source
@@ -145,6 +146,8 @@ class NormalPhase:
         # bounded: one entry per result link ever seen would grow with the site
         self._ids = functools.lru_cache(maxsize=_ID_CACHE)(self._record_id)
         self.loop = QueryLoop(ctx, form_id, record_id=self.record_id, examples=examples)
+        #: Pages of the kinds not wanted, read as hubs while they beat the queries.
+        self.hubs = HubScout(ctx.settings.links)
         teach_fetcher(fetcher, self.prototype_key)
         self._querying = True
         self._in_flight = 0
@@ -167,9 +170,7 @@ class NormalPhase:
     def prototype_key(self, url: str) -> str:
         """The URL's prototype id (its shape when no prototype matches): the unit by which an
         adaptive fetcher decides plain HTTP or browser."""
-        from deepcrawl.browser.adaptive import url_shape
-
-        return self._decide([url])[0].prototype or url_shape(url)
+        return _kind(self._decide([url])[0])
 
     def enqueue(
         self, links: Iterable[tuple[str, str]], source: str, *, on_record: bool = False
@@ -236,6 +237,39 @@ class NormalPhase:
         logger.debug("%s: %d links, %d wanted", source, len(pairs), len(new))
         return new, texts
 
+    def _scout(self, page: str, links: Sequence[tuple[str, str]]) -> None:
+        """Show the hub scout the links of ``page`` the crawl does not want, by kind (their
+        prototype, else their URL shape); those the safety rule refuses are no hub."""
+        if not self.hubs.enabled:
+            return
+        seen = [
+            (canonical_url(d.url, self._drop), _kind(d))
+            for d, (_url, text) in zip(self._decide([u for u, _t in links]), links, strict=True)
+            if not d.relevant and d.source != "invalid" and self.safety.allows(d.url, text)
+        ]
+        self.hubs.see(page, seen)
+
+    async def _read_hub(self, *, querying: bool) -> bool:
+        """Fetch the hub page the scout finds worth a request now, if any, and queue the wanted
+        records it links to (judged as a record page's links); whether one was fetched.
+
+        The scout weighs a hub against the queries' new records a request (their latest
+        ``links.hub_query_window``), or against ``links.hub_min_yield`` alone once they ended.
+        """
+        window = self.ctx.settings.links.hub_query_window
+        rate = query_yield(self.loop.manager.history, window) if querying else None
+        url = self.hubs.next_hub(rate)
+        if url is None:
+            return False
+        new = 0
+        tried = await self.polite.fetch_retrying(url)
+        if (page := tried.page) is not None and page.status < 400:
+            links = [(link.url, link.text) for link in page.links]
+            new = self.enqueue(links, f"hub {url}", on_record=True)
+            self._scout(url, links)
+        self.hubs.record(url, new)
+        return True
+
     def _add(self, new: dict[str, NewURL], texts: dict[str, str], *, observe: bool) -> int:
         """Queue wanted URLs; ``observe``: the keyword manager counts them as known records."""
         if observe:
@@ -255,6 +289,8 @@ class NormalPhase:
         ctx, follow, adopted = self.ctx, self.ctx.settings.crawl.follow_record_links, 0
         for page in pages:
             decision = self._decide([page.url])[0]
+            if page.status < 400 and not decision.relevant and self.hubs.enabled:
+                self._read_already(page, decision)
             if page.status >= 400 or not (decision.relevant and decision.source == "prototype"):
                 continue
             key = canonical_url(decision.url, self._drop)
@@ -281,6 +317,15 @@ class NormalPhase:
         if adopted:
             self._wake.set()
         return adopted
+
+    def _read_already(self, page: FetchedPage, decision: Decision) -> None:
+        """A page of a kind not wanted that the setup phase fetched: a free trial of its kind as
+        a hub (its wanted links queued, their number its yield)."""
+        url = canonical_url(decision.url, self._drop)
+        links = [(link.url, link.text) for link in page.links]
+        new = self.enqueue(links, f"hub {url}", on_record=True)
+        self._scout(url, links)
+        self.hubs.read_already(url, _kind(decision), new)
 
     def _learn_stored(self, *, follow: bool) -> None:
         """The record pages stored before a crash, learnt as when they were fetched: their
@@ -386,6 +431,8 @@ class NormalPhase:
         while not self._stop.is_set() and not self._full():
             if follow:
                 await self._drained()
+            if await self._read_hub(querying=True):  # a hub beats the next query
+                continue
             step = await self.loop.step(self.search)
             if step is None:
                 if self.loop.manager.stop_reason not in _BUDGETS:  # a larger budget queries on
@@ -394,11 +441,15 @@ class NormalPhase:
                     ctx.state.end_queries(
                         ctx.stats.stop_reason or "querying ended", ctx.state.count("queries")
                     )
+                # the hubs that still pay for themselves, now that no query competes
+                while not self._stopping() and await self._read_hub(querying=False):
+                    await self._drained()
                 return
             result, row = step
             store_results_page(self.ctx, result, row)
             links = [(link.url, link.text) for link in result.result_links]
             self.enqueue(links, query_source(result.keyword))
+            self._scout(query_source(result.keyword), links)
             await asyncio.sleep(0)  # let the workers fetch between queries
 
     async def _worker(self) -> None:
@@ -507,6 +558,7 @@ class NormalPhase:
         if follow:
             links = [(link.url, link.text) for link in page.links]
             self.enqueue(links, f"link on {lease.url}", on_record=True)
+            self._scout(lease.url, links)
         ctx.stats.pages_fetched += 1
         for observer in self.on_fetch:
             observer(page)
@@ -525,6 +577,13 @@ class NormalPhase:
         await self.sink.deliver_page(self.ctx, page)
         self.ctx.stats.pages_delivered += 1
         self.ctx.changed()
+
+
+def _kind(decision: Decision) -> str:
+    """The kind of page a URL is: its prototype, else its URL's shape."""
+    from deepcrawl.browser.adaptive import url_shape
+
+    return decision.prototype or url_shape(decision.url)
 
 
 async def _wait(event: asyncio.Event, timeout_s: float) -> None:
