@@ -163,7 +163,7 @@ class LinkLearningSettings(Section):
     """A page is an xCrawl hub when it links to at least this many known authorities and has a
     hub weight (the paper says "many" and names no number; 1 finds the later pages of a paged
     list, which link to few known records, and did best on the fixture sites)."""
-    hub_max_kinds: int = 4
+    hub_max_kinds: int = 3
     """Kinds of non-wanted pages (prototypes, else URL shapes) the normal phase tries at most as
     hubs beside the queries (:mod:`deepcrawl.links.hubs`): each try is one request, so a site
     with many kinds pays a handful. 0: the normal phase reads no hub. Not from a paper."""
