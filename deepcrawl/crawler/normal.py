@@ -146,8 +146,10 @@ class NormalPhase:
         # bounded: one entry per result link ever seen would grow with the site
         self._ids = functools.lru_cache(maxsize=_ID_CACHE)(self._record_id)
         self.loop = QueryLoop(ctx, form_id, record_id=self.record_id, examples=examples)
-        #: Pages of the kinds not wanted, read as hubs while they beat the queries.
-        self.hubs = HubScout(ctx.settings.links)
+        #: Pages of the kinds not wanted, read as hubs while they beat the queries; the start
+        #: page, read by the setup phase, is none.
+        start = canonical_url(self._decide([ctx.start_url])[0].url, self._drop)
+        self.hubs = HubScout(ctx.settings.links, read=[start])
         teach_fetcher(fetcher, self.prototype_key)
         self._querying = True
         self._in_flight = 0

@@ -60,13 +60,13 @@ class KindYield:
 
     Attributes:
         kind: the prototype id, or the URL shape.
-        inlinks: member URL → the pages seen linking to it.
+        inlinks: member URL not fetched yet → how many pages were seen linking to it.
         yields: the new records each fetched member brought, in fetch order.
         dropped: it stopped paying (or never paid); none of its members is fetched any more.
     """
 
     kind: str
-    inlinks: dict[str, set[str]] = field(default_factory=dict)
+    inlinks: dict[str, int] = field(default_factory=dict)
     yields: list[int] = field(default_factory=list)
     dropped: bool = False
 
@@ -75,43 +75,52 @@ class KindYield:
         latest = self.yields[-window:] if window > 0 else self.yields
         return sum(latest) / len(latest) if latest else 0.0
 
+    def best(self, least: int = 1) -> str | None:
+        """Its member linked from the most pages (``least`` at least), None when none is."""
+        url, count = max(self.inlinks.items(), key=lambda item: item[1], default=("", 0))
+        return url if count >= max(1, least) else None
+
 
 class HubScout:
     """Chooses the hub pages worth a request against the queries' yield; see the module docs.
 
     Args:
         settings: the ``links`` settings (``hub_*``).
+        read: pages the crawl read already (its start page, where the form is): no candidates.
     """
 
-    def __init__(self, settings: LinkLearningSettings) -> None:
+    def __init__(self, settings: LinkLearningSettings, *, read: Iterable[str] = ()) -> None:
         self.settings = settings
         self.kinds: dict[str, KindYield] = {}
-        self._kind_of: dict[str, str] = {}
-        self._fetched: set[str] = set()
+        self._fetched: set[str] = set(read)
         self._pending: dict[str, str] = {}  # member handed out → its kind, until recorded
 
     @property
     def enabled(self) -> bool:
-        """Whether any kind may be tried (``hub_max_kinds`` above 0)."""
-        return self.settings.hub_max_kinds > 0
+        """Whether any kind may still be read or tried (``hub_max_kinds`` above 0, and not
+        every kind tried dropped once the cap is reached)."""
+        tried = self.tried
+        return self.settings.hub_max_kinds > 0 and (
+            len(tried) < self.settings.hub_max_kinds or not all(k.dropped for k in tried)
+        )
 
     @property
     def tried(self) -> list[KindYield]:
-        """The kinds sampled so far, in the order they were first fetched."""
-        return [k for k in self.kinds.values() if k.yields or k.kind in self._pending.values()]
+        """The kinds sampled so far (fetched, or one of their members being fetched)."""
+        pending = set(self._pending.values())
+        return [k for k in self.kinds.values() if k.yields or k.kind in pending]
 
     def see(self, page: str, links: Iterable[tuple[str, str]]) -> None:
-        """Count non-wanted links seen on ``page``: ``(url, kind)`` pairs."""
+        """Count the non-wanted links seen on ``page`` (``(url, kind)`` pairs), once a page."""
         if not self.enabled:
             return
-        for url, kind in links:
+        for url, kind in dict(links).items():
             if url == page or url in self._fetched:
                 continue
-            kind = self._kind_of.setdefault(url, kind)
             entry = self.kinds.get(kind)
             if entry is None:
                 entry = self.kinds[kind] = KindYield(kind)
-            entry.inlinks.setdefault(url, set()).add(page)
+            entry.inlinks[url] = entry.inlinks.get(url, 0) + 1
 
     def next_hub(self, query_rate: float | None) -> str | None:
         """The next page to fetch as a hub, or None when no kind is worth a request.
@@ -138,17 +147,14 @@ class HubScout:
                     query_rate or 0.0,
                 )  # fmt: skip
                 continue
-            member = self._best(entry, 1)
-            if member is not None:
+            if (member := entry.best()) is not None:
                 return self._hand_out(member, entry)
         if len(self.tried) >= s.hub_max_kinds:
             return None
         untried = [
-            (len(links), member, entry)
+            (entry.inlinks[member], member, entry)
             for entry in self.kinds.values()
-            if not entry.yields and not entry.dropped
-            for member, links in entry.inlinks.items()
-            if member not in self._fetched and len(links) >= s.hub_min_inlinks
+            if not entry.yields and (member := entry.best(s.hub_min_inlinks)) is not None
         ]
         if not untried:
             return None
@@ -158,10 +164,9 @@ class HubScout:
     def read_already(self, url: str, kind: str, new: int) -> None:
         """A page of ``kind`` the crawl fetched before (the setup phase's samples) brought
         ``new`` records: a trial of its kind that cost this phase nothing."""
-        if not self.enabled or url in self._fetched:
+        if url in self._fetched:
             return
         self._fetched.add(url)
-        self._kind_of.setdefault(url, kind)
         entry = self.kinds.setdefault(kind, KindYield(kind))
         entry.inlinks.pop(url, None)
         entry.yields.append(new)
@@ -172,19 +177,11 @@ class HubScout:
         kind = self._pending.pop(url, None)
         if kind is None:
             return
-        entry = self.kinds[kind]
-        entry.yields.append(new)
+        self.kinds[kind].yields.append(new)
         logger.info("hubs: %s (%s) brought %d new records", url, kind, new)
-
-    def _best(self, entry: KindYield, least: int) -> str | None:
-        members = [
-            (len(links), url)
-            for url, links in entry.inlinks.items()
-            if url not in self._fetched and len(links) >= least
-        ]
-        return max(members, key=lambda t: t[0])[1] if members else None
 
     def _hand_out(self, member: str, entry: KindYield) -> str:
         self._fetched.add(member)
+        entry.inlinks.pop(member, None)
         self._pending[member] = entry.kind
         return member

@@ -124,6 +124,31 @@ def test_a_page_read_before_counts_as_a_trial_of_its_kind() -> None:
     assert scout.next_hub(0.5) is None  # no member left; no other kind may be tried
 
 
+def test_a_page_read_before_is_no_candidate() -> None:
+    scout = HubScout(LinkLearningSettings.model_validate({"hub_min_inlinks": 2}), read=["/"])
+    _notes_site(scout)
+    url = scout.next_hub(0.5)
+    assert url is not None
+    assert url.startswith("/topics/")  # the start page, linked from every note, is not tried
+
+
+def test_a_page_linking_one_member_twice_counts_once() -> None:
+    scout = _scout(hub_min_inlinks=2)
+    scout.see("/notes/1.html", [("/topics/a.html", TOPIC), ("/topics/a.html", TOPIC)])
+    assert scout.next_hub(0.5) is None
+
+
+def test_off_once_every_kind_tried_is_dropped() -> None:
+    scout = _scout(hub_min_inlinks=1, hub_max_kinds=1)
+    scout.see("/notes/1.html", [("/topics/a.html", TOPIC), ("/topics/b.html", TOPIC)])
+    scout.record(scout.next_hub(0.5) or "", 0)
+    assert scout.enabled  # the trial is not judged yet
+    assert scout.next_hub(0.5) is None
+    assert not scout.enabled  # its kind dropped, and no other may be tried: links go uncounted
+    scout.see("/notes/2.html", [("/x/y", "site/x/slug?")])
+    assert "site/x/slug?" not in scout.kinds
+
+
 def test_off_with_no_kind_allowed() -> None:
     scout = _scout(hub_max_kinds=0)
     _notes_site(scout)
