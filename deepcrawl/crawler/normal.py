@@ -270,6 +270,9 @@ class NormalPhase:
             new = self.enqueue(links, f"hub {url}", on_record=True)
             self._scout(url, links)
         self.hubs.record(url, new)
+        self.ctx.stats.hub_pages += 1
+        self.ctx.stats.hub_records += new
+        self.ctx.changed()
         return True
 
     def _add(self, new: dict[str, NewURL], texts: dict[str, str], *, observe: bool) -> int:
@@ -328,6 +331,7 @@ class NormalPhase:
         new = self.enqueue(links, f"hub {url}", on_record=True)
         self._scout(url, links)
         self.hubs.read_already(url, _kind(decision), new)
+        self.ctx.stats.hub_records += new
 
     def _learn_stored(self, *, follow: bool) -> None:
         """The record pages stored before a crash, learnt as when they were fetched: their
