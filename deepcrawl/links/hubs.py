@@ -13,7 +13,11 @@ brings more new records than a result page does; this module makes that decision
   to (a topic, a category) is where a list of them is likely to be.
 * **Sampling.** A kind is tried once one of its members is linked from ``hub_min_inlinks``
   pages, its most linked member first; ``hub_max_kinds`` kinds at most are ever tried, so a
-  site with many kinds of pages pays a handful of requests for the trials.
+  site with many kinds of pages pays a handful of requests for the trials. A *family* — a kind
+  with several such members, each linked from part of the records (topics, categories, months)
+  — is tried before a kind of one page: the paper's navigational structures are hierarchies
+  and lists, while the one page every page links to (log in, register, about) is the site's
+  frame.
 * **Yield.** A fetched member's yield is the wanted records new to the crawl among its links.
   A kind is read on — its next most linked member — while its mean yield over its latest
   ``hub_window`` members is above the queries' yield per request over their latest
@@ -74,6 +78,10 @@ class KindYield:
         """Mean new records a request over its latest ``window`` fetched members."""
         latest = self.yields[-window:] if window > 0 else self.yields
         return sum(latest) / len(latest) if latest else 0.0
+
+    def family(self, least: int) -> int:
+        """How many of its members are linked from ``least`` pages at least."""
+        return sum(1 for count in self.inlinks.values() if count >= least)
 
     def best(self, least: int = 1) -> str | None:
         """Its member linked from the most pages (``least`` at least), None when none is."""
@@ -152,13 +160,13 @@ class HubScout:
         if len(self.tried) >= s.hub_max_kinds:
             return None
         untried = [
-            (entry.inlinks[member], member, entry)
+            (entry.family(s.hub_min_inlinks) > 1, entry.inlinks[member], member, entry)
             for entry in self.kinds.values()
             if not entry.yields and (member := entry.best(s.hub_min_inlinks)) is not None
         ]
         if not untried:
             return None
-        _n, member, entry = max(untried, key=lambda t: t[0])
+        *_rank, member, entry = max(untried, key=lambda t: t[:2])
         return self._hand_out(member, entry)
 
     def read_already(self, url: str, kind: str, new: int) -> None:
