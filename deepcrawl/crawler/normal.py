@@ -150,6 +150,7 @@ class NormalPhase:
         #: page, read by the setup phase, is none.
         start = canonical_url(self._decide([ctx.start_url])[0].url, self._drop)
         self.hubs = HubScout(ctx.settings.links, read=[start])
+        self._hub_safety = SafetyRule(ctx.settings.links.hub_refused_words)
         teach_fetcher(fetcher, self.prototype_key)
         self._querying = True
         self._in_flight = 0
@@ -241,13 +242,14 @@ class NormalPhase:
 
     def _scout(self, page: str, links: Sequence[tuple[str, str]]) -> None:
         """Show the hub scout the links of ``page`` the crawl does not want, by kind (their
-        prototype, else their URL shape); those the safety rule refuses are no hub."""
+        prototype, else their URL shape); those the safety rule refuses, or whose URL or text
+        names an account or message page (``links.hub_refused_words``), are no hub."""
         if not self.hubs.enabled:
             return
         seen = [
             (canonical_url(d.url, self._drop), _kind(d))
             for d, (_url, text) in zip(self._decide([u for u, _t in links]), links, strict=True)
-            if not d.relevant and d.source != "invalid" and self.safety.allows(d.url, text)
+            if not d.relevant and d.source != "invalid" and self._hub_safety.allows(d.url, text)
         ]
         self.hubs.see(page, seen)
 

@@ -170,6 +170,13 @@ class LinkLearningSettings(Section):
     and Gitit, whose record lists the queries and sitemaps give whole, paid 3 requests with 3
     (0.855 → 0.844 of harvest on WordPress); ht://Dig's topics are the first kind tried. 0:
     the normal phase reads no hub. Not from a paper."""
+    hub_refused_words: tuple[str, ...] = (
+        "login", "log in", "sign in", "signin", "sign up", "signup", "register",
+        "registration", "password", "account", "contact", "newsletter",
+    )  # fmt: skip
+    """Words (of the URL or the link text, stemmed as the request rule's) that keep a page from
+    being tried as a hub, on top of the request rule's: the pages of an account or a message
+    form list no records, and the crawl visits no such page (the forms it never submits)."""
     hub_min_inlinks: int = 2
     """A kind is tried once one of its pages is linked from this many pages the crawl read
     (records, result pages): a page several records link to is where a list of them may be
