@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Literal
 from deepcrawl._tasks import supervised
 from deepcrawl.classify.url import LabelStats
 from deepcrawl.crawler.deliver import DeliveryPoller
-from deepcrawl.crawler.kinds import canonical_url, make_classifier, teach_fetcher
+from deepcrawl.crawler.kinds import canonical_url, make_classifier, page_kind, teach_fetcher
 from deepcrawl.crawler.queries import QueryLoop, normalised_id
 from deepcrawl.crawler.setup import store_results_page
 from deepcrawl.errors import (
@@ -173,7 +173,7 @@ class NormalPhase:
     def prototype_key(self, url: str) -> str:
         """The URL's prototype id (its shape when no prototype matches): the unit by which an
         adaptive fetcher decides plain HTTP or browser."""
-        return _kind(self._decide([url])[0])
+        return page_kind(self._decide([url])[0])
 
     def enqueue(
         self, links: Iterable[tuple[str, str]], source: str, *, on_record: bool = False
@@ -247,7 +247,7 @@ class NormalPhase:
         if not self.hubs.enabled:
             return
         seen = [
-            (canonical_url(d.url, self._drop), _kind(d))
+            (canonical_url(d.url, self._drop), page_kind(d))
             for d, (_url, text) in zip(self._decide([u for u, _t in links]), links, strict=True)
             if not d.relevant and d.source != "invalid" and self._hub_safety.allows(d.url, text)
         ]
@@ -332,7 +332,7 @@ class NormalPhase:
         links = [(link.url, link.text) for link in page.links]
         new = self.enqueue(links, f"hub {url}", on_record=True)
         self._scout(url, links)
-        self.hubs.read_already(url, _kind(decision), new)
+        self.hubs.read_already(url, page_kind(decision), new)
         self.ctx.stats.hub_records += new
 
     def _learn_stored(self, *, follow: bool) -> None:
@@ -585,13 +585,6 @@ class NormalPhase:
         await self.sink.deliver_page(self.ctx, page)
         self.ctx.stats.pages_delivered += 1
         self.ctx.changed()
-
-
-def _kind(decision: Decision) -> str:
-    """The kind of page a URL is: its prototype, else its URL's shape."""
-    from deepcrawl.browser.adaptive import url_shape
-
-    return decision.prototype or url_shape(decision.url)
 
 
 async def _wait(event: asyncio.Event, timeout_s: float) -> None:
