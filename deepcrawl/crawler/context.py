@@ -74,6 +74,10 @@ class CrawlStats:
     """In-scope URLs the sitemaps listed (the classifier decides which are wanted)."""
     sitemap_accepted: int = 0
     """Of those, the URLs the URL classifier accepted: wanted pages, fetched unless known."""
+    hub_pages: int = 0
+    """Pages of kinds not wanted the normal phase read as hubs (:mod:`deepcrawl.links.hubs`)."""
+    hub_records: int = 0
+    """Wanted records those hub pages brought that the crawl did not know yet."""
     like_widened: list[str] = field(default_factory=list)
     """Prototypes (regexes) given a ``--like`` example's label because their pages look like it."""
     stop_reason: str | None = None

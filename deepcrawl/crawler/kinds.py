@@ -1,5 +1,6 @@
 """What the crawl knows of its kinds of URL, shared by its phases: the site's URL classifier, the
-canonical key of a wanted URL, and an adaptive fetcher taught the prototypes as its kinds."""
+canonical key of a wanted URL, the kind of any URL, and an adaptive fetcher taught the
+prototypes as its kinds."""
 
 from __future__ import annotations
 
@@ -14,9 +15,10 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from deepcrawl.browser.base import Fetcher
+    from deepcrawl.classify.url import Decision
     from deepcrawl.crawler.context import CrawlContext
 
-__all__ = ["canonical_url", "make_classifier", "teach_fetcher"]
+__all__ = ["canonical_url", "make_classifier", "page_kind", "teach_fetcher"]
 
 
 def canonical_url(normal_url: str, drop: re.Pattern[str]) -> str:
@@ -25,6 +27,14 @@ def canonical_url(normal_url: str, drop: re.Pattern[str]) -> str:
     The kept items stay as the normal form spells them, so the key is a normal form too.
     """
     return drop_query_keys(normal_url, drop.match)
+
+
+def page_kind(decision: Decision) -> str:
+    """The kind of page the classifier's ``decision`` is about: its prototype, else its URL's
+    shape (the unit of the adaptive fetcher's choice and of the hub scout's trials)."""
+    from deepcrawl.browser.adaptive import url_shape
+
+    return decision.prototype or url_shape(decision.url)
 
 
 def make_classifier(ctx: CrawlContext) -> URLClassifier:

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Literal
 from deepcrawl._tasks import supervised
 from deepcrawl.classify.url import LabelStats
 from deepcrawl.crawler.deliver import DeliveryPoller
-from deepcrawl.crawler.kinds import canonical_url, make_classifier, teach_fetcher
+from deepcrawl.crawler.kinds import canonical_url, make_classifier, page_kind, teach_fetcher
 from deepcrawl.crawler.queries import QueryLoop, normalised_id
 from deepcrawl.crawler.setup import store_results_page
 from deepcrawl.errors import (
@@ -50,6 +50,7 @@ from deepcrawl.errors import (
     StorageError,
 )
 from deepcrawl.keywords import StopReason
+from deepcrawl.links.hubs import HubScout, query_yield
 from deepcrawl.safety import SafetyRule
 from deepcrawl.storage import is_shared
 from deepcrawl.storage.frontier import SETUP_SOURCE, NewURL, SqlFrontier, query_source
@@ -145,6 +146,11 @@ class NormalPhase:
         # bounded: one entry per result link ever seen would grow with the site
         self._ids = functools.lru_cache(maxsize=_ID_CACHE)(self._record_id)
         self.loop = QueryLoop(ctx, form_id, record_id=self.record_id, examples=examples)
+        #: Pages of the kinds not wanted, read as hubs while they beat the queries; the start
+        #: page, read by the setup phase, is none.
+        start = canonical_url(self._decide([ctx.start_url])[0].url, self._drop)
+        self.hubs = HubScout(ctx.settings.links, read=[start])
+        self._hub_safety = SafetyRule(ctx.settings.links.hub_refused_words)
         teach_fetcher(fetcher, self.prototype_key)
         self._querying = True
         self._in_flight = 0
@@ -167,9 +173,7 @@ class NormalPhase:
     def prototype_key(self, url: str) -> str:
         """The URL's prototype id (its shape when no prototype matches): the unit by which an
         adaptive fetcher decides plain HTTP or browser."""
-        from deepcrawl.browser.adaptive import url_shape
-
-        return self._decide([url])[0].prototype or url_shape(url)
+        return page_kind(self._decide([url])[0])
 
     def enqueue(
         self, links: Iterable[tuple[str, str]], source: str, *, on_record: bool = False
@@ -236,6 +240,43 @@ class NormalPhase:
         logger.debug("%s: %d links, %d wanted", source, len(pairs), len(new))
         return new, texts
 
+    def _scout(self, page: str, links: Sequence[tuple[str, str]]) -> None:
+        """Show the hub scout the links of ``page`` the crawl does not want, by kind (their
+        prototype, else their URL shape); those the safety rule refuses, or whose URL or text
+        names an account or message page (``links.hub_refused_words``), are no hub."""
+        if not self.hubs.enabled:
+            return
+        seen = [
+            (canonical_url(d.url, self._drop), page_kind(d))
+            for d, (_url, text) in zip(self._decide([u for u, _t in links]), links, strict=True)
+            if not d.relevant and d.source != "invalid" and self._hub_safety.allows(d.url, text)
+        ]
+        self.hubs.see(page, seen)
+
+    async def _read_hub(self, *, querying: bool) -> bool:
+        """Fetch the hub page the scout finds worth a request now, if any, and queue the wanted
+        records it links to (judged as a record page's links); whether one was fetched.
+
+        The scout weighs a hub against the queries' new records a request (their latest
+        ``links.hub_query_window``), or against ``links.hub_min_yield`` alone once they ended.
+        """
+        window = self.ctx.settings.links.hub_query_window
+        rate = query_yield(self.loop.manager.history, window) if querying else None
+        url = self.hubs.next_hub(rate)
+        if url is None:
+            return False
+        new = 0
+        tried = await self.polite.fetch_retrying(url)
+        if (page := tried.page) is not None and page.status < 400:
+            links = [(link.url, link.text) for link in page.links]
+            new = self.enqueue(links, f"hub {url}", on_record=True)
+            self._scout(url, links)
+        self.hubs.record(url, new)
+        self.ctx.stats.hub_pages += 1
+        self.ctx.stats.hub_records += new
+        self.ctx.changed()
+        return True
+
     def _add(self, new: dict[str, NewURL], texts: dict[str, str], *, observe: bool) -> int:
         """Queue wanted URLs; ``observe``: the keyword manager counts them as known records."""
         if observe:
@@ -255,6 +296,8 @@ class NormalPhase:
         ctx, follow, adopted = self.ctx, self.ctx.settings.crawl.follow_record_links, 0
         for page in pages:
             decision = self._decide([page.url])[0]
+            if page.status < 400 and not decision.relevant and self.hubs.enabled:
+                self._read_already(page, decision)
             if page.status >= 400 or not (decision.relevant and decision.source == "prototype"):
                 continue
             key = canonical_url(decision.url, self._drop)
@@ -281,6 +324,16 @@ class NormalPhase:
         if adopted:
             self._wake.set()
         return adopted
+
+    def _read_already(self, page: FetchedPage, decision: Decision) -> None:
+        """A page of a kind not wanted that the setup phase fetched: a free trial of its kind as
+        a hub (its wanted links queued, their number its yield)."""
+        url = canonical_url(decision.url, self._drop)
+        links = [(link.url, link.text) for link in page.links]
+        new = self.enqueue(links, f"hub {url}", on_record=True)
+        self._scout(url, links)
+        self.hubs.read_already(url, page_kind(decision), new)
+        self.ctx.stats.hub_records += new
 
     def _learn_stored(self, *, follow: bool) -> None:
         """The record pages stored before a crash, learnt as when they were fetched: their
@@ -386,6 +439,8 @@ class NormalPhase:
         while not self._stop.is_set() and not self._full():
             if follow:
                 await self._drained()
+            if await self._read_hub(querying=True):  # a hub beats the next query
+                continue
             step = await self.loop.step(self.search)
             if step is None:
                 if self.loop.manager.stop_reason not in _BUDGETS:  # a larger budget queries on
@@ -394,11 +449,15 @@ class NormalPhase:
                     ctx.state.end_queries(
                         ctx.stats.stop_reason or "querying ended", ctx.state.count("queries")
                     )
+                # the hubs that still pay for themselves, now that no query competes
+                while not self._stopping() and await self._read_hub(querying=False):
+                    await self._drained()
                 return
             result, row = step
             store_results_page(self.ctx, result, row)
             links = [(link.url, link.text) for link in result.result_links]
             self.enqueue(links, query_source(result.keyword))
+            self._scout(query_source(result.keyword), links)
             await asyncio.sleep(0)  # let the workers fetch between queries
 
     async def _worker(self) -> None:
@@ -507,6 +566,7 @@ class NormalPhase:
         if follow:
             links = [(link.url, link.text) for link in page.links]
             self.enqueue(links, f"link on {lease.url}", on_record=True)
+            self._scout(lease.url, links)
         ctx.stats.pages_fetched += 1
         for observer in self.on_fetch:
             observer(page)

@@ -12,7 +12,9 @@
 * :mod:`~deepcrawl.links.context` — what the learners see of a link (anchor, words around it,
   DOM offsets);
 * :mod:`~deepcrawl.links.prior` — the link prior learnt from crawls of other sites;
-* :mod:`~deepcrawl.links.discover` — finding a site's search forms by following links.
+* :mod:`~deepcrawl.links.discover` — finding a site's search forms by following links;
+* :mod:`~deepcrawl.links.hubs` — which pages of the kinds not wanted a crawl's normal phase
+  reads as hubs beside its queries (xCrawl's hubs, weighed against the queries' yield).
 
 Importing this package registers the built-in strategies. The models load (with scikit-learn)
 on first access to their names.

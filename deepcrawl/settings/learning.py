@@ -163,6 +163,34 @@ class LinkLearningSettings(Section):
     """A page is an xCrawl hub when it links to at least this many known authorities and has a
     hub weight (the paper says "many" and names no number; 1 finds the later pages of a paged
     list, which link to few known records, and did best on the fixture sites)."""
+    hub_max_kinds: int = 2
+    """Kinds of non-wanted pages (prototypes, else URL shapes) the normal phase tries at most as
+    hubs beside the queries (:mod:`deepcrawl.links.hubs`): each try is one request (and what
+    rendering it asks for), paid on every site whether a hub pays or not. With 3, WordPress
+    paid 4 documents (harvest 0.855 → 0.833: a log-in page rendered with its scripts); with 2,
+    WordPress, MediaWiki, Gitit and the fixture sites pay 2 requests at most (harvest -0.003
+    to -0.006), and ht://Dig's topic pages are the first kind tried. 0: the normal phase reads
+    no hub. Not from a paper."""
+    hub_refused_words: tuple[str, ...] = (
+        "login", "log in", "sign in", "signin", "sign up", "signup", "register",
+        "registration", "password", "account", "contact", "newsletter",
+    )  # fmt: skip
+    """Words (of the URL or the link text, stemmed as the request rule's) that keep a page from
+    being tried as a hub, on top of the request rule's: the pages of an account or a message
+    form list no records, and the crawl visits no such page (the forms it never submits)."""
+    hub_min_inlinks: int = 2
+    """A kind is tried once one of its pages is linked from this many pages the crawl read
+    (records, result pages): a page several records link to is where a list of them may be
+    (xCrawl's hubs and authorities link each other). Not from a paper."""
+    hub_window: int = 3
+    """A kind being read is judged on the new records of its latest this many pages: it goes on
+    while their mean beats the queries' yield. Not from a paper."""
+    hub_query_window: int = 10
+    """The queries' yield a hub must beat: new records a request over this many latest
+    queries. Not from a paper."""
+    hub_min_yield: float = 1.0
+    """New records a hub page must bring at least (also once the querying ended): below one,
+    the hub request costs more than the record it finds. Not from a paper."""
     record_pattern: str | None = None
     """Regular expression on a URL's path and query (full match) that makes a page a target
     record; None: the target is a page with a form the critic accepts as searchable."""

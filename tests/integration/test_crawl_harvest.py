@@ -29,19 +29,32 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.browser
 
 RECORDS = 60
+#: The kinds of request a crawl of the books site makes without hubs.
+TRAIL = frozenset({"robots", "home", "results", "detail", "unknown"})
 
 
 async def crawl_books(
-    fixture_server: ServerFactory, tmp_path: Path, **crawl: Any
+    fixture_server: ServerFactory,
+    tmp_path: Path,
+    *,
+    hubs: bool = False,
+    keywords: dict[str, Any] | None = None,
+    records: int = RECORDS,
+    **crawl: Any,
 ) -> tuple[set[str], dict[str, Any], list[tuple[str, str]]]:
-    """Crawl the books site; return the records reached, the server's counts, the frontier."""
-    server = fixture_server("books", records=RECORDS, seed=5)
+    """Crawl the books site; return the records reached, the server's counts, the frontier.
+
+    ``hubs``: category pages (linked from every book) may be read as hubs; off, the crawl reads
+    result lists and record pages only. ``keywords``: settings of the keyword manager."""
+    server = fixture_server("books", records=records, seed=5)
     server.reset_stats()
     truth = server.truth()
     settings = load_settings(
         storage={"url": f"sqlite:///{tmp_path / 'crawl.db'}", "bodies_dir": tmp_path / "bodies"},
         politeness={"requests_per_second": 0.0, "concurrency_per_host": 4},
         browser={"memory_check_every": 0},
+        links={} if hubs else {"hub_max_kinds": 0},
+        keywords=keywords or {},
         crawl=crawl,
     )
     records: list[dict[str, Any]] = []
@@ -80,3 +93,18 @@ async def test_related_links_are_followed_and_spare_result_pages(
     assert len(reached_q) >= 0.9 * RECORDS
     # the links spared result pages (on a site this small the stop rules' evidence costs most)
     assert stats_q["by_kind"]["results"] > kinds["results"], (stats_q["by_kind"], kinds)
+
+
+async def test_hub_trials_cost_a_request_a_kind_when_they_bring_nothing(
+    fixture_server: ServerFactory, tmp_path: Path
+) -> None:
+    # Every book links its category page, which lists the ten newest books of it, and the
+    # log-in page: two kinds worth a trial. The searches and the related-books links have shown
+    # those ten by then, so each kind is tried once and dropped (a paying kind is read on: the
+    # unit tests, and ht://Dig's topic pages in the real-site bench).
+    reached, stats, frontier = await crawl_books(fixture_server, tmp_path, hubs=True)
+    assert len(reached) >= 0.95 * RECORDS
+    trials = [e["path"] for e in stats["log"] if e["kind"] not in TRAIL]
+    assert len(trials) == 2, trials  # links.hub_max_kinds
+    assert any(path.startswith("/category/") for path in trials), trials  # a family first
+    assert not [u for u, s in frontier if s.startswith("hub ")]  # they brought no new book

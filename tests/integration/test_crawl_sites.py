@@ -68,10 +68,13 @@ async def test_crawl_like_one_detail_url_fetches_the_records_and_little_else(
     # small sites pay relatively much for queries: the harvest target (0.8) is for 500 records
     assert len(reached) / stats["requests"] >= 0.2, stats["by_kind"]
     # only the search, the records, robots.txt and /sitemap.xml (which these sites answer with
-    # a 404) were requested; each record about once (the adaptive fetcher fetches its first
-    # samples of a kind both ways, probing reloads them)
+    # a 404) were requested, and a few pages of a kind or two tried as hubs (a category page, a
+    # calendar month: read on while they bring more new records a request than the queries,
+    # which on 60 records is soon over); each record about once (the adaptive fetcher fetches
+    # its first samples of a kind both ways, probing reloads them)
     allowed = {"robots", "home", "results", "api", "detail", "asset", "unknown"}
-    assert set(stats["by_kind"]) <= allowed
+    trials = [e["path"] for e in stats["log"] if e["kind"] not in allowed]
+    assert len(trials) <= 4, trials
     assert [e["path"] for e in stats["log"] if e["kind"] == "unknown"] == ["/sitemap.xml"]
     assert stats["by_kind"]["detail"] <= len(reached) + 12
     # every delivered page is a record, delivered once, with its label and body

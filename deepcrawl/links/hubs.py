@@ -1,0 +1,195 @@
+"""Hub pages beside the queries: xCrawl's "query, then navigate" inside the normal phase.
+
+xCrawl (Shchekotykhin et al., sections 3-4) finds its first authorities with queries and then
+exploits the site's navigational structures — index pages, category lists, site maps: *hubs*,
+pages that link to many authorities — because one hub request brings many records. In a
+deepcrawl crawl the queries go on as long as they pay, so a hub is worth a request only when it
+brings more new records than a result page does; this module makes that decision.
+
+* **Candidates.** Every link the crawl sees (in a result list, or on a fetched record page)
+  that the URL classifier does not want is a page of some *kind* (its prototype, or its URL's
+  shape when no prototype matches). A member is ranked by the distinct pages that link to it:
+  in xCrawl's graph a hub and its authorities link to each other, so a page many records link
+  to (a topic, a category) is where a list of them is likely to be.
+* **Sampling.** A kind is tried once one of its members is linked from ``hub_min_inlinks``
+  pages, its most linked member first; ``hub_max_kinds`` kinds at most are ever tried, so a
+  site with many kinds of pages pays a handful of requests for the trials. A *family* — a kind
+  with several such members, each linked from part of the records (topics, categories, months)
+  — is tried before a kind of one page: the paper's navigational structures are hierarchies
+  and lists, while the one page every page links to (log in, register, about) is the site's
+  frame.
+* **Yield.** A fetched member's yield is the wanted records new to the crawl among its links.
+  A kind is read on — its next most linked member — while its mean yield over its latest
+  ``hub_window`` members is above the queries' yield per request over their latest
+  ``hub_query_window`` queries (and above ``hub_min_yield``); once it is not, the kind is
+  dropped for good: a kind that stopped paying (its lists now hold what the crawl knows) is not
+  tried again.
+
+The scout holds no page and fetches nothing: the normal phase asks it what to fetch next
+(:meth:`HubScout.next_hub`), fetches it politely, queues the wanted links and reports how many
+were new (:meth:`HubScout.record`). A hub page is never delivered as a record.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from deepcrawl.keywords.outcome import QueryOutcome
+    from deepcrawl.settings import LinkLearningSettings
+
+__all__ = ["HubScout", "KindYield", "query_yield"]
+
+logger = logging.getLogger(__name__)
+
+
+def query_yield(history: Sequence[QueryOutcome], window: int) -> float | None:
+    """New records per request of the latest ``window`` queries; None before any query cost.
+
+    A query's cost is its result pages (the submission and each further page), its ``new`` the
+    records no query or link had brought before it.
+    """
+    latest = history[-window:] if window > 0 else history
+    cost = sum(o.cost for o in latest)
+    return sum(o.new for o in latest) / cost if cost else None
+
+
+@dataclass
+class KindYield:
+    """One kind of non-wanted page as a source of hubs.
+
+    Attributes:
+        kind: the prototype id, or the URL shape.
+        inlinks: member URL not fetched yet → how many pages were seen linking to it.
+        yields: the new records each fetched member brought, in fetch order.
+        dropped: it stopped paying (or never paid); none of its members is fetched any more.
+    """
+
+    kind: str
+    inlinks: dict[str, int] = field(default_factory=dict)
+    yields: list[int] = field(default_factory=list)
+    dropped: bool = False
+
+    def recent(self, window: int) -> float:
+        """Mean new records a request over its latest ``window`` fetched members."""
+        latest = self.yields[-window:] if window > 0 else self.yields
+        return sum(latest) / len(latest) if latest else 0.0
+
+    def family(self, least: int) -> int:
+        """How many of its members are linked from ``least`` pages at least."""
+        return sum(1 for count in self.inlinks.values() if count >= least)
+
+    def best(self, least: int = 1) -> str | None:
+        """Its member linked from the most pages (``least`` at least), None when none is."""
+        url, count = max(self.inlinks.items(), key=lambda item: item[1], default=("", 0))
+        return url if count >= max(1, least) else None
+
+
+class HubScout:
+    """Chooses the hub pages worth a request against the queries' yield; see the module docs.
+
+    Args:
+        settings: the ``links`` settings (``hub_*``).
+        read: pages the crawl read already (its start page, where the form is): no candidates.
+    """
+
+    def __init__(self, settings: LinkLearningSettings, *, read: Iterable[str] = ()) -> None:
+        self.settings = settings
+        self.kinds: dict[str, KindYield] = {}
+        self._fetched: set[str] = set(read)
+        self._pending: dict[str, str] = {}  # member handed out → its kind, until recorded
+
+    @property
+    def enabled(self) -> bool:
+        """Whether any kind may still be read or tried (``hub_max_kinds`` above 0, and not
+        every kind tried dropped once the cap is reached)."""
+        tried = self.tried
+        return self.settings.hub_max_kinds > 0 and (
+            len(tried) < self.settings.hub_max_kinds or not all(k.dropped for k in tried)
+        )
+
+    @property
+    def tried(self) -> list[KindYield]:
+        """The kinds sampled so far (fetched, or one of their members being fetched)."""
+        pending = set(self._pending.values())
+        return [k for k in self.kinds.values() if k.yields or k.kind in pending]
+
+    def see(self, page: str, links: Iterable[tuple[str, str]]) -> None:
+        """Count the non-wanted links seen on ``page`` (``(url, kind)`` pairs), once a page."""
+        if not self.enabled:
+            return
+        for url, kind in dict(links).items():
+            if url == page or url in self._fetched:
+                continue
+            entry = self.kinds.get(kind)
+            if entry is None:
+                entry = self.kinds[kind] = KindYield(kind)
+            entry.inlinks[url] = entry.inlinks.get(url, 0) + 1
+
+    def next_hub(self, query_rate: float | None) -> str | None:
+        """The next page to fetch as a hub, or None when no kind is worth a request.
+
+        Args:
+            query_rate: the queries' new records per request now (:func:`query_yield`); None
+                before any query or once the querying ended.
+
+        A kind being read goes on while it pays more than the queries (its next most linked
+        member); else an untried kind is sampled, its most linked member first.
+        """
+        if not self.enabled or self._pending:
+            return None
+        s = self.settings
+        bar = max(query_rate or 0.0, s.hub_min_yield)
+        read = [e for e in self.kinds.values() if e.yields and not e.dropped]
+        for entry in sorted(read, key=lambda e: -e.recent(s.hub_window)):
+            if entry.recent(s.hub_window) <= bar:
+                entry.dropped = True
+                logger.info(
+                    "hubs: %s dropped: %.1f new records a request over its latest %d pages, "
+                    "the queries %.2f",
+                    entry.kind, entry.recent(s.hub_window), min(len(entry.yields), s.hub_window),
+                    query_rate or 0.0,
+                )  # fmt: skip
+                continue
+            if (member := entry.best()) is not None:
+                return self._hand_out(member, entry)
+        if len(self.tried) >= s.hub_max_kinds:
+            return None
+        untried = [
+            (entry.family(s.hub_min_inlinks) > 1, entry.inlinks[member], member, entry)
+            for entry in self.kinds.values()
+            if not entry.yields and (member := entry.best(s.hub_min_inlinks)) is not None
+        ]
+        if not untried:
+            return None
+        *_rank, member, entry = max(untried, key=lambda t: t[:2])
+        return self._hand_out(member, entry)
+
+    def read_already(self, url: str, kind: str, new: int) -> None:
+        """A page of ``kind`` the crawl fetched before (the setup phase's samples) brought
+        ``new`` records: a trial of its kind that cost this phase nothing."""
+        if url in self._fetched:
+            return
+        self._fetched.add(url)
+        entry = self.kinds.setdefault(kind, KindYield(kind))
+        entry.inlinks.pop(url, None)
+        entry.yields.append(new)
+        logger.info("hubs: %s (%s), read before, brought %d new records", url, kind, new)
+
+    def record(self, url: str, new: int) -> None:
+        """The hub ``url`` handed out was fetched and brought ``new`` records (0 when it failed)."""
+        kind = self._pending.pop(url, None)
+        if kind is None:
+            return
+        self.kinds[kind].yields.append(new)
+        logger.info("hubs: %s (%s) brought %d new records", url, kind, new)
+
+    def _hand_out(self, member: str, entry: KindYield) -> str:
+        self._fetched.add(member)
+        entry.inlinks.pop(member, None)
+        self._pending[member] = entry.kind
+        return member
