@@ -63,29 +63,46 @@ class PagingLoop(Protocol):
 
 
 def lists_checked_out(
-    checked: Sequence[tuple[int, int]], *, need: int, share: float, lists: int = 1
+    checked: Sequence[tuple[int, int]],
+    *,
+    need: int,
+    share: float,
+    lists: int = 1,
+    known: int = 0,
 ) -> bool:
     """Whether the latest result lists, ``need`` records between them, lack under ``share``.
+
+    The lists of words most records hold are nearly the same records: a record the crawl
+    lacks is lacking from each of them, while the records they hold between them are far
+    fewer than their totals add up to. So the records lacking, summed over the lists, are
+    weighed against the distinct records the lists hold: with ``known`` records of the site
+    known, lists holding ``t1, t2, …`` of them hold about ``known × (1 − Π (1 − ti/known))``
+    between them (words falling on records independently). Disjoint lists (rare words) hold
+    about their totals' sum; five lists of the same 200 records hold 200, and two records
+    lacking from all of them count five times against those 200.
 
     Args:
         checked: per query, oldest first: (records its list held by the reported total,
             records of them the crawl lacked).
         need: records of evidence: the most recent lists are summed until they reach it.
         share: the share of lacking records under which the lists count as checked out.
-        lists: lists of evidence at least, however many records fewer lists hold: the lists
-            of words most records hold are nearly the same records, so two of them are not
-            twice the evidence.
+        lists: lists of evidence at least, however many records fewer lists hold.
+        known: the records the crawl knows (0: the lists are taken as disjoint).
 
     Returns:
         False while the lists hold fewer than ``need`` records in all, or are fewer than
         ``lists``.
     """
     seen = missing = 0
+    outside = 1.0  # the share of the known records in none of the lists so far
     for count, (total, lacking) in enumerate(reversed(checked), 1):
         seen += total
         missing += lacking
+        if known > 0:
+            outside *= 1.0 - min(1.0, total / known)
         if seen >= need and count >= lists:
-            return missing < share * seen
+            distinct = min(seen, known * (1.0 - outside)) if known > 0 else seen
+            return missing < share * distinct
     return False
 
 
@@ -146,6 +163,9 @@ class Paging:
         """The latest answer: whether the next page was asked for."""
         self.ended = False
         """Whether the latest page read is the list's last (it shows no way to a next one)."""
+        self.scrolls = False
+        """Whether the list is a live one that renders more as it is scrolled (its end is only
+        that scrolling brought nothing new)."""
         self.refuted = False
         """Whether the pages read refuted the total's estimate."""
         self.tested = False
@@ -168,6 +188,7 @@ class Paging:
                 self.checked_at = len(loop.checked)
                 loop.checked.append((self.total, lacking))
         # a typed list goes on as it is scrolled: only asking for more and not getting it ends it
+        self.scrolls = page.scrolls
         self.ended = not page.scrolls and next_page(page, number, ()) is None
         ids -= self.shown
         self.shown.update(ids)
@@ -175,6 +196,14 @@ class Paging:
             self.fresh.append(len(ids - loop.manager.records))
         self.more = self._worth_reading(number)
         return self.more
+
+    def cut_short(self) -> bool:
+        """Whether a live list's reading ended short of its total: scrolling on that brings
+        nothing new ends it, but a list that showed fewer records than its first page reports
+        was not rendered to its end (its script renders no more, or not on this scroll), and its
+        pages say nothing of the records it did not show. A list whose way on is a next link,
+        or a live one without a total, is read to its end when it shows no way on."""
+        return self.scrolls and self.total is not None and len(self.shown) < self.total
 
     def _worth_reading(self, number: int) -> bool:
         """Whether the page after page ``number`` is expected to bring ``threshold`` records."""

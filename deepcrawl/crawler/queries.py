@@ -309,6 +309,7 @@ class QueryLoop:
             need=need,
             share=settings.stop_checked_share,
             lists=settings.stop_checked_lists,
+            known=len(self.manager.records),
         )
         if out:
             logger.debug("checked out: (total, lacking) of the latest lists %s", self.checked[-8:])
@@ -406,9 +407,10 @@ class QueryLoop:
         pages = result.pages
         # its last page read shows no next one, or the paging asked for a page it did not have
         complete = result.outcome == "ok" and (paging.ended or (paging.more and pages < cap))
-        if complete and paging.shown:
+        if complete and paging.shown and not paging.cut_short():
             # read to its end, the list says exactly what the crawl lacked of it: its records,
-            # and those new to the crawl — whatever its total counts (other kinds of content)
+            # and those new to the crawl — whatever its total counts (other kinds of content);
+            # not a live list that stopped rendering short of its total (its total stays)
             checked = (len(paging.shown), sum(paging.fresh))
             if paging.checked_at is None:
                 self.checked.append(checked)
