@@ -63,46 +63,29 @@ class PagingLoop(Protocol):
 
 
 def lists_checked_out(
-    checked: Sequence[tuple[int, int]],
-    *,
-    need: int,
-    share: float,
-    lists: int = 1,
-    known: int = 0,
+    checked: Sequence[tuple[int, int]], *, need: int, share: float, lists: int = 1
 ) -> bool:
     """Whether the latest result lists, ``need`` records between them, lack under ``share``.
-
-    The lists of words most records hold are nearly the same records: a record the crawl
-    lacks is lacking from each of them, while the records they hold between them are far
-    fewer than their totals add up to. So the records lacking, summed over the lists, are
-    weighed against the distinct records the lists hold: with ``known`` records of the site
-    known, lists holding ``t1, t2, …`` of them hold about ``known × (1 − Π (1 − ti/known))``
-    between them (words falling on records independently). Disjoint lists (rare words) hold
-    about their totals' sum; five lists of the same 200 records hold 200, and two records
-    lacking from all of them count five times against those 200.
 
     Args:
         checked: per query, oldest first: (records its list held by the reported total,
             records of them the crawl lacked).
         need: records of evidence: the most recent lists are summed until they reach it.
         share: the share of lacking records under which the lists count as checked out.
-        lists: lists of evidence at least, however many records fewer lists hold.
-        known: the records the crawl knows (0: the lists are taken as disjoint).
+        lists: lists of evidence at least, however many records fewer lists hold: the lists
+            of words most records hold are nearly the same records, so two of them are not
+            twice the evidence.
 
     Returns:
         False while the lists hold fewer than ``need`` records in all, or are fewer than
         ``lists``.
     """
     seen = missing = 0
-    outside = 1.0  # the share of the known records in none of the lists so far
     for count, (total, lacking) in enumerate(reversed(checked), 1):
         seen += total
         missing += lacking
-        if known > 0:
-            outside *= 1.0 - min(1.0, total / known)
         if seen >= need and count >= lists:
-            distinct = min(seen, known * (1.0 - outside)) if known > 0 else seen
-            return missing < share * distinct
+            return missing < share * seen
     return False
 
 

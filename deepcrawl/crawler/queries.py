@@ -309,7 +309,6 @@ class QueryLoop:
             need=need,
             share=settings.stop_checked_share,
             lists=settings.stop_checked_lists,
-            known=len(self.manager.records),
         )
         if out:
             logger.debug("checked out: (total, lacking) of the latest lists %s", self.checked[-8:])
