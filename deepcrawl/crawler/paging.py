@@ -58,8 +58,11 @@ class PagingLoop(Protocol):
         total: int | None,
         shown: Collection[str],
         sample: Collection[str] | None = None,
+        *,
+        scaled: bool = True,
     ) -> int | None:
-        """Records of ``word``'s list the crawl lacks and its pages have not shown."""
+        """Records of ``word``'s list the crawl lacks and its pages have not shown (not
+        ``scaled``: None rather than a count scaled by the list's match share)."""
 
 
 def lists_checked_out(
@@ -165,8 +168,10 @@ class Paging:
         self.pages = max(self.pages, number)
         if number == 1:
             self.total = total_results(page)
-            # the page's records that the crawl fetched say how the search matches the word
-            lacking = loop.unknown_left(self.word, self.total, (), ids)
+            # the page's records that the crawl fetched say how the search matches the word;
+            # a count scaled by that share is stop evidence only if ``stop_checked_scaled``
+            scaled = loop.ctx.settings.crawl.stop_checked_scaled
+            lacking = loop.unknown_left(self.word, self.total, (), ids, scaled=scaled)
             if lacking is not None and self.total is not None:
                 self.checked_at = len(loop.checked)
                 loop.checked.append((self.total, lacking))

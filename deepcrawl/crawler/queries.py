@@ -190,14 +190,17 @@ class QueryLoop:
         total: int | None,
         shown: Collection[str],
         sample: Collection[str] | None = None,
+        *,
+        scaled: bool = True,
     ) -> int | None:
         """Records of ``word``'s list the crawl lacks and its pages have not shown, by the
         total and the fetched texts (:meth:`KnownTexts.unknown_left
         <deepcrawl.keywords.known.KnownTexts.unknown_left>`); None when the search's totals
-        are not trusted (:meth:`trusts_totals`)."""
+        are not trusted (:meth:`trusts_totals`), or, not ``scaled``, when only a count scaled
+        by the list's match share would say it."""
         if not self.trusts_totals():
             return None
-        return self.texts.unknown_left(word, total, shown, sample)
+        return self.texts.unknown_left(word, total, shown, sample, scaled=scaled)
 
     def fruitless(self) -> bool:
         """Whether the latest queries brought no new record for long enough to stop querying.

@@ -517,3 +517,20 @@ def test_a_typed_list_showing_fewer_records_than_its_total_was_not_read_to_its_e
     search = _Search({"red": ids}, totals={"red": 204}, size=14, scrolls=True)
     asyncio.run(loop.step(cast("FormSearch", search)))
     assert loop.checked == [(204, 6)]  # 204 - 198 held
+
+
+@pytest.mark.parametrize("scaled", [True, False])
+def test_a_count_scaled_by_its_match_share_is_stop_evidence_only_if_asked(scaled: bool) -> None:
+    """A search matching stems: of the ten results "use" shows, fetched, four hold "use"
+    itself (the others "used", "uses"). Its 30 results less 10 / 0.4 held is a count measured
+    on ten records; with ``crawl.stop_checked_scaled`` off it is no evidence for the stop, while
+    a word the records hold as the search matches it ("red") still is."""
+    loop = _loop(stop_checked_scaled=scaled)
+    ids = [f"http://site/p{i}" for i in range(40)]
+    for i, rid in enumerate(ids):
+        loop.texts.add(rid, ("use red" if i % 3 == 0 else "used uses") if i < 30 else "blue")
+    loop.pager("use")(_page(30, [rid.rsplit("/", 1)[1] for rid in ids[:10]]), 1)
+    loop.pager("red")(_page(12, [rid.rsplit("/", 1)[1] for rid in ids[:15:3]]), 1)
+    assert loop.texts.match_share("use", ids[:10]) == 0.4
+    assert loop.texts.match_share("red", ids[:15:3]) == 1.0
+    assert loop.checked == ([(30, 5), (12, 2)] if scaled else [(12, 2)])
