@@ -64,7 +64,8 @@ class CrawlSettings(Section):
     """The lists ``stop_checked_records`` asks for at least, however many records fewer hold:
     the lists of the words nearly every page holds are nearly the same records, and two such
     lists of 200 are no evidence of 400 (MkDocs: two lists lacking 2 of 207 stopped the crawl
-    with 16 of 240 pages missing). Not from a paper."""
+    with 16 of 240 pages missing; the 207 were its sidebar's links, before the paging control
+    was shown pages without their chrome). Not from a paper."""
     stop_checked_share: float = 0.01
     """The share of lacking records under which ``stop_checked_records`` stops the crawl: an
     estimate of the share of the site's records missed (1% for a recall >= 0.98 with margin)."""
