@@ -65,8 +65,11 @@ class PagingLoop(Protocol):
         total: int | None,
         shown: Collection[str],
         sample: Collection[str] | None = None,
+        *,
+        scaled: bool = True,
     ) -> int | None:
-        """Records of ``word``'s list the crawl lacks and its pages have not shown."""
+        """Records of ``word``'s list the crawl lacks and its pages have not shown (not
+        ``scaled``: None rather than a count scaled by the list's match share)."""
 
 
 def lists_checked_out(
@@ -169,6 +172,9 @@ class Paging:
         """The latest answer: whether the next page was asked for."""
         self.ended = False
         """Whether the latest page read is the list's last (it shows no way to a next one)."""
+        self.scrolls = False
+        """Whether the list is a live one that renders more as it is scrolled (its end is only
+        that scrolling brought nothing new)."""
         self.refuted = False
         """Whether the pages read refuted the total's estimate."""
         self.tested = False
@@ -185,12 +191,15 @@ class Paging:
         self.pages = max(self.pages, number)
         if number == 1:
             self.total = total_results(page)
-            # the page's records that the crawl fetched say how the search matches the word
-            lacking = loop.unknown_left(self.word, self.total, (), ids)
+            # the page's records that the crawl fetched say how the search matches the word;
+            # a count scaled by that share is stop evidence only if ``stop_checked_scaled``
+            scaled = loop.ctx.settings.crawl.stop_checked_scaled
+            lacking = loop.unknown_left(self.word, self.total, (), ids, scaled=scaled)
             if lacking is not None and self.total is not None:
                 self.checked_at = len(loop.checked)
                 loop.checked.append((self.total, lacking))
         # a typed list goes on as it is scrolled: only asking for more and not getting it ends it
+        self.scrolls = page.scrolls
         self.ended = not page.scrolls and next_page(page, number, ()) is None
         ids -= self.shown
         self.shown.update(ids)
@@ -198,6 +207,14 @@ class Paging:
             self.fresh.append(len(ids - loop.manager.records))
         self.more = self._worth_reading(number)
         return self.more
+
+    def cut_short(self) -> bool:
+        """Whether a live list's reading ended short of its total: scrolling on that brings
+        nothing new ends it, but a list that showed fewer records than its first page reports
+        was not rendered to its end (its script renders no more, or not on this scroll), and its
+        pages say nothing of the records it did not show. A list whose way on is a next link,
+        or a live one without a total, is read to its end when it shows no way on."""
+        return self.scrolls and self.total is not None and len(self.shown) < self.total
 
     def _worth_reading(self, number: int) -> bool:
         """Whether the page after page ``number`` is expected to bring ``threshold`` records."""

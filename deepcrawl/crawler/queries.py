@@ -198,14 +198,17 @@ class QueryLoop:
         total: int | None,
         shown: Collection[str],
         sample: Collection[str] | None = None,
+        *,
+        scaled: bool = True,
     ) -> int | None:
         """Records of ``word``'s list the crawl lacks and its pages have not shown, by the
         total and the fetched texts (:meth:`KnownTexts.unknown_left
         <deepcrawl.keywords.known.KnownTexts.unknown_left>`); None when the search's totals
-        are not trusted (:meth:`trusts_totals`)."""
+        are not trusted (:meth:`trusts_totals`), or, not ``scaled``, when only a count scaled
+        by the list's match share would say it."""
         if not self.trusts_totals():
             return None
-        return self.texts.unknown_left(word, total, shown, sample)
+        return self.texts.unknown_left(word, total, shown, sample, scaled=scaled)
 
     def fruitless(self) -> bool:
         """Whether the latest queries brought no new record for long enough to stop querying.
@@ -414,9 +417,10 @@ class QueryLoop:
         pages = result.pages
         # its last page read shows no next one, or the paging asked for a page it did not have
         complete = result.outcome == "ok" and (paging.ended or (paging.more and pages < cap))
-        if complete and paging.shown:
+        if complete and paging.shown and not paging.cut_short():
             # read to its end, the list says exactly what the crawl lacked of it: its records,
-            # and those new to the crawl — whatever its total counts (other kinds of content)
+            # and those new to the crawl — whatever its total counts (other kinds of content);
+            # not a live list that stopped rendering short of its total (its total stays)
             checked = (len(paging.shown), sum(paging.fresh))
             if paging.checked_at is None:
                 self.checked.append(checked)

@@ -145,6 +145,8 @@ class KnownTexts:
         total: int | None,
         shown: Collection[str],
         sample: Collection[str] | None = None,
+        *,
+        scaled: bool = True,
     ) -> int | None:
         """Records of ``word``'s results the crawl does not hold and has not been shown yet.
 
@@ -154,6 +156,7 @@ class KnownTexts:
             shown: record ids its pages read so far showed (not counted as unknown twice).
             sample: record ids of its results whose share of matches is measured (default:
                 ``shown``).
+            scaled: whether a count scaled by that share is an answer; False: None instead.
 
         Returns:
             The estimate (never negative), or None when there is no total or no usable count —
@@ -167,6 +170,8 @@ class KnownTexts:
         if total is None or held is None or held > total:
             return None
         share = self.match_share(word, shown if sample is None else sample)
+        if not scaled and share is not None and share < 1:
+            return None
         if share is not None:
             held = round(held / share) if share > 0 else total
         unheld_shown = sum(1 for rid in shown if rid not in self._ids)

@@ -35,6 +35,7 @@ from deepcrawl.forms.store import load_critic
 from deepcrawl.search.backend import QueryBackend
 from deepcrawl.search.data_api import DataSearch
 from deepcrawl.search.filler import FormFiller
+from deepcrawl.search.judge import without_chrome
 from deepcrawl.search.page_size import offered_page_size
 from deepcrawl.search.template import TemplateCheck, TemplateSearch, UrlTemplate
 
@@ -265,13 +266,28 @@ class FormSearch(AsyncResource, QueryBackend):
         ``forms.fields``) and read its result pages.
 
         ``more``, asked after each result page (and its number), stops the paging when it
-        returns False: the crawl reads no page it expects to bring nothing new. ``resume``
-        (a later page of the list, read before up to it) is where a URL template starts; the
+        returns False: the crawl reads no page it expects to bring nothing new. It is shown
+        each page without the links known as the site's chrome: the paging control counts a
+        list's records from its links, and a navigation that lists every record (a
+        documentation site's sidebar) would read as a list holding them all. ``resume`` (a
+        later page of the list, read before up to it) is where a URL template starts; the
         browser and a data request start from the first page.
 
         Returns:
             The result; ``via`` tells which path served it.
         """
+        ask = None if more is None else without_chrome(more, self.filler.judge.chrome)
+        return await self._query(keyword, values, max_pages=max_pages, more=ask, resume=resume)
+
+    async def _query(
+        self,
+        keyword: str,
+        values: Mapping[str, str] | None,
+        *,
+        max_pages: int | None,
+        more: Callable[[ResultPage, int], bool] | None,
+        resume: tuple[str, int] | None = None,
+    ) -> QueryResult:
         fixed = self.filler.fixed
         values = {**fixed, **(values or {})}
         if self.data is not None and values == fixed:
@@ -305,7 +321,7 @@ class FormSearch(AsyncResource, QueryBackend):
             await self._try_data(first)
         if more is not None and not more(_first_page(first), 1):
             return first
-        result = await self.query(keyword, values, max_pages=max_pages, more=more)
+        result = await self._query(keyword, values, max_pages=max_pages, more=more)
         result.requests += first.requests
         return result
 

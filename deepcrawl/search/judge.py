@@ -13,7 +13,7 @@ pages differently and judge them here, identically:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from deepcrawl.search.pagination import next_page, pager_urls
@@ -28,9 +28,11 @@ from deepcrawl.search.results import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from deepcrawl.search.results import LinkRole, QueryResult, ResultPage
 
-__all__ = ["Baseline", "Judge", "classify_links"]
+__all__ = ["Baseline", "Judge", "classify_links", "without_chrome"]
 
 #: A nonsense-keyword page showing at least this many links the form's page did not show is
 #: taken for a list of results, not for a "no results" page.
@@ -76,6 +78,25 @@ def classify_links(pages: list[ResultPage], chrome: ChromeFilter) -> list[Result
             elif not known.text and link.text:
                 found[link.url] = known.model_copy(update={"text": link.text})
     return list(found.values())
+
+
+def without_chrome(
+    more: Callable[[ResultPage, int], bool], chrome: ChromeFilter
+) -> Callable[[ResultPage, int], bool]:
+    """A paging control (``more``, asked after each result page) shown each page without the
+    links ``chrome`` knows, as :func:`classify_links` will judge the query's links.
+
+    The crawl's paging control counts a list's records from its page's links: a navigation
+    beside the results that lists every record (a documentation site's sidebar) would read
+    as a list holding every record, all of them known, and its stop evidence as "nothing
+    lacking" whatever the results lack.
+    """
+
+    def ask(page: ResultPage, number: int) -> bool:
+        links = [link for link in page.links if not chrome.is_chrome(link)]
+        return more(replace(page, links=links), number)
+
+    return ask
 
 
 class Judge:

@@ -16,7 +16,8 @@ from deepcrawl.crawler.queries import QueryLoop, lists_checked_out
 from deepcrawl.keywords import KeywordManager
 from deepcrawl.keywords.known import KnownTexts, main_text
 from deepcrawl.page.fetched import Link
-from deepcrawl.search.results import QueryResult, ResultLink, ResultPage
+from deepcrawl.search.judge import without_chrome
+from deepcrawl.search.results import ChromeFilter, QueryResult, ResultLink, ResultPage
 from deepcrawl.settings import Settings
 from deepcrawl.storage.state import StoredQuery
 from deepcrawl.storage.tables import QueryRead
@@ -533,3 +534,68 @@ def test_an_unfinished_list_lacking_nothing_by_its_total_is_not_read_again() -> 
     loop.unfinished = [("red", 3)]
     asyncio.run(loop.step(cast("FormSearch", search)))
     assert search.read == [("red", 1)]
+
+
+# -- what the result-list stop counts as evidence ----------------------------------------------
+
+
+def test_the_paging_control_sees_a_page_without_its_chrome() -> None:
+    """A documentation site's sidebar links every page on every page, results or not (MkDocs:
+    206 links beside 14 results). Read as the list's records, it made every typed list "read
+    to its end" a list of ~208 records lacking 2–4, and the result-list stop ended the crawl
+    with 16 pages missing. Learnt as chrome from the nonsense keyword's page, its links are
+    not the list's records: the page holds its 14 results, all new to the crawl."""
+    nav = [
+        Link(f"http://site/page{i}", f"Page {i}", dom_path="html/body/nav/ul/li/a")
+        for i in range(200)
+    ]
+    results = [
+        Link(f"http://site/page{i}", f"Page {i}", dom_path="html/body/main/ol/li/a")
+        for i in range(300, 314)
+    ]
+    chrome = ChromeFilter()
+    chrome.learn_baseline(nav)
+    loop = _deepening_loop()
+    loop.observe(link.url for link in nav)
+    page = ResultPage(url="http://site/search", blocks=["214 results"], links=nav + results)
+    seen = loop.pager("word")
+    seen(page, 1)
+    assert (len(seen.shown), seen.fresh) == (214, [14])  # the navigation counted
+    paging = loop.pager("word")
+    without_chrome(paging, chrome)(page, 1)
+    assert paging.shown == {link.url for link in results}
+    assert (paging.size, paging.fresh) == (14, [14])
+
+
+def test_a_typed_list_showing_fewer_records_than_its_total_was_not_read_to_its_end() -> None:
+    """A live list rendered 14 of the 204 records its count reports, and scrolling brought no
+    more: the reading ended, the list did not. Its pages say nothing of the 190 records they
+    did not show, so the evidence stays what its total says (6 lacking), not "14, none
+    new"."""
+    ids = [f"r{i}" for i in range(14)]
+    loop = _deepening_loop(deepen_min_new=0.0, paging_min_new=0.1)  # a reading worth scrolling
+    held = [f"h{i}" for i in range(184)]
+    blue = [f"b{i}" for i in range(100)]  # a word on every page would be no evidence
+    _known(
+        loop, ids + held + blue, {**dict.fromkeys(ids + held, "red"), **dict.fromkeys(blue, "blue")}
+    )
+    search = _Search({"red": ids}, totals={"red": 204}, size=14, scrolls=True)
+    asyncio.run(loop.step(cast("FormSearch", search)))
+    assert loop.checked == [(204, 6)]  # 204 - 198 held
+
+
+@pytest.mark.parametrize("scaled", [True, False])
+def test_a_count_scaled_by_its_match_share_is_stop_evidence_only_if_asked(scaled: bool) -> None:
+    """A search matching stems: of the ten results "use" shows, fetched, four hold "use"
+    itself (the others "used", "uses"). Its 30 results less 10 / 0.4 held is a count measured
+    on ten records; with ``crawl.stop_checked_scaled`` off it is no evidence for the stop, while
+    a word the records hold as the search matches it ("red") still is."""
+    loop = _loop(stop_checked_scaled=scaled)
+    ids = [f"http://site/p{i}" for i in range(40)]
+    for i, rid in enumerate(ids):
+        loop.texts.add(rid, ("use red" if i % 3 == 0 else "used uses") if i < 30 else "blue")
+    loop.pager("use")(_page(30, [rid.rsplit("/", 1)[1] for rid in ids[:10]]), 1)
+    loop.pager("red")(_page(12, [rid.rsplit("/", 1)[1] for rid in ids[:15:3]]), 1)
+    assert loop.texts.match_share("use", ids[:10]) == 0.4
+    assert loop.texts.match_share("red", ids[:15:3]) == 1.0
+    assert loop.checked == ([(30, 5), (12, 2)] if scaled else [(12, 2)])
