@@ -33,6 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
+from deepcrawl.keywords.estimate import lists_estimate
 from deepcrawl.search.pagination import next_page, page_number_of
 from deepcrawl.search.results import total_results
 
@@ -42,9 +43,17 @@ if TYPE_CHECKING:
     from deepcrawl.crawler.context import CrawlContext
     from deepcrawl.keywords.manager import KeywordManager
     from deepcrawl.search.results import ResultPage
+    from deepcrawl.settings import CrawlSettings
     from deepcrawl.storage.state import StoredQuery
 
-__all__ = ["ListRead", "Paging", "PagingLoop", "lists_checked_out", "resume_url"]
+__all__ = [
+    "ListRead",
+    "Paging",
+    "PagingLoop",
+    "lists_checked_out",
+    "lists_complete_out",
+    "resume_url",
+]
 
 
 class PagingLoop(Protocol):
@@ -97,6 +106,38 @@ def lists_checked_out(
         if seen >= need and count >= lists:
             return missing < share * seen
     return False
+
+
+def lists_complete_out(
+    lists: Collection[Collection[str]], known: int, settings: CrawlSettings
+) -> tuple[float, int] | None:
+    """Whether the result lists read to their end put the database at the records known.
+
+    Args:
+        lists: the records of each list read to its end, oldest first.
+        known: the records the crawl knows (by queries and links).
+        settings: ``stop_complete_coverage``, ``stop_complete_lists``, ``stop_complete_share``
+            and ``stop_complete_overlap``.
+
+    Returns:
+        (the estimate, its recaptures) when ``known`` is within ``stop_complete_coverage`` of
+        the estimate (either way: a crawl knowing more refutes it) from the lists holding
+        ``stop_complete_share`` of the records known, ``stop_complete_lists`` of them at least
+        with ``stop_complete_overlap`` records held again; else None.
+    """
+    coverage = settings.stop_complete_coverage
+    if coverage >= 1.0 or known <= 0:
+        return None
+    large = [ids for ids in lists if len(ids) >= settings.stop_complete_share * known]
+    if len(large) < max(2, settings.stop_complete_lists):
+        return None
+    found = lists_estimate(large)
+    if found is None:
+        return None
+    estimate, recaptured = found
+    if recaptured < settings.stop_complete_overlap or estimate <= 0:
+        return None
+    return found if coverage * estimate <= known <= estimate / coverage else None
 
 
 def resume_url(query: StoredQuery) -> str | None:
