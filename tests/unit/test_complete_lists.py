@@ -147,9 +147,7 @@ def _loop() -> QueryLoop:
     return loop
 
 
-def test_a_list_read_on_past_the_setup_pages_is_whole_and_the_two_lists_stop_the_querying() -> (
-    None
-):
+def test_a_list_read_on_past_the_setup_pages_is_whole_and_the_two_lists_stop_the_querying() -> None:
     """No total: "the" was read three pages deep by the setup phase and goes on from page 4;
     with the records of those pages it is whole, and "a" read to its end makes the second
     list: the records known are the estimate, and querying stops before the word "more"."""
