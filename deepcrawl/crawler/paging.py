@@ -191,16 +191,26 @@ class Paging:
         threshold: records a further page must be expected to bring.
         test: put the total's estimate to the test (not when deepening a list: its re-read is
             chosen for the records the total says lie further on, wherever they sit).
+        before: the records its pages read before showed (a list read on from the page after
+            them).
     """
 
     def __init__(
-        self, loop: PagingLoop, word: str, skip: int, threshold: float, *, test: bool = True
+        self,
+        loop: PagingLoop,
+        word: str,
+        skip: int,
+        threshold: float,
+        *,
+        test: bool = True,
+        before: Collection[str] = (),
     ) -> None:
         self.loop = loop
         self.word = word
         self.skip = skip
         self.threshold = threshold
         self.test = test
+        self.before = frozenset(before)
         self.shown: set[str] = set()
         self.fresh: list[int] = []
         """Records new to the crawl on each page read past ``skip``."""
@@ -275,7 +285,28 @@ class Paging:
                 self.tested = True
         if expected is None:
             expected = self._by_novelty()
-        return expected >= self.threshold
+        return expected >= self._threshold()
+
+    def _threshold(self) -> float:
+        """Records the next page must be expected to bring: ``threshold``, or
+        ``keywords.paging_min_new_whole`` if less for a list without a total that holds
+        ``crawl.stop_complete_share`` of the records known or more — read to its end, such a
+        list is evidence for the stop of the lists read to their end
+        (:func:`lists_complete_out`), where a search that reports no total has no other; its
+        pages past the records' worth buy the tail of fruitless queries off."""
+        settings = self.loop.ctx.settings
+        whole = settings.keywords.paging_min_new_whole
+        if self.total is not None or whole >= self.threshold:
+            return self.threshold
+        if settings.crawl.stop_complete_coverage >= 1.0:
+            return self.threshold
+        held = len(self.shown | self.before)
+        known = len(self.loop.manager.records)
+        return (
+            whole
+            if known and held >= settings.crawl.stop_complete_share * known
+            else (self.threshold)
+        )
 
     def _reread_pays(self, number: int) -> bool:
         """Whether the records the total says lie past the pages read before are worth the

@@ -267,6 +267,7 @@ class QueryLoop:
             skip,
             self.ctx.settings.keywords.paging_min_new if threshold is None else threshold,
             test=threshold is None,
+            before=self._read_before.get(word.casefold(), ()),
         )
         self._paging = paging
         return paging
@@ -526,6 +527,12 @@ class QueryLoop:
                 "brought no new record"
             )
             return None
+        elif self.complete_out():  # before the unfinished lists: nothing is left to find
+            self._stop(
+                "the result lists read to their end put the records at those the crawl knows",
+                gap=False,
+            )
+            return None
         elif self.unfinished:
             word, skip = self.unfinished.pop(0)
             if (url := self.resume_urls.pop(word, None)) is not None:
@@ -536,12 +543,6 @@ class QueryLoop:
         elif self.checked_out():
             self._stop(
                 "the latest result lists, by their totals, hold no record the crawl lacks",
-                gap=False,
-            )
-            return None
-        elif self.complete_out():
-            self._stop(
-                "the result lists read to their end put the records at those the crawl knows",
                 gap=False,
             )
             return None

@@ -119,9 +119,15 @@ class _Search:
         )  # fmt: skip
 
 
-def _loop() -> QueryLoop:
+def _loop(**keywords: object) -> QueryLoop:
     settings = Settings().with_overrides(
-        keywords={"stopword_probes": (), "paging_min_new": 0.0, "deepen_min_new": 0.0}
+        keywords={
+            "stopword_probes": (),
+            "paging_min_new": 0.0,
+            "deepen_min_new": 0.0,
+            "paging_prior_pages": 0.0,
+            **keywords,
+        }
     )
 
     @contextlib.asynccontextmanager
@@ -164,3 +170,24 @@ def test_a_list_read_on_past_the_setup_pages_is_whole_and_the_two_lists_stop_the
     assert loop.complete["the"] == frozenset(the)
     assert loop.complete_out()
     assert "read to their end" in (loop.ctx.stats.stop_reason or "")
+
+
+@pytest.mark.parametrize(("whole", "pages"), [(0.3, 4), (1.0, 2)])
+def test_a_list_without_a_total_holding_most_records_is_read_on_to_its_end(
+    whole: float, pages: int
+) -> None:
+    """No total; "a" holds 100 records, the setup phase showed 60 of them, and the crawl
+    knows 98. Read on from page 7, its pages bring 1, 0, 1, 0 new records: under
+    ``keywords.paging_min_new`` (1) after page 8, but over ``keywords.paging_min_new_whole``,
+    and a list holding most of the records known is read to its end at that."""
+    ids = [f"r{i}" for i in range(100)]
+    new = {"r60", "r80"}
+    loop = _loop(paging_min_new=1.0, paging_min_new_whole=whole)
+    loop.observe(rid for rid in ids if rid not in new)
+    loop._read_before = {"a": set(ids[:60])}
+    loop.unfinished = [("a", 6)]
+    loop.resume_urls = {"a": "http://site/search?q=a&page=7"}
+    search = _Search({"a": ids})
+    asyncio.run(loop.step(cast("FormSearch", search)))
+    assert search.read == [("a", pages)]
+    assert ("a" in loop.complete) == (pages == 4)
