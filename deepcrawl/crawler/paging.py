@@ -67,6 +67,8 @@ class PagingLoop(Protocol):
     """Per query, oldest first: (records its list held by the total, records the crawl lacked)."""
     refutations: int
     """Queries whose pages refuted their total's estimate."""
+    complete: dict[str, frozenset[str]]
+    """By case-folded word: the records of the lists read to their end."""
 
     def unknown_left(
         self,
@@ -290,8 +292,9 @@ class Paging:
     def _threshold(self) -> float:
         """Records the next page must be expected to bring: ``threshold``, or
         ``keywords.paging_min_new_whole`` if less for a list without a total that holds
-        ``crawl.stop_complete_share`` of the records known or more — read to its end, such a
-        list is evidence for the stop of the lists read to their end
+        ``crawl.stop_complete_share`` of the records known or more, the others such read to
+        their end one short of ``crawl.stop_complete_lists`` or more — read to its end, it
+        completes the evidence of the stop of the lists read to their end
         (:func:`lists_complete_out`), where a search that reports no total has no other; its
         pages past the records' worth buy the tail of fruitless queries off."""
         settings = self.loop.ctx.settings
@@ -300,13 +303,13 @@ class Paging:
             return self.threshold
         if settings.crawl.stop_complete_coverage >= 1.0:
             return self.threshold
-        held = len(self.shown | self.before)
-        known = len(self.loop.manager.records)
-        return (
-            whole
-            if known and held >= settings.crawl.stop_complete_share * known
-            else (self.threshold)
-        )
+        least = settings.crawl.stop_complete_share * len(self.loop.manager.records)
+        if not least or len(self.shown | self.before) < least:
+            return self.threshold
+        key = self.word.casefold()
+        others = sum(len(ids) >= least for word, ids in self.loop.complete.items() if word != key)
+        enough = others + 1 >= max(2, settings.crawl.stop_complete_lists)
+        return whole if enough else self.threshold
 
     def _reread_pays(self, number: int) -> bool:
         """Whether the records the total says lie past the pages read before are worth the
