@@ -33,6 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
+from deepcrawl.keywords.estimate import lists_estimate
 from deepcrawl.search.pagination import next_page, page_number_of
 from deepcrawl.search.results import total_results
 
@@ -42,9 +43,17 @@ if TYPE_CHECKING:
     from deepcrawl.crawler.context import CrawlContext
     from deepcrawl.keywords.manager import KeywordManager
     from deepcrawl.search.results import ResultPage
+    from deepcrawl.settings import CrawlSettings
     from deepcrawl.storage.state import StoredQuery
 
-__all__ = ["ListRead", "Paging", "PagingLoop", "lists_checked_out", "resume_url"]
+__all__ = [
+    "ListRead",
+    "Paging",
+    "PagingLoop",
+    "lists_checked_out",
+    "lists_complete_out",
+    "resume_url",
+]
 
 
 class PagingLoop(Protocol):
@@ -58,6 +67,8 @@ class PagingLoop(Protocol):
     """Per query, oldest first: (records its list held by the total, records the crawl lacked)."""
     refutations: int
     """Queries whose pages refuted their total's estimate."""
+    complete: dict[str, frozenset[str]]
+    """By case-folded word: the records of the lists read to their end."""
 
     def unknown_left(
         self,
@@ -97,6 +108,38 @@ def lists_checked_out(
         if seen >= need and count >= lists:
             return missing < share * seen
     return False
+
+
+def lists_complete_out(
+    lists: Collection[Collection[str]], known: int, settings: CrawlSettings
+) -> tuple[float, int] | None:
+    """Whether the result lists read to their end put the database at the records known.
+
+    Args:
+        lists: the records of each list read to its end, oldest first.
+        known: the records the crawl knows (by queries and links).
+        settings: ``stop_complete_coverage``, ``stop_complete_lists``, ``stop_complete_share``
+            and ``stop_complete_overlap``.
+
+    Returns:
+        (the estimate, its recaptures) when ``known`` is within ``stop_complete_coverage`` of
+        the estimate (either way: a crawl knowing more refutes it) from the lists holding
+        ``stop_complete_share`` of the records known, ``stop_complete_lists`` of them at least
+        with ``stop_complete_overlap`` records held again; else None.
+    """
+    coverage = settings.stop_complete_coverage
+    if coverage >= 1.0 or known <= 0:
+        return None
+    large = [ids for ids in lists if len(ids) >= settings.stop_complete_share * known]
+    if len(large) < max(2, settings.stop_complete_lists):
+        return None
+    found = lists_estimate(large)
+    if found is None:
+        return None
+    estimate, recaptured = found
+    if recaptured < settings.stop_complete_overlap or estimate <= 0:
+        return None
+    return found if coverage * estimate <= known <= estimate / coverage else None
 
 
 def resume_url(query: StoredQuery) -> str | None:
@@ -150,16 +193,26 @@ class Paging:
         threshold: records a further page must be expected to bring.
         test: put the total's estimate to the test (not when deepening a list: its re-read is
             chosen for the records the total says lie further on, wherever they sit).
+        before: the records its pages read before showed (a list read on from the page after
+            them).
     """
 
     def __init__(
-        self, loop: PagingLoop, word: str, skip: int, threshold: float, *, test: bool = True
+        self,
+        loop: PagingLoop,
+        word: str,
+        skip: int,
+        threshold: float,
+        *,
+        test: bool = True,
+        before: Collection[str] = (),
     ) -> None:
         self.loop = loop
         self.word = word
         self.skip = skip
         self.threshold = threshold
         self.test = test
+        self.before = frozenset(before)
         self.shown: set[str] = set()
         self.fresh: list[int] = []
         """Records new to the crawl on each page read past ``skip``."""
@@ -234,7 +287,29 @@ class Paging:
                 self.tested = True
         if expected is None:
             expected = self._by_novelty()
-        return expected >= self.threshold
+        return expected >= self._threshold()
+
+    def _threshold(self) -> float:
+        """Records the next page must be expected to bring: ``threshold``, or
+        ``keywords.paging_min_new_whole`` if less for a list without a total that holds
+        ``crawl.stop_complete_share`` of the records known or more, the others such read to
+        their end one short of ``crawl.stop_complete_lists`` or more — read to its end, it
+        completes the evidence of the stop of the lists read to their end
+        (:func:`lists_complete_out`), where a search that reports no total has no other; its
+        pages past the records' worth buy the tail of fruitless queries off."""
+        settings = self.loop.ctx.settings
+        whole = settings.keywords.paging_min_new_whole
+        if self.total is not None or whole >= self.threshold:
+            return self.threshold
+        if settings.crawl.stop_complete_coverage >= 1.0:
+            return self.threshold
+        least = settings.crawl.stop_complete_share * len(self.loop.manager.records)
+        if not least or len(self.shown | self.before) < least:
+            return self.threshold
+        key = self.word.casefold()
+        others = sum(len(ids) >= least for word, ids in self.loop.complete.items() if word != key)
+        enough = others + 1 >= max(2, settings.crawl.stop_complete_lists)
+        return whole if enough else self.threshold
 
     def _reread_pays(self, number: int) -> bool:
         """Whether the records the total says lie past the pages read before are worth the

@@ -33,7 +33,13 @@ import logging
 import math
 from typing import TYPE_CHECKING
 
-from deepcrawl.crawler.paging import ListRead, Paging, lists_checked_out, resume_url
+from deepcrawl.crawler.paging import (
+    ListRead,
+    Paging,
+    lists_checked_out,
+    lists_complete_out,
+    resume_url,
+)
 from deepcrawl.errors import InvalidURLError
 from deepcrawl.keywords import KeywordManager, StopReason
 from deepcrawl.keywords.known import KnownTexts, main_text
@@ -110,6 +116,11 @@ class QueryLoop:
         self.resume_urls: dict[str, str] = {}
         """Of the unfinished keywords, the URL of the page after the last one read, where the
         pager named it (:func:`resume_url`)."""
+        self.complete: dict[str, frozenset[str]] = {}
+        """By case-folded word, oldest first: the records of the lists read to their end."""
+        self._read_before: dict[str, set[str]] = {}
+        """Of the unfinished keywords, the records their pages read before showed: a list
+        read on from the page after them is whole with them."""
         self.refutations = 0
         """Lists whose pages refuted the estimate from their total (:mod:`.paging`)."""
         self.tested = 0
@@ -143,15 +154,18 @@ class QueryLoop:
         count = 0
         unfinished: dict[str, int] = {}
         self.resume_urls = {}
+        self._read_before = {}
         for query in stored:
             row = query.row
             unfinished.pop(row.keyword, None)
             self.resume_urls.pop(row.keyword, None)
+            self._read_before.pop(row.keyword.casefold(), None)
+            texts = self._ids(query.result_links())
             if (row.error or "").startswith(PAGE_CAP_NOTE) and self.max_pages is None:
                 unfinished[row.keyword] = row.result_pages
+                self._read_before[row.keyword.casefold()] = set(texts)
                 if (url := resume_url(query)) is not None:
                     self.resume_urls[row.keyword] = url
-            texts = self._ids(query.result_links())
             if not row.keyword and not texts:  # as :meth:`step` left it
                 self.manager.skip(row.keyword)
                 continue
@@ -253,6 +267,7 @@ class QueryLoop:
             skip,
             self.ctx.settings.keywords.paging_min_new if threshold is None else threshold,
             test=threshold is None,
+            before=self._read_before.get(word.casefold(), ()),
         )
         self._paging = paging
         return paging
@@ -279,7 +294,7 @@ class QueryLoop:
             return False
         if (self.fruitless() and not self._deepening_next()) or self.covered():
             return True
-        if self.checked_out():
+        if self.checked_out() or self.complete_out():
             return True
         reason = self.manager.stop_reason
         if reason is None and not self.deepening:
@@ -324,6 +339,17 @@ class QueryLoop:
         if out:
             logger.debug("checked out: (total, lacking) of the latest lists %s", self.checked[-8:])
         return out
+
+    def complete_out(self) -> bool:
+        """Whether the records known are the database's size by the lists read to their end
+        (:func:`~deepcrawl.crawler.paging.lists_complete_out`, ``crawl.stop_complete_*``): the
+        stop evidence of a search that reports no total, where :meth:`checked_out` has none."""
+        found = lists_complete_out(
+            list(self.complete.values()), len(self.manager.records), self.ctx.settings.crawl
+        )
+        if found is not None:
+            logger.debug("lists read to their end: ~%.0f records, %d held again", *found)
+        return found is not None
 
     def checked_need(self) -> int:
         """Records of evidence :meth:`checked_out` needs (0: the rule is off).
@@ -421,6 +447,9 @@ class QueryLoop:
             # read to its end, the list says exactly what the crawl lacked of it: its records,
             # and those new to the crawl — whatever its total counts (other kinds of content);
             # not a live list that stopped rendering short of its total (its total stays)
+            key = word.casefold()
+            self.complete.pop(key, None)  # kept in the order read
+            self.complete[key] = frozenset(paging.shown | self._read_before.pop(key, set()))
             checked = (len(paging.shown), sum(paging.fresh))
             if paging.checked_at is None:
                 self.checked.append(checked)
@@ -496,6 +525,12 @@ class QueryLoop:
             self._stop(
                 f"{self.ctx.settings.crawl.stop_fruitless_queries} or more queries in a row "
                 "brought no new record"
+            )
+            return None
+        elif self.complete_out():  # before the unfinished lists: nothing is left to find
+            self._stop(
+                "the result lists read to their end put the records at those the crawl knows",
+                gap=False,
             )
             return None
         elif self.unfinished:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from collections.abc import Collection, Iterable
+    from collections.abc import Collection, Iterable, Sequence
 
 __all__ = [
     "CaptureRecapture",
@@ -32,6 +32,7 @@ __all__ = [
     "Estimator",
     "chao1",
     "chapman",
+    "lists_estimate",
     "schnabel",
 ]
 
@@ -74,6 +75,40 @@ def schnabel(captures: Iterable[Collection[str]]) -> float | None:
     if count < 2:
         return None
     return numerator / (recaptured + 1)
+
+
+def lists_estimate(lists: Sequence[Collection[str]]) -> tuple[float, int] | None:
+    """The database's size by the records of whole result lists, and the recaptures behind it.
+
+    A result list read to its end holds every record matching its word, whatever order the
+    search ranks them in: unlike a first page, which a fixed ranking fills with the same
+    records whatever the word, it is a sample of the database unbiased by the ranking. Two
+    such lists give Lincoln–Petersen's estimate (:func:`chapman`), more Schnabel's
+    (:func:`schnabel`, in the order given). Both assume that a record's holding one word says
+    nothing of its holding another: near enough for the words nearly every record holds, not
+    for a topic's words (rare words of one topic hold the same few records, and the estimate
+    falls to what the crawl knows).
+
+    Returns:
+        (estimate, recaptures: records counted again by a later list), or None for fewer
+        than two lists.
+    """
+    if len(lists) < 2:
+        return None
+    if len(lists) == 2:
+        first, second = set(lists[0]), set(lists[1])
+        both = len(first & second)
+        return chapman(len(first), len(second), both), both
+    value = schnabel(lists)
+    if value is None:
+        return None
+    marked: set[str] = set()
+    recaptured = 0
+    for capture in lists:
+        ids = set(capture)
+        recaptured += len(ids & marked)
+        marked |= ids
+    return value, recaptured
 
 
 def chao1(capture_counts: Iterable[int]) -> float:

@@ -168,6 +168,14 @@ class KeywordSettings(Section):
     fall below this (the share of records new to the crawl on its pages so far times the page
     size). Paper-free: 0.5–1 needed the fewest result pages for 98% of the records in a
     simulation of the fixture sites; 0 reads every page."""
+    paging_min_new_whole: float = 0.3
+    """``paging_min_new`` for a list without a total that holds ``crawl.stop_complete_share``
+    of the records known or more (a word nearly every record holds), where less: read to its
+    end, it is evidence for ``crawl.stop_complete_coverage``, the only stop evidence of a
+    search reporting no total but the run of fruitless queries. Wagtail: at 1.0 "a" ended
+    eight pages short of its end (~0.9 new records a page, new words' first pages bringing
+    ~0.17) and 58 one-page queries followed; at 0.3 it was read to its end (23 pages, 19 new)
+    and querying stopped there: harvest 0.672 → 0.79. Not from a paper."""
     paging_window: int = 0
     """Without a usable total (or once its estimate is refuted) a query's next page is expected
     to bring the mean of the records new to the crawl on its latest this-many pages (0: every

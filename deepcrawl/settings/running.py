@@ -78,6 +78,27 @@ class CrawlSettings(Section):
     WordPress, "of", 132 results, share 2/10: −233 ± 231), and a count below zero reads as
     nothing lacking. Off, such lists are no evidence: MkDocs 239/240 instead of 236, but
     WordPress (every count scaled) no longer stops early: harvest 0.72 instead of 0.85."""
+    stop_complete_coverage: float = 0.99
+    """Stop querying once the records the crawl knows reach this share of the database's size
+    as estimated from the result lists read to their end (``stop_complete_lists`` of them at
+    least: :func:`~deepcrawl.keywords.estimate.lists_estimate`), and are not above it by more
+    than that share (a crawl knowing more than the estimate refutes it: the lists' words go
+    together). A search reporting no total leaves ``stop_checked_records`` without evidence,
+    and a fixed ranking fills every word's first page with the same records, so the saturation
+    window's twenty fruitless queries were the only stop (Wagtail: "the" and "a" read to their
+    ends, 218 and 228 of 240 records, 208 in both: ~239, the crawl knowing 238). 1.0 or more:
+    off. Not from a paper."""
+    stop_complete_lists: int = 2
+    """Result lists read to their end that ``stop_complete_coverage`` needs at least."""
+    stop_complete_share: float = 0.5
+    """The share of the records known a list read to its end must hold to count for
+    ``stop_complete_coverage``: only the words most records hold occur nearly independently of
+    each other; the short lists of a topic's words hold the same records, and their overlap
+    puts the size at what the crawl knows."""
+    stop_complete_overlap: int = 50
+    """Records that the lists counting for ``stop_complete_coverage`` hold again (the
+    recaptures) at least: fewer make the estimate too coarse to stop on (its relative error is
+    about 1/√recaptures: 14% at 50)."""
     follow_record_links: bool = True
     """Wanted pages' own links ("related books", "more from this section") are classified by URL
     like result links, and the wanted ones fetched; querying waits while such pages are pending,

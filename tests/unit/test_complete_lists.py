@@ -1,0 +1,204 @@
+"""The stop rule of the result lists read to their end: capture–recapture over whole lists."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, cast
+
+import pytest
+
+from deepcrawl.crawler.paging import lists_complete_out
+from deepcrawl.crawler.queries import QueryLoop
+from deepcrawl.keywords import KeywordManager
+from deepcrawl.keywords.estimate import chapman, lists_estimate
+from deepcrawl.page.fetched import Link
+from deepcrawl.search.results import QueryResult, ResultLink, ResultPage
+from deepcrawl.settings import CrawlSettings, Settings
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Callable
+
+    from deepcrawl.crawler.context import CrawlContext
+    from deepcrawl.search.form_search import FormSearch
+
+
+def _wagtail_like() -> tuple[list[str], list[str], list[str]]:
+    """240 records; "the" holds 218, "a" 228, 208 of them both (the measured figures)."""
+    records = [f"r{i}" for i in range(240)]
+    the = records[:218]
+    a = records[:208] + records[218:238]
+    return records, the, a
+
+
+def test_two_whole_lists_give_lincoln_petersen_and_more_give_schnabel() -> None:
+    _, the, a = _wagtail_like()
+    estimate, both = lists_estimate([the, a]) or (0.0, 0)
+    assert both == 208
+    assert estimate == pytest.approx(chapman(218, 228, 208))
+    assert round(estimate) == 239
+    assert lists_estimate([the]) is None
+    # random lists of a population of 1,000: Schnabel over five is within 10%
+    rng = random.Random(3)
+    population = [str(i) for i in range(1000)]
+    lists = [rng.sample(population, 400) for _ in range(5)]
+    estimate, recaptured = lists_estimate(lists) or (0.0, 0)
+    assert estimate == pytest.approx(1000, rel=0.1)
+    assert recaptured > 500
+
+
+@pytest.mark.parametrize(
+    ("known", "stops"),
+    [
+        (238, True),  # the union of the two lists: ~239 estimated
+        (230, False),  # 96% of the estimate: records are lacking
+        (300, False),  # more than the estimate: the words go together, the estimate is wrong
+    ],
+)
+def test_the_records_known_must_be_the_estimate_either_way(known: int, stops: bool) -> None:
+    _, the, a = _wagtail_like()
+    assert (lists_complete_out([the, a], known, CrawlSettings()) is not None) == stops
+
+
+def test_short_lists_and_a_small_overlap_are_no_evidence() -> None:
+    _, the, a = _wagtail_like()
+    settings = CrawlSettings()
+    # a topic's words: two short lists holding the same records put the size at them
+    topic = [f"r{i}" for i in range(100)]
+    assert lists_complete_out([topic, topic[:80]], 100, settings) is not None
+    assert lists_complete_out([topic, topic[:80]], 238, settings) is None  # under the share
+    # the overlap asked for
+    few = CrawlSettings(stop_complete_overlap=209)
+    assert lists_complete_out([the, a], 238, few) is None
+    # one list, or the rule off
+    assert lists_complete_out([the], 218, settings) is None
+    off = CrawlSettings(stop_complete_coverage=1.0)
+    assert lists_complete_out([the, a], 238, off) is None
+
+
+class _Search:
+    """Hand-made lists, ten a page, no total, a next link on every page but the last; a later
+    page is loaded by its URL (``resume``)."""
+
+    def __init__(self, lists: dict[str, list[str]]) -> None:
+        self.accepts_empty = False
+        self.lists = lists
+        self.read: list[tuple[str, int]] = []
+
+    async def query(
+        self,
+        word: str,
+        *,
+        max_pages: int | None = None,
+        more: Callable[[ResultPage, int], bool] | None = None,
+        resume: tuple[str, int] | None = None,
+    ) -> QueryResult:
+        ids = self.lists.get(word, [])
+        links: list[ResultLink] = []
+        first = resume[1] if resume is not None else 1
+        pages = 0
+        for start in range((first - 1) * 10, len(ids), 10):
+            pages += 1
+            number = first + pages - 1
+            chunk = ids[start : start + 10]
+            links += [ResultLink(url=rid, page=pages) for rid in chunk]
+            nxt = Link(f"http://site/search?q={word}&page={number + 1}", "Next", rel="next")
+            page = ResultPage(
+                url=f"http://site/search?q={word}&page={number}",
+                blocks=[],
+                links=[Link(rid) for rid in chunk] + ([nxt] if start + 10 < len(ids) else []),
+            )
+            if pages >= (max_pages or 50) or (more is not None and not more(page, number)):
+                break
+        self.read.append((word, pages))
+        return QueryResult(
+            keyword=word, links=links, first_page=first, pages=max(1, pages),
+            requests=max(1, pages), total_results=None, outcome="ok" if ids else "no_results",
+        )  # fmt: skip
+
+
+def _loop(**keywords: object) -> QueryLoop:
+    settings = Settings().with_overrides(
+        keywords={
+            "stopword_probes": (),
+            "paging_min_new": 0.0,
+            "deepen_min_new": 0.0,
+            "paging_prior_pages": 0.0,
+            **keywords,
+        }
+    )
+
+    @contextlib.asynccontextmanager
+    async def slot(_url: str) -> AsyncIterator[None]:
+        yield
+
+    ctx = SimpleNamespace(
+        settings=settings,
+        start_url="http://site/",
+        limiter=SimpleNamespace(slot=slot),
+        state=SimpleNamespace(save_query=lambda row, _links, form_id: row),
+        stats=SimpleNamespace(
+            queries=0, records_reached=0, records_estimated=None, stop_reason=None, requests=0
+        ),
+        changed=lambda: None,
+    )
+    loop = QueryLoop(
+        cast("CrawlContext", ctx),
+        None,
+        record_id=lambda url: None if url.startswith("http://site/search") else url,
+    )
+    loop.manager = KeywordManager(settings.keywords, seeds=["a", "more"], frequent=[])
+    return loop
+
+
+def test_a_list_read_on_past_the_setup_pages_is_whole_and_the_two_lists_stop_the_querying() -> None:
+    """No total: "the" was read three pages deep by the setup phase and goes on from page 4;
+    with the records of those pages it is whole, and "a" read to its end makes the second
+    list: the records known are the estimate, and querying stops before the word "more"."""
+    _, the, a = _wagtail_like()
+    search = _Search({"the": the, "a": a, "more": ["r239"]})
+    loop = _loop()
+    loop.observe(the[:30])
+    loop._read_before = {"the": set(the[:30])}
+    loop.unfinished = [("the", 3)]
+    loop.resume_urls = {"the": "http://site/search?q=the&page=4"}
+    while asyncio.run(loop.step(cast("FormSearch", search))) is not None:
+        pass
+    assert search.read == [("the", 19), ("a", 23)]
+    assert loop.complete["the"] == frozenset(the)
+    assert loop.complete_out()
+    assert "read to their end" in (loop.ctx.stats.stop_reason or "")
+
+
+@pytest.mark.parametrize(("whole", "pages"), [(0.3, 4), (1.0, 2)])
+def test_a_list_without_a_total_holding_most_records_is_read_on_to_its_end(
+    whole: float, pages: int
+) -> None:
+    """No total; "a" holds 100 records, the setup phase showed 60 of them, and the crawl
+    knows 98, and "the" (95) was read to its end. Read on from page 7, its pages bring 1, 0,
+    1, 0 new records: under ``keywords.paging_min_new`` (1) after page 8, but over
+    ``keywords.paging_min_new_whole``; a list holding most of the records known, the second
+    of them, is read to its end at that."""
+    ids = [f"r{i}" for i in range(100)]
+    new = {"r60", "r80"}
+    loop = _loop(paging_min_new=1.0, paging_min_new_whole=whole)
+    loop.observe(rid for rid in ids if rid not in new)
+    loop._read_before = {"a": set(ids[:60])}
+    loop.complete = {"the": frozenset(ids[:95])}
+    loop.unfinished = [("a", 6)]
+    loop.resume_urls = {"a": "http://site/search?q=a&page=7"}
+    search = _Search({"a": ids})
+    asyncio.run(loop.step(cast("FormSearch", search)))
+    assert search.read == [("a", pages)]
+    assert ("a" in loop.complete) == (pages == 4)
+    # the first such list is read at ``keywords.paging_min_new``: no second list to pair
+    loop = _loop(paging_min_new=1.0, paging_min_new_whole=whole)
+    loop.observe(rid for rid in ids if rid not in new)
+    loop._read_before = {"a": set(ids[:60])}
+    loop.unfinished = [("a", 6)]
+    loop.resume_urls = {"a": "http://site/search?q=a&page=7"}
+    search = _Search({"a": ids})
+    asyncio.run(loop.step(cast("FormSearch", search)))
+    assert search.read == [("a", 2)]
