@@ -30,16 +30,10 @@ from __future__ import annotations
 import heapq
 import itertools
 import logging
-import math
 from typing import TYPE_CHECKING
 
-from deepcrawl.crawler.paging import (
-    ListRead,
-    Paging,
-    lists_checked_out,
-    lists_complete_out,
-    resume_url,
-)
+from deepcrawl.crawler.paging import ListRead, Paging, lists_checked_out, resume_url
+from deepcrawl.crawler.query_stops import QueryStops
 from deepcrawl.errors import InvalidURLError
 from deepcrawl.keywords import KeywordManager, StopReason
 from deepcrawl.keywords.known import KnownTexts, main_text
@@ -75,7 +69,7 @@ _DEEPEN_AFTER = frozenset({StopReason.SATURATED, StopReason.EXHAUSTED})
 _PRUNE_EVERY = 500
 
 
-class QueryLoop:
+class QueryLoop(QueryStops):
     """Submits the keywords a :class:`KeywordManager` chooses, one :meth:`step` at a time.
 
     Args:
@@ -224,27 +218,6 @@ class QueryLoop:
             return None
         return self.texts.unknown_left(word, total, shown, sample, scaled=scaled)
 
-    def fruitless(self) -> bool:
-        """Whether the latest queries brought no new record for long enough to stop querying.
-
-        The run is ``crawl.stop_fruitless_queries`` queries, or ``crawl.stop_fruitless_share``
-        of the queries made if more; errors count as fruitless. Unlike saturation it waits for
-        no total, no estimate and no source of words: it always ends the querying. It starts
-        afresh where saturation hands over — to a source of words untried while most records
-        are missing, or to the deepening of the lists — each once at most.
-        """
-        settings = self.ctx.settings.crawl
-        if settings.stop_fruitless_queries <= 0:
-            return False
-        history = self.manager.history
-        need = max(
-            settings.stop_fruitless_queries,
-            math.ceil(max(0.0, settings.stop_fruitless_share) * len(history)),
-        )
-        if len(history) - max(self.manager.since, self._deepened_from) < need:
-            return False
-        return not any(outcome.new for outcome in history[-need:])
-
     def pager(self, word: str, *, skip: int = 0, threshold: float | None = None) -> Paging:
         """The paging control of one query: read the next result page only while it is expected
         to bring at least ``keywords.paging_min_new`` records the crawl does not know.
@@ -313,77 +286,6 @@ class QueryLoop:
             and reason in _DEEPEN_AFTER
             and self.ctx.settings.keywords.deepen_min_new > 0
         )
-
-    def checked_out(self) -> bool:
-        """Whether the latest queries' whole result lists hold nothing the crawl lacks.
-
-        Each query's first page reports its total; the fetched records' words say how many of
-        them the crawl holds, so the difference is what its results lack — for the whole list,
-        not only the page read. Once the most recent queries' lists held
-        :meth:`checked_need` records between them and lacked fewer than
-        ``crawl.stop_checked_share`` of them, querying stops: the saturation window's evidence,
-        counted in records checked rather than queries, and an estimate of the share missed.
-        Not while the keyword manager has a source of words on trial: the lists so far were
-        asked with another source's words, and say nothing of what the new words reach.
-        """
-        need = self.checked_need()
-        if self.manager.on_trial:  # the lists so far are another source's words'
-            return False
-        settings = self.ctx.settings.crawl
-        out = bool(need) and lists_checked_out(
-            self.checked,
-            need=need,
-            share=settings.stop_checked_share,
-            lists=settings.stop_checked_lists,
-        )
-        if out:
-            logger.debug("checked out: (total, lacking) of the latest lists %s", self.checked[-8:])
-        return out
-
-    def complete_out(self) -> bool:
-        """Whether the records known are the database's size by the lists read to their end
-        (:func:`~deepcrawl.crawler.paging.lists_complete_out`, ``crawl.stop_complete_*``): the
-        stop evidence of a search that reports no total, where :meth:`checked_out` has none."""
-        found = lists_complete_out(
-            list(self.complete.values()), len(self.manager.records), self.ctx.settings.crawl
-        )
-        if found is not None:
-            logger.debug("lists read to their end: ~%.0f records, %d held again", *found)
-        return found is not None
-
-    def checked_need(self) -> int:
-        """Records of evidence :meth:`checked_out` needs (0: the rule is off).
-
-        ``crawl.stop_checked_records``, or ``crawl.stop_checked_fraction`` of the records the
-        crawl knows if more. The rule is tested after every query: the longer the tail, the
-        likelier a small window of lists happens to lack almost nothing while a share above
-        the threshold is still missing.
-        """
-        settings = self.ctx.settings.crawl
-        if not settings.stop_checked_records:
-            return 0
-        scaled = math.ceil(max(0.0, settings.stop_checked_fraction) * len(self.manager.records))
-        return max(settings.stop_checked_records, scaled)
-
-    def covered(self) -> bool:
-        """Whether the estimate says the wanted records are all but reached.
-
-        ``crawl.stop_coverage`` of the capture–recapture estimate is reached, and the last
-        ``crawl.stop_patience`` queries brought no new record: the tail of a keyword crawl is
-        where its requests go for the fewest records, and the estimate tells when the tail is
-        empty sooner than a fixed window of fruitless queries.
-        """
-        settings = self.ctx.settings.crawl
-        history = self.manager.history
-        patience = max(1, settings.stop_patience)
-        if len(history) < patience + len(self._probes) or settings.stop_coverage >= 1.0:
-            return False
-        if self.manager.on_trial:  # the estimate is the saturated source's (see checked_out)
-            return False
-        if any(o.new for o in history[-patience:]):
-            return False
-        ratio = self.manager.coverage().ratio
-        return ratio is not None and ratio >= settings.stop_coverage
 
     def _deepen_value(self, lst: ListRead) -> float:
         """Records a re-read of ``lst`` is expected to bring per request, its first pages read
