@@ -9,7 +9,9 @@ only exist in the live DOM — not counting links and forms already found on oth
 site (a site-wide JS menu is found once, not on every page). One
 difference and the prototype is rendered from then on (probed too, while probing keeps finding
 new links; when probing was the only reason and it stops finding anything, back to HTTP);
-``browser.samples`` agreeing pages and it is served over plain HTTP. Pages
+``browser.samples`` agreeing pages and it is served over plain HTTP. An answer with an error
+status is no sample (served as HTTP got it: it shows the site's error page, not the
+prototype's template). Pages
 served over HTTP are re-checked in the browser *in the background* (no latency): the first
 after ``1 / browser.recheck_share`` pages of the prototype, then after twice as many each time
 (a verdict that holds is checked ever more rarely); a difference flips the verdict.
@@ -315,7 +317,9 @@ class AdaptiveFetcher(Fetcher):
 
     async def _sample(self, url: str, verdict: Verdict) -> FetchedPage:
         page = await self.http.fetch(url)
-        if not page.is_html:
+        if not page.is_html or page.status >= 400:
+            # an error page (a 404 for robots.txt, a 403) shows nothing of its kind's template,
+            # and the browser would ask the server for it again: served as HTTP got it
             self.counts["http"] += 1
             return page
         browser = await self._ensure_browser()

@@ -77,6 +77,19 @@ async def test_a_sampled_page_is_rendered_from_the_bytes_http_got() -> None:
         assert sorted(path for _, path in site.log if path.startswith("/page/")) == sorted(pages)
 
 
+async def test_an_error_page_is_no_sample_and_is_asked_once() -> None:
+    missing = Reply("<html><body><h1>Not found</h1><a href='/'>Home</a></body></html>", 404)
+    with LocalSite({"/robots.txt": missing, "/page/1": Reply(SCRIPTED)}) as site:
+        async with AdaptiveFetcher(SETTINGS, render="auto") as fetcher:
+            robots = await fetcher.fetch(site.url + "/robots.txt")
+            page = await fetcher.fetch(site.url + "/page/1")
+        assert (robots.status, robots.via) == (404, "http")
+        assert fetcher.verdicts[fetcher.key(site.url + "/robots.txt")].samples == 0
+        assert page.via == "browser"  # a page of the site is still sampled
+        # the site's HTML error page was not asked again by the browser
+        assert [path for _, path in site.log].count("/robots.txt") == 1
+
+
 def _closed_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
