@@ -150,7 +150,6 @@ class NormalPhase:
         #: page, read by the setup phase, is none.
         start = canonical_url(self._decide([ctx.start_url])[0].url, self._drop)
         self.hubs = HubScout(ctx.settings.links, read=[start])
-        self._hub_safety = SafetyRule(ctx.settings.links.hub_refused_words)
         teach_fetcher(fetcher, self.prototype_key)
         self._querying = True
         self._in_flight = 0
@@ -176,7 +175,12 @@ class NormalPhase:
         return page_kind(self._decide([url])[0])
 
     def enqueue(
-        self, links: Iterable[tuple[str, str]], source: str, *, on_record: bool = False
+        self,
+        links: Iterable[tuple[str, str]],
+        source: str,
+        *,
+        on_record: bool = False,
+        scout: str | None = None,
     ) -> int:
         """Classify links and add the wanted ones to the frontier; returns how many new.
 
@@ -188,8 +192,11 @@ class NormalPhase:
                 taken (a record page's tool links — print, export — are near variants the
                 learned model might accept; the results area vouched for result links,
                 nothing vouches for these), and the keyword manager counts them as known.
+            scout: the page the links are on (a result list's source): the links the crawl
+                does not want are shown to the hub scout (:meth:`HubScout.admits
+                <deepcrawl.links.hubs.HubScout.admits>`).
         """
-        new, texts = self._wanted(links, source, on_record=on_record)
+        new, texts = self._wanted(links, source, on_record=on_record, scout=scout)
         return self._add(new, texts, observe=on_record)
 
     def enqueue_listed(self, urls: Iterable[str], source: str) -> int:
@@ -200,9 +207,15 @@ class NormalPhase:
         return len(new)
 
     def _wanted(
-        self, links: Iterable[tuple[str, str]], source: str, *, on_record: bool
+        self,
+        links: Iterable[tuple[str, str]],
+        source: str,
+        *,
+        on_record: bool,
+        scout: str | None = None,
     ) -> tuple[dict[str, NewURL], dict[str, str]]:
-        """The wanted links as frontier entries by canonical URL, with their texts."""
+        """The wanted links as frontier entries by canonical URL, with their texts; with
+        ``scout``, the others are shown to the hub scout, from the same decisions."""
         pairs = list(links)
         if on_record:  # decided without their tracking and session parameters (``?ref=related``)
             pairs = [
@@ -213,9 +226,13 @@ class NormalPhase:
         new: dict[str, NewURL] = {}
         texts: dict[str, str] = {}
         stats = self.label_stats
+        scouting = scout if self.hubs.enabled else None
+        hubs: list[tuple[str, str]] = []
         for decision, (_url, text) in zip(
             self._decide([url for url, _text in pairs]), pairs, strict=True
         ):
+            if scouting and not decision.relevant and self.hubs.admits(decision, text):
+                hubs.append((canonical_url(decision.url, self._drop), page_kind(decision)))
             if on_record and decision.source != "prototype":
                 continue
             stats.add(decision)
@@ -238,20 +255,9 @@ class NormalPhase:
         self.ctx.stats.rejected = dict(stats.rejected)
         self.ctx.stats.unsure = stats.unsure
         logger.debug("%s: %d links, %d wanted", source, len(pairs), len(new))
+        if scouting:
+            self.hubs.see(scouting, hubs)
         return new, texts
-
-    def _scout(self, page: str, links: Sequence[tuple[str, str]]) -> None:
-        """Show the hub scout the links of ``page`` the crawl does not want, by kind (their
-        prototype, else their URL shape); those the safety rule refuses, or whose URL or text
-        names an account or message page (``links.hub_refused_words``), are no hub."""
-        if not self.hubs.enabled:
-            return
-        seen = [
-            (canonical_url(d.url, self._drop), page_kind(d))
-            for d, (_url, text) in zip(self._decide([u for u, _t in links]), links, strict=True)
-            if not d.relevant and d.source != "invalid" and self._hub_safety.allows(d.url, text)
-        ]
-        self.hubs.see(page, seen)
 
     async def _read_hub(self, *, querying: bool) -> bool:
         """Fetch the hub page the scout finds worth a request now, if any, and queue the wanted
@@ -269,8 +275,7 @@ class NormalPhase:
         tried = await self.polite.fetch_retrying(url)
         if (page := tried.page) is not None and page.status < 400:
             links = [(link.url, link.text) for link in page.links]
-            new = self.enqueue(links, f"hub {url}", on_record=True)
-            self._scout(url, links)
+            new = self.enqueue(links, f"hub {url}", on_record=True, scout=url)
         self.hubs.record(url, new)
         self.ctx.stats.hub_pages += 1
         self.ctx.stats.hub_records += new
@@ -330,8 +335,7 @@ class NormalPhase:
         a hub (its wanted links queued, their number its yield)."""
         url = canonical_url(decision.url, self._drop)
         links = [(link.url, link.text) for link in page.links]
-        new = self.enqueue(links, f"hub {url}", on_record=True)
-        self._scout(url, links)
+        new = self.enqueue(links, f"hub {url}", on_record=True, scout=url)
         self.hubs.read_already(url, page_kind(decision), new)
         self.ctx.stats.hub_records += new
 
@@ -456,8 +460,8 @@ class NormalPhase:
             result, row = step
             store_results_page(self.ctx, result, row)
             links = [(link.url, link.text) for link in result.result_links]
-            self.enqueue(links, query_source(result.keyword))
-            self._scout(query_source(result.keyword), links)
+            source = query_source(result.keyword)
+            self.enqueue(links, source, scout=source)
             await asyncio.sleep(0)  # let the workers fetch between queries
 
     async def _worker(self) -> None:
@@ -565,8 +569,7 @@ class NormalPhase:
             self.loop.learn_text(lease.url, page.body)
         if follow:
             links = [(link.url, link.text) for link in page.links]
-            self.enqueue(links, f"link on {lease.url}", on_record=True)
-            self._scout(lease.url, links)
+            self.enqueue(links, f"link on {lease.url}", on_record=True, scout=lease.url)
         ctx.stats.pages_fetched += 1
         for observer in self.on_fetch:
             observer(page)

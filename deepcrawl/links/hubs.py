@@ -36,9 +36,12 @@ import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from deepcrawl.safety import SafetyRule
+
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
+    from deepcrawl.classify.url import Decision
     from deepcrawl.keywords.outcome import QueryOutcome
     from deepcrawl.settings import LinkLearningSettings
 
@@ -100,6 +103,7 @@ class HubScout:
     def __init__(self, settings: LinkLearningSettings, *, read: Iterable[str] = ()) -> None:
         self.settings = settings
         self.kinds: dict[str, KindYield] = {}
+        self._refused = SafetyRule(settings.hub_refused_words)
         self._fetched: set[str] = set(read)
         self._pending: dict[str, str] = {}  # member handed out → its kind, until recorded
 
@@ -117,6 +121,13 @@ class HubScout:
         """The kinds sampled so far (fetched, or one of their members being fetched)."""
         pending = set(self._pending.values())
         return [k for k in self.kinds.values() if k.yields or k.kind in pending]
+
+    def admits(self, decision: Decision, text: str) -> bool:
+        """Whether a link the URL classifier does not want (``decision``, through a link
+        reading ``text``) may be a hub: a page of a kind (no invalid URL), not one the safety
+        rule refuses, nor one whose URL or text names an account or message page
+        (``links.hub_refused_words``): such pages list no records."""
+        return decision.source != "invalid" and self._refused.allows(decision.url, text)
 
     def see(self, page: str, links: Iterable[tuple[str, str]]) -> None:
         """Count the non-wanted links seen on ``page`` (``(url, kind)`` pairs), once a page."""
