@@ -443,7 +443,8 @@ class NormalPhase:
         while not self._stop.is_set() and not self._full():
             if follow:
                 await self._drained()
-            if await self._read_hub(querying=True):  # a hub beats the next query
+            # a hub beats the next query, but not a list of every record (the frame query)
+            if not self.loop.manager.frame_due and await self._read_hub(querying=True):
                 continue
             step = await self.loop.step(self.search)
             if step is None:
@@ -453,8 +454,13 @@ class NormalPhase:
                     ctx.state.end_queries(
                         ctx.stats.stop_reason or "querying ended", ctx.state.count("queries")
                     )
-                # the hubs that still pay for themselves, now that no query competes
-                while not self._stopping() and await self._read_hub(querying=False):
+                # the hubs that still pay for themselves, now that no query competes (none
+                # where the querying ended on the evidence that every record is known)
+                while (
+                    not self.loop.judged_complete
+                    and not self._stopping()
+                    and await self._read_hub(querying=False)
+                ):
                     await self._drained()
                 return
             result, row = step

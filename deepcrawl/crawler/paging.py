@@ -33,7 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from deepcrawl.keywords.estimate import lists_estimate
+from deepcrawl.keywords.estimate import chapman, lists_estimate
 from deepcrawl.search.pagination import next_page, page_number_of
 from deepcrawl.search.results import total_results
 
@@ -111,7 +111,11 @@ def lists_checked_out(
 
 
 def lists_complete_out(
-    lists: Collection[Collection[str]], known: int, settings: CrawlSettings
+    lists: Sequence[Collection[str]],
+    known: int,
+    settings: CrawlSettings,
+    *,
+    first_shown: Sequence[int] = (),
 ) -> tuple[float, int] | None:
     """Whether the result lists read to their end put the database at the records known.
 
@@ -120,20 +124,31 @@ def lists_complete_out(
         known: the records the crawl knows (by queries and links).
         settings: ``stop_complete_coverage``, ``stop_complete_lists``, ``stop_complete_share``
             and ``stop_complete_overlap``.
+        first_shown: per list, the records new to the crawl when it showed them (negative:
+            unknown, a list read in parts). Where one
+            list alone is large, the records the crawl learnt otherwise (other words, links,
+            hub pages) are the second capture: a list of the words every record holds (the
+            records' frame) holds all of them, and Chapman's estimate is the list.
 
     Returns:
         (the estimate, its recaptures) when ``known`` is within ``stop_complete_coverage`` of
         the estimate (either way: a crawl knowing more refutes it) from the lists holding
         ``stop_complete_share`` of the records known, ``stop_complete_lists`` of them at least
-        with ``stop_complete_overlap`` records held again; else None.
+        (or one, and the records learnt otherwise) with ``stop_complete_overlap`` records held
+        again; else None.
     """
     coverage = settings.stop_complete_coverage
     if coverage >= 1.0 or known <= 0:
         return None
-    large = [ids for ids in lists if len(ids) >= settings.stop_complete_share * known]
-    if len(large) < max(2, settings.stop_complete_lists):
-        return None
-    found = lists_estimate(large)
+    least = settings.stop_complete_share * known
+    large = [i for i, ids in enumerate(lists) if len(ids) >= least]
+    found: tuple[float, int] | None = None
+    if len(large) >= max(2, settings.stop_complete_lists):
+        found = lists_estimate([lists[i] for i in large])
+    elif len(large) == 1 and large[0] < len(first_shown) and first_shown[large[0]] >= 0:
+        held, fresh = len(lists[large[0]]), first_shown[large[0]]
+        recaptured = held - fresh  # of the list, the records the crawl had learnt otherwise
+        found = chapman(held, known - fresh, recaptured), recaptured
     if found is None:
         return None
     estimate, recaptured = found
@@ -195,6 +210,9 @@ class Paging:
             chosen for the records the total says lie further on, wherever they sit).
         before: the records its pages read before showed (a list read on from the page after
             them).
+        whole: the word is expected to list every record (the record pages' frame words): a
+            first page reporting as many results as the crawl knows records makes the list
+            read to its end, as the empty query's is.
     """
 
     def __init__(
@@ -206,8 +224,10 @@ class Paging:
         *,
         test: bool = True,
         before: Collection[str] = (),
+        whole: bool = False,
     ) -> None:
         self.loop = loop
+        self.whole = whole
         self.word = word
         self.skip = skip
         self.threshold = threshold
@@ -244,6 +264,8 @@ class Paging:
         self.pages = max(self.pages, number)
         if number == 1:
             self.total = total_results(page)
+            if self.whole and (self.total or 0) >= max(1, len(loop.manager.records)):
+                self.threshold = 0.0  # as many results as records known: every record's list
             # the page's records that the crawl fetched say how the search matches the word;
             # a count scaled by that share is stop evidence only if ``stop_checked_scaled``
             scaled = loop.ctx.settings.crawl.stop_checked_scaled

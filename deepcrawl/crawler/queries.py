@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 from deepcrawl.crawler.paging import ListRead, Paging, lists_checked_out, resume_url
 from deepcrawl.crawler.query_stops import QueryStops
 from deepcrawl.errors import InvalidURLError
-from deepcrawl.keywords import KeywordManager, StopReason
+from deepcrawl.keywords import KeywordManager, StopReason, WordSource
 from deepcrawl.keywords.known import KnownTexts, main_text
 from deepcrawl.search.results import PAGE_CAP_NOTE
 from deepcrawl.urls import normalise_url
@@ -112,6 +112,11 @@ class QueryLoop(QueryStops):
         pager named it (:func:`resume_url`)."""
         self.complete: dict[str, frozenset[str]] = {}
         """By case-folded word, oldest first: the records of the lists read to their end."""
+        self.judged_complete = False
+        """Whether the querying ended on the evidence that the crawl knows every record."""
+        self.first_shown: dict[str, int] = {}
+        """Of the lists read to their end in one read, the records new to the crawl they
+        showed (the others it had learnt otherwise: a second capture)."""
         self._read_before: dict[str, set[str]] = {}
         """Of the unfinished keywords, the records their pages read before showed: a list
         read on from the page after them is whole with them."""
@@ -218,7 +223,9 @@ class QueryLoop(QueryStops):
             return None
         return self.texts.unknown_left(word, total, shown, sample, scaled=scaled)
 
-    def pager(self, word: str, *, skip: int = 0, threshold: float | None = None) -> Paging:
+    def pager(
+        self, word: str, *, skip: int = 0, threshold: float | None = None, whole: bool = False
+    ) -> Paging:
         """The paging control of one query: read the next result page only while it is expected
         to bring at least ``keywords.paging_min_new`` records the crawl does not know.
 
@@ -233,6 +240,8 @@ class QueryLoop(QueryStops):
                 form has no way to start a list on a later page).
             threshold: records a further page must be expected to bring (default
                 ``keywords.paging_min_new``).
+            whole: the word is expected to list every record (the record pages' frame):
+                read to its end if its total says so.
         """
         paging = Paging(
             self,
@@ -241,6 +250,7 @@ class QueryLoop(QueryStops):
             self.ctx.settings.keywords.paging_min_new if threshold is None else threshold,
             test=threshold is None,
             before=self._read_before.get(word.casefold(), ()),
+            whole=whole,
         )
         self._paging = paging
         return paging
@@ -351,7 +361,12 @@ class QueryLoop(QueryStops):
             # not a live list that stopped rendering short of its total (its total stays)
             key = word.casefold()
             self.complete.pop(key, None)  # kept in the order read
-            self.complete[key] = frozenset(paging.shown | self._read_before.pop(key, set()))
+            earlier = self._read_before.pop(key, set())
+            self.complete[key] = frozenset(paging.shown | earlier)
+            if paging.skip or earlier:  # what its first read brought the crawl is not known
+                self.first_shown.pop(key, None)
+            else:
+                self.first_shown[key] = sum(paging.fresh)
             checked = (len(paging.shown), sum(paging.fresh))
             if paging.checked_at is None:
                 self.checked.append(checked)
@@ -381,6 +396,7 @@ class QueryLoop(QueryStops):
         """End the querying for ``reason``; with ``gap``, say what the estimate sees missing
         (not after the rules that judge the records complete by their own evidence)."""
         self._refresh()
+        self.judged_complete = not gap
         self.ctx.stats.stop_reason = reason + (self.gap() if gap else "")
         logger.info("querying stops: %s", self.ctx.stats.stop_reason)
 
@@ -412,6 +428,7 @@ class QueryLoop(QueryStops):
         resume: tuple[str, int] | None = None
         threshold: float | None = None
         max_pages = self.max_pages
+        whole = False
         if search.accepts_empty and not self.manager.history and "" not in self.manager.issued:
             # first of all, the empty query: read while its pages bring new records (a list of
             # everything is read past the setup phase's few pages)
@@ -452,6 +469,8 @@ class QueryLoop(QueryStops):
             if not self.deepening:
                 self._settle_probe()
                 word = self.manager.next_query()
+                if word is not None and self.manager.source_of(word) is WordSource.FRAME:
+                    whole, max_pages = True, None  # a list of every record, like the empty one
             else:
                 word = None
             reason = self.manager.stop_reason
@@ -474,7 +493,7 @@ class QueryLoop(QueryStops):
             self._refresh()
             self._stop(self.ctx.stats.stop_reason or str(StopReason.EXHAUSTED))
             return None
-        more = self.pager(word, skip=skip, threshold=threshold)
+        more = self.pager(word, skip=skip, threshold=threshold, whole=whole)
         async with self.ctx.limiter.slot(self.ctx.start_url):
             result = await search.query(word, max_pages=max_pages, more=more, resume=resume)
         # the pages read before, read again (not where the backend resumed past them)

@@ -39,6 +39,8 @@ class QueryStops:
     """Per query with a usable total: (its total, the records of it the crawl lacked)."""
     complete: dict[str, frozenset[str]]
     """By case-folded word, oldest first: the records of the lists read to their end."""
+    first_shown: dict[str, int]
+    """Of those read in one read, the records new to the crawl they showed."""
     _probes: set[str]
     _deepened_from: int
 
@@ -93,8 +95,12 @@ class QueryStops:
         """Whether the records known are the database's size by the lists read to their end
         (:func:`~deepcrawl.crawler.paging.lists_complete_out`, ``crawl.stop_complete_*``): the
         stop evidence of a search that reports no total, where :meth:`checked_out` has none."""
+        words = list(self.complete)
         found = lists_complete_out(
-            list(self.complete.values()), len(self.manager.records), self.ctx.settings.crawl
+            [self.complete[w] for w in words],
+            len(self.manager.records),
+            self.ctx.settings.crawl,
+            first_shown=[self.first_shown.get(w, -1) for w in words],
         )
         if found is not None:
             logger.debug("lists read to their end: ~%.0f records, %d held again", *found)

@@ -25,7 +25,8 @@ on budget, when the form returns the same results for every keyword, or after re
 
 Words come from *sources* (:class:`WordSource`), tried in order: the user's words (``seeds``
 and ``--keywords FILE``), all of them, first; then the xCrawl queries of the ``--like`` pages
-(:meth:`KeywordManager.add_examples`); then, chosen by the policy, the words of the result
+(:meth:`KeywordManager.add_examples`); then, once, where the site refuses stop words, the
+record pages' template words together (:meth:`KeywordManager.frame_query`); then, chosen by the policy, the words of the result
 links' texts, of the text the result pages show around the query word
 (:meth:`KeywordManager.learn_entries`: a search evidently indexes the text it matched) and of
 the fetched record pages (:meth:`KeywordManager.learn_record`); the language's frequent words
@@ -132,11 +133,13 @@ class KeywordManager:
         self._recent: deque[frozenset[str]] = deque(maxlen=max(1, self.settings.identical_window))
         self._errors_in_row = 0
         self._stop: StopReason | None = None
+        self._pages = PageTerms(self, frame_share=self.settings.records_frame_share)
         self._terms: dict[WordSource, SourceTerms] = {
             WordSource.RESULTS: ResultTerms(self),
             WordSource.ENTRIES: SourceTerms(self),
-            WordSource.RECORDS: PageTerms(self, frame_share=self.settings.records_frame_share),
+            WordSource.RECORDS: self._pages,
         }
+        self._frame_asked = False
         self._source_of: dict[str, WordSource] = {}  # case-folded query -> where it came from
         self._empty_run: Counter[WordSource] = Counter()  # empty answers in a row, by source
         self._used: Counter[WordSource] = Counter()  # queries answered, by source
@@ -247,6 +250,7 @@ class KeywordManager:
             self._stop = StopReason.EXHAUSTED
             return None
         query, source = chosen
+        self._frame_asked |= source is WordSource.FRAME
         self._issued.add(query.casefold())
         self._source_of.setdefault(query.casefold(), source)
         return query
@@ -309,6 +313,8 @@ class KeywordManager:
         if not isinstance(self.policy, GreedyPolicy):  # the baselines draw from their own list
             chosen = self.policy.choose(self)
             return (chosen, WordSource.FREQUENT) if chosen is not None else None
+        if (frame := self.frame_query()) is not None:
+            return frame, WordSource.FRAME
         for source in LEARNT:
             if source in self.left:
                 continue
@@ -320,6 +326,30 @@ class KeywordManager:
             if word.casefold() not in issued:
                 return word, WordSource.FREQUENT
         return None
+
+    def frame_query(self) -> str | None:
+        """The record pages' template terms as one query, while it is due: once, where the
+        site refuses stop words (the words every record holds), from twenty record pages on
+        (see ``keywords.frame_query_terms``)."""
+        count = self.settings.frame_query_terms
+        if count <= 0 or self.stopwords_accepted is not False or self._frame_asked:
+            return None
+        query = " ".join(self._pages.frame()[:count])
+        return query if query and query.casefold() not in self.issued else None
+
+    @property
+    def frame_due(self) -> bool:
+        """Whether the frame query (:meth:`frame_query`) is the next word handed out, the
+        user's and the examples' words all sent: the crawl asks it before reading hub pages,
+        which a list of every record leaves nothing to bring."""
+        if self.frame_query() is None:
+            return False
+        issued = self.issued
+        return all(w.casefold() in issued for w in (*self._seeds, *self._examples))
+
+    def source_of(self, query: str) -> WordSource | None:
+        """Where ``query`` came from (None: not handed out by this manager)."""
+        return self._source_of.get(query.casefold())
 
     def _current_source(self) -> WordSource | None:
         """The source of the latest query handed out by this manager."""
@@ -479,7 +509,7 @@ class KeywordManager:
         self._cost += max(cost, 1)
         if ids and cost >= 1:
             self._page_size = max(self._page_size or 0, -(-len(ids) // cost))
-        source = self._source_of.get(query.casefold())
+        source = self.source_of(query)
         outcome = QueryOutcome(
             query,
             len(ids),

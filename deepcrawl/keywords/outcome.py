@@ -27,6 +27,10 @@ class WordSource(StrEnum):
     """The user's words: ``seeds`` and ``--keywords FILE``, every one of them first."""
     EXAMPLE = "example"
     """xCrawl queries from the ``--like`` pages (TF-IDF × hit count, middle-out)."""
+    FRAME = "frame"
+    """The record pages' template words as one query, sent once: a search engine indexing
+    whole pages lists every record for them (the words every record holds, where the site
+    refuses stop words)."""
     RESULTS = "results"
     """Terms of the result links' texts (and of wanted links on fetched pages): greedy."""
     ENTRIES = "entries"

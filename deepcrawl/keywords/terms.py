@@ -93,11 +93,21 @@ class PageTerms(SourceTerms):
 
     @property
     def term_df(self) -> Mapping[str, int]:
-        share = self.frame_share
-        if self.documents < FRAME_MIN_PAGES or share >= 1.0:
+        if not self._framed():
             return self.df
-        most = share * self.documents
+        most = self.frame_share * self.documents
         return {term: df for term, df in self.df.items() if df <= most}
+
+    def frame(self) -> list[str]:
+        """The template's terms, on more than ``frame_share`` of the pages (twenty at least),
+        the commonest first (ties alphabetical); empty while too few pages were seen."""
+        if not self._framed():
+            return []
+        most = self.frame_share * self.documents
+        return sorted((t for t, df in self.df.items() if df > most), key=lambda t: (-self.df[t], t))
+
+    def _framed(self) -> bool:
+        return self.documents >= FRAME_MIN_PAGES and self.frame_share < 1.0
 
 
 class ResultTerms(SourceTerms):

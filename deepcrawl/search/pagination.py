@@ -7,7 +7,9 @@ alone, so the browser and the plain-HTTP path share the rules:
    says "Next", "»", "More results" …;
 2. *page parameters*: numbered links (``1 2 3 …``) whose target differs from the current page
    only in a page-like parameter (``page``, ``p``, ``start``, ``offset`` …); the link numbered
-   one more than the current page is the next one;
+   one more than the current page is the next one — or, where the pager links no page that far
+   while the page reports results beyond it ("91 - 100 of 241"), the current URL with the
+   number after its own;
 3. *scripted controls*: a "Load more" / "Show more" button that appends results, or a "Next"
    button without an ``href`` (browser only).
 
@@ -22,6 +24,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 from urllib.parse import parse_qsl, urlsplit
+
+from deepcrawl.search.results import shown_range
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Sequence
@@ -62,6 +66,10 @@ PAGE_PARAMS = frozenset(
     | {"from", "skip", "pn", "pos", "seite"}
 )
 _SPACE = re.compile(r"\s+")
+#: A page-numbering parameter of a URL's query, ``&`` or ``;`` separated (ht://Dig's ``;``).
+_PAGE_NUMBER = re.compile(
+    r"[?;&](?:page|p|pg|pagenum|page_no|pageno|pagenumber|paged|pn)=(\d+)(?=$|[;&#])"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +159,8 @@ def next_page(page: ResultPage, number: int, visited: Collection[str]) -> PageTu
     for link in page.links:
         if _text(link) == wanted and link.url not in seen and _is_page_link(link, page.url):
             return PageTurn("link", url=link.url, text=wanted, how="number")
+    if (url := _past_the_pager(page, number)) is not None and url not in seen:
+        return PageTurn("link", url=url, text=str(number + 1), how="past pager")
     for control in page.clickables:
         if control.kind == "more":
             return PageTurn("more", locator=control.locator, text=control.text, how="button")
@@ -158,6 +168,34 @@ def next_page(page: ResultPage, number: int, visited: Collection[str]) -> PageTu
         if control.kind == "next":
             return PageTurn("click", locator=control.locator, text=control.text, how="button")
     return None
+
+
+def _past_the_pager(page: ResultPage, number: int) -> str | None:
+    """The next page's URL where the pager stops linking pages before the list ends.
+
+    Some pagers link a fixed number of pages only (ht://Dig's ten buttons, no "next" on the
+    last), while the page says results lie beyond ("Documents 91 - 100 of 241"). Where the
+    page's own URL numbers it by a page parameter (``page=10``) and a link of the pager
+    differs from it in that number alone, the next page is that URL with the number after it;
+    a site that does keep results past its buttons answers it, one that does not costs a
+    request and shows no new link (:func:`brings_new_links`).
+    """
+    found = shown_range(page)
+    if found is None or found[1] >= found[2]:
+        return None
+    query_at = page.url.find("?") + 1
+    match = _PAGE_NUMBER.search(page.url, query_at - 1) if query_at else None
+    if match is None or int(match.group(1)) != number:
+        return None
+    head, tail = page.url[: match.start(1)], page.url[match.end(1) :]
+    numbered = (
+        link.url[len(head) : len(link.url) - len(tail)]
+        for link in page.links
+        if link.url.startswith(head) and link.url.endswith(tail)
+    )
+    if not any(n.isdigit() and int(n) != number for n in numbered):
+        return None  # no pager link numbers its pages this way
+    return f"{head}{number + 1}{tail}"
 
 
 def brings_new_links(pages: Sequence[ResultPage]) -> bool:

@@ -45,6 +45,7 @@ __all__ = [
     "no_results_marker",
     "page_from_fetched",
     "page_signature",
+    "shown_range",
     "total_results",
 ]
 
@@ -80,6 +81,9 @@ _TOTAL = re.compile(
     r"(?:^|\D)(\d{1,3}(?:[,.\u202f ]\d{3})+|\d+)\s+(?:\w+\s+){0,1}" + _NOUNS + r"\b", re.IGNORECASE
 )
 _OF_TOTAL = re.compile(r"\bof\s+(?:about\s+)?(\d{1,3}(?:[,.]\d{3})+|\d+)\b", re.IGNORECASE)
+_NUMBER = r"(\d{1,3}(?:[,.]\d{3})+|\d+)"
+#: "Documents 91 - 100 of 241", "Results 1–10 of about 1,204": where the page sits in the list.
+_RANGE = re.compile(_NUMBER + r"\s*[-–—]\s*" + _NUMBER + r"\s+of\s+(?:about\s+)?" + _NUMBER)
 _BLOCK_TAGS = ("p", "div", "span", "li", "td", "h1", "h2", "h3", "h4", "strong", "em", "section")
 _BLOCK_CHARS = 240
 #: Short texts of a page, from the top, where an error message is looked for.
@@ -195,6 +199,19 @@ def total_results(page: ResultPage) -> int | None:
             digits = re.sub(r"\D", "", match.group(1))
             if digits:
                 return int(digits)
+    return None
+
+
+def shown_range(page: ResultPage) -> tuple[int, int, int] | None:
+    """The page's place in its list as it reports it: (first, last, total) of "91 - 100 of
+    241"; None when it reports none (or a range that makes no sense)."""
+    for text in page.blocks:
+        if len(text) > 160:
+            continue
+        if match := _RANGE.search(text):
+            first, last, total = (int(re.sub(r"\D", "", g)) for g in match.groups())
+            if 0 < first <= last <= total:
+                return first, last, total
     return None
 
 

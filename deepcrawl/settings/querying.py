@@ -147,6 +147,13 @@ class KeywordSettings(Section):
     template's ("History", "Author", "Date" on every issue page of a tracker), not a record's:
     the search does not index it, and the greedy policy, picking the commonest term once the
     estimate sees nothing missing, would send those first. 1: off. Not from a paper."""
+    frame_query_terms: int = 4
+    """Where the site refuses stop words, the template's commonest terms (this many at most)
+    are sent once as one query, before the learnt words: most searches do not index a page's
+    frame, and the query costs a request; a search engine that indexes whole pages (ht://Dig,
+    a site's crawler-fed index) lists every record for them, where each word alone also lists
+    other pages holding it (a twin linked as "Plain text"). The stop words a site accepts are
+    that query already. 0: off. Not from a paper."""
     source_trial_queries: int = 5
     """Below ``saturation_max_missing`` too, a saturated source of words is left for the next
     untried one (the result-page entries', then the fetched record pages' words), which gets

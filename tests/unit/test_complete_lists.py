@@ -78,13 +78,31 @@ def test_short_lists_and_a_small_overlap_are_no_evidence() -> None:
     assert lists_complete_out([the, a], 238, off) is None
 
 
+def test_one_whole_list_and_the_records_learnt_otherwise_give_chapman() -> None:
+    """ht://Dig: the notes' frame words list all 240 notes; 93 were known before from other
+    words (every one of them in the list), 147 were new: Chapman puts the size at the list."""
+    settings = CrawlSettings()
+    frame = [f"r{i}" for i in range(240)]
+    found = lists_complete_out([frame], 240, settings, first_shown=[147])
+    assert found == (chapman(240, 93, 93), 93) == (240.0, 93)
+    # known records the list lacks: the size is more than the crawl knows
+    assert lists_complete_out([frame], 260, settings, first_shown=[147]) is None
+    # too few records learnt otherwise to recapture, or a list read in parts (unknown: -1)
+    assert lists_complete_out([frame], 240, settings, first_shown=[200]) is None
+    assert lists_complete_out([frame], 240, settings, first_shown=[-1]) is None
+    # a list of most records, those learnt before it partly outside it: no stop
+    the = frame[:230]
+    assert lists_complete_out([the], 232, settings, first_shown=[182]) is None
+
+
 class _Search:
     """Hand-made lists, ten a page, no total, a next link on every page but the last; a later
     page is loaded by its URL (``resume``)."""
 
-    def __init__(self, lists: dict[str, list[str]]) -> None:
+    def __init__(self, lists: dict[str, list[str]], *, totals: bool = False) -> None:
         self.accepts_empty = False
         self.lists = lists
+        self.totals = totals
         self.read: list[tuple[str, int]] = []
 
     async def query(
@@ -107,7 +125,7 @@ class _Search:
             nxt = Link(f"http://site/search?q={word}&page={number + 1}", "Next", rel="next")
             page = ResultPage(
                 url=f"http://site/search?q={word}&page={number}",
-                blocks=[],
+                blocks=[f"{len(ids)} results"] if self.totals else [],
                 links=[Link(rid) for rid in chunk] + ([nxt] if start + 10 < len(ids) else []),
             )
             if pages >= (max_pages or 50) or (more is not None and not more(page, number)):
@@ -202,3 +220,34 @@ def test_a_list_without_a_total_holding_most_records_is_read_on_to_its_end(
     search = _Search({"a": ids})
     asyncio.run(loop.step(cast("FormSearch", search)))
     assert search.read == [("a", 2)]
+
+
+def test_the_frame_words_list_is_read_to_its_end_and_alone_stops_the_querying() -> None:
+    """ht://Dig refuses stop words and indexes whole pages: the notes' frame words list all
+    240, the 93 known first. Its first pages bring nothing new, yet a list of as many results
+    as records known is read to its end; with the records learnt before it, it is the stop."""
+    notes = [f"n{i}" for i in range(240)]
+    search = _Search({"home plain": notes, "more": ["n1"]}, totals=True)
+    loop = _loop(paging_min_new=1.0)
+    manager = KeywordManager(loop.ctx.settings.keywords, seeds=[], frequent=["more"])
+    manager.record_stopword_probe(False)
+    for i in range(20):
+        manager.learn_record(f"Home Plain {'abcdefghijklmnopqrst'[i] * 3}")
+    loop.manager = manager
+    loop.observe(notes[:93])
+    while asyncio.run(loop.step(cast("FormSearch", search))) is not None:
+        pass
+    assert search.read == [("home plain", 24)]
+    assert loop.judged_complete
+    assert "read to their end" in (loop.ctx.stats.stop_reason or "")
+
+
+def test_without_the_frame_query_the_same_list_stops_at_its_first_page() -> None:
+    notes = [f"n{i}" for i in range(240)]
+    search = _Search({"home plain": notes}, totals=True)
+    loop = _loop(paging_min_new=1.0, frame_query_terms=0)
+    loop.manager = KeywordManager(loop.ctx.settings.keywords, seeds=["home plain"], frequent=[])
+    loop.manager.record_stopword_probe(False)
+    loop.observe(notes[:93])
+    asyncio.run(loop.step(cast("FormSearch", search)))
+    assert search.read == [("home plain", 1)]

@@ -323,8 +323,41 @@ def test_the_record_pages_template_words_are_no_query() -> None:
     while (word := m.next_query()) is not None:
         sent.append(word)
         m.record(word, {"r1"})
-    assert {"history", "author", "date"}.isdisjoint(sent)
-    assert sent[0] == "lighthouse"  # on half the pages: the commonest word of the records'
+    # once, the template's words together (the search of a site's indexer matches them)
+    assert sent[0] == "words author date history"
+    assert m.source_of(sent[0]) is WordSource.FRAME
+    assert {"history", "author", "date", "words"}.isdisjoint(sent[1:])
+    assert sent[1] == "lighthouse"  # on half the pages: the commonest word of the records'
+
+
+@pytest.mark.parametrize("accepted", [True, None])
+def test_no_frame_query_where_the_site_takes_stop_words_or_before_it_says(
+    accepted: bool | None,
+) -> None:
+    """A site that answers "the" has the query every record holds already."""
+    m = manager(frame_query_terms=4)
+    if accepted is not None:
+        m.record_stopword_probe(accepted)
+    for i in range(24):
+        m.learn_record(f"History Author Date message{i}")
+    assert m.frame_query() is None
+    assert not m.frame_due
+
+
+def test_the_frame_query_waits_for_twenty_record_pages_and_is_asked_once() -> None:
+    m = manager(frame_query_terms=2)
+    m.record_stopword_probe(False)
+    own = [letter * 3 for letter in "abcdefghijklmnopqrst"]  # a word of each page's own
+    for word in own[:19]:
+        m.learn_record(f"Topic Plain Home {word}")
+    assert m.frame_query() is None
+    m.learn_record(f"Topic Plain Home {own[19]}")
+    assert m.frame_due
+    assert m.frame_query() == "home plain"  # the commonest first, ties alphabetical, two
+    assert m.next_query() == "home plain"
+    m.record("home plain", set())
+    assert m.frame_query() is None
+    assert not m.frame_due
 
 
 def test_the_pages_a_query_is_expected_to_read_are_those_the_paging_rule_read() -> None:
