@@ -42,6 +42,7 @@ from playwright.async_api import Error as PlaywrightError
 from deepcrawl.browser._assets import script
 from deepcrawl.browser.live_forms import discover_forms
 from deepcrawl.browser.render import collect_links, translate
+from deepcrawl.browser.scope import strip_fragment
 from deepcrawl.errors import ConfigError, FetchError, FetchTimeoutError, FormError, UnsafeFormError
 from deepcrawl.forms.fields import (
     TEXT_INPUT_TYPES,
@@ -63,7 +64,7 @@ from deepcrawl.search.template import carries
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
-    from playwright.async_api import Page
+    from playwright.async_api import Page, Response
 
     from deepcrawl.browser.lease import PageLease
     from deepcrawl.browser.pool import BrowserPool
@@ -123,6 +124,11 @@ class FormFiller(QueryBackend):
         self.types_live: bool | None = None
         """Whether typing alone shows this form's results (None: not known yet)."""
         self._typing_misses = 0
+        self._looked_at = form
+        """The form as the latest load of its page showed it (first: as it was found)."""
+        self._form_page: tuple[int, str, bytes, bool] | None = None
+        """The form's page as the browser got it, once two loads showed the same form: later
+        loads are answered from it (:attr:`PageLease.documents`)."""
         for url in (form.page_url, form.action):
             pool.scope.admit(url)
 
@@ -439,28 +445,64 @@ class FormFiller(QueryBackend):
         return await snapshot(page, status=status, rule=self._rule, fetched_url=fetched)
 
     async def _open_form(self, lease: PageLease, traffic: Traffic) -> Form:
-        """The live form on the lease's page, loading the form's page when needed."""
+        """The live form on the lease's page, loading the form's page when needed.
+
+        The page the lease shows is submitted from when it holds the form: the form's page as
+        the form finder left it (before the first query), or a result page showing the form
+        again — unless that page is a copy of a document whose cookies the browser never got
+        (:attr:`PageLease.foreign_session`). Else the form's page is loaded: from the bytes of
+        an earlier load once two looks at it showed the same form (:meth:`_remember`), from
+        the server otherwise (a form whose token changes per load is always loaded afresh).
+        """
         page = lease.page
-        reuse = self._form_keys is not None and page.url != "about:blank"
-        live = await self._find_live(page) if reuse else None
+        live = None
+        if page.url != "about:blank" and not lease.foreign_session:
+            first = self._form_keys is None
+            if not first or strip_fragment(page.url) == strip_fragment(self.form.page_url):
+                live = await self._find_live(page)
+            if live is not None and first:  # the form finder's page: its links are the form's
+                mark = traffic.mark()
+                read = await self._read(page, traffic, mark)
+                self._form_keys = {ChromeFilter.key(link) for link in read.links}
         if live is None:
             mark = traffic.mark()
             timeout = self.settings.browser.page_timeout_s
-            response = await page.goto(
-                self.form.page_url, wait_until="commit", timeout=timeout * 1000
-            )
+            url = self.form.page_url
+            if self._form_page is not None:
+                lease.documents[url] = self._form_page
+            try:
+                response = await page.goto(url, wait_until="commit", timeout=timeout * 1000)
+            finally:
+                lease.documents.pop(url, None)
             await settle(page, traffic, quiet_s=self.settings.forms.settle_s, timeout_s=timeout)
             if response is not None and response.status >= 400:
-                raise FetchError(self.form.page_url, f"the form's page answered {response.status}")
+                raise FetchError(url, f"the form's page answered {response.status}")
             if self._form_keys is None:
                 self._form_keys = {
                     ChromeFilter.key(link) for link in (await self._read(page, traffic, mark)).links
                 }
             live = await self._find_live(page)
+            if live is not None and response is not None and self._form_page is None:
+                await self._remember(live, response)
         if live is None:
             raise FormError(f"the form {self.form.locator} is not on {self.form.page_url} any more")
         ensure_submittable(live, self.verdict)
         return live
+
+    async def _remember(self, live: Form, response: Response) -> None:
+        """Keep the bytes of the form's page, just loaded from the server, when this look at
+        it shows the form as the previous look did (same action, fields and values: no token
+        that changes per load): later loads of the page are then answered from them, without
+        a request. Otherwise this look is the one the next load is compared with."""
+        seen, self._looked_at = self._looked_at, live
+        if response.status != 200 or _form_values(live) != _form_values(seen):
+            return
+        try:
+            body = await response.body()
+        except PlaywrightError:
+            return
+        content_type = response.headers.get("content-type", "text/html")
+        self._form_page = (200, content_type, body, False)
 
     async def _find_live(self, page: Page) -> Form | None:
         try:
@@ -565,6 +607,16 @@ class _BeforeTyping(NamedTuple):
     """The traffic mark (:meth:`Traffic.mark`)."""
     acted: tuple[int, int | None]
     """The :func:`before_action` mark."""
+
+
+def _form_values(form: Form) -> tuple[object, ...]:
+    """What a submission of ``form`` sends before it is filled: its action, method, and each
+    field's name, type and value (a token in a hidden field, a session id in the action)."""
+    return (
+        form.action,
+        form.method,
+        tuple((f.name, f.type, f.value) for f in form.fields),
+    )
 
 
 def _radio(form: Form, name: str, value: str) -> FormField | None:
