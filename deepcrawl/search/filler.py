@@ -6,11 +6,14 @@ Hernández et al.'s "Deep Web Access" module fills a form and retrieves the resp
 
 1. the safety gate (:func:`~deepcrawl.forms.safety.ensure_submittable`) runs when the filler is
    made *and* on the live form before every submission — a refused form is never submitted;
-2. the form's page is loaded (or the current page reused when it holds the same form), the
-   query field filled, the fields the user fixed set (``forms.fields``, checked against the form
-   by :mod:`deepcrawl.forms.fields`), category selects set (:meth:`FormFiller.query`
-   ``values``), a "results per page" select set to its largest value
-   (:mod:`deepcrawl.search.page_size`), the other selects reset to their defaults;
+2. the form is found live (:class:`~deepcrawl.search.form_page.FormPage`: the page the lease
+   shows when it holds the form — the form finder's render of the form's page, a result page
+   showing the form again — else the form's page loaded, from the bytes of an earlier load once
+   two loads showed the same form, else from the server), the query field filled, the fields
+   the user fixed set (``forms.fields``, checked against the form by
+   :mod:`deepcrawl.forms.fields`), category selects set (:meth:`FormFiller.query` ``values``),
+   a "results per page" select set to its largest value (:mod:`deepcrawl.search.page_size`),
+   the other selects reset to their defaults;
 3. the form is submitted by its own means: its submit button (an image button sends ``x``/``y``
    as a browser does), a scripted control, or Enter in the query field — unless typing alone
    shows the results: a form without a submit button that submits to its own page (a
@@ -40,9 +43,7 @@ from urllib.parse import urlsplit
 from playwright.async_api import Error as PlaywrightError
 
 from deepcrawl.browser._assets import script
-from deepcrawl.browser.live_forms import discover_forms
 from deepcrawl.browser.render import collect_links, translate
-from deepcrawl.browser.scope import strip_fragment
 from deepcrawl.errors import ConfigError, FetchError, FetchTimeoutError, FormError, UnsafeFormError
 from deepcrawl.forms.fields import (
     TEXT_INPUT_TYPES,
@@ -55,6 +56,7 @@ from deepcrawl.forms.safety import ensure_submittable
 from deepcrawl.safety import SafetyRule
 from deepcrawl.search.backend import QueryBackend
 from deepcrawl.search.browsing import Traffic, before_action, settle, snapshot
+from deepcrawl.search.form_page import FormPage
 from deepcrawl.search.judge import MIN_NEW_LINKS, Judge
 from deepcrawl.search.page_size import page_size_choice
 from deepcrawl.search.pagination import brings_new_links, next_page
@@ -64,7 +66,7 @@ from deepcrawl.search.template import carries
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
-    from playwright.async_api import Page, Response
+    from playwright.async_api import Page
 
     from deepcrawl.browser.lease import PageLease
     from deepcrawl.browser.pool import BrowserPool
@@ -120,15 +122,11 @@ class FormFiller(QueryBackend):
         self.overhead_requests = 0
         """Requests spent outside queries (the nonsense-keyword baseline)."""
         self._rule = SafetyRule(settings.forms.refused_words)
-        self._form_keys: set[tuple[str, str]] | None = None
+        self.form_page = FormPage(form, verdict, settings)
+        """Where the form is found live before each submission (:mod:`.form_page`)."""
         self.types_live: bool | None = None
         """Whether typing alone shows this form's results (None: not known yet)."""
         self._typing_misses = 0
-        self._looked_at = form
-        """The form as the latest load of its page showed it (first: as it was found)."""
-        self._form_page: tuple[int, str, bytes, bool] | None = None
-        """The form's page as the browser got it, once two loads showed the same form: later
-        loads are answered from it (:attr:`PageLease.documents`)."""
         for url in (form.page_url, form.action):
             pool.scope.admit(url)
 
@@ -234,7 +232,7 @@ class FormFiller(QueryBackend):
         self.overhead_requests += run.requests
         error = run.failure[1] if run.failure is not None else None
         self.judge.learn_baseline(
-            word, pages[0] if pages else None, self._form_keys or set(), error
+            word, pages[0] if pages else None, self.form_page.keys or set(), error
         )
 
     # -- one submission ----------------------------------------------------------------------
@@ -261,6 +259,8 @@ class FormFiller(QueryBackend):
                     failure = "error", str(exc)
                 except PlaywrightError as exc:
                     failure = "error", str(translate(exc, lease.page.url, lease))
+                if failure is not None:  # the form's page may have changed: see it afresh
+                    self.form_page.forget()
                 # what reached the server: answers from the store or the pool's cache are free
                 requests = traffic.responses - (lease.answered_locally - local)
         return _Submission(failure, requests, list(traffic.data_urls))
@@ -285,7 +285,7 @@ class FormFiller(QueryBackend):
         timeout = self.settings.browser.page_timeout_s
         quiet = self.settings.forms.settle_s
         lease.begin()
-        live = await self._open_form(lease, traffic)
+        live = await self.form_page.open(lease, traffic, self._read)
         before: _BeforeTyping | None = None
         if self._may_type(live):  # what the page shows before the keyword is typed
             shown = {ChromeFilter.key(link) for link in await collect_links(page)}
@@ -444,81 +444,6 @@ class FormFiller(QueryBackend):
         fetched = data_urls[0] if data_urls and not navigated else ""
         return await snapshot(page, status=status, rule=self._rule, fetched_url=fetched)
 
-    async def _open_form(self, lease: PageLease, traffic: Traffic) -> Form:
-        """The live form on the lease's page, loading the form's page when needed.
-
-        The page the lease shows is submitted from when it holds the form: the form's page as
-        the form finder left it (before the first query), or a result page showing the form
-        again — unless that page is a copy of a document whose cookies the browser never got
-        (:attr:`PageLease.foreign_session`). Else the form's page is loaded: from the bytes of
-        an earlier load once two looks at it showed the same form (:meth:`_remember`), from
-        the server otherwise (a form whose token changes per load is always loaded afresh).
-        """
-        page = lease.page
-        live = None
-        if page.url != "about:blank" and not lease.foreign_session:
-            first = self._form_keys is None
-            if not first or strip_fragment(page.url) == strip_fragment(self.form.page_url):
-                live = await self._find_live(page)
-            if live is not None and first:  # the form finder's page: its links are the form's
-                mark = traffic.mark()
-                read = await self._read(page, traffic, mark)
-                self._form_keys = {ChromeFilter.key(link) for link in read.links}
-        if live is None:
-            mark = traffic.mark()
-            timeout = self.settings.browser.page_timeout_s
-            url = self.form.page_url
-            if self._form_page is not None:
-                lease.documents[url] = self._form_page
-            try:
-                response = await page.goto(url, wait_until="commit", timeout=timeout * 1000)
-            finally:
-                lease.documents.pop(url, None)
-            await settle(page, traffic, quiet_s=self.settings.forms.settle_s, timeout_s=timeout)
-            if response is not None and response.status >= 400:
-                raise FetchError(url, f"the form's page answered {response.status}")
-            if self._form_keys is None:
-                self._form_keys = {
-                    ChromeFilter.key(link) for link in (await self._read(page, traffic, mark)).links
-                }
-            live = await self._find_live(page)
-            if live is not None and response is not None and self._form_page is None:
-                await self._remember(live, response)
-        if live is None:
-            raise FormError(f"the form {self.form.locator} is not on {self.form.page_url} any more")
-        ensure_submittable(live, self.verdict)
-        return live
-
-    async def _remember(self, live: Form, response: Response) -> None:
-        """Keep the bytes of the form's page, just loaded from the server, when this look at
-        it shows the form as the previous look did (same action, fields and values: no token
-        that changes per load): later loads of the page are then answered from them, without
-        a request. Otherwise this look is the one the next load is compared with."""
-        seen, self._looked_at = self._looked_at, live
-        if response.status != 200 or _form_values(live) != _form_values(seen):
-            return
-        try:
-            body = await response.body()
-        except PlaywrightError:
-            return
-        content_type = response.headers.get("content-type", "text/html")
-        self._form_page = (200, content_type, body, False)
-
-    async def _find_live(self, page: Page) -> Form | None:
-        try:
-            forms = await discover_forms(page)
-        except PlaywrightError:
-            return None
-        for live in forms:
-            same_action = live.action.split("?")[0] == self.form.action.split("?")[0]
-            if (
-                live.locator == self.form.locator
-                and live.method == self.form.method
-                and same_action
-            ):
-                return live
-        return None
-
     async def _fill(self, page: Page, live: Form, keyword: str, values: dict[str, str]) -> None:
         timeout = self.settings.browser.page_timeout_s * 1000
         if not live.formless:
@@ -607,16 +532,6 @@ class _BeforeTyping(NamedTuple):
     """The traffic mark (:meth:`Traffic.mark`)."""
     acted: tuple[int, int | None]
     """The :func:`before_action` mark."""
-
-
-def _form_values(form: Form) -> tuple[object, ...]:
-    """What a submission of ``form`` sends before it is filled: its action, method, and each
-    field's name, type and value (a token in a hidden field, a session id in the action)."""
-    return (
-        form.action,
-        form.method,
-        tuple((f.name, f.type, f.value) for f in form.fields),
-    )
 
 
 def _radio(form: Form, name: str, value: str) -> FormField | None:
