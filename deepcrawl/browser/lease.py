@@ -255,8 +255,6 @@ class PageLease:
             await route.fulfill(status=status, content_type=content_type, body=body)
             self.answered_locally += 1
             return
-        if navigation and where:
-            self.foreign_session = False  # what the server sends now goes with its cookies
         if self.probing:
             if request.method != "GET":
                 self.blocked.append((request.method, url, "probe sends no " + request.method))
@@ -292,6 +290,8 @@ class PageLease:
             if how in {"store", "cache"}:
                 self.answered_locally += 1
             return
+        if navigation and where:
+            self.foreign_session = False  # the server's answer comes with its cookies
         await route.continue_()
 
     def on_request(self, _request: Request) -> None:
