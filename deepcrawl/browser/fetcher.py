@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 from deepcrawl.browser.base import Fetcher
 from deepcrawl.browser.pool import BrowserPool
 from deepcrawl.browser.render import render_page
-from deepcrawl.browser.scope import strip_fragment
 from deepcrawl.errors import BlockedError, FetchTimeoutError
 
 if TYPE_CHECKING:
@@ -85,10 +84,7 @@ class BrowserFetcher(Fetcher):
         if do_probe:
             budget += self.settings.browser.probe_timeout_s * 2
         async with self.pool.page() as lease:
-            if _reusable(url, document):
-                assert document is not None
-                held = (200, f"{document.content_type}; charset=utf-8", document.body.encode())
-                lease.documents[url] = held
+            lease.hold(url, document)
             try:
                 async with asyncio.timeout(budget):
                     return await render_page(
@@ -99,13 +95,3 @@ class BrowserFetcher(Fetcher):
                 raise FetchTimeoutError(url, f"page still busy after {budget:.0f} s") from exc
             finally:
                 lease.documents.clear()
-
-
-def _reusable(url: str, document: FetchedPage | None) -> bool:
-    """Whether ``document`` is the HTML answer of ``url`` itself, fit to be rendered again."""
-    return (
-        document is not None
-        and document.status == 200
-        and document.is_html
-        and strip_fragment(document.final_url) == strip_fragment(url)
-    )

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from playwright.async_api import Error as PlaywrightError
 
 from deepcrawl.browser._assets import script
+from deepcrawl.browser.scope import strip_fragment
 from deepcrawl.safety import SafetyRule
 
 if TYPE_CHECKING:
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
     from deepcrawl.browser.access import SiteAccess
     from deepcrawl.browser.scope import Scope
     from deepcrawl.browser.subrequests import Subrequests
+    from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.settings import Settings
 
 __all__ = ["PageLease"]
@@ -82,9 +84,13 @@ class PageLease:
         subrequests: the pool's answers to script requests (None: every request goes out).
         answered_locally: responses the server never sent (from the store or the pool's cache),
             counted over the lease's life.
-        documents: ``url -> (status, content type, body)``: the answer to a main-frame
-            navigation to ``url`` that the crawl fetched over plain HTTP a moment ago (the
-            adaptive fetcher renders the very page it compares with): given without a request.
+        documents: ``url -> (status, content type, body, sets cookies)``: the answer to a
+            main-frame navigation to ``url`` that the crawl fetched a moment ago (the adaptive
+            fetcher renders the very page it compares with; the form finder the start page the
+            crawl's input check fetched): given without a request (:meth:`hold`).
+        foreign_session: the page shows a held document whose answer set cookies the browser
+            never received: a form on it may carry a token of another session (a CSRF token
+            bound to plain HTTP's cookie), so it is no page to submit from.
     """
 
     page: Page
@@ -104,7 +110,8 @@ class PageLease:
     inflight: int = 0
     subrequests: Subrequests | None = None
     answered_locally: int = 0
-    documents: dict[str, tuple[int, str, bytes]] = field(default_factory=dict)
+    documents: dict[str, tuple[int, str, bytes, bool]] = field(default_factory=dict)
+    foreign_session: bool = False
     _tasks: set[asyncio.Task[None]] = field(default_factory=set)
     _cdp: CDPSession | None = None
 
@@ -159,6 +166,23 @@ class PageLease:
         context.on("page", lease._on_popup)
         await context.route("**/*", lease._route)
         return lease
+
+    def hold(self, url: str, document: FetchedPage | None) -> bool:
+        """Answer the next navigation to ``url`` with ``document`` when it is the HTML answer
+        of ``url`` itself (status 200, no redirect): the page then renders these bytes rather
+        than ask the server again (its scripts, styles and data still load as usual). The
+        caller clears :attr:`documents` once the page is rendered.
+
+        Returns:
+            Whether ``document`` is held.
+        """
+        if not _reusable(url, document):
+            return False
+        assert document is not None
+        content_type = f"{document.content_type}; charset=utf-8"
+        sets_cookies = "set-cookie" in document.headers
+        self.documents[url] = (200, content_type, document.body.encode(), sets_cookies)
+        return True
 
     def begin(self) -> None:
         """Forget the records of the previous fetch."""
@@ -227,7 +251,7 @@ class PageLease:
         where = self._frame_is_main(request) if navigation else False
         held = self.documents.get(url) if navigation and where and request.method == "GET" else None
         if held is not None:  # the page the crawl has just fetched: its bytes, not the server's
-            status, content_type, body = held
+            status, content_type, body, self.foreign_session = held
             await route.fulfill(status=status, content_type=content_type, body=body)
             self.answered_locally += 1
             return
@@ -266,6 +290,8 @@ class PageLease:
             if how in {"store", "cache"}:
                 self.answered_locally += 1
             return
+        if navigation and where:
+            self.foreign_session = False  # the server's answer comes with its cookies
         await route.continue_()
 
     def on_request(self, _request: Request) -> None:
@@ -286,3 +312,13 @@ class PageLease:
         with contextlib.suppress(PlaywrightError, TimeoutError, asyncio.TimeoutError):
             async with asyncio.timeout(timeout_s):
                 await self.context.close()
+
+
+def _reusable(url: str, document: FetchedPage | None) -> bool:
+    """Whether ``document`` is the HTML answer of ``url`` itself, fit to be rendered again."""
+    return (
+        document is not None
+        and document.status == 200
+        and document.is_html
+        and strip_fragment(document.final_url) == strip_fragment(url)
+    )

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
     from deepcrawl.crawler.deliver import Sink
     from deepcrawl.crawler.engine import CrawlReport
+    from deepcrawl.crawler.inputs import StartPage
     from deepcrawl.prototypes import LabelSession
 
 
@@ -95,6 +96,7 @@ async def _run(
     like: list[str],
     labels: Path | None,
     resume: bool,
+    start: "StartPage | None",
     out: str | None,
     warc: Path | None,
     warc_gzip: bool,
@@ -112,6 +114,7 @@ async def _run(
                 like=like,
                 labels_file=labels,
                 resume=resume,
+                start=start,
                 labeller=None if like or labels else _labeller(progress),
                 progress=progress.update,
             ) as crawl:
@@ -243,13 +246,14 @@ def crawl(
     start_url = checked.start_url
     _load_crawler()
     try:
+        start = None
         if not resume:  # a stored crawl's start page was looked at when it began
-            run_stoppable(
+            start = run_stoppable(
                 check_start_page(start_url, settings), grace_s=settings.crawl.stop_grace_s
             )
         report = run_stoppable(
             _run(start_url, settings, like=list(checked.like), labels=labels, resume=resume,
-                 out=out, warc=warc, warc_gzip=warc_gzip),
+                 start=start, out=out, warc=warc, warc_gzip=warc_gzip),
             grace_s=settings.crawl.stop_grace_s,
         )  # fmt: skip
     except Interrupted as stop:

@@ -37,8 +37,9 @@ from deepcrawl.browser.scope import Scope, host_of
 from deepcrawl.crawler.context import CrawlContext, CrawlStats
 from deepcrawl.crawler.coordination import CrawlSeat
 from deepcrawl.crawler.deliver import QueueSink
-from deepcrawl.crawler.inputs import check_url, keep_field_values
+from deepcrawl.crawler.inputs import StartPage, check_url, keep_field_values
 from deepcrawl.errors import ConfigError
+from deepcrawl.fetch.held import HeldPages
 from deepcrawl.settings import Settings, load_settings
 from deepcrawl.storage import Repository
 from deepcrawl.storage.state import CrawlState
@@ -84,6 +85,9 @@ class Crawl:
         like: example URLs of the pages wanted (relative ones resolved against ``start_url``).
         labels_file: a YAML labels file (see :func:`deepcrawl.prototypes.read_labels_file`).
         resume: require stored state to continue from (a fresh crawl raises ``ConfigError``).
+        start: what the input check fetched (:func:`~deepcrawl.crawler.inputs
+            .check_start_page`): its robots.txt answer is read rather than fetched again, and
+            the form finder renders its start page; default: nothing, every page is fetched.
         fetcher: the fetcher for wanted pages (default: ``make_fetcher`` in the site's scope).
         labeller: asks the user for labels when none are given (the CLI's interactive session).
         progress: called with the figures whenever they change.
@@ -104,6 +108,7 @@ class Crawl:
         like: Sequence[str] = (),
         labels_file: Path | None = None,
         resume: bool = False,
+        start: StartPage | None = None,
         fetcher: Fetcher | None = None,
         labeller: Callable[[LabelSession], None] | None = None,
         progress: Callable[[CrawlStats], None] | None = None,
@@ -117,6 +122,7 @@ class Crawl:
         self.like = [*self.settings.crawl.like, *like]
         self.labels_file = labels_file
         self.resume = resume
+        self.start = start or StartPage()
         self.labeller = labeller
         self.progress = progress
         self.on_fetch = list(on_fetch)
@@ -230,13 +236,13 @@ class Crawl:
         async with supervised() as tasks:
             if self._seat is not None:
                 tasks.daemon(self._seat.heartbeat.run(), name="heartbeat")
-            ctx.enter("robots.txt")
-            await ctx.polite.open(self.start_url, fetcher)
+            ctx.enter("robots.txt")  # the input check's answer when it read it (one request)
+            await ctx.polite.open(self.start_url, HeldPages(fetcher, self.start.pages))
             stats.requests += 1
             store = StoredPages(ctx.repo, ctx.site.id)  # answers result pages' script requests
             async with BrowserPool(ctx.settings, self.scope, store=store) as pool:
                 ctx.enter("finding form")
-                found = await locate_form(ctx, pool)
+                found = await locate_form(ctx, pool, document=self.start.page)
                 async with FormSearch(
                     pool, found.form, found.verdict, ctx.settings, allowed=ctx.robots.allowed
                 ) as search:

@@ -15,9 +15,12 @@ that may poison the store; found here it costs one line. :func:`check_inputs` ch
    storage state are readable and well-formed, the headers and the proxy URL too;
 6. the main text (``crawl.deliver_text``): trafilatura is installed;
 
-then :func:`check_start_page` asks the site for the start page once over plain HTTP: an
-unreachable host and a start URL that is no HTML page are reported as such, not as "robots.txt
-forbids …" or "the page has no form" after the browser started.
+then :func:`check_start_page` reads the site's robots.txt (the first request a host sees from a
+crawl) and, when it allows, the start page, over plain HTTP: an unreachable host and a start URL
+that is no HTML page are reported as such, not as "robots.txt forbids …" or "the page has no
+form" after the browser started. Both answers go to the crawl (:class:`StartPage`), which takes
+them rather than ask the server again: its robots.txt rules are read from the first, its form
+finder renders the second.
 """
 
 from __future__ import annotations
@@ -35,9 +38,17 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
+    from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.settings import Settings
 
-__all__ = ["CrawlInputs", "check_inputs", "check_start_page", "check_url", "keep_field_values"]
+__all__ = [
+    "CrawlInputs",
+    "StartPage",
+    "check_inputs",
+    "check_start_page",
+    "check_url",
+    "keep_field_values",
+]
 
 _SCHEMES = frozenset({"http", "https"})
 #: Dot-separated labels of letters, digits, ``-`` and ``_`` (an IPv4 address is one too).
@@ -156,30 +167,69 @@ def check_inputs(
     return CrawlInputs(start_url=start, like=likes, labels=entries)
 
 
-async def check_start_page(start_url: str, settings: Settings) -> None:
-    """Ask the site for the start page once over plain HTTP (a GET, redirects followed).
+@dataclass(frozen=True, slots=True)
+class StartPage:
+    """What :func:`check_start_page` fetched, for the crawl to use rather than fetch again.
+
+    Attributes:
+        robots: the answer to the start URL's host's robots.txt (None: not asked, as
+            ``politeness.obey_robots`` is off, or no answer came).
+        page: the answer to the start URL (None: robots.txt forbids it, or no answer came).
+    """
+
+    robots: FetchedPage | None = None
+    page: FetchedPage | None = None
+
+    @property
+    def pages(self) -> list[FetchedPage]:
+        """The answers held, robots.txt first."""
+        return [page for page in (self.robots, self.page) if page is not None]
+
+
+async def check_start_page(start_url: str, settings: Settings) -> StartPage:
+    """Read the host's robots.txt, then — when it allows — the start page, over plain HTTP (GETs,
+    redirects followed, the host's rate kept between them).
+
+    robots.txt comes first, as from any crawler: a host sees no request before it.
+
+    Returns:
+        Both answers, for the crawl to take (:class:`StartPage`).
 
     Raises:
         NetworkError: the host cannot be reached (the message says so, with the reason).
         ConfigError: the start URL answers with something else than an HTML page.
     """
     from deepcrawl.browser.http import HttpFetcher
+    from deepcrawl.fetch.held import HeldPages
+    from deepcrawl.fetch.polite import FetchPolicy, same_host
+    from deepcrawl.fetch.politeness import HostLimiter
+    from deepcrawl.fetch.robots import RobotsPolicy, robots_url
 
     host = host_of(start_url)
+    politeness = settings.politeness
+    rules = RobotsPolicy(settings.http.user_agent, obey=politeness.obey_robots)
+    policy = FetchPolicy(politeness, rules, HostLimiter(politeness), same_host(start_url))
+    robots: FetchedPage | None = None
+    page: FetchedPage | None = None
     async with HttpFetcher(settings, (host,), forms=False) as fetcher:
+        polite = policy.wrap(fetcher)
         try:
-            page = await fetcher.fetch(start_url)
+            if rules.obey:
+                robots = await polite.fetch(robots_url(start_url))
+            await policy.open(start_url, HeldPages(fetcher, [robots] if robots else []))
+            page = await polite.fetch(start_url)
         except NetworkError as exc:
             reason = str(exc).removeprefix(f"{exc.url}: ")
             raise NetworkError(start_url, f"cannot reach {host}: {reason}") from exc
-        except FetchError:
-            return  # a timeout, a redirect out of scope …: the crawl reports those itself
+        except FetchError:  # a timeout, robots.txt forbids it, a redirect out of scope …:
+            return StartPage(robots, page)  # the crawl reports those itself
     if page.status < 400 and not page.is_html:
         kind = page.content_type or "an unknown type"
         raise ConfigError(
             f"the start URL {start_url} is not an HTML page ({kind}): give the URL of the page "
             "with the site's search form"
         )
+    return StartPage(robots, page)
 
 
 def keep_field_values(settings: Settings, stored: Mapping[str, str] | None) -> Settings:

@@ -79,9 +79,12 @@ class SearchForm:
     form_id: int
 
 
-async def locate_form(ctx: CrawlContext, pool: BrowserPool) -> SearchForm:
+async def locate_form(
+    ctx: CrawlContext, pool: BrowserPool, *, document: FetchedPage | None = None
+) -> SearchForm:
     """The site's search form: from storage when an earlier run found it, else from the page
-    (the one ``forms.form`` picks, else the critic's choice).
+    (the one ``forms.form`` picks, else the critic's choice) — rendered from ``document``, the
+    start page as the input check fetched it, when that is its HTML answer.
 
     A stored form is the one the crawl chose (by the critic, or the user's ``--form``): it is
     queried again even when the critic would not pick it, unless the safety policy refuses it.
@@ -114,7 +117,9 @@ async def locate_form(ctx: CrawlContext, pool: BrowserPool) -> SearchForm:
     ctx.stats.requests += 1
     try:
         async with ctx.limiter.slot(ctx.start_url):
-            form, verdict = await find_search_form(ctx.start_url, ctx.settings, pool)
+            form, verdict = await find_search_form(
+                ctx.start_url, ctx.settings, pool, document=document
+            )
     except FormError as exc:  # no search form here: look for it (entry-point discovery)
         logger.info("%s; looking for one by entry-point discovery", exc)
         form, verdict = await _discover_form(ctx, pool, exc)

@@ -22,7 +22,7 @@ from deepcrawl.errors import FetchError
 if TYPE_CHECKING:
     from deepcrawl.browser.base import Fetcher
 
-__all__ = ["RobotsPolicy"]
+__all__ = ["RobotsPolicy", "robots_url"]
 
 logger = logging.getLogger(__name__)
 
@@ -46,7 +46,7 @@ class RobotsPolicy:
         if not self.obey or origin in self._rules:
             return
         try:
-            page = await fetcher.fetch(origin + "/robots.txt")
+            page = await fetcher.fetch(robots_url(url))
         except FetchError as exc:
             logger.warning("%s/robots.txt cannot be fetched (%s): nothing is crawled", origin, exc)
             self._rules[origin] = Protego.parse("User-agent: *\nDisallow: /\n")
@@ -85,6 +85,11 @@ class RobotsPolicy:
             return None
         delay = rules.crawl_delay(self.user_agent)
         return None if delay is None else float(delay)
+
+
+def robots_url(url: str) -> str:
+    """The robots.txt URL of ``url``'s host, spelt as :class:`RobotsPolicy` asks for it."""
+    return _origin(url) + "/robots.txt"
 
 
 def _origin(url: str) -> str:

@@ -6,11 +6,14 @@ Hernández et al.'s "Deep Web Access" module fills a form and retrieves the resp
 
 1. the safety gate (:func:`~deepcrawl.forms.safety.ensure_submittable`) runs when the filler is
    made *and* on the live form before every submission — a refused form is never submitted;
-2. the form's page is loaded (or the current page reused when it holds the same form), the
-   query field filled, the fields the user fixed set (``forms.fields``, checked against the form
-   by :mod:`deepcrawl.forms.fields`), category selects set (:meth:`FormFiller.query`
-   ``values``), a "results per page" select set to its largest value
-   (:mod:`deepcrawl.search.page_size`), the other selects reset to their defaults;
+2. the form is found live (:class:`~deepcrawl.search.form_page.FormPage`: the page the lease
+   shows when it holds the form — the form finder's render of the form's page, a result page
+   showing the form again — else the form's page loaded, from the bytes of an earlier load once
+   two loads showed the same form, else from the server), the query field filled, the fields
+   the user fixed set (``forms.fields``, checked against the form by
+   :mod:`deepcrawl.forms.fields`), category selects set (:meth:`FormFiller.query` ``values``),
+   a "results per page" select set to its largest value (:mod:`deepcrawl.search.page_size`),
+   the other selects reset to their defaults;
 3. the form is submitted by its own means: its submit button (an image button sends ``x``/``y``
    as a browser does), a scripted control, or Enter in the query field — unless typing alone
    shows the results: a form without a submit button that submits to its own page (a
@@ -40,7 +43,6 @@ from urllib.parse import urlsplit
 from playwright.async_api import Error as PlaywrightError
 
 from deepcrawl.browser._assets import script
-from deepcrawl.browser.live_forms import discover_forms
 from deepcrawl.browser.render import collect_links, translate
 from deepcrawl.errors import ConfigError, FetchError, FetchTimeoutError, FormError, UnsafeFormError
 from deepcrawl.forms.fields import (
@@ -54,6 +56,7 @@ from deepcrawl.forms.safety import ensure_submittable
 from deepcrawl.safety import SafetyRule
 from deepcrawl.search.backend import QueryBackend
 from deepcrawl.search.browsing import Traffic, before_action, settle, snapshot
+from deepcrawl.search.form_page import FormPage
 from deepcrawl.search.judge import MIN_NEW_LINKS, Judge
 from deepcrawl.search.page_size import page_size_choice
 from deepcrawl.search.pagination import brings_new_links, next_page
@@ -119,7 +122,8 @@ class FormFiller(QueryBackend):
         self.overhead_requests = 0
         """Requests spent outside queries (the nonsense-keyword baseline)."""
         self._rule = SafetyRule(settings.forms.refused_words)
-        self._form_keys: set[tuple[str, str]] | None = None
+        self.form_page = FormPage(form, verdict, settings)
+        """Where the form is found live before each submission (:mod:`.form_page`)."""
         self.types_live: bool | None = None
         """Whether typing alone shows this form's results (None: not known yet)."""
         self._typing_misses = 0
@@ -228,7 +232,7 @@ class FormFiller(QueryBackend):
         self.overhead_requests += run.requests
         error = run.failure[1] if run.failure is not None else None
         self.judge.learn_baseline(
-            word, pages[0] if pages else None, self._form_keys or set(), error
+            word, pages[0] if pages else None, self.form_page.keys or set(), error
         )
 
     # -- one submission ----------------------------------------------------------------------
@@ -255,6 +259,8 @@ class FormFiller(QueryBackend):
                     failure = "error", str(exc)
                 except PlaywrightError as exc:
                     failure = "error", str(translate(exc, lease.page.url, lease))
+                if failure is not None:  # the form's page may have changed: see it afresh
+                    self.form_page.forget()
                 # what reached the server: answers from the store or the pool's cache are free
                 requests = traffic.responses - (lease.answered_locally - local)
         return _Submission(failure, requests, list(traffic.data_urls))
@@ -279,7 +285,7 @@ class FormFiller(QueryBackend):
         timeout = self.settings.browser.page_timeout_s
         quiet = self.settings.forms.settle_s
         lease.begin()
-        live = await self._open_form(lease, traffic)
+        live = await self.form_page.open(lease, traffic, self._read)
         before: _BeforeTyping | None = None
         if self._may_type(live):  # what the page shows before the keyword is typed
             shown = {ChromeFilter.key(link) for link in await collect_links(page)}
@@ -437,45 +443,6 @@ class FormFiller(QueryBackend):
             status = max(status, *traffic.data_statuses[mark[0] :])
         fetched = data_urls[0] if data_urls and not navigated else ""
         return await snapshot(page, status=status, rule=self._rule, fetched_url=fetched)
-
-    async def _open_form(self, lease: PageLease, traffic: Traffic) -> Form:
-        """The live form on the lease's page, loading the form's page when needed."""
-        page = lease.page
-        reuse = self._form_keys is not None and page.url != "about:blank"
-        live = await self._find_live(page) if reuse else None
-        if live is None:
-            mark = traffic.mark()
-            timeout = self.settings.browser.page_timeout_s
-            response = await page.goto(
-                self.form.page_url, wait_until="commit", timeout=timeout * 1000
-            )
-            await settle(page, traffic, quiet_s=self.settings.forms.settle_s, timeout_s=timeout)
-            if response is not None and response.status >= 400:
-                raise FetchError(self.form.page_url, f"the form's page answered {response.status}")
-            if self._form_keys is None:
-                self._form_keys = {
-                    ChromeFilter.key(link) for link in (await self._read(page, traffic, mark)).links
-                }
-            live = await self._find_live(page)
-        if live is None:
-            raise FormError(f"the form {self.form.locator} is not on {self.form.page_url} any more")
-        ensure_submittable(live, self.verdict)
-        return live
-
-    async def _find_live(self, page: Page) -> Form | None:
-        try:
-            forms = await discover_forms(page)
-        except PlaywrightError:
-            return None
-        for live in forms:
-            same_action = live.action.split("?")[0] == self.form.action.split("?")[0]
-            if (
-                live.locator == self.form.locator
-                and live.method == self.form.method
-                and same_action
-            ):
-                return live
-        return None
 
     async def _fill(self, page: Page, live: Form, keyword: str, values: dict[str, str]) -> None:
         timeout = self.settings.browser.page_timeout_s * 1000

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from deepcrawl.browser.base import Fetcher
     from deepcrawl.forms.critic import CriticVerdict
     from deepcrawl.keywords.manager import KeywordManager, QueryOutcome
+    from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.page.form import Form
     from deepcrawl.search.results import QueryResult, ResultPage
     from deepcrawl.settings import Settings
@@ -67,10 +68,14 @@ INFORMATIVE_SHARE = 0.25
 
 
 async def find_search_form(
-    url: str, settings: Settings, pool: BrowserPool
+    url: str, settings: Settings, pool: BrowserPool, *, document: FetchedPage | None = None
 ) -> tuple[Form, CriticVerdict]:
     """The searchable form of the page at ``url``: the one ``forms.form`` picks, else the one
     the critic likes best.
+
+    ``document`` is the page as plain HTTP fetched it a moment ago (the crawl's input check):
+    the browser renders those bytes rather than ask the server again (see
+    :func:`render_forms`).
 
     Raises:
         FetchError: the page cannot be fetched.
@@ -78,7 +83,7 @@ async def find_search_form(
         ConfigError: ``forms.form`` picks no form of the page (the message lists them).
         UnsafeFormError: the safety policy refuses the form ``forms.form`` picks.
     """
-    choice = await choose_search_form(url, settings, pool)
+    choice = await choose_search_form(url, settings, pool, document=document)
     return choice.form, choice.verdict
 
 
@@ -110,8 +115,11 @@ class FormChoice:
         return self.verdicts[self.index]
 
 
-async def choose_search_form(url: str, settings: Settings, pool: BrowserPool) -> FormChoice:
-    """Render the page at ``url``, judge its forms, and pick the one to query.
+async def choose_search_form(
+    url: str, settings: Settings, pool: BrowserPool, *, document: FetchedPage | None = None
+) -> FormChoice:
+    """Render the page at ``url`` (from ``document`` when it is its HTML answer: see
+    :func:`render_forms`), judge its forms, and pick the one to query.
 
     Raises:
         FetchError: the page cannot be fetched.
@@ -119,7 +127,7 @@ async def choose_search_form(url: str, settings: Settings, pool: BrowserPool) ->
         ConfigError: ``forms.form`` picks no form of the page (the message lists them).
         UnsafeFormError: the safety policy refuses the form ``forms.form`` picks.
     """
-    forms, selected = await render_forms(url, settings, pool)
+    forms, selected = await render_forms(url, settings, pool, document=document)
     choice = parse_form_choice(settings.forms.form)
     if not forms and choice is None:
         raise FormError(f"no search form on {url}: the page has no form")
@@ -138,10 +146,15 @@ async def choose_search_form(url: str, settings: Settings, pool: BrowserPool) ->
 
 
 async def render_forms(
-    url: str, settings: Settings, pool: BrowserPool
+    url: str, settings: Settings, pool: BrowserPool, *, document: FetchedPage | None = None
 ) -> tuple[list[Form], list[bool] | None]:
     """The forms of the page at ``url`` rendered in Chromium, in page order, and — when
     ``forms.form`` is a CSS selector — whether it selects each (None otherwise).
+
+    ``document``, when it is the HTML answer of ``url`` itself (status 200, no redirect), is
+    what the browser renders, without a request (:meth:`PageLease.hold
+    <deepcrawl.browser.lease.PageLease.hold>`). The page stays in the pool as rendered: the
+    form filler's first submission may start from it (:class:`FormFiller`).
 
     Raises:
         FetchError: the page cannot be fetched (or answered with an error status).
@@ -151,7 +164,11 @@ async def render_forms(
     pool.scope.admit(url)
     selected: list[bool] | None = None
     async with pool.page() as lease:
-        page = await render_page(lease, url, forms=True)
+        lease.hold(url, document)
+        try:
+            page = await render_page(lease, url, forms=True)
+        finally:
+            lease.documents.clear()
         if isinstance(choice, str) and page.forms:
             selected = await _selected(lease.page, choice, page.forms)
     if page.status >= 400:

@@ -116,7 +116,8 @@ def test_a_start_page_that_is_no_html_says_so(books: FixtureServer, tmp_path: Pa
     lines = done.stderr.splitlines()
     assert len(lines) == 1
     assert lines[0].startswith(f"error: the start URL {url} is not an HTML page (image/png)")
-    assert books.stats()["requests"] == 1  # the one look at the start page
+    # robots.txt first, as from any crawler, then the one look at the start page
+    assert [entry["path"] for entry in books.stats()["log"]] == ["/robots.txt", "/favicon.ico"]
     assert not (tmp_path / "c.db").exists()
 
 
