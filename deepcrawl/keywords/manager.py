@@ -23,27 +23,26 @@ sets (``estimate.py``), and stops on saturation (the last K queries brought fewe
 threshold of new records — and, on a large site, showed a share of its records between them),
 on budget, when the form returns the same results for every keyword, or after repeated errors.
 
-Words come from *sources* (:class:`WordSource`), tried in order: the user's words (``seeds``
-and ``--keywords FILE``), all of them, first; then the xCrawl queries of the ``--like`` pages
-(:meth:`KeywordManager.add_examples`); then, once, where the site refuses stop words, the
-record pages' template words together (:meth:`KeywordManager.frame_query`); then, chosen by the policy, the words of the result
-links' texts, of the text the result pages show around the query word
+Words come from *sources* (:class:`WordSource`), tried in order: the user's words (``seeds`` and
+``--keywords FILE``), all of them, first; then the xCrawl queries of the ``--like`` pages
+(:meth:`KeywordManager.add_examples`); then, once, where the site refuses stop words, the record
+pages' template words together (:meth:`KeywordManager.frame_query`); then, chosen by the policy,
+the words of the result links' texts, of the text the result pages show around the query word
 (:meth:`KeywordManager.learn_entries`: a search evidently indexes the text it matched) and of
 the fetched record pages (:meth:`KeywordManager.learn_record`); the language's frequent words
-last. A search covers only some of a record's text — a full-text index over a few columns
-does not hold the column names and codes of the record page — so the manager counts, per
-source, the queries that came back empty, and leaves a source whose last
-``source_empty_run`` queries all did. Saturation is not declared while the size estimate says
-most records are missing (``saturation_max_missing``) and a source is left untried: the
-saturated source is left instead. Below that share the next untried source is tried for
-``source_trial_queries`` queries before saturation is declared: the estimate under-counts the
-records one source's words never reach, since its queries re-catch the same records.
+last. A search covers only some of a record's text — a full-text index over a few columns does
+not hold the column names and codes of the record page — so the manager counts, per source, the
+queries that came back empty, and leaves a source whose last ``source_empty_run`` queries all
+did. Saturation is not declared while the size estimate says most records are missing
+(``saturation_max_missing``) and a source is left untried: the saturated source is left instead.
+Below that share the next untried source is tried for ``source_trial_queries`` queries before
+saturation is declared: the estimate under-counts the records one source's words never reach,
+since its queries re-catch the same records (those rules: :mod:`~deepcrawl.keywords.switching`).
 """
 
 from __future__ import annotations
 
 import logging
-import math
 import re
 from collections import Counter, deque
 from typing import TYPE_CHECKING
@@ -52,8 +51,8 @@ from deepcrawl.keywords.estimate import CaptureRecapture, CoverageEstimate
 from deepcrawl.keywords.outcome import LEARNT, LEAVABLE, QueryOutcome, StopReason, WordSource
 from deepcrawl.keywords.policy import FrequencyPolicy, GreedyPolicy, QueryPolicy, RandomPolicy
 from deepcrawl.keywords.samples import seed_queries_from_samples
-from deepcrawl.keywords.saturation import records_saturated, window_saturated
 from deepcrawl.keywords.sources import frequent_words, load_word_list, stopwords
+from deepcrawl.keywords.switching import SourceSwitching
 from deepcrawl.keywords.terms import PageTerms, ResultTerms, SourceTerms
 from deepcrawl.keywords.text import record_terms
 from deepcrawl.settings import KeywordSettings
@@ -81,7 +80,7 @@ def make_policy(settings: KeywordSettings) -> QueryPolicy:
             return FrequencyPolicy()
 
 
-class KeywordManager:
+class KeywordManager(SourceSwitching):
     """Chooses the form's keywords adaptively and tells when the database is exhausted.
 
     Args:
@@ -255,51 +254,6 @@ class KeywordManager:
         self._source_of.setdefault(query.casefold(), source)
         return query
 
-    def switch_if_saturated(self) -> bool:
-        """Leave the current source if it is saturated (or failed its trial) while saturation
-        waits (a source untried); returns whether it was left.
-
-        The next source is on trial for ``source_trial_queries`` queries, or
-        ``source_trial_share`` of the queries made if more, unless the estimate
-        says most records are missing (it then gets the whole saturation window).
-        """
-        if self._stop is None and self._spent() and self._deferred():
-            logger.info("words from %s saturated: on to the next source", self._current_source())
-            trial = self.settings.source_trial_queries > 0 and not self._most_missing()
-            self.leave(self._current_source())
-            self._trial = len(self.history) if trial else None
-            self._trial_length = max(
-                self.settings.source_trial_queries,
-                math.ceil(max(0.0, self.settings.source_trial_share) * len(self.history)),
-            )
-            return True
-        return False
-
-    def _spent(self) -> bool:
-        """Whether the current source is done: saturated, or its trial failed."""
-        return self._saturation() or self._trial_failed()
-
-    @property
-    def on_trial(self) -> bool:
-        """Whether a source of words is on trial (``source_trial_queries``) and has queries of
-        it left: the evidence of the lists asked before, from another source's words, does not
-        speak for what its words reach."""
-        if self._trial is None or self._trial_failed():
-            return False
-        trial = self.history[self._trial : self._trial + self._trial_length]
-        return len(trial) < self._trial_length
-
-    def _trial_failed(self) -> bool:
-        """Whether the source on trial answered its ``source_trial_queries`` queries with
-        fewer than ``saturation_min_new`` new records between them."""
-        if self._trial is None:
-            return False
-        trial = self.history[self._trial : self._trial + self._trial_length]
-        return (
-            len(trial) >= self._trial_length
-            and sum(outcome.new for outcome in trial) < self.settings.saturation_min_new
-        )
-
     def _choose(self) -> tuple[str, WordSource] | None:
         """The next word and its source: the user's, the examples', then the learnt sources
         in order (the policy choosing), then the frequent words."""
@@ -350,55 +304,6 @@ class KeywordManager:
     def source_of(self, query: str) -> WordSource | None:
         """Where ``query`` came from (None: not handed out by this manager)."""
         return self._source_of.get(query.casefold())
-
-    def _current_source(self) -> WordSource | None:
-        """The source of the latest query handed out by this manager."""
-        for outcome in reversed(self.history):
-            if outcome.source is not None:
-                return outcome.source
-        return None
-
-    def leave(self, source: WordSource | None) -> None:
-        """Take no more words from ``source`` (the user's words are sent all the same), and
-        judge saturation afresh from the next query on."""
-        if source is None:
-            return
-        self.left.add(source)
-        self.since = len(self.history)
-
-    def _untried(self) -> list[WordSource]:
-        """Sources with a word to give that no query has come from yet."""
-        issued = self.issued
-        out: list[WordSource] = []
-        for source in (WordSource.EXAMPLE, *LEARNT):
-            if source in self.left or self._used[source]:
-                continue
-            if source is WordSource.EXAMPLE:
-                if any(w.casefold() not in issued for w in self._examples):
-                    out.append(source)
-            elif self._terms[source].untried(issued):
-                out.append(source)
-        return out
-
-    def _deferred(self) -> bool:
-        """Whether saturation waits: a word of the user's is left (they are all sent), or a
-        source of words is left untried and either the estimate says most records are
-        missing (``saturation_max_missing``) or untried sources get a trial
-        (``source_trial_queries``): Chao's estimate under-counts what one source's words
-        never reach, since their queries re-catch the same records."""
-        issued = self.issued
-        if any(word.casefold() not in issued for word in self._seeds):
-            return True
-        if not self._untried():
-            return False
-        return self._most_missing() or self.settings.source_trial_queries > 0
-
-    def _most_missing(self) -> bool:
-        """Whether the estimate says more than ``saturation_max_missing`` of the records are
-        missing."""
-        ratio = self.coverage().ratio
-        missing = 1.0 - ratio if ratio is not None else 0.0
-        return missing > self.settings.saturation_max_missing
 
     def add_examples(self, documents: Sequence[str]) -> list[str]:
         """Queue the xCrawl queries of the user's example pages (their texts), tried after the
@@ -589,13 +494,6 @@ class KeywordManager:
         if s.max_cost is not None and self._cost >= s.max_cost:
             return StopReason.COST_BUDGET
         return None
-
-    def _saturation(self) -> bool:
-        """Whether the queries since the last source was left show saturation."""
-        history, known = self.history[self.since :], len(self.records)
-        return window_saturated(history, self.settings, known) or records_saturated(
-            history, self.settings, known
-        )
 
     @property
     def saturated(self) -> bool:
