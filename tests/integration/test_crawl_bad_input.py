@@ -7,13 +7,12 @@ holds a bad row (written by an older deepcrawl) still lists its other sites.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from cli import run_deepcrawl
 
 from deepcrawl.storage import Repository
 
@@ -22,27 +21,12 @@ if TYPE_CHECKING:
 
     from deepcrawl_fixtures import FixtureServer
 
-ROOT = Path(__file__).resolve().parents[2]
 #: A port of this test's range where nothing listens.
 DEAD_PORT = 27999
 
 
 def _deepcrawl(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {
-        **os.environ,
-        "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'fixtures'}",
-        "DEEPCRAWL_STORAGE__BODIES_DIR": str(tmp_path / "bodies"),
-        "DEEPCRAWL_POLITENESS__REQUESTS_PER_SECOND": "0",
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "deepcrawl", *args],
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return run_deepcrawl(tmp_path, *args, timeout=120)
 
 
 @pytest.fixture

@@ -5,14 +5,12 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from cli import ROOT, run_deepcrawl, run_python
 from warcio.archiveiterator import ArchiveIterator
 
 if TYPE_CHECKING:
@@ -21,30 +19,6 @@ if TYPE_CHECKING:
     from deepcrawl_fixtures import FixtureServer
 
 pytestmark = pytest.mark.browser
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _env(tmp_path: Path) -> dict[str, str]:
-    return {
-        **os.environ,
-        "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'fixtures'}",
-        "DEEPCRAWL_STORAGE__BODIES_DIR": str(tmp_path / "bodies"),
-        "DEEPCRAWL_POLITENESS__REQUESTS_PER_SECOND": "0",
-        "DEEPCRAWL_BROWSER__MEMORY_CHECK_EVERY": "0",
-    }
-
-
-def _deepcrawl(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "deepcrawl", *args],
-        env=_env(tmp_path),
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=240,
-        check=False,
-    )
 
 
 def test_crawl_without_labels_stops_after_setup_then_label_and_resume(
@@ -55,7 +29,7 @@ def test_crawl_without_labels_stops_after_setup_then_label_and_resume(
     db = f"sqlite:///{tmp_path / 'crawl.db'}"
     url = server.url + "/"
 
-    first = _deepcrawl(tmp_path, "crawl", url, "--db", db)
+    first = run_deepcrawl(tmp_path, "crawl", url, "--db", db)
     assert first.returncode == 0, first.stderr
     assert first.stdout == ""  # progress and advice go to stderr only
     assert "deepcrawl label" in first.stderr
@@ -64,14 +38,14 @@ def test_crawl_without_labels_stops_after_setup_then_label_and_resume(
     assert site is not None
     assert _state(tmp_path, db, site[1]) == "needs labels"  # not "done": it waits for labels
 
-    labelled = _deepcrawl(
+    labelled = run_deepcrawl(
         tmp_path, "label", site[1], "--db", db, "--like", server.url + truth.detail_paths[0]
     )
     assert labelled.returncode == 0, labelled.stderr
     assert _state(tmp_path, db, site[1]) == "labelled"
 
     warc = tmp_path / "pages.warc.gz"
-    done = _deepcrawl(
+    done = run_deepcrawl(
         tmp_path, "crawl", url, "--db", db, "--resume", "--out", "-", "--warc", str(warc)
     )
     assert done.returncode == 0, done.stderr
@@ -90,14 +64,14 @@ def test_crawl_without_labels_stops_after_setup_then_label_and_resume(
         ]
     assert sorted(archived) == sorted(r["final_url"] or r["url"] for r in records)
 
-    exported = _deepcrawl(tmp_path, "export", site[1], "--format", "csv", "--db", db)
+    exported = run_deepcrawl(tmp_path, "export", site[1], "--format", "csv", "--db", db)
     assert exported.returncode == 0, exported.stderr
     rows = list(csv.DictReader(io.StringIO(exported.stdout)))
     assert sorted(r["url"] for r in rows) == sorted(r["url"] for r in records)
 
 
 def _state(tmp_path: Path, db: str, site: str) -> str:
-    shown = _deepcrawl(tmp_path, "status", "--db", db, "--site", site, "--json")
+    shown = run_deepcrawl(tmp_path, "status", "--db", db, "--site", site, "--json")
     assert shown.returncode == 0, shown.stderr
     state: str = json.loads(shown.stdout)[0]["state"]
     return state
@@ -110,7 +84,7 @@ def test_crawl_logs_its_decisions_and_prints_plain_progress_off_a_terminal(
     example = server.truth().detail_paths[0]
     out, log = tmp_path / "out", tmp_path / "crawl.log"
     db = f"sqlite:///{tmp_path / 'crawl.db'}"
-    result = _deepcrawl(
+    result = run_deepcrawl(
         tmp_path, "-v", "--log-file", str(log), "--set", "crawl.progress_every_s=3600",
         "crawl", server.url + "/", "--like", example, "--db", db, "--out", str(out),
     )  # fmt: skip
@@ -146,7 +120,7 @@ def test_crawl_logs_its_decisions_and_prints_plain_progress_off_a_terminal(
 
 def test_resume_without_a_stored_crawl_is_one_clear_error(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'empty.db'}"
-    result = _deepcrawl(tmp_path, "crawl", "http://127.0.0.1:9/", "--db", db, "--resume")
+    result = run_deepcrawl(tmp_path, "crawl", "http://127.0.0.1:9/", "--db", db, "--resume")
     assert result.returncode == 1
     assert "nothing to resume" in result.stderr
     assert "Traceback" not in result.stderr
@@ -159,15 +133,7 @@ def test_readme_python_example_runs(tmp_path: Path) -> None:
     assert code is not None, "README has no Python example under 'Python API'"
     script = tmp_path / "example.py"
     script.write_text(code[1])
-    result = subprocess.run(
-        [sys.executable, str(script)],
-        env=_env(tmp_path),
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=240,
-        check=False,
-    )
+    result = run_python(tmp_path, str(script))
     assert result.returncode == 0, result.stderr[-3000:]
     assert "20 pages" in result.stdout
     assert "new page:" in result.stdout

@@ -11,14 +11,12 @@ leaves 127.0.0.1; both send the punycode name in the ``Host`` header.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 import pytest
+from cli import run_deepcrawl
 
 from deepcrawl.urls import normalise_url
 
@@ -29,8 +27,6 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 def test_idn_records_are_fetched_and_delivered_once_under_their_normal_form(
     fixture_server: Callable[..., FixtureServer], tmp_path: Path
@@ -39,18 +35,10 @@ def test_idn_records_are_fetched_and_delivered_once_under_their_normal_form(
     server.reset_stats()
     truth = server.truth()
     port = server.url.rsplit(":", 1)[1]
-    env = {
-        **os.environ,
-        "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'fixtures'}",
-        "DEEPCRAWL_STORAGE__BODIES_DIR": str(tmp_path / "bodies"),
-        "DEEPCRAWL_POLITENESS__REQUESTS_PER_SECOND": "0",
-        "DEEPCRAWL_BROWSER__MEMORY_CHECK_EVERY": "0",
-    }
     out = tmp_path / "out"
-    done = subprocess.run(
-        [sys.executable, "-m", "deepcrawl", "crawl", f"http://bücher.localhost:{port}/",
-         "--like", "/bücher/3", "--db", f"sqlite:///{tmp_path / 'crawl.db'}", "--out", str(out)],
-        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=240, check=False,
+    done = run_deepcrawl(
+        tmp_path, "crawl", f"http://bücher.localhost:{port}/",
+        "--like", "/bücher/3", "--db", f"sqlite:///{tmp_path / 'crawl.db'}", "--out", str(out),
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     records = [json.loads(line) for line in (out / "pages.jsonl").read_text().splitlines()]

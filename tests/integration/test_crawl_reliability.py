@@ -10,19 +10,18 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import random
 import signal
 import socket
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import pytest
+from cli import DEEPCRAWL, cli_env, run_deepcrawl
 
 from deepcrawl.crawler import crawl_each
 from deepcrawl.settings import load_settings
@@ -34,26 +33,13 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parents[2]
-
 #: What a clean end never leaves on stderr.
 NOISE = ("Traceback", "never retrieved", "Exception ignored", "Connection closed")
 
 
-def _env(tmp_path: Path) -> dict[str, str]:
-    return {
-        **os.environ,
-        "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'fixtures'}",
-        "DEEPCRAWL_STORAGE__BODIES_DIR": str(tmp_path / "bodies"),
-        "DEEPCRAWL_POLITENESS__REQUESTS_PER_SECOND": "0",
-        "DEEPCRAWL_BROWSER__MEMORY_CHECK_EVERY": "0",
-    }
-
-
-def _command(server: FixtureServer, db: Path, *args: str) -> list[str]:
+def _crawl_args(server: FixtureServer, db: Path, *args: str) -> list[str]:
     like = server.truth().detail_paths[0]
-    return [sys.executable, "-m", "deepcrawl", "crawl", server.url + "/", "--like", like,
-            "--db", f"sqlite:///{db}", *args]  # fmt: skip
+    return ["crawl", server.url + "/", "--like", like, "--db", f"sqlite:///{db}", *args]
 
 
 def _query(db: Path, sql: str) -> list[tuple[Any, ...]]:
@@ -81,8 +67,8 @@ def test_a_pipe_reader_that_had_enough_ends_the_crawl_and_resume_delivers_the_re
     truth = server.truth()
     db, out = tmp_path / "crawl.db", tmp_path / "out"
     crawl = subprocess.Popen(
-        _command(server, db, "--out", "-"), env=_env(tmp_path), cwd=tmp_path,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        [*DEEPCRAWL, *_crawl_args(server, db, "--out", "-")], env=cli_env(tmp_path),
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )  # fmt: skip
     head = subprocess.run(["head", "-2"], stdin=crawl.stdout, capture_output=True, timeout=240)
     assert crawl.stdout is not None
@@ -106,10 +92,7 @@ def test_a_pipe_reader_that_had_enough_ends_the_crawl_and_resume_delivers_the_re
     assert _query(db, "SELECT count(*) FROM delivery") == [(written,)]
     assert _query(db, "SELECT count(*) FROM frontier WHERE state = 'leased'") == [(0,)]
 
-    resumed = subprocess.run(
-        [*_command(server, db, "--out", str(out)), "--resume"], env=_env(tmp_path),
-        cwd=tmp_path, capture_output=True, text=True, timeout=240, check=False,
-    )  # fmt: skip
+    resumed = run_deepcrawl(tmp_path, *_crawl_args(server, db, "--out", str(out)), "--resume")
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     rest = [json.loads(line)["url"] for line in (out / "pages.jsonl").read_text().splitlines()]
     assert len(rest) == len(set(rest)), "a page was delivered twice"
@@ -130,8 +113,8 @@ def test_output_to_a_full_device_is_one_error_line(
     db = tmp_path / "crawl.db"
     with Path("/dev/full").open("w") as full:
         done = subprocess.run(
-            _command(server, db, "--out", "-"), env=_env(tmp_path), cwd=tmp_path,
-            stdout=full, stderr=subprocess.PIPE, text=True, timeout=240, check=False,
+            [*DEEPCRAWL, *_crawl_args(server, db, "--out", "-")], env=cli_env(tmp_path),
+            cwd=tmp_path, stdout=full, stderr=subprocess.PIPE, text=True, timeout=240, check=False,
         )  # fmt: skip
     assert done.returncode == 1, done.stderr[-3000:]
     errors = [line for line in done.stderr.splitlines() if line.startswith("error")]
@@ -188,8 +171,8 @@ def test_sigint_at_random_moments_stops_the_crawl_within_5_s_every_time(
     # A site too large for twenty short runs to finish: every trial's signal finds it crawling.
     server = fixture_server("books", records=5000)
     db = tmp_path / "crawl.db"
-    command = _command(server, db, "--out", str(tmp_path / "out"))
-    env = {**_env(tmp_path), "DEEPCRAWL_CRAWL__PROGRESS_EVERY_S": "0"}
+    command = [*DEEPCRAWL, *_crawl_args(server, db, "--out", str(tmp_path / "out"))]
+    env = cli_env(tmp_path, DEEPCRAWL_CRAWL__PROGRESS_EVERY_S="0")
     rng = random.Random(15)
     stops: list[float] = []
     crawling = 0
@@ -228,8 +211,9 @@ def test_a_second_crawl_process_is_refused_and_takes_over_after_the_first_is_kil
 ) -> None:
     server = fixture_server("books")
     db = tmp_path / "crawl.db"
-    command = _command(server, db)
-    first = subprocess.Popen(command, env=_env(tmp_path), cwd=tmp_path,
+    args = _crawl_args(server, db)
+    command = [*DEEPCRAWL, *args]
+    first = subprocess.Popen(command, env=cli_env(tmp_path), cwd=tmp_path,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
     try:
         deadline = time.monotonic() + 120
@@ -237,8 +221,7 @@ def test_a_second_crawl_process_is_refused_and_takes_over_after_the_first_is_kil
             assert first.poll() is None, "the first crawl ended"
             assert time.monotonic() < deadline, "the first crawl never started"
             time.sleep(0.1)
-        second = subprocess.run(command, env=_env(tmp_path), cwd=tmp_path, capture_output=True,
-                                text=True, timeout=120, check=False)  # fmt: skip
+        second = run_deepcrawl(tmp_path, *args, timeout=120)
         assert second.returncode == 1, second.stderr[-2000:]
         lines = second.stderr.strip().splitlines()
         assert len(lines) == 1, second.stderr
@@ -250,7 +233,7 @@ def test_a_second_crawl_process_is_refused_and_takes_over_after_the_first_is_kil
         first.wait()
 
     # killed: its claim is stale, and the next crawl takes it over
-    third = subprocess.Popen(command, env=_env(tmp_path), cwd=tmp_path,
+    third = subprocess.Popen(command, env=cli_env(tmp_path), cwd=tmp_path,
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
     try:
         deadline = time.monotonic() + 120

@@ -11,7 +11,6 @@ import os
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -19,13 +18,12 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import pytest
+from cli import DEEPCRAWL, cli_env, run_deepcrawl
 
 if TYPE_CHECKING:
     from deepcrawl_fixtures import FixtureServer
 
 pytestmark = pytest.mark.browser
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def path_of(url: str) -> str:
@@ -61,17 +59,11 @@ def test_sigkill_then_resume_delivers_every_record_once_and_refetches_nothing(
     server.reset_stats()
     truth = server.truth()
     db, out = tmp_path / "crawl.db", tmp_path / "out"
-    command = [
-        sys.executable, "-m", "deepcrawl", "crawl", server.url + "/",
+    args = [
+        "crawl", server.url + "/",
         "--like", truth.detail_paths[0], "--db", f"sqlite:///{db}", "--out", str(out),
     ]  # fmt: skip
-    env = {
-        **os.environ,
-        "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'fixtures'}",
-        "DEEPCRAWL_STORAGE__BODIES_DIR": str(tmp_path / "bodies"),
-        "DEEPCRAWL_POLITENESS__REQUESTS_PER_SECOND": "15",
-        "DEEPCRAWL_BROWSER__MEMORY_CHECK_EVERY": "0",
-    }
+    rate = {"DEEPCRAWL_POLITENESS__REQUESTS_PER_SECOND": "15"}
     kill_points: list[tuple[str, Callable[[], bool]]] = [
         ("setup", lambda: _count(db, "SELECT count(*) FROM query") >= 2),
         ("early", lambda: _lines(out) >= 5),
@@ -81,8 +73,9 @@ def test_sigkill_then_resume_delivers_every_record_once_and_refetches_nothing(
     for name, ready in kill_points:
         mark = len(server.stats()["log"])
         proc = subprocess.Popen(
-            [*command, *(["--resume"] if stored_before or name != "setup" else [])],
-            env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            [*DEEPCRAWL, *args, *(["--resume"] if stored_before or name != "setup" else [])],
+            env=cli_env(tmp_path, **rate), cwd=tmp_path,
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         )  # fmt: skip
         deadline = time.monotonic() + 120
         while not ready():
@@ -97,11 +90,8 @@ def test_sigkill_then_resume_delivers_every_record_once_and_refetches_nothing(
         stored_before = _stored_records(db)
 
     mark = len(server.stats()["log"])
-    done = subprocess.run(
-        [*command, "--resume"], env=env, cwd=tmp_path, capture_output=True, timeout=180,
-        check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    done = run_deepcrawl(tmp_path, *args, "--resume", env=rate, timeout=180)
+    assert done.returncode == 0, done.stderr[-2000:]
     _assert_not_refetched(server, mark, stored_before)
 
     delivered = [json.loads(line) for line in (out / "pages.jsonl").read_text().splitlines()]

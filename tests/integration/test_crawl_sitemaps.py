@@ -8,14 +8,12 @@ search nor any of its pages lead to.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import pytest
+from cli import run_deepcrawl
 
 from deepcrawl.browser.http import HttpFetcher
 from deepcrawl.browser.scope import Scope, host_of
@@ -32,8 +30,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from deepcrawl_fixtures import FixtureServer
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def crawl_settings(tmp_path: Path, **sections: dict[str, Any]) -> Settings:
@@ -59,17 +55,9 @@ def test_crawl_reaches_the_records_only_the_sitemaps_list(
     truth = server.truth()
     assert truth.sitemap_only_paths
     out = tmp_path / "out"
-    env = {
-        **os.environ,
-        "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'fixtures'}",
-        "DEEPCRAWL_STORAGE__BODIES_DIR": str(tmp_path / "bodies"),
-        "DEEPCRAWL_POLITENESS__REQUESTS_PER_SECOND": "0",
-        "DEEPCRAWL_BROWSER__MEMORY_CHECK_EVERY": "0",
-    }
-    result = subprocess.run(
-        [sys.executable, "-m", "deepcrawl", "crawl", server.url + "/", "--like", "/book/1",
-         "--db", f"sqlite:///{tmp_path / 'crawl.db'}", "--out", str(out)],
-        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+    result = run_deepcrawl(
+        tmp_path, "crawl", server.url + "/", "--like", "/book/1",
+        "--db", f"sqlite:///{tmp_path / 'crawl.db'}", "--out", str(out), timeout=300,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
 

@@ -9,13 +9,11 @@ search form (books) and a POST one (shop).
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from cli import run_deepcrawl
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -24,8 +22,6 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 @pytest.mark.parametrize("name", ["books", "shop"])
 def test_robots_txt_comes_first_and_the_start_page_is_fetched_once(
@@ -33,22 +29,7 @@ def test_robots_txt_comes_first_and_the_start_page_is_fetched_once(
 ) -> None:
     server = fixture_server(name, records=40, seed=5)
     server.reset_stats()
-    env = {
-        **os.environ,
-        "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'fixtures'}",
-        "DEEPCRAWL_STORAGE__BODIES_DIR": str(tmp_path / "bodies"),
-        "DEEPCRAWL_POLITENESS__REQUESTS_PER_SECOND": "0",
-        "DEEPCRAWL_BROWSER__MEMORY_CHECK_EVERY": "0",
-    }
-    done = subprocess.run(
-        [sys.executable, "-m", "deepcrawl", "crawl", server.url + "/", "--db", "sqlite:///c.db"],
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=240,
-        check=False,
-    )
+    done = run_deepcrawl(tmp_path, "crawl", server.url + "/", "--db", "sqlite:///c.db")
     assert done.returncode == 0, done.stderr
     assert "Setup done" in done.stderr
     log = [(entry["method"], entry["path"]) for entry in server.stats()["log"]]

@@ -120,14 +120,23 @@ def loads(served: LocalSite, path: str) -> int:
     return sum(1 for method, logged in served.log if method == "GET" and logged == path)
 
 
+async def query_every_word(
+    served: LocalSite, path: str, settings: Settings, pool: BrowserPool
+) -> FormFiller:
+    """The filler of the search form the finder finds at ``path``, once it has queried
+    :data:`WORDS` (every query answered)."""
+    form, verdict = await find_search_form(served.url + path, settings, pool)
+    filler = FormFiller(pool, form, verdict, settings)
+    outcomes = [(await filler.query(word)).outcome for word in WORDS]
+    assert outcomes == ["ok"] * len(WORDS)
+    return filler
+
+
 async def test_a_form_the_same_at_every_load_has_its_page_loaded_twice(
     site: tuple[LocalSite, Tokens], pool: BrowserPool, settings: Settings
 ) -> None:
     served, _tokens = site
-    form, verdict = await find_search_form(served.url + "/stable", settings, pool)
-    filler = FormFiller(pool, form, verdict, settings)
-    outcomes = [(await filler.query(word)).outcome for word in WORDS]
-    assert outcomes == ["ok"] * len(WORDS)
+    filler = await query_every_word(served, "/stable", settings, pool)
     # the finder's render, submitted from by the nonsense baseline; one load for the first
     # word, which shows the form as the finder saw it: every later load is answered from it
     assert loads(served, "/stable") == 2
@@ -139,10 +148,7 @@ async def test_a_form_whose_one_time_token_changes_per_load_is_loaded_for_each_s
     site: tuple[LocalSite, Tokens], pool: BrowserPool, settings: Settings
 ) -> None:
     served, tokens = site
-    form, verdict = await find_search_form(served.url + "/once", settings, pool)
-    filler = FormFiller(pool, form, verdict, settings)
-    outcomes = [(await filler.query(word)).outcome for word in WORDS]
-    assert outcomes == ["ok"] * len(WORDS)
+    filler = await query_every_word(served, "/once", settings, pool)
     assert tokens.refused == 0
     assert loads(served, "/once") == 1 + len(WORDS)  # the baseline submits from the finder's
     assert not filler.form_page.held

@@ -4,14 +4,12 @@ catalogue's with a required postcode and a collection select (real Chromium, rea
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from cli import run_deepcrawl
 from deepcrawl_fixtures import build_site
 
 if TYPE_CHECKING:
@@ -21,28 +19,8 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parents[2]
 RECORDS = 60
 POSTCODE = "AB1 2CD"
-
-
-def _deepcrawl(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {
-        **os.environ,
-        "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'fixtures'}",
-        "DEEPCRAWL_STORAGE__BODIES_DIR": str(tmp_path / "bodies"),
-        "DEEPCRAWL_POLITENESS__REQUESTS_PER_SECOND": "0",
-        "DEEPCRAWL_BROWSER__MEMORY_CHECK_EVERY": "0",
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "deepcrawl", *args],
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=240,
-        check=False,
-    )
 
 
 @pytest.fixture
@@ -61,7 +39,7 @@ def _collection(name: str) -> list[str]:
 def test_forms_numbers_the_forms_names_the_critics_choice_and_checks_the_fields(
     archive: FixtureServer, tmp_path: Path
 ) -> None:
-    shown = _deepcrawl(
+    shown = run_deepcrawl(
         tmp_path, "forms", archive.url + "/", "--form", "#catalogue", "--field", "cat=History"
     )
     assert shown.returncode == 0, shown.stderr
@@ -74,7 +52,7 @@ def test_forms_numbers_the_forms_names_the_critics_choice_and_checks_the_fields(
     assert "--field values fit: cat=history" in out  # the option named by its text
     assert "required, no value: postcode" in out
 
-    wrong = _deepcrawl(
+    wrong = run_deepcrawl(
         tmp_path, "forms", archive.url + "/", "--no-browser", "--form", "2", "--field", "cat=x"
     )
     assert wrong.returncode == 1
@@ -88,7 +66,7 @@ def test_crawl_queries_the_picked_form_with_the_fixed_values_and_resumes_with_th
     history = _collection("history")
     db = tmp_path / "crawl.db"
     url = archive.url + "/"
-    crawled = _deepcrawl(
+    crawled = run_deepcrawl(
         tmp_path, "crawl", url, "--db", f"sqlite:///{db}", "--out", str(tmp_path / "out"),
         "--form", "#catalogue", "--field", f"postcode={POSTCODE}", "--field", "cat=History",
         "--like", history[0],
@@ -111,13 +89,13 @@ def test_crawl_queries_the_picked_form_with_the_fixed_values_and_resumes_with_th
     assert sent
     assert all("postcode=AB1+2CD" in u and "cat=history" in u for u in sent)
 
-    resumed = _deepcrawl(tmp_path, "crawl", url, "--db", f"sqlite:///{db}", "--resume")
+    resumed = run_deepcrawl(tmp_path, "crawl", url, "--db", f"sqlite:///{db}", "--resume")
     assert resumed.returncode == 0, resumed.stderr
     with sqlite3.connect(db) as conn:
         values = {v for (v,) in conn.execute("SELECT DISTINCT field_values FROM query")}
     assert [json.loads(v) for v in values] == [wanted]  # the stored values, not the defaults
 
-    other = _deepcrawl(tmp_path, "crawl", url, "--db", f"sqlite:///{db}", "--field", "cat=art")
+    other = run_deepcrawl(tmp_path, "crawl", url, "--db", f"sqlite:///{db}", "--field", "cat=art")
     assert other.returncode == 1
     assert "stored crawl sent its queries with --field postcode=AB1 2CD --field cat=history" in (
         other.stderr
@@ -127,7 +105,7 @@ def test_crawl_queries_the_picked_form_with_the_fixed_values_and_resumes_with_th
 def test_without_the_required_field_no_query_is_sent(
     archive: FixtureServer, tmp_path: Path
 ) -> None:
-    run = _deepcrawl(
+    run = run_deepcrawl(
         tmp_path, "crawl", archive.url + "/", "--db", f"sqlite:///{tmp_path / 'c.db'}",
         "--form", "2", "--like", _collection("history")[0],
     )  # fmt: skip
@@ -142,7 +120,7 @@ def test_without_the_required_field_no_query_is_sent(
 def test_values_the_server_refuses_fail_every_query_with_its_message(
     archive: FixtureServer, tmp_path: Path
 ) -> None:
-    run = _deepcrawl(
+    run = run_deepcrawl(
         tmp_path, "crawl", archive.url + "/", "--db", f"sqlite:///{tmp_path / 'c.db'}",
         "--form", "2", "--field", "postcode=nowhere", "--like", _collection("art")[0],
     )  # fmt: skip

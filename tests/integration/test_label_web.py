@@ -8,11 +8,9 @@ the database taken before labelling: the crawl delivers the records, as ``--like
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,6 +18,7 @@ from typing import TYPE_CHECKING
 import httpx
 import pytest
 import yaml
+from cli import DEEPCRAWL, cli_env, run_deepcrawl
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -28,30 +27,6 @@ if TYPE_CHECKING:
     from playwright.async_api import Browser
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _env(tmp_path: Path) -> dict[str, str]:
-    return {
-        **os.environ,
-        "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'fixtures'}",
-        "DEEPCRAWL_STORAGE__BODIES_DIR": str(tmp_path / "bodies"),
-        "DEEPCRAWL_POLITENESS__REQUESTS_PER_SECOND": "0",
-        "DEEPCRAWL_BROWSER__MEMORY_CHECK_EVERY": "0",
-    }
-
-
-def _deepcrawl(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "deepcrawl", *args],
-        env=_env(tmp_path),
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=240,
-        check=False,
-    )
 
 
 def _free_port() -> int:
@@ -83,7 +58,7 @@ async def test_label_on_the_web_page_then_resume_with_the_exported_labels(
     truth = server.truth()
     url = server.url + "/"
     db_file = tmp_path / "crawl.db"
-    setup = _deepcrawl(tmp_path, "crawl", url, "--db", f"sqlite:///{db_file}")
+    setup = run_deepcrawl(tmp_path, "crawl", url, "--db", f"sqlite:///{db_file}")
     assert setup.returncode == 0, setup.stderr
     assert "--web" in setup.stderr  # the advice offers the page
     unlabelled = tmp_path / "unlabelled.db"
@@ -94,8 +69,8 @@ async def test_label_on_the_web_page_then_resume_with_the_exported_labels(
     port = _free_port()
     command = ["label", "1", "--db", f"sqlite:///{db_file}", "--web", "--port", str(port)]
     web = subprocess.Popen(
-        [sys.executable, "-m", "deepcrawl", *command],
-        env=_env(tmp_path),
+        [*DEEPCRAWL, *command],
+        env=cli_env(tmp_path),
         cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -150,12 +125,12 @@ async def test_label_on_the_web_page_then_resume_with_the_exported_labels(
     assert len(wanted) == 1
     assert len(entries) == 1 + min(others, 1)
     # the same prototype --like a record's URL gives
-    liked = _deepcrawl(tmp_path, "prototypes", "1", "--db", f"sqlite:///{unlabelled}",
+    liked = run_deepcrawl(tmp_path, "prototypes", "1", "--db", f"sqlite:///{unlabelled}",
                        "--like", server.url + truth.detail_paths[0], "--json")  # fmt: skip
     assert liked.returncode == 0, liked.stderr
     assert json.loads(liked.stdout)["prototype"]["id"] == wanted[0]
 
-    done = _deepcrawl(tmp_path, "crawl", url, "--db", f"sqlite:///{unlabelled}", "--resume",
+    done = run_deepcrawl(tmp_path, "crawl", url, "--db", f"sqlite:///{unlabelled}", "--resume",
                       "--labels", str(labels_file), "--out", "-")  # fmt: skip
     assert done.returncode == 0, done.stderr
     records = [json.loads(line) for line in done.stdout.splitlines()]

@@ -9,13 +9,12 @@ is the witness: after each command, not one request of kind ``hostile``.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from cli import run_deepcrawl
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -24,27 +23,10 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 def _deepcrawl(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {
-        **os.environ,
-        "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'fixtures'}",
-        "DEEPCRAWL_STORAGE__BODIES_DIR": str(tmp_path / "bodies"),
-        "DEEPCRAWL_POLITENESS__REQUESTS_PER_SECOND": "0",
-        "DEEPCRAWL_BROWSER__MEMORY_CHECK_EVERY": "0",
-        "DEEPCRAWL_LINKS__NAVIGATE_MAX_REQUESTS": "60",  # enough to browse every category
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "deepcrawl", *args],
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    env = {"DEEPCRAWL_LINKS__NAVIGATE_MAX_REQUESTS": "60"}  # enough to browse every category
+    return run_deepcrawl(tmp_path, *args, env=env, timeout=300)
 
 
 def _hostile_requests(server: FixtureServer) -> list[str]:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from cli import run_deepcrawl
 from deepcrawl_fixtures import FixtureServer
 from deepcrawl_fixtures.forward_proxy import ForwardProxy
 from deepcrawl_fixtures.gate import (
@@ -42,7 +43,6 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parents[2]
 RECORDS = 30
 AGENT = "access-test/1.0 (+mailto:crawler@example.org)"
 
@@ -65,34 +65,13 @@ def header_site() -> Iterator[FixtureServer]:
         yield server
 
 
-def _deepcrawl(
-    tmp_path: Path, *args: str, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "deepcrawl", *args],
-        env={
-            **os.environ,
-            "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'fixtures'}",
-            "DEEPCRAWL_STORAGE__BODIES_DIR": str(tmp_path / "bodies"),
-            "DEEPCRAWL_POLITENESS__REQUESTS_PER_SECOND": "0",
-            "DEEPCRAWL_BROWSER__MEMORY_CHECK_EVERY": "0",
-            **(env or {}),
-        },
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=240,
-        check=False,
-    )
-
-
 def _crawl(
     server: FixtureServer, tmp_path: Path, name: str, *access: str
 ) -> subprocess.CompletedProcess[str]:
     """A short crawl: one labelled example, three pages delivered to ``tmp_path/name``."""
     example = server.truth().detail_paths[0]
     db = f"sqlite:///{tmp_path / (name + '.db')}"
-    return _deepcrawl(
+    return run_deepcrawl(
         tmp_path, "crawl", server.url + "/", "--db", db, "--like", example,
         "--max-pages", "3", "--out", str(tmp_path / name), *access,
     )  # fmt: skip
@@ -201,12 +180,14 @@ def test_the_login_command_without_a_display_runs_headless_and_says_so(
     cookie_site: FixtureServer, tmp_path: Path
 ) -> None:
     env = {"DISPLAY": "", "WAYLAND_DISPLAY": ""}
-    result = _deepcrawl(tmp_path, "login", cookie_site.url + LOGIN_PATH, "--out", "s.json", env=env)
+    result = run_deepcrawl(
+        tmp_path, "login", cookie_site.url + LOGIN_PATH, "--out", "s.json", env=env
+    )
     assert result.returncode == 0, result.stderr
     assert "No display here" in result.stderr
     assert json.loads((tmp_path / "s.json").read_text())["cookies"] == []  # nobody logged in
 
-    forced = _deepcrawl(
+    forced = run_deepcrawl(
         tmp_path, "login", cookie_site.url + LOGIN_PATH, "--headed", "--out", "t.json", env=env
     )
     assert forced.returncode == 1
@@ -246,7 +227,7 @@ def test_both_fetchers_go_through_the_proxy_and_neither_through_the_environments
         seen = len(proxy.log)
         env = {"HTTP_PROXY": proxy.url, "http_proxy": proxy.url, "ALL_PROXY": proxy.url}
         for render in ("always", "never"):
-            page = _deepcrawl(
+            page = run_deepcrawl(
                 tmp_path, "render", header_site.url + "/", "--render", render,
                 "--header", key, "--json", env=env,
             )  # fmt: skip
@@ -267,7 +248,7 @@ def test_bad_access_input_ends_the_crawl_with_one_line_naming_it(
     header_site: FixtureServer, tmp_path: Path, flags: tuple[str, ...], message: str
 ) -> None:
     header_site.reset_stats()
-    result = _deepcrawl(tmp_path, "crawl", header_site.url + "/", *flags)
+    result = run_deepcrawl(tmp_path, "crawl", header_site.url + "/", *flags)
     assert result.returncode == 1
     assert result.stderr.startswith(message), result.stderr
     assert len(result.stderr.strip().splitlines()) == 1

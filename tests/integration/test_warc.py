@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import re
 import signal
 import subprocess
@@ -18,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
+from cli import DEEPCRAWL, cli_env, run_deepcrawl
 from lxml import html as lxml_html
 from warcio.archiveiterator import ArchiveIterator
 
@@ -199,23 +199,11 @@ async def test_pages_are_archived_as_the_server_sent_them(site: str, tmp_path: P
 
 # -- as the crawl delivers ---------------------------------------------------------------------
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
-    return {
-        **os.environ,
-        "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'fixtures'}",
-        "DEEPCRAWL_STORAGE__BODIES_DIR": str(tmp_path / "bodies"),
-        "DEEPCRAWL_BROWSER__MEMORY_CHECK_EVERY": "0",
-        **extra,
-    }
-
 
 def _crawl_args(server: FixtureServer, tmp_path: Path, *extra: str) -> list[str]:
     like = server.url + server.truth().detail_paths[0]
     db = f"sqlite:///{tmp_path / 'crawl.db'}"
-    return [sys.executable, "-m", "deepcrawl", "crawl", server.url + "/", "--like", like,
+    return ["crawl", server.url + "/", "--like", like,
             "--db", db, "--out", str(tmp_path / "out"), *extra]  # fmt: skip
 
 
@@ -231,8 +219,7 @@ def test_a_crawl_archives_and_describes_what_it_delivers(
     server = fixture_server("books", records=40, seed=23)
     warc = tmp_path / "pages.warc"
     args = _crawl_args(server, tmp_path, "--warc", str(warc), "--text", "--max-pages", "12")
-    env = _env(tmp_path, DEEPCRAWL_POLITENESS__REQUESTS_PER_SECOND="0")
-    done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=240, check=False)
+    done = run_deepcrawl(tmp_path, *args)
     assert done.returncode == 0, done.stderr[-3000:]
 
     records = _lines(tmp_path / "out" / "pages.jsonl")
@@ -268,10 +255,9 @@ def test_a_crawl_archives_and_describes_what_it_delivers(
     db = f"sqlite:///{tmp_path / 'crawl.db'}"
     for name in ("export.warc", "export.warc.gz"):
         out = tmp_path / name
-        exported = subprocess.run(
-            [sys.executable, "-m", "deepcrawl", "export", server.url + "/", "--format", "warc",
-             "--db", db, "--out", str(out)],
-            env=env, capture_output=True, text=True, timeout=120, check=False,
+        exported = run_deepcrawl(
+            tmp_path, "export", server.url + "/", "--format", "warc",
+            "--db", db, "--out", str(out), timeout=120,
         )  # fmt: skip
         assert exported.returncode == 0, exported.stderr
         assert out.read_bytes().startswith(b"\x1f\x8b") == name.endswith(".gz")
@@ -287,10 +273,10 @@ def test_a_killed_crawl_leaves_a_valid_warc_of_what_it_delivered(
 ) -> None:
     server = fixture_server("books", records=300, seed=29)
     warc = tmp_path / "pages.warc.gz"
-    env = _env(tmp_path, DEEPCRAWL_POLITENESS__REQUESTS_PER_SECOND="10")
+    env = cli_env(tmp_path, DEEPCRAWL_POLITENESS__REQUESTS_PER_SECOND="10")
     jsonl = tmp_path / "out" / "pages.jsonl"
     with subprocess.Popen(
-        _crawl_args(server, tmp_path, "--warc", str(warc)),
+        [*DEEPCRAWL, *_crawl_args(server, tmp_path, "--warc", str(warc))],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

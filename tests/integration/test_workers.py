@@ -16,7 +16,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -26,14 +25,13 @@ from urllib.parse import urlsplit
 
 import pytest
 import sqlalchemy as sa
+from cli import DEEPCRAWL, cli_env, run_deepcrawl
 
 if TYPE_CHECKING:
     from deepcrawl_fixtures import FixtureServer
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parents[2]
-DEEPCRAWL = [sys.executable, "-m", "deepcrawl"]
 KILLED_CONCURRENCY = 2
 #: Pages the first worker stores (as its heartbeat says) before it is killed.
 KILLED_AFTER = 3
@@ -62,29 +60,29 @@ def _stored_by(engine: sa.Engine, pid: int) -> int:
     return int(found or 0)
 
 
-def _env(tmp_path: Path) -> dict[str, str]:
-    return {
-        **os.environ,
-        "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'fixtures'}",
-        "DEEPCRAWL_STORAGE__BODIES_DIR": str(tmp_path / "bodies"),
-        # one rate for the host, shared by the four processes (not multiplied by them)
-        "DEEPCRAWL_POLITENESS__REQUESTS_PER_SECOND": "40",
-        "DEEPCRAWL_POLITENESS__CONCURRENCY_PER_HOST": "4",
-        # short, so the killed worker's URLs come back soon; long enough for a fetch at load 10
-        "DEEPCRAWL_CRAWL__LEASE_S": "6",
-        "DEEPCRAWL_CRAWL__HEARTBEAT_S": "1",
-        "DEEPCRAWL_CRAWL__DELIVER_POLL_S": "0.2",
-        "DEEPCRAWL_BROWSER__MEMORY_CHECK_EVERY": "0",
-        # record pages over plain HTTP in every process (the form still runs in Chromium): in
-        # auto mode the crawl fetches a few pages both ways on purpose, to choose
-        "DEEPCRAWL_BROWSER__RENDER": "never",
-    }
+#: The settings of every process of a crawl here, on top of :func:`cli.cli_env`'s.
+SETTINGS = {
+    # one rate for the host, shared by the four processes (not multiplied by them)
+    "DEEPCRAWL_POLITENESS__REQUESTS_PER_SECOND": "40",
+    "DEEPCRAWL_POLITENESS__CONCURRENCY_PER_HOST": "4",
+    # short, so the killed worker's URLs come back soon; long enough for a fetch at load 10
+    "DEEPCRAWL_CRAWL__LEASE_S": "6",
+    "DEEPCRAWL_CRAWL__HEARTBEAT_S": "1",
+    "DEEPCRAWL_CRAWL__DELIVER_POLL_S": "0.2",
+    # record pages over plain HTTP in every process (the form still runs in Chromium): in
+    # auto mode the crawl fetches a few pages both ways on purpose, to choose
+    "DEEPCRAWL_BROWSER__RENDER": "never",
+}
 
 
 def _spawn(cmd: list[str], tmp_path: Path) -> subprocess.Popen[bytes]:
     """A process of the crawl, in ``tmp_path``, its stderr kept for the failure message."""
     return subprocess.Popen(
-        cmd, env=_env(tmp_path), cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        cmd,
+        env=cli_env(tmp_path, **SETTINGS),
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
     )
 
 
@@ -122,7 +120,6 @@ def test_workers_share_a_crawl_and_survive_a_sigkill(
     server.reset_stats()
     truth = server.truth()
     db = make_db("postgres")
-    env = _env(tmp_path)
     out = tmp_path / "out-crawl"
     crawl_cmd = [
         *DEEPCRAWL, "crawl", server.url + "/", "--like", truth.detail_paths[0],
@@ -199,10 +196,8 @@ def test_workers_share_a_crawl_and_survive_a_sigkill(
     assert all(n == 2 for n in twice.values()), twice
 
     time.sleep(max(0.0, killed_at + 3.5 - time.monotonic()))  # silent for 3 heartbeats: dead
-    status = subprocess.run(
-        [*DEEPCRAWL, "status", "--db", db, "--json"],
-        env=env, cwd=tmp_path, capture_output=True, timeout=60, check=True,
-    )  # fmt: skip
+    status = run_deepcrawl(tmp_path, "status", "--db", db, "--json", env=SETTINGS, timeout=60)
+    assert status.returncode == 0, status.stderr
     [site] = json.loads(status.stdout)
     assert site["frontier"]["queued"] == site["frontier"]["leased"] == 0
     assert site["delivered"] == len(delivered)
@@ -213,10 +208,7 @@ def test_workers_share_a_crawl_and_survive_a_sigkill(
 
 
 def test_worker_refuses_sqlite(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "deepcrawl", "worker", "--db", f"sqlite:///{tmp_path / 'x.db'}"],
-        capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+    done = run_deepcrawl(tmp_path, "worker", "--db", f"sqlite:///{tmp_path / 'x.db'}", timeout=60)
     assert done.returncode == 1
     assert "PostgreSQL" in done.stderr
 

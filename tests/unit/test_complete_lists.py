@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import random
-from types import SimpleNamespace
 from typing import TYPE_CHECKING, cast
 
 import pytest
+from fake_queries import fake_query_loop
 
 from deepcrawl.crawler.paging import lists_complete_out
 from deepcrawl.crawler.queries import QueryLoop
@@ -19,9 +18,8 @@ from deepcrawl.search.results import QueryResult, ResultLink, ResultPage
 from deepcrawl.settings import CrawlSettings, Settings
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Callable
+    from collections.abc import Callable
 
-    from deepcrawl.crawler.context import CrawlContext
     from deepcrawl.search.form_search import FormSearch
 
 
@@ -147,28 +145,7 @@ def _loop(**keywords: object) -> QueryLoop:
             **keywords,
         }
     )
-
-    @contextlib.asynccontextmanager
-    async def slot(_url: str) -> AsyncIterator[None]:
-        yield
-
-    ctx = SimpleNamespace(
-        settings=settings,
-        start_url="http://site/",
-        limiter=SimpleNamespace(slot=slot),
-        state=SimpleNamespace(save_query=lambda row, _links, form_id: row),
-        stats=SimpleNamespace(
-            queries=0, records_reached=0, records_estimated=None, stop_reason=None, requests=0
-        ),
-        changed=lambda: None,
-    )
-    loop = QueryLoop(
-        cast("CrawlContext", ctx),
-        None,
-        record_id=lambda url: None if url.startswith("http://site/search") else url,
-    )
-    loop.manager = KeywordManager(settings.keywords, seeds=["a", "more"], frequent=[])
-    return loop
+    return fake_query_loop(settings, seeds=["a", "more"])
 
 
 def test_a_list_read_on_past_the_setup_pages_is_whole_and_the_two_lists_stop_the_querying() -> None:

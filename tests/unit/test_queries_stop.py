@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from datetime import UTC, datetime
 from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, cast
 
 import pytest
+from fake_queries import fake_query_loop
 
 from deepcrawl.crawler.paging import resume_url
 from deepcrawl.crawler.queries import QueryLoop, lists_checked_out
@@ -23,7 +23,7 @@ from deepcrawl.storage.state import StoredQuery
 from deepcrawl.storage.tables import QueryRead
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Callable
+    from collections.abc import Callable
 
     from deepcrawl.crawler.context import CrawlContext
     from deepcrawl.search.form_search import FormSearch
@@ -164,29 +164,8 @@ def _deepening_loop(**keywords: object) -> QueryLoop:
         keywords={"stopword_probes": (), **keywords},
         crawl={"stop_checked_records": 0},
     )
-
-    @contextlib.asynccontextmanager
-    async def slot(_url: str) -> AsyncIterator[None]:
-        yield
-
-    ctx = SimpleNamespace(
-        settings=settings,
-        start_url="http://site/",
-        limiter=SimpleNamespace(slot=slot),
-        state=SimpleNamespace(save_query=lambda row, _links, form_id: row),
-        stats=SimpleNamespace(
-            queries=0, records_reached=0, records_estimated=None, stop_reason=None, requests=0
-        ),
-        changed=lambda: None,
-    )
-    loop = QueryLoop(
-        cast("CrawlContext", ctx),
-        None,
-        record_id=lambda url: None if url.startswith("http://site/search") else url,
-    )
     # the two seeds and no other word: the manager runs out after them
-    loop.manager = KeywordManager(settings.keywords, seeds=["red", "blue"], frequent=[])
-    return loop
+    return fake_query_loop(settings, seeds=["red", "blue"])
 
 
 async def _crawl(loop: QueryLoop, search: _Search, texts: dict[str, str]) -> None:
