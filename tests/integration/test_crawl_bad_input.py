@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from cli import run_deepcrawl
+from run_cli import run_deepcrawl
 
 from deepcrawl.storage import Repository
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from cli import ROOT, run_deepcrawl, run_python
+from run_cli import ROOT, run_deepcrawl, run_python
 from warcio.archiveiterator import ArchiveIterator
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from cli import run_deepcrawl
+from run_cli import run_deepcrawl
 
 from deepcrawl.urls import normalise_url
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import pytest
-from cli import DEEPCRAWL, cli_env, run_deepcrawl
+from run_cli import DEEPCRAWL, cli_env, run_deepcrawl
 
 from deepcrawl.crawler import crawl_each
 from deepcrawl.settings import load_settings

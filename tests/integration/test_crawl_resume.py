@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import pytest
-from cli import DEEPCRAWL, cli_env, run_deepcrawl
+from run_cli import DEEPCRAWL, cli_env, run_deepcrawl
 
 if TYPE_CHECKING:
     from deepcrawl_fixtures import FixtureServer

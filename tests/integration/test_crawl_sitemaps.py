@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import pytest
-from cli import run_deepcrawl
+from run_cli import run_deepcrawl
 
 from deepcrawl.browser.http import HttpFetcher
 from deepcrawl.browser.scope import Scope, host_of

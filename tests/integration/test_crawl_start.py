@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from cli import run_deepcrawl
+from run_cli import run_deepcrawl
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from cli import run_deepcrawl
 from deepcrawl_fixtures import build_site
+from run_cli import run_deepcrawl
 
 if TYPE_CHECKING:
     from collections.abc import Callable

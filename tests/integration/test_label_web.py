@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import httpx
 import pytest
 import yaml
-from cli import DEEPCRAWL, cli_env, run_deepcrawl
+from run_cli import DEEPCRAWL, cli_env, run_deepcrawl
 
 if TYPE_CHECKING:
     from collections.abc import Callable

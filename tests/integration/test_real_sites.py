@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from cli import run_deepcrawl
 from deepcrawl_fixtures.real import REAL_APPS, serve
 from deepcrawl_fixtures.real.apps.mkdocs import MkDocs
 from deepcrawl_fixtures.real.score import score
+from run_cli import run_deepcrawl
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from cli import run_deepcrawl
 from deepcrawl_fixtures import FixtureServer
 from deepcrawl_fixtures.forward_proxy import ForwardProxy
 from deepcrawl_fixtures.gate import (
@@ -30,6 +29,7 @@ from deepcrawl_fixtures.gate import (
     SESSION_VALUE,
     USER,
 )
+from run_cli import run_deepcrawl
 
 from deepcrawl.browser import BrowserPool
 from deepcrawl.browser.login import record_login

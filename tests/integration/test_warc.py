@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
-from cli import DEEPCRAWL, cli_env, run_deepcrawl
 from lxml import html as lxml_html
+from run_cli import DEEPCRAWL, cli_env, run_deepcrawl
 from warcio.archiveiterator import ArchiveIterator
 
 from deepcrawl.browser.fetcher import BrowserFetcher

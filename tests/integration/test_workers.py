@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 
 import pytest
 import sqlalchemy as sa
-from cli import DEEPCRAWL, cli_env, run_deepcrawl
+from run_cli import DEEPCRAWL, cli_env, run_deepcrawl
 
 if TYPE_CHECKING:
     from deepcrawl_fixtures import FixtureServer
