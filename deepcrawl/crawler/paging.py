@@ -125,10 +125,10 @@ def lists_complete_out(
         settings: ``stop_complete_coverage``, ``stop_complete_lists``, ``stop_complete_share``
             and ``stop_complete_overlap``.
         first_shown: per list, the records new to the crawl when it showed them (negative:
-            unknown, a list read in parts). Where one
-            list alone is large, the records the crawl learnt otherwise (other words, links,
-            hub pages) are the second capture: a list of the words every record holds (the
-            records' frame) holds all of them, and Chapman's estimate is the list.
+            unknown, a list read in parts). Where one list alone is large, the records the
+            crawl learnt otherwise (other words, links, hub pages) are the second capture: a
+            list of the words every record holds (the records' frame) holds all of them, and
+            Chapman's estimate is the list.
 
     Returns:
         (the estimate, its recaptures) when ``known`` is within ``stop_complete_coverage`` of

@@ -66,10 +66,10 @@ PAGE_PARAMS = frozenset(
     | {"from", "skip", "pn", "pos", "seite"}
 )
 _SPACE = re.compile(r"\s+")
-#: A page-numbering parameter of a URL's query, ``&`` or ``;`` separated (ht://Dig's ``;``).
-_PAGE_NUMBER = re.compile(
-    r"[?;&](?:page|p|pg|pagenum|page_no|pageno|pagenumber|paged|pn)=(\d+)(?=$|[;&#])"
-)
+#: Query parameters that number result pages (not offsets), as ``page_number_of`` reads them.
+_NUMBER_PARAMS = ("page", "p", "pg", "pagenum", "page_no", "pageno", "pagenumber", "paged", "pn")
+#: One of them in a URL's query, ``&`` or ``;`` separated (ht://Dig's ``;``).
+_PAGE_NUMBER = re.compile(r"[?;&](?:" + "|".join(_NUMBER_PARAMS) + r")=(\d+)(?=$|[;&#])")
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +104,7 @@ def _query(url: str) -> tuple[str, dict[str, str]]:
 def page_number_of(url: str) -> int | None:
     """The page number a URL's page parameter names (``page=3`` → 3), or None."""
     _path, params = _query(url)
-    for name in ("page", "p", "pg", "pagenum", "page_no", "pageno", "pagenumber", "paged", "pn"):
+    for name in _NUMBER_PARAMS:
         value = params.get(name, "")
         if value.isdigit():
             return int(value)
@@ -183,8 +183,8 @@ def _past_the_pager(page: ResultPage, number: int) -> str | None:
     found = shown_range(page)
     if found is None or found[1] >= found[2]:
         return None
-    query_at = page.url.find("?") + 1
-    match = _PAGE_NUMBER.search(page.url, query_at - 1) if query_at else None
+    query_at = page.url.find("?")
+    match = _PAGE_NUMBER.search(page.url, query_at) if query_at >= 0 else None
     if match is None or int(match.group(1)) != number:
         return None
     head, tail = page.url[: match.start(1)], page.url[match.end(1) :]

@@ -29,6 +29,8 @@ from pydantic import BaseModel, ConfigDict
 from deepcrawl.page.html import parse_html
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from deepcrawl.page.fetched import FetchedPage, Link
     from deepcrawl.storage.tables import QueryBase
 
@@ -80,8 +82,8 @@ _ERROR = re.compile(
 _TOTAL = re.compile(
     r"(?:^|\D)(\d{1,3}(?:[,.\u202f ]\d{3})+|\d+)\s+(?:\w+\s+){0,1}" + _NOUNS + r"\b", re.IGNORECASE
 )
-_OF_TOTAL = re.compile(r"\bof\s+(?:about\s+)?(\d{1,3}(?:[,.]\d{3})+|\d+)\b", re.IGNORECASE)
 _NUMBER = r"(\d{1,3}(?:[,.]\d{3})+|\d+)"
+_OF_TOTAL = re.compile(r"\bof\s+(?:about\s+)?" + _NUMBER + r"\b", re.IGNORECASE)
 #: "Documents 91 - 100 of 241", "Results 1–10 of about 1,204": where the page sits in the list.
 _RANGE = re.compile(_NUMBER + r"\s*[-–—]\s*" + _NUMBER + r"\s+of\s+(?:about\s+)?" + _NUMBER)
 _BLOCK_TAGS = ("p", "div", "span", "li", "td", "h1", "h2", "h3", "h4", "strong", "em", "section")
@@ -189,11 +191,14 @@ def error_marker(page: ResultPage) -> str | None:
     return f"error page: {said[0][:120]}" if said else None
 
 
+def _count_blocks(page: ResultPage) -> Iterator[str]:
+    """The page's blocks short enough to be a count ("1 - 10 of 241"), not a text quoting one."""
+    return (text for text in page.blocks if len(text) <= 160)
+
+
 def total_results(page: ResultPage) -> int | None:
     """The result count the page reports ("37 results for …", "1–10 of 1,204"), or None."""
-    for text in page.blocks:
-        if len(text) > 160:
-            continue
+    for text in _count_blocks(page):
         match = _TOTAL.search(text) or _OF_TOTAL.search(text)
         if match:
             digits = re.sub(r"\D", "", match.group(1))
@@ -205,9 +210,7 @@ def total_results(page: ResultPage) -> int | None:
 def shown_range(page: ResultPage) -> tuple[int, int, int] | None:
     """The page's place in its list as it reports it: (first, last, total) of "91 - 100 of
     241"; None when it reports none (or a range that makes no sense)."""
-    for text in page.blocks:
-        if len(text) > 160:
-            continue
+    for text in _count_blocks(page):
         if match := _RANGE.search(text):
             first, last, total = (int(re.sub(r"\D", "", g)) for g in match.groups())
             if 0 < first <= last <= total:
