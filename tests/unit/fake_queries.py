@@ -4,6 +4,7 @@ The loop and its keyword manager run for real; the crawl context around them hol
 the loop touches: the settings, the start URL ``http://site/``, a rate limiter that never
 waits, a state that stores nothing, stats at zero, and a change notice that goes nowhere. A
 URL under ``http://site/search`` is a result page; any other URL is a record, its own id.
+:class:`FakeSearch` is the search the loop queries.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ from typing import TYPE_CHECKING, cast
 
 from deepcrawl.crawler.queries import QueryLoop
 from deepcrawl.keywords import KeywordManager
+from deepcrawl.page.fetched import Link
+from deepcrawl.search.results import QueryResult, ResultLink, ResultPage
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Sequence
+    from collections.abc import AsyncIterator, Callable, Sequence
 
     from deepcrawl.crawler.context import CrawlContext
     from deepcrawl.settings import Settings
@@ -47,3 +50,74 @@ def fake_query_loop(settings: Settings, seeds: Sequence[str]) -> QueryLoop:
     )
     loop.manager = KeywordManager(settings.keywords, seeds=seeds, frequent=[])
     return loop
+
+
+_SIZE = 10
+
+
+class FakeSearch:
+    """A search form over hand-made lists, ten results a page (or ``size``), a next link on
+    every page but the last, and the total on every page (the list's length, else ``totals``';
+    0 or ``reports_totals`` false: none)."""
+
+    def __init__(
+        self,
+        lists: dict[str, list[str]],
+        totals: dict[str, int] | None = None,
+        size: int = _SIZE,
+        *,
+        accepts_empty: bool = False,
+        scrolls: bool = False,
+        by_url: bool = False,
+        reports_totals: bool = True,
+    ) -> None:
+        self.accepts_empty = accepts_empty
+        self.reports_totals = reports_totals
+        self.by_url = by_url  # a later page is loaded by its URL (``resume``)
+        self.scrolls = scrolls  # a typed list: one reading, more as it is scrolled, no next link
+        self.lists = lists
+        self.totals = totals or {}  # a total other than the list's length (other kinds)
+        self.size = size
+        self.read: list[tuple[str, int]] = []  # (word, pages read) per query
+
+    async def query(
+        self,
+        word: str,
+        *,
+        max_pages: int | None = None,
+        more: Callable[[ResultPage, int], bool] | None = None,
+        resume: tuple[str, int] | None = None,
+    ) -> QueryResult:
+        ids = self.lists.get(word, [])
+        links: list[ResultLink] = []
+        pages = 0
+        first = resume[1] if resume is not None and self.by_url else 1
+        for start in range((first - 1) * self.size, len(ids), self.size):
+            pages += 1
+            number = first + pages - 1
+            chunk = ids[start : start + self.size]
+            links += [ResultLink(url=rid, page=pages) for rid in chunk]
+            total = self._total(word, ids)
+            further = start + self.size < len(ids)
+            nxt = [Link(f"http://site/search?q={word}&page={number + 1}", "Next", rel="next")]
+            page = ResultPage(
+                url=f"http://site/search?q={word}&page={number}",
+                blocks=[f"{total} results for “{word}”"] if total else [],
+                links=[Link(rid) for rid in chunk] + (nxt if further and not self.scrolls else []),
+                scrolls=self.scrolls,
+            )
+            if pages >= (max_pages or 50) or (more is not None and not more(page, number)):
+                break
+        self.read.append((word, pages))
+        return QueryResult(
+            keyword=word,
+            links=links,
+            first_page=first,
+            pages=max(1, pages),
+            requests=max(1, pages),
+            total_results=self._total(word, ids) or None,
+            outcome="ok" if ids else "no_results",
+        )
+
+    def _total(self, word: str, ids: list[str]) -> int:
+        return self.totals.get(word, len(ids)) if self.reports_totals else 0

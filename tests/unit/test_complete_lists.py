@@ -7,19 +7,15 @@ import random
 from typing import TYPE_CHECKING, cast
 
 import pytest
-from fake_queries import fake_query_loop
+from fake_queries import FakeSearch, fake_query_loop
 
 from deepcrawl.crawler.paging import lists_complete_out
 from deepcrawl.crawler.queries import QueryLoop
 from deepcrawl.keywords import KeywordManager
 from deepcrawl.keywords.estimate import chapman, lists_estimate
-from deepcrawl.page.fetched import Link
-from deepcrawl.search.results import QueryResult, ResultLink, ResultPage
 from deepcrawl.settings import CrawlSettings, Settings
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from deepcrawl.search.form_search import FormSearch
 
 
@@ -93,48 +89,6 @@ def test_one_whole_list_and_the_records_learnt_otherwise_give_chapman() -> None:
     assert lists_complete_out([the], 232, settings, first_shown=[182]) is None
 
 
-class _Search:
-    """Hand-made lists, ten a page, no total, a next link on every page but the last; a later
-    page is loaded by its URL (``resume``)."""
-
-    def __init__(self, lists: dict[str, list[str]], *, totals: bool = False) -> None:
-        self.accepts_empty = False
-        self.lists = lists
-        self.totals = totals
-        self.read: list[tuple[str, int]] = []
-
-    async def query(
-        self,
-        word: str,
-        *,
-        max_pages: int | None = None,
-        more: Callable[[ResultPage, int], bool] | None = None,
-        resume: tuple[str, int] | None = None,
-    ) -> QueryResult:
-        ids = self.lists.get(word, [])
-        links: list[ResultLink] = []
-        first = resume[1] if resume is not None else 1
-        pages = 0
-        for start in range((first - 1) * 10, len(ids), 10):
-            pages += 1
-            number = first + pages - 1
-            chunk = ids[start : start + 10]
-            links += [ResultLink(url=rid, page=pages) for rid in chunk]
-            nxt = Link(f"http://site/search?q={word}&page={number + 1}", "Next", rel="next")
-            page = ResultPage(
-                url=f"http://site/search?q={word}&page={number}",
-                blocks=[f"{len(ids)} results"] if self.totals else [],
-                links=[Link(rid) for rid in chunk] + ([nxt] if start + 10 < len(ids) else []),
-            )
-            if pages >= (max_pages or 50) or (more is not None and not more(page, number)):
-                break
-        self.read.append((word, pages))
-        return QueryResult(
-            keyword=word, links=links, first_page=first, pages=max(1, pages),
-            requests=max(1, pages), total_results=None, outcome="ok" if ids else "no_results",
-        )  # fmt: skip
-
-
 def _loop(**keywords: object) -> QueryLoop:
     settings = Settings().with_overrides(
         keywords={
@@ -153,7 +107,7 @@ def test_a_list_read_on_past_the_setup_pages_is_whole_and_the_two_lists_stop_the
     with the records of those pages it is whole, and "a" read to its end makes the second
     list: the records known are the estimate, and querying stops before the word "more"."""
     _, the, a = _wagtail_like()
-    search = _Search({"the": the, "a": a, "more": ["r239"]})
+    search = FakeSearch({"the": the, "a": a, "more": ["r239"]}, reports_totals=False, by_url=True)
     loop = _loop()
     loop.observe(the[:30])
     loop._read_before = {"the": set(the[:30])}
@@ -184,7 +138,7 @@ def test_a_list_without_a_total_holding_most_records_is_read_on_to_its_end(
     loop.complete = {"the": frozenset(ids[:95])}
     loop.unfinished = [("a", 6)]
     loop.resume_urls = {"a": "http://site/search?q=a&page=7"}
-    search = _Search({"a": ids})
+    search = FakeSearch({"a": ids}, reports_totals=False, by_url=True)
     asyncio.run(loop.step(cast("FormSearch", search)))
     assert search.read == [("a", pages)]
     assert ("a" in loop.complete) == (pages == 4)
@@ -194,7 +148,7 @@ def test_a_list_without_a_total_holding_most_records_is_read_on_to_its_end(
     loop._read_before = {"a": set(ids[:60])}
     loop.unfinished = [("a", 6)]
     loop.resume_urls = {"a": "http://site/search?q=a&page=7"}
-    search = _Search({"a": ids})
+    search = FakeSearch({"a": ids}, reports_totals=False, by_url=True)
     asyncio.run(loop.step(cast("FormSearch", search)))
     assert search.read == [("a", 2)]
 
@@ -204,7 +158,7 @@ def test_the_frame_words_list_is_read_to_its_end_and_alone_stops_the_querying() 
     240, the 93 known first. Its first pages bring nothing new, yet a list of as many results
     as records known is read to its end; with the records learnt before it, it is the stop."""
     notes = [f"n{i}" for i in range(240)]
-    search = _Search({"home plain": notes, "more": ["n1"]}, totals=True)
+    search = FakeSearch({"home plain": notes, "more": ["n1"]}, by_url=True)
     loop = _loop(paging_min_new=1.0)
     manager = KeywordManager(loop.ctx.settings.keywords, seeds=[], frequent=["more"])
     manager.record_stopword_probe(False)
@@ -221,7 +175,7 @@ def test_the_frame_words_list_is_read_to_its_end_and_alone_stops_the_querying() 
 
 def test_without_the_frame_query_the_same_list_stops_at_its_first_page() -> None:
     notes = [f"n{i}" for i in range(240)]
-    search = _Search({"home plain": notes}, totals=True)
+    search = FakeSearch({"home plain": notes}, by_url=True)
     loop = _loop(paging_min_new=1.0, frame_query_terms=0)
     loop.manager = KeywordManager(loop.ctx.settings.keywords, seeds=["home plain"], frequent=[])
     loop.manager.record_stopword_probe(False)

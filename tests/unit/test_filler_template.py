@@ -80,6 +80,15 @@ class FakeSite(Fetcher):
         return FetchedPage(url, url, 200, "text/html", body, links=links)
 
 
+def _checked_search(site: FakeSite, menu_path: str = "html/body/header/a") -> TemplateSearch:
+    """A template search of "tea" whose judge learnt the site's menu as the browser saw it."""
+    template = UrlTemplate.from_submission(FORM, "tea", f"{BASE}/search?q=tea")
+    assert template is not None
+    judge = Judge()
+    judge.chrome.learn_baseline([Link(f"{BASE}/", "Home", dom_path=menu_path)])
+    return TemplateSearch(template, site, judge=judge)
+
+
 async def test_template_search_reads_every_page_and_judges_like_the_browser() -> None:
     template = UrlTemplate.from_submission(FORM, "tea", f"{BASE}/search?q=tea")
     assert template is not None
@@ -100,11 +109,7 @@ async def test_template_search_reads_every_page_and_judges_like_the_browser() ->
 
 
 async def test_template_check_compares_first_page_result_links() -> None:
-    template = UrlTemplate.from_submission(FORM, "tea", f"{BASE}/search?q=tea")
-    assert template is not None
-    judge = Judge()
-    judge.chrome.learn_baseline([Link(f"{BASE}/", "Home", dom_path="html/body/header/a")])
-    search = TemplateSearch(template, FakeSite(), judge=judge)
+    search = _checked_search(FakeSite())
     same = QueryResult(
         keyword="tea",
         links=[ResultLink(url=f"{BASE}/book/{i}", page=1) for i in range(1, 11)],
@@ -129,11 +134,7 @@ async def test_a_link_the_browser_called_chrome_at_another_dom_path_is_chrome_ov
     """Two HTML parsers repair invalid markup differently (Roundup's ``<td>`` straight inside
     ``<main>``: kept by lxml, dropped by Chromium), so a menu link sits at another DOM path over
     plain HTTP. The browser's roles decide: the check passes and later pages judge it chrome."""
-    template = UrlTemplate.from_submission(FORM, "tea", f"{BASE}/search?q=tea")
-    assert template is not None
-    judge = Judge()  # the browser learnt the menu at its own path
-    judge.chrome.learn_baseline([Link(f"{BASE}/", "Home", dom_path="html/body/main/a")])
-    search = TemplateSearch(template, FakeSite(), judge=judge)
+    search = _checked_search(FakeSite(), "html/body/main/a")  # the browser's own path
     browser = QueryResult(
         keyword="tea",
         links=[
@@ -148,7 +149,7 @@ async def test_a_link_the_browser_called_chrome_at_another_dom_path_is_chrome_ov
     # a link plain HTTP alone shows, which the browser never called chrome, fails the check
     other = Judge()
     bare = browser.model_copy(update={"links": browser.links[1:]})
-    assert not (await TemplateSearch(template, FakeSite(), judge=other).check(bare)).passed
+    assert not (await TemplateSearch(search.template, FakeSite(), judge=other).check(bare)).passed
 
 
 async def test_a_larger_page_passes_the_check_when_it_lists_every_result_of_the_browsers() -> None:
@@ -163,12 +164,8 @@ async def test_a_larger_page_passes_the_check_when_it_lists_every_result_of_the_
 
 
 async def test_the_query_after_a_check_starts_from_the_page_the_check_fetched() -> None:
-    template = UrlTemplate.from_submission(FORM, "tea", f"{BASE}/search?q=tea")
-    assert template is not None
     site = FakeSite()
-    judge = Judge()
-    judge.chrome.learn_baseline([Link(f"{BASE}/", "Home", dom_path="html/body/header/a")])
-    search = TemplateSearch(template, site, judge=judge)
+    search = _checked_search(site)
     browser = QueryResult(
         keyword="tea", links=[ResultLink(url=f"{BASE}/book/{i}", page=1) for i in range(1, 11)]
     )
@@ -187,12 +184,8 @@ async def test_the_query_after_a_check_starts_from_the_page_the_check_fetched() 
 async def test_a_resumed_list_starts_on_its_later_page_numbered_on_from_it() -> None:
     """A list read before up to its first page goes on from the page-2 link it showed: one
     request a page past it, the paging control asked with the pages' numbers in the list."""
-    template = UrlTemplate.from_submission(FORM, "tea", f"{BASE}/search?q=tea")
-    assert template is not None
     site = FakeSite()
-    judge = Judge()
-    judge.chrome.learn_baseline([Link(f"{BASE}/", "Home", dom_path="html/body/header/a")])
-    search = TemplateSearch(template, site, judge=judge)
+    search = _checked_search(site)
     numbers: list[int] = []
 
     def more(_page: ResultPage, number: int) -> bool:

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 from typing import TYPE_CHECKING, cast
 
 import pytest
-from fake_queries import fake_query_loop
+from fake_queries import FakeSearch, fake_query_loop
 
 from deepcrawl.crawler.paging import resume_url
 from deepcrawl.crawler.queries import QueryLoop, lists_checked_out
@@ -94,70 +94,6 @@ def test_a_word_held_by_more_fetched_records_than_the_search_returns_is_not_coun
 
 # -- deepening: the lists already asked read again once the words are spent -------------------
 
-_SIZE = 10
-
-
-class _Search:
-    """A search form over hand-made lists, ten results a page (or ``size``), the total on every
-    page, a next link on every page but the last."""
-
-    def __init__(
-        self,
-        lists: dict[str, list[str]],
-        totals: dict[str, int] | None = None,
-        size: int = _SIZE,
-        *,
-        accepts_empty: bool = False,
-        scrolls: bool = False,
-        by_url: bool = False,
-    ) -> None:
-        self.accepts_empty = accepts_empty
-        self.by_url = by_url  # a later page is loaded by its URL (``resume``)
-        self.scrolls = scrolls  # a typed list: one reading, more as it is scrolled, no next link
-        self.lists = lists
-        self.totals = totals or {}  # a total other than the list's length (other kinds)
-        self.size = size
-        self.read: list[tuple[str, int]] = []  # (word, pages read) per query
-
-    async def query(
-        self,
-        word: str,
-        *,
-        max_pages: int | None = None,
-        more: Callable[[ResultPage, int], bool] | None = None,
-        resume: tuple[str, int] | None = None,
-    ) -> QueryResult:
-        ids = self.lists.get(word, [])
-        links: list[ResultLink] = []
-        pages = 0
-        first = resume[1] if resume is not None and self.by_url else 1
-        for start in range((first - 1) * self.size, len(ids), self.size):
-            pages += 1
-            number = first + pages - 1
-            chunk = ids[start : start + self.size]
-            links += [ResultLink(url=rid, page=pages) for rid in chunk]
-            total = self.totals.get(word, len(ids))
-            further = start + self.size < len(ids)
-            nxt = [Link(f"http://site/search?q={word}&page={number + 1}", "Next", rel="next")]
-            page = ResultPage(
-                url=f"http://site/search?q={word}&page={number}",
-                blocks=[f"{total} results for “{word}”"] if total else [],
-                links=[Link(rid) for rid in chunk] + (nxt if further and not self.scrolls else []),
-                scrolls=self.scrolls,
-            )
-            if pages >= (max_pages or 50) or (more is not None and not more(page, number)):
-                break
-        self.read.append((word, pages))
-        return QueryResult(
-            keyword=word,
-            links=links,
-            first_page=first,
-            pages=max(1, pages),
-            requests=max(1, pages),
-            total_results=self.totals.get(word, len(ids)) or None,
-            outcome="ok" if ids else "no_results",
-        )
-
 
 def _deepening_loop(**keywords: object) -> QueryLoop:
     settings = Settings().with_overrides(
@@ -168,7 +104,7 @@ def _deepening_loop(**keywords: object) -> QueryLoop:
     return fake_query_loop(settings, seeds=["red", "blue"])
 
 
-async def _crawl(loop: QueryLoop, search: _Search, texts: dict[str, str]) -> None:
+async def _crawl(loop: QueryLoop, search: FakeSearch, texts: dict[str, str]) -> None:
     """Query until the loop stops, fetching every record a query showed before the next."""
     while (step := await loop.step(cast("FormSearch", search))) is not None:
         for link in step[0].result_links:
@@ -186,7 +122,7 @@ def test_the_lists_lacking_the_most_are_read_again_once_the_words_are_spent(
     bring 11 records); then the words are spent. "red" re-read is expected to bring 50 records
     in 6 requests (its first page again), "blue" 5 in 6: 0.83 a request."""
     texts = {f"r{i}": "red" if i < 60 else "blue" for i in range(120)}
-    search = _Search({w: [r for r, t in texts.items() if t == w] for w in ("red", "blue")})
+    search = FakeSearch({w: [r for r, t in texts.items() if t == w] for w in ("red", "blue")})
     loop = _deepening_loop(paging_min_new=11.0, deepen_min_new=threshold)
     linked = [f"r{i}" for i in range(60, 115)]
     loop.observe(linked)
@@ -212,19 +148,19 @@ def test_the_empty_query_goes_first_and_is_read_past_the_setup_pages_while_pages
     words then bring nothing new. A search that does not take it is never asked it."""
     texts = {f"r{i}": "red" if i < 20 else "blue" for i in range(45)}
     lists = {w: [r for r, t in texts.items() if t == w] for w in ("red", "blue")}
-    search = _Search({"": list(texts), **lists}, accepts_empty=True)
+    search = FakeSearch({"": list(texts), **lists}, accepts_empty=True)
     loop = _deepening_loop(paging_min_new=1.0)
     loop.max_pages = 3
     asyncio.run(_crawl(loop, search, texts))
     assert search.read[0] == ("", 5)
     assert len(loop.manager.records) == 45
     assert [word for word, _ in search.read[1:]] == ["red", "blue"]
-    refused = _Search({"": list(texts), **lists})
+    refused = FakeSearch({"": list(texts), **lists})
     asyncio.run(_crawl(_deepening_loop(paging_min_new=1.0), refused, texts))
     assert "" not in {word for word, _ in refused.read}
     # a search that wants words: the empty query is asked once, and leaves no trace in the
     # history the stop rules and the setup phase's count read
-    wants_words = _Search(lists, accepts_empty=True)
+    wants_words = FakeSearch(lists, accepts_empty=True)
     loop = _deepening_loop(paging_min_new=1.0)
     asyncio.run(_crawl(loop, wants_words, texts))
     assert [word for word, _ in wants_words.read] == ["", "red", "blue"]
@@ -233,7 +169,7 @@ def test_the_empty_query_goes_first_and_is_read_past_the_setup_pages_while_pages
 
 def test_a_list_read_to_the_page_cap_is_not_read_again() -> None:
     texts = {f"r{i}": "red" for i in range(100)}
-    search = _Search({"red": list(texts)})
+    search = FakeSearch({"red": list(texts)})
     loop = _deepening_loop(paging_min_new=0.0, deepen_min_new=0.01, max_result_pages=3)
     loop.max_pages = 3
     asyncio.run(_crawl(loop, search, texts))
@@ -326,7 +262,7 @@ def test_pages_bringing_nothing_refute_the_totals_estimate_and_paging_stops() ->
     has all 100: the second page brings none of the 8 a page predicted, and paging stops."""
     ids = [f"r{i}" for i in range(100)]
     texts = {rid: "red" if i < 20 else "reddish" for i, rid in enumerate(ids)}
-    search = _Search({"red": ids})
+    search = FakeSearch({"red": ids})
     loop = _deepening_loop(deepen_min_new=0.0)
     _known(loop, ids, texts)
     asyncio.run(loop.step(cast("FormSearch", search)))
@@ -339,7 +275,7 @@ def test_repeated_refutations_end_the_use_of_the_searchs_totals() -> None:
     words = ["red", "blue", "green"]
     ids = {w: [f"{w}{i}" for i in range(100)] for w in words}
     texts = {rid: w if i < 20 else w + "ish" for w in words for i, rid in enumerate(ids[w])}
-    search = _Search(ids)
+    search = FakeSearch(ids)
     loop = _deepening_loop(deepen_min_new=0.0)
     loop.manager = KeywordManager(loop.ctx.settings.keywords, seeds=words, frequent=[])
     for w in words:
@@ -357,7 +293,7 @@ def test_without_a_total_the_novelty_of_the_pages_read_decides(window: int, page
     two pages (``keywords.paging_window``) the mean of the latest two decides: three pages;
     the mean of every page read falls under one on the eleventh."""
     ids = [f"r{i}" for i in range(200)]
-    search = _Search({"red": ids}, totals={"red": 0})
+    search = FakeSearch({"red": ids}, totals={"red": 0})
     loop = _deepening_loop(deepen_min_new=0.0, paging_window=window)
     loop.observe(ids[10:])
     asyncio.run(loop.step(cast("FormSearch", search)))
@@ -368,7 +304,7 @@ def test_a_list_read_to_its_end_is_never_deepened() -> None:
     """A site-wide search: 30 results, 20 of them the wanted kind. Read to its end, the list
     lacks nothing, whatever its total says."""
     ids = [f"r{i}" for i in range(20)]
-    search = _Search({"red": ids}, totals={"red": 30})
+    search = FakeSearch({"red": ids}, totals={"red": 30})
     loop = _deepening_loop(deepen_min_new=0.01)
     asyncio.run(_crawl(loop, search, dict.fromkeys(ids, "red")))
     assert search.read[0] == ("red", 2)
@@ -382,7 +318,7 @@ def test_an_unfinished_list_is_read_again_past_the_pages_read_before() -> None:
     them."""
     ids = [f"r{i}" for i in range(60)]
     texts = dict.fromkeys(ids, "red")
-    search = _Search({"red": ids})
+    search = FakeSearch({"red": ids})
     loop = _deepening_loop(deepen_min_new=0.0)
     _known(loop, ids[:30], texts)
     loop.unfinished = [("red", 3)]
@@ -397,7 +333,7 @@ def test_an_unfinished_list_goes_on_from_its_next_pages_url_where_the_search_loa
     the capture–recapture sample."""
     ids = [f"r{i}" for i in range(60)]
     texts = dict.fromkeys(ids, "red")
-    search = _Search({"red": ids}, by_url=True)
+    search = FakeSearch({"red": ids}, by_url=True)
     loop = _deepening_loop(deepen_min_new=0.0)
     _known(loop, ids[:30], texts)
     loop.unfinished = [("red", 3)]
@@ -435,7 +371,7 @@ def test_without_a_total_a_barren_page_ends_no_list_while_the_estimate_sees_many
     the first barren page ends it."""
     known = [f"k{i}" for i in range(50)]
     for weight, pages in ((1.0, 5), (0.0, 1)):
-        search = _Search({"red": known[:10] + [f"n{i}" for i in range(40)]}, totals={"red": 0})
+        search = FakeSearch({"red": known[:10] + [f"n{i}" for i in range(40)]}, totals={"red": 0})
         loop = _deepening_loop(deepen_min_new=0.0, paging_prior_pages=weight)
         loop.observe(known)
         loop.manager.capture.add(known[:30])
@@ -463,7 +399,7 @@ def test_a_list_read_to_its_end_is_exact_evidence_for_the_stop_whatever_its_tota
     loop.manager = KeywordManager(loop.ctx.settings.keywords, seeds=words, frequent=[])
     for w in words:
         loop.observe(lists[w][1:] if w == "worda" else lists[w])  # one record new to the crawl
-    search = _Search(lists, totals=dict.fromkeys(words, 400), size=50)
+    search = FakeSearch(lists, totals=dict.fromkeys(words, 400), size=50)
     for _ in words:
         asyncio.run(loop.step(cast("FormSearch", search)))
     assert loop.checked == [(50, 1), *[(50, 0)] * 5]
@@ -478,7 +414,7 @@ def test_a_typed_list_shows_no_next_link_yet_is_no_evidence_until_its_end_was_se
     words = [f"word{c}" for c in "abcdef"]
     lists = {w: [f"{w}-{i}" for i in range(50)] for w in words}
     loop.manager = KeywordManager(loop.ctx.settings.keywords, seeds=words, frequent=[])
-    search = _Search(lists, size=10, scrolls=True)
+    search = FakeSearch(lists, size=10, scrolls=True)
     for _ in words:
         asyncio.run(loop.step(cast("FormSearch", search)))
     assert search.read == [(w, 1) for w in words]
@@ -507,7 +443,7 @@ def test_an_unfinished_list_lacking_nothing_by_its_total_is_not_read_again() -> 
     before, and re-reading them is not paid for."""
     ids = [f"r{i}" for i in range(60)]
     blue = [f"b{i}" for i in range(40)]  # a word on every page would be no evidence
-    search = _Search({"red": ids})
+    search = FakeSearch({"red": ids})
     loop = _deepening_loop(deepen_min_new=0.0)
     _known(loop, ids + blue, {**dict.fromkeys(ids, "red"), **dict.fromkeys(blue, "blue")})
     loop.unfinished = [("red", 3)]
@@ -558,7 +494,7 @@ def test_a_typed_list_showing_fewer_records_than_its_total_was_not_read_to_its_e
     _known(
         loop, ids + held + blue, {**dict.fromkeys(ids + held, "red"), **dict.fromkeys(blue, "blue")}
     )
-    search = _Search({"red": ids}, totals={"red": 204}, size=14, scrolls=True)
+    search = FakeSearch({"red": ids}, totals={"red": 204}, size=14, scrolls=True)
     asyncio.run(loop.step(cast("FormSearch", search)))
     assert loop.checked == [(204, 6)]  # 204 - 198 held
 
