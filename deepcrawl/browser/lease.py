@@ -1,21 +1,29 @@
 """One pooled page, its browser context, and the rules every request of it goes through.
 
-A :class:`PageLease` is what :meth:`BrowserPool.page` lends. Its route handler sees every
-request the page (or a popup of it) makes and decides:
+A :class:`PageLease` is what :meth:`BrowserPool.page` lends. Its route handler is in place on the
+context before the context has a page, so it sees every request the page (or a popup of it)
+makes, and decides:
 
 * images, fonts and media (``browser.block_resources``) → refused;
-* while probing: any non-GET request → refused (a probe never POSTs); any request the safety
-  rule (:class:`~deepcrawl.safety.SafetyRule`) refuses, whatever its method → refused (a
-  navigation among them answered with an empty 204, which leaves the page where it is —
-  ``route.abort`` does not: docs/ARCHITECTURE.md); any other navigation than the crawler's own →
-  recorded and answered with 204;
-* at any time: a script's request (``fetch``, XHR, beacon, event source, web socket) the safety
-  rule refuses → refused;
+* a navigation a probed page starts (any other than the crawler's own) → never sent: recorded
+  when the safety rule (:class:`~deepcrawl.safety.SafetyRule`) allows it, and answered with an
+  empty 204, which leaves the page where it is (``route.abort`` does not:
+  docs/ARCHITECTURE.md);
 * a host outside the scope → refused (a refused main-frame navigation is remembered, so the
   fetch can say "blocked" rather than "network error");
 * a popup's navigation → recorded and answered with 204; the popup is closed;
+* the pool's :class:`~deepcrawl.browser.gate.RequestGate` — the crawl's door, robots.txt and the
+  safety rule: a script's request (``fetch``, XHR, beacon, event source, web socket) judged by
+  its URL, and every request of a probed page too, a GET or refused
+  (:meth:`~deepcrawl.safety.SafetyRule.request_reason`) → refused when it says so;
 * a script's request for a document the crawl stored, or for a script, style sheet or data the
-  pool already holds → answered without the network (:mod:`deepcrawl.browser.subrequests`).
+  pool already holds → answered without the network (:mod:`deepcrawl.browser.subrequests`);
+* everything else goes out through the gate's passage (the host's rate, the count).
+
+A page that JavaScript link probing touched (:attr:`PageLease.probing`) stays under the probe's
+rules for the rest of its life — a click's effect may come after the probe returned (a timer,
+a beacon as the page unloads, a request the browser hands over late) — and the pool closes it
+rather than lend it again.
 
 Per-fetch records (:attr:`captured`, :attr:`blocked`, :attr:`crashed`) are reset by
 :meth:`begin`.
@@ -31,11 +39,13 @@ from typing import TYPE_CHECKING, Any
 from playwright.async_api import Error as PlaywrightError
 
 from deepcrawl.browser._assets import script
+from deepcrawl.browser.gate import SafetyGate
 from deepcrawl.browser.scope import strip_fragment
 from deepcrawl.safety import SafetyRule
 
 if TYPE_CHECKING:
     from collections.abc import Coroutine
+    from contextlib import AbstractAsyncContextManager
 
     from playwright.async_api import (
         Browser,
@@ -48,9 +58,11 @@ if TYPE_CHECKING:
     )
 
     from deepcrawl.browser.access import SiteAccess
+    from deepcrawl.browser.gate import RequestGate
     from deepcrawl.browser.scope import Scope
     from deepcrawl.browser.subrequests import Subrequests
     from deepcrawl.page.fetched import FetchedPage
+    from deepcrawl.safety import Sender
     from deepcrawl.settings import Settings
 
 __all__ = ["PageLease"]
@@ -72,12 +84,17 @@ class PageLease:
         click_rule: the stricter rule probed elements are judged by (the request rule's words
             plus ``forms.refused_words`` and ``browser.probe_refused_words``: a click may
             submit or post where following a link only reads).
-        probing: True while JS link probing runs (navigations are captured, POSTs refused).
+        probing: JS link probing has touched the page: from then on, for the lease's life, its
+            navigations are captured and its requests judged as a probe's (GETs only, each URL
+            judged); the pool closes such a lease instead of lending it again.
         own_navigation: a URL the crawler itself navigates to while probing (restores).
+        gate: the door every request to the network passes (the pool's; the crawl's gate in a
+            crawl).
         captured: ``(how, url)`` navigations captured since :meth:`begin` (``route``,
             ``popup``).
         blocked: ``(method, url, why)`` requests refused since :meth:`begin`.
-        blocked_navigation: the main-frame navigation refused as out of scope, if any.
+        blocked_navigation: the main-frame navigation refused (out of scope, or by the gate),
+            with why, if any.
         crashed: the renderer crashed.
         poisoned: the page must not be reused (a timeout left it in an unknown state).
         inflight: requests started and not finished (counted while probing).
@@ -109,6 +126,7 @@ class PageLease:
     poisoned: bool = False
     inflight: int = 0
     subrequests: Subrequests | None = None
+    gate: RequestGate = field(default_factory=SafetyGate)
     answered_locally: int = 0
     documents: dict[str, tuple[int, str, bytes, bool]] = field(default_factory=dict)
     foreign_session: bool = False
@@ -130,20 +148,34 @@ class PageLease:
         subrequests: Subrequests | None = None,
         *,
         access: SiteAccess,
+        gate: RequestGate | None = None,
     ) -> PageLease:
         """Open a fresh context and page on ``browser`` with deepcrawl's rules installed and the
-        site access (cookies and local storage, headers, user agent, proxy)."""
+        site access (cookies and local storage, headers, user agent, proxy).
+
+        The rules (init scripts, the route) are in place before the context has a page: no
+        request of it goes out before its route can judge it.
+        """
         context = await browser.new_context(
             accept_downloads=False,
             service_workers="block",
             viewport={"width": 1280, "height": 900},
             **access.context_options(),
         )
+        ready: asyncio.Future[PageLease] = asyncio.get_running_loop().create_future()
+
+        async def route(route: Route, request: Request) -> None:
+            # the lease exists before any page can send a request (there is no page yet)
+            lease = await ready
+            await lease._route(route, request)
+
         try:
             await context.add_init_script(script=script(_JS, "init.js"))
             await context.add_init_script(script=script(_JS, "timers.js"))
+            await context.route("**/*", route)
             page = await context.new_page()
         except PlaywrightError:
+            ready.cancel()
             with contextlib.suppress(PlaywrightError):
                 await context.close()
             raise
@@ -157,14 +189,15 @@ class PageLease:
                 (*settings.forms.refused_words, *settings.browser.probe_refused_words)
             ),
             subrequests=subrequests,
+            gate=gate or SafetyGate(),
         )
+        ready.set_result(lease)
         timeout_ms = settings.browser.page_timeout_s * 1000
         page.set_default_timeout(timeout_ms)
         page.set_default_navigation_timeout(timeout_ms)
         page.on("crash", lambda _page: lease._on_crash())
         page.on("dialog", lease._on_dialog)
         context.on("page", lease._on_popup)
-        await context.route("**/*", lease._route)
         return lease
 
     def hold(self, url: str, document: FetchedPage | None) -> bool:
@@ -185,12 +218,12 @@ class PageLease:
         return True
 
     def begin(self) -> None:
-        """Forget the records of the previous fetch."""
+        """Forget the records of the previous fetch (a probed page stays under the probe's
+        rules: see :attr:`probing`)."""
         self.captured = []
         self.blocked = []
         self.blocked_navigation = None
         self.own_navigation = None
-        self.probing = False
 
     def _on_crash(self) -> None:
         self.crashed = True
@@ -243,56 +276,74 @@ class PageLease:
             await self._decide(route, request)
 
     async def _decide(self, route: Route, request: Request) -> None:
-        url = request.url
+        url, method = request.url, request.method
         if request.resource_type in self.settings.browser.block_resources:
             await route.abort("blockedbyclient")
             return
         navigation = request.is_navigation_request()
         where = self._frame_is_main(request) if navigation else False
-        held = self.documents.get(url) if navigation and where and request.method == "GET" else None
+        held = self.documents.get(url) if navigation and where and method == "GET" else None
         if held is not None:  # the page the crawl has just fetched: its bytes, not the server's
             status, content_type, body, self.foreign_session = held
             await route.fulfill(status=status, content_type=content_type, body=body)
             self.answered_locally += 1
             return
-        if self.probing:
-            if request.method != "GET":
-                self.blocked.append((request.method, url, "probe sends no " + request.method))
-                await route.abort("blockedbyclient")
-                return
-            own = url == self.own_navigation
-            if not own and (why := self.rule.reason(url)):
-                self.blocked.append((request.method, url, why))
-                if navigation and where is not False:
-                    await route.fulfill(status=204, body="")
-                else:
-                    await route.abort("blockedbyclient")
-                return
-            if navigation and where is not False and not own:
+        own = navigation and url == self.own_navigation
+        if self.probing and navigation and where is not False and not own:
+            # never sent: a link when the rule allows it, the page kept where it is either way
+            if why := self.rule.request_reason(url, method=method, sender="probe"):
+                self.blocked.append((method, url, why))
+            else:
                 self.captured.append(("route" if where else "popup", url))
-                await route.fulfill(status=204, body="")
-                return
-        elif request.resource_type in _SCRIPTED and (why := self.rule.reason(url)):
-            self.blocked.append((request.method, url, why))
-            await route.abort("blockedbyclient")
+            await route.fulfill(status=204, body="")
             return
         if not self.scope.allows(url):
-            self.blocked.append((request.method, url, "out of scope"))
-            if navigation and where:
-                self.blocked_navigation = url
+            self._refuse(request, "out of scope", main=bool(navigation and where))
             await route.abort("blockedbyclient")
             return
         if navigation and where is None:
             self.captured.append(("popup", url))
             await route.fulfill(status=204, body="")
             return
-        if self.subrequests is not None and (how := await self.subrequests.answer(route, request)):
+        sender: Sender = "page"
+        if self.probing and not own:
+            sender = "probe"
+        elif request.resource_type in _SCRIPTED:
+            sender = "script"
+        if why := self.gate.page_refusal(url, method=method, sender=sender):
+            self._refuse(request, why, main=bool(navigation and where))
+            await route.abort("blockedbyclient")
+            return
+
+        def passage() -> AbstractAsyncContextManager[None]:
+            return self.gate.page_passage(url, navigation=bool(navigation and where))
+
+        if self.subrequests is not None and (
+            how := await self.subrequests.answer(route, request, passage)
+        ):
             if how in {"store", "cache"}:
                 self.answered_locally += 1
             return
         if navigation and where:
             self.foreign_session = False  # the server's answer comes with its cookies
-        await route.continue_()
+        async with passage():
+            await route.continue_()
+
+    def _refuse(self, request: Request, why: str, *, main: bool) -> None:
+        """Record a request refused before it went out (a main-frame navigation's URL too)."""
+        self.blocked.append((request.method, request.url, why))
+        if main:
+            self.blocked_navigation = f"{request.url} ({why})"
+
+    async def seal(self) -> None:
+        """Cut the page off the network before it closes: what its unload handlers send then
+        (a beacon, a keepalive fetch) outlives the page, and no route sees it; blocked in the
+        browser's network stack instead (DevTools ``Network.setBlockedURLs``)."""
+        with contextlib.suppress(PlaywrightError, TimeoutError):
+            async with asyncio.timeout(5):
+                session = await self.cdp()
+                await session.send("Network.enable")
+                await session.send("Network.setBlockedURLs", {"urls": ["*"]})
 
     def on_request(self, _request: Request) -> None:
         """Count a started request (attached while probing)."""

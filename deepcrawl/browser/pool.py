@@ -15,7 +15,11 @@ context, reused from fetch to fetch (a new context per URL is ~5x slower: docs/A
   local storage, extra headers, user agent, proxy — the same as plain HTTP's;
 * every request goes through the lease's route handler (:mod:`deepcrawl.browser.lease`):
   images, fonts and media are refused, hosts outside the scope are refused, downloads are
-  refused, popups are recorded and closed, dialogs never block;
+  refused, popups are recorded and closed, dialogs never block; what goes to the network
+  passes the pool's gate (:mod:`deepcrawl.browser.gate`: in a crawl, the crawl's door —
+  robots.txt, the safety rule, the host's rate, the count);
+* a page that JavaScript link probing touched is closed when it comes back, never lent again
+  (its cookies go to the next context): it stays under the probe's rules for its life;
 * the pages' script requests share one :class:`~deepcrawl.browser.subrequests.Subrequests`:
   documents the crawl stored come from its store, reusable scripts and data from one memory
   cache for the pool's life (a search index is downloaded once per crawl).
@@ -39,6 +43,7 @@ from playwright.async_api import Error as PlaywrightError
 from deepcrawl._resource import AsyncResource
 from deepcrawl.browser.access import SiteAccess
 from deepcrawl.browser.chromium import LaunchedBrowser, launch_chromium
+from deepcrawl.browser.gate import SafetyGate
 from deepcrawl.browser.lease import PageLease
 from deepcrawl.browser.scope import Scope
 from deepcrawl.browser.subrequests import Subrequests
@@ -47,6 +52,7 @@ from deepcrawl.errors import BrowserCrashedError
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Iterable
 
+    from deepcrawl.browser.gate import RequestGate
     from deepcrawl.browser.subrequests import DocumentStore
     from deepcrawl.settings import Settings
 
@@ -83,6 +89,10 @@ class BrowserPool(AsyncResource):
             (None: no store; the memory cache still serves).
         access: cookies, headers and proxy shared with plain HTTP; None: read from
             ``settings`` when the pool opens.
+        gate: the door every request of its pages passes on its way to the network (the
+            crawl's :class:`~deepcrawl.fetch.gate.Gate` in a crawl); None: the safety rule
+            alone (:class:`~deepcrawl.browser.gate.SafetyGate`). Replaceable: each page lent
+            from then on passes the new one.
     """
 
     def __init__(
@@ -92,9 +102,11 @@ class BrowserPool(AsyncResource):
         *,
         store: DocumentStore | None = None,
         access: SiteAccess | None = None,
+        gate: RequestGate | None = None,
     ) -> None:
         self.settings = settings
         self.access = access
+        self.gate: RequestGate = gate or SafetyGate()
         self.subrequests = Subrequests(settings.browser, store)
         if isinstance(scope, Scope):
             self.scope = scope
@@ -181,6 +193,7 @@ class BrowserPool(AsyncResource):
             while self._idle:
                 lease = self._idle.pop()
                 if not lease.page.is_closed():
+                    lease.gate = self.gate
                     self._busy += 1
                     return lease
             lease = await self._new_lease()
@@ -197,6 +210,7 @@ class BrowserPool(AsyncResource):
                 self.scope,
                 self.subrequests,
                 access=self.access,
+                gate=self.gate,
             )
         except PlaywrightError as exc:
             self._mark_dead()
@@ -213,6 +227,10 @@ class BrowserPool(AsyncResource):
             if lease.crashed:
                 self.stats.crashes += 1
                 logger.warning("a browser renderer crashed: its page is discarded")
+            await lease.close(_CLOSE_TIMEOUT_S)
+        elif lease.probing:  # never lent again: see PageLease.probing
+            await self._keep_cookies(lease)
+            await lease.seal()
             await lease.close(_CLOSE_TIMEOUT_S)
         elif lease.served >= self.settings.browser.recycle_context_after:
             await self._keep_cookies(lease)

@@ -17,9 +17,11 @@ away and pressing Escape, or else by reloading and replaying the actions that le
 end the page is the same page at the same URL (reloaded if needed).
 
 Safety: elements whose words (text and attributes) the safety rule (:mod:`deepcrawl.safety`)
-refuses are never touched; a probe never sends a non-GET request, nor any request the rule
-refuses, whatever its method (:mod:`deepcrawl.browser.lease`); a navigation or popup URL a click
-produced is judged with the element's text before it becomes a link.
+refuses are never touched; a probed page never sends a non-GET request, nor any request the
+rule refuses, whatever its method — from the first action on and for the rest of its life, so
+that what a click sets off late (a timer, a beacon as the page unloads) is refused too
+(:mod:`deepcrawl.browser.lease`); a navigation or popup URL a click produced is judged with the
+element's text before it becomes a link.
 """
 
 from __future__ import annotations
@@ -65,6 +67,8 @@ _LISTENER_TYPES = frozenset(
 _KEY_TYPES = frozenset({"keydown", "keyup", "keypress"})
 _MARK = "function (slots, ...els) { els.forEach((el, i) => window[slots[i]].push(el)); }"
 _RESET = "window.__dcL = []; window.__dcK = []; window.__dcH = []; document"
+#: Marks the page as probed (for good: ``js/init.js``) and probing (until the probe ends).
+_PROBING = "() => { window.__dcProbed = true; window.__dcProbing = true; }"
 
 
 @dataclass(slots=True)
@@ -250,7 +254,7 @@ class _Prober:
         finally:
             self.lease.own_navigation = None
         await self.install()
-        await self.page.evaluate("() => { window.__dcProbing = true; }")
+        await self.page.evaluate(_PROBING)
 
     async def find(self, key: str, path: list[tuple[str, str]]) -> dict[str, Any] | None:
         """Candidate ``key`` in the current DOM; reload and replay ``path`` when it is gone or
@@ -317,7 +321,9 @@ async def probe_page(
             a site-wide menu is probed once per site, not once per page. None: probe all.
 
     Returns:
-        The report; the page is left at its URL in its original DOM state.
+        The report; the page is left at its URL in its original DOM state, and under the
+        probe's rules for the rest of the lease's life (:attr:`PageLease.probing
+        <deepcrawl.browser.lease.PageLease.probing>`).
     """
     page = lease.page
     prober = _Prober(lease, known, skip)
@@ -329,7 +335,7 @@ async def probe_page(
     try:
         await prober.install()
         base_sig = await prober.signature()
-        await page.evaluate("() => { window.__dcProbing = true; }")
+        await page.evaluate(_PROBING)
         try:
             await prober.explore([], 0, base_sig, set())
         except PlaywrightError:
@@ -344,8 +350,7 @@ async def probe_page(
         if changed or await prober.signature() != base_sig:
             await prober.reload()
         await page.evaluate("() => { window.__dcProbing = false; }")
-    finally:
-        lease.probing = False
+    finally:  # ``lease.probing`` stays: what the actions set off may come later still
         page.remove_listener("request", lease.on_request)
         page.remove_listener("requestfinished", lease.on_request_done)
         page.remove_listener("requestfailed", lease.on_request_done)

@@ -82,7 +82,7 @@ def translate(exc: PlaywrightError, url: str, lease: PageLease) -> FetchError:
         return RendererCrashedError(url, f"the renderer died ({message})")
     if lease.blocked_navigation is not None:
         lease.poisoned = True  # the tab now shows Chromium's error page
-        return BlockedError(url, f"out of scope: {lease.blocked_navigation}")
+        return BlockedError(url, f"refused: {lease.blocked_navigation}")
     if "Download is starting" in message or "ERR_ABORTED" in message:
         return NotHTMLError(url, "unknown: a download (refused) or an empty answer")
     if "ERR_TOO_MANY_REDIRECTS" in message:
@@ -227,9 +227,9 @@ async def _render(
         await wait_until_still(page, settings.browser, requests, deadline=deadline)
         html = await page.content()
         exchange = await _exchange(page, response, limit)
-        if lease.blocked_navigation is not None:  # a late redirect (a refresh) left the scope
+        if lease.blocked_navigation is not None:  # a late redirect (a refresh) was refused
             lease.poisoned = True  # the tab now shows Chromium's error page
-            raise BlockedError(url, f"out of scope: {lease.blocked_navigation}")
+            raise BlockedError(url, f"refused: {lease.blocked_navigation}")
         if len(html) > limit or len(html.encode("utf-8", "replace")) > limit:
             lease.poisoned = True
             raise BodyTooLargeError(url, f"page of over {limit} bytes")

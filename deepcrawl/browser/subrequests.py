@@ -39,6 +39,9 @@ from playwright.async_api import Error as PlaywrightError
 from deepcrawl.browser.scope import strip_fragment
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from contextlib import AbstractAsyncContextManager
+
     from playwright.async_api import Request, Route
 
     from deepcrawl.settings import BrowserSettings
@@ -193,8 +196,16 @@ class Subrequests:
         self._cache: OrderedDict[str, _Entry] = OrderedDict()
         self._limit = settings.cache_mb * 1024 * 1024
 
-    async def answer(self, route: Route, request: Request) -> Answer | None:
+    async def answer(
+        self,
+        route: Route,
+        request: Request,
+        passage: Callable[[], AbstractAsyncContextManager[None]],
+    ) -> Answer | None:
         """Answer ``request`` without the network when the rules allow (see the module).
+
+        ``passage`` is held while a request is sent from here (to keep its answer): the page's
+        gate (:mod:`deepcrawl.browser.gate`), as for any request that goes out.
 
         Returns:
             How it was answered here: ``store`` or ``cache`` (no request reached the server),
@@ -226,7 +237,7 @@ class Subrequests:
             self.stats.from_cache += 1
             await route.fulfill(status=entry.status, headers=entry.headers, body=entry.body)
             return "cache"
-        return await self._fetch_and_keep(route, url, refusals=kind in _DATA_TYPES)
+        return await self._fetch_and_keep(route, url, passage, refusals=kind in _DATA_TYPES)
 
     def _stored(self, url: str) -> StoredDocument | None:
         assert self.store is not None
@@ -236,13 +247,21 @@ class Subrequests:
         media = doc.content_type.split(";", 1)[0].strip().lower()
         return doc if media in _DOCUMENT_TYPES else None
 
-    async def _fetch_and_keep(self, route: Route, url: str, *, refusals: bool) -> Answer | None:
-        """Send the request ourselves, keep the answer when it may be reused (with
-        ``refusals``, a refusal too), then answer."""
+    async def _fetch_and_keep(
+        self,
+        route: Route,
+        url: str,
+        passage: Callable[[], AbstractAsyncContextManager[None]],
+        *,
+        refusals: bool,
+    ) -> Answer | None:
+        """Send the request ourselves (through ``passage``), keep the answer when it may be
+        reused (with ``refusals``, a refusal too), then answer."""
         try:
-            response = await route.fetch(
-                max_redirects=0, timeout=self.settings.page_timeout_s * 1000
-            )
+            async with passage():
+                response = await route.fetch(
+                    max_redirects=0, timeout=self.settings.page_timeout_s * 1000
+                )
         except PlaywrightError:
             return None  # let the browser send it and fail or succeed on its own
         headers = {k.lower(): v for k, v in response.headers.items()}

@@ -9,7 +9,7 @@ The form-level policy (login, registration and order forms are never submitted) 
 :mod:`deepcrawl.forms.safety` and uses this rule for the words of a form.
 """
 
-from deepcrawl.safety._rule import SafetyRule, words
+from deepcrawl.safety._rule import SafetyRule, Sender, words
 from deepcrawl.safety._words import FREE_TEXT_KEYS, NOT_ACTIONS, SORT_KEYS, UNSAFE_ACTIONS
 
-__all__ = ["FREE_TEXT_KEYS", "NOT_ACTIONS", "SORT_KEYS", "UNSAFE_ACTIONS", "SafetyRule", "words"]
+__all__ = ["FREE_TEXT_KEYS", "NOT_ACTIONS", "SORT_KEYS", "UNSAFE_ACTIONS", "SafetyRule", "Sender", "words"]

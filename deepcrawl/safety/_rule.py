@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, Literal
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from deepcrawl.safety._words import FREE_TEXT_KEYS, NOT_ACTIONS, SORT_KEYS, UNSAFE_ACTIONS
@@ -32,7 +32,17 @@ from deepcrawl.safety._words import FREE_TEXT_KEYS, NOT_ACTIONS, SORT_KEYS, UNSA
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
 
-__all__ = ["SafetyRule", "words"]
+__all__ = ["SafetyRule", "Sender", "words"]
+
+#: Who sends a request, which decides how :meth:`SafetyRule.request_reason` judges it:
+#:
+#: * ``crawler`` — a URL the crawl chose to fetch (a link it follows, a sitemap, a sample);
+#: * ``page`` — a page loading what it is made of, or a navigation the crawler started
+#:   (rendering a URL, submitting a form the critic accepted, turning its result pages);
+#: * ``script`` — a page's script asking on its own (fetch, XHR, beacon, event source, socket);
+#: * ``probe`` — anything a page sends once JavaScript link probing has touched it (clicks and
+#:   hovers of the crawler's making, and whatever they set off, however late).
+Sender = Literal["crawler", "page", "script", "probe"]
 
 _BOUNDARY = re.compile(r"(?<=[^\W\d_])(?=\d)|(?<=\d)(?=[^\W\d_])|(?<=[a-z])(?=[A-Z])")
 _SPLIT = re.compile(r"[\W_]+")
@@ -153,6 +163,22 @@ class SafetyRule:
         if text and (found := self.text_reason(text)):
             return f"link text reads as {found!r}"
         return None
+
+    def request_reason(self, url: str, *, method: str = "GET", sender: Sender) -> str | None:
+        """Why a request ``sender`` sends for ``url`` with ``method`` is refused, None when it
+        may go out.
+
+        A probed page sends GETs only, each judged by its URL: a click may submit or post,
+        and what it sets off may come after the probe. A script's request and a URL the crawl
+        chose are judged by their URL, whatever the method (a script's POST may be the search
+        itself). What a page loads, and a navigation the crawler started, are not judged here:
+        the page is judged before it is asked for, a form before it is submitted.
+        """
+        if sender == "probe" and method != "GET":
+            return f"a probed page sends no {method}"
+        if sender == "page":
+            return None
+        return self.reason(url)
 
     def allows(self, url: str, text: str = "") -> bool:
         """True when the request for ``url`` (through ``text``) may be sent."""
