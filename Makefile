@@ -12,8 +12,9 @@ STAMP := $(VENV)/.installed
 # module fixtures are set up once, and the real-site test bed, which installs its applications
 # into one shared folder on first use, is never installed by two workers at once. Files are
 # handed out in collection order (`--no-loadscope-reorder`), not by their number of tests: the
-# long browser files of tests/integration start first, and the many short unit files even out
-# the two workers at the end.
+# testpaths of pyproject.toml put tests/integration first (its long browser files under
+# browser/ and crawler/ start first), then the fixture sites' own tests (fixtures/tests), and
+# the many short files of tests/unit even out the two workers at the end.
 TEST_WORKERS ?= 2
 PYTEST := $(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
@@ -27,16 +28,17 @@ demo: install browser
 test: install browser postgres
 	$(PYTEST)
 
-# The unit tests alone: no browser install, no database server (about three minutes).
+# The unit tests alone (deepcrawl's and the fixture sites'): no browser install, no database
+# server (about three minutes).
 test-fast: install
-	$(PYTEST) tests/unit
+	$(PYTEST) tests/unit fixtures/tests/unit
 
 check: install browser postgres lint
 	$(PYTEST)
 
 lint: install
-	$(BIN)/ruff format --check deepcrawl fixtures tests benchmarks scripts
-	$(BIN)/ruff check deepcrawl fixtures tests benchmarks scripts
+	$(BIN)/ruff format --check deepcrawl fixtures tests benchmarks scripts conftest.py
+	$(BIN)/ruff check deepcrawl fixtures tests benchmarks scripts conftest.py
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
