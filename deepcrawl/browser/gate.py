@@ -39,9 +39,7 @@ class RequestGate(Protocol):
         None when it may. The page's scope is the browser's own (its hosts, a CDN allowed)."""
         ...
 
-    def page_passage(
-        self, url: str, *, navigation: bool
-    ) -> AbstractAsyncContextManager[None]:
+    def page_passage(self, url: str, *, navigation: bool) -> AbstractAsyncContextManager[None]:
         """Held while the request is handed to the network: it waits for the host's rate and is
         counted. ``navigation``: the page's main-frame navigation, which may be the very
         request a polite fetch was admitted and counted for already."""

@@ -99,8 +99,6 @@ class PageLease:
         poisoned: the page must not be reused (a timeout left it in an unknown state).
         inflight: requests started and not finished (counted while probing).
         subrequests: the pool's answers to script requests (None: every request goes out).
-        answered_locally: responses the server never sent (from the store or the pool's cache),
-            counted over the lease's life.
         documents: ``url -> (status, content type, body, sets cookies)``: the answer to a
             main-frame navigation to ``url`` that the crawl fetched a moment ago (the adaptive
             fetcher renders the very page it compares with; the form finder the start page the
@@ -108,6 +106,9 @@ class PageLease:
         foreign_session: the page shows a held document whose answer set cookies the browser
             never received: a form on it may carry a token of another session (a CSRF token
             bound to plain HTTP's cookie), so it is no page to submit from.
+        fetched_before: the URL being rendered was fetched a moment ago (:meth:`hold` was
+            offered its answer): should the page ask for it all the same, that navigation is
+            a request of its own, not the fetch the gate admitted.
     """
 
     page: Page
@@ -127,9 +128,9 @@ class PageLease:
     inflight: int = 0
     subrequests: Subrequests | None = None
     gate: RequestGate = field(default_factory=SafetyGate)
-    answered_locally: int = 0
     documents: dict[str, tuple[int, str, bytes, bool]] = field(default_factory=dict)
     foreign_session: bool = False
+    fetched_before: bool = False
     _tasks: set[asyncio.Task[None]] = field(default_factory=set)
     _cdp: CDPSession | None = None
 
@@ -209,6 +210,7 @@ class PageLease:
         Returns:
             Whether ``document`` is held.
         """
+        self.fetched_before = document is not None
         if not _reusable(url, document):
             return False
         assert document is not None
@@ -286,7 +288,6 @@ class PageLease:
         if held is not None:  # the page the crawl has just fetched: its bytes, not the server's
             status, content_type, body, self.foreign_session = held
             await route.fulfill(status=status, content_type=content_type, body=body)
-            self.answered_locally += 1
             return
         own = navigation and url == self.own_navigation
         if self.probing and navigation and where is not False and not own:
@@ -315,15 +316,14 @@ class PageLease:
             await route.abort("blockedbyclient")
             return
 
-        def passage() -> AbstractAsyncContextManager[None]:
-            return self.gate.page_passage(url, navigation=bool(navigation and where))
+        # the main-frame navigation may be the very fetch the gate admitted (and counted)
+        admitted = bool(navigation and where) and not self.fetched_before
 
-        if self.subrequests is not None and (
-            how := await self.subrequests.answer(route, request, passage)
-        ):
-            if how in {"store", "cache"}:
-                self.answered_locally += 1
-            return
+        def passage() -> AbstractAsyncContextManager[None]:
+            return self.gate.page_passage(url, navigation=admitted)
+
+        if self.subrequests is not None and await self.subrequests.answer(route, request, passage):
+            return  # answered from the store or the cache, refused, or sent from there
         if navigation and where:
             self.foreign_session = False  # the server's answer comes with its cookies
         async with passage():

@@ -1,8 +1,9 @@
-"""What the phases of one crawl share: settings, storage, politeness, scope, figures.
+"""What the phases of one crawl share: settings, storage, the gate, the page budget, figures.
 
 :class:`CrawlContext` is made by :class:`~deepcrawl.crawler.engine.Crawl` and handed to the setup
 phase (:mod:`deepcrawl.crawler.setup`) and the normal phase (:mod:`deepcrawl.crawler.normal`);
-:class:`CrawlStats` holds the figures the progress display and ``stats.json`` show.
+:class:`CrawlStats` holds the figures the progress display and ``stats.json`` show;
+:class:`PageBudget` is the one place that says the crawl delivered ``crawl.max_pages``.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Self
 
 from deepcrawl.browser.scope import host_of
-from deepcrawl.fetch.polite import FetchPolicy, in_scope
+from deepcrawl.fetch.gate import Gate
+from deepcrawl.fetch.polite import in_scope
 from deepcrawl.fetch.politeness import make_limiter
 from deepcrawl.fetch.robots import RobotsPolicy
 
@@ -26,7 +28,7 @@ if TYPE_CHECKING:
     from deepcrawl.storage import Repository, SiteRead
     from deepcrawl.storage.state import CrawlState
 
-__all__ = ["CrawlContext", "CrawlStats"]
+__all__ = ["CrawlContext", "CrawlStats", "PageBudget"]
 
 logger = logging.getLogger(__name__)
 
@@ -51,7 +53,9 @@ class CrawlStats:
     pages_delivered: int = 0
     """Pages handed to the extractor (earlier runs included)."""
     requests: int = 0
-    """Requests sent in this run: result pages, fetches, retries, robots.txt."""
+    """Requests sent in this run, each counted once by the crawl's gate: robots.txt, the form's
+    page, its submissions and result pages with what their pages load, fetches and retries,
+    sitemaps, hubs, samples; the input check's robots.txt and start page too."""
     errors: int = 0
     """URLs failed for good (earlier runs included)."""
     retries: int = 0
@@ -122,6 +126,26 @@ class CrawlStats:
         return data
 
 
+@dataclass(frozen=True, slots=True)
+class PageBudget:
+    """The crawl's page budget, ``crawl.max_pages`` delivered pages: what every "stop, the
+    crawl is full" check asks (the engine, the fetch workers, the delivery point, the
+    ``--navigate`` phase).
+
+    Attributes:
+        cap: the pages to deliver at most (None: no budget).
+        stats: the figures whose ``pages_delivered`` spends it.
+    """
+
+    cap: int | None
+    stats: CrawlStats
+
+    @property
+    def spent(self) -> bool:
+        """Whether the budget's pages are delivered (never, without a cap)."""
+        return self.cap is not None and self.stats.pages_delivered >= self.cap
+
+
 @dataclass
 class CrawlContext:
     """One crawl's shared objects.
@@ -136,9 +160,11 @@ class CrawlContext:
         robots: robots.txt rules (loaded by the engine).
         stats: the running figures.
         notify: called whenever the figures change (progress display).
-        polite: the crawl's one polite fetch path (scope, ``robots``, ``limiter``, retries;
-            requests and retries counted in ``stats``), made here once; every phase fetches
-            through ``polite.wrap(fetcher)``.
+        gate: the crawl's one door (scope, ``robots``, the safety rule, ``limiter``; every
+            request and retry counted in ``stats``), made here once: every phase fetches
+            through ``gate.wrap(fetcher)``, and the crawl's browser pages ask it for each
+            request they send.
+        budget: the page budget (``crawl.max_pages``).
     """
 
     start_url: str
@@ -150,7 +176,8 @@ class CrawlContext:
     robots: RobotsPolicy
     stats: CrawlStats
     notify: Callable[[CrawlStats], None] | None = None
-    polite: FetchPolicy = field(init=False, repr=False)
+    gate: Gate = field(init=False, repr=False)
+    budget: PageBudget = field(init=False, repr=False)
 
     @classmethod
     def create(
@@ -162,10 +189,12 @@ class CrawlContext:
         state: CrawlState,
         *,
         notify: Callable[[CrawlStats], None] | None = None,
+        sent: int = 0,
     ) -> Self:
         """A process's context for the crawl of ``site``: the limiter of its database (shared
-        by every process on PostgreSQL), robots.txt rules still to be read (``polite.open``),
-        and figures from zero."""
+        by every process on PostgreSQL), robots.txt rules still to be read (``gate.open``),
+        and figures from zero — but for the ``sent`` requests a gate counted for the crawl
+        before it started (the input check's: :class:`~deepcrawl.crawler.inputs.StartPage`)."""
         return cls(
             start_url=start_url,
             settings=settings,
@@ -174,14 +203,15 @@ class CrawlContext:
             state=state,
             limiter=make_limiter(settings.politeness, repo.engine, site.id),
             robots=RobotsPolicy(settings.http.user_agent, obey=settings.politeness.obey_robots),
-            stats=CrawlStats(),
+            stats=CrawlStats(requests=sent),
             notify=notify,
         )
 
     def __post_init__(self) -> None:
-        self.polite = FetchPolicy(
+        self.gate = Gate(
             self.settings.politeness, self.robots, self.limiter, self.in_scope, tally=self.stats
         )
+        self.budget = PageBudget(self.settings.crawl.max_pages, self.stats)
 
     @property
     def host(self) -> str:

@@ -4,8 +4,9 @@
 
 1. **storage** — open the database and the site's row; everything below is stored as it
    happens, so the same command run again (or ``--resume``) continues where a crash stopped;
-2. **politeness** — load robots.txt (rules and Crawl-delay) into the crawl's polite fetch path
-   (:class:`~deepcrawl.fetch.polite.FetchPolicy`), which every request then goes through;
+2. **politeness** — load robots.txt (rules and Crawl-delay) into the crawl's gate
+   (:class:`~deepcrawl.fetch.gate.Gate`), the one door every request then goes through — the
+   browser pages' too — and where each is counted;
 3. **form** — find the search form with the critic (:func:`~deepcrawl.crawler.setup.locate_form`),
    in a Chromium pool scoped to the site; login, registration, cart and delete forms are refused
    by the critic and the safety policy and never submitted;
@@ -38,8 +39,8 @@ from deepcrawl.crawler.context import CrawlContext, CrawlStats
 from deepcrawl.crawler.coordination import CrawlSeat
 from deepcrawl.crawler.deliver import QueueSink
 from deepcrawl.crawler.inputs import StartPage, check_url, keep_field_values
+from deepcrawl.crawler.kinds import gate_fetcher
 from deepcrawl.errors import ConfigError
-from deepcrawl.fetch.held import HeldPages
 from deepcrawl.settings import Settings, load_settings
 from deepcrawl.storage import Repository
 from deepcrawl.storage.state import CrawlState
@@ -156,8 +157,9 @@ class Crawl:
             repo.close()
             raise
         self.ctx = CrawlContext.create(
-            self.start_url, settings, repo, site, state, notify=self.progress
-        )
+            self.start_url, settings, repo, site, state, notify=self.progress,
+            sent=self.start.requests,
+        )  # fmt: skip
         # the query lock (other processes of the crawl are workers) or, on SQLite, the claim
         # that keeps a second crawl process out, and a heartbeat; taken before anything starts
         try:
@@ -167,6 +169,7 @@ class Crawl:
 
                 self._own_fetcher = make_fetcher(settings, self.scope, forms=False)
                 self._fetcher = await self._own_fetcher.__aenter__()
+            gate_fetcher(self._fetcher, self.ctx.gate)  # its pages' requests pass the gate too
         except BaseException as exc:
             self._own_fetcher = None  # not entered, or failed while entering: nothing to leave
             await self.__aexit__(type(exc), exc, exc.__traceback__)
@@ -236,15 +239,14 @@ class Crawl:
         async with supervised() as tasks:
             if self._seat is not None:
                 tasks.daemon(self._seat.heartbeat.run(), name="heartbeat")
-            ctx.enter("robots.txt")  # the input check's answer when it read it (one request)
-            await ctx.polite.open(self.start_url, HeldPages(fetcher, self.start.pages))
-            stats.requests += 1
+            ctx.enter("robots.txt")  # the input check's answer when it read it (no request)
+            await ctx.gate.open(self.start_url, fetcher, held=self.start.pages)
             store = StoredPages(ctx.repo, ctx.site.id)  # answers result pages' script requests
-            async with BrowserPool(ctx.settings, self.scope, store=store) as pool:
+            async with BrowserPool(ctx.settings, self.scope, store=store, gate=ctx.gate) as pool:
                 ctx.enter("finding form")
                 found = await locate_form(ctx, pool, document=self.start.page)
                 async with FormSearch(
-                    pool, found.form, found.verdict, ctx.settings, allowed=ctx.robots.allowed
+                    pool, found.form, found.verdict, ctx.settings, gate=ctx.gate
                 ) as search:
                     if self.like:
                         ctx.enter("examples")
@@ -284,8 +286,7 @@ class Crawl:
                     # shared crawl: the workers' last leases settled, every stored page delivered
                     ctx.enter("finishing")
                     await phase.finish()
-        cap = ctx.settings.crawl.max_pages
-        full = cap is not None and stats.pages_delivered >= cap
+        full = ctx.budget.spent
         ctx.enter("stopped at max pages" if full else "done")
         logger.info(
             "site %d: %s; %d pages delivered, %d queries, %d requests, %d failed URLs%s",

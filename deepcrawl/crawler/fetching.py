@@ -1,12 +1,15 @@
-"""The normal phase's fetch workers: lease a wanted URL from the frontier, fetch it through the
-crawl's polite path, store it and deliver it (a mixin of
-:class:`~deepcrawl.crawler.normal.NormalPhase`, whose ``deepcrawl worker`` subclass runs these
-alone).
+"""The fetch workers: lease a wanted URL from the frontier, fetch it through the crawl's gate,
+store it, deliver it; wait while the frontier is empty and more URLs may come.
+
+:class:`FetchWorkers` is one object that three parts of a crawl own: the normal phase (beside
+its query loop), a ``deepcrawl worker`` process (alone), and the ``--navigate`` phase (a record
+its strategy meets is fetched the workers' way, :meth:`FetchWorkers.fetch_leased`).
 
 A URL that fails for good is stored with its reason; a transient failure goes back to the
 frontier with its back-off; a page stored by a process that died before delivering it is
 delivered by the one that takes its expired lease. A worker waits while the frontier is empty
-and the query loop may still add URLs, and ends once neither holds.
+and the query loop may still add URLs (:attr:`FetchWorkers.querying`), and ends once neither
+holds — or once the crawl's page budget is spent.
 """
 
 from __future__ import annotations
@@ -14,95 +17,148 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from deepcrawl.errors import FetchError, HTTPStatusError, StorageError
+from deepcrawl.storage.frontier import SqlFrontier
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Sequence
 
-    from deepcrawl.classify.url import Decision
+    from deepcrawl.browser.base import Fetcher
+    from deepcrawl.crawler.admission import Admission
     from deepcrawl.crawler.context import CrawlContext
     from deepcrawl.crawler.deliver import DeliveryPoller, Sink
-    from deepcrawl.crawler.queries import QueryLoop
-    from deepcrawl.fetch.polite import PoliteFetcher
     from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.storage import PageRead
-    from deepcrawl.storage.frontier import Lease, SqlFrontier
+    from deepcrawl.storage.frontier import Lease
 
-__all__ = ["LeaseFetching"]
+__all__ = ["Delivery", "FetchWorkers", "shared_frontier"]
 
 logger = logging.getLogger(__name__)
+
+#: How a stored page reaches the sink: ``direct`` (by the task that stored it), ``poll`` (the
+#: delivery point of a shared crawl delivers what any process stored), ``none`` (a worker
+#: process stores only).
+Delivery = Literal["direct", "poll", "none"]
 
 #: Longest wait of an idle worker before it looks at the frontier again (back-offs expire).
 _IDLE_S = 0.25
 
 
-class LeaseFetching:
-    """The fetch workers of the normal phase, over its state."""
+def shared_frontier(ctx: CrawlContext) -> SqlFrontier:
+    """The crawl's frontier, its per-host cap of live leases held across every worker process
+    (PostgreSQL)."""
+    cap = ctx.settings.politeness.concurrency_per_host
+    return SqlFrontier(ctx.repo.engine, ctx.site.id, host_cap=max(1, cap))
 
-    ctx: CrawlContext
-    frontier: SqlFrontier
-    polite: PoliteFetcher
-    sink: Sink
-    delivery: str
-    loop: QueryLoop
-    on_fetch: list[Callable[[FetchedPage], None]]
-    _poller: DeliveryPoller | None
-    _querying: bool
-    _in_flight: int
-    _stop: asyncio.Event
-    _wake: asyncio.Event
 
-    def _decide(self, urls: Iterable[str]) -> list[Decision]:
-        raise NotImplementedError
+def _judged(_url: str) -> bool:
+    """The frontier's URLs were judged as they were queued (:mod:`deepcrawl.crawler.admission`)."""
+    return True
 
-    def enqueue(
+
+class FetchWorkers:
+    """Fetch, store and deliver the frontier's URLs (see the module docstring).
+
+    Args:
+        ctx: the crawl's context (its gate, store, page budget and figures).
+        fetcher: an entered fetcher; it fetches behind the crawl's gate.
+        frontier: the crawl's shared frontier.
+        admission: judges the stored pages' URLs (their prototype and label) and their own
+            links, which it queues (``crawl.follow_record_links``).
+        sink: where pages go with ``direct`` delivery.
+        delivery: how stored pages reach the sink (:data:`Delivery`).
+        poller: the delivery point, woken as pages are stored (``poll`` delivery).
+        on_fetch: called with every page fetched (the bench counts them).
+        learn: told the URL and body of every record page stored (the query loop's paging
+            control learns its words); None: nobody asks.
+    """
+
+    def __init__(
         self,
-        links: Iterable[tuple[str, str]],
-        source: str,
+        ctx: CrawlContext,
+        fetcher: Fetcher,
+        frontier: SqlFrontier,
+        admission: Admission,
         *,
-        on_record: bool = False,
-        scout: str | None = None,
-    ) -> int:
-        raise NotImplementedError
+        sink: Sink,
+        delivery: Delivery,
+        poller: DeliveryPoller | None = None,
+        on_fetch: Sequence[Callable[[FetchedPage], None]] = (),
+        learn: Callable[[str, str], None] | None = None,
+    ) -> None:
+        self.ctx = ctx
+        #: ``fetcher`` behind the crawl's gate (its URLs judged as they were queued).
+        self.polite = ctx.gate.wrap(fetcher, vouched=_judged)
+        self.frontier = frontier
+        self.admission = admission
+        self.sink = sink
+        self.delivery = delivery
+        self.poller = poller
+        self.on_fetch = list(on_fetch)
+        self.learn = learn
+        #: Whether URLs may still come (the query loop runs, here or in another process).
+        self.querying = True
+        self.in_flight = 0
+        self._stop = asyncio.Event()
+        self._wake = asyncio.Event()
 
-    def _full(self) -> bool:
-        cap = self.ctx.settings.crawl.max_pages
-        return cap is not None and self.ctx.stats.pages_delivered >= cap
+    # -- running ---------------------------------------------------------------------------
 
-    async def _drained(self) -> None:
-        """Wait until no wanted page is pending or in flight (links first, queries after)."""
-        while not self._stop.is_set() and not self._full():
-            if self._in_flight == 0 and self.frontier.pending() == 0:
-                return
-            self._wake.clear()
-            await _wait(self._wake, _IDLE_S / 5)
+    def wake(self) -> None:
+        """New URLs are in the frontier (or no more will come): idle workers look again."""
+        self._wake.set()
 
-    async def _worker(self) -> None:
+    def stop(self) -> None:
+        """End every worker at its next look at the frontier."""
+        self._stop.set()
+
+    def restart(self) -> None:
+        """Let workers run again (a new round: the ``--navigate`` phase's, the last sweep)."""
+        self._stop.clear()
+
+    @property
+    def stopping(self) -> bool:
+        """Whether the workers were told to stop, or the page budget is spent."""
+        return self._stop.is_set() or self.ctx.budget.spent
+
+    async def work(self) -> None:
+        """One worker: lease, fetch, store, deliver, until the frontier is drained and no URL
+        may come, the workers are stopped, or the page budget is spent."""
         lease_s = self.ctx.settings.crawl.lease_s
         while not self._stop.is_set():
-            if self._full():
+            if self.ctx.budget.spent:
                 self._stop.set()
                 return
             # leased in the event loop's thread: SQLite has no row locks, and one lease at a
             # time is what keeps two workers from taking the same URL
             leases = self.frontier.lease(1, lease_s=lease_s)
             if not leases:
-                if not self._querying and self._in_flight == 0 and self.frontier.pending() == 0:
+                if not self.querying and self.in_flight == 0 and self.frontier.pending() == 0:
                     return
                 # wait for the query loop to add URLs (or a back-off to expire)
                 self._wake.clear()
                 await _wait(self._wake, _IDLE_S)
                 continue
-            self._in_flight += 1
+            self.in_flight += 1
             try:
                 await self.fetch_leased(leases[0])
             finally:
-                self._in_flight -= 1
+                self.in_flight -= 1
+
+    async def drained(self) -> None:
+        """Wait until no wanted page is pending or in flight (links first, queries after)."""
+        while not self.stopping:
+            if self.in_flight == 0 and self.frontier.pending() == 0:
+                return
+            self._wake.clear()
+            await _wait(self._wake, _IDLE_S / 5)
+
+    # -- one URL ---------------------------------------------------------------------------
 
     async def fetch_leased(self, lease: Lease) -> None:
-        """Fetch, store and deliver one leased URL the way the workers do (``--navigate``).
+        """Fetch, store and deliver one leased URL.
 
         A fetch cut short — the crawl stopped or failed meanwhile — gives its lease back: the
         URL is queued again, and the next run fetches it (or delivers the page stored already).
@@ -120,7 +176,7 @@ class LeaseFetching:
             # a record (not a sitemap or results page stored under the same URL)
             direct = self.delivery == "direct" and stored.kind == "record"
             if direct and stored.error is None and not ctx.state.delivered(stored.id):
-                await self._deliver_stored(stored)  # its process died before delivering it
+                await self.deliver(stored)  # its process died before delivering it
             self.frontier.complete(lease.id)
             return
         tried = await self.polite.attempt(url, attempt=lease.attempts)
@@ -162,7 +218,7 @@ class LeaseFetching:
         if ctx.repo.page(ctx.site.id, lease.url) is not None:  # another worker stored it
             self.frontier.complete(lease.id)
             return
-        decision = self._decide([lease.url])[0]
+        decision = self.admission.decide(lease.url)
         follow = ctx.settings.crawl.follow_record_links
         try:
             row = ctx.repo.save_page(
@@ -180,25 +236,26 @@ class LeaseFetching:
                 raise
             self.frontier.complete(lease.id)
             return
-        if page.body:
-            self.loop.learn_text(lease.url, page.body)
+        if page.body and self.learn is not None:
+            self.learn(lease.url, page.body)
         if follow:
             links = [(link.url, link.text) for link in page.links]
-            self.enqueue(links, f"link on {lease.url}", on_record=True, scout=lease.url)
+            self.admission.enqueue(links, f"link on {lease.url}", on_record=True, scout=lease.url)
         ctx.stats.pages_fetched += 1
         for observer in self.on_fetch:
             observer(page)
         if self.delivery == "direct":
-            await self._deliver_stored(row)
-        elif self._poller is not None:
-            self._poller.wake()
+            await self.deliver(row)
+        elif self.poller is not None:
+            self.poller.wake()
         # settled after the (direct) delivery: a process killed before it leaves the URL leased,
         # and the process that takes the expired lease delivers the stored page (see ``_fetch``);
         # with a delivery point, settled once stored (a lease still pending holds up the sweep)
         self.frontier.complete(lease.id)
 
-    async def _deliver_stored(self, page: PageRead) -> None:
-        if self._full():
+    async def deliver(self, page: PageRead) -> None:
+        """Hand a stored page to the sink (direct delivery), unless the page budget is spent."""
+        if self.ctx.budget.spent:
             return
         await self.sink.deliver_page(self.ctx, page)
         self.ctx.stats.pages_delivered += 1

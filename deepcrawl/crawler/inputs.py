@@ -175,10 +175,12 @@ class StartPage:
         robots: the answer to the start URL's host's robots.txt (None: not asked, as
             ``politeness.obey_robots`` is off, or no answer came).
         page: the answer to the start URL (None: robots.txt forbids it, or no answer came).
+        requests: the requests the check sent (counted by its gate): the crawl's first.
     """
 
     robots: FetchedPage | None = None
     page: FetchedPage | None = None
+    requests: int = 0
 
     @property
     def pages(self) -> list[FetchedPage]:
@@ -200,36 +202,37 @@ async def check_start_page(start_url: str, settings: Settings) -> StartPage:
         ConfigError: the start URL answers with something else than an HTML page.
     """
     from deepcrawl.browser.http import HttpFetcher
-    from deepcrawl.fetch.held import HeldPages
-    from deepcrawl.fetch.polite import FetchPolicy, same_host
+    from deepcrawl.fetch.gate import Count, Gate
+    from deepcrawl.fetch.polite import same_host
     from deepcrawl.fetch.politeness import HostLimiter
     from deepcrawl.fetch.robots import RobotsPolicy, robots_url
 
     host = host_of(start_url)
     politeness = settings.politeness
     rules = RobotsPolicy(settings.http.user_agent, obey=politeness.obey_robots)
-    policy = FetchPolicy(politeness, rules, HostLimiter(politeness), same_host(start_url))
+    sent = Count()
+    gate = Gate(politeness, rules, HostLimiter(politeness), same_host(start_url), tally=sent)
     robots: FetchedPage | None = None
     page: FetchedPage | None = None
     async with HttpFetcher(settings, (host,), forms=False) as fetcher:
-        polite = policy.wrap(fetcher)
+        polite = gate.wrap(fetcher, vouched=lambda url: url == start_url)  # the user's URL
         try:
             if rules.obey:
                 robots = await polite.fetch(robots_url(start_url))
-            await policy.open(start_url, HeldPages(fetcher, [robots] if robots else []))
+            await gate.open(start_url, fetcher, held=[robots] if robots else [])
             page = await polite.fetch(start_url)
         except NetworkError as exc:
             reason = str(exc).removeprefix(f"{exc.url}: ")
             raise NetworkError(start_url, f"cannot reach {host}: {reason}") from exc
         except FetchError:  # a timeout, robots.txt forbids it, a redirect out of scope …:
-            return StartPage(robots, page)  # the crawl reports those itself
+            return StartPage(robots, page, sent.requests)  # the crawl reports those itself
     if page.status < 400 and not page.is_html:
         kind = page.content_type or "an unknown type"
         raise ConfigError(
             f"the start URL {start_url} is not an HTML page ({kind}): give the URL of the page "
             "with the site's search form"
         )
-    return StartPage(robots, page)
+    return StartPage(robots, page, sent.requests)
 
 
 def keep_field_values(settings: Settings, stored: Mapping[str, str] | None) -> Settings:

@@ -1,6 +1,7 @@
 """What the crawl knows of its kinds of URL, shared by its phases: the site's URL classifier, the
 canonical key of a wanted URL, the kind of any URL, and an adaptive fetcher taught the
-prototypes as its kinds."""
+prototypes as its kinds — and the crawl's fetcher, however wrapped, given the crawl's gate for
+its browser pages' requests."""
 
 from __future__ import annotations
 
@@ -15,10 +16,11 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from deepcrawl.browser.base import Fetcher
+    from deepcrawl.browser.gate import RequestGate
     from deepcrawl.classify.url import Decision
     from deepcrawl.crawler.context import CrawlContext
 
-__all__ = ["canonical_url", "make_classifier", "page_kind", "teach_fetcher"]
+__all__ = ["canonical_url", "gate_fetcher", "make_classifier", "page_kind", "teach_fetcher"]
 
 
 def canonical_url(normal_url: str, drop: re.Pattern[str]) -> str:
@@ -53,9 +55,33 @@ def teach_fetcher(fetcher: Fetcher, key: Callable[[str], str]) -> None:
     """
     from deepcrawl.browser.adaptive import AdaptiveFetcher
 
-    inner: object = fetcher
-    for _ in range(4):
+    for inner in _unwrapped(fetcher):
         if isinstance(inner, AdaptiveFetcher):
             inner.key = key
             return
+
+
+def gate_fetcher(fetcher: Fetcher, gate: RequestGate) -> None:
+    """Let the requests of the pages a fetcher renders (possibly wrapped, as the bench wraps it)
+    pass the crawl's gate: its browser pool's gate becomes ``gate``. A plain-HTTP fetcher's
+    requests pass the gate through the polite fetcher the crawl wraps it in."""
+    from deepcrawl.browser.adaptive import AdaptiveFetcher
+    from deepcrawl.browser.fetcher import BrowserFetcher
+
+    for inner in _unwrapped(fetcher):
+        if isinstance(inner, AdaptiveFetcher):
+            inner.browser.pool.gate = gate
+            return
+        if isinstance(inner, BrowserFetcher):
+            inner.pool.gate = gate
+            return
+
+
+def _unwrapped(fetcher: Fetcher) -> list[object]:
+    """``fetcher`` and the fetchers it wraps (their ``inner``), outermost first."""
+    chain: list[object] = []
+    inner: object = fetcher
+    while inner is not None and len(chain) < 4:
+        chain.append(inner)
         inner = getattr(inner, "inner", None)
+    return chain

@@ -26,7 +26,6 @@ from deepcrawl.browser.scope import Scope, host_of
 from deepcrawl.classify.layout import narrow_to_example, widen_to_siblings
 from deepcrawl.errors import ConfigError, FetchError, InvalidURLError
 from deepcrawl.prototypes import LabelSession, like_prototype, suggest_name
-from deepcrawl.safety import SafetyRule
 from deepcrawl.urls import URLNormaliser
 
 if TYPE_CHECKING:
@@ -50,10 +49,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
-
-_SAFETY = SafetyRule()
-"""Judges the pages the layout check fetches: a sibling kind sampled for it may be a logout or
-delete endpoint."""
 
 #: What an answer rests on: the pages' layout, or the URLs alone.
 Evidence = Literal["layout", "urls"]
@@ -133,14 +128,11 @@ def served_html(page: FetchedPage) -> str:
 
 
 async def sample_politely(fetcher: PoliteFetcher, url: str) -> FetchedPage | None:
-    """One page the layout check (or the setup phase) looks at, fetched through the polite path
-    if the safety rule allows it; None when refused (scope, robots.txt, safety) or failed."""
-    if not _SAFETY.allows(url):
-        logger.info("%s: refused by the safety rule (it may change the site), not fetched", url)
-        return None
+    """One page the layout check (or the setup phase) looks at, fetched through the crawl's gate;
+    None when the gate refused it (scope, robots.txt, the safety rule) or the fetch failed."""
     try:
         return await fetcher.fetch(url)
-    except FetchError as exc:  # refused (out of scope, robots.txt) or failed
+    except FetchError as exc:  # refused (out of scope, robots.txt, the safety rule) or failed
         logger.info("%s: not fetched (%s)", url, exc)
         return None
 
@@ -287,7 +279,8 @@ async def _layout_answer(
     make_fetcher: Callable[[Settings, Scope], Fetcher] | None,
 ) -> LikeAnswer:
     """The answer checked by the pages' layout, on a session of the list and the example."""
-    from deepcrawl.fetch.polite import open_policy
+    from deepcrawl.crawler.kinds import gate_fetcher
+    from deepcrawl.fetch.gate import Count, open_gate
     from deepcrawl.storage import Repository
 
     if make_fetcher is None:
@@ -304,11 +297,11 @@ async def _layout_answer(
             return _url_answer(list(listed), like, settings, reason, invalid)
         if any(member != normal for member in session.members[prototype.id]):
             session.label(prototype.id, suggest_name(prototype), relevant=True)
-        tally = _Tally()
+        sent = Count()  # the pages asked for, robots.txt aside
         async with make_fetcher(settings, scope) as fetcher:
-            policy = await open_policy(settings, like, fetcher)
-            policy.tally = tally
-            polite = policy.wrap(fetcher)
+            gate = await open_gate(settings, like, fetcher)
+            gate_fetcher(fetcher, gate)  # what its pages load passes the gate too
+            polite = gate.counting(sent).wrap(fetcher)
 
             async def fetch(url: str) -> FetchedPage | None:
                 return await sample_politely(polite, url)
@@ -333,17 +326,9 @@ async def _layout_answer(
             evidence="urls" if reason else "layout",
             reason=reason,
             layout=layout,
-            requests=tally.requests,
+            requests=sent.requests,
             invalid=invalid,
         )
-
-
-@dataclass(slots=True)
-class _Tally:
-    """The requests the check sent (:class:`~deepcrawl.fetch.polite.Tally`)."""
-
-    requests: int = 0
-    retries: int = 0
 
 
 def _crawl_fetcher(settings: Settings, scope: Scope) -> Fetcher:

@@ -7,18 +7,21 @@ is downloaded, through :class:`GatedFetcher`, the fetcher the strategy is given:
 
 * a URL a labelled prototype wants is a **record**: one stored already (the queries returned it) is
   read back from storage without a request; a new one goes to the normal phase's frontier and
-  is fetched, stored and delivered by the normal phase's own path
-  (:meth:`~deepcrawl.crawler.normal.NormalPhase.fetch_leased`: politeness, retries, storage,
-  the extractor) — ``stats.nav_records`` counts the records this phase stored;
+  is fetched, stored and delivered by the normal phase's fetch workers
+  (:meth:`~deepcrawl.crawler.fetching.FetchWorkers.fetch_leased`: the crawl's gate, retries,
+  storage, the extractor) — ``stats.nav_records`` counts the records this phase stored;
 * a URL a labelled prototype rejects (result pages …) is **not fetched**, nor one that only
   the learned model wants (print and export views of a record look like it);
-* any other URL is a **navigation** request, fetched only for its links —
-  ``stats.nav_requests`` counts them — unless the safety rule (:mod:`deepcrawl.safety`) refuses
-  it: the strategy never follows a logout, delete or cart link (it trusts only the records of
-  a labelled kind, whose titles may read like anything).
+* any other URL is a **navigation** request, fetched only for its links through the crawl's gate
+  — ``stats.nav_requests`` is what the gate counted of them — unless the gate refuses it:
+  out of scope, disallowed by robots.txt, or refused by the safety rule (the strategy never
+  follows a logout, delete or cart link: it trusts only the records of a labelled kind, whose
+  titles may read like anything).
 
-The strategy's target (its critic) is the same classifier: a page is a target when its URL is
-a wanted record's.
+The strategy keeps to the crawl's gate (:attr:`Strategy.gate
+<deepcrawl.links.strategy.Strategy.gate>`): the crawl's robots.txt (not read again), one rate
+per host, one count. Its target (its critic) is the same classifier: a page is a target when
+its URL is a wanted record's.
 """
 
 from __future__ import annotations
@@ -28,7 +31,8 @@ import logging
 from typing import TYPE_CHECKING
 
 from deepcrawl.browser.base import Fetcher
-from deepcrawl.errors import BlockedError, ConfigError, FetchError
+from deepcrawl.errors import ConfigError, FetchError
+from deepcrawl.fetch.gate import Count
 from deepcrawl.links.focused import FocusedStrategy
 from deepcrawl.links.strategy import STRATEGIES
 from deepcrawl.page.fetched import FetchedPage
@@ -63,10 +67,10 @@ class GatedFetcher(Fetcher):
             raise
 
     async def _fetch(self, url: str) -> FetchedPage:
-        normal = self.phase.normal
-        decision = normal.classifier.decide_many([url])[0]
+        admission = self.phase.normal.admission
+        decision = admission.decide(url)
         if decision.source == "prototype":
-            key = normal.record_id(url)
+            key = admission.record_id(url)
             if decision.relevant and key is not None:
                 # no results area vouches for a link met while navigating: its URL is judged
                 # even when a (perhaps too general) labelled prototype matches it
@@ -85,7 +89,8 @@ class NavigatePhase:
     """Look for the wanted records the queries missed with a link strategy.
 
     Args:
-        normal: the normal phase that ran before (its classifier, frontier, fetcher and sink).
+        normal: the normal phase that ran before (its admission of links, frontier, fetch
+            workers and fetcher).
         strategy: a strategy name; default ``settings.links.navigate_strategy``.
         max_requests: the phase's request budget; default ``links.navigate_max_requests``.
 
@@ -107,6 +112,12 @@ class NavigatePhase:
             )
         self._in_flight = 0
         self._safety = SafetyRule()
+        #: What the navigation requests cost: counted by the crawl's gate.
+        self.sent = Count()
+        start = self.ctx.start_url  # the user's: judged no more than the crawl's start
+        self._polite = self.ctx.gate.counting(self.sent).wrap(
+            normal.fetcher, vouched=lambda url: url == start
+        )
 
     def _strategy(self) -> Strategy:
         strategy = self._make_strategy()
@@ -116,8 +127,7 @@ class NavigatePhase:
         return strategy
 
     def _labelled_record(self, url: str) -> bool:
-        decision = self.normal.classifier.decide_many([url])[0]
-        return decision.relevant and decision.source == "prototype"
+        return self.normal.admission.labelled_record(url)
 
     def _make_strategy(self) -> Strategy:
         cls = STRATEGIES[self.name]
@@ -126,8 +136,7 @@ class NavigatePhase:
             return cls(settings)
 
         def wanted(page: FetchedPage) -> bool:
-            decision = self.normal.classifier.decide_many([page.final_url])[0]
-            return page.status == 200 and decision.relevant and decision.source == "prototype"
+            return page.status == 200 and self._labelled_record(page.final_url)
 
         if cls.name == "xcrawl":  # the records the form returned are xCrawl's first authorities
             from deepcrawl.links.xcrawl import XCrawler
@@ -146,42 +155,36 @@ class NavigatePhase:
         ctx = self.ctx
         ctx.enter("navigating")
         strategy = self._strategy()
+        strategy.gate = ctx.gate  # its fetcher (``GatedFetcher``) sends through it
         start = ctx.stats.pages_fetched
         async with GatedFetcher(self) as fetcher:
             async for _page in strategy.crawl(
                 ctx.start_url, fetcher=fetcher, max_requests=self.budget
             ):
                 ctx.stats.nav_records = ctx.stats.pages_fetched - start
-                if self._full():
+                if ctx.budget.spent:
                     break
         # the links of the records fetched here that the normal phase queued (related records)
-        while not self._full() and (leases := self.normal.frontier.lease(1)):
-            await self.normal.fetch_leased(leases[0])
+        workers = self.normal.workers
+        while not ctx.budget.spent and (leases := self.normal.frontier.lease(1)):
+            await workers.fetch_leased(leases[0])
         ctx.stats.nav_records = ctx.stats.pages_fetched - start
         ctx.changed()
         return strategy
 
-    def _full(self) -> bool:
-        cap = self.ctx.settings.crawl.max_pages
-        return cap is not None and self.ctx.stats.pages_delivered >= cap
-
     async def navigation(self, url: str) -> FetchedPage:
-        """Fetch a page for its links only (not stored: it is no wanted record).
-
-        The safety rule judges it first, then the crawl's polite path (scope, robots.txt, the
-        host's rate) fetches it.
+        """Fetch a page for its links only (not stored: it is no wanted record), through the
+        crawl's gate: scope, robots.txt, the safety rule (the start URL aside: the user's), the
+        host's rate; ``stats.nav_requests`` is what the gate counted of these.
 
         Raises:
-            FetchError: refused by the safety rule, out of scope or disallowed by robots.txt
-                (:class:`~deepcrawl.errors.BlockedError`), or the fetch failed.
+            FetchError: refused by the gate (:class:`~deepcrawl.errors.BlockedError`: out of
+                scope, disallowed by robots.txt, refused by the safety rule), or the fetch failed.
         """
-        ctx = self.ctx
-        if url != ctx.start_url and (why := self._safety.reason(url)):
-            raise FetchError(url, f"{why} (not fetched)")
-        if why := ctx.polite.refusal(url):  # refused before sending: no request counted
-            raise BlockedError(url, why)
-        ctx.stats.nav_requests += 1
-        return await self.normal.polite.fetch(url)
+        try:
+            return await self._polite.fetch(url)
+        finally:
+            self.ctx.stats.nav_requests = self.sent.requests
 
     def refused(self, url: str) -> str | None:
         """Why the safety rule refuses a request for ``url`` (its URL alone), or None."""
@@ -219,7 +222,7 @@ class NavigatePhase:
             if leases:
                 self._in_flight += 1
                 try:
-                    await normal.fetch_leased(leases[0])
+                    await normal.workers.fetch_leased(leases[0])
                 finally:
                     self._in_flight -= 1
                 continue

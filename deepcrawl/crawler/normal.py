@@ -11,12 +11,15 @@ Two activities share one event loop until both are done:
   .sitemaps`) are classified the same way, as a record page's links are, and the wanted ones
   enter the frontier (the keyword manager counts them as known records); a crawl whose querying
   ended for good, run again, sends no query (:class:`~deepcrawl.storage.tables.QueryEnd`);
-* **fetch workers** (:mod:`~deepcrawl.crawler.fetching`) lease URLs from the frontier and fetch
-  them through the crawl's polite path (:mod:`deepcrawl.fetch.polite`: scope, robots.txt, the
-  per-host rate and concurrency, back-off with ``Retry-After`` on 429/503 and transient
-  failures, retried through the frontier), store each page, and hand it to the extractor
-  (:class:`~deepcrawl.crawler.deliver.Sink`); a URL that fails for good is stored with its
-  reason.
+* **fetch workers** (:class:`~deepcrawl.crawler.fetching.FetchWorkers`, which the phase owns)
+  lease URLs from the frontier and fetch them through the crawl's gate (:mod:`deepcrawl.fetch`:
+  scope, robots.txt, the per-host rate and concurrency, the count; back-off with
+  ``Retry-After`` on 429/503 and transient failures, retried through the frontier), store each
+  page, and hand it to the extractor (:class:`~deepcrawl.crawler.deliver.Sink`); a URL that
+  fails for good is stored with its reason.
+
+Which links are wanted is the phase's :class:`~deepcrawl.crawler.admission.Admission`: the URL
+classifier, the safety rule, the hub scout, the frontier.
 
 **Delivery** is direct when one process crawls (SQLite): a page goes to the sink right after it
 is stored. In a crawl shared on PostgreSQL the phase's :class:`~deepcrawl.crawler.deliver
@@ -32,24 +35,20 @@ ignores known ones), stale leases released, and stored pages not yet delivered d
 from __future__ import annotations
 
 import asyncio
-import fnmatch
-import functools
 import logging
-import re
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from deepcrawl._tasks import supervised
-from deepcrawl.classify.url import LabelStats
+from deepcrawl.crawler.admission import Admission
 from deepcrawl.crawler.deliver import DeliveryPoller
-from deepcrawl.crawler.fetching import LeaseFetching
-from deepcrawl.crawler.kinds import canonical_url, make_classifier, page_kind, teach_fetcher
-from deepcrawl.crawler.queries import QueryLoop, normalised_id
+from deepcrawl.crawler.fetching import FetchWorkers, shared_frontier
+from deepcrawl.crawler.kinds import page_kind, teach_fetcher
+from deepcrawl.crawler.queries import QueryLoop
 from deepcrawl.crawler.setup import store_results_page
 from deepcrawl.keywords import StopReason
-from deepcrawl.links.hubs import HubScout, query_yield
-from deepcrawl.safety import SafetyRule
+from deepcrawl.links.hubs import query_yield
 from deepcrawl.storage import is_shared
-from deepcrawl.storage.frontier import SETUP_SOURCE, NewURL, SqlFrontier, query_source
+from deepcrawl.storage.frontier import SETUP_SOURCE, NewURL, query_source
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -59,6 +58,7 @@ if TYPE_CHECKING:
     from deepcrawl.classify.url import Decision
     from deepcrawl.crawler.context import CrawlContext
     from deepcrawl.crawler.deliver import Sink
+    from deepcrawl.crawler.fetching import Delivery
     from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.search.backend import QueryBackend
 
@@ -69,11 +69,8 @@ logger = logging.getLogger(__name__)
 #: Stop reasons that end this run's querying only: run again with a larger budget, it goes on.
 _BUDGETS = frozenset({StopReason.QUERY_BUDGET, StopReason.COST_BUDGET})
 
-#: Result links whose record id is cached (a query's links are asked for several times).
-_ID_CACHE = 1 << 16
 
-
-class NormalPhase(LeaseFetching):
+class NormalPhase:
     """Query to saturation while fetching the wanted result links; see the module docstring.
 
     Args:
@@ -84,11 +81,11 @@ class NormalPhase(LeaseFetching):
         sink: where delivered pages go.
         on_fetch: called with every page fetched (the bench counts them).
         examples: texts of the ``--like`` pages (their words are queried early).
-        delivery: ``direct`` (each page delivered by the task that stored it), ``poll`` (the
-            :class:`~deepcrawl.crawler.deliver.DeliveryPoller` delivers what any process stored)
-            or ``none`` (store only: a ``deepcrawl worker``). Default: ``poll`` on PostgreSQL
-            (other processes may share the crawl), ``direct`` elsewhere or for a sink that
-            records nothing (:class:`~deepcrawl.crawler.deliver.NullSink`).
+        delivery: ``direct`` (each page delivered by the task that stored it) or ``poll`` (the
+            :class:`~deepcrawl.crawler.deliver.DeliveryPoller` delivers what any process
+            stored). Default: ``poll`` on PostgreSQL (other processes may share the crawl),
+            ``direct`` elsewhere or for a sink that records nothing
+            (:class:`~deepcrawl.crawler.deliver.NullSink`).
         tasks: the crawl's supervised scope, where the delivery poller runs (``poll`` only):
             a failure of the poller stops the crawl at once.
     """
@@ -102,152 +99,47 @@ class NormalPhase(LeaseFetching):
         sink: Sink,
         *,
         on_fetch: Sequence[Callable[[FetchedPage], None]] = (),
-        delivery: Literal["direct", "poll", "none"] | None = None,
+        delivery: Delivery | None = None,
         tasks: Supervisor | None = None,
         examples: Sequence[str] = (),
     ) -> None:
         self.ctx = ctx
         self.search = search
         self.fetcher = fetcher
-        #: ``fetcher`` behind the crawl's polite path (scope, robots.txt, rate, back-off).
-        self.polite = ctx.polite.wrap(fetcher)
-        self.sink = sink
+        #: ``fetcher`` behind the crawl's gate, for the hub pages (their URLs judged there).
+        self.polite = ctx.gate.wrap(fetcher)
         if delivery is None:
             delivery = "poll" if is_shared(ctx.repo.engine) and sink.remembers else "direct"
-        self.delivery = delivery
         if delivery == "poll" and tasks is None:
             raise ValueError("a delivery poller needs the crawl's supervised scope (tasks=)")
         self._tasks = tasks
         self._poller = (
-            DeliveryPoller(ctx, sink, full=self._full, poll_s=ctx.settings.crawl.deliver_poll_s)
+            DeliveryPoller(
+                ctx, sink, full=lambda: ctx.budget.spent, poll_s=ctx.settings.crawl.deliver_poll_s
+            )
             if delivery == "poll"
             else None
         )
-        self.on_fetch = list(on_fetch)
-        self.classifier = make_classifier(ctx)
-        self.label_stats = LabelStats()
-        #: Judges the links only the learned model wants (a labelled prototype vouches for its).
-        self.safety = SafetyRule()
-        # the per-host cap of live leases holds across every worker process (PostgreSQL)
-        cap = ctx.settings.politeness.concurrency_per_host
-        self.frontier = SqlFrontier(ctx.repo.engine, ctx.site.id, host_cap=max(1, cap))
-        globs = "|".join(fnmatch.translate(g) for g in ctx.settings.crawl.drop_params)
-        self._drop = re.compile(globs or r"(?!)", re.IGNORECASE)
-        # bounded: one entry per result link ever seen would grow with the site
-        self._ids = functools.lru_cache(maxsize=_ID_CACHE)(self._record_id)
-        self.loop = QueryLoop(ctx, form_id, record_id=self.record_id, examples=examples)
-        #: Pages of the kinds not wanted, read as hubs while they beat the queries; the start
-        #: page, read by the setup phase, is none.
-        start = canonical_url(self._decide([ctx.start_url])[0].url, self._drop)
-        self.hubs = HubScout(ctx.settings.links, read=[start])
-        teach_fetcher(fetcher, self.prototype_key)
-        self._querying = True
-        self._in_flight = 0
-        self._stop = asyncio.Event()
-        self._wake = asyncio.Event()
-
-    # -- classification --------------------------------------------------------------------
-
-    def _decide(self, urls: Iterable[str]) -> list[Decision]:
-        return self.classifier.decide_many(urls)
-
-    def record_id(self, url: str) -> str | None:
-        """The canonical URL of a wanted result link, None for the rest (the manager's ids)."""
-        return self._ids(url)
-
-    def _record_id(self, url: str) -> str | None:
-        decision = self._decide([url])[0]
-        return canonical_url(decision.url, self._drop) if decision.relevant else None
-
-    def prototype_key(self, url: str) -> str:
-        """The URL's prototype id (its shape when no prototype matches): the unit by which an
-        adaptive fetcher decides plain HTTP or browser."""
-        return page_kind(self._decide([url])[0])
-
-    def enqueue(
-        self,
-        links: Iterable[tuple[str, str]],
-        source: str,
-        *,
-        on_record: bool = False,
-        scout: str | None = None,
-    ) -> int:
-        """Classify links and add the wanted ones to the frontier; returns how many new.
-
-        Args:
-            links: ``(url, anchor text)`` pairs (result links, or links on a record page).
-            source: why they are wanted (kept in the frontier).
-            on_record: links found outside the results area — a fetched record page's own
-                links, the URLs a sitemap lists. Only those a labelled prototype matches are
-                taken (a record page's tool links — print, export — are near variants the
-                learned model might accept; the results area vouched for result links,
-                nothing vouches for these), and the keyword manager counts them as known.
-            scout: the page the links are on (a result list's source): the links the crawl
-                does not want are shown to the hub scout (:meth:`HubScout.admits
-                <deepcrawl.links.hubs.HubScout.admits>`).
-        """
-        new, texts = self._wanted(links, source, on_record=on_record, scout=scout)
-        return self._add(new, texts, observe=on_record)
-
-    def enqueue_listed(self, urls: Iterable[str], source: str) -> int:
-        """Queue the wanted URLs of a list that is no page (a sitemap): judged as a record
-        page's links are, known to the keyword manager; returns how many were wanted."""
-        new, texts = self._wanted(((url, "") for url in urls), source, on_record=True)
-        self._add(new, texts, observe=True)
-        return len(new)
-
-    def _wanted(
-        self,
-        links: Iterable[tuple[str, str]],
-        source: str,
-        *,
-        on_record: bool,
-        scout: str | None = None,
-    ) -> tuple[dict[str, NewURL], dict[str, str]]:
-        """The wanted links as frontier entries by canonical URL, with their texts; with
-        ``scout``, the others are shown to the hub scout, from the same decisions."""
-        pairs = list(links)
-        if on_record:  # decided without their tracking and session parameters (``?ref=related``)
-            pairs = [
-                (canonical_url(normal, self._drop), text)
-                for url, text in pairs
-                if (normal := normalised_id(url)) is not None
-            ]
-        new: dict[str, NewURL] = {}
-        texts: dict[str, str] = {}
-        stats = self.label_stats
-        scouting = scout if self.hubs.enabled else None
-        hubs: list[tuple[str, str]] = []
-        for decision, (_url, text) in zip(
-            self._decide([url for url, _text in pairs]), pairs, strict=True
-        ):
-            if scouting and not decision.relevant and self.hubs.admits(decision, text):
-                hubs.append((canonical_url(decision.url, self._drop), page_kind(decision)))
-            if on_record and decision.source != "prototype":
-                continue
-            stats.add(decision)
-            # A labelled prototype vouches for the results area's links (their text is a title,
-            # which may read like anything); a record page's own links are its chrome, where
-            # logout and delete links live, so their URLs are judged even when a (perhaps too
-            # general) prototype matches; a link only the learned model wants is judged whole.
-            if decision.source == "prototype":
-                safe = not on_record or self.safety.allows(decision.url)
-            else:
-                safe = self.safety.allows(decision.url, text)
-            if decision.relevant and not safe:
-                logger.info("%s: refused by the safety rule (it may change the site)", decision.url)
-            if decision.relevant and safe:
-                key = canonical_url(decision.url, self._drop)
-                new.setdefault(key, NewURL(key, priority=decision.score, source=source))
-                if text:
-                    texts.setdefault(key, text)
-        self.ctx.stats.accepted = dict(stats.accepted)
-        self.ctx.stats.rejected = dict(stats.rejected)
-        self.ctx.stats.unsure = stats.unsure
-        logger.debug("%s: %d links, %d wanted", source, len(pairs), len(new))
-        if scouting:
-            self.hubs.see(scouting, hubs)
-        return new, texts
+        self.frontier = shared_frontier(ctx)
+        self.admission = Admission(
+            ctx,
+            self.frontier,
+            known=lambda ids, texts: self.loop.observe(ids, texts),
+            queued=lambda: self.workers.wake(),
+        )
+        self.loop = QueryLoop(ctx, form_id, record_id=self.admission.record_id, examples=examples)
+        self.workers = FetchWorkers(
+            ctx,
+            fetcher,
+            self.frontier,
+            self.admission,
+            sink=sink,
+            delivery=delivery,
+            poller=self._poller,
+            on_fetch=on_fetch,
+            learn=self.loop.learn_text,
+        )
+        teach_fetcher(fetcher, self.admission.prototype_key)
 
     async def _read_hub(self, *, querying: bool) -> bool:
         """Fetch the hub page the scout finds worth a request now, if any, and queue the wanted
@@ -257,45 +149,38 @@ class NormalPhase(LeaseFetching):
         ``links.hub_query_window``), or against ``links.hub_min_yield`` alone once they ended.
         """
         window = self.ctx.settings.links.hub_query_window
+        hubs = self.admission.hubs
         rate = query_yield(self.loop.manager.history, window) if querying else None
-        url = self.hubs.next_hub(rate)
+        url = hubs.next_hub(rate)
         if url is None:
             return False
         new = 0
         tried = await self.polite.fetch_retrying(url)
         if (page := tried.page) is not None and page.status < 400:
             links = [(link.url, link.text) for link in page.links]
-            new = self.enqueue(links, f"hub {url}", on_record=True, scout=url)
-        self.hubs.record(url, new)
+            new = self.admission.enqueue(links, f"hub {url}", on_record=True, scout=url)
+        hubs.record(url, new)
         self.ctx.stats.hub_pages += 1
         self.ctx.stats.hub_records += new
         self.ctx.changed()
         return True
-
-    def _add(self, new: dict[str, NewURL], texts: dict[str, str], *, observe: bool) -> int:
-        """Queue wanted URLs; ``observe``: the keyword manager counts them as known records."""
-        if observe:
-            self.loop.observe(new, texts)
-        added = self.frontier.add(new.values())
-        if added:
-            self._wake.set()
-        return added
 
     def adopt(self, pages: Iterable[FetchedPage]) -> int:
         """Store the wanted pages the setup phase fetched already — the ``--like`` examples and
         the layout check's samples — as this phase stores its own; returns how many it queued.
 
         When their URLs come up, the phase (or the delivery point) delivers them from the store
-        (see ``_fetch``): no URL is fetched twice, by this process or a worker.
+        (see :meth:`FetchWorkers.fetch_leased`): no URL is fetched twice, by this process or a
+        worker.
         """
         ctx, follow, adopted = self.ctx, self.ctx.settings.crawl.follow_record_links, 0
         for page in pages:
-            decision = self._decide([page.url])[0]
-            if page.status < 400 and not decision.relevant and self.hubs.enabled:
+            decision = self.admission.decide(page.url)
+            if page.status < 400 and not decision.relevant and self.admission.hubs.enabled:
                 self._read_already(page, decision)
             if page.status >= 400 or not (decision.relevant and decision.source == "prototype"):
                 continue
-            key = canonical_url(decision.url, self._drop)
+            key = self.admission.canonical(decision)
             if ctx.repo.page(ctx.site.id, key) is not None:  # stored already (a resumed crawl)
                 continue
             ctx.repo.save_page(
@@ -310,23 +195,23 @@ class NormalPhase(LeaseFetching):
             if page.body:
                 self.loop.learn_text(key, page.body)
             ctx.stats.pages_fetched += 1
-            for observer in self.on_fetch:
+            for observer in self.workers.on_fetch:
                 observer(page)
             # queued like any wanted URL: its lease finds the page stored and delivers it
             adopted += self.frontier.add(
                 [NewURL(key, priority=decision.score, source=SETUP_SOURCE)]
             )
         if adopted:
-            self._wake.set()
+            self.workers.wake()
         return adopted
 
     def _read_already(self, page: FetchedPage, decision: Decision) -> None:
         """A page of a kind not wanted that the setup phase fetched: a free trial of its kind as
         a hub (its wanted links queued, their number its yield)."""
-        url = canonical_url(decision.url, self._drop)
+        url = self.admission.canonical(decision)
         links = [(link.url, link.text) for link in page.links]
-        new = self.enqueue(links, f"hub {url}", on_record=True, scout=url)
-        self.hubs.read_already(url, page_kind(decision), new)
+        new = self.admission.enqueue(links, f"hub {url}", on_record=True, scout=url)
+        self.admission.hubs.read_already(url, page_kind(decision), new)
         self.ctx.stats.hub_records += new
 
     def _learn_stored(self, *, follow: bool) -> None:
@@ -341,27 +226,27 @@ class NormalPhase(LeaseFetching):
             if follow:
                 self.loop.observe([page.url])
                 links = [(link.target_url, link.text) for link in stored.links]
-                self.enqueue(links, f"link on {page.url}", on_record=True)
+                self.admission.enqueue(links, f"link on {page.url}", on_record=True)
 
     # -- the phase -------------------------------------------------------------------------
 
     async def run(self) -> None:
-        """Run until the manager stops and the frontier is drained (or ``max_pages``)."""
+        """Run until the manager stops and the frontier is drained (or the page budget)."""
         ctx = self.ctx
         ctx.enter("crawling")
         ctx.state.release_leases()
         stored = ctx.state.queries()
         self.loop.replay(stored)
         for query in stored:
-            self.enqueue(query.result_links(), query_source(query.row.keyword))
+            self.admission.enqueue(query.result_links(), query_source(query.row.keyword))
         self._learn_stored(follow=ctx.settings.crawl.follow_record_links)
         if self._poller is not None:  # its first poll delivers what a crashed run left
             assert self._tasks is not None
             self._poller.start(self._tasks)
-        elif self.delivery == "direct":
+        elif self.workers.delivery == "direct":
             for page in ctx.state.undelivered():
-                await self._deliver_stored(page)
-        if self._full():
+                await self.workers.deliver(page)
+        if ctx.budget.spent:
             return
         ctx.changed()
         await self._fetch_while(self._sitemaps_then_queries())
@@ -370,26 +255,29 @@ class NormalPhase(LeaseFetching):
         if self.ctx.settings.crawl.sitemaps:  # the records they list are known to the queries
             from deepcrawl.crawler.sitemaps import read_sitemaps
 
-            await read_sitemaps(self.ctx, self.enqueue_listed, stop=self._stopping)
+            await read_sitemaps(
+                self.ctx, self.admission.enqueue_listed, stop=lambda: self.workers.stopping
+            )
         await self._query_until_done()
 
     async def _fetch_while(self, work: Awaitable[None]) -> None:
-        """Run the fetch tasks beside ``work`` until it is done and the frontier drained.
+        """Run the fetch workers beside ``work`` until it is done and the frontier drained.
 
         Supervised: a task that fails (the sink, the database) cancels ``work`` and the other
         tasks at once, each returning its lease, and its error is raised here.
         """
-        self._stop.clear()
-        self._querying = True
+        workers = self.workers
+        workers.restart()
+        workers.querying = True
         try:
             async with supervised() as tasks:
                 for n in range(max(1, self.ctx.settings.politeness.concurrency_per_host)):
-                    tasks.start(self._worker(), name=f"fetch worker {n}")
+                    tasks.start(workers.work(), name=f"fetch worker {n}")
                 await work
-                self._querying = False
-                self._wake.set()
+                workers.querying = False
+                workers.wake()
         finally:
-            self._stop.set()
+            workers.stop()
 
     async def finish(self) -> None:
         """Deliver what is left and stop the delivery point (after ``run`` and ``--navigate``).
@@ -403,24 +291,21 @@ class NormalPhase(LeaseFetching):
         """
         if self._poller is None:
             return
-        if not self._full():
+        if not self.ctx.budget.spent:
             await self._fetch_while(asyncio.sleep(0))
         poller, self._poller = self._poller, None
-        await poller.close(sweep=not self._full())
-
-    def _stopping(self) -> bool:
-        return self._stop.is_set() or self._full()
+        await poller.close(sweep=not self.ctx.budget.spent)
 
     async def _query_until_done(self) -> None:
-        ctx = self.ctx
+        ctx, workers = self.ctx, self.workers
         ended = None if ctx.settings.crawl.requery else ctx.state.query_end()
         if ended is not None:  # an earlier run saturated the form: what is left is fetched only
             ctx.stats.stop_reason = ended.reason
             return
         follow = ctx.settings.crawl.follow_record_links
-        while not self._stop.is_set() and not self._full():
+        while not workers.stopping:
             if follow:
-                await self._drained()
+                await workers.drained()
             # a hub beats the next query, but not a list of every record (the frame query)
             if not self.loop.manager.frame_due and await self._read_hub(querying=True):
                 continue
@@ -436,14 +321,14 @@ class NormalPhase(LeaseFetching):
                 # where the querying ended on the evidence that every record is known)
                 while (
                     not self.loop.judged_complete
-                    and not self._stopping()
+                    and not workers.stopping
                     and await self._read_hub(querying=False)
                 ):
-                    await self._drained()
+                    await workers.drained()
                 return
             result, row = step
             store_results_page(self.ctx, result, row)
             links = [(link.url, link.text) for link in result.result_links]
             source = query_source(result.keyword)
-            self.enqueue(links, source, scout=source)
+            self.admission.enqueue(links, source, scout=source)
             await asyncio.sleep(0)  # let the workers fetch between queries

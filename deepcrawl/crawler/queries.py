@@ -494,8 +494,8 @@ class QueryLoop(QueryStops):
             self._stop(self.ctx.stats.stop_reason or str(StopReason.EXHAUSTED))
             return None
         more = self.pager(word, skip=skip, threshold=threshold, whole=whole)
-        async with self.ctx.limiter.slot(self.ctx.start_url):
-            result = await search.query(word, max_pages=max_pages, more=more, resume=resume)
+        # each request of the query takes its own rate slot, and is counted, at the crawl's gate
+        result = await search.query(word, max_pages=max_pages, more=more, resume=resume)
         # the pages read before, read again (not where the backend resumed past them)
         reread = skip if result.first_page == 1 else 0
         logger.info(
@@ -532,7 +532,6 @@ class QueryLoop(QueryStops):
         )
         if word.casefold() in self._probes:
             self._settle_probe()
-        self.ctx.stats.requests += max(result.requests, result.pages)
         self._refresh()
         stats = self.ctx.stats
         logger.debug(

@@ -114,12 +114,8 @@ async def locate_form(
         return SearchForm(form, verdict, row.id)
     if not ctx.robots.allowed(ctx.start_url):
         raise FormError(f"robots.txt forbids {ctx.start_url}: no search form can be looked for")
-    ctx.stats.requests += 1
-    try:
-        async with ctx.limiter.slot(ctx.start_url):
-            form, verdict = await find_search_form(
-                ctx.start_url, ctx.settings, pool, document=document
-            )
+    try:  # rendered in the crawl's pool: its requests pass the crawl's gate
+        form, verdict = await find_search_form(ctx.start_url, ctx.settings, pool, document=document)
     except FormError as exc:  # no search form here: look for it (entry-point discovery)
         logger.info("%s; looking for one by entry-point discovery", exc)
         form, verdict = await _discover_form(ctx, pool, exc)
@@ -164,17 +160,14 @@ async def _discover_form(
     from deepcrawl.search import find_search_form
 
     ctx.enter("discovering form")
-    found = await discover_site(ctx.start_url, ctx.settings, scope=pool.scope)
-    ctx.stats.requests += found.pages_fetched
+    found = await discover_site(ctx.start_url, ctx.settings, scope=pool.scope, gate=ctx.gate)
     ctx.stats.discovery_pages = found.pages_fetched
     for page in dict.fromkeys(form["page"] for form in found.forms):
-        ctx.stats.requests += 1
-        async with ctx.limiter.slot(page):
-            try:
-                return await find_search_form(page, ctx.settings, pool)
-            except FormError as exc:
-                logger.debug("discovery: %s", exc)
-                continue
+        try:
+            return await find_search_form(page, ctx.settings, pool)
+        except FormError as exc:
+            logger.debug("discovery: %s", exc)
+            continue
     raise FormError(
         f"{cause}; entry-point discovery ({found.strategy}) found no search form in "
         f"{found.pages_fetched} pages either"
@@ -230,13 +223,13 @@ async def fetch_examples(
 
 async def setup_fetch(ctx: CrawlContext, fetcher: Fetcher, url: str) -> FetchedPage | None:
     """One page the setup phase looks at (an example, a layout sample): the stored copy when the
-    crawl has it — so a resumed crawl fetches nothing twice — else fetched if the safety rule
-    allows it, through the crawl's polite path (scope, robots.txt, the host's rate:
+    crawl has it — so a resumed crawl fetches nothing twice — else fetched through the crawl's
+    gate (scope, robots.txt, the safety rule, the host's rate:
     :func:`~deepcrawl.crawler.like.sample_politely`); None when refused or the fetch failed."""
     if (stored := StoredPages(ctx.repo, ctx.site.id).document(url)) is not None:
         body = stored.body.decode("utf-8", errors="replace")
         return FetchedPage(url, url, stored.status, stored.content_type, body)
-    return await sample_politely(ctx.polite.wrap(fetcher), url)
+    return await sample_politely(ctx.gate.wrap(fetcher), url)
 
 
 def example_texts(pages: Sequence[FetchedPage]) -> list[str]:

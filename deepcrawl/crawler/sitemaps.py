@@ -4,9 +4,9 @@ A sitemap is often the cheapest list of a site's record URLs (sitemaps.org proto
 crawl reads the sitemaps its robots.txt names (``Sitemap:`` lines, :meth:`RobotsPolicy.sitemaps
 <deepcrawl.fetch.robots.RobotsPolicy.sitemaps>`), or ``/sitemap.xml`` when it names none:
 
-1. each file is fetched over plain HTTP through the crawl's polite path
-   (:mod:`deepcrawl.fetch.polite`) — in the crawl's scope, allowed by robots.txt, in the host's
-   rate limit, transient failures retried with back-off — and stored as a page of
+1. each file is fetched over plain HTTP through the crawl's gate (:mod:`deepcrawl.fetch`) — in
+   the crawl's scope, allowed by robots.txt and the safety rule, in the host's rate limit,
+   counted, transient failures retried with back-off — and stored as a page of
    kind ``sitemap`` (its body as sent), so a resumed crawl reads it from the store, not the site;
    one that fails for good is stored with its reason (``deepcrawl failures`` lists it);
 2. :func:`parse_sitemap` reads it — gzipped or not, XML (``urlset`` or ``sitemapindex``, any
@@ -14,9 +14,9 @@ crawl reads the sitemaps its robots.txt names (``Sitemap:`` lines, :meth:`Robots
    ``crawl.sitemap_max_bytes`` and ``crawl.sitemap_max_urls``; an index's sitemaps are read in
    turn, up to ``crawl.sitemap_max_files`` files in all;
 3. the in-scope URLs a sitemap lists are yielded to the normal phase, which sends them through
-   the URL classifier like a record page's links (:meth:`NormalPhase.enqueue
-   <deepcrawl.crawler.normal.NormalPhase.enqueue>`): a sitemap URL is evidence of a page, not a
-   page; only the wanted ones are fetched and delivered.
+   the URL classifier like a record page's links (:meth:`Admission.enqueue_listed
+   <deepcrawl.crawler.admission.Admission.enqueue_listed>`): a sitemap URL is evidence of a
+   page, not a page; only the wanted ones are fetched and delivered.
 """
 
 from __future__ import annotations
@@ -169,8 +169,8 @@ async def read_sitemaps(
     Args:
         ctx: the crawl's context (``stats.sitemap_accepted`` counts what ``enqueue`` wanted).
         enqueue: takes a sitemap's URLs and its source (``sitemap URL``), queues the wanted
-            ones and returns how many it wanted (:meth:`NormalPhase.enqueue_listed
-            <deepcrawl.crawler.normal.NormalPhase.enqueue_listed>`).
+            ones and returns how many it wanted (:meth:`Admission.enqueue_listed
+            <deepcrawl.crawler.admission.Admission.enqueue_listed>`).
         stop: asked between files: True ends the reading (the crawl stops, or is full).
     """
     from deepcrawl.browser.http import HttpFetcher
@@ -220,7 +220,7 @@ class SitemapReader:
     def __init__(self, ctx: CrawlContext, http: HttpFetcher) -> None:
         self.ctx = ctx
         self.http = http
-        self._polite = ctx.polite.wrap(_SitemapFetcher(http, ctx.settings.crawl.sitemap_max_bytes))
+        self._polite = ctx.gate.wrap(_SitemapFetcher(http, ctx.settings.crawl.sitemap_max_bytes))
 
     def roots(self) -> tuple[list[str], bool]:
         """The sitemaps to start from, and whether they are named (by robots.txt) or guessed."""
@@ -283,7 +283,7 @@ class SitemapReader:
         return found
 
     async def _fetch(self, url: str, *, required: bool) -> tuple[FetchedPage, bytes] | None:
-        """Fetch a sitemap through the crawl's polite path, transient failures retried; None
+        """Fetch a sitemap through the crawl's gate, transient failures retried; None
         when it failed for good (recorded) or a guessed location has none (recorded as the
         answer it is)."""
         tried = await self._polite.fetch_retrying(url)

@@ -2,11 +2,13 @@
 
 A worker joins the crawl of a site that ``deepcrawl crawl … --db postgresql://…`` started, from
 the same or any other machine, and does what the crawl's own fetch tasks do — the very same
-code, :class:`~deepcrawl.crawler.normal.NormalPhase`'s fetch and store path: lease a URL from the
-shared frontier, fetch it politely (robots.txt, the host's rate shared by every process through
+object, :class:`~deepcrawl.crawler.fetching.FetchWorkers`: lease a URL from the shared frontier,
+fetch it through the crawl's gate (robots.txt, the host's rate shared by every process through
 :class:`~deepcrawl.fetch.politeness.SharedHostLimiter`, the per-host cap of live leases,
-back-off), store the page, settle the lease. It never queries the form: the query loop belongs to
-the process holding the site's query lock (:mod:`deepcrawl.storage.coordination`).
+back-off), store the page (its own links judged and queued by an
+:class:`~deepcrawl.crawler.admission.Admission` of its own), settle the lease. It never queries
+the form: the query loop belongs to the process holding the site's query lock
+(:mod:`deepcrawl.storage.coordination`).
 
 **Delivery**: a worker delivers nothing. The ``deepcrawl crawl`` process is the crawl's one
 delivery point (:class:`~deepcrawl.crawler.deliver.DeliveryPoller`): it delivers every page any
@@ -32,14 +34,16 @@ import asyncio
 import contextlib
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from deepcrawl._tasks import supervised
 from deepcrawl.browser.scope import Scope, host_of
+from deepcrawl.crawler.admission import Admission
 from deepcrawl.crawler.context import CrawlContext, CrawlStats
 from deepcrawl.crawler.coordination import Heartbeat
 from deepcrawl.crawler.deliver import NullSink
-from deepcrawl.crawler.normal import NormalPhase
+from deepcrawl.crawler.fetching import FetchWorkers, shared_frontier
+from deepcrawl.crawler.kinds import gate_fetcher, teach_fetcher
 from deepcrawl.errors import ConfigError
 from deepcrawl.storage import Repository
 from deepcrawl.storage.coordination import QueryLock
@@ -50,7 +54,6 @@ if TYPE_CHECKING:
 
     from deepcrawl.browser.base import Fetcher
     from deepcrawl.page.fetched import FetchedPage
-    from deepcrawl.search.backend import QueryBackend
     from deepcrawl.settings import Settings
     from deepcrawl.storage import SiteRead
 
@@ -68,8 +71,8 @@ class WorkerReport:
     stats: CrawlStats
 
 
-class FetchWorker(NormalPhase):
-    """The normal phase without its query loop and its delivery: fetch tasks that store.
+class FetchWorker:
+    """The fetch workers of a crawl, without its query loop and its delivery: they store.
 
     Args:
         ctx: the worker's context (its own limiter, robots rules and figures).
@@ -88,45 +91,43 @@ class FetchWorker(NormalPhase):
         concurrency: int,
         on_fetch: Sequence[Callable[[FetchedPage], None]] = (),
     ) -> None:
-        # A worker never submits a query (the form search is never touched) and delivers
-        # nothing: the crawl process delivers what it stores.
-        super().__init__(
-            ctx,
-            cast("QueryBackend", None),
-            0,
-            fetcher,
-            NullSink(),
+        self.ctx = ctx
+        frontier = shared_frontier(ctx)
+        self.admission = Admission(ctx, frontier, queued=lambda: self.workers.wake())
+        # a worker delivers nothing: the crawl process delivers what it stores
+        self.workers = FetchWorkers(
+            ctx, fetcher, frontier, self.admission, sink=NullSink(), delivery="none",
             on_fetch=on_fetch,
-            delivery="none",
-        )
+        )  # fmt: skip
+        teach_fetcher(fetcher, self.admission.prototype_key)
         self.lock = lock
         self.concurrency = max(1, concurrency)
 
     async def _watch(self) -> None:
         while True:
-            self._querying = self.lock.held_elsewhere()
-            if not self._querying:
-                self._wake.set()
+            self.workers.querying = self.lock.held_elsewhere()
+            if not self.workers.querying:
+                self.workers.wake()
             await asyncio.sleep(_WATCH_S)
 
     async def run(self) -> None:
-        """Fetch until the frontier is drained and the query loop is over (or ``max_pages``).
+        """Fetch until the frontier is drained and the query loop is over (or the page budget).
 
         Supervised: a fetch task or the lock's watch that fails stops the others (each giving
         its lease back) and its error is raised here.
         """
         self.ctx.stats.phase = "worker"
-        self._querying = self.lock.held_elsewhere()
+        self.workers.querying = self.lock.held_elsewhere()
         try:
             async with supervised() as tasks:
                 tasks.daemon(self._watch(), name="query lock watch")
                 workers = [
-                    tasks.start(self._worker(), name=f"fetch worker {n}")
+                    tasks.start(self.workers.work(), name=f"fetch worker {n}")
                     for n in range(self.concurrency)
                 ]
                 await asyncio.wait(workers)
         finally:
-            self._stop.set()
+            self.workers.stop()
 
 
 def _relevant(repo: Repository, site_id: int) -> bool:
@@ -199,8 +200,8 @@ async def run_worker(
                 scope = Scope((host_of(chosen.start_url),), implicit=False)
                 made = make_fetcher(settings, scope, forms=False)
                 fetcher = await stack.enter_async_context(made)
-            await ctx.polite.open(chosen.start_url, fetcher)
-            ctx.stats.requests += 1
+            gate_fetcher(fetcher, ctx.gate)  # its pages' requests pass the crawl's gate too
+            await ctx.gate.open(chosen.start_url, fetcher)
             every = settings.crawl.heartbeat_s
             heartbeat = Heartbeat(repo.engine, chosen.id, "worker", ctx.stats, every_s=every)
             heartbeat.register()

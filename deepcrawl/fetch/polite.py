@@ -1,25 +1,19 @@
-"""The one polite fetch path: scope → robots.txt → the host's rate → fetch → retry or back-off.
+"""The polite fetch path: any fetcher behind the crawl's gate, with retry and back-off.
 
-Every request a crawl sends to a site takes the same steps, in this order, each decision logged:
+A :class:`PoliteFetcher` sends every URL it is asked for through the crawl's
+:class:`~deepcrawl.fetch.gate.Gate` — scope, robots.txt, safety, the host's rate slot, the
+count — and then:
 
-1. **scope** — a URL outside the crawl's scope is refused, not sent;
-2. **robots.txt** — nor one its host's robots.txt disallows (robots.txt itself is always allowed,
-   RFC 9309 §2.2.2);
-3. **rate** — the request waits for a slot of its host (:class:`~deepcrawl.fetch.politeness
-   .HostLimiter`: the per-host rate, Crawl-delay and concurrency);
-4. **fetch** — the wrapped :class:`~deepcrawl.browser.base.Fetcher` sends it;
-5. **retry or back-off** — a transient failure (a network error, a timeout, 408/425/429/5xx) is
-   tried again after :func:`~deepcrawl.fetch.politeness.backoff_delay` (``Retry-After`` when the
-   server sent one), up to ``politeness.retries`` times; on 429 and 503 the whole host waits that
-   long, not only the URL.
+* **fetch** — the wrapped :class:`~deepcrawl.browser.base.Fetcher` sends it;
+* **retry or back-off** — a transient failure (a network error, a timeout, 408/425/429/5xx) is
+  tried again after :func:`~deepcrawl.fetch.politeness.backoff_delay` (``Retry-After`` when the
+  server sent one), up to ``politeness.retries`` times; on 429 and 503 the whole host waits that
+  long, not only the URL.
 
 It is Scrapy's downloader-middleware idea without its plug-in machinery: the steps are fixed, and
-what callers need differently are parameters. :class:`FetchPolicy` holds the decisions (scope,
-robots.txt, limiter, settings) and is made once for a crawl — by the crawl's context, or by
-:func:`open_policy` for a link strategy run alone — with robots.txt loaded and its Crawl-delay
-applied once (:meth:`FetchPolicy.open`). :class:`PoliteFetcher` is any fetcher behind that policy;
-several fetchers of one crawl (the browser, a plain-HTTP one for sitemaps) share one policy, so
-one host's rate holds across them. Three ways to ask:
+what callers need differently are parameters. Several fetchers of one crawl (the browser, a
+plain-HTTP one for sitemaps, the form search's) share one gate, so one host's rate holds across
+them. Three ways to ask:
 
 * :meth:`PoliteFetcher.fetch` — the :class:`~deepcrawl.browser.base.Fetcher` contract: a refused
   URL raises :class:`~deepcrawl.errors.BlockedError`, any answer is returned, nothing is retried
@@ -34,7 +28,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from deepcrawl.browser.base import Fetcher
@@ -46,38 +40,20 @@ from deepcrawl.errors import (
     HTTPStatusError,
     NetworkError,
 )
-from deepcrawl.fetch.politeness import TRANSIENT_STATUSES, HostLimiter, backoff_delay
-from deepcrawl.fetch.robots import RobotsPolicy
+from deepcrawl.fetch.politeness import TRANSIENT_STATUSES, backoff_delay
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from deepcrawl.fetch.gate import Gate
     from deepcrawl.page.fetched import FetchedPage
-    from deepcrawl.settings import PolitenessSettings, Settings
 
-__all__ = [
-    "Attempt",
-    "FetchPolicy",
-    "PoliteFetcher",
-    "Tally",
-    "in_scope",
-    "open_policy",
-    "same_host",
-]
+__all__ = ["Attempt", "PoliteFetcher", "in_scope", "same_host"]
 
 logger = logging.getLogger(__name__)
 
 #: Statuses after which the whole host waits out the back-off: it said it is overloaded.
 _HOST_WAITS = frozenset({429, 503})
-
-
-class Tally(Protocol):
-    """Where the polite path counts what it sends (a crawl's running figures)."""
-
-    requests: int
-    """Requests sent (each try counts)."""
-    retries: int
-    """Tries scheduled again after a transient failure."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,80 +100,40 @@ def same_host(start_url: str) -> Callable[[str], bool]:
     return on_host
 
 
-class FetchPolicy:
-    """The polite decisions of one crawl: scope, robots.txt, the hosts' rate, retries.
-
-    Args:
-        settings: the politeness settings (rate, concurrency, retries, back-off).
-        robots: the crawl's robots.txt rules (loaded by :meth:`open`).
-        limiter: the per-host rate and concurrency (shared by every process on PostgreSQL:
-            :func:`~deepcrawl.fetch.politeness.make_limiter`).
-        in_scope: whether a URL belongs to the crawl.
-        tally: where requests and retries are counted; None counts nothing.
-    """
-
-    def __init__(
-        self,
-        settings: PolitenessSettings,
-        robots: RobotsPolicy,
-        limiter: HostLimiter,
-        in_scope: Callable[[str], bool],
-        *,
-        tally: Tally | None = None,
-    ) -> None:
-        self.settings = settings
-        self.robots = robots
-        self.limiter = limiter
-        self.in_scope = in_scope
-        self.tally = tally
-
-    async def open(self, start_url: str, fetcher: Fetcher) -> None:
-        """Read the robots.txt of the start URL's host (once) and honour its Crawl-delay."""
-        await self.robots.load(start_url, fetcher)
-        if (delay := self.robots.crawl_delay(start_url)) is not None:
-            logger.info("robots.txt asks for a Crawl-delay of %g s: honoured", delay)
-            self.limiter.set_crawl_delay(urlsplit(start_url).netloc, delay)
-
-    def refusal(self, url: str) -> str | None:
-        """Why ``url`` may not be requested (scope, then robots.txt), or None when it may."""
-        if not self.in_scope(url):
-            return "out of the crawl's scope (not fetched)"
-        if not self.robots.allowed(url) and urlsplit(url).path != "/robots.txt":
-            return "disallowed by robots.txt (not fetched)"
-        return None
-
-    def allowed(self, url: str) -> bool:
-        """Whether ``url`` may be requested (in scope and allowed by robots.txt)."""
-        return self.refusal(url) is None
-
-    def wrap(self, fetcher: Fetcher) -> PoliteFetcher:
-        """``fetcher`` behind this policy."""
-        return PoliteFetcher(fetcher, self)
-
-
 class PoliteFetcher(Fetcher):
-    """A fetcher behind a crawl's :class:`FetchPolicy`; see the module docstring.
+    """A fetcher behind a crawl's :class:`~deepcrawl.fetch.gate.Gate`; see the module docstring.
 
     It does not own ``inner``: entering and leaving it leaves ``inner`` as it was.
 
     Args:
         inner: the fetcher that sends the requests (entered by its owner).
-        policy: the crawl's policy.
+        gate: the crawl's gate.
+        vouched: the URLs the caller judged safe already, which the gate's safety step leaves
+            alone — the frontier's, judged with the link that led to them as they were queued;
+            those the user gave; the form search's own. None: every URL is judged by its words.
     """
 
-    def __init__(self, inner: Fetcher, policy: FetchPolicy) -> None:
+    def __init__(
+        self, inner: Fetcher, gate: Gate, *, vouched: Callable[[str], bool] | None = None
+    ) -> None:
         #: The wrapped fetcher (``inner``, as other wrappers name it: see ``teach_fetcher``).
         self.inner = inner
-        self.policy = policy
+        self.gate = gate
+        self.vouched = vouched
+
+    def refusal(self, url: str) -> str | None:
+        """Why the gate refuses ``url`` to this fetcher, or None."""
+        vouched = self.vouched is not None and self.vouched(url)
+        return self.gate.refusal(url, vouched=vouched)
 
     async def fetch(self, url: str) -> FetchedPage:
         """Fetch ``url`` politely, once; any answer is returned (error statuses included).
 
         Raises:
-            BlockedError: out of scope or disallowed by robots.txt (nothing was sent).
+            BlockedError: refused by the gate (scope, robots.txt, safety; nothing was sent).
             FetchError: as the wrapped fetcher's ``fetch``.
         """
-        if (why := self.policy.refusal(url)) is not None:
+        if (why := self.refusal(url)) is not None:
             logger.info("%s: %s", url, why)
             raise BlockedError(url, why)
         return await self._send(url)
@@ -209,7 +145,7 @@ class PoliteFetcher(Fetcher):
         transient failure carries the back-off before the next try (``retry_in``) while retries
         are left, and is final after them.
         """
-        if (why := self.policy.refusal(url)) is not None:
+        if (why := self.refusal(url)) is not None:
             logger.info("%s: %s", url, why)
             return Attempt(url, reason=why, kind=BlockedError, attempt=attempt)
         try:
@@ -235,15 +171,7 @@ class PoliteFetcher(Fetcher):
             tried = await self.attempt(url, attempt=attempt)
             if tried.retry_in is None:
                 return tried
-            await self.policy.limiter.clock.sleep(tried.retry_in)
-
-    def _counted(self, *, retry: bool = False) -> None:
-        if self.policy.tally is None:
-            return
-        if retry:
-            self.policy.tally.retries += 1
-        else:
-            self.policy.tally.requests += 1
+            await self.gate.limiter.clock.sleep(tried.retry_in)
 
     def _transient(
         self,
@@ -257,7 +185,7 @@ class PoliteFetcher(Fetcher):
     ) -> Attempt:
         """The retry decision after a transient failure (pausing the host on 429/503)."""
         retry_after = page.headers.get("retry-after") if page is not None else None
-        delay = backoff_delay(attempt, self.policy.settings, retry_after=retry_after)
+        delay = backoff_delay(attempt, self.gate.settings, retry_after=retry_after)
         if delay is None:
             reason = f"{reason} (after {attempt} attempts)"
             logger.info("%s: %s; not retried", url, reason)
@@ -265,42 +193,15 @@ class PoliteFetcher(Fetcher):
         if status in _HOST_WAITS:  # the host is overloaded: every request to it waits
             host = urlsplit(url).netloc
             logger.info("%s answers %d: backing off %s for %.1f s", url, status, host, delay)
-            self.policy.limiter.pause(host, delay)
-        self._counted(retry=True)
+            self.gate.limiter.pause(host, delay)
+        self.gate.retried()
         logger.info("%s: %s; retry %d in %.1f s", url, reason, attempt, delay)
         return Attempt(url, page, reason, kind, status, delay, attempt)
 
     async def _send(self, url: str) -> FetchedPage:
-        self._counted()
-        async with self.policy.limiter.slot(url):
-            page = await self.inner.fetch(url)
+        # admitted within its passage: a browser page's navigation to it is this request
+        async with self.gate.passage(url):
+            with self.gate.admitted(url):
+                page = await self.inner.fetch(url)
         logger.debug("%s: HTTP %d in %.2f s (%s)", url, page.status, page.elapsed_s, page.via)
         return page
-
-
-async def open_policy(
-    settings: Settings,
-    start_url: str,
-    fetcher: Fetcher,
-    *,
-    in_scope: Callable[[str], bool] | None = None,
-) -> FetchPolicy:
-    """The policy of a crawl from ``start_url`` that has no crawl context (a link strategy run
-    alone, or under ``--navigate`` behind the crawl's own): its own robots.txt rules read through
-    ``fetcher`` (one request when obeyed), their Crawl-delay applied, an in-process limiter.
-
-    Args:
-        settings: deepcrawl settings (``politeness``; ``http.user_agent`` for robots.txt).
-        start_url: where the crawl starts (its host's robots.txt is read).
-        fetcher: an entered fetcher.
-        in_scope: the crawl's scope; default :func:`same_host` of ``start_url``.
-    """
-    politeness = settings.politeness
-    policy = FetchPolicy(
-        politeness,
-        RobotsPolicy(settings.http.user_agent, obey=politeness.obey_robots),
-        HostLimiter(politeness),
-        in_scope or same_host(start_url),
-    )
-    await policy.open(start_url, fetcher)
-    return policy

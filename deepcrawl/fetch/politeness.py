@@ -112,16 +112,23 @@ class HostLimiter:
 
     @contextlib.asynccontextmanager
     async def slot(self, url: str) -> AsyncIterator[None]:
-        """Wait for ``url``'s host to accept one more request, and hold the slot meanwhile."""
+        """Wait for one of ``url``'s host's concurrency seats and for its turn (:meth:`turn`),
+        and hold the seat meanwhile."""
         host = urlsplit(url).netloc
         slots = self._slots.setdefault(
             host, asyncio.Semaphore(max(1, self.settings.concurrency_per_host))
         )
         async with slots:
-            wait = self.schedule.reserve(host, self.interval(host))
-            if wait > 0:
-                await self.clock.sleep(wait)
+            await self.turn(url)
             yield
+
+    async def turn(self, url: str) -> None:
+        """Wait for ``url``'s host's next start time (its rate, its Crawl-delay, a pause) and
+        take it: the next request to the host starts one interval later."""
+        host = urlsplit(url).netloc
+        wait = self.schedule.reserve(host, self.interval(host))
+        if wait > 0:
+            await self.clock.sleep(wait)
 
 
 class SharedHostLimiter(HostLimiter):

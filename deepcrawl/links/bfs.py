@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 from urllib.parse import urldefrag
 
 from deepcrawl.errors import FetchError
-from deepcrawl.fetch.polite import open_policy
 from deepcrawl.links.strategy import Strategy, register
 from deepcrawl.storage.frontier import NewURL
 
@@ -30,9 +29,9 @@ __all__ = ["BreadthFirst"]
 class BreadthFirst(Strategy):
     """Breadth-first link following within the start URL's host.
 
-    Polite like every strategy: it fetches through the polite path (:mod:`deepcrawl.fetch
-    .polite`): robots.txt rules and Crawl-delay, the per-host rate and concurrency of
-    ``settings.politeness``. Every link gets the same priority: the frontier
+    Polite like every strategy: it fetches through a gate (:meth:`Strategy.door
+    <deepcrawl.links.strategy.Strategy.door>`): robots.txt rules and Crawl-delay, the per-host
+    rate and concurrency of ``settings.politeness``. Every link gets the same priority: the frontier
     hands them out first found first, and a slot that frees takes the next one at once.
     """
 
@@ -42,10 +41,9 @@ class BreadthFirst(Strategy):
     async def crawl(
         self, start_url: str, *, fetcher: Fetcher, max_requests: int
     ) -> AsyncIterator[FetchedPage]:
-        policy = await open_policy(self.settings, start_url, fetcher)
-        polite = policy.wrap(fetcher)
+        gate, polite, spent = await self.door(start_url, fetcher)
         concurrency = max(1, self.settings.politeness.concurrency_per_host)
-        budget = max_requests - (1 if policy.robots.obey else 0)
+        budget = max_requests - spent
         frontier = self.new_frontier()
         frontier.add([NewURL(start_url)])
         hold_s = self.settings.links.lease_s
@@ -73,13 +71,13 @@ class BreadthFirst(Strategy):
             for link in page.links:
                 target = urldefrag(link.url).url
                 if (
-                    policy.in_scope(target)
+                    gate.in_scope(target)
                     and target not in found
                     and target not in disallowed
                     and not frontier.seen(target)
                     and self.safe(target, link.text)
                 ):
-                    if policy.allowed(target):
+                    if gate.allowed(target):
                         found[target] = None
                     else:
                         disallowed.add(target)

@@ -23,6 +23,7 @@ from deepcrawl.links.xcrawl import XCrawler
 if TYPE_CHECKING:
     from deepcrawl.browser.base import Fetcher
     from deepcrawl.browser.scope import Scope
+    from deepcrawl.fetch.gate import Gate
     from deepcrawl.links.focused import Target
     from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.settings import Settings
@@ -58,17 +59,20 @@ async def discover_forms(
     strategy: str | None = None,
     max_requests: int | None = None,
     max_forms: int = 1,
+    gate: Gate | None = None,
 ) -> Discovery:
     """Crawl from ``start_url`` with a learning strategy until searchable forms are found.
 
     Args:
         start_url: where to start.
         settings: deepcrawl settings (``forms`` for the critic, ``links`` for the strategy).
-        fetcher: an entered fetcher.
+        fetcher: an entered fetcher (behind ``gate``, when one is given).
         strategy: ``ache``, ``apprentice``, ``xcrawl`` (or ``bfs``); default
             ``settings.links.discovery_strategy``.
         max_requests: the request budget; default ``settings.links.discovery_max_requests``.
         max_forms: stop after this many pages with a searchable form.
+        gate: the crawl's gate, when discovery runs inside a crawl (:attr:`Strategy.gate
+            <deepcrawl.links.strategy.Strategy.gate>`); None: the strategy opens its own.
 
     The learners start from the prior ``settings.links.prior`` names (paths to the forms of
     other sites, :mod:`deepcrawl.links.prior`): ACHE's and xCrawl's ``(link, level)``
@@ -103,6 +107,7 @@ async def discover_forms(
         return bool(forms)
 
     crawler = _learner(cls, settings, is_target)
+    crawler.gate = gate
     result = Discovery(strategy=cls.name)
     async for page in crawler.crawl(start_url, fetcher=fetcher, max_requests=budget):
         result.pages_fetched += 1
@@ -122,28 +127,36 @@ async def discover_site(
     strategy: str | None = None,
     max_requests: int | None = None,
     browser: bool = False,
+    gate: Gate | None = None,
 ) -> Discovery:
     """:func:`discover_forms` with a fetcher of its own, in the start URL's host.
 
     Plain HTTP by default: the learners read links and static forms, and a page the browser
     is needed for is rendered once its form is submitted. ``browser`` renders every page (for
-    sites whose search form a script builds).
+    sites whose search form a script builds). With ``gate`` (a crawl's), the fetcher is put
+    behind it, its pages' requests too: the crawl's robots.txt, rate and count.
 
     Raises:
         ConfigError: an unknown strategy.
         BrowserError: ``browser`` and Chromium cannot be started.
     """
-    from deepcrawl.browser import make_fetcher
+    from deepcrawl.browser import BrowserFetcher, make_fetcher
     from deepcrawl.browser.scope import Scope, host_of
 
     _strategy_class(strategy or settings.links.discovery_strategy)  # before any fetcher starts
 
     chosen = scope or Scope((host_of(start_url),), implicit=False)
-    fetcher = make_fetcher(settings, chosen, render="always" if browser else "never", forms=browser)
-    async with fetcher:
+    made = make_fetcher(settings, chosen, render="always" if browser else "never", forms=browser)
+    async with made:
+        fetcher: Fetcher = made
+        if gate is not None:
+            if isinstance(made, BrowserFetcher):
+                made.pool.gate = gate
+            fetcher = gate.wrap(made, vouched=lambda _url: True)  # judged as they are queued
         return await discover_forms(
-            start_url, settings, fetcher=fetcher, strategy=strategy, max_requests=max_requests
-        )
+            start_url, settings, fetcher=fetcher, strategy=strategy, max_requests=max_requests,
+            gate=gate,
+        )  # fmt: skip
 
 
 def _learner(cls: type[Strategy], settings: Settings, is_target: Target) -> Strategy:

@@ -12,10 +12,10 @@ critic of ACHE and the apprentice, the validator of xCrawl. Two jobs use them:
 :class:`FocusedStrategy` holds the target, the crawl's bookkeeping and the loop the learners
 share — lease a batch from the frontier, fetch it, let the learner score the pages' links and
 add them, settle the leases (:meth:`FocusedStrategy.leased_batches`); :class:`PoliteSession`
-fetches for it through the polite path (:mod:`deepcrawl.fetch.polite`), as
-:class:`~deepcrawl.links.bfs.BreadthFirst` does: robots.txt rules and Crawl-delay, the per-host
-rate and concurrency; and it keeps the request budget, records failures, and requests no link
-the strategy's safety rule refuses.
+fetches for it through the strategy's gate (:meth:`Strategy.door
+<deepcrawl.links.strategy.Strategy.door>`), as :class:`~deepcrawl.links.bfs.BreadthFirst` does:
+robots.txt rules and Crawl-delay, the per-host rate and concurrency; and it keeps the request
+budget, records failures, and requests no link the strategy's safety rule refuses.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ from urllib.parse import urldefrag, urlsplit
 
 from deepcrawl._tasks import supervised
 from deepcrawl.errors import ConfigError, FetchError
-from deepcrawl.fetch.polite import open_policy
 from deepcrawl.links.context import LinkContext, page_links
 from deepcrawl.links.strategy import Strategy
 
@@ -35,7 +34,7 @@ if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Callable, Sequence
 
     from deepcrawl.browser.base import Fetcher
-    from deepcrawl.fetch.polite import PoliteFetcher
+    from deepcrawl.fetch.gate import Gate
     from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.settings import Settings
     from deepcrawl.storage.frontier import Frontier, Lease
@@ -108,15 +107,17 @@ def default_target(settings: Settings) -> Target:
 
 
 class PoliteSession:
-    """Fetch for one crawl of one site through the polite path (:mod:`deepcrawl.fetch.polite`:
-    scope, robots.txt, rate and concurrency), within the request budget."""
+    """Fetch for one crawl of one site through the strategy's gate (scope, robots.txt, rate and
+    concurrency: :meth:`Strategy.door <deepcrawl.links.strategy.Strategy.door>`), within the
+    request budget."""
 
     def __init__(self, strategy: Strategy, start_url: str, fetcher: Fetcher, budget: int) -> None:
         settings = strategy.settings
         self.strategy = strategy
         self.fetcher = fetcher
-        #: The crawl's polite path; made by :meth:`open`.
-        self.polite: PoliteFetcher | None = None
+        #: The gate and the fetcher behind it; set by :meth:`open`.
+        self.gate: Gate | None = None
+        self.polite: Fetcher | None = None
         self.concurrency = max(1, settings.politeness.concurrency_per_host)
         self.budget = budget
         self.start_url = start_url
@@ -126,20 +127,21 @@ class PoliteSession:
         self.failed: set[str] = set()
 
     async def open(self) -> None:
-        """Read robots.txt (one request of the budget when robots.txt is obeyed)."""
-        policy = await open_policy(self.strategy.settings, self.start_url, self.fetcher)
-        self.polite = policy.wrap(self.fetcher)
-        if policy.robots.obey:
-            self.budget -= 1
+        """Open the strategy's gate (one request of the budget when the strategy opens its own
+        and robots.txt is obeyed)."""
+        self.gate, self.polite, spent = await self.strategy.door(self.start_url, self.fetcher)
+        self.budget -= spent
 
-    def _polite(self) -> PoliteFetcher:
+    def _polite(self) -> Fetcher:
         if self.polite is None:
             raise RuntimeError("open the PoliteSession before fetching")
         return self.polite
 
     def allowed(self, url: str) -> bool:
         """In scope (same host, http/https) and allowed by robots.txt."""
-        return self._polite().policy.allowed(url)
+        if self.gate is None:
+            raise RuntimeError("open the PoliteSession before fetching")
+        return self.gate.allowed(url)
 
     async def fetch_many(self, urls: Sequence[str]) -> list[FetchedPage]:
         """Fetch up to the budget of ``urls`` concurrently; failures are recorded, not raised.

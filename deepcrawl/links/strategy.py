@@ -9,6 +9,11 @@ new :class:`~deepcrawl.storage.frontier.MemoryFrontier` for each crawl, or the o
 it. Every link it would follow is judged first by its :attr:`Strategy.safety` rule (URL and link
 text): logout, delete, cart … links are never requested. ``deepcrawl bench`` runs strategies side by
 side against the same fixture site; ``--strategy`` picks one for a crawl.
+
+Its requests pass a :class:`~deepcrawl.fetch.gate.Gate` (:meth:`Strategy.door`): run alone, one of
+its own (robots.txt read through the fetcher: one request of the budget); run inside a crawl
+(``--navigate``, the discovery of the search form), the crawl's (:attr:`Strategy.gate`), which
+the fetcher it is given is behind already — one robots.txt, one rate per host, one count.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
     from deepcrawl.browser.base import Fetcher
+    from deepcrawl.fetch.gate import Gate
     from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.settings import Settings
     from deepcrawl.storage.frontier import Frontier
@@ -59,6 +65,26 @@ class Strategy(abc.ABC):
         self.safety = SafetyRule()
         #: URLs not requested because :attr:`safety` refused them, with the reason.
         self.refused: dict[str, str] = {}
+        #: The crawl's gate when the strategy runs inside a crawl (the fetcher it is given is
+        #: behind it already); None: the strategy opens a gate of its own (:meth:`door`).
+        self.gate: Gate | None = None
+
+    async def door(self, start_url: str, fetcher: Fetcher) -> tuple[Gate, Fetcher, int]:
+        """The gate the crawl from ``start_url`` keeps to, the fetcher to fetch through, and the
+        requests spent on opening it.
+
+        Inside a crawl: :attr:`gate`, ``fetcher`` as given (behind it already), nothing spent.
+        Alone: a gate of its own, robots.txt read through ``fetcher`` (one request when obeyed),
+        and ``fetcher`` behind it — every URL vouched for, as the strategy judges each link
+        with its text before it queues it, and the start URL is the user's.
+        """
+        if self.gate is not None:
+            return self.gate, fetcher, 0
+        from deepcrawl.fetch.gate import open_gate
+
+        gate = await open_gate(self.settings, start_url, fetcher)
+        spent = 1 if gate.robots.obey else 0
+        return gate, gate.wrap(fetcher, vouched=_judged), spent
 
     def safe(self, url: str, text: str = "") -> bool:
         """True when ``url`` (reached through a link reading ``text``) may be requested; a
@@ -81,6 +107,11 @@ class Strategy(abc.ABC):
         self, start_url: str, *, fetcher: Fetcher, max_requests: int
     ) -> AsyncIterator[FetchedPage]:
         """Crawl from ``start_url``, yielding every page fetched."""
+
+
+def _judged(_url: str) -> bool:
+    """A strategy's URLs: each judged with its link's text as it was queued."""
+    return True
 
 
 #: Every known strategy by name; filled by :func:`register`.

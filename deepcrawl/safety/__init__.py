@@ -12,4 +12,12 @@ The form-level policy (login, registration and order forms are never submitted) 
 from deepcrawl.safety._rule import SafetyRule, Sender, words
 from deepcrawl.safety._words import FREE_TEXT_KEYS, NOT_ACTIONS, SORT_KEYS, UNSAFE_ACTIONS
 
-__all__ = ["FREE_TEXT_KEYS", "NOT_ACTIONS", "SORT_KEYS", "UNSAFE_ACTIONS", "SafetyRule", "Sender", "words"]
+__all__ = [
+    "FREE_TEXT_KEYS",
+    "NOT_ACTIONS",
+    "SORT_KEYS",
+    "UNSAFE_ACTIONS",
+    "SafetyRule",
+    "Sender",
+    "words",
+]

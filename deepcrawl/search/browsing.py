@@ -1,10 +1,12 @@
-"""Page-level helpers of the form filler: traffic counting, waiting for results, snapshots.
+"""Page-level helpers of the form filler: watching traffic, waiting for results, snapshots.
 
 A submission may navigate (a GET or POST form), or stay on the page while a script fetches and
 renders the results (an XHR or ``fetch``), or both (the results page itself loads its results by
 script). :func:`settle` covers all three with one rule: the page is complete once no request has
 been in flight and the DOM has not changed for ``settings.forms.settle_s``. :class:`Traffic`
-counts what the page sent meanwhile, so that every query reports the requests it cost.
+watches what the page sends meanwhile: what is in flight, where it navigated, which data
+requests it made (what the requests cost the server, the pool's gate counts:
+:mod:`deepcrawl.browser.gate`).
 """
 
 from __future__ import annotations
@@ -36,13 +38,12 @@ _DATA_TYPES = frozenset({"xhr", "fetch"})
 
 
 class Traffic:
-    """Counts one page's requests while attached (``with Traffic(page) as traffic:``).
+    """Watches one page's requests while attached (``with Traffic(page) as traffic:``).
 
     Attributes:
         inflight: requests started and not yet finished or failed.
         started: requests started.
         pending_documents: main-frame navigations not yet answered.
-        responses: responses received (every resource type).
         nav_status: status of the last main-frame navigation answered (None: no navigation).
         nav_url: its URL.
         navigations: main-frame navigations answered.
@@ -55,7 +56,6 @@ class Traffic:
         self.inflight = 0
         self.started = 0
         self.pending_documents = 0
-        self.responses = 0
         self.nav_status: int | None = None
         self.nav_url = ""
         self.navigations = 0
@@ -103,7 +103,6 @@ class Traffic:
             self.pending_documents = max(0, self.pending_documents - 1)
 
     def _answered(self, response: Response) -> None:
-        self.responses += 1
         request = response.request
         if self._is_main_navigation(request):
             self.nav_status = response.status

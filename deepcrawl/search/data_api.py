@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urljoin, urlsplit
 
@@ -149,15 +149,14 @@ class DataSearch(QueryBackend):
         fetcher: an entered plain-HTTP fetcher.
         max_pages: data requests per query at most.
         page_size: the page size to ask for (0: leave the request as the page made it).
-        allowed: whether a URL may be fetched (robots.txt).
+
+    In a crawl ``fetcher`` is behind the crawl's gate, which refuses what robots.txt disallows.
     """
 
     template: UrlTemplate
     fetcher: Fetcher
     max_pages: int = 50
     page_size: int = 0
-    allowed: Callable[[str], bool] = field(default=lambda _url: True)
-    overhead_requests: int = 0
     size_param: str | None = None
 
     @classmethod
@@ -171,8 +170,6 @@ class DataSearch(QueryBackend):
         return None
 
     async def _get(self, url: str) -> DataPage | None:
-        if not self.allowed(url):
-            raise FetchError(url, "disallowed by robots.txt")
         page = await self.fetcher.fetch(url)
         if page.status >= 400:
             raise FetchError(url, f"HTTP status {page.status}")
@@ -180,11 +177,9 @@ class DataSearch(QueryBackend):
 
     async def check(self, browser: QueryResult) -> bool:
         """Whether the data request gives the browser's first-page result links for the same
-        keyword; settles the page-size parameter on the way (a few requests, counted in
-        :attr:`overhead_requests`)."""
+        keyword; settles the page-size parameter on the way (a few requests)."""
         wanted = {link.url for link in browser.result_links if link.page == 1}
         url = self.template.url_for(browser.keyword)
-        self.overhead_requests += 1
         try:
             first = await self._get(url)
         except FetchError:
@@ -199,7 +194,6 @@ class DataSearch(QueryBackend):
         own = page_size_param(url)
         names = [own] if own else list(PAGE_SIZE_PARAMS[:_SIZE_TRIES])
         for name in names:
-            self.overhead_requests += 1
             try:
                 bigger = await self._get(with_page_size(url, name, self.page_size))
             except FetchError:
@@ -248,7 +242,6 @@ class DataSearch(QueryBackend):
             url = with_page_size(url, self.size_param, self.page_size)
         links: dict[str, ResultLink] = {}
         while url is not None and result.pages < cap:
-            result.requests += 1
             try:
                 data = await self._get(url)
             except FetchError as exc:

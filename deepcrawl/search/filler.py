@@ -119,8 +119,6 @@ class FormFiller(QueryBackend):
         self.settings = settings
         self.judge = Judge()
         """The form's chrome and nonsense-keyword baseline, against which pages are judged."""
-        self.overhead_requests = 0
-        """Requests spent outside queries (the nonsense-keyword baseline)."""
         self._rule = SafetyRule(settings.forms.refused_words)
         self.form_page = FormPage(form, verdict, settings)
         """Where the form is found live before each submission (:mod:`.form_page`)."""
@@ -214,7 +212,6 @@ class FormFiller(QueryBackend):
         run = await self._submission(keyword, chosen, cap, pages, more)
         if run.failure is not None:
             result.outcome, result.error = run.failure
-        result.requests = run.requests
         result.data_urls = [u for u in run.data_urls if carries(u, keyword)]
         result.elapsed_s = time.monotonic() - started
         if pages:
@@ -229,7 +226,6 @@ class FormFiller(QueryBackend):
         word = self.settings.forms.nonsense_keyword
         pages: list[ResultPage] = []
         run = await self._submission(word, dict(self.fixed), 1, pages)
-        self.overhead_requests += run.requests
         error = run.failure[1] if run.failure is not None else None
         self.judge.learn_baseline(
             word, pages[0] if pages else None, self.form_page.keys or set(), error
@@ -249,7 +245,6 @@ class FormFiller(QueryBackend):
         ``pages``; what the site did wrong is the submission's failure, not an exception."""
         failure: tuple[Outcome, str] | None = None
         async with self.pool.page() as lease:
-            local = lease.answered_locally
             with Traffic(lease.page) as traffic:
                 try:
                     await self._run(lease, traffic, keyword, values, cap, pages, more)
@@ -261,9 +256,7 @@ class FormFiller(QueryBackend):
                     failure = "error", str(translate(exc, lease.page.url, lease))
                 if failure is not None:  # the form's page may have changed: see it afresh
                     self.form_page.forget()
-                # what reached the server: answers from the store or the pool's cache are free
-                requests = traffic.responses - (lease.answered_locally - local)
-        return _Submission(failure, requests, list(traffic.data_urls))
+        return _Submission(failure, list(traffic.data_urls))
 
     async def _run(
         self,
@@ -513,12 +506,11 @@ class FormFiller(QueryBackend):
 
 
 class _Submission(NamedTuple):
-    """What one submission cost and how it failed (its result pages are read into a list)."""
+    """How one submission failed, and what data it asked for (its result pages are read into a
+    list; what it cost the server, the pool's gate counted)."""
 
     failure: tuple[Outcome, str] | None
     """The outcome (``error``, ``rejected``) and why, when it failed; None: it did not."""
-    requests: int
-    """Requests that reached the server."""
     data_urls: list[str]
     """URLs of the XHR / fetch requests answered, in order."""
 

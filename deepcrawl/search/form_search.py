@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from playwright.async_api import Page
 
     from deepcrawl.browser.base import Fetcher
+    from deepcrawl.fetch.gate import Gate
     from deepcrawl.forms.critic import CriticVerdict
     from deepcrawl.keywords.manager import KeywordManager, QueryOutcome
     from deepcrawl.page.fetched import FetchedPage
@@ -210,12 +211,14 @@ class FormSearch(AsyncResource, QueryBackend):
     form's page and action, unless given one).
 
     Args:
-        pool: an entered browser pool.
+        pool: an entered browser pool (in a crawl, behind the crawl's gate).
         form: the form.
         verdict: the critic's verdict on it.
         settings: deepcrawl settings (``forms.url_templates`` enables the template path).
         http: an entered plain-HTTP fetcher to share.
-        allowed: whether plain HTTP may fetch a URL (robots.txt); default: any in scope.
+        gate: the crawl's gate, which the plain-HTTP requests pass (scope, robots.txt, the
+            host's rate slot, the count; the safety rule vouched: they are the form's own
+            submissions and result pages); None: outside a crawl, sent as they are.
 
     Raises:
         UnsafeFormError: the critic or the safety policy refuses the form.
@@ -229,27 +232,27 @@ class FormSearch(AsyncResource, QueryBackend):
         settings: Settings,
         *,
         http: Fetcher | None = None,
-        allowed: Callable[[str], bool] | None = None,
+        gate: Gate | None = None,
     ) -> None:
         self.filler = FormFiller(pool, form, verdict, settings)
-        self.allowed = allowed or (lambda _url: True)
+        self.gate = gate
         self.data: DataSearch | None = None
         self.settings = settings
         self.template: TemplateSearch | None = None
         self.check: TemplateCheck | None = None
-        self._candidate: TemplateSearch | None = None
         self._http = http
         self._own_http: HttpFetcher | None = None
-        self._data_overhead = 0
         self._tried = False
 
     async def open(self) -> None:
-        """Start the plain-HTTP fetcher, unless one was given."""
+        """Start the plain-HTTP fetcher, unless one was given; put it behind the gate."""
         if self._http is None:
             form = self.filler.form
             scope = Scope((host_of(form.page_url), host_of(form.action)), implicit=False)
             self._own_http = HttpFetcher(self.settings, scope, forms=False)
             self._http = await self._own_http.__aenter__()
+        if self.gate is not None:
+            self._http = self.gate.wrap(self._http, vouched=_the_forms_own)
 
     async def close(self) -> None:
         """Stop the plain-HTTP fetcher this search started."""
@@ -262,13 +265,6 @@ class FormSearch(AsyncResource, QueryBackend):
         takes it: :attr:`FormFiller.accepts_empty
         <deepcrawl.search.filler.FormFiller.accepts_empty>`)."""
         return self.settings.keywords.empty_query and self.filler.accepts_empty
-
-    @property
-    def overhead_requests(self) -> int:
-        """Requests spent outside queries (baselines, the template check)."""
-        extra = self._candidate.overhead_requests if self._candidate else 0
-        extra += self._data_overhead
-        return self.filler.overhead_requests + extra
 
     async def query(
         self,
@@ -338,9 +334,7 @@ class FormSearch(AsyncResource, QueryBackend):
             await self._try_data(first)
         if more is not None and not more(_first_page(first), 1):
             return first
-        result = await self._query(keyword, values, max_pages=max_pages, more=more)
-        result.requests += first.requests
-        return result
+        return await self._query(keyword, values, max_pages=max_pages, more=more)
 
     async def _try_data(self, result: QueryResult) -> None:
         if not self.settings.forms.url_templates or self._http is None or not result.data_urls:
@@ -351,13 +345,8 @@ class FormSearch(AsyncResource, QueryBackend):
             self._http,
             max_pages=self.settings.keywords.max_result_pages,
             page_size=size,
-            allowed=self.allowed,
         )
-        if candidate is None:
-            return
-        passed = await candidate.check(result)
-        self._data_overhead += candidate.overhead_requests
-        if passed:
+        if candidate is not None and await candidate.check(result):
             self.data = candidate
 
     async def _try_template(self, result: QueryResult) -> None:
@@ -382,7 +371,6 @@ class FormSearch(AsyncResource, QueryBackend):
             nonsense_keyword=self.settings.forms.nonsense_keyword,
             judge=self.filler.judge,
         )
-        self._candidate = candidate
         self.check = await candidate.check(result)
         if self.check.passed:
             self.template = candidate
@@ -401,11 +389,9 @@ class FormSearch(AsyncResource, QueryBackend):
         sized = UrlTemplate.from_url(result.keyword, offer[1], self.filler.query_field)
         if sized is None or sized == template.template:
             return
-        candidate = replace(template, template=sized)  # its overhead counts the first check
+        candidate = replace(template, template=sized)
         if (await candidate.check(result, superset=True)).passed:
-            self.template = self._candidate = candidate
-        else:
-            template.overhead_requests = candidate.overhead_requests
+            self.template = candidate
 
     async def category_informativeness(self, keyword: str, *, sample: int = 4) -> dict[str, float]:
         """How informative each category field is for ``keyword`` (Madhavan et al.).
@@ -429,6 +415,12 @@ class FormSearch(AsyncResource, QueryBackend):
         return scores
 
 
+def _the_forms_own(_url: str) -> bool:
+    """The search's plain-HTTP requests: the form's submissions and result pages, by the URL
+    template or data request the browser's submission showed."""
+    return True
+
+
 def _first_page(result: QueryResult) -> ResultPage:
     """The first result page of ``result`` as the paging control sees it (its result links)."""
     from deepcrawl.page.fetched import Link
@@ -443,15 +435,29 @@ async def query_page(
 ) -> tuple[Form, CriticVerdict, QueryResult]:
     """Find the search form on the page at ``url``, submit ``keyword``, read every result page.
 
+    The pages' requests pass a gate of their own — the safety rule, the host's rate — which
+    counts what the query cost (``QueryResult.requests``); robots.txt is not read: the user
+    asks for this one query.
+
     Raises:
         FetchError: the page cannot be fetched.
         FormError: it has no searchable form.
         BrowserError: Chromium cannot be started.
     """
-    async with BrowserPool(settings) as pool:
+    from deepcrawl.fetch.gate import Count, Gate
+    from deepcrawl.fetch.politeness import HostLimiter
+    from deepcrawl.fetch.robots import RobotsPolicy
+
+    politeness = settings.politeness
+    robots = RobotsPolicy(settings.http.user_agent, obey=False)
+    gate = Gate(politeness, robots, HostLimiter(politeness), lambda _url: True)
+    sent = Count()
+    async with BrowserPool(settings, gate=gate) as pool:
         form, verdict = await find_search_form(url, settings, pool)
         filler = FormFiller(pool, form, verdict, settings)
+        pool.gate = gate.counting(sent)  # the query's requests, the form's page aside
         result = await filler.query(keyword)
+    result.requests = sent.requests
     return form, verdict, result
 
 

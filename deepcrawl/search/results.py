@@ -269,7 +269,9 @@ class QueryResult(BaseModel):
         pages: result pages fetched (1 for the submission, plus one per further page or click).
         first_page: the number in the list of the first page fetched: 1, or the page a
             resumed list started from (``QueryBackend.query``'s ``resume``).
-        requests: HTTP requests the query cost (sub-resources included for the browser).
+        requests: HTTP requests the query cost, as a gate counted them (sub-resources included
+            for the browser); 0 when no gate counted them for the query alone (in a crawl,
+            the crawl's gate counts every request in the crawl's figures).
         outcome: ``ok``, ``no_results``, ``error`` or ``rejected`` (the safety policy refused the
             form: nothing was submitted).
         error: what went wrong (error and rejected outcomes), or a note (page cap reached).

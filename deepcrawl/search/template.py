@@ -162,15 +162,13 @@ class TemplateSearch(QueryBackend):
     form: Form | None = None
     nonsense_keyword: str = ""
     judge: Judge = field(default_factory=Judge)
-    overhead_requests: int = 0
     _checked: dict[str, FetchedPage] = field(default_factory=dict, repr=False)
     """The page the latest check fetched, by URL: the next query of its keyword starts there
     instead of fetching it again."""
 
     async def check(self, browser: QueryResult, *, superset: bool = False) -> TemplateCheck:
-        """Compare the template's first page for ``browser.keyword`` with the browser's.
-
-        Costs one request, counted in :attr:`overhead_requests`.
+        """Compare the template's first page for ``browser.keyword`` with the browser's (one
+        request; its page starts the keyword's next query).
 
         Args:
             browser: the browser's result of the same keyword.
@@ -179,7 +177,6 @@ class TemplateSearch(QueryBackend):
         """
         url = self.template.url_for(browser.keyword, browser.values)
         wanted = frozenset(link.url for link in browser.result_links if link.page == 1)
-        self.overhead_requests += 1
         try:
             fetched = await self.fetcher.fetch(url)
         except FetchError as exc:
@@ -237,8 +234,7 @@ class TemplateSearch(QueryBackend):
         """
         checked, self._checked = self._checked, {}
         if self.judge.baseline is None and self.nonsense_keyword:
-            self.overhead_requests += 1
-            base_pages, error, _ = await self._fetch_pages(self.nonsense_keyword, None, 1)
+            base_pages, error = await self._fetch_pages(self.nonsense_keyword, None, 1)
             self.judge.learn_baseline(
                 self.nonsense_keyword, base_pages[0] if base_pages else None, set(), error
             )
@@ -255,10 +251,7 @@ class TemplateSearch(QueryBackend):
             method="GET",
             via="http",
         )
-        pages, error, requests = await self._fetch_pages(
-            keyword, values, cap, more, checked, start=start
-        )
-        result.requests = requests
+        pages, error = await self._fetch_pages(keyword, values, cap, more, checked, start=start)
         result.first_page = start[1] if start is not None else 1
         result.elapsed_s = time.monotonic() - started
         if not pages:
@@ -278,22 +271,20 @@ class TemplateSearch(QueryBackend):
         checked: dict[str, FetchedPage] | None = None,
         *,
         start: tuple[str, int] | None = None,
-    ) -> tuple[list[ResultPage], str | None, int]:
+    ) -> tuple[list[ResultPage], str | None]:
         url, before = self.template.url_for(keyword, values), 0
         if start is not None:  # a later page of a list read before (its pages are not counted)
             url, before = start[0], start[1] - 1
         checked = checked or {}
         pages: list[ResultPage] = []
         visited: set[str] = set()
-        requests = 0
         while url and len(pages) < cap:
             fetched = checked.pop(url, None)  # a check's page was paid for already
             try:
                 if fetched is None:
-                    requests += 1
                     fetched = await self.fetcher.fetch(url)
             except FetchError as exc:
-                return pages, str(exc), requests
+                return pages, str(exc)
             page = page_from_fetched(fetched)
             page.fetched_url = url
             pages.append(page)
@@ -306,7 +297,7 @@ class TemplateSearch(QueryBackend):
                 break
             turn = next_page(page, before + len(pages), visited)
             url = turn.url if turn is not None and turn.kind == "link" else ""
-        return pages, None, requests
+        return pages, None
 
 
 def carries(url: str, keyword: str) -> bool:

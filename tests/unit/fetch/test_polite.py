@@ -1,4 +1,4 @@
-"""The polite fetch path: scope and robots.txt refusals, the host's rate, retries and back-off."""
+"""The polite fetch path: the gate's refusals, the host's rate, retries and back-off, the count."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import pytest
 
 from deepcrawl.browser.base import Fetcher
 from deepcrawl.errors import BlockedError, FetchError, HTTPStatusError, NetworkError
-from deepcrawl.fetch.polite import FetchPolicy, PoliteFetcher, in_scope, same_host
+from deepcrawl.fetch.gate import Gate
+from deepcrawl.fetch.polite import PoliteFetcher, in_scope, same_host
 from deepcrawl.fetch.politeness import HostLimiter
 from deepcrawl.fetch.robots import RobotsPolicy
 from deepcrawl.page.fetched import FetchedPage
@@ -77,7 +78,7 @@ async def _polite(
         **{"requests_per_second": 0, "concurrency_per_host": 1, "retries": 2, **settings}
     )
     tally = Tally()
-    policy = FetchPolicy(
+    gate = Gate(
         politeness,
         RobotsPolicy("deepcrawl"),
         HostLimiter(politeness, clock),
@@ -85,8 +86,10 @@ async def _polite(
         tally=tally,
     )
     fake = FakeFetcher(clock, script or {}, robots)
-    await policy.open(HOST + "/", fake)
-    return policy.wrap(fake), fake, clock, tally
+    await gate.open(HOST + "/", fake)
+    assert tally.requests == 1  # robots.txt, read through the gate
+    tally.requests = 0
+    return gate.wrap(fake), fake, clock, tally
 
 
 async def test_a_url_out_of_scope_is_refused_unsent() -> None:
@@ -99,7 +102,7 @@ async def test_a_url_out_of_scope_is_refused_unsent() -> None:
         "out of the crawl's scope (not fetched)",
         None,
     )
-    assert [url for url, _ in fake.sent] == [HOST + "/robots.txt"]  # read by open(), directly
+    assert [url for url, _ in fake.sent] == [HOST + "/robots.txt"]  # read by open()
     assert tally.requests == 0
 
 
@@ -115,8 +118,8 @@ async def test_a_url_robots_txt_disallows_is_refused_unsent() -> None:
     polite, fake, _clock, _tally = await _polite()
     with pytest.raises(BlockedError, match="disallowed by robots.txt"):
         await polite.fetch(HOST + "/private/1")
-    assert not polite.policy.allowed(HOST + "/private/2")
-    assert polite.policy.allowed(HOST + "/robots.txt")  # robots.txt itself is always allowed
+    assert not polite.gate.allowed(HOST + "/private/2")
+    assert polite.gate.allowed(HOST + "/robots.txt")  # robots.txt itself is always allowed
     assert [url for url, _ in fake.sent] == [HOST + "/robots.txt"]
 
 
@@ -128,7 +131,8 @@ async def test_requests_to_a_host_are_spaced_by_its_crawl_delay() -> None:
     starts = [at for url, at in fake.sent if "/p/" in url]
     # robots.txt's Crawl-delay (2 s) is longer than the rate's 0.1 s: it holds
     assert [b - a for a, b in itertools.pairwise(starts)] == pytest.approx([2.0, 2.0])
-    assert clock.slept == pytest.approx([2.0, 2.0])
+    # robots.txt took the host's first turn, at the rate, before its Crawl-delay was known
+    assert clock.slept == pytest.approx([0.1, 2.0, 2.0])
     assert tally.requests == 3
 
 

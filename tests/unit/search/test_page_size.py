@@ -8,6 +8,10 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 from deepcrawl.browser.base import Fetcher
+from deepcrawl.fetch.gate import Gate
+from deepcrawl.fetch.held import HeldPages
+from deepcrawl.fetch.politeness import HostLimiter
+from deepcrawl.fetch.robots import RobotsPolicy
 from deepcrawl.keywords import KeywordManager
 from deepcrawl.keywords.known import KnownTexts, main_text
 from deepcrawl.page.fetched import FetchedPage, Link
@@ -21,7 +25,7 @@ from deepcrawl.search.page_size import (
 )
 from deepcrawl.search.results import QueryResult, ResultLink
 from deepcrawl.search.template import TemplateSearch, UrlTemplate, carries
-from deepcrawl.settings import KeywordSettings
+from deepcrawl.settings import KeywordSettings, PolitenessSettings
 
 BASE = "http://news.test"
 DATA = Path(__file__).parents[2] / "data" / "real"
@@ -103,6 +107,12 @@ class JsonSite(Fetcher):
         return FetchedPage(url, url, 200, "application/json", body)
 
 
+#: A robots.txt answer that closes the data request's path.
+ROBOTS = FetchedPage(
+    f"{BASE}/robots.txt", f"{BASE}/robots.txt", 200, "text/plain", "User-agent: *\nDisallow: /api\n"
+)
+
+
 def browser_result(keyword: str) -> QueryResult:
     """What the browser saw: the first ten results, and the data request of the page."""
     links = [ResultLink(url=f"{BASE}/story/{i}", text=f"Story {i}") for i in range(1, 11)]
@@ -135,7 +145,7 @@ async def test_data_search_checks_raises_the_page_size_and_pages_by_offset() -> 
     assert len(stopped.result_links) == 50
 
 
-async def test_data_search_refuses_a_mismatch_and_honours_robots() -> None:
+async def test_data_search_refuses_a_mismatch_and_keeps_to_the_crawls_gate() -> None:
     site = JsonSite()
     other = browser_result("tea").model_copy(
         update={"links": [ResultLink(url=f"{BASE}/story/99", text="Elsewhere")]}
@@ -147,7 +157,10 @@ async def test_data_search_refuses_a_mismatch_and_honours_robots() -> None:
         DataSearch.from_result(browser_result("tea").model_copy(update={"data_urls": []}), site)
         is None
     )
-    closed = DataSearch.from_result(browser_result("tea"), site, allowed=lambda _url: False)
+    politeness = PolitenessSettings(requests_per_second=0)
+    gate = Gate(politeness, RobotsPolicy("deepcrawl"), HostLimiter(politeness), lambda _url: True)
+    await gate.open(BASE + "/", HeldPages(site, [ROBOTS]))  # a robots.txt that closes /api
+    closed = DataSearch.from_result(browser_result("tea"), gate.wrap(site))
     assert closed is not None
     site.fetched.clear()
     refused = await closed.query("tea")

@@ -1,0 +1,214 @@
+"""Which links the crawl wants: judged from their URL, and the wanted ones queued for fetching.
+
+Every link the crawl meets — a result list's, a fetched record page's own, a sitemap's, a hub's —
+passes :class:`Admission`, which both the normal phase and a ``deepcrawl worker`` process own:
+
+1. the URL-only classifier (:class:`~deepcrawl.classify.url.URLClassifier`) decides from the
+   URL alone whether its page is wanted; a link found outside the results area (a record page's
+   own, a sitemap's) only when a labelled prototype matches it;
+2. the safety rule (:mod:`deepcrawl.safety`) judges what no labelled prototype vouches for: a
+   record page's own links by their URL (their chrome is where logout and delete links live), a
+   link only the learned model wants by its URL and text;
+3. a wanted link enters the shared frontier under its canonical URL (the crawl's
+   ``crawl.drop_params`` dropped, so near-duplicates are one entry, fetched once); those found
+   outside the results are told to the query loop as records known (``known``);
+4. a link not wanted is shown to the hub scout (:class:`~deepcrawl.links.hubs.HubScout`), which
+   may find its kind worth reading as a hub.
+
+The frontier's URLs are the judged ones: the fetch workers (:mod:`deepcrawl.crawler.fetching`)
+fetch them as vouched for.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import functools
+import logging
+import re
+from typing import TYPE_CHECKING
+
+from deepcrawl.classify.url import LabelStats
+from deepcrawl.crawler.kinds import canonical_url, make_classifier, page_kind
+from deepcrawl.crawler.queries import normalised_id
+from deepcrawl.links.hubs import HubScout
+from deepcrawl.safety import SafetyRule
+from deepcrawl.storage.frontier import NewURL
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Mapping
+
+    from deepcrawl.classify.url import Decision
+    from deepcrawl.crawler.context import CrawlContext
+    from deepcrawl.storage.frontier import SqlFrontier
+
+__all__ = ["Admission"]
+
+logger = logging.getLogger(__name__)
+
+#: Result links whose record id is cached (a query's links are asked for several times).
+_ID_CACHE = 1 << 16
+
+
+class Admission:
+    """Judge links and queue the wanted ones (see the module docstring).
+
+    Args:
+        ctx: the crawl's context (its prototypes and labels, its figures).
+        frontier: the crawl's shared frontier.
+        known: told the records found outside the results area as they are queued (the query
+            loop's manager counts them as known); None: nobody asks.
+        queued: called when new URLs entered the frontier (the fetch workers wake).
+    """
+
+    def __init__(
+        self,
+        ctx: CrawlContext,
+        frontier: SqlFrontier,
+        *,
+        known: Callable[[Iterable[str], Mapping[str, str]], object] | None = None,
+        queued: Callable[[], None] | None = None,
+    ) -> None:
+        self.ctx = ctx
+        self.frontier = frontier
+        self.known = known
+        self.queued = queued
+        self.classifier = make_classifier(ctx)
+        self.label_stats = LabelStats()
+        #: Judges the links only the learned model wants (a labelled prototype vouches for its).
+        self.safety = SafetyRule()
+        globs = "|".join(fnmatch.translate(g) for g in ctx.settings.crawl.drop_params)
+        self._drop = re.compile(globs or r"(?!)", re.IGNORECASE)
+        # bounded: one entry per result link ever seen would grow with the site
+        self._ids = functools.lru_cache(maxsize=_ID_CACHE)(self._record_id)
+        #: Pages of the kinds not wanted, read as hubs while they beat the queries; the start
+        #: page, read by the setup phase, is none.
+        self.hubs = HubScout(ctx.settings.links, read=[self.canonical(self.decide(ctx.start_url))])
+
+    # -- what a URL is ---------------------------------------------------------------------
+
+    def decide(self, url: str) -> Decision:
+        """The URL classifier's decision on ``url``."""
+        return self.classifier.decide_many([url])[0]
+
+    def canonical(self, decision: Decision) -> str:
+        """The frontier's key of the URL ``decision`` is about: its canonical form."""
+        return canonical_url(decision.url, self._drop)
+
+    def record_id(self, url: str) -> str | None:
+        """The canonical URL of a wanted result link, None for the rest (the manager's ids)."""
+        return self._ids(url)
+
+    def _record_id(self, url: str) -> str | None:
+        decision = self.decide(url)
+        return self.canonical(decision) if decision.relevant else None
+
+    def prototype_key(self, url: str) -> str:
+        """The URL's prototype id (its shape when no prototype matches): the unit by which an
+        adaptive fetcher decides plain HTTP or browser."""
+        return page_kind(self.decide(url))
+
+    def labelled_record(self, url: str) -> bool:
+        """Whether a labelled prototype wants ``url`` (a record of a kind the user chose)."""
+        decision = self.decide(url)
+        return decision.relevant and decision.source == "prototype"
+
+    # -- queueing --------------------------------------------------------------------------
+
+    def enqueue(
+        self,
+        links: Iterable[tuple[str, str]],
+        source: str,
+        *,
+        on_record: bool = False,
+        scout: str | None = None,
+    ) -> int:
+        """Classify links and add the wanted ones to the frontier; returns how many new.
+
+        Args:
+            links: ``(url, anchor text)`` pairs (result links, or links on a record page).
+            source: why they are wanted (kept in the frontier).
+            on_record: links found outside the results area — a fetched record page's own
+                links, the URLs a sitemap lists. Only those a labelled prototype matches are
+                taken (a record page's tool links — print, export — are near variants the
+                learned model might accept; the results area vouched for result links,
+                nothing vouches for these), and the query loop counts them as known.
+            scout: the page the links are on (a result list's source): the links the crawl
+                does not want are shown to the hub scout (:meth:`HubScout.admits
+                <deepcrawl.links.hubs.HubScout.admits>`).
+        """
+        new, texts = self.wanted(links, source, on_record=on_record, scout=scout)
+        return self.queue(new, texts, known=on_record)
+
+    def enqueue_listed(self, urls: Iterable[str], source: str) -> int:
+        """Queue the wanted URLs of a list that is no page (a sitemap): judged as a record
+        page's links are, known to the query loop; returns how many were wanted."""
+        new, texts = self.wanted(((url, "") for url in urls), source, on_record=True)
+        self.queue(new, texts, known=True)
+        return len(new)
+
+    def wanted(
+        self,
+        links: Iterable[tuple[str, str]],
+        source: str,
+        *,
+        on_record: bool,
+        scout: str | None = None,
+    ) -> tuple[dict[str, NewURL], dict[str, str]]:
+        """The wanted links as frontier entries by canonical URL, with their texts; with
+        ``scout``, the others are shown to the hub scout, from the same decisions."""
+        pairs = list(links)
+        if on_record:  # decided without their tracking and session parameters (``?ref=related``)
+            pairs = [
+                (canonical_url(normal, self._drop), text)
+                for url, text in pairs
+                if (normal := normalised_id(url)) is not None
+            ]
+        new: dict[str, NewURL] = {}
+        texts: dict[str, str] = {}
+        stats = self.label_stats
+        scouting = scout if self.hubs.enabled else None
+        hubs: list[tuple[str, str]] = []
+        decisions = self.classifier.decide_many([url for url, _text in pairs])
+        for decision, (_url, text) in zip(decisions, pairs, strict=True):
+            if scouting and not decision.relevant and self.hubs.admits(decision, text):
+                hubs.append((self.canonical(decision), page_kind(decision)))
+            if on_record and decision.source != "prototype":
+                continue
+            stats.add(decision)
+            if decision.relevant and self._safe(decision, text, on_record=on_record):
+                key = self.canonical(decision)
+                new.setdefault(key, NewURL(key, priority=decision.score, source=source))
+                if text:
+                    texts.setdefault(key, text)
+        self.ctx.stats.accepted = dict(stats.accepted)
+        self.ctx.stats.rejected = dict(stats.rejected)
+        self.ctx.stats.unsure = stats.unsure
+        logger.debug("%s: %d links, %d wanted", source, len(pairs), len(new))
+        if scouting:
+            self.hubs.see(scouting, hubs)
+        return new, texts
+
+    def _safe(self, decision: Decision, text: str, *, on_record: bool) -> bool:
+        """Whether the safety rule lets a wanted link be fetched.
+
+        A labelled prototype vouches for the results area's links (their text is a title,
+        which may read like anything); a record page's own links are its chrome, where logout
+        and delete links live, so their URLs are judged even when a (perhaps too general)
+        prototype matches; a link only the learned model wants is judged whole.
+        """
+        if decision.source == "prototype":
+            safe = not on_record or self.safety.allows(decision.url)
+        else:
+            safe = self.safety.allows(decision.url, text)
+        if not safe:
+            logger.info("%s: refused by the safety rule (it may change the site)", decision.url)
+        return safe
+
+    def queue(self, new: Mapping[str, NewURL], texts: Mapping[str, str], *, known: bool) -> int:
+        """Queue wanted URLs; ``known``: the query loop counts them as known records."""
+        if known and self.known is not None:
+            self.known(new, texts)
+        added = self.frontier.add(new.values())
+        if added and self.queued is not None:
+            self.queued()
+        return added
