@@ -20,8 +20,10 @@ import pytest
 from nltk.stem.snowball import SnowballStemmer
 
 from deepcrawl.browser import BrowserPool, render_page
+from deepcrawl.browser.gate import SafetyGate
 from deepcrawl.browser.testing import LocalSite, Reply
 from deepcrawl.crawler.documents import StoredPages
+from deepcrawl.fetch import Count, Gate, HostLimiter, RobotsPolicy
 from deepcrawl.page import FetchedPage
 from deepcrawl.search import FormFiller, find_search_form
 from deepcrawl.settings import Settings
@@ -147,14 +149,21 @@ async def test_form_search_reads_all_results_and_pays_once_for_the_index(
     filler = FormFiller(pool, form, verdict, SETTINGS)
     await filler.learn_baseline()
     sphinx.log.clear()
-    for word in WORDS:
-        before = len(sphinx.log)
-        result = await filler.query(word, max_pages=1)
-        assert result.outcome == "ok"
-        assert result.requests == len(sphinx.log) - before  # what the server saw
-        shown = {u.rsplit("/", 1)[1] for u in result.result_urls}
-        # the index page lists every title, so every query shows it: site chrome to the judge
-        assert _indexed_pages(word) - {"index.html"} <= shown
+    politeness = SETTINGS.politeness
+    robots = RobotsPolicy("deepcrawl", obey=False)
+    sent = Count()  # what the pages' gate counted
+    pool.gate = Gate(politeness, robots, HostLimiter(politeness), lambda _url: True, tally=sent)
+    try:
+        for word in WORDS:
+            before, counted = len(sphinx.log), sent.requests
+            result = await filler.query(word, max_pages=1)
+            assert result.outcome == "ok"
+            assert sent.requests - counted == len(sphinx.log) - before  # what the server saw
+            shown = {u.rsplit("/", 1)[1] for u in result.result_urls}
+            # the index page lists every title, so every query shows it: chrome to the judge
+            assert _indexed_pages(word) - {"index.html"} <= shown
+    finally:
+        pool.gate = SafetyGate()
     asked = Counter(path.split("?", 1)[0] for _method, path in sphinx.log)
     assert asked["/search.html"] == len(WORDS)
     assert sum(asked.values()) == len(WORDS), asked  # index and scripts came from the cache

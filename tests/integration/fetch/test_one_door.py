@@ -1,0 +1,129 @@
+"""Every request of a crawl passes one gate, in real crawls of the fixture sites, counted by
+the server: each takes its own turn of the host's rate, and each is counted once.
+
+A rate of ten requests a second makes the turns visible in the server's log (``at``: when each
+request came in). A query's result pages used to share the one slot the whole query took, and
+a link strategy run inside a crawl kept a rate (and a robots.txt) of its own: now the host's
+requests are a tenth of a second apart, whoever sends them, and ``stats.requests`` is what the
+server answered.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from deepcrawl.crawler import CallbackSink, Crawl
+from deepcrawl.settings import load_settings
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
+    from deepcrawl_fixtures import FixtureServer
+
+    from deepcrawl.crawler import CrawlStats
+    from deepcrawl.settings import Settings
+
+    ServerFactory = Callable[..., FixtureServer]
+
+pytestmark = pytest.mark.browser
+
+#: The rate of these crawls: a request every tenth of a second.
+RATE = 10.0
+INTERVAL = 1 / RATE
+
+
+def _settings(tmp_path: Path, **sections: dict[str, Any]) -> Settings:
+    base = load_settings(
+        storage={"url": f"sqlite:///{tmp_path / 'crawl.db'}", "bodies_dir": tmp_path / "bodies"},
+        politeness={"requests_per_second": RATE, "concurrency_per_host": 4},
+        browser={"memory_check_every": 0},
+    )
+    return base.with_overrides(**sections)
+
+
+async def _crawl(
+    server: FixtureServer, settings: Settings, like: str | None, *, status: str = "done"
+) -> tuple[CrawlStats, list[dict[str, Any]]]:
+    server.reset_stats()
+    examples = [like] if like else []
+    async with Crawl(server.url + "/", settings=settings, like=examples) as crawl:
+        report = await crawl.run(CallbackSink(lambda _record: None))
+    assert report.status == status
+    return report.stats, server.stats()["log"]
+
+
+def _assert_one_door(stats: CrawlStats, log: list[dict[str, Any]]) -> None:
+    """Every request counted once, robots.txt read once, each request its own turn."""
+    assert stats.requests == len(log)
+    assert [entry["path"] for entry in log].count("/robots.txt") == 1
+    times = sorted(entry["at"] for entry in log)
+    # each turn is an interval after the one before: the span holds them all (a request may
+    # reach the server a little after its turn, never before it)
+    assert times[-1] - times[0] >= (len(times) - 1) * INTERVAL * 0.95
+
+
+def _paged(log: list[dict[str, Any]]) -> dict[str, list[float]]:
+    """When each result page of a keyword came in, by keyword, for the keywords whose lists
+    were read past their first page."""
+    pages: dict[str, list[float]] = {}
+    later: set[str] = set()
+    for entry in log:
+        query = parse_qs(urlsplit(entry["path"]).query)
+        if entry["kind"] == "results" and "q" in query:
+            pages.setdefault(query["q"][0], []).append(entry["at"])
+            if "page" in query:
+                later.add(query["q"][0])
+    return {word: at for word, at in pages.items() if word in later}
+
+
+async def test_each_result_page_of_a_query_takes_its_own_turn(
+    fixture_server: ServerFactory, tmp_path: Path
+) -> None:
+    server = fixture_server("books")
+    crawl = {"max_pages": 60, "auto_label": True}
+    settings = _settings(tmp_path, crawl=crawl, keywords={"max_queries": 16})
+    stats, log = await _crawl(server, settings, None, status="max_pages")
+    _assert_one_door(stats, log)
+    # lists of several pages, by the browser or by the form's URL template over plain HTTP
+    # (a page as soon as the one before it is read): one turn of the rate each
+    paged = _paged(log)
+    assert len(paged) >= 2
+    for at in paged.values():
+        gaps = [b - a for a, b in itertools.pairwise(sorted(at))]
+        assert min(gaps) >= INTERVAL * 0.8, gaps
+
+
+async def test_sitemaps_take_their_turns_and_are_counted(
+    fixture_server: ServerFactory, tmp_path: Path
+) -> None:
+    server = fixture_server("catalogue", records=40, seed=5)
+    settings = _settings(tmp_path, keywords={"max_queries": 12})
+    stats, log = await _crawl(server, settings, "/book/1")
+    _assert_one_door(stats, log)
+    assert stats.sitemaps_read >= 3
+    sitemaps = sorted(entry["at"] for entry in log if entry["kind"] == "sitemap")
+    assert len(sitemaps) == stats.sitemaps_read
+    assert min(b - a for a, b in itertools.pairwise(sitemaps)) >= INTERVAL * 0.8
+
+
+async def test_navigate_and_discovery_keep_to_the_crawls_gate(
+    fixture_server: ServerFactory, tmp_path: Path
+) -> None:
+    server = fixture_server("stacks", records=60, seed=0)
+    truth = server.truth()
+    settings = _settings(
+        tmp_path,
+        crawl={"navigate": True},
+        links={"navigate_strategy": "bfs", "navigate_max_requests": 40},
+        keywords={"max_queries": 8},
+    )
+    stats, log = await _crawl(server, settings, truth.detail_paths[0])
+    assert stats.discovery_pages > 2  # the search form is two clicks deep
+    assert stats.nav_requests > 0
+    # one robots.txt for the crawl, its discovery and its navigate phase; one count; one rate
+    _assert_one_door(stats, log)
