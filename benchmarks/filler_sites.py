@@ -56,7 +56,6 @@ async def run(name: str, *, templates: bool, max_queries: int) -> dict[str, Any]
             manager = KeywordManager(settings.keywords)
             async with FormSearch(pool, form, verdict, settings) as search:
                 results = await exhaust(search, manager, record_id=truth.record_of)
-                overhead = search.overhead_requests
         elapsed = time.monotonic() - started
         stats = server.stats()
     reached = manager.records & wanted
@@ -69,7 +68,6 @@ async def run(name: str, *, templates: bool, max_queries: int) -> dict[str, Any]
         "http_queries": sum(r.via == "http" for r in results),
         "result_pages": sum(r.pages for r in results),
         "server_requests": stats["requests"],
-        "overhead_requests": overhead,
         "outcomes": {
             o: sum(r.outcome == o for r in results) for o in ("ok", "no_results", "error")
         },

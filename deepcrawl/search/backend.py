@@ -77,8 +77,9 @@ class QueryBackend(Protocol):
             error page or status, a timeout, a fetch that failed, the form gone; ``error``
             says why) or ``rejected`` (the live form turned into one the safety policy
             refuses: nothing was submitted). A failure after the first result page ends the
-            paging and keeps the pages read. ``requests`` counts what this query cost at the
-            server; what a backend spends outside queries (a baseline, a check) is not in it.
+            paging and keeps the pages read. A backend counts no request: whatever it sends
+            (its queries, a baseline, a check) passes the gate of the fetcher or browser pool
+            it was given, which counts it (:mod:`deepcrawl.fetch.gate`).
 
         Raises:
             DeepcrawlError: only for what is wrong on this side, never for what the site does —
