@@ -18,6 +18,7 @@ from deepcrawl.browser.adaptive import (
 from deepcrawl.browser.base import Fetcher
 from deepcrawl.browser.chromium import find_chromium, launch_chromium, probe_browser
 from deepcrawl.browser.fetcher import BrowserFetcher
+from deepcrawl.browser.gate import RequestGate, SafetyGate
 from deepcrawl.browser.http import HttpFetcher, extract_links
 from deepcrawl.browser.lease import PageLease
 from deepcrawl.browser.login import LoginSession, record_login
@@ -39,6 +40,8 @@ __all__ = [
     "PageLease",
     "PoolStats",
     "ProbeReport",
+    "RequestGate",
+    "SafetyGate",
     "Scope",
     "SiteAccess",
     "StoredDocument",

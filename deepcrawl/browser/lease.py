@@ -21,9 +21,9 @@ makes, and decides:
 * everything else goes out through the gate's passage (the host's rate, the count).
 
 A page that JavaScript link probing touched (:attr:`PageLease.probing`) stays under the probe's
-rules for the rest of its life — a click's effect may come after the probe returned (a timer,
-a beacon as the page unloads, a request the browser hands over late) — and the pool closes it
-rather than lend it again.
+rules as long as it shows the probed document — a click's effect may come after the probe
+returned (a timer, a beacon as the page unloads, a request the browser hands over late) — and
+the pool lends it again only once that document is left behind (:meth:`PageLease.leave_probe`).
 
 Per-fetch records (:attr:`captured`, :attr:`blocked`, :attr:`crashed`) are reset by
 :meth:`begin`.
@@ -68,6 +68,9 @@ if TYPE_CHECKING:
 __all__ = ["PageLease"]
 
 _JS = "deepcrawl.browser.js"
+#: Longest time a probed page may take to leave its document behind (:meth:`PageLease
+#: .leave_probe`) before it is closed instead.
+_LEAVE_S = 5.0
 #: Resource types of the requests a page's scripts make (judged by the safety rule always).
 _SCRIPTED = frozenset({"fetch", "xhr", "ping", "eventsource", "websocket"})
 
@@ -84,9 +87,9 @@ class PageLease:
         click_rule: the stricter rule probed elements are judged by (the request rule's words
             plus ``forms.refused_words`` and ``browser.probe_refused_words``: a click may
             submit or post where following a link only reads).
-        probing: JS link probing has touched the page: from then on, for the lease's life, its
-            navigations are captured and its requests judged as a probe's (GETs only, each URL
-            judged); the pool closes such a lease instead of lending it again.
+        probing: JS link probing has touched the page: from then on, until the pool leaves the
+            probed document behind (:meth:`leave_probe`), its navigations are captured and its
+            requests judged as a probe's (GETs only, each URL judged).
         own_navigation: a URL the crawler itself navigates to while probing (restores).
         gate: the door every request to the network passes (the pool's; the crawl's gate in a
             crawl).
@@ -335,15 +338,38 @@ class PageLease:
         if main:
             self.blocked_navigation = f"{request.url} ({why})"
 
-    async def seal(self) -> None:
-        """Cut the page off the network before it closes: what its unload handlers send then
-        (a beacon, a keepalive fetch) outlives the page, and no route sees it; blocked in the
-        browser's network stack instead (DevTools ``Network.setBlockedURLs``)."""
-        with contextlib.suppress(PlaywrightError, TimeoutError):
-            async with asyncio.timeout(5):
-                session = await self.cdp()
-                await session.send("Network.enable")
-                await session.send("Network.setBlockedURLs", {"urls": ["*"]})
+    async def leave_probe(self) -> None:
+        """Leave a probed page's document behind, so that the page may be lent again.
+
+        The page is sent to ``about:blank`` with every request it makes meanwhile failed in the
+        browser (a DevTools ``Fetch`` interception of its own, which sees what the route does
+        not): the probed document's timers die with it, a request it had started is cancelled
+        (a request whose document is gone never reaches the server, however late its route is
+        answered), and what its unload handlers send as it goes — a beacon, a keepalive fetch,
+        which outlive their page and pass no route — goes nowhere. Then the probe's rules are
+        lifted. A page that cannot be led so far is poisoned: closed, never lent again.
+        """
+        session = await self.cdp()
+        failing: set[asyncio.Task[object]] = set()
+
+        def fail(event: dict[str, Any]) -> None:
+            params = {"requestId": event["requestId"], "errorReason": "BlockedByClient"}
+            task = asyncio.ensure_future(session.send("Fetch.failRequest", params))
+            failing.add(task)
+
+        session.on("Fetch.requestPaused", fail)
+        try:
+            async with asyncio.timeout(_LEAVE_S):
+                await session.send("Fetch.enable", {"patterns": [{"urlPattern": "*"}]})
+                await self.page.goto("about:blank")
+                await session.send("Fetch.disable")
+                await asyncio.gather(*failing, return_exceptions=True)
+        except (PlaywrightError, TimeoutError):
+            self.poisoned = True
+            return
+        finally:
+            session.remove_listener("Fetch.requestPaused", fail)
+        self.probing = False
 
     def on_request(self, _request: Request) -> None:
         """Count a started request (attached while probing)."""

@@ -18,8 +18,9 @@ context, reused from fetch to fetch (a new context per URL is ~5x slower: docs/A
   refused, popups are recorded and closed, dialogs never block; what goes to the network
   passes the pool's gate (:mod:`deepcrawl.browser.gate`: in a crawl, the crawl's door —
   robots.txt, the safety rule, the host's rate, the count);
-* a page that JavaScript link probing touched is closed when it comes back, never lent again
-  (its cookies go to the next context): it stays under the probe's rules for its life;
+* a page that JavaScript link probing touched is lent again only once it has left the probed
+  document behind, cut off the network meanwhile (:meth:`PageLease.leave_probe
+  <deepcrawl.browser.lease.PageLease.leave_probe>`): what a click set off never leaves;
 * the pages' script requests share one :class:`~deepcrawl.browser.subrequests.Subrequests`:
   documents the crawl stored come from its store, reusable scripts and data from one memory
   cache for the pool's life (a search index is downloaded once per crawl).
@@ -222,15 +223,13 @@ class BrowserPool(AsyncResource):
         self._busy -= 1
         self.stats.pages += 1
         lease.served += 1
+        if lease.probing and not (lease.crashed or self._dead or lease.page.is_closed()):
+            await lease.leave_probe()  # poisoned when it cannot
         if lease.crashed or lease.poisoned or self._dead or lease.page.is_closed():
             self.stats.discarded += 1
             if lease.crashed:
                 self.stats.crashes += 1
                 logger.warning("a browser renderer crashed: its page is discarded")
-            await lease.close(_CLOSE_TIMEOUT_S)
-        elif lease.probing:  # never lent again: see PageLease.probing
-            await self._keep_cookies(lease)
-            await lease.seal()
             await lease.close(_CLOSE_TIMEOUT_S)
         elif lease.served >= self.settings.browser.recycle_context_after:
             await self._keep_cookies(lease)

@@ -18,10 +18,10 @@ end the page is the same page at the same URL (reloaded if needed).
 
 Safety: elements whose words (text and attributes) the safety rule (:mod:`deepcrawl.safety`)
 refuses are never touched; a probed page never sends a non-GET request, nor any request the
-rule refuses, whatever its method — from the first action on and for the rest of its life, so
-that what a click sets off late (a timer, a beacon as the page unloads) is refused too
-(:mod:`deepcrawl.browser.lease`); a navigation or popup URL a click produced is judged with the
-element's text before it becomes a link.
+rule refuses, whatever its method — from the first action on until the probed document is left
+behind, so that what a click sets off late (a timer, a beacon as the page unloads) is refused
+too (:mod:`deepcrawl.browser.lease`); a navigation or popup URL a click produced is judged with
+the element's text before it becomes a link.
 """
 
 from __future__ import annotations
@@ -322,7 +322,7 @@ async def probe_page(
 
     Returns:
         The report; the page is left at its URL in its original DOM state, and under the
-        probe's rules for the rest of the lease's life (:attr:`PageLease.probing
+        probe's rules until its pool leaves the probed document behind (:attr:`PageLease.probing
         <deepcrawl.browser.lease.PageLease.probing>`).
     """
     page = lease.page

@@ -1,7 +1,7 @@
 """The crawl's one door: every request it sends passes here, and is counted here only.
 
 A :class:`Gate` is made once per crawl (by the crawl's context, or by :func:`open_gate` for a
-link strategy run alone) and decides, in this order, each decision logged:
+link strategy run alone) and decides, in this order, each refusal logged:
 
 1. **scope** — a URL outside the crawl's scope is refused, not sent (a page's own requests keep
    to the browser's scope, its hosts: :mod:`deepcrawl.browser.lease`);
@@ -19,8 +19,8 @@ link strategy run alone) and decides, in this order, each decision logged:
    while the requests a page makes as it renders ride on the fetch or query that loads it (a
    seat each would wait on the seat their page holds);
 5. **the count** — every request that goes out is counted once: in the crawl's figures, and in
-   the :class:`Count` of the view that sent it (:meth:`Gate.counting`: the form search's, the
-   ``--navigate`` phase's).
+   the :class:`Count` of the view that sent it (:meth:`Gate.counting`: the ``--navigate``
+   phase's navigation requests, a layout check's samples, one query of ``deepcrawl query``).
 
 Two kinds of sender pass it. Any :class:`~deepcrawl.browser.base.Fetcher` behind a
 :class:`~deepcrawl.fetch.polite.PoliteFetcher` (:meth:`Gate.wrap`): the decisions, then the
@@ -219,9 +219,11 @@ class Gate:
     def page_refusal(self, url: str, *, method: str, sender: Sender) -> str | None:
         """Why a page's request may not go out — robots.txt, then the safety rule as it judges
         ``sender``'s request — or None (the page's scope is the browser's: its hosts)."""
-        if not self._robots_allow(url):
-            return "disallowed by robots.txt"
-        return self.safety.request_reason(url, method=method, sender=sender)
+        why = "disallowed by robots.txt" if not self._robots_allow(url) else None
+        why = why or self.safety.request_reason(url, method=method, sender=sender)
+        if why is not None:
+            logger.debug("%s %s from a page (%s): refused, %s", method, url, sender, why)
+        return why
 
     def page_passage(self, url: str, *, navigation: bool) -> AbstractAsyncContextManager[None]:
         """A page's request on its way out: its host's turn and the count — none for the

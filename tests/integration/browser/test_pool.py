@@ -142,8 +142,9 @@ async def test_popups_are_recorded_and_closed(fetcher: BrowserFetcher, site: Loc
     probe_urls = {link.url for link in page.links if link.origin == "probe"}
     assert site.url + "/opened-on-load" in probe_urls
     assert not site.requested("/opened-on-load")
-    # a probed page is closed, never lent again
+    # a probed page is lent again only once it left the probed document behind
     assert all(lease.page.url != site.url + "/popup" for lease in fetcher.pool._idle)
+    assert not any(lease.probing for lease in fetcher.pool._idle)
     await fetcher.fetch(site.url + "/popup")
     lease_pages = fetcher.pool._idle[-1].context.pages
     assert len(lease_pages) == 1  # no popup left open

@@ -2,9 +2,10 @@
 
 A click handler may act after the probe has returned: a timer that posts or leaves for a logout
 URL, a beacon armed for when the page unloads, or simply a request the browser hands to the
-route a little late on a busy machine. The page stays under the probe's rules for its life, so
-none of it reaches the server; a beacon or keepalive fetch, which outlives its page and so its
-route, is refused in the page, and the page is cut off the network before the pool closes it.
+route a little late on a busy machine. The page stays under the probe's rules as long as it
+shows the probed document, so none of it reaches the server; a beacon or keepalive fetch, which
+outlives its page and so its route, is refused in the page, and the page is cut off the network
+while the pool leaves the probed document behind before lending the page again.
 """
 
 from __future__ import annotations
@@ -77,10 +78,11 @@ async def test_what_a_click_sets_off_after_the_probe_is_refused(
         assert lease.page.url == site.url + "/late"  # the late navigation left nothing
         refused = {(method, url.removeprefix(site.url)) for method, url, _why in lease.blocked}
         assert ("POST", "/api/menu") in refused
-    await asyncio.sleep(0.5)  # the pool closed the page: its armed beacon would go now
+    await asyncio.sleep(0.5)  # the page left its document: the armed beacon would go now
     assert _not_get(site) == []
     assert not site.requested("logout")
-    assert not pool._idle  # a probed page is never lent again
+    # lent again, the probed document left behind and the probe's rules with it
+    assert [(lease.page.url, lease.probing) for lease in pool._idle] == [("about:blank", False)]
 
 
 async def test_unload_beacons_of_a_probed_page_never_leave(
@@ -91,9 +93,23 @@ async def test_unload_beacons_of_a_probed_page_never_leave(
         page = await render_page(lease, site.url + "/unload", forms=False)
         report = await probe_page(lease, page.links)
         assert report.restores >= 1  # the page was reloaded: its unload handlers ran
-    await asyncio.sleep(0.5)  # and they ran again as the pool closed it
+    await asyncio.sleep(0.5)  # and they ran again as the page left it for good
     assert _not_get(site) == []
     assert [path for _method, path in site.log] == ["/unload"] * (1 + report.restores)
+
+
+async def test_a_page_under_the_probes_rules_leaves_its_document_cut_off_the_network(
+    pool: BrowserPool, site: LocalSite
+) -> None:
+    """The page's own refusal of beacons aside (it was never marked probed), what its unload
+    handlers send as the pool leads it away goes nowhere: the network is cut meanwhile."""
+    site.log.clear()
+    async with pool.page() as lease:
+        await render_page(lease, site.url + "/unload", forms=False)
+        lease.probing = True  # the probe's rules, as a thumbnail takes them too
+    await asyncio.sleep(0.5)
+    assert _not_get(site) == []
+    assert [(lease.page.url, lease.probing) for lease in pool._idle] == [("about:blank", False)]
 
 
 async def test_an_unprobed_page_is_lent_again(pool: BrowserPool, site: LocalSite) -> None:

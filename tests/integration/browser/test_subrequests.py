@@ -19,8 +19,7 @@ from typing import TYPE_CHECKING
 import pytest
 from nltk.stem.snowball import SnowballStemmer
 
-from deepcrawl.browser import BrowserPool, render_page
-from deepcrawl.browser.gate import SafetyGate
+from deepcrawl.browser import BrowserPool, SafetyGate, render_page
 from deepcrawl.browser.testing import LocalSite, Reply
 from deepcrawl.crawler.documents import StoredPages
 from deepcrawl.fetch import Count, Gate, HostLimiter, RobotsPolicy

@@ -155,7 +155,7 @@ async def test_answers_without_the_network_never_reach_the_gate() -> None:
 async def test_a_probed_page_stays_under_the_probes_rules() -> None:
     gate = RecordingGate()
     lease, page = _lease(gate)
-    lease.probing = True  # probe_page sets it, and nothing sets it back
+    lease.probing = True  # probe_page sets it; only leaving the document sets it back
     lease.begin()  # a new fetch's records: the rules stay
     post = FakeRequest(SITE + "/api/menu", method="POST", resource_type="fetch")
     assert await _ask(lease, gate, post) == ["continue in passage"]  # the gate decides…

@@ -9,8 +9,8 @@ import asyncio
 
 import pytest
 
+from deepcrawl.browser import RequestGate, SafetyGate
 from deepcrawl.browser.base import Fetcher
-from deepcrawl.browser.gate import RequestGate, SafetyGate
 from deepcrawl.errors import BlockedError
 from deepcrawl.fetch.gate import Count, Gate
 from deepcrawl.fetch.polite import same_host
