@@ -24,9 +24,9 @@ if TYPE_CHECKING:
     from deepcrawl.classify.url import Decision
     from deepcrawl.crawler.context import CrawlContext
     from deepcrawl.crawler.deliver import DeliveryPoller, Sink
-    from deepcrawl.crawler.queries import QueryLoop
     from deepcrawl.fetch.polite import PoliteFetcher
     from deepcrawl.page.fetched import FetchedPage
+    from deepcrawl.querying import QueryLoop
     from deepcrawl.storage import PageRead
     from deepcrawl.storage.frontier import Lease, SqlFrontier
 

@@ -43,10 +43,9 @@ from deepcrawl.classify.url import LabelStats
 from deepcrawl.crawler.deliver import DeliveryPoller
 from deepcrawl.crawler.fetching import LeaseFetching
 from deepcrawl.crawler.kinds import canonical_url, make_classifier, page_kind, teach_fetcher
-from deepcrawl.crawler.queries import QueryLoop, normalised_id
 from deepcrawl.crawler.setup import store_results_page
-from deepcrawl.keywords import StopReason
 from deepcrawl.links.hubs import HubScout, query_yield
+from deepcrawl.querying import normalised_id
 from deepcrawl.safety import SafetyRule
 from deepcrawl.storage import is_shared
 from deepcrawl.storage.frontier import SETUP_SOURCE, NewURL, SqlFrontier, query_source
@@ -65,9 +64,6 @@ if TYPE_CHECKING:
 __all__ = ["NormalPhase"]
 
 logger = logging.getLogger(__name__)
-
-#: Stop reasons that end this run's querying only: run again with a larger budget, it goes on.
-_BUDGETS = frozenset({StopReason.QUERY_BUDGET, StopReason.COST_BUDGET})
 
 #: Result links whose record id is cached (a query's links are asked for several times).
 _ID_CACHE = 1 << 16
@@ -135,7 +131,7 @@ class NormalPhase(LeaseFetching):
         self._drop = re.compile(globs or r"(?!)", re.IGNORECASE)
         # bounded: one entry per result link ever seen would grow with the site
         self._ids = functools.lru_cache(maxsize=_ID_CACHE)(self._record_id)
-        self.loop = QueryLoop(ctx, form_id, record_id=self.record_id, examples=examples)
+        self.loop = ctx.query_loop(form_id, record_id=self.record_id, examples=examples)
         #: Pages of the kinds not wanted, read as hubs while they beat the queries; the start
         #: page, read by the setup phase, is none.
         start = canonical_url(self._decide([ctx.start_url])[0].url, self._drop)
@@ -257,7 +253,7 @@ class NormalPhase(LeaseFetching):
         ``links.hub_query_window``), or against ``links.hub_min_yield`` alone once they ended.
         """
         window = self.ctx.settings.links.hub_query_window
-        rate = query_yield(self.loop.manager.history, window) if querying else None
+        rate = query_yield(self.loop.ledger.history, window) if querying else None
         url = self.hubs.next_hub(rate)
         if url is None:
             return False
@@ -422,11 +418,11 @@ class NormalPhase(LeaseFetching):
             if follow:
                 await self._drained()
             # a hub beats the next query, but not a list of every record (the frame query)
-            if not self.loop.manager.frame_due and await self._read_hub(querying=True):
+            if not self.loop.words.frame_due and await self._read_hub(querying=True):
                 continue
             step = await self.loop.step(self.search)
             if step is None:
-                if self.loop.manager.stop_reason not in _BUDGETS:  # a larger budget queries on
+                if not self.loop.budget_spent:  # a larger budget queries on
                     # the stored queries, the empty query's empty answer among them (the
                     # manager's history leaves it out)
                     ctx.state.end_queries(

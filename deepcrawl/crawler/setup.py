@@ -28,9 +28,7 @@ from urllib.parse import urljoin
 
 from deepcrawl.crawler.documents import StoredPages
 from deepcrawl.crawler.like import check_like_layout, sample_politely
-from deepcrawl.crawler.queries import QueryLoop
 from deepcrawl.errors import ConfigError, FormError, InvalidURLError, UnsafeFormError
-from deepcrawl.keywords.known import main_text
 from deepcrawl.page.fetched import FetchedPage, Link
 from deepcrawl.page.form import Form
 from deepcrawl.prototypes import (
@@ -40,6 +38,7 @@ from deepcrawl.prototypes import (
     record_suggestion,
     suggest_name,
 )
+from deepcrawl.querying import main_text
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -49,6 +48,7 @@ if TYPE_CHECKING:
     from deepcrawl.browser.pool import BrowserPool
     from deepcrawl.crawler.context import CrawlContext
     from deepcrawl.forms.critic import CriticVerdict
+    from deepcrawl.querying import QueryLoop
     from deepcrawl.search.backend import QueryBackend
     from deepcrawl.search.results import QueryResult
     from deepcrawl.storage.tables import QueryRead
@@ -275,15 +275,15 @@ async def run_setup(
     """
     settings = ctx.settings.crawl
     ctx.enter("setup queries")
-    loop = QueryLoop(
-        ctx, form_id, max_pages=settings.setup_result_pages, examples=example_texts(example_pages)
+    loop = ctx.query_loop(
+        form_id, max_pages=settings.setup_result_pages, examples=example_texts(example_pages)
     )
     loop.replay(ctx.state.queries())
     ctx.changed()
     wanted = example_urls(ctx, examples)
     seen = like_seen(ctx.state.link_urls(), wanted, ctx)
     while True:
-        asked = len(loop.manager.history)
+        asked = len(loop.ledger.history)
         if asked >= (settings.setup_queries if seen else settings.like_setup_queries):
             break
         deeper = max(settings.setup_result_pages, settings.like_result_pages)

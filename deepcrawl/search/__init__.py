@@ -29,7 +29,6 @@ if TYPE_CHECKING:
         FormChoice,
         FormSearch,
         choose_search_form,
-        exhaust,
         find_search_form,
         query_page,
     )
@@ -48,7 +47,6 @@ __all__ = [
     "TemplateSearch",
     "UrlTemplate",
     "choose_search_form",
-    "exhaust",
     "find_search_form",
     "judge_forms",
     "page_forms",
@@ -66,7 +64,6 @@ _LAZY = {
     "TemplateSearch": "deepcrawl.search.template",
     "UrlTemplate": "deepcrawl.search.template",
     "choose_search_form": "deepcrawl.search.form_search",
-    "exhaust": "deepcrawl.search.form_search",
     "find_search_form": "deepcrawl.search.form_search",
     "judge_forms": "deepcrawl.search.report",
     "page_forms": "deepcrawl.search.report",

@@ -5,8 +5,8 @@ A chosen form is queried three ways — the browser fills and submits it
 (:class:`~deepcrawl.search.template.TemplateSearch`), or the JSON request its results page makes
 is (:class:`~deepcrawl.search.data_api.DataSearch`) — and
 :class:`~deepcrawl.search.form_search.FormSearch` picks among them query by query. Each declares
-this Protocol, so that whoever only submits keywords (the crawl's query loop, the setup phase,
-:func:`~deepcrawl.search.form_search.exhaust`, a test's fake) holds "some backend" and not one
+this Protocol, so that whoever only submits keywords (the crawl's query loop,
+:class:`~deepcrawl.querying.loop.QueryLoop`, a test's fake) holds "some backend" and not one
 of them.
 """
 

@@ -1,7 +1,7 @@
 """Querying a site's search form: find it, then query it the cheapest way that is shown to work.
 
 This is the entry point of the "Deep Web Access" role (Hernández et al.) for its callers — the
-keyword manager's loop, the setup phase of a crawl, ``deepcrawl query``:
+crawl's query loop (:mod:`deepcrawl.querying`), the setup phase of a crawl, ``deepcrawl query``:
 
 * :func:`find_search_form` renders a page, runs the critic over its forms and returns the best
   accepted one (or raises :class:`~deepcrawl.errors.FormError` naming why none is);
@@ -12,8 +12,6 @@ keyword manager's loop, the setup phase of a crawl, ``deepcrawl query``:
 * a scripted results page (a shell its script fills from a JSON request) is queried by that
   request over plain HTTP once it is shown to give the browser's links
   (:class:`~deepcrawl.search.data_api.DataSearch`);
-* :func:`exhaust` drives a :class:`~deepcrawl.keywords.KeywordManager` over a form until it
-  says the database is exhausted (the setup phase's query loop);
 * :func:`query_page` is ``deepcrawl query``: one keyword, every result page, in one call.
 """
 
@@ -46,7 +44,6 @@ if TYPE_CHECKING:
 
     from deepcrawl.browser.base import Fetcher
     from deepcrawl.forms.critic import CriticVerdict
-    from deepcrawl.keywords.manager import KeywordManager, QueryOutcome
     from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.page.form import Form
     from deepcrawl.search.results import QueryResult, ResultPage
@@ -56,7 +53,6 @@ __all__ = [
     "FormChoice",
     "FormSearch",
     "choose_search_form",
-    "exhaust",
     "find_search_form",
     "query_page",
     "render_forms",
@@ -453,64 +449,3 @@ async def query_page(
         filler = FormFiller(pool, form, verdict, settings)
         result = await filler.query(keyword)
     return form, verdict, result
-
-
-async def exhaust(
-    search: QueryBackend,
-    manager: KeywordManager,
-    *,
-    record_id: Callable[[str], str | None] | None = None,
-    on_result: Callable[[QueryResult, QueryOutcome], None] | None = None,
-) -> list[QueryResult]:
-    """Query ``search`` with the keywords ``manager`` chooses until it says stop.
-
-    The loop of :mod:`deepcrawl.keywords.manager`: the stop-word probe first, then adaptive
-    queries until saturation, budget, identical results or repeated errors.
-
-    Args:
-        search: the form to query (entered, when it is a resource).
-        manager: the keyword manager.
-        record_id: maps a result URL to the id of the record it shows (None: not a record);
-            default: the URL's normal form (:func:`deepcrawl.urls.normalise_url`).
-        on_result: called after each query (storage, progress).
-
-    Returns:
-        Every query's result, in order.
-    """
-    from deepcrawl.errors import InvalidURLError
-    from deepcrawl.urls import normalise_url
-
-    def default_id(url: str) -> str | None:
-        try:
-            return normalise_url(url)
-        except InvalidURLError:
-            return None
-
-    to_id = record_id or default_id
-    results: list[QueryResult] = []
-
-    async def submit(word: str) -> None:
-        result = await search.query(word)
-        texts: dict[str, str] = {}
-        for link in result.result_links:
-            rid = to_id(link.url)
-            if rid is not None and (link.text or rid not in texts):
-                texts.setdefault(rid, link.text)
-        outcome = manager.record(
-            word,
-            set(texts),
-            texts,
-            cost=max(1, result.pages),
-            total_results=result.total_results,
-            error=result.error if result.outcome == "error" else None,
-        )
-        results.append(result)
-        if on_result is not None:
-            on_result(result, outcome)
-
-    for probe in manager.stopword_probe_queries():
-        await submit(probe)
-    manager.record_stopword_probe()
-    while (word := manager.next_query()) is not None:
-        await submit(word)
-    return results

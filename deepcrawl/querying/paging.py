@@ -2,13 +2,12 @@
 
 Every result page is a request, and the records it shows the crawl already has are worth
 nothing, so a query's next page is read only while it is expected to bring at least
-``keywords.paging_min_new`` records the crawl lacks (:class:`Paging`). Two estimates:
+``keywords.paging_min_new`` records the crawl lacks (:class:`ListReader`). Two estimates:
 
 * *by the total*: the total the first page reports, less the fetched records whose main text
-  holds the word (:meth:`KnownTexts.unknown_left
-  <deepcrawl.keywords.known.KnownTexts.unknown_left>`), less the unknown records shown so far,
-  spread over the pages left. Exact when the search matches what the page text shows, and
-  indifferent to where in the list the unknown records sit;
+  holds the word (:func:`unknown_left`), less the unknown records shown so far, spread over the
+  pages left. Exact when the search matches what the page text shows, and indifferent to where
+  in the list the unknown records sit;
 * *by novelty*: the records new to the crawl on the pages read (or the latest
   ``keywords.paging_window`` of them; Ntoulas et al.'s independence assumption: the next page
   holds about the same share), the share of records the crawl lacks by its capture–recapture
@@ -22,139 +21,63 @@ search), makes the crawl's word counts say records are lacking that are not. Onc
 ``keywords.paging_check_pages`` pages in a row brought less than ``keywords.paging_check_share``
 of what it predicted, it is refuted and novelty decides; after
 ``keywords.paging_distrust_after`` refuted lists the crawl uses no total of that search again
-(:meth:`QueryLoop.trusts_totals <deepcrawl.crawler.queries.QueryLoop.trusts_totals>`).
+(:func:`trusts_totals`).
 
-A list a page cap stopped (the setup phase's) is read on later from the page after its last
-one read, where its pager links that page by number (:func:`resume_url`).
+A reader decides from the ledger and what its own pages showed, and writes nothing else: once
+the query is over, :func:`keep_list` writes what the list showed into the ledger. A list a page
+cap stopped (the setup phase's) is read on later from the page after its last one read, where
+its pager links that page by number (:func:`resume_url`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
-from deepcrawl.keywords.estimate import chapman, lists_estimate
+from deepcrawl.querying.ledger import ListRead
 from deepcrawl.search.pagination import next_page, page_number_of
 from deepcrawl.search.results import total_results
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Collection, Sequence
+    from collections.abc import Callable, Collection
 
-    from deepcrawl.crawler.context import CrawlContext
-    from deepcrawl.keywords.manager import KeywordManager
-    from deepcrawl.search.results import ResultPage
-    from deepcrawl.settings import CrawlSettings
+    from deepcrawl.querying.ledger import Ledger
+    from deepcrawl.search.results import QueryResult, ResultPage
+    from deepcrawl.settings import Settings
     from deepcrawl.storage.state import StoredQuery
 
-__all__ = [
-    "ListRead",
-    "Paging",
-    "PagingLoop",
-    "lists_checked_out",
-    "lists_complete_out",
-    "resume_url",
-]
+__all__ = ["ListReader", "keep_list", "resume_url", "trusts_totals", "unknown_left"]
 
 
-class PagingLoop(Protocol):
-    """What a query's paging control reads and updates in the query loop that owns it
-    (:class:`~deepcrawl.crawler.queries.QueryLoop`)."""
+def trusts_totals(ledger: Ledger, settings: Settings) -> bool:
+    """Whether the result totals of this search measure what the crawl lacks.
 
-    ctx: CrawlContext
-    manager: KeywordManager
-    record_id: Callable[[str], str | None]
-    checked: list[tuple[int, int]]
-    """Per query, oldest first: (records its list held by the total, records the crawl lacked)."""
-    refutations: int
-    """Queries whose pages refuted their total's estimate."""
-    complete: dict[str, frozenset[str]]
-    """By case-folded word: the records of the lists read to their end."""
-
-    def unknown_left(
-        self,
-        word: str,
-        total: int | None,
-        shown: Collection[str],
-        sample: Collection[str] | None = None,
-        *,
-        scaled: bool = True,
-    ) -> int | None:
-        """Records of ``word``'s list the crawl lacks and its pages have not shown (not
-        ``scaled``: None rather than a count scaled by the list's match share)."""
-
-
-def lists_checked_out(
-    checked: Sequence[tuple[int, int]], *, need: int, share: float, lists: int = 1
-) -> bool:
-    """Whether the latest result lists, ``need`` records between them, lack under ``share``.
-
-    Args:
-        checked: per query, oldest first: (records its list held by the reported total,
-            records of them the crawl lacked).
-        need: records of evidence: the most recent lists are summed until they reach it.
-        share: the share of lacking records under which the lists count as checked out.
-        lists: lists of evidence at least, however many records fewer lists hold: the lists
-            of words most records hold are nearly the same records, so two of them are not
-            twice the evidence.
-
-    Returns:
-        False while the lists hold fewer than ``need`` records in all, or are fewer than
-        ``lists``.
+    Not once ``keywords.paging_distrust_after`` lists, and half the lists put to the test
+    or more, had their estimate refuted by their own pages: the search matches or counts
+    otherwise than the fetched pages' words say (substrings, stems, other kinds of content in
+    its total).
     """
-    seen = missing = 0
-    for count, (total, lacking) in enumerate(reversed(checked), 1):
-        seen += total
-        missing += lacking
-        if seen >= need and count >= lists:
-            return missing < share * seen
-    return False
+    after = settings.keywords.paging_distrust_after
+    return not (after > 0 and ledger.refutations >= max(after, ledger.tested / 2))
 
 
-def lists_complete_out(
-    lists: Sequence[Collection[str]],
-    known: int,
-    settings: CrawlSettings,
+def unknown_left(
+    ledger: Ledger,
+    settings: Settings,
+    word: str,
+    total: int | None,
+    shown: Collection[str],
+    sample: Collection[str] | None = None,
     *,
-    first_shown: Sequence[int] = (),
-) -> tuple[float, int] | None:
-    """Whether the result lists read to their end put the database at the records known.
-
-    Args:
-        lists: the records of each list read to its end, oldest first.
-        known: the records the crawl knows (by queries and links).
-        settings: ``stop_complete_coverage``, ``stop_complete_lists``, ``stop_complete_share``
-            and ``stop_complete_overlap``.
-        first_shown: per list, the records new to the crawl when it showed them (negative:
-            unknown, a list read in parts). Where one list alone is large, the records the
-            crawl learnt otherwise (other words, links, hub pages) are the second capture: a
-            list of the words every record holds (the records' frame) holds all of them, and
-            Chapman's estimate is the list.
-
-    Returns:
-        (the estimate, its recaptures) when ``known`` is within ``stop_complete_coverage`` of
-        the estimate (either way: a crawl knowing more refutes it) from the lists holding
-        ``stop_complete_share`` of the records known, ``stop_complete_lists`` of them at least
-        (or one, and the records learnt otherwise) with ``stop_complete_overlap`` records held
-        again; else None.
-    """
-    coverage = settings.stop_complete_coverage
-    if coverage >= 1.0 or known <= 0:
+    scaled: bool = True,
+) -> int | None:
+    """Records of ``word``'s list the crawl lacks and its pages have not shown, by the total
+    and the fetched texts (:meth:`KnownTexts.unknown_left
+    <deepcrawl.querying.texts.KnownTexts.unknown_left>`); None when the search's totals are not
+    trusted (:func:`trusts_totals`), or, not ``scaled``, when only a count scaled by the list's
+    match share would say it."""
+    if not trusts_totals(ledger, settings):
         return None
-    least = settings.stop_complete_share * known
-    large = [i for i, ids in enumerate(lists) if len(ids) >= least]
-    found: tuple[float, int] | None = None
-    if len(large) >= max(2, settings.stop_complete_lists):
-        found = lists_estimate([lists[i] for i in large])
-    elif len(large) == 1 and large[0] < len(first_shown) and first_shown[large[0]] >= 0:
-        held, fresh = len(lists[large[0]]), first_shown[large[0]]
-        recaptured = held - fresh  # of the list, the records the crawl had learnt otherwise
-        found = chapman(held, known - fresh, recaptured), recaptured
-    if found is None:
-        return None
-    estimate, recaptured = found
-    if recaptured < settings.stop_complete_overlap or estimate <= 0:
-        return None
-    return found if coverage * estimate <= known <= estimate / coverage else None
+    return ledger.texts.unknown_left(word, total, shown, sample, scaled=scaled)
 
 
 def resume_url(query: StoredQuery) -> str | None:
@@ -173,38 +96,18 @@ def resume_url(query: StoredQuery) -> str | None:
     return None
 
 
-@dataclass(slots=True)
-class ListRead:
-    """What the crawl read of one query's result list, for deepening it later."""
-
-    word: str
-    total: int
-    """The result count its first page reported."""
-    size: int
-    """Records a result page held at most."""
-    pages: int
-    """Result pages read, from the first: a re-read starts over, so these are read again."""
-    shown: int
-    """Records its pages showed."""
-    unheld: set[str]
-    """Records its pages showed whose page the crawl had not fetched when last looked at."""
-    complete: bool = False
-    """Read to its end: its last page read showed no next one."""
-    sample: list[str] = field(default_factory=list)
-    """Records it showed, a page's worth: which share of its matches the fetched words
-    account for (:meth:`KnownTexts.match_share
-    <deepcrawl.keywords.known.KnownTexts.match_share>`)."""
-
-
-class Paging:
-    """One query's paging control (:meth:`QueryLoop.pager
-    <deepcrawl.crawler.queries.QueryLoop.pager>`), called after each result page with its
-    number; what it saw stays for the list's record.
+class ListReader:
+    """One query's paging control, called by the search after each result page with its
+    number: whether the next page is worth reading. What its pages showed stays with it, for
+    :func:`keep_list`.
 
     Args:
-        loop: the query loop (record ids, fetched texts, the records known).
+        ledger: what the querying learnt (read only).
+        settings: the crawl's settings.
+        record_id: maps a result URL to a record id, or None when it is no record.
         word: the query.
-        skip: pages read whatever they bring (a re-read list's pages read before).
+        skip: pages read whatever they bring (a re-read list's pages read before: the form has
+            no way to start a list on a later page).
         threshold: records a further page must be expected to bring.
         test: put the total's estimate to the test (not when deepening a list: its re-read is
             chosen for the records the total says lie further on, wherever they sit).
@@ -217,16 +120,20 @@ class Paging:
 
     def __init__(
         self,
-        loop: PagingLoop,
+        ledger: Ledger,
+        settings: Settings,
+        record_id: Callable[[str], str | None],
         word: str,
-        skip: int,
-        threshold: float,
         *,
+        skip: int = 0,
+        threshold: float,
         test: bool = True,
         before: Collection[str] = (),
         whole: bool = False,
     ) -> None:
-        self.loop = loop
+        self.ledger = ledger
+        self.settings = settings
+        self.record_id = record_id
         self.whole = whole
         self.word = word
         self.skip = skip
@@ -252,36 +159,43 @@ class Paging:
         """Whether the pages read refuted the total's estimate."""
         self.tested = False
         """Whether the pages read put the total's estimate to the test."""
+        self.check: tuple[int, int] | None = None
+        """Its first page's (total, records of it the crawl lacked), where the total and the
+        fetched records' words say it: the evidence of the stop by the lists' totals."""
         self._predicted: tuple[int, float] | None = None  # (pages past skip, records a page)
-        self.checked_at: int | None = None
-        """Where its first page's (total, lacking) went in the loop's ``checked``."""
 
     def __call__(self, page: ResultPage, number: int) -> bool:
-        loop = self.loop
+        ledger = self.ledger
         self.blocks += page.blocks
-        ids = {rid for link in page.links if (rid := loop.record_id(link.url)) is not None}
+        ids = {rid for link in page.links if (rid := self.record_id(link.url)) is not None}
         self.size = max(self.size, len(ids))
         self.pages = max(self.pages, number)
         if number == 1:
             self.total = total_results(page)
-            if self.whole and (self.total or 0) >= max(1, len(loop.manager.records)):
+            if self.whole and (self.total or 0) >= max(1, len(ledger.records)):
                 self.threshold = 0.0  # as many results as records known: every record's list
             # the page's records that the crawl fetched say how the search matches the word;
             # a count scaled by that share is stop evidence only if ``stop_checked_scaled``
-            scaled = loop.ctx.settings.crawl.stop_checked_scaled
-            lacking = loop.unknown_left(self.word, self.total, (), ids, scaled=scaled)
+            scaled = self.settings.crawl.stop_checked_scaled
+            lacking = self._unknown_left((), ids, scaled=scaled)
             if lacking is not None and self.total is not None:
-                self.checked_at = len(loop.checked)
-                loop.checked.append((self.total, lacking))
+                self.check = (self.total, lacking)
         # a typed list goes on as it is scrolled: only asking for more and not getting it ends it
         self.scrolls = page.scrolls
         self.ended = not page.scrolls and next_page(page, number, ()) is None
         ids -= self.shown
         self.shown.update(ids)
         if number > self.skip:
-            self.fresh.append(len(ids - loop.manager.records))
+            self.fresh.append(len(ids - ledger.records))
         self.more = self._worth_reading(number)
         return self.more
+
+    def _unknown_left(
+        self, shown: Collection[str], sample: Collection[str] | None = None, *, scaled: bool = True
+    ) -> int | None:
+        return unknown_left(
+            self.ledger, self.settings, self.word, self.total, shown, sample, scaled=scaled
+        )
 
     def cut_short(self) -> bool:
         """Whether a live list's reading ended short of its total: scrolling on that brings
@@ -303,7 +217,6 @@ class Paging:
                 self._predicted = (len(self.fresh), expected)
             elif self._refutes():
                 self.refuted = True
-                self.loop.refutations += 1
                 expected = None
             elif len(self.fresh) > self._predicted[0]:
                 self.tested = True
@@ -317,26 +230,27 @@ class Paging:
         ``crawl.stop_complete_share`` of the records known or more, the others such read to
         their end one short of ``crawl.stop_complete_lists`` or more — read to its end, it
         completes the evidence of the stop of the lists read to their end
-        (:func:`lists_complete_out`), where a search that reports no total has no other; its
-        pages past the records' worth buy the tail of fruitless queries off."""
-        settings = self.loop.ctx.settings
+        (:func:`~deepcrawl.querying.stops.lists_complete_out`), where a search that reports no
+        total has no other; its pages past the records' worth buy the tail of fruitless queries
+        off."""
+        settings = self.settings
         whole = settings.keywords.paging_min_new_whole
         if self.total is not None or whole >= self.threshold:
             return self.threshold
         if settings.crawl.stop_complete_coverage >= 1.0:
             return self.threshold
-        least = settings.crawl.stop_complete_share * len(self.loop.manager.records)
+        least = settings.crawl.stop_complete_share * len(self.ledger.records)
         if not least or len(self.shown | self.before) < least:
             return self.threshold
         key = self.word.casefold()
-        others = sum(len(ids) >= least for word, ids in self.loop.complete.items() if word != key)
+        others = sum(len(ids) >= least for word, ids in self.ledger.complete.items() if word != key)
         enough = others + 1 >= max(2, settings.crawl.stop_complete_lists)
         return whole if enough else self.threshold
 
     def _reread_pays(self, number: int) -> bool:
         """Whether the records the total says lie past the pages read before are worth the
         pages still to read again to reach them (each a request); yes without a total."""
-        left = self.loop.unknown_left(self.word, self.total, self.shown)
+        left = self._unknown_left(self.shown)
         if left is None or self.total is None or not self.size:
             return True
         beyond = -(-max(0, self.total - self.skip * self.size) // self.size)
@@ -345,7 +259,7 @@ class Paging:
 
     def _by_total(self) -> float | None:
         """Unknown records a page left holds by the total and the fetched texts, or None."""
-        left = self.loop.unknown_left(self.word, self.total, self.shown)
+        left = self._unknown_left(self.shown)
         if left is None or self.total is None or not self.size:
             return None
         pages_left = -(-(self.total - len(self.shown)) // self.size)
@@ -356,7 +270,7 @@ class Paging:
         total's prediction, once refuted; the latest ``keywords.paging_window`` if set); where
         the search reports no total and the crawl's estimate of what a page lacks
         (:meth:`_prior`) is more, it counts as ``keywords.paging_prior_pages`` pages more."""
-        settings = self.loop.ctx.settings.keywords
+        settings = self.settings.keywords
         since = self._predicted[0] if self.refuted and self._predicted else 0
         recent = self.fresh[since:] or self.fresh
         if settings.paging_window > 0:
@@ -383,21 +297,69 @@ class Paging:
         words, and those the crawl lacks lie deeper in its lists, spread through them: one
         page bringing nothing is then weak evidence that the next brings nothing.
         """
-        manager = self.loop.manager
-        estimated = manager.estimated_size
+        ledger = self.ledger
+        estimated = ledger.estimated_size
         if estimated is None or not self.size or estimated <= 0:
             return None
-        if not any(count > 1 for count in manager.capture.counts.values()):
+        if not any(count > 1 for count in ledger.capture.counts.values()):
             return None
-        return self.size * max(0.0, 1.0 - len(manager.records) / estimated)
+        return self.size * max(0.0, 1.0 - len(ledger.records) / estimated)
 
     def _refutes(self) -> bool:
         """Whether the pages read since the total's prediction brought less than
         ``keywords.paging_check_share`` of it, over ``keywords.paging_check_pages`` pages."""
         assert self._predicted is not None
-        settings = self.loop.ctx.settings.keywords
+        settings = self.settings.keywords
         at, per_page = self._predicted
         since = self.fresh[at:]
         if settings.paging_check_pages <= 0 or len(since) < settings.paging_check_pages:
             return False
         return sum(since) < settings.paging_check_share * per_page * len(since)
+
+
+def keep_list(ledger: Ledger, reader: ListReader, result: QueryResult, *, cap: int) -> str | None:
+    """Write what one query's list showed into the ledger, after the query and before its
+    outcome is recorded; returns the case-folded word of a list with a total (a candidate to
+    read again), else None.
+
+    A list read to its end (its last page showed no next one, or the paging asked for a page
+    it did not have, under the page ``cap``) says exactly what the crawl lacked of it: its
+    records and those new to the crawl — whatever its total counts (other kinds of content);
+    not a live list that stopped rendering short of its total (its total stays).
+    """
+    ledger.tested += reader.tested or reader.refuted
+    ledger.refutations += reader.refuted
+    checked_at = None
+    if reader.check is not None:
+        checked_at = len(ledger.checked)
+        ledger.checked.append(reader.check)
+    pages = result.pages
+    complete = result.outcome == "ok" and (reader.ended or (reader.more and pages < cap))
+    key = reader.word.casefold()
+    if complete and reader.shown and not reader.cut_short():
+        ledger.complete.pop(key, None)  # kept in the order read
+        earlier = ledger.read_before.pop(key, set())
+        ledger.complete[key] = frozenset(reader.shown | earlier)
+        if reader.skip or earlier:  # what its first read brought the crawl is not known
+            ledger.first_shown.pop(key, None)
+        else:
+            ledger.first_shown[key] = sum(reader.fresh)
+        checked = (len(reader.shown), sum(reader.fresh))
+        if checked_at is None:
+            ledger.checked.append(checked)
+        else:
+            ledger.checked[checked_at] = checked
+    if reader.total is None or not reader.size:
+        return None
+    before = ledger.lists.get(key)
+    ledger.lists[key] = ListRead(
+        reader.word,
+        reader.total,
+        reader.size,
+        max(pages, reader.pages, before.pages if before else 0),
+        max(len(reader.shown), before.shown if before else 0),
+        {rid for rid in reader.shown if rid not in ledger.texts},
+        complete=complete,
+        sample=sorted(reader.shown)[: reader.size],
+    )
+    return key

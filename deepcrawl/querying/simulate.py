@@ -3,24 +3,28 @@
 Records are short texts of words drawn from a Zipf distribution over the frequent-word list (the
 way real text, and the fixture sites' records, are made), with varied lengths so that some
 records are much easier to catch than others. Its search answers a keyword query with the records
-containing every word of it, paged and capped like a site's result list. :func:`crawl` drives a
-:class:`~deepcrawl.keywords.manager.KeywordManager` against it exactly as the form filler will
-drive it against a site, recording the trace the benchmark and the tests read.
+containing every word of it, paged and capped like a site's result list. :func:`crawl` runs the
+crawl's :class:`~deepcrawl.querying.loop.QueryLoop` against it — the stop-word probe, the keyword
+manager's words, saturation, the budgets — each query's whole (capped) list read in one answer,
+recording the trace the benchmark and the tests read.
 """
 
 from __future__ import annotations
 
+import asyncio
 import math
 import random
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from deepcrawl.keywords.text import tokenize
+from deepcrawl.querying.loop import QueryLoop
+from deepcrawl.search.results import QueryResult, ResultLink, ResultPage
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
-    from deepcrawl.keywords.manager import KeywordManager
+    from deepcrawl.settings import Settings
 
 __all__ = [
     "SearchBackend",
@@ -157,48 +161,86 @@ class TracePoint:
     schnabel: float | None = None
 
 
+class _Answers:
+    """A :class:`SearchBackend` as a query backend: one answer a query, its whole capped list on
+    one result page (the paging control is not asked: the list is read as the backend's own
+    paging would), every result link's text its record's."""
+
+    accepts_empty = False
+
+    def __init__(self, db: SearchBackend) -> None:
+        self.db = db
+
+    async def query(
+        self,
+        keyword: str,
+        values: Mapping[str, str] | None = None,
+        *,
+        max_pages: int | None = None,
+        more: Callable[[ResultPage, int], bool] | None = None,
+        resume: tuple[str, int] | None = None,
+    ) -> QueryResult:
+        answer = self.db.search(keyword)
+        links = [ResultLink(url=rid, text=self.db.text(rid)) for rid in answer.ids]
+        return QueryResult(
+            keyword=keyword,
+            links=links,
+            pages=answer.pages,
+            requests=answer.pages,
+            total_results=answer.total,
+            outcome="ok" if answer.ids else "no_results",
+        )
+
+
+#: The crawl's own stop rules, off: they read result pages and fetched records, which a
+#: simulated search has not; the keyword manager's saturation and budgets decide.
+_PAGE_RULES: dict[str, object] = {
+    "stop_fruitless_queries": 0,
+    "stop_checked_records": 0,
+    "stop_complete_coverage": 1.0,
+}
+
+
 def crawl(
-    manager: KeywordManager,
+    settings: Settings,
     db: SearchBackend,
     *,
-    probe: bool = True,
     until_reached: int | None = None,
-) -> list[TracePoint]:
-    """Drive ``manager`` against ``db`` as the form filler would, until it stops.
+    frequent: Sequence[str] | None = None,
+) -> tuple[QueryLoop, list[TracePoint]]:
+    """Query ``db`` with the crawl's query loop until it stops (or ``until_reached`` records
+    are reached): the stop-word probe first, then the keyword manager's words, until they are
+    saturated or a budget is spent. The lists are not deepened.
 
     Args:
-        manager: a fresh keyword manager.
+        settings: the crawl's settings (their keyword section: policy, budgets, saturation).
         db: the database to query (anything with ``search`` and ``text``).
-        probe: run the stop-word probe first.
         until_reached: also stop once this many records are reached.
+        frequent: the cold-start word list (default: the bundled one of the language).
 
     Returns:
-        One trace point per query.
+        The loop, its ledger and words as they ended, and one trace point per query.
     """
+    settings = settings.with_overrides(crawl=_PAGE_RULES, keywords={"deepen_min_new": 0.0})
+    loop = QueryLoop(settings, record_id=lambda rid: rid, frequent=frequent)
+    backend = _Answers(db)
     trace: list[TracePoint] = []
 
-    def submit(query: str) -> bool:
-        result = db.search(query)
-        texts = {rid: db.text(rid) for rid in result.ids if rid not in manager.records}
-        manager.record(query, result.ids, texts, cost=result.pages, total_results=result.total)
-        estimate = manager.coverage()
-        trace.append(
-            TracePoint(
-                len(manager.history),
-                estimate.reached,
-                estimate.estimated,
-                manager.cost,
-                manager.capture.value("schnabel"),
+    async def run() -> None:
+        while await loop.step(backend) is not None:
+            ledger = loop.ledger
+            estimate = ledger.coverage()
+            trace.append(
+                TracePoint(
+                    len(ledger.history),
+                    estimate.reached,
+                    estimate.estimated,
+                    ledger.cost,
+                    ledger.capture.value("schnabel"),
+                )
             )
-        )
-        return until_reached is not None and estimate.reached >= until_reached
+            if until_reached is not None and estimate.reached >= until_reached:
+                return
 
-    if probe:
-        for probe_query in manager.stopword_probe_queries():
-            if submit(probe_query):
-                return trace
-        manager.record_stopword_probe()
-    while (query := manager.next_query()) is not None:
-        if submit(query):
-            break
-    return trace
+    asyncio.run(run())
+    return loop, trace
