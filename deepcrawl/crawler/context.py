@@ -17,10 +17,9 @@ from deepcrawl.browser.scope import host_of
 from deepcrawl.fetch.polite import FetchPolicy, in_scope
 from deepcrawl.fetch.politeness import make_limiter
 from deepcrawl.fetch.robots import RobotsPolicy
-from deepcrawl.querying import QueryLoop, normalised_id
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Sequence
+    from collections.abc import Callable, Iterator
 
     from deepcrawl.fetch.politeness import HostLimiter
     from deepcrawl.settings import Settings
@@ -192,29 +191,6 @@ class CrawlContext:
     def in_scope(self, url: str) -> bool:
         """Whether ``url`` may be fetched: the scope prefix if one is set, else the host."""
         return in_scope(url, self.start_url, prefix=self.settings.crawl.scope_prefix)
-
-    def query_loop(
-        self,
-        form_id: int | None,
-        *,
-        record_id: Callable[[str], str | None] = normalised_id,
-        examples: Sequence[str] = (),
-        max_pages: int | None = None,
-    ) -> QueryLoop:
-        """The crawl's query loop over the form ``form_id``: its queries stored in the crawl's
-        state, its figures the crawl's, sent in the start URL's rate slot (see
-        :class:`~deepcrawl.querying.loop.QueryLoop` for the other arguments)."""
-        return QueryLoop(
-            self.settings,
-            record_id=record_id,
-            examples=examples,
-            max_pages=max_pages,
-            store=self.state,
-            form_id=form_id,
-            figures=self.stats,
-            on_change=self.changed,
-            slot=lambda: self.limiter.slot(self.start_url),
-        )
 
     def changed(self) -> None:
         """Tell the progress display that the figures moved."""

@@ -43,7 +43,7 @@ from deepcrawl.classify.url import LabelStats
 from deepcrawl.crawler.deliver import DeliveryPoller
 from deepcrawl.crawler.fetching import LeaseFetching
 from deepcrawl.crawler.kinds import canonical_url, make_classifier, page_kind, teach_fetcher
-from deepcrawl.crawler.setup import store_results_page
+from deepcrawl.crawler.setup import query_loop
 from deepcrawl.links.hubs import HubScout, query_yield
 from deepcrawl.querying import normalised_id
 from deepcrawl.safety import SafetyRule
@@ -131,7 +131,7 @@ class NormalPhase(LeaseFetching):
         self._drop = re.compile(globs or r"(?!)", re.IGNORECASE)
         # bounded: one entry per result link ever seen would grow with the site
         self._ids = functools.lru_cache(maxsize=_ID_CACHE)(self._record_id)
-        self.loop = ctx.query_loop(form_id, record_id=self.record_id, examples=examples)
+        self.loop = query_loop(ctx, form_id, record_id=self.record_id, examples=examples)
         #: Pages of the kinds not wanted, read as hubs while they beat the queries; the start
         #: page, read by the setup phase, is none.
         start = canonical_url(self._decide([ctx.start_url])[0].url, self._drop)
@@ -420,8 +420,8 @@ class NormalPhase(LeaseFetching):
             # a hub beats the next query, but not a list of every record (the frame query)
             if not self.loop.words.frame_due and await self._read_hub(querying=True):
                 continue
-            step = await self.loop.step(self.search)
-            if step is None:
+            result = await self.loop.step(self.search)
+            if result is None:
                 if not self.loop.budget_spent:  # a larger budget queries on
                     # the stored queries, the empty query's empty answer among them (the
                     # manager's history leaves it out)
@@ -437,8 +437,6 @@ class NormalPhase(LeaseFetching):
                 ):
                     await self._drained()
                 return
-            result, row = step
-            store_results_page(self.ctx, result, row)
             links = [(link.url, link.text) for link in result.result_links]
             source = query_source(result.keyword)
             self.enqueue(links, source, scout=source)

@@ -38,7 +38,7 @@ from deepcrawl.prototypes import (
     record_suggestion,
     suggest_name,
 )
-from deepcrawl.querying import main_text
+from deepcrawl.querying import QueryLoop, main_text, normalised_id
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -48,7 +48,6 @@ if TYPE_CHECKING:
     from deepcrawl.browser.pool import BrowserPool
     from deepcrawl.crawler.context import CrawlContext
     from deepcrawl.forms.critic import CriticVerdict
-    from deepcrawl.querying import QueryLoop
     from deepcrawl.search.backend import QueryBackend
     from deepcrawl.search.results import QueryResult
     from deepcrawl.storage.tables import QueryRead
@@ -181,6 +180,51 @@ async def _discover_form(
     ) from cause
 
 
+class StoredQueries:
+    """Where a crawl's query loop stores its queries (:class:`~deepcrawl.querying.loop
+    .QueryStore`): each query and its links in the crawl's state, its first result page as a
+    ``results`` page (:func:`store_results_page`).
+
+    Args:
+        ctx: the crawl's context.
+        form_id: the stored form the queries go to.
+    """
+
+    def __init__(self, ctx: CrawlContext, form_id: int | None) -> None:
+        self.ctx = ctx
+        self.form_id = form_id
+
+    def save(self, result: QueryResult, *, new_records: int) -> None:
+        """Store one query as it came back."""
+        row = self.ctx.state.save_query(
+            result.to_query_row(new_records=new_records), result.links, form_id=self.form_id
+        )
+        store_results_page(self.ctx, result, row)
+
+
+def query_loop(
+    ctx: CrawlContext,
+    form_id: int | None,
+    *,
+    record_id: Callable[[str], str | None] = normalised_id,
+    examples: Sequence[str] = (),
+    max_pages: int | None = None,
+) -> QueryLoop:
+    """The crawl's query loop over the form ``form_id``: its queries stored in the crawl's
+    state (:class:`StoredQueries`), its figures the crawl's, sent in the start URL's rate slot
+    (the other arguments: :class:`~deepcrawl.querying.loop.QueryLoop`)."""
+    return QueryLoop(
+        ctx.settings,
+        record_id=record_id,
+        examples=examples,
+        max_pages=max_pages,
+        store=StoredQueries(ctx, form_id),
+        figures=ctx.stats,
+        on_change=ctx.changed,
+        slot=lambda: ctx.limiter.slot(ctx.start_url),
+    )
+
+
 def store_results_page(ctx: CrawlContext, result: QueryResult, row: QueryRead) -> None:
     """Keep a query's result links as a ``results`` page, where ``deepcrawl label`` finds them.
 
@@ -275,8 +319,8 @@ async def run_setup(
     """
     settings = ctx.settings.crawl
     ctx.enter("setup queries")
-    loop = ctx.query_loop(
-        form_id, max_pages=settings.setup_result_pages, examples=example_texts(example_pages)
+    loop = query_loop(
+        ctx, form_id, max_pages=settings.setup_result_pages, examples=example_texts(example_pages)
     )
     loop.replay(ctx.state.queries())
     ctx.changed()
@@ -288,10 +332,8 @@ async def run_setup(
             break
         deeper = max(settings.setup_result_pages, settings.like_result_pages)
         loop.max_pages = settings.setup_result_pages if seen else deeper
-        step = await loop.step(search)
-        if step is None:
+        if await loop.step(search) is None:
             break
-        store_results_page(ctx, *step)
         if not seen:
             seen = like_seen(ctx.state.link_urls(), wanted, ctx)
     return loop

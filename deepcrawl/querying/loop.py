@@ -53,11 +53,11 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
     from contextlib import AbstractAsyncContextManager
 
+    from deepcrawl.keywords.outcome import QueryOutcome
     from deepcrawl.search.backend import QueryBackend
-    from deepcrawl.search.results import QueryResult, ResultLink
+    from deepcrawl.search.results import QueryResult
     from deepcrawl.settings import Settings
     from deepcrawl.storage.state import StoredQuery
-    from deepcrawl.storage.tables import QueryBase, QueryRead
 
 __all__ = ["QueryFigures", "QueryLoop", "QueryStore", "normalised_id"]
 
@@ -76,12 +76,11 @@ def normalised_id(url: str) -> str | None:
 
 
 class QueryStore(Protocol):
-    """Where the loop stores each query with its links (a crawl's state)."""
+    """Where the loop stores each query as it came back (a crawl's state)."""
 
-    def save_query(
-        self, query: QueryBase, links: Iterable[ResultLink], *, form_id: int | None
-    ) -> QueryRead:
-        """Store one query and every link of its result pages."""
+    def save(self, result: QueryResult, *, new_records: int) -> None:
+        """Store one query, every link of its result pages, and how many of its records were
+        new to the crawl."""
         ...
 
 
@@ -133,7 +132,6 @@ class QueryLoop:
         frequent: the cold-start word list (default: the bundled one of the language).
         stop_words: the stop words (default: the bundled ones of the language).
         store: where each query is stored (None: nowhere).
-        form_id: the stored form the queries go to.
         figures: the figures to keep up to date (default: the loop's own).
         on_change: called whenever the figures moved.
         slot: the rate slot a query is sent in (None: none).
@@ -150,7 +148,6 @@ class QueryLoop:
         frequent: Sequence[str] | None = None,
         stop_words: Collection[str] | None = None,
         store: QueryStore | None = None,
-        form_id: int | None = None,
         figures: _Figures | None = None,
         on_change: Callable[[], None] | None = None,
         slot: Callable[[], AbstractAsyncContextManager[None]] | None = None,
@@ -159,7 +156,6 @@ class QueryLoop:
         self.record_id = record_id
         self.max_pages = max_pages
         self.store = store
-        self.form_id = form_id
         self.figures: _Figures = figures if figures is not None else QueryFigures()
         self._on_change = on_change
         self._slot = slot
@@ -186,6 +182,12 @@ class QueryLoop:
     def judged_complete(self) -> bool:
         """Whether the querying ended on the evidence that the crawl knows every record."""
         return self.verdict is not None and self.verdict.complete
+
+    @property
+    def words_stop(self) -> StopReason | None:
+        """Why the words stop (:func:`~deepcrawl.querying.stops.words_stop`), None while they
+        go on."""
+        return words_stop(self.ledger, self.words, self.settings)
 
     @property
     def budget_spent(self) -> bool:
@@ -228,15 +230,16 @@ class QueryLoop:
             if not row.keyword and not texts:  # as :meth:`step` left it
                 self.words.mark_issued(row.keyword)
                 continue
-            self._record(
+            self.record(
                 row.keyword,
+                set(texts),
                 texts,
                 cost=max(1, row.result_pages),
                 error=row.error if row.outcome == "error" else None,
             )
             count += 1
         ledger.unfinished = list(unfinished.items())
-        self._settle_probe()
+        self.settle_probe()
         self._refresh()
         return count
 
@@ -261,7 +264,7 @@ class QueryLoop:
 
     # -- the loop --------------------------------------------------------------------------
 
-    async def step(self, search: QueryBackend) -> tuple[QueryResult, QueryRead | None] | None:
+    async def step(self, search: QueryBackend) -> QueryResult | None:
         """Submit the next keyword and store the query; None when the rules say stop (the
         reason in :attr:`verdict` and the figures' ``stop_reason``)."""
         ask = self._next(search.accepts_empty)
@@ -286,8 +289,9 @@ class QueryLoop:
         texts = self._ids((link.url, link.text) for link in result.result_links)
         new = 0
         if word or texts:
-            new = self._record(
+            new = self.record(
                 word,
+                set(texts),
                 texts,
                 cost=max(1, result.pages),
                 total_results=result.total_results,
@@ -298,16 +302,13 @@ class QueryLoop:
                 )
                 if reread
                 else None,
-            )
+            ).new
         else:
             self.words.mark_issued(word)  # the empty query found nothing: the search wants words
-        row = None
         if self.store is not None:
-            row = self.store.save_query(
-                result.to_query_row(new_records=new), result.links, form_id=self.form_id
-            )
+            self.store.save(result, new_records=new)
         if word.casefold() in self._probes:
-            self._settle_probe()
+            self.settle_probe()
         self.figures.requests += max(result.requests, result.pages)
         self._refresh()
         figures = self.figures
@@ -318,7 +319,7 @@ class QueryLoop:
         if self.ledger.deepening:
             figures.stop_reason = None
         self._changed()
-        return result, row
+        return result
 
     def reader(
         self, word: str, *, skip: int = 0, threshold: float | None = None, whole: bool = False
@@ -370,16 +371,16 @@ class QueryLoop:
         if verdict := complete_out(ledger, settings):  # before the unfinished lists
             return verdict
         if ledger.unfinished:
-            word, skip = ledger.unfinished.pop(0)
-            url = ledger.resume_urls.pop(word, None)
+            unfinished, skip = ledger.unfinished.pop(0)
+            url = ledger.resume_urls.pop(unfinished, None)
             resume = (url, skip + 1) if url is not None else None
-            return _Ask(word, max_pages=self.max_pages, skip=skip, resume=resume)
+            return _Ask(unfinished, max_pages=self.max_pages, skip=skip, resume=resume)
         if verdict := covered(ledger, settings) or checked_out(ledger, settings):
             return verdict
-        word = None
+        word: str | None = None
         if not ledger.deepening:
-            self._settle_probe()
-            word = self._next_word()
+            self.settle_probe()
+            word = self.next_word()
             if word is not None and words.source_of(word) is WordSource.FRAME:
                 return _Ask(word, max_pages=None, whole=True)  # a list of every record
         reason = words_stop(ledger, words, settings)
@@ -411,9 +412,13 @@ class QueryLoop:
         apply_switch(self.ledger, switch)
         return True
 
-    def _next_word(self) -> str | None:
-        """The keyword manager's next word, unless the words should stop (saturated, a budget,
-        errors); a manager with no word left marks the words exhausted."""
+    def next_word(self) -> str | None:
+        """The keyword manager's next word, None when the words stop (saturated, a budget,
+        errors: :attr:`words_stop`); a manager with no word left marks the words exhausted.
+
+        :meth:`step` asks it where the rules leave the choice to the words; a caller that
+        queries by itself (a simulation) drives the words with it and :meth:`record`.
+        """
         self._switch()
         if words_stop(self.ledger, self.words, self.settings) is not None:
             return None
@@ -453,45 +458,49 @@ class QueryLoop:
         if len(self.ledger.history) % _PRUNE_EVERY == 0:
             prune_unheld(self.ledger)
 
-    def _record(
+    def record(
         self,
         word: str,
-        texts: Mapping[str, str],
+        ids: Collection[str],
+        texts: Mapping[str, str] | None = None,
         *,
-        cost: int,
+        cost: int = 1,
         total_results: int | None = None,
         error: str | None = None,
         sample: Collection[str] | None = None,
-    ) -> int:
-        """Record one query's answer in the ledger and teach the words its texts; a source whose
-        words keep coming back empty is left. Returns the records new to the crawl."""
+    ) -> QueryOutcome:
+        """Record what one query of ``word`` brought (the records ``ids``, with the texts known
+        of them, ``cost`` requests; see :meth:`Ledger.record
+        <deepcrawl.querying.ledger.Ledger.record>`) and teach the words its texts; a source
+        whose words keep coming back empty is left."""
         self.words.mark_issued(word)
         source = self.words.source_of(word)
         outcome = self.ledger.record(
             word,
-            set(texts),
+            ids,
             cost,
             total_results=total_results,
             error=error,
             sample=sample,
             source=source,
         )
-        self.words.learn_texts(frozenset(texts), texts)
+        self.words.learn_texts(frozenset(ids), texts or {})
         if not error and (left := empty_source(self.ledger, source, self.settings.keywords)):
             self.ledger.sources.left.add(left)  # its words are not what the search matches
             logger.info(
                 "words from %s left: %d queries in a row found nothing",
                 left, self.settings.keywords.source_empty_run,
             )  # fmt: skip
-        return outcome.new
+        return outcome
 
-    def _settle_probe(self) -> None:
-        """Once the stop-word probes are answered: the site accepts stop words if any of them
-        found a record."""
+    def settle_probe(self) -> bool | None:
+        """Once the stop-word probes are answered, tell the words: the site accepts stop words
+        if any of them found a record. Returns whether it does (None: not answered yet)."""
         words = self.words
         if words.stopwords_accepted is None and not words.stopword_probe_queries():
             answered = (o for o in self.ledger.history if o.query.casefold() in self._probes)
             words.record_stopword_probe(any(o.results for o in answered))
+        return words.stopwords_accepted
 
     def _end(self, verdict: Verdict) -> None:
         """End the querying; a stop that does not judge the records complete says what the

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import lxml.html
 
-from deepcrawl.keywords import KeywordManager, StopReason, WordSource
-from deepcrawl.keywords.known import main_text
+from deepcrawl.keywords import StopReason, WordSource
 from deepcrawl.keywords.text import record_terms
-from deepcrawl.settings import KeywordSettings
+from deepcrawl.querying import QueryLoop, main_text
+from deepcrawl.settings import KeywordSettings, Settings
 
 DATA = Path(__file__).parents[2] / "data" / "real"
 INDEXED = ("recipient", "city", "summary")
@@ -51,24 +51,26 @@ def _search(word: str) -> tuple[set[str], list[str]]:
     return {row["id"] for row in hits}, blocks
 
 
-def _manager(**settings: object) -> KeywordManager:
-    m = KeywordManager(
-        KeywordSettings(stopword_probes=(), **settings), frequent=["house"], stop_words=STOP
+def _manager(**settings: object) -> QueryLoop:
+    """The keyword manager as the query loop drives it, word by word, with no search."""
+    keywords = KeywordSettings(stopword_probes=(), **settings)  # type: ignore[arg-type]
+    m = QueryLoop(
+        Settings().model_copy(update={"keywords": keywords}), frequent=["house"], stop_words=STOP
     )
-    m.record_stopword_probe(False)
+    m.words.record_stopword_probe(False)
     return m
 
 
-def _run(m: KeywordManager, queries: int) -> list[tuple[str, WordSource | None, int]]:
+def _run(m: QueryLoop, queries: int) -> list[tuple[str, WordSource | None, int]]:
     """Query the fake search; the row links' anchor texts are their ids, as on the page."""
     done = []
     for _ in range(queries):
-        word = m.next_query()
+        word = m.next_word()
         if word is None:
             break
         ids, blocks = _search(word)
         outcome = m.record(word, ids, {rid: rid for rid in ids})
-        m.learn_entries(word, blocks)
+        m.words.learn_entries(word, blocks)
         done.append((word, outcome.source, outcome.results))
     return done
 
@@ -85,17 +87,19 @@ def test_a_record_pages_words_the_index_lacks_are_left_for_the_result_entries_wo
     # the column names are on every row page: without the template rule (which drops them)
     m = _manager(source_empty_run=3, records_frame_share=1.0)
     for row in _rows():  # the row pages' words outside the index: column names, codes, dates
-        m.learn_record(" ".join([*row, *(row[c] for c in ("county", "code", "status", "awarded"))]))
+        m.words.learn_record(
+            " ".join([*row, *(row[c] for c in ("county", "code", "status", "awarded"))])
+        )
     done = _run(m, 3)
     assert all(source is WordSource.RECORDS and results == 0 for _w, source, results in done)
     # a query that does find rows teaches the manager the words of the cells it matched in
     ids, blocks = _search("nonprofit")
     m.record("nonprofit", ids, {rid: rid for rid in ids})
-    m.learn_entries("nonprofit", blocks)
-    assert WordSource.RECORDS in m.left
+    m.words.learn_entries("nonprofit", blocks)
+    assert WordSource.RECORDS in m.ledger.sources.left
     done = _run(m, 10)
     assert {source for _w, source, _r in done} == {WordSource.ENTRIES}
-    assert len(m.records) == 20
+    assert len(m.ledger.records) == 20
     assert sum(1 for _w, _s, results in done if results == 0) <= 2
     assert not {w for w, _s, _r in done} & {"county", "bid", "rows", "search", "matches"}
 
@@ -105,8 +109,8 @@ def test_the_users_keywords_come_all_first_even_once_results_teach_words(tmp_pat
     mine = tmp_path / "mine.txt"
     mine.write_text("\n".join(words), encoding="utf-8")
     m = _manager(keywords_file=mine)
-    m.add_examples([main_text((DATA / "datasette" / "row-17.html").read_bytes())])
-    m.learn_record(main_text((DATA / "datasette" / "row-17.html").read_bytes()))
+    m.words.add_examples([main_text((DATA / "datasette" / "row-17.html").read_bytes())])
+    m.words.learn_record(main_text((DATA / "datasette" / "row-17.html").read_bytes()))
     done = _run(m, len(set(words)) + 3)
     expected = list(dict.fromkeys(words))
     assert [w for w, _s, _r in done[: len(expected)]] == expected
@@ -119,10 +123,10 @@ def test_the_like_pages_words_are_among_the_first_queries() -> None:
     they are words of its own text."""
     text = main_text((DATA / "mkdocs" / "guide.html").read_bytes())
     m = _manager(example_queries=5)
-    queued = m.add_examples([text])
+    queued = m.words.add_examples([text])
     assert len(queued) == 5
     m.record("photography", {"g1", "g2"}, {"g1": "kayaking guide", "g2": "sailing notes"})
-    first = [m.next_query() for _ in range(6)]
+    first = [m.next_word() for _ in range(6)]
     assert first[:5] == queued
     assert set(queued) <= record_terms(text)
     assert first[5] in {"kayaking", "guide", "sailing", "notes"}  # then the learnt words
@@ -133,11 +137,11 @@ def test_an_echo_of_the_query_is_no_entry_text() -> None:
     for word in ("nonprofit", "funds"):
         ids, blocks = _search(word)
         m.record(word, ids)
-        m.learn_entries(word, blocks)
-    m.learn_entries("tribal", _search("tribal")[1])
-    assert "rows" not in m._terms[WordSource.ENTRIES].term_df
-    assert "search" not in m._terms[WordSource.ENTRIES].term_df
-    assert m._terms[WordSource.ENTRIES].term_df["office"] > 0
+        m.words.learn_entries(word, blocks)
+    m.words.learn_entries("tribal", _search("tribal")[1])
+    assert "rows" not in m.words._terms[WordSource.ENTRIES].term_df
+    assert "search" not in m.words._terms[WordSource.ENTRIES].term_df
+    assert m.words._terms[WordSource.ENTRIES].term_df["office"] > 0
 
 
 def test_saturation_waits_while_most_records_are_missing_and_a_source_is_untried() -> None:
@@ -149,17 +153,17 @@ def test_saturation_waits_while_most_records_are_missing_and_a_source_is_untried
     for i, text in enumerate(learnt):
         m.record(f"seed{i}", {f"r{i}"}, {f"r{i}": text})
     for _ in range(5):
-        word = m.next_query()
+        word = m.next_word()
         assert word in learnt
         m.record(word, {"r0"})
-    ratio = m.coverage().ratio
+    ratio = m.ledger.coverage().ratio
     assert ratio is not None
     assert ratio < 0.5
-    assert m.stop_reason is StopReason.SATURATED  # no other source has a word
-    m.learn_record("gamma")
-    assert m.stop_reason is None
-    assert m.next_query() == "gamma"
-    assert m.left == {WordSource.RESULTS}
+    assert m.words_stop is StopReason.SATURATED  # no other source has a word
+    m.words.learn_record("gamma")
+    assert m.words_stop is None
+    assert m.next_word() == "gamma"
+    assert m.ledger.sources.left == {WordSource.RESULTS}
 
 
 def test_saturation_waits_for_the_last_of_the_users_words(tmp_path: Path) -> None:
@@ -171,11 +175,11 @@ def test_saturation_waits_for_the_last_of_the_users_words(tmp_path: Path) -> Non
     m = _manager(keywords_file=mine, saturation_window=5)
     m.record("funds", {row["id"] for row in _rows()})
     sent: list[str] = []
-    while (word := m.next_query()) is not None and len(sent) < 40:
+    while (word := m.next_word()) is not None and len(sent) < 40:
         sent.append(word)
         m.record(word, {_rows()[0]["id"]})  # nothing new
     assert sent == words
-    assert m.stop_reason is StopReason.SATURATED
+    assert m.words_stop is StopReason.SATURATED
 
 
 def test_a_record_pages_table_headers_are_labels_not_its_text() -> None:

@@ -1,4 +1,4 @@
-"""The manager against simulated hidden databases: greedy beats random, the estimate holds.
+"""The query loop against simulated hidden databases: greedy beats random, the estimate holds.
 
 A synthetic database of Zipf-distributed word texts (the way the fixture sites make records,
 over a domain-shifted vocabulary so that the generic frequent-word list is not an oracle) and the
@@ -14,15 +14,15 @@ import pytest
 from deepcrawl_fixtures import build_site
 from deepcrawl_fixtures.data import STOP_WORDS, tokenize
 
-from deepcrawl.keywords import KeywordManager, StopReason, frequent_words, stopwords
-from deepcrawl.keywords.simulate import (
+from deepcrawl.keywords import StopReason, frequent_words, stopwords
+from deepcrawl.querying.simulate import (
     SearchResult,
     SyntheticDatabase,
     TracePoint,
     crawl,
     domain_vocabulary,
 )
-from deepcrawl.settings import KeywordSettings
+from deepcrawl.settings import KeywordSettings, Settings
 
 N = 1500
 
@@ -43,10 +43,9 @@ def database() -> SyntheticDatabase:
 
 
 def race(db: SyntheticDatabase, policy: str, share: float) -> list[TracePoint]:
-    manager = KeywordManager(
-        KeywordSettings(policy=policy, max_queries=3000, saturation_window=10**6)
-    )
-    return crawl(manager, db, until_reached=math.ceil(share * N))
+    keywords = KeywordSettings(policy=policy, max_queries=3000, saturation_window=10**6)
+    settings = Settings().model_copy(update={"keywords": keywords})
+    return crawl(settings, db, until_reached=math.ceil(share * N))[1]
 
 
 def test_estimate_is_within_ten_percent_when_ninety_percent_are_reached(
@@ -86,10 +85,9 @@ class BooksIndex:
 
 def test_books_site_saturates_after_reaching_98_percent_with_a_good_estimate() -> None:
     index = BooksIndex()
-    manager = KeywordManager(KeywordSettings())
-    trace = crawl(manager, index)
-    assert manager.stopwords_accepted is False  # books ignores stop words
-    assert manager.stop_reason is StopReason.SATURATED
+    loop, trace = crawl(Settings(), index)
+    assert loop.words.stopwords_accepted is False  # books ignores stop words
+    assert loop.words_stop is StopReason.SATURATED
     assert trace[-1].reached >= 0.98 * 500
     at_90 = next(p for p in trace if p.reached >= 450)
     assert at_90.estimated is not None

@@ -8,14 +8,15 @@ from typing import TYPE_CHECKING, cast
 
 import pytest
 
-from deepcrawl.crawler.paging import lists_complete_out
-from deepcrawl.crawler.queries import QueryLoop
-from deepcrawl.keywords import KeywordManager
 from deepcrawl.keywords.estimate import chapman, lists_estimate
+from deepcrawl.querying import QueryLoop
+from deepcrawl.querying.stops import complete_out, lists_complete_out
 from deepcrawl.settings import CrawlSettings, Settings
-from tests.unit.fake_queries import FakeSearch, fake_query_loop
+from tests.unit.querying.fake_search import FakeSearch, fake_query_loop
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from deepcrawl.search.form_search import FormSearch
 
 
@@ -89,7 +90,9 @@ def test_one_whole_list_and_the_records_learnt_otherwise_give_chapman() -> None:
     assert lists_complete_out([the], 232, settings, first_shown=[182]) is None
 
 
-def _loop(**keywords: object) -> QueryLoop:
+def _loop(
+    *, seeds: Sequence[str] = ("a", "more"), frequent: Sequence[str] = (), **keywords: object
+) -> QueryLoop:
     settings = Settings().with_overrides(
         keywords={
             "stopword_probes": (),
@@ -99,7 +102,7 @@ def _loop(**keywords: object) -> QueryLoop:
             **keywords,
         }
     )
-    return fake_query_loop(settings, seeds=["a", "more"])
+    return fake_query_loop(settings, seeds=seeds, frequent=frequent)
 
 
 def test_a_list_read_on_past_the_setup_pages_is_whole_and_the_two_lists_stop_the_querying() -> None:
@@ -110,15 +113,15 @@ def test_a_list_read_on_past_the_setup_pages_is_whole_and_the_two_lists_stop_the
     search = FakeSearch({"the": the, "a": a, "more": ["r239"]}, reports_totals=False, by_url=True)
     loop = _loop()
     loop.observe(the[:30])
-    loop._read_before = {"the": set(the[:30])}
-    loop.unfinished = [("the", 3)]
-    loop.resume_urls = {"the": "http://site/search?q=the&page=4"}
+    loop.ledger.read_before = {"the": set(the[:30])}
+    loop.ledger.unfinished = [("the", 3)]
+    loop.ledger.resume_urls = {"the": "http://site/search?q=the&page=4"}
     while asyncio.run(loop.step(cast("FormSearch", search))) is not None:
         pass
     assert search.read == [("the", 19), ("a", 23)]
-    assert loop.complete["the"] == frozenset(the)
-    assert loop.complete_out()
-    assert "read to their end" in (loop.ctx.stats.stop_reason or "")
+    assert loop.ledger.complete["the"] == frozenset(the)
+    assert complete_out(loop.ledger, loop.settings) is not None
+    assert "read to their end" in (loop.figures.stop_reason or "")
 
 
 @pytest.mark.parametrize(("whole", "pages"), [(0.3, 4), (1.0, 2)])
@@ -134,20 +137,20 @@ def test_a_list_without_a_total_holding_most_records_is_read_on_to_its_end(
     new = {"r60", "r80"}
     loop = _loop(paging_min_new=1.0, paging_min_new_whole=whole)
     loop.observe(rid for rid in ids if rid not in new)
-    loop._read_before = {"a": set(ids[:60])}
-    loop.complete = {"the": frozenset(ids[:95])}
-    loop.unfinished = [("a", 6)]
-    loop.resume_urls = {"a": "http://site/search?q=a&page=7"}
+    loop.ledger.read_before = {"a": set(ids[:60])}
+    loop.ledger.complete = {"the": frozenset(ids[:95])}
+    loop.ledger.unfinished = [("a", 6)]
+    loop.ledger.resume_urls = {"a": "http://site/search?q=a&page=7"}
     search = FakeSearch({"a": ids}, reports_totals=False, by_url=True)
     asyncio.run(loop.step(cast("FormSearch", search)))
     assert search.read == [("a", pages)]
-    assert ("a" in loop.complete) == (pages == 4)
+    assert ("a" in loop.ledger.complete) == (pages == 4)
     # the first such list is read at ``keywords.paging_min_new``: no second list to pair
     loop = _loop(paging_min_new=1.0, paging_min_new_whole=whole)
     loop.observe(rid for rid in ids if rid not in new)
-    loop._read_before = {"a": set(ids[:60])}
-    loop.unfinished = [("a", 6)]
-    loop.resume_urls = {"a": "http://site/search?q=a&page=7"}
+    loop.ledger.read_before = {"a": set(ids[:60])}
+    loop.ledger.unfinished = [("a", 6)]
+    loop.ledger.resume_urls = {"a": "http://site/search?q=a&page=7"}
     search = FakeSearch({"a": ids}, reports_totals=False, by_url=True)
     asyncio.run(loop.step(cast("FormSearch", search)))
     assert search.read == [("a", 2)]
@@ -159,26 +162,23 @@ def test_the_frame_words_list_is_read_to_its_end_and_alone_stops_the_querying() 
     as records known is read to its end; with the records learnt before it, it is the stop."""
     notes = [f"n{i}" for i in range(240)]
     search = FakeSearch({"home plain": notes, "more": ["n1"]}, by_url=True)
-    loop = _loop(paging_min_new=1.0)
-    manager = KeywordManager(loop.ctx.settings.keywords, seeds=[], frequent=["more"])
-    manager.record_stopword_probe(False)
+    loop = _loop(seeds=(), frequent=["more"], paging_min_new=1.0)
+    loop.words.record_stopword_probe(False)
     for i in range(20):
-        manager.learn_record(f"Home Plain {'abcdefghijklmnopqrst'[i] * 3}")
-    loop.manager = manager
+        loop.words.learn_record(f"Home Plain {'abcdefghijklmnopqrst'[i] * 3}")
     loop.observe(notes[:93])
     while asyncio.run(loop.step(cast("FormSearch", search))) is not None:
         pass
     assert search.read == [("home plain", 24)]
     assert loop.judged_complete
-    assert "read to their end" in (loop.ctx.stats.stop_reason or "")
+    assert "read to their end" in (loop.figures.stop_reason or "")
 
 
 def test_without_the_frame_query_the_same_list_stops_at_its_first_page() -> None:
     notes = [f"n{i}" for i in range(240)]
     search = FakeSearch({"home plain": notes}, by_url=True)
-    loop = _loop(paging_min_new=1.0, frame_query_terms=0)
-    loop.manager = KeywordManager(loop.ctx.settings.keywords, seeds=["home plain"], frequent=[])
-    loop.manager.record_stopword_probe(False)
+    loop = _loop(seeds=["home plain"], paging_min_new=1.0, frame_query_terms=0)
+    loop.words.record_stopword_probe(False)
     loop.observe(notes[:93])
     asyncio.run(loop.step(cast("FormSearch", search)))
     assert search.read == [("home plain", 1)]

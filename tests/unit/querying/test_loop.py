@@ -5,36 +5,37 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime
 from pathlib import Path
-from types import SimpleNamespace
 from typing import TYPE_CHECKING, cast
 
 import pytest
 
-from deepcrawl.crawler.paging import resume_url
-from deepcrawl.crawler.queries import QueryLoop, lists_checked_out
-from deepcrawl.keywords import KeywordManager
-from deepcrawl.keywords.known import KnownTexts, main_text
 from deepcrawl.page.fetched import Link
+from deepcrawl.querying import KnownTexts, QueryLoop, main_text, resume_url
+from deepcrawl.querying.paging import trusts_totals, unknown_left
+from deepcrawl.querying.stops import (
+    checked_need,
+    checked_out,
+    gap,
+    lists_checked_out,
+)
 from deepcrawl.search.judge import without_chrome
 from deepcrawl.search.results import ChromeFilter, QueryResult, ResultLink, ResultPage
 from deepcrawl.settings import Settings
 from deepcrawl.storage.state import StoredQuery
 from deepcrawl.storage.tables import QueryRead
-from tests.unit.fake_queries import FakeSearch, fake_query_loop
+from tests.unit.querying.fake_search import FakeSearch, fake_query_loop
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
 
-    from deepcrawl.crawler.context import CrawlContext
     from deepcrawl.search.form_search import FormSearch
 
 DATA = Path(__file__).parents[2] / "data" / "real"
 
 
 def _loop(**crawl: object) -> QueryLoop:
-    settings = Settings().with_overrides(crawl=dict(crawl))
-    # the stop rule reads the settings and the manager only: no storage, no limiter
-    return QueryLoop(cast("CrawlContext", SimpleNamespace(settings=settings)), None)
+    # the stop rule reads the settings and the ledger only: no storage, no limiter
+    return QueryLoop(Settings().with_overrides(crawl=dict(crawl)))
 
 
 def test_lists_checked_out_sums_the_latest_lists_until_the_evidence_is_reached() -> None:
@@ -50,10 +51,11 @@ def test_lists_checked_out_sums_the_latest_lists_until_the_evidence_is_reached()
 
 def test_the_evidence_grows_with_the_records_known() -> None:
     loop = _loop(stop_checked_records=300, stop_checked_fraction=0.1)
-    assert loop.checked_need() == 300  # nothing known: the floor
+    assert checked_need(loop.ledger, loop.settings) == 300  # nothing known: the floor
     loop.observe(f"r{i}" for i in range(10_000))
-    assert loop.checked_need() == 1000
-    assert _loop(stop_checked_records=0).checked_need() == 0  # the rule is off
+    assert checked_need(loop.ledger, loop.settings) == 1000
+    off = _loop(stop_checked_records=0)
+    assert checked_need(off.ledger, off.settings) == 0  # the rule is off
 
 
 def _page(total: int, ids: list[str]) -> ResultPage:
@@ -62,6 +64,15 @@ def _page(total: int, ids: list[str]) -> ResultPage:
         blocks=[f"{total} results for “w”"],
         links=[Link(f"http://site/{rid}") for rid in ids],
     )
+
+
+def _check_first_page(loop: QueryLoop, word: str, page: ResultPage) -> None:
+    """Read the first page of ``word``'s list and keep what it says the list lacks, as the
+    loop keeps it (the list's end is not in question here)."""
+    reader = loop.reader(word)
+    reader(page, 1)
+    if reader.check is not None:
+        loop.ledger.checked.append(reader.check)
 
 
 @pytest.mark.parametrize(("known", "stops"), [(1_000, True), (10_000, False)])
@@ -75,11 +86,11 @@ def test_a_lucky_window_stops_a_small_site_but_not_a_large_one(known: int, stops
     for n, lack in enumerate(lacking):
         word = "word" + "abcdefghijklmnopqrst"[n]
         for i in range(50 - lack):  # the fetched records holding the word: 50 - lack
-            loop.texts.add(f"held-{n}-{i}", word)
+            loop.ledger.texts.add(f"held-{n}-{i}", word)
         # the first page reports the whole list's total: 50, of which ``lack`` are not held
-        loop.pager(word)(_page(50, [f"x{n}"]), 1)
-    assert loop.checked_need() == (300 if known == 1_000 else 1_000)
-    assert loop.checked_out() is stops
+        _check_first_page(loop, word, _page(50, [f"x{n}"]))
+    assert checked_need(loop.ledger, loop.settings) == (300 if known == 1_000 else 1_000)
+    assert (checked_out(loop.ledger, loop.settings) is not None) is stops
 
 
 def test_a_word_held_by_more_fetched_records_than_the_search_returns_is_not_counted() -> None:
@@ -95,20 +106,26 @@ def test_a_word_held_by_more_fetched_records_than_the_search_returns_is_not_coun
 # -- deepening: the lists already asked read again once the words are spent -------------------
 
 
-def _deepening_loop(**keywords: object) -> QueryLoop:
+def _deepening_loop(
+    *,
+    seeds: Sequence[str] = ("red", "blue"),
+    frequent: Sequence[str] = (),
+    crawl: dict[str, object] | None = None,
+    **keywords: object,
+) -> QueryLoop:
     settings = Settings().with_overrides(
         keywords={"stopword_probes": (), **keywords},
-        crawl={"stop_checked_records": 0},
+        crawl={"stop_checked_records": 0, **(crawl or {})},
     )
-    # the two seeds and no other word: the manager runs out after them
-    return fake_query_loop(settings, seeds=["red", "blue"])
+    # by default the two seeds and no other word: the manager runs out after them
+    return fake_query_loop(settings, seeds=seeds, frequent=frequent)
 
 
 async def _crawl(loop: QueryLoop, search: FakeSearch, texts: dict[str, str]) -> None:
     """Query until the loop stops, fetching every record a query showed before the next."""
-    while (step := await loop.step(cast("FormSearch", search))) is not None:
-        for link in step[0].result_links:
-            loop.texts.add(link.url, texts[link.url])
+    while (result := await loop.step(cast("FormSearch", search))) is not None:
+        for link in result.result_links:
+            loop.ledger.texts.add(link.url, texts[link.url])
 
 
 @pytest.mark.parametrize(
@@ -127,17 +144,17 @@ def test_the_lists_lacking_the_most_are_read_again_once_the_words_are_spent(
     linked = [f"r{i}" for i in range(60, 115)]
     loop.observe(linked)
     for rid in linked:
-        loop.texts.add(rid, texts[rid])
+        loop.ledger.texts.add(rid, texts[rid])
     asyncio.run(_crawl(loop, search, texts))
     assert search.read[:2] == [("red", 1), ("blue", 1)]
     assert search.read[2:] == [(word, 6) for word in rereads]  # from page 1 to the end
-    assert len(loop.manager.records) == 10 + 55 + 50 * ("red" in rereads) + 5 * ("blue" in rereads)
-    assert loop.deepened == len(rereads)
+    assert len(loop.ledger.records) == 10 + 55 + 50 * ("red" in rereads) + 5 * ("blue" in rereads)
+    assert loop.ledger.deepened == len(rereads)
     # the pages read again are no second capture of their records
-    assert set(loop.manager.capture.counts.values()) == {1}
-    assert loop.done
+    assert set(loop.ledger.capture.counts.values()) == {1}
+    assert loop.verdict is not None
     if threshold:
-        assert f"({len(rereads)} were)" in str(loop.ctx.stats.stop_reason)
+        assert f"({len(rereads)} were)" in str(loop.figures.stop_reason)
 
 
 def test_the_empty_query_goes_first_and_is_read_past_the_setup_pages_while_pages_bring_news() -> (
@@ -153,7 +170,7 @@ def test_the_empty_query_goes_first_and_is_read_past_the_setup_pages_while_pages
     loop.max_pages = 3
     asyncio.run(_crawl(loop, search, texts))
     assert search.read[0] == ("", 5)
-    assert len(loop.manager.records) == 45
+    assert len(loop.ledger.records) == 45
     assert [word for word, _ in search.read[1:]] == ["red", "blue"]
     refused = FakeSearch({"": list(texts), **lists})
     asyncio.run(_crawl(_deepening_loop(paging_min_new=1.0), refused, texts))
@@ -164,7 +181,7 @@ def test_the_empty_query_goes_first_and_is_read_past_the_setup_pages_while_pages
     loop = _deepening_loop(paging_min_new=1.0)
     asyncio.run(_crawl(loop, wants_words, texts))
     assert [word for word, _ in wants_words.read] == ["", "red", "blue"]
-    assert [outcome.query for outcome in loop.manager.history] == ["red", "blue"]
+    assert [outcome.query for outcome in loop.ledger.history] == ["red", "blue"]
 
 
 def test_a_list_read_to_the_page_cap_is_not_read_again() -> None:
@@ -175,7 +192,7 @@ def test_a_list_read_to_the_page_cap_is_not_read_again() -> None:
     asyncio.run(_crawl(loop, search, texts))
     # 70 records past the cap lack, but no page of the form reaches them
     assert search.read == [("red", 3), ("blue", 0)]
-    assert loop.deepened == 0
+    assert loop.ledger.deepened == 0
 
 
 class _ClientSideSearch:
@@ -214,18 +231,21 @@ def test_a_run_of_fruitless_queries_ends_the_querying_without_totals_or_estimate
     no total and the saturation window is off: the run of ``stop_fruitless_queries`` fruitless
     queries — or of ``stop_fruitless_share`` of the queries made, if more — ends the querying
     all the same."""
-    loop = _deepening_loop(saturation_window=10_000, saturation_records=None)
-    settings = loop.ctx.settings.with_overrides(crawl={"stop_fruitless_share": share})
-    loop.ctx.settings = settings
     guide = DATA / "mkdocs" / "guide.html"
     words = [f"{a}{b}word" for a in "abcdefghij" for b in "abcdefghij"]
-    loop.manager = KeywordManager(settings.keywords, frequent=words)
-    queued = loop.manager.add_examples([main_text(guide.read_bytes())])
+    loop = _deepening_loop(
+        seeds=(),
+        frequent=words,
+        crawl={"stop_fruitless_share": share},
+        saturation_window=10_000,
+        saturation_records=None,
+    )
+    queued = loop.words.add_examples([main_text(guide.read_bytes())])
     search = _ClientSideSearch()
     asyncio.run(_crawl_until_stop(loop, search))
     assert search.asked[: len(queued)] == queued  # the example's words first
     assert len(search.asked) == asked
-    assert "in a row brought no new record" in str(loop.ctx.stats.stop_reason)
+    assert "in a row brought no new record" in str(loop.figures.stop_reason)
 
 
 async def _crawl_until_stop(loop: QueryLoop, search: _ClientSideSearch) -> None:
@@ -234,15 +254,12 @@ async def _crawl_until_stop(loop: QueryLoop, search: _ClientSideSearch) -> None:
 
 
 def test_the_stop_reason_reports_the_gap_the_estimate_sees_and_the_sources_tried() -> None:
-    loop = _deepening_loop()
-    words = ["amber", "birch", "cedar", "dune"]
-    loop.manager = KeywordManager(loop.ctx.settings.keywords, seeds=["red", "blue"], frequent=words)
+    loop = _deepening_loop(frequent=["amber", "birch", "cedar", "dune"])
     for i in range(6):  # six rare records, each caught once: the estimate says more are missing
-        word = loop.manager.next_query()
+        word = loop.next_word()
         assert word is not None
-        loop.manager.record(word, {f"r{i}"})
-    loop._stop("saturated")
-    reason = str(loop.ctx.stats.stop_reason)
+        loop.record(word, {f"r{i}"})
+    reason = "saturated" + gap(loop.ledger)
     assert reason.startswith("saturated; the estimate says ~15 of ~21 records are missing")
     assert reason.endswith("(word sources tried: user 2 (0 empty), frequent 4 (0 empty))")
 
@@ -253,7 +270,7 @@ def test_the_stop_reason_reports_the_gap_the_estimate_sees_and_the_sources_tried
 def _known(loop: QueryLoop, ids: list[str], texts: dict[str, str]) -> None:
     loop.observe(ids)
     for rid in ids:
-        loop.texts.add(rid, texts[rid])
+        loop.ledger.texts.add(rid, texts[rid])
 
 
 def test_pages_bringing_nothing_refute_the_totals_estimate_and_paging_stops() -> None:
@@ -267,8 +284,9 @@ def test_pages_bringing_nothing_refute_the_totals_estimate_and_paging_stops() ->
     _known(loop, ids, texts)
     asyncio.run(loop.step(cast("FormSearch", search)))
     assert search.read == [("red", 2)]
-    assert loop.refutations == 1
-    assert loop.trusts_totals()  # one list is no evidence against the search's totals
+    assert loop.ledger.refutations == 1
+    # one list is no evidence against the search's totals
+    assert trusts_totals(loop.ledger, loop.settings)
 
 
 def test_repeated_refutations_end_the_use_of_the_searchs_totals() -> None:
@@ -276,15 +294,14 @@ def test_repeated_refutations_end_the_use_of_the_searchs_totals() -> None:
     ids = {w: [f"{w}{i}" for i in range(100)] for w in words}
     texts = {rid: w if i < 20 else w + "ish" for w in words for i, rid in enumerate(ids[w])}
     search = FakeSearch(ids)
-    loop = _deepening_loop(deepen_min_new=0.0)
-    loop.manager = KeywordManager(loop.ctx.settings.keywords, seeds=words, frequent=[])
+    loop = _deepening_loop(seeds=words, deepen_min_new=0.0)
     for w in words:
         _known(loop, ids[w], texts)
         asyncio.run(loop.step(cast("FormSearch", search)))
     assert search.read == [(w, 2) for w in words]
-    assert not loop.trusts_totals()
-    assert loop.unknown_left("red", 100, ()) is None
-    assert loop.texts.unknown_left("red", 100, ()) == 80
+    assert not trusts_totals(loop.ledger, loop.settings)
+    assert unknown_left(loop.ledger, loop.settings, "red", 100, ()) is None
+    assert loop.ledger.texts.unknown_left("red", 100, ()) == 80
 
 
 @pytest.mark.parametrize(("window", "pages"), [(2, 3), (0, 11)])
@@ -308,8 +325,8 @@ def test_a_list_read_to_its_end_is_never_deepened() -> None:
     loop = _deepening_loop(deepen_min_new=0.01)
     asyncio.run(_crawl(loop, search, dict.fromkeys(ids, "red")))
     assert search.read[0] == ("red", 2)
-    assert loop.deepened == 0
-    assert all(lst.complete for lst in loop._lists.values())
+    assert loop.ledger.deepened == 0
+    assert all(lst.complete for lst in loop.ledger.lists.values())
 
 
 def test_an_unfinished_list_is_read_again_past_the_pages_read_before() -> None:
@@ -321,10 +338,10 @@ def test_an_unfinished_list_is_read_again_past_the_pages_read_before() -> None:
     search = FakeSearch({"red": ids})
     loop = _deepening_loop(deepen_min_new=0.0)
     _known(loop, ids[:30], texts)
-    loop.unfinished = [("red", 3)]
+    loop.ledger.unfinished = [("red", 3)]
     asyncio.run(loop.step(cast("FormSearch", search)))
     assert search.read == [("red", 6)]
-    assert len(loop.manager.records) == 60
+    assert len(loop.ledger.records) == 60
 
 
 def test_an_unfinished_list_goes_on_from_its_next_pages_url_where_the_search_loads_it() -> None:
@@ -336,12 +353,12 @@ def test_an_unfinished_list_goes_on_from_its_next_pages_url_where_the_search_loa
     search = FakeSearch({"red": ids}, by_url=True)
     loop = _deepening_loop(deepen_min_new=0.0)
     _known(loop, ids[:30], texts)
-    loop.unfinished = [("red", 3)]
-    loop.resume_urls = {"red": "http://site/search?q=red&page=4"}
+    loop.ledger.unfinished = [("red", 3)]
+    loop.ledger.resume_urls = {"red": "http://site/search?q=red&page=4"}
     asyncio.run(loop.step(cast("FormSearch", search)))
     assert search.read == [("red", 3)]
-    assert len(loop.manager.records) == 60
-    assert loop.manager.capture.reached == 30
+    assert len(loop.ledger.records) == 60
+    assert loop.ledger.capture.reached == 30
 
 
 def _stored(submitted: str, pages: int, pager: list[str]) -> StoredQuery:
@@ -374,9 +391,9 @@ def test_without_a_total_a_barren_page_ends_no_list_while_the_estimate_sees_many
         search = FakeSearch({"red": known[:10] + [f"n{i}" for i in range(40)]}, totals={"red": 0})
         loop = _deepening_loop(deepen_min_new=0.0, paging_prior_pages=weight)
         loop.observe(known)
-        loop.manager.capture.add(known[:30])
-        loop.manager.capture.add(known[20:])
-        assert round(loop.manager.estimated_size or 0) == 121
+        loop.ledger.capture.add(known[:30])
+        loop.ledger.capture.add(known[20:])
+        assert round(loop.ledger.estimated_size or 0) == 121
         asyncio.run(loop.step(cast("FormSearch", search)))
         assert search.read == [("red", pages)]
 
@@ -392,34 +409,31 @@ def test_a_list_read_to_its_end_is_exact_evidence_for_the_stop_whatever_its_tota
     """A site-wide search counts talk and user pages in its totals: by them every list lacks
     records. Read to their ends, six one-page lists of 50 records, one of them new, check
     out."""
-    loop = _deepening_loop(deepen_min_new=0.0)
-    loop.ctx.settings = loop.ctx.settings.with_overrides(crawl={"stop_checked_records": 300})
     words = [f"word{c}" for c in "abcdef"]
     lists = {w: [f"{w}-{i}" for i in range(50)] for w in words}
-    loop.manager = KeywordManager(loop.ctx.settings.keywords, seeds=words, frequent=[])
+    loop = _deepening_loop(seeds=words, crawl={"stop_checked_records": 300}, deepen_min_new=0.0)
     for w in words:
         loop.observe(lists[w][1:] if w == "worda" else lists[w])  # one record new to the crawl
     search = FakeSearch(lists, totals=dict.fromkeys(words, 400), size=50)
     for _ in words:
         asyncio.run(loop.step(cast("FormSearch", search)))
-    assert loop.checked == [(50, 1), *[(50, 0)] * 5]
-    assert loop.checked_out()
+    assert loop.ledger.checked == [(50, 1), *[(50, 0)] * 5]
+    assert checked_out(loop.ledger, loop.settings) is not None
 
 
 def test_a_typed_list_shows_no_next_link_yet_is_no_evidence_until_its_end_was_seen() -> None:
     """A search-as-you-type list renders more as it is scrolled: its first reading has no next
     link. Read one reading deep (the paging expects nothing more of it), it does not count as
     read to its end, so it is no evidence that the crawl lacks nothing."""
-    loop = _deepening_loop(deepen_min_new=0.0, paging_min_new=1000.0)
     words = [f"word{c}" for c in "abcdef"]
     lists = {w: [f"{w}-{i}" for i in range(50)] for w in words}
-    loop.manager = KeywordManager(loop.ctx.settings.keywords, seeds=words, frequent=[])
+    loop = _deepening_loop(seeds=words, deepen_min_new=0.0, paging_min_new=1000.0)
     search = FakeSearch(lists, size=10, scrolls=True)
     for _ in words:
         asyncio.run(loop.step(cast("FormSearch", search)))
     assert search.read == [(w, 1) for w in words]
-    assert loop.checked == []
-    assert not loop.checked_out()
+    assert loop.ledger.checked == []
+    assert checked_out(loop.ledger, loop.settings) is None
 
 
 def test_a_search_matching_more_than_the_words_is_measured_by_the_records_it_showed() -> None:
@@ -446,7 +460,7 @@ def test_an_unfinished_list_lacking_nothing_by_its_total_is_not_read_again() -> 
     search = FakeSearch({"red": ids})
     loop = _deepening_loop(deepen_min_new=0.0)
     _known(loop, ids + blue, {**dict.fromkeys(ids, "red"), **dict.fromkeys(blue, "blue")})
-    loop.unfinished = [("red", 3)]
+    loop.ledger.unfinished = [("red", 3)]
     asyncio.run(loop.step(cast("FormSearch", search)))
     assert search.read == [("red", 1)]
 
@@ -473,10 +487,10 @@ def test_the_paging_control_sees_a_page_without_its_chrome() -> None:
     loop = _deepening_loop()
     loop.observe(link.url for link in nav)
     page = ResultPage(url="http://site/search", blocks=["214 results"], links=nav + results)
-    seen = loop.pager("word")
+    seen = loop.reader("word")
     seen(page, 1)
     assert (len(seen.shown), seen.fresh) == (214, [14])  # the navigation counted
-    paging = loop.pager("word")
+    paging = loop.reader("word")
     without_chrome(paging, chrome)(page, 1)
     assert paging.shown == {link.url for link in results}
     assert (paging.size, paging.fresh) == (14, [14])
@@ -496,7 +510,7 @@ def test_a_typed_list_showing_fewer_records_than_its_total_was_not_read_to_its_e
     )
     search = FakeSearch({"red": ids}, totals={"red": 204}, size=14, scrolls=True)
     asyncio.run(loop.step(cast("FormSearch", search)))
-    assert loop.checked == [(204, 6)]  # 204 - 198 held
+    assert loop.ledger.checked == [(204, 6)]  # 204 - 198 held
 
 
 @pytest.mark.parametrize("scaled", [True, False])
@@ -508,9 +522,9 @@ def test_a_count_scaled_by_its_match_share_is_stop_evidence_only_if_asked(scaled
     loop = _loop(stop_checked_scaled=scaled)
     ids = [f"http://site/p{i}" for i in range(40)]
     for i, rid in enumerate(ids):
-        loop.texts.add(rid, ("use red" if i % 3 == 0 else "used uses") if i < 30 else "blue")
-    loop.pager("use")(_page(30, [rid.rsplit("/", 1)[1] for rid in ids[:10]]), 1)
-    loop.pager("red")(_page(12, [rid.rsplit("/", 1)[1] for rid in ids[:15:3]]), 1)
-    assert loop.texts.match_share("use", ids[:10]) == 0.4
-    assert loop.texts.match_share("red", ids[:15:3]) == 1.0
-    assert loop.checked == ([(30, 5), (12, 2)] if scaled else [(12, 2)])
+        loop.ledger.texts.add(rid, ("use red" if i % 3 == 0 else "used uses") if i < 30 else "blue")
+    _check_first_page(loop, "use", _page(30, [rid.rsplit("/", 1)[1] for rid in ids[:10]]))
+    _check_first_page(loop, "red", _page(12, [rid.rsplit("/", 1)[1] for rid in ids[:15:3]]))
+    assert loop.ledger.texts.match_share("use", ids[:10]) == 0.4
+    assert loop.ledger.texts.match_share("red", ids[:15:3]) == 1.0
+    assert loop.ledger.checked == ([(30, 5), (12, 2)] if scaled else [(12, 2)])
