@@ -44,7 +44,7 @@ def searchable(server: FixtureServer) -> set[str]:
 async def run(name: str, *, templates: bool, max_queries: int) -> dict[str, Any]:
     settings = Settings().with_overrides(
         forms={"url_templates": templates},
-        keywords={"max_queries": max_queries},
+        querying={"max_queries": max_queries},
         browser={"memory_check_every": 0},
     )
     with FixtureServer(name) as server:

@@ -38,7 +38,7 @@ from deepcrawl.querying.simulate import (
     crawl,
     domain_vocabulary,
 )
-from deepcrawl.settings import KeywordSettings, Settings
+from deepcrawl.settings import Settings
 
 POLICIES = ("greedy", "random", "frequency")
 CHECKPOINTS = (0.5, 0.75, 0.9)
@@ -77,15 +77,15 @@ def _first(trace: list[TracePoint], reached: float) -> TracePoint | None:
     return next((p for p in trace if p.reached >= reached), None)
 
 
-def _settings(keywords: KeywordSettings) -> Settings:
-    return Settings().model_copy(update={"keywords": keywords})
+def _settings(policy: str, **querying: int) -> Settings:
+    return Settings().with_overrides(keywords={"policy": policy}, querying=querying)
 
 
 def measure(backend: SearchBackend, total: int, policy: str, max_queries: int) -> dict[str, Any]:
     """One policy on one database: the race to 98% and the default-settings stop."""
     started = time.perf_counter()
-    racing = KeywordSettings(policy=policy, max_queries=max_queries, saturation_window=10**9)
-    _, trace = crawl(_settings(racing), backend, until_reached=math.ceil(0.98 * total))
+    racing = _settings(policy, max_queries=max_queries, saturation_window=10**9)
+    _, trace = crawl(racing, backend, until_reached=math.ceil(0.98 * total))
     row: dict[str, Any] = {"policy": policy}
     for share in (0.95, 0.98):
         point = _first(trace, share * total)
@@ -99,8 +99,7 @@ def measure(backend: SearchBackend, total: int, policy: str, max_queries: int) -
             ("schnabel", point.schnabel if point else None),
         ):
             row[f"err{key}_{name}"] = None if value is None else round(value / total - 1, 3)
-    default = KeywordSettings(policy=policy, max_queries=max_queries)
-    stopped, stop_trace = crawl(_settings(default), backend)
+    stopped, stop_trace = crawl(_settings(policy, max_queries=max_queries), backend)
     last = stop_trace[-1]
     row["stop_queries"] = last.queries
     row["stop_reached"] = round(last.reached / total, 3)

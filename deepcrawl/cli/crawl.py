@@ -226,7 +226,8 @@ def crawl(
     """
     settings = load_settings(
         storage={"url": db},
-        keywords={"keywords_file": keywords, "max_queries": max_queries},
+        keywords={"keywords_file": keywords},
+        querying={"max_queries": max_queries},
         crawl={
             "max_pages": max_pages,
             "scope_prefix": scope_prefix,

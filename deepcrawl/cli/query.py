@@ -26,7 +26,7 @@ def query(
     ] = False,
     max_pages: Annotated[
         int | None,
-        typer.Option(help="Result pages to follow at most (default: keywords.max_result_pages)."),
+        typer.Option(help="Result pages to follow at most (default: querying.max_result_pages)."),
     ] = None,
     access: AccessFlags = AccessFlags(),
     field: FieldOption = None,
@@ -41,7 +41,7 @@ def query(
     if max_pages is not None and max_pages < 1:
         raise ConfigError("--max-pages must be at least 1")
     settings = load_settings(
-        keywords={"max_result_pages": max_pages},
+        querying={"max_result_pages": max_pages},
         forms=form_overrides(field, form),
         **access.overrides(),
     )

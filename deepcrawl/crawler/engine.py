@@ -325,7 +325,8 @@ def _settings(
     return base.with_overrides(
         storage={"url": db},
         crawl={"max_pages": max_pages},
-        keywords={"max_queries": max_queries, "keywords_file": keywords},
+        keywords={"keywords_file": keywords},
+        querying={"max_queries": max_queries},
     )
 
 

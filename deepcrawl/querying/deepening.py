@@ -1,11 +1,11 @@
 """Deepening: once the words are spent, which list already asked to read again.
 
 A crawl of a large site runs out of words before it has read its lists: most were read one page
-deep, as far as the paging control expected ``keywords.paging_min_new`` unknown records a page.
+deep, as far as the paging control expected ``querying.paging_min_new`` unknown records a page.
 The lists whose reported totals, less the fetched records holding the word, lack the most
 records per request of a re-read (the form starts a list on its first page, so the pages read
 before are paid again) are read again, the pages past those read while each is expected to
-bring ``keywords.deepen_min_new`` (:func:`deepen_value`, :class:`Deepening`).
+bring ``querying.deepen_min_new`` (:func:`deepen_value`, :class:`Deepening`).
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ class Deepening:
     Args:
         ledger: the lists read so far (:attr:`Ledger.lists
             <deepcrawl.querying.ledger.Ledger.lists>`) and the fetched records' words.
-        settings: ``keywords.deepen_min_new``.
+        settings: ``querying.deepen_min_new``.
         cap: result pages a list is read to at most.
     """
 

@@ -35,8 +35,9 @@ from deepcrawl.querying.texts import KnownTexts
 if TYPE_CHECKING:
     from collections.abc import Collection, Iterable
 
+    from deepcrawl.keywords.estimate import Estimator
     from deepcrawl.keywords.outcome import WordSource
-    from deepcrawl.settings import KeywordSettings
+    from deepcrawl.settings import Settings
 
 __all__ = ["Ledger", "ListRead", "SourceRecord"]
 
@@ -97,7 +98,7 @@ class Ledger:
     def __init__(
         self,
         *,
-        estimator: str = "chao1",
+        estimator: Estimator = "chao1",
         identical_window: int = 5,
         min_term_length: int = 2,
     ) -> None:
@@ -105,7 +106,7 @@ class Ledger:
         """Every query recorded, in order, with what it brought."""
         self.records: set[str] = set()
         """Records known: shown by a query, or reached otherwise (links, sitemaps, hubs)."""
-        self.capture = CaptureRecapture(estimator)  # type: ignore[arg-type]
+        self.capture = CaptureRecapture(estimator)
         """Which queries caught which records (links and sitemaps catch none)."""
         self.cost = 0
         """Requests the recorded queries used."""
@@ -150,12 +151,12 @@ class Ledger:
         """The query the deepening started at."""
 
     @classmethod
-    def for_settings(cls, settings: KeywordSettings) -> Ledger:
+    def for_settings(cls, settings: Settings) -> Ledger:
         """An empty ledger for the querying ``settings`` describe."""
         return cls(
-            estimator=settings.estimator,
-            identical_window=settings.identical_window,
-            min_term_length=settings.min_term_length,
+            estimator=settings.keywords.estimator,
+            identical_window=settings.querying.identical_window,
+            min_term_length=settings.keywords.min_term_length,
         )
 
     # -- what the queries brought ----------------------------------------------------------

@@ -128,7 +128,7 @@ class QueryLoop:
         record_id: maps a result URL to a record id, or None when it is no record.
         seeds: keywords to try first (``--keywords`` comes through the settings).
         examples: texts of the ``--like`` pages, whose xCrawl queries follow the user's words.
-        max_pages: result pages read per query at most (default ``keywords.max_result_pages``).
+        max_pages: result pages read per query at most (default ``querying.max_result_pages``).
         frequent: the cold-start word list (default: the bundled one of the language).
         stop_words: the stop words (default: the bundled ones of the language).
         store: where each query is stored (None: nowhere).
@@ -159,10 +159,11 @@ class QueryLoop:
         self.figures: _Figures = figures if figures is not None else QueryFigures()
         self._on_change = on_change
         self._slot = slot
-        self.ledger = Ledger.for_settings(settings.keywords)
+        self.ledger = Ledger.for_settings(settings)
         self.words = KeywordManager(
             settings.keywords,
             self.ledger,
+            querying=settings.querying,
             seeds=list(seeds),
             frequent=frequent,
             stop_words=stop_words,
@@ -176,7 +177,7 @@ class QueryLoop:
 
     @property
     def _cap(self) -> int:
-        return self.max_pages or self.settings.keywords.max_result_pages
+        return self.max_pages or self.settings.querying.max_result_pages
 
     @property
     def judged_complete(self) -> bool:
@@ -326,7 +327,7 @@ class QueryLoop:
     ) -> ListReader:
         """The paging control of one query (:class:`~deepcrawl.querying.paging.ListReader`):
         read the next result page only while it is expected to bring at least
-        ``keywords.paging_min_new`` records the crawl does not know (``threshold`` if given:
+        ``querying.paging_min_new`` records the crawl does not know (``threshold`` if given:
         a list read again), the first ``skip`` pages whatever they bring; ``whole``: the word
         is expected to list every record."""
         test = threshold is None
@@ -336,7 +337,7 @@ class QueryLoop:
             self.record_id,
             word,
             skip=skip,
-            threshold=self.settings.keywords.paging_min_new if threshold is None else threshold,
+            threshold=self.settings.querying.paging_min_new if threshold is None else threshold,
             test=test,
             before=self.ledger.read_before.get(word.casefold(), ()),
             whole=whole,
@@ -388,7 +389,7 @@ class QueryLoop:
             if reason is not None and reason not in DEEPEN_AFTER:
                 return Verdict(str(reason))  # a budget or errors end the deepening too
             chosen = self._next_deepening()
-            threshold = settings.keywords.deepen_min_new
+            threshold = settings.querying.deepen_min_new
             if chosen is None:
                 return Verdict(
                     f"{StopReason.SATURATED}; no result list read again ({ledger.deepened} "
@@ -404,7 +405,7 @@ class QueryLoop:
         """Leave the current source of words if it is spent while saturation waits; returns
         whether it was left."""
         switch = next_switch(
-            self.ledger, self.words, self.settings.keywords, stopped=self.ledger.exhausted
+            self.ledger, self.words, self.settings.querying, stopped=self.ledger.exhausted
         )
         if switch is None:
             return False
@@ -433,12 +434,12 @@ class QueryLoop:
         return (
             not self.ledger.deepening
             and words_stop(self.ledger, self.words, self.settings) in DEEPEN_AFTER
-            and self.settings.keywords.deepen_min_new > 0
+            and self.settings.querying.deepen_min_new > 0
         )
 
     def _next_deepening(self) -> tuple[str, int] | None:
         """The list to read again next and its pages read before (:mod:`.deepening`)."""
-        threshold = self.settings.keywords.deepen_min_new
+        threshold = self.settings.querying.deepen_min_new
         if threshold <= 0:
             return None
         ledger = self.ledger
@@ -485,11 +486,11 @@ class QueryLoop:
             source=source,
         )
         self.words.learn_texts(frozenset(ids), texts or {})
-        if not error and (left := empty_source(self.ledger, source, self.settings.keywords)):
+        if not error and (left := empty_source(self.ledger, source, self.settings.querying)):
             self.ledger.sources.left.add(left)  # its words are not what the search matches
             logger.info(
                 "words from %s left: %d queries in a row found nothing",
-                left, self.settings.keywords.source_empty_run,
+                left, self.settings.querying.source_empty_run,
             )  # fmt: skip
         return outcome
 

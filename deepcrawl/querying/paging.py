@@ -2,25 +2,25 @@
 
 Every result page is a request, and the records it shows the crawl already has are worth
 nothing, so a query's next page is read only while it is expected to bring at least
-``keywords.paging_min_new`` records the crawl lacks (:class:`ListReader`). Two estimates:
+``querying.paging_min_new`` records the crawl lacks (:class:`ListReader`). Two estimates:
 
 * *by the total*: the total the first page reports, less the fetched records whose main text
   holds the word (:func:`unknown_left`), less the unknown records shown so far, spread over the
   pages left. Exact when the search matches what the page text shows, and indifferent to where
   in the list the unknown records sit;
 * *by novelty*: the records new to the crawl on the pages read (or the latest
-  ``keywords.paging_window`` of them; Ntoulas et al.'s independence assumption: the next page
+  ``querying.paging_window`` of them; Ntoulas et al.'s independence assumption: the next page
   holds about the same share), the share of records the crawl lacks by its capture–recapture
-  estimate counting as ``keywords.paging_prior_pages`` pages more: a search ranking in a fixed
+  estimate counting as ``querying.paging_prior_pages`` pages more: a search ranking in a fixed
   order shows the records the crawl knows on many words' first pages, and a page bringing
   none is weak evidence about the rest of the list while many records are lacking.
 
 The total's estimate is checked against what the pages it had read bring: a search that
 matches substrings or stems, or that counts other kinds of content in its total (a site-wide
 search), makes the crawl's word counts say records are lacking that are not. Once
-``keywords.paging_check_pages`` pages in a row brought less than ``keywords.paging_check_share``
+``querying.paging_check_pages`` pages in a row brought less than ``querying.paging_check_share``
 of what it predicted, it is refuted and novelty decides; after
-``keywords.paging_distrust_after`` refuted lists the crawl uses no total of that search again
+``querying.paging_distrust_after`` refuted lists the crawl uses no total of that search again
 (:func:`trusts_totals`).
 
 A reader decides from the ledger and what its own pages showed, and writes nothing else: once
@@ -51,12 +51,12 @@ __all__ = ["ListReader", "keep_list", "resume_url", "trusts_totals", "unknown_le
 def trusts_totals(ledger: Ledger, settings: Settings) -> bool:
     """Whether the result totals of this search measure what the crawl lacks.
 
-    Not once ``keywords.paging_distrust_after`` lists, and half the lists put to the test
+    Not once ``querying.paging_distrust_after`` lists, and half the lists put to the test
     or more, had their estimate refuted by their own pages: the search matches or counts
     otherwise than the fetched pages' words say (substrings, stems, other kinds of content in
     its total).
     """
-    after = settings.keywords.paging_distrust_after
+    after = settings.querying.paging_distrust_after
     return not (after > 0 and ledger.refutations >= max(after, ledger.tested / 2))
 
 
@@ -176,7 +176,7 @@ class ListReader:
                 self.threshold = 0.0  # as many results as records known: every record's list
             # the page's records that the crawl fetched say how the search matches the word;
             # a count scaled by that share is stop evidence only if ``stop_checked_scaled``
-            scaled = self.settings.crawl.stop_checked_scaled
+            scaled = self.settings.querying.stop_checked_scaled
             lacking = self._unknown_left((), ids, scaled=scaled)
             if lacking is not None and self.total is not None:
                 self.check = (self.total, lacking)
@@ -226,25 +226,25 @@ class ListReader:
 
     def _threshold(self) -> float:
         """Records the next page must be expected to bring: ``threshold``, or
-        ``keywords.paging_min_new_whole`` if less for a list without a total that holds
-        ``crawl.stop_complete_share`` of the records known or more, the others such read to
-        their end one short of ``crawl.stop_complete_lists`` or more — read to its end, it
+        ``querying.paging_min_new_whole`` if less for a list without a total that holds
+        ``querying.stop_complete_share`` of the records known or more, the others such read to
+        their end one short of ``querying.stop_complete_lists`` or more — read to its end, it
         completes the evidence of the stop of the lists read to their end
         (:func:`~deepcrawl.querying.stops.lists_complete_out`), where a search that reports no
         total has no other; its pages past the records' worth buy the tail of fruitless queries
         off."""
         settings = self.settings
-        whole = settings.keywords.paging_min_new_whole
+        whole = settings.querying.paging_min_new_whole
         if self.total is not None or whole >= self.threshold:
             return self.threshold
-        if settings.crawl.stop_complete_coverage >= 1.0:
+        if settings.querying.stop_complete_coverage >= 1.0:
             return self.threshold
-        least = settings.crawl.stop_complete_share * len(self.ledger.records)
+        least = settings.querying.stop_complete_share * len(self.ledger.records)
         if not least or len(self.shown | self.before) < least:
             return self.threshold
         key = self.word.casefold()
         others = sum(len(ids) >= least for word, ids in self.ledger.complete.items() if word != key)
-        enough = others + 1 >= max(2, settings.crawl.stop_complete_lists)
+        enough = others + 1 >= max(2, settings.querying.stop_complete_lists)
         return whole if enough else self.threshold
 
     def _reread_pays(self, number: int) -> bool:
@@ -267,10 +267,10 @@ class ListReader:
 
     def _by_novelty(self) -> float:
         """Records new to the crawl a page brought, over the pages read past ``skip`` (since the
-        total's prediction, once refuted; the latest ``keywords.paging_window`` if set); where
+        total's prediction, once refuted; the latest ``querying.paging_window`` if set); where
         the search reports no total and the crawl's estimate of what a page lacks
-        (:meth:`_prior`) is more, it counts as ``keywords.paging_prior_pages`` pages more."""
-        settings = self.settings.keywords
+        (:meth:`_prior`) is more, it counts as ``querying.paging_prior_pages`` pages more."""
+        settings = self.settings.querying
         since = self._predicted[0] if self.refuted and self._predicted else 0
         recent = self.fresh[since:] or self.fresh
         if settings.paging_window > 0:
@@ -307,9 +307,9 @@ class ListReader:
 
     def _refutes(self) -> bool:
         """Whether the pages read since the total's prediction brought less than
-        ``keywords.paging_check_share`` of it, over ``keywords.paging_check_pages`` pages."""
+        ``querying.paging_check_share`` of it, over ``querying.paging_check_pages`` pages."""
         assert self._predicted is not None
-        settings = self.settings.keywords
+        settings = self.settings.querying
         at, per_page = self._predicted
         since = self.fresh[at:]
         if settings.paging_check_pages <= 0 or len(since) < settings.paging_check_pages:

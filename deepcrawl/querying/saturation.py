@@ -13,21 +13,19 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from deepcrawl.keywords.outcome import QueryOutcome
-    from deepcrawl.settings import KeywordSettings
+    from deepcrawl.settings import QuerySettings
 
 __all__ = ["records_saturated", "saturation_need", "window_saturated"]
 
 
-def saturation_need(settings: KeywordSettings, known: int) -> int:
+def saturation_need(settings: QuerySettings, known: int) -> int:
     """Results shown without a new record that saturation asks for at least:
     ``saturation_fraction`` of the records known. (Not of the capture–recapture estimate:
     while few records were caught twice, Chao's estimate runs to many times the site.)"""
     return math.ceil(max(0.0, settings.saturation_fraction) * known)
 
 
-def window_saturated(
-    history: Sequence[QueryOutcome], settings: KeywordSettings, known: int
-) -> bool:
+def window_saturated(history: Sequence[QueryOutcome], settings: QuerySettings, known: int) -> bool:
     """The last ``saturation_window`` queries brought fewer than ``saturation_min_new`` new
     records — and so did as many more as it takes to have shown :func:`saturation_need`
     results, unless the window showed none at all (the form finds nothing any more)."""
@@ -46,9 +44,7 @@ def window_saturated(
     return False
 
 
-def records_saturated(
-    history: Sequence[QueryOutcome], settings: KeywordSettings, known: int
-) -> bool:
+def records_saturated(history: Sequence[QueryOutcome], settings: QuerySettings, known: int) -> bool:
     """The most recent queries showed ``saturation_records`` results between them (more on
     a large site: :func:`saturation_need`) and fewer than ``saturation_min_new`` new ones:
     evidence counted in records re-seen, so a query showing fifty results weighs five times

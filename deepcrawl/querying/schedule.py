@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from deepcrawl.keywords.outcome import WordSource
     from deepcrawl.querying.ledger import Ledger
     from deepcrawl.querying.words import KeywordManager
-    from deepcrawl.settings import KeywordSettings
+    from deepcrawl.settings import QuerySettings
 
 __all__ = [
     "Switch",
@@ -62,13 +62,13 @@ def current_source(ledger: Ledger) -> WordSource | None:
     return None
 
 
-def saturated(ledger: Ledger, settings: KeywordSettings) -> bool:
+def saturated(ledger: Ledger, settings: QuerySettings) -> bool:
     """Whether the queries since the last source was left show saturation."""
     history, known = ledger.history[ledger.sources.since :], len(ledger.records)
     return window_saturated(history, settings, known) or records_saturated(history, settings, known)
 
 
-def trial_failed(ledger: Ledger, settings: KeywordSettings) -> bool:
+def trial_failed(ledger: Ledger, settings: QuerySettings) -> bool:
     """Whether the source on trial answered its queries with fewer than
     ``saturation_min_new`` new records between them."""
     sources = ledger.sources
@@ -81,12 +81,12 @@ def trial_failed(ledger: Ledger, settings: KeywordSettings) -> bool:
     )
 
 
-def spent(ledger: Ledger, settings: KeywordSettings) -> bool:
+def spent(ledger: Ledger, settings: QuerySettings) -> bool:
     """Whether the current source is done: saturated, or its trial failed."""
     return saturated(ledger, settings) or trial_failed(ledger, settings)
 
 
-def on_trial(ledger: Ledger, settings: KeywordSettings) -> bool:
+def on_trial(ledger: Ledger, settings: QuerySettings) -> bool:
     """Whether a source of words is on trial and has queries of it left: the evidence of the
     lists asked before, from another source's words, does not speak for what its words reach."""
     sources = ledger.sources
@@ -96,7 +96,7 @@ def on_trial(ledger: Ledger, settings: KeywordSettings) -> bool:
     return len(trial) < sources.trial_length
 
 
-def most_missing(ledger: Ledger, settings: KeywordSettings) -> bool:
+def most_missing(ledger: Ledger, settings: QuerySettings) -> bool:
     """Whether the estimate says more than ``saturation_max_missing`` of the records are
     missing."""
     ratio = ledger.coverage().ratio
@@ -104,7 +104,7 @@ def most_missing(ledger: Ledger, settings: KeywordSettings) -> bool:
     return missing > settings.saturation_max_missing
 
 
-def deferred(ledger: Ledger, words: KeywordManager, settings: KeywordSettings) -> bool:
+def deferred(ledger: Ledger, words: KeywordManager, settings: QuerySettings) -> bool:
     """Whether saturation waits: a word of the user's is left, or a source of words is left
     untried and either the estimate says most records are missing or untried sources get a
     trial."""
@@ -116,7 +116,7 @@ def deferred(ledger: Ledger, words: KeywordManager, settings: KeywordSettings) -
 
 
 def next_switch(
-    ledger: Ledger, words: KeywordManager, settings: KeywordSettings, *, stopped: bool = False
+    ledger: Ledger, words: KeywordManager, settings: QuerySettings, *, stopped: bool = False
 ) -> Switch | None:
     """The switch to the next source, if the current one is spent while saturation waits
     (``stopped``: the words ran out, and nothing is switched).
@@ -149,7 +149,7 @@ def apply_switch(ledger: Ledger, switch: Switch) -> None:
 
 
 def empty_source(
-    ledger: Ledger, source: WordSource | None, settings: KeywordSettings
+    ledger: Ledger, source: WordSource | None, settings: QuerySettings
 ) -> WordSource | None:
     """The source to leave after its latest answer: one whose last ``source_empty_run``
     queries all came back empty (the user's words are all sent, and the frequent words are the

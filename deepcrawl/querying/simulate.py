@@ -221,7 +221,7 @@ def crawl(
     Returns:
         The loop, its ledger and words as they ended, and one trace point per query.
     """
-    settings = settings.with_overrides(crawl=_PAGE_RULES, keywords={"deepen_min_new": 0.0})
+    settings = settings.with_overrides(querying={**_PAGE_RULES, "deepen_min_new": 0.0})
     loop = QueryLoop(settings, record_id=lambda rid: rid, frequent=frequent)
     backend = _Answers(db)
     trace: list[TracePoint] = []

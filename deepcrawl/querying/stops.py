@@ -12,10 +12,10 @@ judged complete by their own evidence — or None while the querying should go o
   estimate say: a search that reports no total, or an estimate that never reaches the count,
   would otherwise query on until killed;
 * :func:`checked_out` — the latest lists, by their reported totals and the fetched records'
-  words, lack almost nothing (``crawl.stop_checked_*``);
+  words, lack almost nothing (``querying.stop_checked_*``);
 * :func:`complete_out` — the lists read to their end put the database's size at the records
-  known (``crawl.stop_complete_*``): the evidence of a search that reports no total;
-* :func:`covered` — the capture–recapture estimate is reached (``crawl.stop_coverage``, off by
+  known (``querying.stop_complete_*``): the evidence of a search that reports no total;
+* :func:`covered` — the capture–recapture estimate is reached (``querying.stop_coverage``, off by
   default).
 """
 
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
     from deepcrawl.querying.ledger import Ledger
     from deepcrawl.querying.words import KeywordManager
-    from deepcrawl.settings import CrawlSettings, Settings
+    from deepcrawl.settings import QuerySettings, Settings
 
 __all__ = [
     "BUDGETS",
@@ -77,11 +77,11 @@ class Verdict:
 
 def words_stop(ledger: Ledger, words: KeywordManager, settings: Settings) -> StopReason | None:
     """Why the words should stop, None while they should go on: the words ran out, the form
-    keeps failing (``keywords.max_consecutive_errors`` in a row), it answers the last
-    ``keywords.identical_window`` words with the same records (a full result page at least),
+    keeps failing (``querying.max_consecutive_errors`` in a row), it answers the last
+    ``querying.identical_window`` words with the same records (a full result page at least),
     the current source is saturated while no other waits (:mod:`~deepcrawl.querying.schedule`),
     or the query or request budget is spent."""
-    s = settings.keywords
+    s = settings.querying
     if ledger.exhausted:
         return StopReason.EXHAUSTED
     if ledger.errors_in_row >= s.max_consecutive_errors:
@@ -108,40 +108,42 @@ def words_stop(ledger: Ledger, words: KeywordManager, settings: Settings) -> Sto
 def fruitless(ledger: Ledger, settings: Settings) -> Verdict | None:
     """A run of queries bringing no new record, long enough to stop querying.
 
-    The run is ``crawl.stop_fruitless_queries`` queries, or ``crawl.stop_fruitless_share`` of
+    The run is ``querying.stop_fruitless_queries`` queries, or ``querying.stop_fruitless_share`` of
     the queries made if more; errors count as fruitless. Unlike saturation it waits for no
     total, no estimate and no source of words: it always ends the querying. It starts afresh
     where saturation hands over — to a source of words untried while most records are missing,
     or to the deepening of the lists — each once at most.
     """
-    crawl = settings.crawl
-    if crawl.stop_fruitless_queries <= 0:
+    querying = settings.querying
+    if querying.stop_fruitless_queries <= 0:
         return None
     history = ledger.history
     need = max(
-        crawl.stop_fruitless_queries,
-        math.ceil(max(0.0, crawl.stop_fruitless_share) * len(history)),
+        querying.stop_fruitless_queries,
+        math.ceil(max(0.0, querying.stop_fruitless_share) * len(history)),
     )
     if len(history) - max(ledger.sources.since, ledger.deepened_from) < need:
         return None
     if any(outcome.new for outcome in history[-need:]):
         return None
-    return Verdict(f"{crawl.stop_fruitless_queries} or more queries in a row brought no new record")
+    return Verdict(
+        f"{querying.stop_fruitless_queries} or more queries in a row brought no new record"
+    )
 
 
 def checked_need(ledger: Ledger, settings: Settings) -> int:
     """Records of evidence :func:`checked_out` needs (0: the rule is off).
 
-    ``crawl.stop_checked_records``, or ``crawl.stop_checked_fraction`` of the records the crawl
-    knows if more. The rule is tested after every query: the longer the tail, the likelier a
+    ``querying.stop_checked_records``, or ``querying.stop_checked_fraction`` of the records the
+    crawl knows if more. The rule is tested after every query: the longer the tail, the likelier a
     small window of lists happens to lack almost nothing while a share above the threshold is
     still missing.
     """
-    crawl = settings.crawl
-    if not crawl.stop_checked_records:
+    querying = settings.querying
+    if not querying.stop_checked_records:
         return 0
-    scaled = math.ceil(max(0.0, crawl.stop_checked_fraction) * len(ledger.records))
-    return max(crawl.stop_checked_records, scaled)
+    scaled = math.ceil(max(0.0, querying.stop_checked_fraction) * len(ledger.records))
+    return max(querying.stop_checked_records, scaled)
 
 
 def checked_out(ledger: Ledger, settings: Settings) -> Verdict | None:
@@ -150,17 +152,20 @@ def checked_out(ledger: Ledger, settings: Settings) -> Verdict | None:
     Each query's first page reports its total; the fetched records' words say how many of them
     the crawl holds, so the difference is what its results lack — for the whole list, not only
     the page read. Once the most recent queries' lists held :func:`checked_need` records between
-    them and lacked fewer than ``crawl.stop_checked_share`` of them, querying stops: the
+    them and lacked fewer than ``querying.stop_checked_share`` of them, querying stops: the
     saturation window's evidence, counted in records checked rather than queries, and an
     estimate of the share missed. Not while a source of words is on trial: the lists so far
     were asked with another source's words, and say nothing of what the new words reach.
     """
     need = checked_need(ledger, settings)
-    if on_trial(ledger, settings.keywords):  # the lists so far are another source's words'
+    if on_trial(ledger, settings.querying):  # the lists so far are another source's words'
         return None
-    crawl = settings.crawl
+    querying = settings.querying
     if not need or not lists_checked_out(
-        ledger.checked, need=need, share=crawl.stop_checked_share, lists=crawl.stop_checked_lists
+        ledger.checked,
+        need=need,
+        share=querying.stop_checked_share,
+        lists=querying.stop_checked_lists,
     ):
         return None
     logger.debug("checked out: (total, lacking) of the latest lists %s", ledger.checked[-8:])
@@ -171,13 +176,13 @@ def checked_out(ledger: Ledger, settings: Settings) -> Verdict | None:
 
 def complete_out(ledger: Ledger, settings: Settings) -> Verdict | None:
     """The records known are the database's size by the lists read to their end
-    (:func:`lists_complete_out`, ``crawl.stop_complete_*``): the stop evidence of a search that
+    (:func:`lists_complete_out`, ``querying.stop_complete_*``): the stop evidence of a search that
     reports no total, where :func:`checked_out` has none."""
     words = list(ledger.complete)
     found = lists_complete_out(
         [ledger.complete[w] for w in words],
         len(ledger.records),
-        settings.crawl,
+        settings.querying,
         first_shown=[ledger.first_shown.get(w, -1) for w in words],
     )
     if found is None:
@@ -192,23 +197,23 @@ def complete_out(ledger: Ledger, settings: Settings) -> Verdict | None:
 def covered(ledger: Ledger, settings: Settings) -> Verdict | None:
     """The estimate says the wanted records are all but reached.
 
-    ``crawl.stop_coverage`` of the capture–recapture estimate is reached, and the last
-    ``crawl.stop_patience`` queries brought no new record: the tail of a keyword crawl is where
+    ``querying.stop_coverage`` of the capture–recapture estimate is reached, and the last
+    ``querying.stop_patience`` queries brought no new record: the tail of a keyword crawl is where
     its requests go for the fewest records, and the estimate tells when the tail is empty
     sooner than a fixed window of fruitless queries.
     """
-    crawl = settings.crawl
+    querying = settings.querying
     history = ledger.history
-    patience = max(1, crawl.stop_patience)
+    patience = max(1, querying.stop_patience)
     probes = {w.casefold() for w in settings.keywords.stopword_probes}
-    if len(history) < patience + len(probes) or crawl.stop_coverage >= 1.0:
+    if len(history) < patience + len(probes) or querying.stop_coverage >= 1.0:
         return None
-    if on_trial(ledger, settings.keywords):  # the estimate is the saturated source's
+    if on_trial(ledger, settings.querying):  # the estimate is the saturated source's
         return None
     if any(o.new for o in history[-patience:]):
         return None
     ratio = ledger.coverage().ratio
-    if ratio is None or ratio < crawl.stop_coverage:
+    if ratio is None or ratio < querying.stop_coverage:
         return None
     return Verdict("the coverage estimate says every record is reached", complete=True)
 
@@ -258,7 +263,7 @@ def lists_checked_out(
 def lists_complete_out(
     lists: Sequence[Collection[str]],
     known: int,
-    settings: CrawlSettings,
+    settings: QuerySettings,
     *,
     first_shown: Sequence[int] = (),
 ) -> tuple[float, int] | None:

@@ -34,6 +34,7 @@ from deepcrawl.keywords.samples import seed_queries_from_samples
 from deepcrawl.keywords.sources import frequent_words, load_word_list, stopwords
 from deepcrawl.keywords.terms import PageTerms, ResultTerms, SourceTerms
 from deepcrawl.keywords.text import record_terms
+from deepcrawl.settings import QuerySettings
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Mapping, Sequence
@@ -59,7 +60,7 @@ def make_policy(settings: KeywordSettings) -> QueryPolicy:
             return FrequencyPolicy()
 
 
-def expected_pages(ledger: Ledger, settings: KeywordSettings) -> int:
+def expected_pages(ledger: Ledger, settings: QuerySettings) -> int:
     """Result pages a query is expected to read: once a window of ``saturation_window``
     queries was answered, the most pages any of them read if their lists went on past the pages
     read (full pages: the paging rule stopped them), at most ``max_result_pages``.
@@ -82,6 +83,7 @@ class KeywordManager:
 
     Args:
         settings: the keyword section of the settings.
+        querying: the query loop's settings (the pages a query is expected to read).
         ledger: what the querying learnt (read only: the size estimate, the page size, the
             sources the schedule left or used).
         policy: the query policy; default: the one ``settings.policy`` names.
@@ -100,12 +102,14 @@ class KeywordManager:
         settings: KeywordSettings,
         ledger: Ledger,
         *,
+        querying: QuerySettings | None = None,
         policy: QueryPolicy | None = None,
         seeds: Sequence[str] = (),
         frequent: Sequence[str] | None = None,
         stop_words: Collection[str] | None = None,
     ) -> None:
         self.settings = settings
+        self.querying = querying if querying is not None else QuerySettings()
         self.ledger = ledger
         self.policy = policy or make_policy(settings)
         user = load_word_list(settings.keywords_file) if settings.keywords_file else []
@@ -177,7 +181,7 @@ class KeywordManager:
     @property
     def max_result_pages(self) -> int:
         """Result pages a query is expected to read (:func:`expected_pages`)."""
-        return expected_pages(self.ledger, self.settings)
+        return expected_pages(self.ledger, self.querying)
 
     # -- the words -------------------------------------------------------------------------
 

@@ -61,7 +61,7 @@ class QueryBackend(Protocol):
                 groups), on top of the values the user fixed (``forms.fields``); the result
                 records what the query stands for.
             max_pages: result pages read at most; None: the backend's own cap (by default
-                ``keywords.max_result_pages``).
+                ``querying.max_result_pages``).
             more: asked after each result page read, with that page and its number (from 1),
                 whether the next page is worth reading — the crawl's paging control; False
                 ends the paging there. None: read up to ``max_pages`` pages, while there is a

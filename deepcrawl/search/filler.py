@@ -22,7 +22,7 @@ Hernández et al.'s "Deep Web Access" module fills a form and retrieves the resp
    the same live page, which is never submitted nor reloaded (a query costs no request);
 4. the filler waits for the results, whether they come by navigation or by script
    (:func:`~deepcrawl.browser.settle.settle`), then follows the result pages — next links, page
-   numbers, "load more" buttons — up to ``settings.keywords.max_result_pages``
+   numbers, "load more" buttons — up to ``settings.querying.max_result_pages``
    (:mod:`deepcrawl.search.pagination`);
 5. each query ends as a :class:`~deepcrawl.search.results.QueryResult`: ``ok``, ``no_results``
    or ``error`` (an error page, a timeout, the same page for every keyword) — never an exception
@@ -89,7 +89,7 @@ class FormFiller(QueryBackend):
         pool: an entered browser pool.
         form: the form (from discovery on its page).
         verdict: the critic's verdict on it.
-        settings: deepcrawl settings (``forms``, ``keywords.max_result_pages``, ``browser``).
+        settings: deepcrawl settings (``forms``, ``querying.max_result_pages``, ``browser``).
 
     Raises:
         UnsafeFormError: the critic or the safety policy refuses the form.
@@ -183,7 +183,7 @@ class FormFiller(QueryBackend):
             keyword: what to type into the query field.
             values: values of other fields by name (category selects, radio groups), on top
                 of the fixed ones (``forms.fields``); the result records both.
-            max_pages: result pages to read at most (default ``keywords.max_result_pages``).
+            max_pages: result pages to read at most (default ``querying.max_result_pages``).
             more: asked with each result page read and its number whether the next one is
                 worth reading (the crawl's paging control); None: read them all.
             resume: not used: a submitted form shows its first page (the list is read from
@@ -198,7 +198,7 @@ class FormFiller(QueryBackend):
         Raises:
             BrowserError: the browser cannot be (re)started.
         """
-        cap = max_pages or self.settings.keywords.max_result_pages
+        cap = max_pages or self.settings.querying.max_result_pages
         chosen = {**self.fixed, **(values or {})}
         if self.judge.baseline is None and self.settings.forms.nonsense_keyword:
             await self.learn_baseline()

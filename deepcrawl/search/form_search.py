@@ -345,7 +345,7 @@ class FormSearch(AsyncResource, QueryBackend):
         candidate = DataSearch.from_result(
             result,
             self._http,
-            max_pages=self.settings.keywords.max_result_pages,
+            max_pages=self.settings.querying.max_result_pages,
             page_size=size,
             allowed=self.allowed,
         )
@@ -373,7 +373,7 @@ class FormSearch(AsyncResource, QueryBackend):
         candidate = TemplateSearch(
             template,
             self._http,
-            max_pages=self.settings.keywords.max_result_pages,
+            max_pages=self.settings.querying.max_result_pages,
             form=form,
             nonsense_keyword=self.settings.forms.nonsense_keyword,
             judge=self.filler.judge,

@@ -1,8 +1,8 @@
 """Every default of deepcrawl, in one place.
 
 Settings are grouped in sections, one per component (``browser``, ``http``, ``access``,
-``politeness``, ``forms``, ``keywords``, ``prototypes``, ``links``, ``crawl``, ``storage``,
-``bench``). Each value is resolved, highest priority first, from:
+``politeness``, ``forms``, ``keywords``, ``querying``, ``prototypes``, ``links``, ``crawl``,
+``storage``, ``bench``). Each value is resolved, highest priority first, from:
 
 1. keyword arguments given in code (the CLI passes its flags this way);
 2. ``section.key=value`` assignments in force (:func:`overridden`; the CLI's global ``--set``);
@@ -54,7 +54,7 @@ from deepcrawl.settings.fetching import (
     PolitenessSettings,
 )
 from deepcrawl.settings.learning import LinkLearningSettings, PrototypeSettings
-from deepcrawl.settings.querying import FormSettings, KeywordSettings
+from deepcrawl.settings.querying import FormSettings, KeywordSettings, QuerySettings
 from deepcrawl.settings.running import BenchSettings, CrawlSettings, StorageSettings
 
 __all__ = [
@@ -71,6 +71,7 @@ __all__ = [
     "LinkLearningSettings",
     "PolitenessSettings",
     "PrototypeSettings",
+    "QuerySettings",
     "SettingOrigin",
     "Settings",
     "StorageSettings",
@@ -100,6 +101,7 @@ class Settings(BaseSettings):
     politeness: PolitenessSettings = PolitenessSettings()
     forms: FormSettings = FormSettings()
     keywords: KeywordSettings = KeywordSettings()
+    querying: QuerySettings = QuerySettings()
     prototypes: PrototypeSettings = PrototypeSettings()
     links: LinkLearningSettings = LinkLearningSettings()
     crawl: CrawlSettings = CrawlSettings()

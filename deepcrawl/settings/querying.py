@@ -1,4 +1,4 @@
-"""Settings of querying a search form: the form critic and the keyword manager."""
+"""Settings of querying a search form: the form critic, the words, the query loop."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pydantic import Field
 
 from deepcrawl.settings._base import Section, User
 
-__all__ = ["FormSettings", "KeywordSettings"]
+__all__ = ["FormSettings", "KeywordSettings", "QuerySettings"]
 
 
 class FormSettings(Section):
@@ -60,22 +60,6 @@ class FormSettings(Section):
 class KeywordSettings(Section):
     """The keyword manager (Hernández et al., "The Keyword Manager")."""
 
-    max_queries: User[int] = 500
-    """Query budget of one crawl (form submissions)."""
-    saturation_window: int = 20
-    """Saturation is judged over this many most recent queries."""
-    saturation_min_new: int = 1
-    """Fewer new records than this over the window means the source is exhausted."""
-    saturation_records: int | None = 200
-    """Saturation counted in results too: the latest queries showed this many results between
-    them and fewer than ``saturation_min_new`` new records (sooner than the window when result
-    pages are big). None: off."""
-    saturation_fraction: float = 0.05
-    """The window's queries, and the results ``saturation_records`` counts, must also have shown
-    this share of the records known (by queries and links) without a new record, unless the
-    window showed none: the evidence grows with the site (0–1; 0: off)."""
-    max_result_pages: int = 50
-    """Result pages followed per query at most."""
     policy: Literal["greedy", "random", "frequency"] = "greedy"
     """Query selection: Ntoulas, Zerfos & Cho's (JCDL 2005) adaptive greedy policy, or their
     random and generic-frequency baselines."""
@@ -89,16 +73,9 @@ class KeywordSettings(Section):
     stopword_probes: tuple[str, ...] = ("the", "a", "of")
     """Stop words submitted first to learn whether the site accepts them (Hernández et al.:
     sites differ); dropped from the word lists if not."""
-    max_cost: User[int | None] = None
-    """Request budget of one crawl's querying (submissions plus result pages); None: no limit."""
     page_cost: float = 0.0
     """Cost of one further result page relative to a submission, in the greedy policy's
     new-records-per-cost estimate (0: minimise submissions, 1: minimise requests)."""
-    identical_window: int = 5
-    """This many successive queries returning the same non-empty results end the crawl (the
-    form ignores its keyword)."""
-    max_consecutive_errors: int = 5
-    """This many successive failed queries (error page, timeout) end the crawl."""
     estimator: Literal["chao1", "schnabel", "chapman"] = "chao1"
     """Capture–recapture estimator of the database size (see deepcrawl/keywords/estimate.py)."""
     min_term_length: int = 2
@@ -113,13 +90,6 @@ class KeywordSettings(Section):
     example_queries: int = 5
     """xCrawl queries derived from the ``--like`` pages, sent after the user's words and before
     any learnt word (the paper sends them all: one sample's words are rare). Not from the paper."""
-    source_empty_run: int = 5
-    """A source of words (the examples', the result texts', the record pages') is left once this
-    many of its queries in a row found nothing. 0: never. Not from a paper."""
-    saturation_max_missing: float = 0.5
-    """Saturation is not declared while the capture–recapture estimate says more than this share
-    of the records is missing and a source of words is untried: the saturated source is left
-    instead (0–1; 1: off). Not from a paper."""
     records_frame_share: float = 0.9
     """A term on more than this share of the fetched record pages (twenty at least) is their
     template's, not a record's: not a word of the record pages' source (0–1; 1: off). Not from
@@ -128,6 +98,42 @@ class KeywordSettings(Section):
     """Where the site refuses stop words, the template's commonest terms (this many at most) are
     sent once as one query before the learnt words: a search indexing whole pages lists every
     record for them. 0: off. Not from a paper."""
+
+
+class QuerySettings(Section):
+    """The query loop and its rules (:mod:`deepcrawl.querying`): budgets, the words' saturation
+    and the schedule of their sources, paging, deepening, and when the querying stops."""
+
+    max_queries: User[int] = 500
+    """Query budget of one crawl (form submissions)."""
+    max_cost: User[int | None] = None
+    """Request budget of one crawl's querying (submissions plus result pages); None: no limit."""
+    max_result_pages: int = 50
+    """Result pages followed per query at most."""
+    identical_window: int = 5
+    """This many successive queries returning the same non-empty results end the crawl (the
+    form ignores its keyword)."""
+    max_consecutive_errors: int = 5
+    """This many successive failed queries (error page, timeout) end the crawl."""
+    saturation_window: int = 20
+    """Saturation is judged over this many most recent queries."""
+    saturation_min_new: int = 1
+    """Fewer new records than this over the window means the source is exhausted."""
+    saturation_records: int | None = 200
+    """Saturation counted in results too: the latest queries showed this many results between
+    them and fewer than ``saturation_min_new`` new records (sooner than the window when result
+    pages are big). None: off."""
+    saturation_fraction: float = 0.05
+    """The window's queries, and the results ``saturation_records`` counts, must also have shown
+    this share of the records known (by queries and links) without a new record, unless the
+    window showed none: the evidence grows with the site (0–1; 0: off)."""
+    saturation_max_missing: float = 0.5
+    """Saturation is not declared while the capture–recapture estimate says more than this share
+    of the records is missing and a source of words is untried: the saturated source is left
+    instead (0–1; 1: off). Not from a paper."""
+    source_empty_run: int = 5
+    """A source of words (the examples', the result texts', the record pages') is left once this
+    many of its queries in a row found nothing. 0: never. Not from a paper."""
     source_trial_queries: int = 5
     """A saturated source of words is left for the next untried one, which gets this many
     queries to bring a new record; saturation is declared once every untried source failed its
@@ -140,9 +146,9 @@ class KeywordSettings(Section):
     to the crawl than this (their share on its pages so far times the page size; 0: read every
     page). Not from a paper."""
     paging_min_new_whole: float = 0.3
-    """``paging_min_new`` for a list without a total holding ``crawl.stop_complete_share`` of the
+    """``paging_min_new`` for a list without a total holding ``stop_complete_share`` of the
     records known or more: read to its end, such a list is evidence for
-    ``crawl.stop_complete_coverage``. Not from a paper."""
+    ``stop_complete_coverage``. Not from a paper."""
     paging_window: int = 0
     """Without a usable total, a query's next page is expected to bring the mean of the records
     new to the crawl on its latest this-many pages (0: every page read since the total was
@@ -165,3 +171,45 @@ class KeywordSettings(Section):
     """Once the words are spent or bring nothing new, the lists asked are read again, deeper,
     while a re-read is expected to bring this many missing records per request (and each further
     page this many). 0: off. Not from a paper."""
+    stop_fruitless_queries: int = 20
+    """Querying ends after this many queries in a row brought no new record, whatever the
+    estimate or the totals say; ``stop_fruitless_share`` raises it on long crawls. 0: off."""
+    stop_fruitless_share: float = 0.1
+    """The run of fruitless queries that ends querying is at least this share of the queries
+    made (0–1): a long crawl's tail meets twenty fruitless queries by chance."""
+    stop_checked_records: int | None = 300
+    """Stop querying once the latest queries' lists held this many records (by their totals)
+    and, by the fetched record pages' words, fewer than ``stop_checked_share`` of them are
+    missing; ``stop_checked_fraction`` raises it on large sites. None: off."""
+    stop_checked_fraction: float = 0.2
+    """The records ``stop_checked_records`` asks for at least, as a share of the records known
+    (by queries and links, 0–1): over a long tail a small window meets a lucky run of lists
+    sooner or later. Not from a paper."""
+    stop_checked_lists: int = 5
+    """The lists ``stop_checked_records`` asks for at least, however many records fewer lists
+    hold: the lists of the commonest words hold nearly the same records. Not from a paper."""
+    stop_checked_share: float = 0.01
+    """The share of missing records (0–1) under which ``stop_checked_records`` stops the crawl:
+    an estimate of the share of the site's records missed."""
+    stop_checked_scaled: bool = True
+    """Whether a list's count scaled by its match share (a search matching stems or substrings:
+    :meth:`~deepcrawl.keywords.known.KnownTexts.match_share`) is evidence for
+    ``stop_checked_records``; off, such lists are none."""
+    stop_complete_coverage: float = 0.99
+    """Stop querying once the records known reach this share of the database's size as
+    estimated from the lists read to their end (:func:`~deepcrawl.keywords.estimate.lists_estimate`)
+    and exceed it by no more than that share. 1.0 or more: off. Not from a paper."""
+    stop_complete_lists: int = 2
+    """Result lists read to their end that ``stop_complete_coverage`` needs at least."""
+    stop_complete_share: float = 0.5
+    """The share of the records known (0–1) a list read to its end must hold to count for
+    ``stop_complete_coverage``: only the words most records hold occur nearly independently."""
+    stop_complete_overlap: int = 50
+    """Records the lists counting for ``stop_complete_coverage`` hold again (the recaptures) at
+    least: the estimate's relative error is about 1/√recaptures."""
+    stop_coverage: float = 1.0
+    """Stop querying once the capture–recapture estimate says this share of the wanted records
+    is reached and the last ``stop_patience`` queries brought none new (1.0 or more: never; the
+    estimate underrates the rare-word records of the tail)."""
+    stop_patience: int = 5
+    """Queries in a row without a new wanted record before ``stop_coverage`` may stop the crawl."""

@@ -38,42 +38,6 @@ class CrawlSettings(Section):
     )  # fmt: skip
     """Query keys (globs) dropped from a wanted URL before it is fetched: tracking, session and
     sorting parameters make near-duplicates of one page, which is fetched once."""
-    stop_coverage: float = 1.0
-    """Stop querying once the capture–recapture estimate says this share of the wanted records
-    is reached and the last ``stop_patience`` queries brought none new (1.0 or more: never; the
-    estimate underrates the rare-word records of the tail)."""
-    stop_patience: int = 5
-    """Queries in a row without a new wanted record before ``stop_coverage`` may stop the crawl."""
-    stop_checked_records: int | None = 300
-    """Stop querying once the latest queries' lists held this many records (by their totals)
-    and, by the fetched record pages' words, fewer than ``stop_checked_share`` of them are
-    missing; ``stop_checked_fraction`` raises it on large sites. None: off."""
-    stop_checked_fraction: float = 0.2
-    """The records ``stop_checked_records`` asks for at least, as a share of the records known
-    (by queries and links, 0–1): over a long tail a small window meets a lucky run of lists
-    sooner or later. Not from a paper."""
-    stop_checked_lists: int = 5
-    """The lists ``stop_checked_records`` asks for at least, however many records fewer lists
-    hold: the lists of the commonest words hold nearly the same records. Not from a paper."""
-    stop_checked_share: float = 0.01
-    """The share of missing records (0–1) under which ``stop_checked_records`` stops the crawl:
-    an estimate of the share of the site's records missed."""
-    stop_checked_scaled: bool = True
-    """Whether a list's count scaled by its match share (a search matching stems or substrings:
-    :meth:`~deepcrawl.keywords.known.KnownTexts.match_share`) is evidence for
-    ``stop_checked_records``; off, such lists are none."""
-    stop_complete_coverage: float = 0.99
-    """Stop querying once the records known reach this share of the database's size as
-    estimated from the lists read to their end (:func:`~deepcrawl.keywords.estimate.lists_estimate`)
-    and exceed it by no more than that share. 1.0 or more: off. Not from a paper."""
-    stop_complete_lists: int = 2
-    """Result lists read to their end that ``stop_complete_coverage`` needs at least."""
-    stop_complete_share: float = 0.5
-    """The share of the records known (0–1) a list read to its end must hold to count for
-    ``stop_complete_coverage``: only the words most records hold occur nearly independently."""
-    stop_complete_overlap: int = 50
-    """Records the lists counting for ``stop_complete_coverage`` hold again (the recaptures) at
-    least: the estimate's relative error is about 1/√recaptures."""
     follow_record_links: bool = True
     """Classify wanted pages' own links ("related books") by URL like result links and fetch the
     wanted ones; querying waits while such pages are pending (a link costs no result page)."""
@@ -83,12 +47,6 @@ class CrawlSettings(Section):
     like_setup_queries: int = 24
     """Setup-phase queries at most (``setup_queries`` included) while no result link is like
     the ``--like`` example, before the crawl reports what the queries showed instead."""
-    stop_fruitless_queries: int = 20
-    """Querying ends after this many queries in a row brought no new record, whatever the
-    estimate or the totals say; ``stop_fruitless_share`` raises it on long crawls. 0: off."""
-    stop_fruitless_share: float = 0.1
-    """The run of fruitless queries that ends querying is at least this share of the queries
-    made (0–1): a long crawl's tail meets twenty fruitless queries by chance."""
     setup_result_pages: int = 3
     """Result pages read per setup-phase query at most: enough links to prototype. The normal
     phase asks such queries again first, its paging control deciding how far to read."""

@@ -97,17 +97,17 @@ def test_an_unwritable_log_file_is_one_clear_line(tmp_path: Path) -> None:
 def test_settings_marks_the_user_settings_and_lists_only_them_when_asked(tmp_path: Path) -> None:
     every = json.loads(run(tmp_path, "settings", "--json").stdout)
     assert every["politeness.requests_per_second"]["user"] is True
-    assert every["keywords.paging_min_new"]["user"] is False
+    assert every["querying.paging_min_new"]["user"] is False
     result = run(tmp_path, "settings", "--user", "--json")
     assert result.returncode == 0, result.stderr
     users = json.loads(result.stdout)
     assert set(users) == {key for key, found in every.items() if found["user"]}
     assert "storage.url" in users
-    assert "keywords.paging_min_new" not in users
+    assert "querying.paging_min_new" not in users
     table = run(tmp_path, "settings", "--user").stdout
     assert "what it does" in table
     assert "crawl.max_pages" in table
-    assert "crawl.stop_checked_records" not in table
+    assert "querying.stop_checked_records" not in table
 
 
 def test_a_renamed_setting_names_its_new_name(tmp_path: Path) -> None:

@@ -11,8 +11,9 @@ import pytest
 from deepcrawl.keywords.estimate import chapman, lists_estimate
 from deepcrawl.querying import QueryLoop
 from deepcrawl.querying.stops import complete_out, lists_complete_out
-from deepcrawl.settings import CrawlSettings, Settings
+from deepcrawl.settings import QuerySettings
 from tests.unit.querying.fake_search import FakeSearch, fake_query_loop
+from tests.unit.querying.sections import settings_of
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -54,29 +55,29 @@ def test_two_whole_lists_give_lincoln_petersen_and_more_give_schnabel() -> None:
 )
 def test_the_records_known_must_be_the_estimate_either_way(known: int, stops: bool) -> None:
     _, the, a = _wagtail_like()
-    assert (lists_complete_out([the, a], known, CrawlSettings()) is not None) == stops
+    assert (lists_complete_out([the, a], known, QuerySettings()) is not None) == stops
 
 
 def test_short_lists_and_a_small_overlap_are_no_evidence() -> None:
     _, the, a = _wagtail_like()
-    settings = CrawlSettings()
+    settings = QuerySettings()
     # a topic's words: two short lists holding the same records put the size at them
     topic = [f"r{i}" for i in range(100)]
     assert lists_complete_out([topic, topic[:80]], 100, settings) is not None
     assert lists_complete_out([topic, topic[:80]], 238, settings) is None  # under the share
     # the overlap asked for
-    few = CrawlSettings(stop_complete_overlap=209)
+    few = QuerySettings(stop_complete_overlap=209)
     assert lists_complete_out([the, a], 238, few) is None
     # one list, or the rule off
     assert lists_complete_out([the], 218, settings) is None
-    off = CrawlSettings(stop_complete_coverage=1.0)
+    off = QuerySettings(stop_complete_coverage=1.0)
     assert lists_complete_out([the, a], 238, off) is None
 
 
 def test_one_whole_list_and_the_records_learnt_otherwise_give_chapman() -> None:
     """ht://Dig: the notes' frame words list all 240 notes; 93 were known before from other
     words (every one of them in the list), 147 were new: Chapman puts the size at the list."""
-    settings = CrawlSettings()
+    settings = QuerySettings()
     frame = [f"r{i}" for i in range(240)]
     found = lists_complete_out([frame], 240, settings, first_shown=[147])
     assert found == (chapman(240, 93, 93), 93) == (240.0, 93)
@@ -93,15 +94,13 @@ def test_one_whole_list_and_the_records_learnt_otherwise_give_chapman() -> None:
 def _loop(
     *, seeds: Sequence[str] = ("a", "more"), frequent: Sequence[str] = (), **keywords: object
 ) -> QueryLoop:
-    settings = Settings().with_overrides(
-        keywords={
-            "stopword_probes": (),
-            "paging_min_new": 0.0,
-            "deepen_min_new": 0.0,
-            "paging_prior_pages": 0.0,
-            **keywords,
-        }
-    )
+    defaults = {
+        "stopword_probes": (),
+        "paging_min_new": 0.0,
+        "deepen_min_new": 0.0,
+        "paging_prior_pages": 0.0,
+    }
+    settings = settings_of(**{**defaults, **keywords})
     return fake_query_loop(settings, seeds=seeds, frequent=frequent)
 
 
@@ -130,8 +129,8 @@ def test_a_list_without_a_total_holding_most_records_is_read_on_to_its_end(
 ) -> None:
     """No total; "a" holds 100 records, the setup phase showed 60 of them, and the crawl
     knows 98, and "the" (95) was read to its end. Read on from page 7, its pages bring 1, 0,
-    1, 0 new records: under ``keywords.paging_min_new`` (1) after page 8, but over
-    ``keywords.paging_min_new_whole``; a list holding most of the records known, the second
+    1, 0 new records: under ``querying.paging_min_new`` (1) after page 8, but over
+    ``querying.paging_min_new_whole``; a list holding most of the records known, the second
     of them, is read to its end at that."""
     ids = [f"r{i}" for i in range(100)]
     new = {"r60", "r80"}
@@ -145,7 +144,7 @@ def test_a_list_without_a_total_holding_most_records_is_read_on_to_its_end(
     asyncio.run(loop.step(cast("FormSearch", search)))
     assert search.read == [("a", pages)]
     assert ("a" in loop.ledger.complete) == (pages == 4)
-    # the first such list is read at ``keywords.paging_min_new``: no second list to pair
+    # the first such list is read at ``querying.paging_min_new``: no second list to pair
     loop = _loop(paging_min_new=1.0, paging_min_new_whole=whole)
     loop.observe(rid for rid in ids if rid not in new)
     loop.ledger.read_before = {"a": set(ids[:60])}

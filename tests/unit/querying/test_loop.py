@@ -20,10 +20,10 @@ from deepcrawl.querying.stops import (
 )
 from deepcrawl.search.judge import without_chrome
 from deepcrawl.search.results import ChromeFilter, QueryResult, ResultLink, ResultPage
-from deepcrawl.settings import Settings
 from deepcrawl.storage.state import StoredQuery
 from deepcrawl.storage.tables import QueryRead
 from tests.unit.querying.fake_search import FakeSearch, fake_query_loop
+from tests.unit.querying.sections import settings_of
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -35,7 +35,7 @@ DATA = Path(__file__).parents[2] / "data" / "real"
 
 def _loop(**crawl: object) -> QueryLoop:
     # the stop rule reads the settings and the ledger only: no storage, no limiter
-    return QueryLoop(Settings().with_overrides(crawl=dict(crawl)))
+    return QueryLoop(settings_of(**crawl))
 
 
 def test_lists_checked_out_sums_the_latest_lists_until_the_evidence_is_reached() -> None:
@@ -113,10 +113,9 @@ def _deepening_loop(
     crawl: dict[str, object] | None = None,
     **keywords: object,
 ) -> QueryLoop:
-    settings = Settings().with_overrides(
-        keywords={"stopword_probes": (), **keywords},
-        crawl={"stop_checked_records": 0, **(crawl or {})},
-    )
+    fields = {"stopword_probes": (), **keywords, "stop_checked_records": 0, **(crawl or {})}
+    # as a settings override takes them: None leaves the default
+    settings = settings_of(**{key: value for key, value in fields.items() if value is not None})
     # by default the two seeds and no other word: the manager runs out after them
     return fake_query_loop(settings, seeds=seeds, frequent=frequent)
 
@@ -307,7 +306,7 @@ def test_repeated_refutations_end_the_use_of_the_searchs_totals() -> None:
 @pytest.mark.parametrize(("window", "pages"), [(2, 3), (0, 11)])
 def test_without_a_total_the_novelty_of_the_pages_read_decides(window: int, pages: int) -> None:
     """No total: the first page brings ten new records, the next ones none. With a window of
-    two pages (``keywords.paging_window``) the mean of the latest two decides: three pages;
+    two pages (``querying.paging_window``) the mean of the latest two decides: three pages;
     the mean of every page read falls under one on the eleventh."""
     ids = [f"r{i}" for i in range(200)]
     search = FakeSearch({"red": ids}, totals={"red": 0})
@@ -384,7 +383,7 @@ def test_without_a_total_a_barren_page_ends_no_list_while_the_estimate_sees_many
     """No total; the crawl knows 50 records, and two lists that caught them (ten twice) make
     the capture–recapture estimate 121 (chao1): 59% of a page's records are expected new, so the
     first page bringing none does not end the list, the estimate counting as one page
-    (``keywords.paging_prior_pages``); the next pages bring ten each. Without the estimate
+    (``querying.paging_prior_pages``); the next pages bring ten each. Without the estimate
     the first barren page ends it."""
     known = [f"k{i}" for i in range(50)]
     for weight, pages in ((1.0, 5), (0.0, 1)):
@@ -517,7 +516,7 @@ def test_a_typed_list_showing_fewer_records_than_its_total_was_not_read_to_its_e
 def test_a_count_scaled_by_its_match_share_is_stop_evidence_only_if_asked(scaled: bool) -> None:
     """A search matching stems: of the ten results "use" shows, fetched, four hold "use"
     itself (the others "used", "uses"). Its 30 results less 10 / 0.4 held is a count measured
-    on ten records; with ``crawl.stop_checked_scaled`` off it is no evidence for the stop, while
+    on ten records; with ``querying.stop_checked_scaled`` off it is no evidence for the stop, while
     a word the records hold as the search matches it ("red") still is."""
     loop = _loop(stop_checked_scaled=scaled)
     ids = [f"http://site/p{i}" for i in range(40)]

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from deepcrawl.querying import QueryLoop
 from deepcrawl.search.results import QueryResult, ResultLink
-from deepcrawl.settings import KeywordSettings, Settings
+from tests.unit.querying.sections import settings_of
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -68,10 +68,10 @@ class Stored:
 
 async def test_the_loop_probes_stop_words_then_queries_until_every_record_is_found() -> None:
     # a window wide enough that the order of equally good terms cannot end the loop early
-    keywords = KeywordSettings(saturation_window=6, max_queries=40, stopword_probes=("the", "a"))
+    settings = settings_of(saturation_window=6, max_queries=40, stopword_probes=("the", "a"))
     stored = Stored()
     loop = QueryLoop(
-        Settings().model_copy(update={"keywords": keywords}),
+        settings,
         record_id=lambda url: url.split("?")[0],
         frequent=["apple", "jam"],
         stop_words={"the", "a"},

@@ -12,9 +12,9 @@ from deepcrawl.querying.schedule import (
     saturated,
     trial_failed,
 )
-from deepcrawl.settings import KeywordSettings
+from deepcrawl.settings import KeywordSettings, QuerySettings
 
-SETTINGS = KeywordSettings(
+SETTINGS = QuerySettings(
     saturation_window=3, saturation_records=None, source_trial_queries=2, source_empty_run=2
 )
 
@@ -35,7 +35,7 @@ def test_saturation_is_judged_since_the_last_source_left() -> None:
 
 def test_a_spent_source_hands_over_to_an_untried_one_on_trial() -> None:
     ledger = _ledger({"a", "b"}, {"a"}, {"a"}, {"a"})
-    words = KeywordManager(SETTINGS, ledger, frequent=[], stop_words=())
+    words = KeywordManager(KeywordSettings(), ledger, querying=SETTINGS, frequent=[], stop_words=())
     assert next_switch(ledger, words, SETTINGS) is None  # nothing else to try: saturation
     words.learn_record("fresh words")
     switch = next_switch(ledger, words, SETTINGS)

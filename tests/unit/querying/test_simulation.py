@@ -22,7 +22,8 @@ from deepcrawl.querying.simulate import (
     crawl,
     domain_vocabulary,
 )
-from deepcrawl.settings import KeywordSettings, Settings
+from deepcrawl.settings import Settings
+from tests.unit.querying.sections import settings_of
 
 N = 1500
 
@@ -43,8 +44,7 @@ def database() -> SyntheticDatabase:
 
 
 def race(db: SyntheticDatabase, policy: str, share: float) -> list[TracePoint]:
-    keywords = KeywordSettings(policy=policy, max_queries=3000, saturation_window=10**6)
-    settings = Settings().model_copy(update={"keywords": keywords})
+    settings = settings_of(policy=policy, max_queries=3000, saturation_window=10**6)
     return crawl(settings, db, until_reached=math.ceil(share * N))[1]
 
 

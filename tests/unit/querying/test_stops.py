@@ -16,6 +16,7 @@ from deepcrawl.querying.stops import (
     words_stop,
 )
 from deepcrawl.settings import Settings
+from tests.unit.querying.sections import settings_of
 
 
 def _settings(**sections: dict[str, object]) -> Settings:
@@ -35,22 +36,24 @@ def _ledger(*answers: set[str] | tuple[set[str], str], known: int = 0) -> Ledger
 
 def _words(ledger: Ledger, settings: Settings) -> KeywordManager:
     """A word supply with nothing left to give but what the test says."""
-    return KeywordManager(settings.keywords, ledger, frequent=[], stop_words=())
+    return KeywordManager(
+        settings.keywords, ledger, querying=settings.querying, frequent=[], stop_words=()
+    )
 
 
 def test_fruitless_needs_a_run_of_queries_bringing_nothing() -> None:
-    settings = _settings(crawl={"stop_fruitless_queries": 3, "stop_fruitless_share": 0.0})
+    settings = _settings(querying={"stop_fruitless_queries": 3, "stop_fruitless_share": 0.0})
     assert fruitless(_ledger({"a"}, {"a"}, {"a"}), settings) is None  # the first brought "a"
     verdict = fruitless(_ledger({"a"}, {"a"}, {"a"}, {"a"}), settings)
     assert verdict is not None
     assert not verdict.complete
     assert verdict.reason == "3 or more queries in a row brought no new record"
-    off = _settings(crawl={"stop_fruitless_queries": 0})
+    off = _settings(querying={"stop_fruitless_queries": 0})
     assert fruitless(_ledger({"a"}, *[{"a"}] * 30), off) is None
 
 
 def test_fruitless_grows_with_the_queries_made_and_starts_afresh_with_a_source() -> None:
-    settings = _settings(crawl={"stop_fruitless_queries": 2, "stop_fruitless_share": 0.5})
+    settings = _settings(querying={"stop_fruitless_queries": 2, "stop_fruitless_share": 0.5})
     ledger = _ledger({"a"}, {"b"}, {"a"}, {"a"})  # two fruitless of four: half is two
     assert fruitless(ledger, settings) is not None
     ledger = _ledger({"a"}, {"b"}, {"c"}, {"d"}, {"a"}, {"a"})  # two of six: three needed
@@ -62,7 +65,7 @@ def test_fruitless_grows_with_the_queries_made_and_starts_afresh_with_a_source()
 
 def test_checked_out_needs_enough_records_of_evidence_lacking_almost_nothing() -> None:
     settings = _settings(
-        crawl={"stop_checked_records": 100, "stop_checked_lists": 2, "stop_checked_share": 0.05}
+        querying={"stop_checked_records": 100, "stop_checked_lists": 2, "stop_checked_share": 0.05}
     )
     ledger = _ledger(known=500)
     ledger.checked = [(60, 1), (60, 1)]
@@ -76,7 +79,7 @@ def test_checked_out_needs_enough_records_of_evidence_lacking_almost_nothing() -
 
 
 def test_checked_out_waits_while_a_source_is_on_trial() -> None:
-    settings = _settings(crawl={"stop_checked_records": 100, "stop_checked_lists": 1})
+    settings = _settings(querying={"stop_checked_records": 100, "stop_checked_lists": 1})
     ledger = _ledger({"a"})
     ledger.checked = [(200, 0)]
     assert checked_out(ledger, settings) is not None
@@ -85,10 +88,10 @@ def test_checked_out_waits_while_a_source_is_on_trial() -> None:
 
 
 def test_the_checked_evidence_needed_grows_with_the_records_known() -> None:
-    settings = _settings(crawl={"stop_checked_records": 300, "stop_checked_fraction": 0.1})
+    settings = _settings(querying={"stop_checked_records": 300, "stop_checked_fraction": 0.1})
     assert checked_need(_ledger(known=100), settings) == 300
     assert checked_need(_ledger(known=10_000), settings) == 1_000
-    assert checked_need(_ledger(), _settings(crawl={"stop_checked_records": 0})) == 0
+    assert checked_need(_ledger(), _settings(querying={"stop_checked_records": 0})) == 0
 
 
 def test_complete_out_reads_the_lists_read_to_their_end() -> None:
@@ -108,7 +111,7 @@ def test_complete_out_reads_the_lists_read_to_their_end() -> None:
 
 
 def test_covered_needs_the_estimate_and_a_patient_tail() -> None:
-    settings = _settings(crawl={"stop_coverage": 0.9, "stop_patience": 2})
+    settings = _settings(querying={"stop_coverage": 0.9, "stop_patience": 2})
     both = {"a", "b", "c"}
     ledger = _ledger(both, both, both, both, both, both)  # every record caught six times
     verdict = covered(ledger, settings)
@@ -127,7 +130,7 @@ def test_covered_needs_the_estimate_and_a_patient_tail() -> None:
     ],
 )
 def test_the_words_stop_for_their_own_reasons(build: object, reason: StopReason) -> None:
-    settings = _settings(keywords={"max_cost": 1000})
+    settings = _settings(querying={"max_cost": 1000})
     ledger = _ledger({"a"})
     assert words_stop(ledger, _words(ledger, settings), settings) is None
     build(ledger)  # type: ignore[operator]
@@ -135,7 +138,7 @@ def test_the_words_stop_for_their_own_reasons(build: object, reason: StopReason)
 
 
 def test_the_words_stop_when_the_form_answers_every_word_alike_or_the_budget_is_spent() -> None:
-    settings = _settings(keywords={"identical_window": 3, "max_queries": 10})
+    settings = _settings(querying={"identical_window": 3, "max_queries": 10})
     same = {"a", "b"}
     ledger = Ledger(identical_window=3)
     ledger.record("w0", same)
@@ -148,11 +151,18 @@ def test_the_words_stop_when_the_form_answers_every_word_alike_or_the_budget_is_
 
 
 def test_saturated_words_wait_for_the_users_words_and_an_untried_source() -> None:
-    settings = _settings(keywords={"saturation_window": 3, "saturation_records": None})
+    settings = settings_of(saturation_window=3, saturation_records=None)
     ledger = _ledger({"a"}, {"a"}, {"a"}, {"a"})
     words = _words(ledger, settings)
     assert words_stop(ledger, words, settings) is StopReason.SATURATED
-    users = KeywordManager(settings.keywords, ledger, seeds=["mine"], frequent=[], stop_words=())
+    users = KeywordManager(
+        settings.keywords,
+        ledger,
+        querying=settings.querying,
+        seeds=["mine"],
+        frequent=[],
+        stop_words=(),
+    )
     assert words_stop(ledger, users, settings) is None  # "mine" is sent all the same
     words.learn_record("fresh words")  # the record pages' words: a source untried
     assert words_stop(ledger, words, settings) is None

@@ -13,7 +13,8 @@ from deepcrawl.errors import ConfigError
 from deepcrawl.keywords import FrequencyPolicy, StopReason, WordSource
 from deepcrawl.querying import KeywordManager, Ledger, QueryLoop
 from deepcrawl.querying.schedule import on_trial
-from deepcrawl.settings import KeywordSettings, Settings
+from deepcrawl.settings import KeywordSettings
+from tests.unit.querying.sections import settings_of
 
 FREQUENT = ["the", "a", "of", "house", "garden", "river", "stone", "bread", "light", "road"]
 STOP = {"the", "a", "of", "and"}
@@ -22,10 +23,7 @@ LETTERS = "abcdefghijklmnopqrstuvwxyzABCDE"
 
 def manager(**settings: object) -> QueryLoop:
     """The keyword manager as the query loop drives it, word by word, with no search."""
-    keywords = KeywordSettings(**settings)  # type: ignore[arg-type]
-    return QueryLoop(
-        Settings().model_copy(update={"keywords": keywords}), frequent=FREQUENT, stop_words=STOP
-    )
+    return QueryLoop(settings_of(**settings), frequent=FREQUENT, stop_words=STOP)
 
 
 def test_stopword_probe_rejected_drops_stop_words() -> None:
@@ -309,13 +307,13 @@ def test_a_trial_keeps_the_lists_rules_waiting_until_its_queries_are_answered() 
     )  # nothing left yet: the switch comes with the next query
     word = m.next_word()
     assert word is not None
-    assert on_trial(m.ledger, m.settings.keywords)
+    assert on_trial(m.ledger, m.settings.querying)
     m.record(word, {"r1"})
-    assert on_trial(m.ledger, m.settings.keywords)
+    assert on_trial(m.ledger, m.settings.querying)
     word = m.next_word()
     assert word is not None
     m.record(word, {"r1"})
-    assert not on_trial(m.ledger, m.settings.keywords)
+    assert not on_trial(m.ledger, m.settings.querying)
 
 
 def test_the_record_pages_template_words_are_no_query() -> None:

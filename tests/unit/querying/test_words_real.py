@@ -17,7 +17,7 @@ import lxml.html
 from deepcrawl.keywords import StopReason, WordSource
 from deepcrawl.keywords.text import record_terms
 from deepcrawl.querying import QueryLoop, main_text
-from deepcrawl.settings import KeywordSettings, Settings
+from tests.unit.querying.sections import settings_of
 
 DATA = Path(__file__).parents[2] / "data" / "real"
 INDEXED = ("recipient", "city", "summary")
@@ -53,10 +53,7 @@ def _search(word: str) -> tuple[set[str], list[str]]:
 
 def _manager(**settings: object) -> QueryLoop:
     """The keyword manager as the query loop drives it, word by word, with no search."""
-    keywords = KeywordSettings(stopword_probes=(), **settings)  # type: ignore[arg-type]
-    m = QueryLoop(
-        Settings().model_copy(update={"keywords": keywords}), frequent=["house"], stop_words=STOP
-    )
+    m = QueryLoop(settings_of(stopword_probes=(), **settings), frequent=["house"], stop_words=STOP)
     m.words.record_stopword_probe(False)
     return m
 

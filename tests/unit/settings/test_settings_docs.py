@@ -81,9 +81,9 @@ def test_the_user_settings_are_a_few_dozen_and_the_ones_a_user_sets() -> None:
     assert {
         "politeness.requests_per_second", "politeness.obey_robots", "access.proxy",
         "access.cookies", "http.user_agent", "browser.chromium", "crawl.max_pages",
-        "keywords.max_queries", "storage.url", "crawl.deliver_text",
+        "querying.max_queries", "storage.url", "crawl.deliver_text",
     } <= users  # fmt: skip
-    assert not users & {"keywords.paging_min_new", "crawl.stop_checked_records"}  # knobs
+    assert not users & {"querying.paging_min_new", "querying.stop_checked_records"}  # knobs
     marked = {s.key for s in explain_settings() if s.user}
     assert marked == users
 
@@ -94,7 +94,7 @@ def test_the_readme_table_lists_every_user_setting() -> None:
     assert script["render"](readme) == readme, "run scripts/settings_reference.py"
     table = script["reference"]()
     assert '| `storage.url` | `"sqlite:///deepcrawl.db"` |' in table
-    assert "`keywords.paging_min_new`" not in table
+    assert "`querying.paging_min_new`" not in table
 
 
 def test_one_name_one_meaning() -> None:
