@@ -123,8 +123,8 @@ def served_html(page: FetchedPage) -> str:
 
     The layout check compares templates, and the adaptive fetcher serves the first pages of a
     kind from the browser (the live DOM, changed by the site's scripts) and the rest by plain
-    HTTP: compared as fetched, two pages of one template scored 0.48 on a MkDocs site, as
-    served 0.98. The bytes received are what both ways share (a page read back from storage
+    HTTP: compared as fetched, two pages of one template can score far apart where scripts
+    rewrite the page (BENCHMARKS.md has the figures), as served nearly alike. The bytes received are what both ways share (a page read back from storage
     has only its stored body).
     """
     if page.via == "http" or page.exchange is None:  # plain HTTP's body is the bytes decoded

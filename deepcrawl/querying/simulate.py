@@ -53,7 +53,7 @@ class SyntheticDatabase:
         texts: record id -> text.
         page_size: results per result page.
         max_pages: result pages a query can reach (a site's own cap, or the crawler's).
-        accepts_stopwords: False makes stop-word queries return nothing (Wordpress-style).
+        accepts_stopwords: False makes stop-word queries return nothing (as many searches do).
         stop_words: the words refused when ``accepts_stopwords`` is False.
     """
 

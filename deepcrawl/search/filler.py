@@ -17,7 +17,7 @@ Hernández et al.'s "Deep Web Access" module fills a form and retrieves the resp
 3. the form is submitted by its own means: its submit button (an image button sends ``x``/``y``
    as a browser does), a scripted control, or Enter in the query field — unless typing alone
    shows the results: a form without a submit button that submits to its own page (a
-   search-as-you-type over a client-side index, as MkDocs-Material's) is first tried by typing
+   search-as-you-type over a client-side index, as static sites have) is first tried by typing
    the keyword as a user does; once that has shown results, every later keyword is typed into
    the same live page, which is never submitted nor reloaded (a query costs no request);
 4. the filler waits for the results, whether they come by navigation or by script

@@ -12,7 +12,7 @@ server for it only when no page it has will do:
    token may belong to another session;
 2. else the form's page, answered from the bytes of an earlier load of it once two looks at it
    showed the same form (action, fields and values: no token that changes per load) — a POST
-   form whose result pages do not show it again (ht://Dig) costs two loads of its page for a
+   form whose result pages do not show it again costs two loads of its page for a
    whole crawl, not one per query;
 3. else the form's page from the server. A submission that fails forgets the held bytes
    (:meth:`FormPage.forget`): the next load asks the server, and a page that changed (a token
