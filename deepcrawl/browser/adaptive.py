@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 from urllib.parse import parse_qsl, urlsplit
 
+from deepcrawl.browser.access import with_start_origin
 from deepcrawl.browser.base import Fetcher
 from deepcrawl.browser.fetcher import BrowserFetcher
 from deepcrawl.browser.http import HttpFetcher
@@ -427,6 +428,7 @@ async def fetch_one(
 
     if not host_of(url):
         raise InvalidURLError(url, "not an http(s) URL with a host")
+    settings = with_start_origin(settings, url)
     fetcher = make_fetcher(settings, None, render=render, probe=probe)
     async with fetcher:
         if isinstance(fetcher, BrowserFetcher):

@@ -199,6 +199,7 @@ async def check_start_page(start_url: str, settings: Settings) -> StartPage:
         NetworkError: the host cannot be reached (the message says so, with the reason).
         ConfigError: the start URL answers with something else than an HTML page.
     """
+    from deepcrawl.browser.access import with_start_origin
     from deepcrawl.browser.http import HttpFetcher
     from deepcrawl.fetch.held import HeldPages
     from deepcrawl.fetch.polite import FetchPolicy, same_host
@@ -206,6 +207,7 @@ async def check_start_page(start_url: str, settings: Settings) -> StartPage:
     from deepcrawl.fetch.robots import RobotsPolicy, robots_url
 
     host = host_of(start_url)
+    settings = with_start_origin(settings, start_url)
     politeness = settings.politeness
     rules = RobotsPolicy(settings.http.user_agent, obey=politeness.obey_robots)
     policy = FetchPolicy(politeness, rules, HostLimiter(politeness), same_host(start_url))

@@ -134,10 +134,12 @@ async def discover_site(
         BrowserError: ``browser`` and Chromium cannot be started.
     """
     from deepcrawl.browser import make_fetcher
+    from deepcrawl.browser.access import with_start_origin
     from deepcrawl.browser.scope import Scope, host_of
 
     _strategy_class(strategy or settings.links.discovery_strategy)  # before any fetcher starts
 
+    settings = with_start_origin(settings, start_url)
     chosen = scope or Scope((host_of(start_url),), implicit=False)
     fetcher = make_fetcher(settings, chosen, render="always" if browser else "never", forms=browser)
     async with fetcher:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from playwright.async_api import Error as PlaywrightError
 
 from deepcrawl._resource import AsyncResource
+from deepcrawl.browser.access import with_start_origin
 from deepcrawl.browser.http import HttpFetcher
 from deepcrawl.browser.pool import BrowserPool
 from deepcrawl.browser.render import render_page
@@ -448,6 +449,7 @@ async def query_page(
         FormError: it has no searchable form.
         BrowserError: Chromium cannot be started.
     """
+    settings = with_start_origin(settings, url)
     async with BrowserPool(settings) as pool:
         form, verdict = await find_search_form(url, settings, pool)
         filler = FormFiller(pool, form, verdict, settings)

@@ -64,6 +64,9 @@ async def page_forms(url: str, settings: Settings, *, browser: bool = True) -> l
         FetchError: the page could not be fetched (or answered with an error status).
         BrowserError: Chromium could not be started.
     """
+    from deepcrawl.browser.access import with_start_origin
+
+    settings = with_start_origin(settings, url)  # the access headers go to its origin
     if not browser:
         return await _http_forms(url, settings)
     from deepcrawl.browser.fetcher import BrowserFetcher
@@ -148,6 +151,9 @@ async def inspect_forms(url: str, settings: Settings, *, browser: bool = True) -
             the chosen form (the message lists what exists).
         UnsafeFormError: the safety policy refuses the form ``forms.form`` picks.
     """
+    from deepcrawl.browser.access import with_start_origin
+
+    settings = with_start_origin(settings, url)  # the access headers go to its origin
     selected: list[bool] | None = None
     if browser:
         from deepcrawl.browser.pool import BrowserPool

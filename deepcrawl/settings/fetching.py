@@ -121,8 +121,9 @@ class HttpSettings(Section):
 class AccessSettings(Section):
     """What a site needs to let the crawler in: a session, headers, a proxy.
 
-    Applied identically to the browser (the Playwright context) and to plain HTTP (the httpx
-    client) by :mod:`deepcrawl.browser.access`; the ``http.user_agent`` goes to both too.
+    Applied identically to the browser (the Playwright context and its routes) and to plain
+    HTTP (the httpx client) by :mod:`deepcrawl.browser.access`; the ``http.user_agent`` goes
+    to both too.
     """
 
     cookies: Path | None = None
@@ -133,7 +134,14 @@ class AccessSettings(Section):
     its cookies go to both fetchers, its origins' local storage to the browser."""
     headers: dict[str, str] = Field(default_factory=dict)
     """Extra request headers (``--header 'K: V'``, in TOML an ``[access.headers]`` table).
-    ``User-Agent`` and ``Cookie`` are refused here: they have settings of their own."""
+    ``User-Agent`` and ``Cookie`` are refused here: they have settings of their own. They go to
+    the ``credential_origins`` only, never to another origin (a redirect, a CDN, a frame)."""
+    credential_origins: tuple[str, ...] = ()
+    """Origins (``scheme://host[:port]``) the ``headers`` go to (``--credential-origin``,
+    repeatable). Every command adds the origin of the URL it starts from itself (and, for an
+    http URL on the default port, its https form): name here only the site's other origins
+    that need the headers (an API host). Cookies are not limited by this: they go where
+    RFC 6265 sends them, by the domain and path each was given for."""
     proxy: str | None = None
     """Proxy every request of both fetchers goes through (``--proxy``): ``http://``,
     ``https://`` or ``socks5://``, credentials in the URL (``http://user:pw@host:3128``).
