@@ -22,8 +22,10 @@ stack: it carries the headers the page's request had (user agent, client hints, 
 ``Referer``) and the context's cookies, but no ``Sec-Fetch-*`` metadata, and through a proxy it
 is a ``CONNECT`` tunnel — the price of keeping the headers off a redirect's next hop, paid only
 by the requests that carry them. An event stream to a credential origin goes without the
-headers: its answer never ends, so it cannot be read whole before the page gets it. Cookies need none of this: they are in the
-context's cookie jar, which sends them by RFC 6265's rules on every hop.
+headers: its answer never ends, so it cannot be read whole before the page gets it.
+
+Cookies need none of this: they are in the context's cookie jar, which sends them by RFC 6265's
+rules on every hop.
 
 Without headers, only the caller's handler is installed: the routes cost nothing then.
 """
