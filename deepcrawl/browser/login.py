@@ -26,6 +26,7 @@ from playwright.async_api import Error as PlaywrightError
 from deepcrawl.browser.access import SiteAccess, with_start_origin
 from deepcrawl.browser.chromium import launch_chromium
 from deepcrawl.browser.credentials import route_context
+from deepcrawl.browser.scope import check_url
 from deepcrawl.errors import BrowserError, ConfigError, NetworkError
 
 if TYPE_CHECKING:
@@ -80,11 +81,13 @@ async def record_login(
             logged in; it gets the page.
 
     Raises:
+        InvalidURLError: ``url`` fails :func:`~deepcrawl.browser.scope.check_url`.
         AccessError: an access setting cannot be used.
         BrowserError: Chromium cannot be started (or shown: no display for a window).
         NetworkError: the page cannot be loaded.
         ConfigError: ``out`` cannot be written.
     """
+    url = check_url(url, max_length=settings.crawl.max_url_length)  # as every command does
     access = SiteAccess.from_settings(with_start_origin(settings, url))
     launched = await launch_chromium(settings.browser.model_copy(update={"headless": not headed}))
     try:
