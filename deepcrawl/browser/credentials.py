@@ -99,6 +99,8 @@ class _Routes:
     def __init__(self, access: SiteAccess, timeout_ms: float) -> None:
         self.access = access
         self.timeout_ms = timeout_ms
+        # Playwright names a request's headers in lower case: the access's replace them
+        self.headers = {name.lower(): value for name, value in access.headers.items()}
 
     def _signed(self, request: Request) -> bool:
         return request.resource_type not in _STREAMED and self.access.sends_credentials(request.url)
@@ -106,7 +108,7 @@ class _Routes:
     async def sign(self, route: Route, request: Request) -> None:
         """The headers on a request for a credential origin, as a fallback override."""
         if self._signed(request):
-            await route.fallback(headers={**request.headers, **self.access.headers})
+            await route.fallback(headers={**request.headers, **self.headers})
         else:
             await route.fallback()
 
