@@ -21,6 +21,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from deepcrawl.browser.access import with_start_origin
 from deepcrawl.browser.http import decode_body
 from deepcrawl.browser.scope import Scope, host_of
 from deepcrawl.classify.layout import narrow_to_example, widen_to_siblings
@@ -292,6 +293,7 @@ async def _layout_answer(
 
     if make_fetcher is None:
         make_fetcher = _crawl_fetcher
+    settings = with_start_origin(settings, like)  # the access headers go to its origin only
     scope = Scope((host_of(like),), implicit=False)
     # a session needs storage for its prototypes and labels: a private in-memory database
     with Repository.open("sqlite://", settings.storage) as repo:

@@ -261,7 +261,7 @@ class QueryLoop(QueryStops):
 
     def _refresh(self) -> None:
         stats = self.ctx.stats
-        stats.queries = len(self.manager.history)
+        stats.queries = self.manager.asked  # every stored query, as ``deepcrawl status`` counts
         coverage = self.manager.coverage()
         stats.records_reached = coverage.reached
         stats.records_estimated = coverage.estimated

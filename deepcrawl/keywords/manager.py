@@ -119,6 +119,9 @@ class KeywordManager(SourceSwitching):
         )
         self.stopwords_accepted: bool | None = None
         self.history: list[QueryOutcome] = []
+        #: Queries submitted: every outcome of :attr:`history`, and the queries :meth:`skip`
+        #: counted without one — one a stored query, the count ``deepcrawl status`` shows.
+        self.asked = 0
         self.records: set[str] = set()
         self.capture = CaptureRecapture(self.settings.estimator)
         self._issued: set[str] = set()
@@ -406,6 +409,7 @@ class KeywordManager(SourceSwitching):
             The query's outcome, also appended to :attr:`history`.
         """
         self._issued.add(query.casefold())
+        self.asked += 1
         ids = frozenset(result_ids)
         new = ids - self.records
         self.records |= new
@@ -442,8 +446,10 @@ class KeywordManager(SourceSwitching):
     def skip(self, query: str) -> None:
         """Count ``query`` as asked without recording an outcome: an empty query that found
         nothing tells no more than that the search wants words, and leaves no trace in the
-        history the stop rules read."""
+        history the stop rules read. It was submitted all the same: :attr:`asked` and the query
+        budget count it."""
         self._issued.add(query.casefold())
+        self.asked += 1
 
     def observe(self, ids: Collection[str], texts: Mapping[str, str] | None = None) -> int:
         """Count records reached without a query (links on fetched record pages) as known.
@@ -489,7 +495,7 @@ class KeywordManager(SourceSwitching):
             return StopReason.IDENTICAL
         if self._spent() and not self._deferred():
             return StopReason.SATURATED
-        if len(self.history) >= s.max_queries:
+        if self.asked >= s.max_queries:
             return StopReason.QUERY_BUDGET
         if s.max_cost is not None and self._cost >= s.max_cost:
             return StopReason.COST_BUDGET
