@@ -56,7 +56,7 @@ def check_url(url: str, *, max_length: int = 2048, what: str = "URL") -> str:
 
     Args:
         url: an absolute URL.
-        max_length: the longest URL accepted (``crawl.max_url_length``).
+        max_length: the longest URL accepted (``crawl.max_start_url_length``).
         what: what the URL is, for the message (``start URL``, ``--like``).
 
     Raises:

@@ -140,7 +140,8 @@ async def discover_site(
 
     _strategy_class(strategy or settings.links.discovery_strategy)  # before any fetcher starts
 
-    start_url = check_url(start_url, max_length=settings.crawl.max_url_length, what="start URL")
+    limit = settings.crawl.max_start_url_length
+    start_url = check_url(start_url, max_length=limit, what="start URL")
     settings = with_start_origin(settings, start_url)
     chosen = scope or Scope((host_of(start_url),), implicit=False)
     fetcher = make_fetcher(settings, chosen, render="always" if browser else "never", forms=browser)

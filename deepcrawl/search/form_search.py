@@ -450,7 +450,7 @@ async def query_page(
         FormError: it has no searchable form.
         BrowserError: Chromium cannot be started.
     """
-    url = check_url(url, max_length=settings.crawl.max_url_length)  # as every command does
+    url = check_url(url, max_length=settings.crawl.max_start_url_length)  # as every command does
     settings = with_start_origin(settings, url)
     async with BrowserPool(settings) as pool:
         form, verdict = await find_search_form(url, settings, pool)
