@@ -16,6 +16,8 @@ request the page (or a popup of it) makes and decides:
 * a popup's navigation → recorded and answered with 204; the popup is closed;
 * a script's request for a document the crawl stored, or for a script, style sheet or data the
   pool already holds → answered without the network (:mod:`deepcrawl.browser.subrequests`).
+* anything else → handed on to the site access's route, which sends the access's headers to
+  its credential origins only (:mod:`deepcrawl.browser.credentials`).
 
 Per-fetch records (:attr:`captured`, :attr:`blocked`, :attr:`crashed`) are reset by
 :meth:`begin`.
@@ -31,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from playwright.async_api import Error as PlaywrightError
 
 from deepcrawl.browser._assets import script
+from deepcrawl.browser.credentials import route_context
 from deepcrawl.browser.scope import strip_fragment
 from deepcrawl.safety import SafetyRule
 
@@ -164,7 +167,10 @@ class PageLease:
         page.on("crash", lambda _page: lease._on_crash())
         page.on("dialog", lease._on_dialog)
         context.on("page", lease._on_popup)
-        await context.route("**/*", lease._route)
+        # the access's headers go to its credential origins only: routes around this one's
+        await route_context(
+            context, access, lease._route, timeout_s=settings.browser.page_timeout_s
+        )
         return lease
 
     def hold(self, url: str, document: FetchedPage | None) -> bool:
@@ -292,7 +298,7 @@ class PageLease:
             return
         if navigation and where:
             self.foreign_session = False  # the server's answer comes with its cookies
-        await route.continue_()
+        await route.fallback()  # sent by the access's route (deepcrawl.browser.credentials)
 
     def on_request(self, _request: Request) -> None:
         """Count a started request (attached while probing)."""

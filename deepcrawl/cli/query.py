@@ -36,8 +36,6 @@ def query(
     links found (results first; menus and pagers marked)."""
     from deepcrawl.search.form_search import query_page
 
-    if not url.startswith(("http://", "https://")):
-        raise ConfigError(f"not an http(s) URL: {url!r}")
     if max_pages is not None and max_pages < 1:
         raise ConfigError("--max-pages must be at least 1")
     settings = load_settings(

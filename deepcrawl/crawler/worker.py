@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from deepcrawl._tasks import supervised
+from deepcrawl.browser.access import with_start_origin
 from deepcrawl.browser.scope import Scope, host_of
 from deepcrawl.crawler.context import CrawlContext, CrawlStats
 from deepcrawl.crawler.coordination import Heartbeat
@@ -188,6 +189,7 @@ async def run_worker(
         )
     with Repository.open(url, settings.storage) as repo:
         chosen = await _wait_for_crawl(repo, site, settings.crawl.worker_wait_s)
+        settings = with_start_origin(settings, chosen.start_url)  # where the headers go
         crawl_state = CrawlState(repo, chosen.id)
         ctx = CrawlContext.create(
             chosen.start_url, settings, repo, chosen, crawl_state, notify=progress

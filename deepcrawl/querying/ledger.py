@@ -104,6 +104,9 @@ class Ledger:
     ) -> None:
         self.history: list[QueryOutcome] = []
         """Every query recorded, in order, with what it brought."""
+        self.asked = 0
+        """Queries submitted: every one recorded, and those counted without an answer
+        (:meth:`skip`) — one a stored query, the count ``deepcrawl status`` shows."""
         self.records: set[str] = set()
         """Records known: shown by a query, or reached otherwise (links, sitemaps, hubs)."""
         self.capture = CaptureRecapture(estimator)
@@ -188,6 +191,7 @@ class Ledger:
         Returns:
             The query's outcome, also appended to :attr:`history`.
         """
+        self.asked += 1
         ids = frozenset(result_ids)
         new = ids - self.records
         self.records |= new
@@ -214,6 +218,12 @@ class Ledger:
         if not error:
             self.recent.append(ids)
         return outcome
+
+    def skip(self) -> None:
+        """Count a query submitted whose answer is no evidence (an empty query that found
+        nothing says only that the search wants words): not in :attr:`history`, which the stop
+        rules read, but in :attr:`asked` and so in the query budget."""
+        self.asked += 1
 
     def observe(self, ids: Iterable[str]) -> frozenset[str]:
         """Count records reached without a query (links, sitemaps, hubs) as known; returns

@@ -230,6 +230,7 @@ class QueryLoop:
                     ledger.resume_urls[row.keyword] = url
             if not row.keyword and not texts:  # as :meth:`step` left it
                 self.words.mark_issued(row.keyword)
+                self.ledger.skip()
                 continue
             self.record(
                 row.keyword,
@@ -305,7 +306,9 @@ class QueryLoop:
                 else None,
             ).new
         else:
-            self.words.mark_issued(word)  # the empty query found nothing: the search wants words
+            # the empty query found nothing: the search wants words
+            self.words.mark_issued(word)
+            self.ledger.skip()
         if self.store is not None:
             self.store.save(result, new_records=new)
         if word.casefold() in self._probes:
@@ -513,7 +516,7 @@ class QueryLoop:
 
     def _refresh(self) -> None:
         figures, ledger = self.figures, self.ledger
-        figures.queries = len(ledger.history)
+        figures.queries = ledger.asked  # every stored query, as ``deepcrawl status`` counts
         coverage = ledger.coverage()
         figures.records_reached = coverage.reached
         figures.records_estimated = coverage.estimated

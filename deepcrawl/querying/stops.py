@@ -98,7 +98,7 @@ def words_stop(ledger: Ledger, words: KeywordManager, settings: Settings) -> Sto
         return StopReason.IDENTICAL
     if spent(ledger, s) and not deferred(ledger, words, s):
         return StopReason.SATURATED
-    if len(ledger.history) >= s.max_queries:
+    if ledger.asked >= s.max_queries:
         return StopReason.QUERY_BUDGET
     if s.max_cost is not None and ledger.cost >= s.max_cost:
         return StopReason.COST_BUDGET

@@ -23,10 +23,11 @@ from typing import TYPE_CHECKING
 from playwright.async_api import Error as PlaywrightError
 
 from deepcrawl._resource import AsyncResource
+from deepcrawl.browser.access import with_start_origin
 from deepcrawl.browser.http import HttpFetcher
 from deepcrawl.browser.pool import BrowserPool
 from deepcrawl.browser.render import render_page
-from deepcrawl.browser.scope import Scope, host_of
+from deepcrawl.browser.scope import Scope, check_url, host_of
 from deepcrawl.errors import ConfigError, FormError, HTTPStatusError
 from deepcrawl.forms.fields import parse_form_choice, pick_form, user_verdict
 from deepcrawl.forms.store import load_critic
@@ -440,10 +441,13 @@ async def query_page(
     """Find the search form on the page at ``url``, submit ``keyword``, read every result page.
 
     Raises:
+        InvalidURLError: ``url`` fails :func:`~deepcrawl.browser.scope.check_url`.
         FetchError: the page cannot be fetched.
         FormError: it has no searchable form.
         BrowserError: Chromium cannot be started.
     """
+    url = check_url(url, max_length=settings.crawl.max_start_url_length)  # as every command does
+    settings = with_start_origin(settings, url)
     async with BrowserPool(settings) as pool:
         form, verdict = await find_search_form(url, settings, pool)
         filler = FormFiller(pool, form, verdict, settings)

@@ -122,8 +122,9 @@ class HttpSettings(Section):
 class AccessSettings(Section):
     """What a site needs to let the crawler in: a session, headers, a proxy.
 
-    Applied identically to the browser (the Playwright context) and to plain HTTP (the httpx
-    client) by :mod:`deepcrawl.browser.access`; the ``http.user_agent`` goes to both too.
+    Applied identically to the browser (the Playwright context and its routes) and to plain
+    HTTP (the httpx client) by :mod:`deepcrawl.browser.access`; the ``http.user_agent`` goes
+    to both too.
     """
 
     cookies: User[Path | None] = None
@@ -133,8 +134,12 @@ class AccessSettings(Section):
     """Playwright storage-state JSON (``--storage-state``), as ``deepcrawl login`` writes it:
     its cookies go to both fetchers, its origins' local storage to the browser."""
     headers: User[dict[str, str]] = Field(default_factory=dict)
-    """Extra request headers (``--header 'K: V'``; in TOML an ``[access.headers]`` table).
-    ``User-Agent`` and ``Cookie`` are refused here: they have settings of their own."""
+    """Extra request headers (``--header 'K: V'``; in TOML an ``[access.headers]`` table), sent
+    to the ``credential_origins`` only. ``User-Agent`` and ``Cookie`` are refused here: they
+    have settings of their own."""
+    credential_origins: User[tuple[str, ...]] = ()
+    """More origins (``scheme://host[:port]``) the ``headers`` go to (``--credential-origin``);
+    the start URL's origin always gets them. Cookies go where RFC 6265 sends them."""
     proxy: User[str | None] = None
     """Proxy of every request of both fetchers, loopback included (``--proxy``): ``http://``,
     ``https://`` or ``socks5://``, credentials in the URL. ``HTTP(S)_PROXY`` and ``ALL_PROXY``
