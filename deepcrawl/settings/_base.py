@@ -39,7 +39,7 @@ QUIET_CHROMIUM_ARGS = (
 RENAMED: dict[str, str] = {
     "crawl.lease_s": "crawl.worker_lease_s",
     "links.lease_s": "links.batch_lease_s",
-    "crawl.max_start_url_length": "crawl.max_start_url_length",
+    "crawl.max_url_length": "crawl.max_start_url_length",
     "forms.max_page_size": "forms.data_page_size",
     "forms.settle_s": "browser.settle_quiet_s",
     "browser.growth_quiet_s": "browser.settle_quiet_s",
