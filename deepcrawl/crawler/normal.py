@@ -128,9 +128,16 @@ class NormalPhase(LeaseFetching):
         self.label_stats = LabelStats()
         #: Judges the links only the learned model wants (a labelled prototype vouches for its).
         self.safety = SafetyRule()
-        # the per-host cap of live leases holds across every worker process (PostgreSQL)
+        # the per-host cap of live leases holds across every worker process (PostgreSQL); a
+        # lease names this process, whose leases come back at once if it is judged dead
         cap = ctx.settings.politeness.concurrency_per_host
-        self.frontier = SqlFrontier(ctx.repo.engine, ctx.site.id, host_cap=max(1, cap))
+        self.frontier = SqlFrontier(
+            ctx.repo.engine,
+            ctx.site.id,
+            host_cap=max(1, cap),
+            holder=ctx.state.worker_id,
+            heartbeat_s=ctx.settings.crawl.heartbeat_s,
+        )
         globs = "|".join(fnmatch.translate(g) for g in ctx.settings.crawl.drop_params)
         self._drop = re.compile(globs or r"(?!)", re.IGNORECASE)
         # bounded: one entry per result link ever seen would grow with the site
@@ -395,8 +402,8 @@ class NormalPhase(LeaseFetching):
         """Deliver what is left and stop the delivery point (after ``run`` and ``--navigate``).
 
         In a shared crawl, fetch until no URL is pending in any process — leases a dead worker
-        held come back when they expire and are fetched here — and then sweep every page still
-        undelivered. A no-op with direct delivery.
+        held come back once it is judged dead and are fetched here — and then sweep every page
+        still undelivered. A no-op with direct delivery.
 
         Raises:
             StorageError, FetchError, or the sink's error.

@@ -204,6 +204,7 @@ async def run_worker(
             every = settings.crawl.heartbeat_s
             heartbeat = Heartbeat(repo.engine, chosen.id, "worker", ctx.stats, every_s=every)
             heartbeat.register()
+            crawl_state.worker_id = heartbeat.id  # the holder of this process's leases
             lock = QueryLock(repo.engine, chosen.id)
             fetch_tasks = concurrency or settings.politeness.concurrency_per_host
             state = "stopped"

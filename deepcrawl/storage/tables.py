@@ -346,6 +346,9 @@ class FrontierEntry(SQLModel, table=True):
     attempts: int = 0
     error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     added_at: datetime = Field(default_factory=_now)
+    holder: int | None = None
+    """Leased: the ``crawl_worker`` row of the process holding the lease (None: a process
+    without one); its leases come back at once when it is judged dead."""
 
     __table_args__ = (UniqueConstraint("site_id", "url", name="uq_frontier_site_url"),)
 
