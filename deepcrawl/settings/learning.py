@@ -18,6 +18,16 @@ class PrototypeSettings(Section):
     """Longer URLs are refused by the tokeniser (InvalidURLError)."""
     allowed_schemes: tuple[str, ...] = ("http", "https")
     """Schemes the tokeniser accepts; ``mailto:``, ``javascript:`` … are refused."""
+    session_params: tuple[str, ...] = (
+        "jsessionid", "phpsessid", "aspsessionid", "sid", "sessid", "sessionid", "session_id",
+    )  # fmt: skip
+    """Names (any case) of the parameters that carry a session id: dropped from the URL normal
+    form, as a path parameter (``/book/7;jsessionid=…``) or a query item (``?PHPSESSID=…``),
+    when their value looks like one (``session_value_min_length`` characters or more, not all
+    digits). A server that opens a session per response links the same page under a new id
+    every time; under its normal form it is one URL. ``?sid=17`` (an id) stays."""
+    session_value_min_length: int = 8
+    """The shortest value of a ``session_params`` parameter that is taken for a session id."""
     literal_threshold: float = 0.1
     """A token seen at a position in at least this share of the URLs below its tree node stays
     literal; rarer tokens merge into a typed wildcard (``markParts``)."""
