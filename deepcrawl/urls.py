@@ -75,6 +75,7 @@ __all__ = [
     "ascii_host",
     "browser_url",
     "drop_query_keys",
+    "drop_session_params",
     "normalise_url",
     "normalise_urls",
     "parse_normalised",
@@ -300,9 +301,7 @@ class SessionParams:
         """Whether the parameter ``name=value`` (decoded or not) carries a session id."""
         if "%" in name or "+" in name:
             name = unquote_plus(name)
-        return (
-            name.lower() in self.names and len(value) >= self.min_length and not value.isdigit()
-        )
+        return name.lower() in self.names and len(value) >= self.min_length and not value.isdigit()
 
     def drop_from_items(self, items: list[str]) -> list[str]:
         """Query items (``key\0value``, as :meth:`URLNormaliser.parts` splits them) without
@@ -324,6 +323,22 @@ class SessionParams:
             kept = [p for p in params if not self.carries(*p.partition("=")[::2])]
             segments[n] = ";".join([head, *kept])
         return "/".join(segments)
+
+
+def drop_session_params(url: str, sessions: SessionParams) -> str:
+    """A normal form without the path parameters and query items that carry a session id by
+    ``sessions`` (the kept items as they were: the result is a normal form too)."""
+    if not sessions.names:
+        return url
+    head, mark, query = url.partition("?")
+    if ";" in head:
+        start = head.find("/", head.find("://") + 3)
+        if start > 0:
+            head = head[:start] + sessions.drop_from_path(head[start:])
+    if not mark:
+        return head
+    items = sessions.drop_from_items(query.replace("=", "\0").split("&"))
+    return f"{head}?{'&'.join(items).replace(chr(0), '=')}" if items else head
 
 
 class URLNormaliser:

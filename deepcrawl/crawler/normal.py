@@ -148,6 +148,7 @@ class NormalPhase(LeaseFetching):
         start = canonical_url(self._decide([ctx.start_url])[0].url, self._drop)
         self.hubs = HubScout(ctx.settings.links, read=[start])
         teach_fetcher(fetcher, self.prototype_key)
+        ctx.sessions.listeners.append(self._judge_again)
         self._querying = True
         self._in_flight = 0
         self._stop = asyncio.Event()
@@ -156,6 +157,9 @@ class NormalPhase(LeaseFetching):
     # -- classification --------------------------------------------------------------------
 
     def _decide(self, urls: Iterable[str]) -> list[Decision]:
+        sessions = self.ctx.sessions
+        if sessions.names:  # the parameters learnt to carry a session are no part of a URL
+            urls = [sessions.drop(normalised_id(url) or url) for url in urls]
         return self.classifier.decide_many(urls)
 
     def record_id(self, url: str) -> str | None:
@@ -165,6 +169,13 @@ class NormalPhase(LeaseFetching):
     def _record_id(self, url: str) -> str | None:
         decision = self._decide([url])[0]
         return canonical_url(decision.url, self._drop) if decision.relevant else None
+
+    def _judge_again(self, _learnt: set[str]) -> None:
+        """A parameter was learnt to carry a session: the stored queries' result links are
+        judged again without it (one of a kind not wanted under its old spelling may be)."""
+        self._ids.cache_clear()
+        for query in self.ctx.state.queries():
+            self.enqueue(query.result_links(), query_source(query.row.keyword))
 
     def prototype_key(self, url: str) -> str:
         """The URL's prototype id (its shape when no prototype matches): the unit by which an
@@ -443,6 +454,7 @@ class NormalPhase(LeaseFetching):
                 # where the querying ended on the evidence that every record is known)
                 while (
                     not self.loop.judged_complete
+                    and self.loop.ran_away() is None
                     and not self._stopping()
                     and await self._read_hub(querying=False)
                 ):

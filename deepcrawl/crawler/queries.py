@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 
 from deepcrawl.crawler.paging import ListRead, Paging, lists_checked_out, resume_url
 from deepcrawl.crawler.query_stops import QueryStops
+from deepcrawl.crawler.runaway import ContentLedger, Verdict, runaway
 from deepcrawl.errors import InvalidURLError
 from deepcrawl.keywords import KeywordManager, StopReason, WordSource
 from deepcrawl.keywords.known import KnownTexts, main_text
@@ -135,6 +136,12 @@ class QueryLoop(QueryStops):
         self.deepened = 0
         """Lists re-read so far."""
         self._deepened_from = 0  # the query the deepening started at
+        self.content = ContentLedger(ctx.settings.crawl.runaway_window)
+        """The main texts of the record pages fetched, by fingerprint (:mod:`.runaway`)."""
+        self.largest_total = 0
+        """The largest result count a list reported."""
+        self.runaway: Verdict | None = None
+        """Why the crawl ran away, once it did (:meth:`ran_away`)."""
 
     def _ids(self, links: Iterable[tuple[str, str]]) -> dict[str, str]:
         texts: dict[str, str] = {}
@@ -193,6 +200,19 @@ class QueryLoop(QueryStops):
         text = main_text(html)
         self.texts.add(record_id, text)
         self.manager.learn_record(text)
+        self.content.add(text)
+
+    def ran_away(self) -> Verdict | None:
+        """Whether the crawl ran away (:func:`~deepcrawl.crawler.runaway.runaway`): its querying
+        and its link following stop, the verdict its stop reason. Once found, it stays."""
+        if self.runaway is None:
+            stats = self.ctx.stats
+            found = runaway(self.content, stats.pages_delivered, stats.records_estimated,
+                            self.largest_total, self.ctx.settings.crawl)  # fmt: skip
+            if found is not None:
+                self.runaway, stats.stop_reason = found, found.reason
+                logger.warning("%s: querying and link following stop", found.reason)
+        return self.runaway
 
     def trusts_totals(self) -> bool:
         """Whether the result totals of this search measure what the crawl lacks.
@@ -423,6 +443,9 @@ class QueryLoop(QueryStops):
         asked are deepened (:meth:`next_deepening`) until none is worth a re-read, the
         result-list rule (:meth:`checked_out`) or a budget says stop.
         """
+        if (verdict := self.ran_away()) is not None:
+            self._stop(verdict.reason, gap=False)
+            return None
         probes = self.manager.stopword_probe_queries()
         skip = 0
         resume: tuple[str, int] | None = None
@@ -507,6 +530,8 @@ class QueryLoop(QueryStops):
         if result.error:
             logger.debug("query %r: %s", word, result.error)
         self._keep_list(word, result)
+        self.largest_total = max(self.largest_total, result.total_results or 0)
+        self.ctx.sessions.observe_result(result.links)  # before its links are counted
         self.manager.learn_entries(word, more.blocks)
         texts = self._ids((link.url, link.text) for link in result.result_links)
         new = 0

@@ -236,7 +236,10 @@ async def setup_fetch(ctx: CrawlContext, fetcher: Fetcher, url: str) -> FetchedP
     if (stored := StoredPages(ctx.repo, ctx.site.id).document(url)) is not None:
         body = stored.body.decode("utf-8", errors="replace")
         return FetchedPage(url, url, stored.status, stored.content_type, body)
-    return await sample_politely(ctx.polite.wrap(fetcher), url)
+    page = await sample_politely(ctx.polite.wrap(fetcher), url)
+    if page is not None:
+        ctx.sessions.observe(link.url for link in page.links)
+    return page
 
 
 def example_texts(pages: Sequence[FetchedPage]) -> list[str]:
@@ -307,7 +310,8 @@ def label_session(ctx: CrawlContext, examples: Sequence[str] = ()) -> LabelSessi
         FormError: the queries found no link at all (nothing to prototype).
     """
     links = ctx.state.link_urls()
-    urls = [*links, *example_urls(ctx, examples)]
+    # in their normal form without the session parameters learnt: no kind of URL splits on them
+    urls = _normal(ctx, [*links, *example_urls(ctx, examples)])
     if not links:
         raise FormError(
             f"the search form of {ctx.start_url} returned no links in "
@@ -327,7 +331,7 @@ def _normal(ctx: CrawlContext, urls: Sequence[str]) -> list[str]:
     out: list[str] = []
     for url in urls:
         try:
-            out.append(normaliser(url))
+            out.append(ctx.sessions.drop(normaliser(url)))
         except InvalidURLError:
             continue
     return list(dict.fromkeys(out))

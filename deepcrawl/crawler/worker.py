@@ -105,6 +105,7 @@ class FetchWorker(NormalPhase):
     async def _watch(self) -> None:
         while True:
             self._querying = self.lock.held_elsewhere()
+            self.ctx.sessions.know(self.ctx.state.session_params())  # learnt by the others
             if not self._querying:
                 self._wake.set()
             await asyncio.sleep(_WATCH_S)

@@ -114,6 +114,28 @@ class CrawlSettings(Section):
     estimate or the totals say: a search that reports no total, or an estimate that never
     reaches the count, must not query on until killed. ``stop_fruitless_share`` raises it on
     long crawls. 0: off. Not from a paper (the keyword manager's saturation window)."""
+    runaway_window: int = 40
+    """The latest record pages fetched that the repeat rule judges (:mod:`deepcrawl.crawler
+    .runaway`): once ``runaway_repeat_share`` of them repeat the main text of a page fetched
+    before, the crawl has run away — the same records under new URLs, whatever identity says —
+    and its querying and link following stop. 0: off."""
+    runaway_repeat_share: float = 0.5
+    """The share of repeats among the latest ``runaway_window`` pages at which the crawl stops."""
+    runaway_factor: float = 4.0
+    """The crawl has run away, and its querying and link following stop, once it delivered more
+    than this many times the records its capture–recapture estimate and its result lists'
+    largest total say exist, plus ``runaway_slack``. 0: off."""
+    runaway_slack: int = 200
+    """Records delivered past ``runaway_factor`` times the records known to exist before that
+    rule holds: records reached by links and sitemaps, which no query counts."""
+    learn_session_params: bool = True
+    """Learn the parameters that carry a session under names nobody listed: one whose value,
+    id-like (``prototypes.session_value_min_length`` characters or more, not a number), is the
+    same in every link of a page and another on another page for the same links (a new session
+    a response), ``session_learn_links`` links over, leaves the identity of every URL for the
+    rest of the crawl: the frontier's keys and what the classifier sees."""
+    session_learn_links: int = 2
+    """Links seen under two values of a parameter before it is learnt as a session's."""
     stop_fruitless_share: float = 0.1
     """The run of fruitless queries that ends querying is at least this share of the queries
     made: a long crawl's tail meets twenty fruitless queries by chance while records are still

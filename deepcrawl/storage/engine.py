@@ -93,7 +93,8 @@ def _to_v5(conn: Connection) -> None:
 
 def _to_v6(conn: Connection) -> None:
     """Version 6: a lease names the process holding it (``frontier.holder``), so that a dead
-    process's leases come back at once."""
+    process's leases come back at once; the ``session_param`` table (the parameters a crawl
+    learnt to carry a session) is made by ``create_all``."""
     if "holder" not in {column["name"] for column in sa.inspect(conn).get_columns("frontier")}:
         conn.execute(sa.text("ALTER TABLE frontier ADD COLUMN holder INTEGER"))
 

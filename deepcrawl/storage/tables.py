@@ -449,6 +449,18 @@ class QueryEnd(SQLModel, table=True):
     ended_at: datetime = Field(default_factory=_now)
 
 
+class SessionParam(SQLModel, table=True):
+    """A parameter name the crawl of a site learnt to carry a session (a new value on every
+    response): dropped from every URL's identity for the rest of the crawl, by every process."""
+
+    __tablename__ = "session_param"
+
+    site_id: int = Field(foreign_key="site.id", primary_key=True)
+    name: str = Field(max_length=255, primary_key=True)
+    """The parameter's name, in lower case."""
+    learnt_at: datetime = Field(default_factory=_now)
+
+
 class Delivery(SQLModel, table=True):
     """A page handed to the extractor: each page is delivered once, across resumed runs."""
 

@@ -14,6 +14,7 @@ from types import SimpleNamespace
 from typing import TYPE_CHECKING, cast
 
 from deepcrawl.crawler.queries import QueryLoop
+from deepcrawl.crawler.session_params import LearntSessions
 from deepcrawl.keywords import KeywordManager
 from deepcrawl.page.fetched import Link
 from deepcrawl.search.results import QueryResult, ResultLink, ResultPage
@@ -39,8 +40,14 @@ def fake_query_loop(settings: Settings, seeds: Sequence[str]) -> QueryLoop:
         limiter=SimpleNamespace(slot=slot),
         state=SimpleNamespace(save_query=lambda row, _links, form_id: row),
         stats=SimpleNamespace(
-            queries=0, records_reached=0, records_estimated=None, stop_reason=None, requests=0
+            queries=0,
+            records_reached=0,
+            records_estimated=None,
+            stop_reason=None,
+            requests=0,
+            pages_delivered=0,
         ),
+        sessions=LearntSessions(settings),
         changed=lambda: None,
     )
     loop = QueryLoop(
