@@ -1,0 +1,91 @@
+"""``deepcrawl settings`` and the global options (``--set``, ``--log-file``) as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from deepcrawl.storage import Repository
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def run(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("DEEPCRAWL_")}
+    return subprocess.run(
+        [sys.executable, "-m", "deepcrawl", *args],
+        env={**clean, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'fixtures'}", **env},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_settings_names_the_source_of_each_value(tmp_path: Path) -> None:
+    (tmp_path / "deepcrawl.toml").write_text(
+        "[http]\ntimeout_s = 3.5\n[crawl]\nmax_pages = 7\nsetup_queries = 5\n"
+    )
+    result = run(
+        tmp_path,
+        "--set", "crawl.max_pages=9",
+        "--set", 'crawl.like=["/book/1", "/book/2"]',
+        "--set", "storage.url=postgresql+psycopg://me:secret@127.0.0.1:1/db",
+        "settings", "--json",
+        DEEPCRAWL_CRAWL__SETUP_QUERIES="6",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    found = json.loads(result.stdout)
+    assert found["http.timeout_s"] == {
+        "value": 3.5, "source": "file", "detail": "deepcrawl.toml"
+    }  # fmt: skip
+    # --set beats the file, the environment beats the file
+    assert found["crawl.max_pages"]["value"] == 9
+    assert found["crawl.max_pages"]["source"] == "--set"
+    assert found["crawl.setup_queries"] == {
+        "value": 6, "source": "environment", "detail": "DEEPCRAWL_CRAWL__SETUP_QUERIES"
+    }  # fmt: skip
+    assert found["crawl.like"]["value"] == ["/book/1", "/book/2"]
+    assert found["politeness.obey_robots"] == {"value": True, "source": "default", "detail": ""}
+    assert "secret" not in result.stdout
+    assert found["storage.url"]["value"] == "postgresql+psycopg://me:***@127.0.0.1:1/db"
+
+
+def test_settings_table_lists_only_changed_values_when_asked(tmp_path: Path) -> None:
+    result = run(tmp_path, "--set", "crawl.max_pages=9", "settings", "--changed")
+    assert result.returncode == 0, result.stderr
+    assert "crawl.max_pages" in result.stdout
+    assert "--set" in result.stdout
+    assert "http.timeout_s" not in result.stdout
+
+
+def test_a_bad_assignment_is_one_clear_line(tmp_path: Path) -> None:
+    result = run(tmp_path, "--set", "crawl.max_pagez=3", "settings")
+    assert result.returncode == 1, result.stdout
+    assert result.stderr.startswith("error: --set crawl.max_pagez: no such setting")
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+def test_a_flag_beats_set(tmp_path: Path) -> None:
+    # two databases, a site in each: `sites` (which only reads) shows the one the flag names
+    for name in ("flag", "set"):
+        with Repository.open(f"sqlite:///{tmp_path / name}.db") as repo:
+            repo.site(f"http://{name}.test/")
+    result = run(
+        tmp_path, "--set", f"storage.url=sqlite:///{tmp_path / 'set.db'}",
+        "sites", "--db", f"sqlite:///{tmp_path / 'flag.db'}", "--json",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "http://flag.test/" in result.stdout
+    assert "http://set.test/" not in result.stdout
+
+
+def test_an_unwritable_log_file_is_one_clear_line(tmp_path: Path) -> None:
+    result = run(tmp_path, "--log-file", str(tmp_path / "no" / "such" / "dir.log"), "settings")
+    assert result.returncode == 1
+    assert result.stderr.startswith("error: --log-file")
+    assert "Traceback" not in result.stderr

@@ -1,0 +1,279 @@
+"""Site access: cookie files, storage states, headers and proxies read once, handed alike to
+the browser (Playwright context options) and to plain HTTP (httpx options); bad input named.
+
+The httpx side is checked with ``httpx.MockTransport`` (what the client would send); the
+browser side end to end in ``tests/integration/browser/test_site_access.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from deepcrawl.browser.access import (
+    SiteAccess,
+    load_cookies,
+    load_storage_state,
+    parse_header,
+    parse_headers,
+    parse_proxy,
+)
+from deepcrawl.cli._access import AccessFlags
+from deepcrawl.errors import AccessError, ConfigError
+from deepcrawl.settings import Settings, load_settings
+from deepcrawl.settings.fetching import default_user_agent
+
+FUTURE = int(time.time()) + 86_400
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for name in ("DEEPCRAWL_CONFIG", "DEEPCRAWL_ACCESS__PROXY", "DEEPCRAWL_ACCESS__HEADERS"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)
+
+
+# -- headers ------------------------------------------------------------------------------------
+
+
+def test_a_header_line_is_split_at_the_first_colon() -> None:
+    assert parse_header("X-Key:  a:b ") == ("X-Key", "a:b")
+    assert parse_headers(["X-A: 1", "x-a: 2", "X-B: 3"]) == {"x-a": "2", "X-B": "3"}
+
+
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [
+        ("X-Key", "expected 'Name: value'"),
+        ("Bad Name: 1", "not a valid header name"),
+        ("X-Key: a\x00b", "control characters"),
+        ("User-Agent: me", "--user-agent"),
+        ("cookie: a=1", "--cookies"),
+    ],
+)
+def test_a_malformed_header_is_named_with_the_reason(line: str, why: str) -> None:
+    with pytest.raises(AccessError, match=why) as error:
+        parse_header(line)
+    assert repr(line) in str(error.value)
+
+
+# -- proxies ------------------------------------------------------------------------------------
+
+
+def test_a_proxy_url_is_split_for_playwright_and_kept_whole_for_httpx() -> None:
+    proxy = parse_proxy("http://me:p%40ss@127.0.0.1:3128")
+    assert proxy.server == "http://127.0.0.1:3128"
+    assert (proxy.username, proxy.password) == ("me", "p@ss")
+    assert proxy.url == "http://me:p%40ss@127.0.0.1:3128"
+    assert parse_proxy("http://proxy.example").server == "http://proxy.example:80"
+
+
+@pytest.mark.parametrize(
+    ("url", "why"),
+    [
+        ("ftp://proxy:21", "scheme"),
+        ("http://", "no host"),
+        ("http://proxy:99999", "out of range|port"),
+        ("http://proxy:3128/path", "no path"),
+    ],
+)
+def test_a_bad_proxy_url_is_named(url: str, why: str) -> None:
+    with pytest.raises(AccessError, match=why):
+        parse_proxy(url)
+
+
+# -- cookie files -------------------------------------------------------------------------------
+
+
+def test_netscape_cookies_keep_host_only_domain_and_http_only_cookies(tmp_path: Path) -> None:
+    path = tmp_path / "cookies.txt"
+    path.write_text(
+        "# Netscape HTTP Cookie File\n\n"
+        f".example.org\tTRUE\t/\tTRUE\t{FUTURE}\tsid\tabc\n"
+        "#HttpOnly_shop.example.org\tFALSE\t/cart\tFALSE\t0\tcart\t42\n"
+        "old.example.org\tFALSE\t/\tFALSE\t1000\tgone\tx\n"
+    )
+    sid, cart = load_cookies(path)  # the expired one is left out
+    assert (sid["domain"], sid["secure"], sid["expires"]) == (".example.org", True, FUTURE)
+    assert (cart["domain"], cart["path"], cart["httpOnly"]) == ("shop.example.org", "/cart", True)
+    assert cart["expires"] == -1  # a session cookie
+
+
+def test_json_cookies_of_playwright_and_of_browser_extensions(tmp_path: Path) -> None:
+    path = tmp_path / "cookies.json"
+    path.write_text(
+        json.dumps(
+            [
+                {"name": "a", "value": "1", "domain": "example.org", "path": "/",
+                 "expires": -1, "httpOnly": False, "secure": False, "sameSite": "Strict"},
+                {"name": "b", "value": "2", "domain": "example.org", "hostOnly": False,
+                 "expirationDate": FUTURE, "sameSite": "no_restriction", "secure": True},
+                {"name": "c", "value": "3", "domain": ".example.org", "hostOnly": True,
+                 "session": True, "sameSite": "unspecified"},
+                {"name": "d", "value": "4", "domain": "example.org", "sameSite": "no_restriction"},
+            ]
+        )
+    )  # fmt: skip
+    a, b, c, d = load_cookies(path)
+    assert (a["domain"], a["sameSite"]) == ("example.org", "Strict")
+    assert (b["domain"], b["sameSite"], b["expires"]) == (".example.org", "None", FUTURE)
+    assert (c["domain"], c["sameSite"], c["expires"]) == ("example.org", "Lax", -1)
+    assert d["sameSite"] == "Lax"  # SameSite=None needs Secure: Chromium would drop it
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("example.org\tFALSE\t/\n", "line 1: expected 7 tab-separated fields"),
+        ("example.org\tFALSE\t/\tFALSE\tsoon\tn\tv\n", "line 1: expiry 'soon'"),
+        ("[{]", "invalid JSON"),
+        ('{"no": "cookies"}', "expected a JSON list"),
+        ('[{"name": "n", "value": "v"}]', "cookie 1 \\(n\\): needs a 'domain'"),
+        ('[{"domain": "x.org"}]', "cookie 1: needs a 'name'"),
+    ],
+)
+def test_a_bad_cookie_file_is_named_with_the_place(tmp_path: Path, text: str, why: str) -> None:
+    path = tmp_path / "bad.txt"
+    path.write_text(text)
+    with pytest.raises(AccessError, match=why) as error:
+        load_cookies(path)
+    assert str(path) in str(error.value)
+
+
+def test_an_unreadable_file_is_named(tmp_path: Path) -> None:
+    with pytest.raises(AccessError, match="cookie file .*missing.txt: cannot read it"):
+        load_cookies(tmp_path / "missing.txt")
+    with pytest.raises(AccessError, match="storage state .*: cannot read it"):
+        load_storage_state(tmp_path)
+    (tmp_path / "state.json").write_text('{"origins": []}')
+    with pytest.raises(AccessError, match="'cookies' list"):
+        load_storage_state(tmp_path / "state.json")
+
+
+# -- one access for both fetchers ---------------------------------------------------------------
+
+
+def _state(tmp_path: Path) -> Path:
+    path = tmp_path / "state.json"
+    cookie = {"name": "sid", "value": "from-state", "domain": "127.0.0.1", "path": "/",
+              "expires": -1, "httpOnly": True, "secure": False, "sameSite": "Lax"}  # fmt: skip
+    storage = {"origin": "http://127.0.0.1:8000", "localStorage": [{"name": "k", "value": "v"}]}
+    path.write_text(json.dumps({"cookies": [cookie], "origins": [storage]}))
+    return path
+
+
+def _access(tmp_path: Path, **access: object) -> SiteAccess:
+    settings = Settings().with_overrides(access=access, http={"user_agent": "test-agent/1"})
+    return SiteAccess.from_settings(settings)
+
+
+def test_both_fetchers_get_the_same_agent_headers_cookies_and_proxy(tmp_path: Path) -> None:
+    cookies = tmp_path / "cookies.txt"
+    cookies.write_text("127.0.0.1\tFALSE\t/\tFALSE\t0\tsid\tfrom-file\n")
+    access = _access(
+        tmp_path,
+        cookies=cookies,
+        storage_state=_state(tmp_path),
+        headers={"X-Key": "k"},
+        proxy="http://u:p@127.0.0.1:3128",
+    )
+    context = access.context_options()
+    assert context["user_agent"] == "test-agent/1"
+    assert context["extra_http_headers"] == {"X-Key": "k"}
+    assert context["proxy"] == {"server": "http://127.0.0.1:3128", "username": "u", "password": "p"}
+    state = context["storage_state"]
+    assert [c["value"] for c in state["cookies"]] == ["from-file"]  # the file's replaces
+    assert state["origins"][0]["localStorage"] == [{"name": "k", "value": "v"}]
+    client = access.client_options()
+    assert client["headers"] == {"User-Agent": "test-agent/1", "X-Key": "k"}
+    assert access.proxy is not None
+    assert access.proxy.url == "http://u:p@127.0.0.1:3128"
+
+
+@pytest.mark.parametrize(
+    ("domain", "url", "sent"),
+    [
+        ("127.0.0.1", "http://127.0.0.1:8000/a", True),
+        ("localhost", "http://localhost:8000/a", True),  # no ".local" rewriting
+        ("example.org", "http://example.org/a", True),
+        ("example.org", "http://www.example.org/a", False),  # host-only
+        (".example.org", "http://www.example.org/a", True),
+        ("example.org", "http://other.org/a", False),
+    ],
+)
+async def test_httpx_sends_a_cookie_where_a_browser_would(
+    tmp_path: Path, domain: str, url: str, sent: bool
+) -> None:
+    path = tmp_path / "cookies.json"
+    path.write_text(json.dumps([{"name": "sid", "value": "1", "domain": domain, "path": "/"}]))
+    seen: list[str] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append(request.headers.get("cookie", ""))
+        return httpx.Response(200)
+
+    access = _access(tmp_path, cookies=path)
+    assert access.cookies_for(url) == ([("sid", "1")] if sent else [])
+    transport = httpx.MockTransport(answer)
+    async with httpx.AsyncClient(transport=transport, **access.client_options()) as client:
+        await client.get(url)
+    assert seen == (["sid=1"] if sent else [""])
+
+
+def test_a_bad_header_in_the_settings_file_is_named(tmp_path: Path) -> None:
+    (tmp_path / "deepcrawl.toml").write_text("[access.headers]\n'X Bad' = '1'\n")
+    with pytest.raises(AccessError, match="'X Bad: 1'"):
+        SiteAccess.from_settings(load_settings())
+
+
+def test_headers_and_proxy_come_from_the_settings_file(tmp_path: Path) -> None:
+    (tmp_path / "deepcrawl.toml").write_text(
+        "[access]\nproxy = 'http://127.0.0.1:3128'\n[access.headers]\nX-Key = 'k'\n"
+    )
+    access = SiteAccess.from_settings(load_settings())
+    assert access.headers == {"X-Key": "k"}
+    assert access.proxy is not None
+
+
+# -- the command-line flags ---------------------------------------------------------------------
+
+
+def test_flags_become_settings_overrides_and_flags_not_given_change_nothing(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "deepcrawl.toml").write_text("[access]\nproxy = 'http://127.0.0.1:1'\n")
+    flags = AccessFlags(header=("X-A: 1",), user_agent="me/1")
+    settings = load_settings(**flags.overrides())
+    assert settings.access.headers == {"X-A": "1"}
+    assert settings.http.user_agent == "me/1"
+    assert settings.access.proxy == "http://127.0.0.1:1"  # from the file: no --proxy given
+    assert load_settings(**AccessFlags().overrides()) == load_settings()
+    with pytest.raises(ConfigError, match="'nonsense'"):
+        AccessFlags(header=("nonsense",)).overrides()
+
+
+def test_the_default_user_agent_names_deepcrawl_and_its_version_and_no_made_up_contact() -> None:
+    agent = default_user_agent()
+    assert agent.startswith("deepcrawl/")
+    assert "example" not in agent
+    assert "invalid" not in agent
+
+
+async def test_paths_secure_cookies_and_cookies_the_site_set_meanwhile(tmp_path: Path) -> None:
+    path = tmp_path / "cookies.txt"
+    path.write_text(
+        "shop.example\tFALSE\t/\tFALSE\t0\tsid\told\n"
+        "shop.example\tFALSE\t/cart\tFALSE\t0\tcart\t1\n"
+        "shop.example\tFALSE\t/\tTRUE\t0\ttoken\tt\n"
+    )
+    access = _access(tmp_path, cookies=path)
+    assert access.cookies_for("http://shop.example/cart/3") == [("cart", "1"), ("sid", "old")]
+    assert access.cookies_for("http://shop.example/cartoon") == [("sid", "old")]
+    assert ("token", "t") in access.cookies_for("https://shop.example/")
+    request = httpx.Request("GET", "http://shop.example/", headers={"Cookie": "sid=new"})
+    await access.add_cookies(request)
+    assert request.headers["cookie"] == "sid=new"  # the site's newer session wins
