@@ -22,7 +22,8 @@ from urllib.parse import urlsplit
 
 import pytest
 import sqlalchemy as sa
-from run_cli import DEEPCRAWL, cli_env
+
+from tests.integration.run_cli import DEEPCRAWL, cli_env
 
 if TYPE_CHECKING:
     from collections.abc import Callable

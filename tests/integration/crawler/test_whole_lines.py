@@ -15,7 +15,8 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 import pytest
-from run_cli import run_deepcrawl
+
+from tests.integration.run_cli import run_deepcrawl
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
