@@ -311,7 +311,7 @@ def label_session(ctx: CrawlContext, examples: Sequence[str] = ()) -> LabelSessi
     """
     links = ctx.state.link_urls()
     # in their normal form without the session parameters learnt: no kind of URL splits on them
-    urls = _normal(ctx, [*links, *example_urls(ctx, examples)])
+    urls = [ctx.sessions.drop(url) for url in _normal(ctx, [*links, *example_urls(ctx, examples)])]
     if not links:
         raise FormError(
             f"the search form of {ctx.start_url} returned no links in "
@@ -331,7 +331,7 @@ def _normal(ctx: CrawlContext, urls: Sequence[str]) -> list[str]:
     out: list[str] = []
     for url in urls:
         try:
-            out.append(ctx.sessions.drop(normaliser(url)))
+            out.append(normaliser(url))
         except InvalidURLError:
             continue
     return list(dict.fromkeys(out))
