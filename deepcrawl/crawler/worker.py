@@ -13,8 +13,9 @@ delivery point (:class:`~deepcrawl.crawler.deliver.DeliveryPoller`): it delivers
 process stored, to its ``--out``, and ends only once every lease is settled and every stored page
 delivered. With one deliverer a record cannot be written twice: a worker killed at any point
 loses at most the fetches it had in flight (its leases come back once it is judged dead, silent
-for three heartbeats, and another process fetches them again); a record the crawl process had written but not yet remembered when it was killed is
-skipped when it runs again on the same ``--out`` (:class:`~deepcrawl.crawler.deliver.JsonlSink`).
+for three heartbeats, and another process fetches them again); a record the crawl process had
+written but not yet remembered when it was killed is skipped when it runs again on the same
+``--out`` (:class:`~deepcrawl.crawler.deliver.JsonlSink`).
 
 **Bodies**: on PostgreSQL every page body is kept in the database, whatever
 ``storage.bodies_inline_max`` says (:class:`~deepcrawl.storage.Repository`), so a worker on
