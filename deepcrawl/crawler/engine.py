@@ -117,7 +117,7 @@ class Crawl:
         self.settings = settings or load_settings()
         # one spelling of the start URL (an IDN host in punycode) for scope, robots and storage
         self.start_url = start_url = check_url(
-            start_url, max_length=self.settings.crawl.max_url_length, what="start URL"
+            start_url, max_length=self.settings.crawl.max_start_url_length, what="start URL"
         )
         self.like = [*self.settings.crawl.like, *like]
         self.labels_file = labels_file

@@ -81,7 +81,7 @@ class LeaseFetching:
             await _wait(self._wake, _IDLE_S / 5)
 
     async def _worker(self) -> None:
-        lease_s = self.ctx.settings.crawl.lease_s
+        lease_s = self.ctx.settings.crawl.worker_lease_s
         while not self._stop.is_set():
             if self._full():
                 self._stop.set()

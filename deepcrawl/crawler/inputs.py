@@ -3,7 +3,7 @@
 A bad input found late costs a browser start, setup queries sent to the site, and a site row
 that may poison the store; found here it costs one line. :func:`check_inputs` checks, in order:
 
-1. the start URL (:func:`check_url`): at most ``crawl.max_url_length`` characters, http or
+1. the start URL (:func:`check_url`): at most ``crawl.max_start_url_length`` characters, http or
    https, a host; an internationalised host becomes punycode, so scope, robots.txt and the
    site's identity in the store all see one spelling;
 2. each ``--like`` URL: a path is resolved against the start URL; it must be a valid URL on the
@@ -145,7 +145,7 @@ def check_inputs(
     from deepcrawl.keywords import load_word_list
     from deepcrawl.prototypes import read_labels_file
 
-    limit = settings.crawl.max_url_length
+    limit = settings.crawl.max_start_url_length
     start = check_url(start_url, max_length=limit, what="start URL")
     likes = tuple(_check_like(example, start, limit, "--like") for example in like)
     for example in settings.crawl.like:  # the crawl adds them itself

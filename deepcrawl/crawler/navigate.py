@@ -155,7 +155,8 @@ class NavigatePhase:
                 if self._full():
                     break
         # the links of the records fetched here that the normal phase queued (related records)
-        while not self._full() and (leases := self.normal.frontier.lease(1)):
+        lease_s = ctx.settings.crawl.worker_lease_s
+        while not self._full() and (leases := self.normal.frontier.lease(1, lease_s=lease_s)):
             await self.normal.fetch_leased(leases[0])
         ctx.stats.nav_records = ctx.stats.pages_fetched - start
         ctx.changed()
@@ -213,7 +214,7 @@ class NavigatePhase:
     async def _stored(self, key: str) -> PageRead | None:
         """Work the frontier until ``key`` is stored (or failed); None if it never will be."""
         ctx, normal = self.ctx, self.normal
-        lease_s = ctx.settings.crawl.lease_s
+        lease_s = ctx.settings.crawl.worker_lease_s
         while (row := ctx.repo.page(ctx.site.id, key)) is None:
             leases = normal.frontier.lease(1, lease_s=lease_s)
             if leases:

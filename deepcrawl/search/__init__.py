@@ -10,7 +10,7 @@
 * what they share: :mod:`~deepcrawl.search.results` (a result page and its links),
   :mod:`~deepcrawl.search.judge` (which links are results), :mod:`~deepcrawl.search.pagination`
   and :mod:`~deepcrawl.search.page_size` (more results per request),
-  :mod:`~deepcrawl.search.browsing` (waiting for a live page to settle).
+  :mod:`~deepcrawl.search.browsing` (a settled live page read as a result page).
 
 The form model and the critic that decides which forms may be filled are in
 :mod:`deepcrawl.forms`; this package loads the browser stack, so its names load on first access.

@@ -21,7 +21,7 @@ Hernández et al.'s "Deep Web Access" module fills a form and retrieves the resp
    the keyword as a user does; once that has shown results, every later keyword is typed into
    the same live page, which is never submitted nor reloaded (a query costs no request);
 4. the filler waits for the results, whether they come by navigation or by script
-   (:func:`~deepcrawl.search.browsing.settle`), then follows the result pages — next links, page
+   (:func:`~deepcrawl.browser.settle.settle`), then follows the result pages — next links, page
    numbers, "load more" buttons — up to ``settings.keywords.max_result_pages``
    (:mod:`deepcrawl.search.pagination`);
 5. each query ends as a :class:`~deepcrawl.search.results.QueryResult`: ``ok``, ``no_results``
@@ -44,6 +44,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from deepcrawl.browser._assets import script
 from deepcrawl.browser.render import collect_links, translate
+from deepcrawl.browser.settle import ActionMark, Traffic, before_action, settle
 from deepcrawl.errors import ConfigError, FetchError, FetchTimeoutError, FormError, UnsafeFormError
 from deepcrawl.forms.fields import (
     TEXT_INPUT_TYPES,
@@ -55,7 +56,7 @@ from deepcrawl.forms.query_field import find_query_fields
 from deepcrawl.forms.safety import ensure_submittable
 from deepcrawl.safety import SafetyRule
 from deepcrawl.search.backend import QueryBackend
-from deepcrawl.search.browsing import Traffic, before_action, settle, snapshot
+from deepcrawl.search.browsing import snapshot
 from deepcrawl.search.form_page import FormPage
 from deepcrawl.search.judge import MIN_NEW_LINKS, Judge
 from deepcrawl.search.page_size import page_size_choice
@@ -283,7 +284,7 @@ class FormFiller(QueryBackend):
         """
         page = lease.page
         timeout = self.settings.browser.page_timeout_s
-        quiet = self.settings.forms.settle_s
+        browser = self.settings.browser
         lease.begin()
         live = await self.form_page.open(lease, traffic, self._read)
         before: _BeforeTyping | None = None
@@ -299,7 +300,7 @@ class FormFiller(QueryBackend):
         acted = await before_action(page, traffic)
         await self._submit(page, live)
         try:
-            await settle(page, traffic, quiet_s=quiet, timeout_s=timeout, after=acted)
+            await settle(page, traffic, browser, timeout_s=timeout, after=acted)
         except FetchTimeoutError:
             lease.poisoned = True
             raise
@@ -328,7 +329,7 @@ class FormFiller(QueryBackend):
                     await page.locator(turn.locator).first.click(
                         timeout=timeout * 1000, no_wait_after=True
                     )
-                await settle(page, traffic, quiet_s=quiet, timeout_s=timeout, after=acted)
+                await settle(page, traffic, browser, timeout_s=timeout, after=acted)
                 nxt = await self._read(page, traffic, mark)
             except (FetchError, PlaywrightError):
                 lease.poisoned = True
@@ -375,11 +376,11 @@ class FormFiller(QueryBackend):
             return False
         timeout = self.settings.browser.page_timeout_s * 1000
         await page.locator(query.locator).first.press("End", timeout=timeout, no_wait_after=True)
-        quiet = self.settings.forms.settle_s
+        quiet = self.settings.browser.settle_quiet_s
         deadline = time.monotonic() + min(
             self.settings.forms.typing_wait_s, self.settings.browser.page_timeout_s
         )
-        after: tuple[int, int | None] | None = before.acted
+        after: ActionMark | None = before.acted
         while True:
             # Known to search so, the page's first answer is the keyword's; not known yet, the
             # answer must be links, and may come late (a script still building its index).
@@ -387,7 +388,7 @@ class FormFiller(QueryBackend):
                 await settle(
                     page,
                     traffic,
-                    quiet_s=quiet,
+                    self.settings.browser,
                     timeout_s=max(quiet, deadline - time.monotonic()),
                     after=after,
                 )
@@ -424,9 +425,7 @@ class FormFiller(QueryBackend):
             if not await page.evaluate(script("deepcrawl.browser.js", "scroll.js")):
                 return
             try:
-                await settle(
-                    page, traffic, quiet_s=self.settings.forms.settle_s, timeout_s=wait, after=acted
-                )
+                await settle(page, traffic, self.settings.browser, timeout_s=wait, after=acted)
             except FetchTimeoutError:
                 return
             pages.append(await self._read(page, traffic, mark))
@@ -530,8 +529,8 @@ class _BeforeTyping(NamedTuple):
     """Chrome keys of the links it shows."""
     mark: tuple[int, int]
     """The traffic mark (:meth:`Traffic.mark`)."""
-    acted: tuple[int, int | None]
-    """The :func:`before_action` mark."""
+    acted: ActionMark
+    """The :func:`~deepcrawl.browser.settle.before_action` mark."""
 
 
 def _radio(form: Form, name: str, value: str) -> FormField | None:

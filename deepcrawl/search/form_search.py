@@ -345,7 +345,7 @@ class FormSearch(AsyncResource, QueryBackend):
     async def _try_data(self, result: QueryResult) -> None:
         if not self.settings.forms.url_templates or self._http is None or not result.data_urls:
             return
-        size = self.settings.forms.max_page_size if self.settings.forms.largest_page_size else 0
+        size = self.settings.forms.data_page_size if self.settings.forms.largest_page_size else 0
         candidate = DataSearch.from_result(
             result,
             self._http,

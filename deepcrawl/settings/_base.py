@@ -1,8 +1,26 @@
-"""What every settings section shares, and the constants around them."""
+"""What every settings section shares: the base class, the user marker, the renamed keys."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, TypeVar
+
 from pydantic import BaseModel, ConfigDict
+
+if TYPE_CHECKING:
+    from pydantic.fields import FieldInfo
+
+__all__ = [
+    "CONFIG_FILE_ENV",
+    "DEFAULT_CONFIG_FILE",
+    "QUIET_CHROMIUM_ARGS",
+    "RENAMED",
+    "USER",
+    "ForUsers",
+    "Section",
+    "User",
+    "for_users",
+]
 
 CONFIG_FILE_ENV = "DEEPCRAWL_CONFIG"
 DEFAULT_CONFIG_FILE = "deepcrawl.toml"
@@ -16,8 +34,50 @@ QUIET_CHROMIUM_ARGS = (
     "--disable-quic",
 )
 
+#: Settings that had another name, ``section.key`` → ``section.key``: given by the old name
+#: (``--set``, the TOML file, the environment, code), they fail with a line naming the new one.
+RENAMED: dict[str, str] = {
+    "crawl.lease_s": "crawl.worker_lease_s",
+    "links.lease_s": "links.batch_lease_s",
+    "crawl.max_url_length": "crawl.max_start_url_length",
+    "forms.max_page_size": "forms.data_page_size",
+    "forms.settle_s": "browser.settle_quiet_s",
+    "browser.growth_quiet_s": "browser.settle_quiet_s",
+    "browser.growth_poll_s": "browser.settle_poll_s",
+    "browser.growth_max_s": "browser.settle_max_s",
+    "browser.probe_settle_s": "browser.probe_wait_s",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ForUsers:
+    """Marks a setting its user sets (politeness, access, budgets, storage, output …), as
+    against a tuning knob: ``deepcrawl settings --user`` lists these, and the README documents
+    them (``scripts/settings_reference.py``).
+
+    Attributes:
+        shown_default: how the README shows a default computed at run time (empty: the value).
+    """
+
+    shown_default: str = ""
+
+
+#: The marker of most user settings: ``max_pages: User[int | None] = None``.
+USER = ForUsers()
+
+T = TypeVar("T")
+User = Annotated[T, USER]
+
+
+def for_users(field: FieldInfo) -> ForUsers | None:
+    """The user marker of a settings field, None for a tuning knob."""
+    return next((m for m in field.metadata if isinstance(m, ForUsers)), None)
+
 
 class Section(BaseModel):
-    """One settings section: unknown keys are errors, values are frozen once validated."""
+    """One settings section: unknown keys are errors, values are frozen once validated, and
+    each field's docstring is its description (``deepcrawl settings``, the README)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, validate_default=True, use_attribute_docstrings=True
+    )

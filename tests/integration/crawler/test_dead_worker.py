@@ -3,10 +3,10 @@ for three heartbeats, the rule ``deepcrawl status`` shows — not when the lease
 item 3).
 
 ``deepcrawl crawl`` and one ``deepcrawl worker`` share a crawl of the books fixture site on a real
-PostgreSQL server, with the default lease (``crawl.lease_s``, 900 s) and a one-second heartbeat.
-The worker is frozen at a moment it holds leases, and killed with SIGKILL: the crawl still ends
-within a minute, having fetched the killed worker's URLs itself, and its output holds every
-stored record exactly once.
+PostgreSQL server, with the default lease (``crawl.worker_lease_s``, 900 s) and a one-second
+heartbeat. The worker is frozen at a moment it holds leases, and killed with SIGKILL: the crawl
+still ends within a minute, having fetched the killed worker's URLs itself, and its output holds
+every stored record exactly once.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
 
-#: Every process's settings, on top of :func:`run_cli.cli_env`'s; ``crawl.lease_s`` keeps its
+#: Every process's settings, on top of :func:`run_cli.cli_env`'s; ``crawl.worker_lease_s`` keeps its
 #: default, so only the judgement of death can bring the killed worker's URLs back in time.
 SETTINGS = {
     "DEEPCRAWL_POLITENESS__REQUESTS_PER_SECOND": "40",

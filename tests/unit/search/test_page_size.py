@@ -233,7 +233,7 @@ def test_the_largest_offered_page_size_is_taken_from_a_first_result_page() -> No
     offer = offered_page_size(first, "Government")
     assert offer is not None
     size, url = offer
-    assert size == 100  # 250 and 500 are above MAX_PAGE_SIZE
+    assert size == 100  # 250 and 500 are above PAGE_SIZE_CEILING
     assert "limit=100" in url
     assert offered_page_size(first, "parliament") is None  # another query's list
     # one size is a next link's, not a choice
