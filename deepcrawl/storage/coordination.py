@@ -161,14 +161,17 @@ def heard_since(heartbeat_s: float, now: datetime | None = None) -> datetime:
     return (now or datetime.now(UTC)) - timedelta(seconds=SILENT_BEATS * heartbeat_s)
 
 
-def dead_workers(site_id: int, heartbeat_s: float, now: datetime | None = None) -> sa.Select[Any]:
+def dead_workers(
+    site_id: int, heartbeat_s: float, now: datetime | None = None, *, me: int | None = None
+) -> sa.Select[Any]:
     """The ids of the site's processes judged dead, as a subquery: ended (no longer
     ``running``: a process that ended has given its leases back, so any it still holds are
     stale) or silent for :data:`SILENT_BEATS` heartbeats — the rule ``deepcrawl status``
-    shows."""
+    shows. ``me`` (this process's row) is never among them: a process that asks is alive."""
     c = t.Worker.__table__.c  # type: ignore[attr-defined]
     return sa.select(c.id).where(
         c.site_id == site_id,
+        c.id != (me or 0),
         sa.or_(c.state != "running", c.seen_at < heard_since(heartbeat_s, now)),
     )
 

@@ -168,7 +168,7 @@ class SqlFrontier(Frontier):
         c = _TABLE.c
         stale = c.ready_at <= now
         if self.heartbeat_s is not None:
-            dead = dead_workers(self.site_id, self.heartbeat_s, now)
+            dead = dead_workers(self.site_id, self.heartbeat_s, now, me=self.holder)
             stale = sa.or_(stale, c.holder.in_(dead.scalar_subquery()))
         stmt = (
             sa.update(_TABLE)

@@ -49,6 +49,8 @@ def test_the_leases_of_a_silent_process_come_back_at_once(db_url: str) -> None:
         record_heartbeat(repo.engine, alive, state="running", pages=0, errors=0, figures={})
         _silence(repo, alive, SILENT_BEATS + 1)
         assert SqlFrontier(repo.engine, site.id).lease(3, lease_s=900) == []
+        # a process never judges itself dead (a stalled heartbeat of its own)
+        assert frontier(alive).lease(3, lease_s=900) == []
         assert len(frontier(gone).lease(3, lease_s=900)) == 3
 
 
