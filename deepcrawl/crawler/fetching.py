@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 from typing import TYPE_CHECKING
 
@@ -115,6 +116,8 @@ class LeaseFetching:
             raise
 
     async def _fetch(self, lease: Lease) -> None:
+        if (key := self.ctx.sessions.drop(lease.url)) != lease.url:  # queued before it was learnt
+            lease = dataclasses.replace(lease, url=key)  # fetched and stored under today's key
         ctx, url = self.ctx, lease.url
         if (stored := ctx.repo.page(ctx.site.id, url)) is not None:  # stored before a crash
             # a record (not a sitemap or results page stored under the same URL)
@@ -182,7 +185,8 @@ class LeaseFetching:
             return
         if page.body:
             self.loop.learn_text(lease.url, page.body)
-        if follow:
+        ctx.sessions.observe(link.url for link in page.links)
+        if follow and self.loop.ran_away() is None:  # a crawl that ran away follows no link
             links = [(link.url, link.text) for link in page.links]
             self.enqueue(links, f"link on {lease.url}", on_record=True, scout=lease.url)
         ctx.stats.pages_fetched += 1

@@ -124,9 +124,16 @@ class NormalPhase(LeaseFetching):
         self.label_stats = LabelStats()
         #: Judges the links only the learned model wants (a labelled prototype vouches for its).
         self.safety = SafetyRule()
-        # the per-host cap of live leases holds across every worker process (PostgreSQL)
+        # the per-host cap of live leases holds across every worker process (PostgreSQL); a
+        # lease names this process, whose leases come back at once if it is judged dead
         cap = ctx.settings.politeness.concurrency_per_host
-        self.frontier = SqlFrontier(ctx.repo.engine, ctx.site.id, host_cap=max(1, cap))
+        self.frontier = SqlFrontier(
+            ctx.repo.engine,
+            ctx.site.id,
+            host_cap=max(1, cap),
+            holder=ctx.state.worker_id,
+            heartbeat_s=ctx.settings.crawl.heartbeat_s,
+        )
         globs = "|".join(fnmatch.translate(g) for g in ctx.settings.crawl.drop_params)
         self._drop = re.compile(globs or r"(?!)", re.IGNORECASE)
         # bounded: one entry per result link ever seen would grow with the site
@@ -137,6 +144,7 @@ class NormalPhase(LeaseFetching):
         start = canonical_url(self._decide([ctx.start_url])[0].url, self._drop)
         self.hubs = HubScout(ctx.settings.links, read=[start])
         teach_fetcher(fetcher, self.prototype_key)
+        ctx.sessions.listeners.append(self._judge_again)
         self._querying = True
         self._in_flight = 0
         self._stop = asyncio.Event()
@@ -145,6 +153,9 @@ class NormalPhase(LeaseFetching):
     # -- classification --------------------------------------------------------------------
 
     def _decide(self, urls: Iterable[str]) -> list[Decision]:
+        sessions = self.ctx.sessions
+        if sessions.names:  # the parameters learnt to carry a session are no part of a URL
+            urls = [sessions.drop(normalised_id(url) or url) for url in urls]
         return self.classifier.decide_many(urls)
 
     def record_id(self, url: str) -> str | None:
@@ -154,6 +165,13 @@ class NormalPhase(LeaseFetching):
     def _record_id(self, url: str) -> str | None:
         decision = self._decide([url])[0]
         return canonical_url(decision.url, self._drop) if decision.relevant else None
+
+    def _judge_again(self, _learnt: set[str]) -> None:
+        """A parameter was learnt to carry a session: the stored queries' result links are
+        judged again without it (one of a kind not wanted under its old spelling may be)."""
+        self._ids.cache_clear()
+        for query in self.ctx.state.queries():
+            self.enqueue(query.result_links(), query_source(query.row.keyword))
 
     def prototype_key(self, url: str) -> str:
         """The URL's prototype id (its shape when no prototype matches): the unit by which an
@@ -391,8 +409,8 @@ class NormalPhase(LeaseFetching):
         """Deliver what is left and stop the delivery point (after ``run`` and ``--navigate``).
 
         In a shared crawl, fetch until no URL is pending in any process — leases a dead worker
-        held come back when they expire and are fetched here — and then sweep every page still
-        undelivered. A no-op with direct delivery.
+        held come back once it is judged dead and are fetched here — and then sweep every page
+        still undelivered. A no-op with direct delivery.
 
         Raises:
             StorageError, FetchError, or the sink's error.
@@ -432,6 +450,7 @@ class NormalPhase(LeaseFetching):
                 # where the querying ended on the evidence that every record is known)
                 while (
                     not self.loop.judged_complete
+                    and self.loop.ran_away() is None
                     and not self._stopping()
                     and await self._read_hub(querying=False)
                 ):

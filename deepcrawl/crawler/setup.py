@@ -211,7 +211,8 @@ def query_loop(
     max_pages: int | None = None,
 ) -> QueryLoop:
     """The crawl's query loop over the form ``form_id``: its queries stored in the crawl's
-    state (:class:`StoredQueries`), its figures the crawl's, sent in the start URL's rate slot
+    state (:class:`StoredQueries`), its figures the crawl's, its results' links shown to the
+    learner of session parameters before they are counted, sent in the start URL's rate slot
     (the other arguments: :class:`~deepcrawl.querying.loop.QueryLoop`)."""
     return QueryLoop(
         ctx.settings,
@@ -221,6 +222,7 @@ def query_loop(
         store=StoredQueries(ctx, form_id),
         figures=ctx.stats,
         on_change=ctx.changed,
+        on_result=lambda result: ctx.sessions.observe_result(result.links),
         slot=lambda: ctx.limiter.slot(ctx.start_url),
     )
 
@@ -280,7 +282,10 @@ async def setup_fetch(ctx: CrawlContext, fetcher: Fetcher, url: str) -> FetchedP
     if (stored := StoredPages(ctx.repo, ctx.site.id).document(url)) is not None:
         body = stored.body.decode("utf-8", errors="replace")
         return FetchedPage(url, url, stored.status, stored.content_type, body)
-    return await sample_politely(ctx.polite.wrap(fetcher), url)
+    page = await sample_politely(ctx.polite.wrap(fetcher), url)
+    if page is not None:
+        ctx.sessions.observe(link.url for link in page.links)
+    return page
 
 
 def example_texts(pages: Sequence[FetchedPage]) -> list[str]:
@@ -349,7 +354,8 @@ def label_session(ctx: CrawlContext, examples: Sequence[str] = ()) -> LabelSessi
         FormError: the queries found no link at all (nothing to prototype).
     """
     links = ctx.state.link_urls()
-    urls = [*links, *example_urls(ctx, examples)]
+    # in their normal form without the session parameters learnt: no kind of URL splits on them
+    urls = [ctx.sessions.drop(url) for url in _normal(ctx, [*links, *example_urls(ctx, examples)])]
     if not links:
         raise FormError(
             f"the search form of {ctx.start_url} returned no links in "

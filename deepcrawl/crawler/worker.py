@@ -12,9 +12,10 @@ the process holding the site's query lock (:mod:`deepcrawl.storage.coordination`
 delivery point (:class:`~deepcrawl.crawler.deliver.DeliveryPoller`): it delivers every page any
 process stored, to its ``--out``, and ends only once every lease is settled and every stored page
 delivered. With one deliverer a record cannot be written twice: a worker killed at any point
-loses at most the fetches it had in flight (their leases expire and another process fetches
-them again); a record the crawl process had written but not yet remembered when it was killed is
-skipped when it runs again on the same ``--out`` (:class:`~deepcrawl.crawler.deliver.JsonlSink`).
+loses at most the fetches it had in flight (its leases come back once it is judged dead, silent
+for three heartbeats, and another process fetches them again); a record the crawl process had
+written but not yet remembered when it was killed is skipped when it runs again on the same
+``--out`` (:class:`~deepcrawl.crawler.deliver.JsonlSink`).
 
 **Bodies**: on PostgreSQL every page body is kept in the database, whatever
 ``storage.bodies_inline_max`` says (:class:`~deepcrawl.storage.Repository`), so a worker on
@@ -106,6 +107,7 @@ class FetchWorker(NormalPhase):
     async def _watch(self) -> None:
         while True:
             self._querying = self.lock.held_elsewhere()
+            self.ctx.sessions.know(self.ctx.state.session_params())  # learnt by the others
             if not self._querying:
                 self._wake.set()
             await asyncio.sleep(_WATCH_S)
@@ -206,6 +208,7 @@ async def run_worker(
             every = settings.crawl.heartbeat_s
             heartbeat = Heartbeat(repo.engine, chosen.id, "worker", ctx.stats, every_s=every)
             heartbeat.register()
+            crawl_state.worker_id = heartbeat.id  # the holder of this process's leases
             lock = QueryLock(repo.engine, chosen.id)
             fetch_tasks = concurrency or settings.politeness.concurrency_per_host
             state = "stopped"

@@ -13,7 +13,9 @@ ledger and decides, and nothing but the loop writes it:
 * :mod:`~deepcrawl.querying.paging` — :class:`ListReader`, read a list's next page?;
 * :mod:`~deepcrawl.querying.deepening` — which list to read again once the words are spent;
 * :mod:`~deepcrawl.querying.stops` — when the querying stops, each rule a pure function
-  returning a :class:`Verdict`;
+  returning a :class:`Verdict`; :mod:`~deepcrawl.querying.runaway` — when a crawl caught in a
+  trap stops whatever a record's identity says (pages repeating content fetched before,
+  deliveries far past the estimate);
 * :mod:`~deepcrawl.querying.loop` — :class:`QueryLoop`, the one loop that asks them in order.
 """
 

@@ -17,7 +17,8 @@ The facts:
 * per result list, what the crawl read of it (:class:`ListRead`): its total, its pages, the
   records it showed, whether it was read to its end; the lists whose total was checked against
   the fetched records (``checked``) and how often the pages refuted such a check;
-* the words of the record pages fetched (:class:`~deepcrawl.querying.texts.KnownTexts`);
+* the words of the record pages fetched (:class:`~deepcrawl.querying.texts.KnownTexts`), and
+  which of them repeat the content of one fetched before;
 * the lists a page cap cut short (the setup phase's), to be read on, and the deepening of the
   lists once the words are spent.
 """
@@ -30,6 +31,7 @@ from typing import TYPE_CHECKING
 
 from deepcrawl.keywords.estimate import CaptureRecapture, CoverageEstimate
 from deepcrawl.keywords.outcome import QueryOutcome
+from deepcrawl.querying.runaway import ContentLedger
 from deepcrawl.querying.texts import KnownTexts
 
 if TYPE_CHECKING:
@@ -93,6 +95,7 @@ class Ledger:
         estimator: the capture–recapture estimator of the database's size.
         identical_window: answers kept to tell a form that answers every word alike.
         min_term_length: shorter words of the fetched records are not counted.
+        content_window: the latest fetched pages whose repeats of earlier content are counted.
     """
 
     def __init__(
@@ -101,6 +104,7 @@ class Ledger:
         estimator: Estimator = "chao1",
         identical_window: int = 5,
         min_term_length: int = 2,
+        content_window: int = 40,
     ) -> None:
         self.history: list[QueryOutcome] = []
         """Every query recorded, in order, with what it brought."""
@@ -124,6 +128,11 @@ class Ledger:
         self.sources = SourceRecord()
         self.texts = KnownTexts(min_term_length)
         """The words of the record pages fetched."""
+        self.content = ContentLedger(content_window)
+        """The record pages fetched, by a fingerprint of their main text: which repeat one
+        fetched before (:mod:`~deepcrawl.querying.runaway`)."""
+        self.largest_total = 0
+        """The largest result count a list reported."""
         self.checked: list[tuple[int, int]] = []
         """Per query with a usable total, oldest first: (its total, the records of it the crawl
         lacked)."""
@@ -160,6 +169,7 @@ class Ledger:
             estimator=settings.keywords.estimator,
             identical_window=settings.querying.identical_window,
             min_term_length=settings.keywords.min_term_length,
+            content_window=settings.querying.runaway_window,
         )
 
     # -- what the queries brought ----------------------------------------------------------

@@ -32,11 +32,11 @@ from deepcrawl.keywords.outcome import StopReason, WordSource
 from deepcrawl.querying.deepening import Deepening, prune_unheld
 from deepcrawl.querying.ledger import Ledger
 from deepcrawl.querying.paging import ListReader, keep_list, resume_url
+from deepcrawl.querying.runaway import runaway
 from deepcrawl.querying.schedule import apply_switch, empty_source, next_switch
 from deepcrawl.querying.stops import (
     BUDGETS,
     DEEPEN_AFTER,
-    Verdict,
     checked_out,
     complete_out,
     covered,
@@ -45,6 +45,7 @@ from deepcrawl.querying.stops import (
     words_stop,
 )
 from deepcrawl.querying.texts import main_text
+from deepcrawl.querying.verdict import Verdict
 from deepcrawl.querying.words import KeywordManager
 from deepcrawl.search.results import PAGE_CAP_NOTE
 from deepcrawl.urls import normalise_url
@@ -98,6 +99,8 @@ class QueryFigures:
     """Why the querying stopped, or why the words would."""
     requests: int = 0
     """Requests the queries sent."""
+    pages_delivered: int = 0
+    """Pages delivered (kept by the crawl: the runaway rule weighs them)."""
 
 
 class _Figures(Protocol):
@@ -106,6 +109,7 @@ class _Figures(Protocol):
     records_estimated: float | None
     stop_reason: str | None
     requests: int
+    pages_delivered: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +138,8 @@ class QueryLoop:
         store: where each query is stored (None: nowhere).
         figures: the figures to keep up to date (default: the loop's own).
         on_change: called whenever the figures moved.
+        on_result: called with each query's result before its links are counted (the crawl
+            learns from them which parameters carry a session).
         slot: the rate slot a query is sent in (None: none).
     """
 
@@ -150,6 +156,7 @@ class QueryLoop:
         store: QueryStore | None = None,
         figures: _Figures | None = None,
         on_change: Callable[[], None] | None = None,
+        on_result: Callable[[QueryResult], object] | None = None,
         slot: Callable[[], AbstractAsyncContextManager[None]] | None = None,
     ) -> None:
         self.settings = settings
@@ -158,6 +165,7 @@ class QueryLoop:
         self.store = store
         self.figures: _Figures = figures if figures is not None else QueryFigures()
         self._on_change = on_change
+        self._on_result = on_result
         self._slot = slot
         self.ledger = Ledger.for_settings(settings)
         self.words = KeywordManager(
@@ -172,6 +180,8 @@ class QueryLoop:
             self.words.add_examples(examples)
         self.verdict: Verdict | None = None
         """Why the querying stopped (None while it goes on)."""
+        self.runaway: Verdict | None = None
+        """Why the crawl ran away, once it did (:meth:`ran_away`)."""
         self._probes = {w.casefold() for w in settings.keywords.stopword_probes}
         self._deepening = Deepening(self.ledger, settings, cap=self._cap)
 
@@ -262,13 +272,30 @@ class QueryLoop:
             return
         text = main_text(html)
         self.ledger.texts.add(record_id, text)
+        self.ledger.content.add(text)
         self.words.learn_record(text)
+
+    def ran_away(self) -> Verdict | None:
+        """Whether the crawl ran away (:func:`~deepcrawl.querying.runaway.runaway`): its
+        querying and its link following stop, the verdict its stop reason. Once found, it
+        stays."""
+        if self.runaway is None:
+            found = runaway(
+                self.ledger, self.settings.querying, delivered=self.figures.pages_delivered
+            )
+            if found is not None:
+                self.runaway, self.figures.stop_reason = found, found.reason
+                logger.warning("%s: querying and link following stop", found.reason)
+        return self.runaway
 
     # -- the loop --------------------------------------------------------------------------
 
     async def step(self, search: QueryBackend) -> QueryResult | None:
         """Submit the next keyword and store the query; None when the rules say stop (the
         reason in :attr:`verdict` and the figures' ``stop_reason``)."""
+        if (verdict := self.ran_away()) is not None:
+            self._end(verdict)
+            return None
         ask = self._next(search.accepts_empty)
         if isinstance(ask, Verdict):
             self._end(ask)
@@ -287,6 +314,9 @@ class QueryLoop:
         if result.error:
             logger.debug("query %r: %s", word, result.error)
         self._keep(reader, result)
+        self.ledger.largest_total = max(self.ledger.largest_total, result.total_results or 0)
+        if self._on_result is not None:  # before its links are counted
+            self._on_result(result)
         self.words.learn_entries(word, reader.blocks)
         texts = self._ids((link.url, link.text) for link in result.result_links)
         new = 0
@@ -508,10 +538,11 @@ class QueryLoop:
 
     def _end(self, verdict: Verdict) -> None:
         """End the querying; a stop that does not judge the records complete says what the
-        estimate sees missing."""
+        estimate sees missing (not a crawl that ran away: its estimate is what it outgrew)."""
         self._refresh()
         self.verdict = verdict
-        self.figures.stop_reason = verdict.reason + ("" if verdict.complete else gap(self.ledger))
+        quiet = verdict.complete or verdict is self.runaway
+        self.figures.stop_reason = verdict.reason + ("" if quiet else gap(self.ledger))
         logger.info("querying stops: %s", self.figures.stop_reason)
 
     def _refresh(self) -> None:

@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import logging
 import math
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from deepcrawl.keywords.estimate import chapman, lists_estimate
 from deepcrawl.keywords.outcome import StopReason
 from deepcrawl.querying.schedule import deferred, on_trial, spent
+from deepcrawl.querying.verdict import Verdict
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Sequence
@@ -59,20 +59,6 @@ logger = logging.getLogger(__name__)
 DEEPEN_AFTER = frozenset({StopReason.SATURATED, StopReason.EXHAUSTED})
 #: Reasons that end this run's querying only: run again with a larger budget, it goes on.
 BUDGETS = frozenset({StopReason.QUERY_BUDGET, StopReason.COST_BUDGET})
-
-
-@dataclass(frozen=True, slots=True)
-class Verdict:
-    """Why the querying stops.
-
-    Attributes:
-        reason: what ``stats.json`` says (the estimate's gap is added for a stop that does not
-            judge the records complete: :func:`gap`).
-        complete: the rule judged the records complete by their own evidence.
-    """
-
-    reason: str
-    complete: bool = False
 
 
 def words_stop(ledger: Ledger, words: KeywordManager, settings: Settings) -> StopReason | None:

@@ -19,6 +19,14 @@ class PrototypeSettings(Section):
     keeps URLs of up to 4,096 characters."""
     allowed_schemes: tuple[str, ...] = ("http", "https")
     """Schemes the tokeniser accepts; ``mailto:``, ``javascript:`` … are refused."""
+    session_params: tuple[str, ...] = (
+        "jsessionid", "phpsessid", "aspsessionid", "sid", "sessid", "sessionid", "session_id",
+    )  # fmt: skip
+    """Names (any case) of session id parameters, path (``;jsessionid=``) or query, dropped
+    from the URL normal form when their value looks like an id (``?sid=17`` stays)."""
+    session_value_min_length: int = 8
+    """The shortest value of a ``session_params`` parameter taken for a session id (not a
+    number)."""
     literal_threshold: float = 0.1
     """A token seen at a position in at least this share of the URLs below its tree node stays
     literal; rarer tokens merge into a typed wildcard (``markParts``; 0–1)."""

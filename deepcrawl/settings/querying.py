@@ -213,3 +213,15 @@ class QuerySettings(Section):
     estimate underrates the rare-word records of the tail)."""
     stop_patience: int = 5
     """Queries in a row without a new wanted record before ``stop_coverage`` may stop the crawl."""
+    runaway_window: int = 40
+    """The latest record pages the repeat rule judges (:mod:`deepcrawl.querying.runaway`): once
+    ``runaway_repeat_share`` of them repeat a main text fetched before, querying and link
+    following stop. 0: off."""
+    runaway_repeat_share: float = 0.5
+    """The share of repeats (0–1) among the latest ``runaway_window`` pages that stops a crawl."""
+    runaway_factor: float = 4.0
+    """Querying and link following stop once the records delivered pass this many times those
+    the estimate and the lists' largest total say exist, plus ``runaway_slack``. 0: off."""
+    runaway_slack: int = 200
+    """Records delivered past ``runaway_factor`` times those known to exist before that rule
+    holds: records of links and sitemaps, which no query counts."""

@@ -47,6 +47,11 @@ class CrawlSettings(Section):
     like_setup_queries: int = 24
     """Setup-phase queries at most (``setup_queries`` included) while no result link is like
     the ``--like`` example, before the crawl reports what the queries showed instead."""
+    learn_session_params: bool = True
+    """Learn the parameters that carry a session under unlisted names (one id-like value a
+    page, another on the next for the same links): they leave every URL's identity."""
+    session_learn_links: int = 2
+    """Links seen under two values of a parameter before it is learnt as a session's."""
     setup_result_pages: int = 3
     """Result pages read per setup-phase query at most: enough links to prototype. The normal
     phase asks such queries again first, its paging control deciding how far to read."""

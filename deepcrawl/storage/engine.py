@@ -48,8 +48,9 @@ __all__ = [
 # storage's classes take (``Repository.engine``); other packages only pass it on.
 
 #: Version of the schema this code writes. Bump it and add a migration when tables change, or
-#: when what they hold changes meaning (version 5: the URL normal form).
-SCHEMA_VERSION = 5
+#: when what they hold changes meaning (version 5: the URL normal form; 6: the lease's holder;
+#: 7: the normal form without session ids).
+SCHEMA_VERSION = 7
 
 _log = logging.getLogger(__name__)
 
@@ -91,8 +92,34 @@ def _to_v5(conn: Connection) -> None:
     )
 
 
+def _to_v6(conn: Connection) -> None:
+    """Version 6: a lease names the process holding it (``frontier.holder``), so that a dead
+    process's leases come back at once; the ``session_param`` table (the parameters a crawl
+    learnt to carry a session) is made by ``create_all``."""
+    if "holder" not in {column["name"] for column in sa.inspect(conn).get_columns("frontier")}:
+        conn.execute(sa.text("ALTER TABLE frontier ADD COLUMN holder INTEGER"))
+
+
+def _to_v7(conn: Connection) -> None:
+    """Version 7: stored URL keys without session ids (``prototypes.session_params``, the
+    defaults): rows that now share a key are merged (:mod:`deepcrawl.storage.renormalise`)."""
+    done = renormalise_urls(conn)
+    _log.warning(
+        "database %s: stored URLs re-written without session ids (schema 6 -> 7): %s",
+        safe_url(str(conn.engine.url)),
+        done.summary(),
+    )
+
+
 #: ``MIGRATIONS[n]`` upgrades a database from version ``n`` to ``n + 1``.
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _to_v2, 2: _to_v3, 3: _to_v4, 4: _to_v5}
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {
+    1: _to_v2,
+    2: _to_v3,
+    3: _to_v4,
+    4: _to_v5,
+    5: _to_v6,
+    6: _to_v7,
+}
 
 #: Key of the PostgreSQL advisory lock under which a process creates or migrates the schema.
 _SCHEMA_LOCK = 0x6463_0003
