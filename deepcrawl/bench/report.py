@@ -93,7 +93,8 @@ def write_plot(runs: Sequence[BenchRun], path: Path) -> Path:
 
 
 def real_table(runs: Sequence[RealRun]) -> Table:
-    """One row per real site: deepcrawl's figures, then the breadth-first baseline's."""
+    """One row per real site: deepcrawl's figures, then the breadth-first baseline's (the
+    reference client's figures are in :func:`real_speed_table`)."""
     table = Table(title="deepcrawl bench --suite real", title_justify="left")
     table.add_column("site")
     for column in ("records", "recall", "precision", "harvest", "docs", "assets"):
@@ -105,8 +106,8 @@ def real_table(runs: Sequence[RealRun]) -> Table:
         table.add_column(column, justify="right")
     baselines = {run.site: run for run in runs if run.crawler == "bfs"}
     for run in runs:
-        if run.crawler == "bfs":
-            continue
+        if run.crawler != "deepcrawl":
+            continue  # the baseline fills its columns; the reference is in the speed table
         s = run.score
         base = baselines.get(run.site)
         table.add_row(

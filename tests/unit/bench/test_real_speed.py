@@ -12,7 +12,7 @@ from rich.console import Console
 
 from deepcrawl.bench.real import RealRun, run_real_bench, settings_args
 from deepcrawl.bench.real_speed import compare
-from deepcrawl.bench.report import real_runs_to_json, real_speed_table
+from deepcrawl.bench.report import real_runs_to_json, real_speed_table, real_table
 from deepcrawl.bench.usage import TreeUsage
 from deepcrawl.errors import FixtureError
 from deepcrawl.settings import load_settings, overridden
@@ -77,6 +77,8 @@ def test_the_speed_table_and_the_json_carry_the_figures() -> None:
          "60", "2.5", "2.5"],
         ["wiki", "40", "-", "-", "5.0", "-", "30.0", "-", "-", "700", "-", "2.5", "-"],
     ]  # fmt: skip
+    console.print(real_table([crawl, reference]))  # the reference is no crawl of this table
+    assert sum(line.startswith("│ register") for line in console.export_text().splitlines()) == 1
     data = json.loads(real_runs_to_json([crawl, reference]))
     assert data[0]["usage"]["peak_pss_mib"] == 1240.0
     assert data[0]["versus_reference"]["cpu_ratio"] == 9.5
