@@ -43,6 +43,7 @@ from deepcrawl.settings._sources import (
     SettingOrigin,
     ShortcutSource,
     config_file,
+    current_overrides,
     explain,
     renamed,
 )
@@ -75,6 +76,7 @@ __all__ = [
     "SettingOrigin",
     "Settings",
     "StorageSettings",
+    "current_overrides",
     "explain_settings",
     "for_users",
     "load_settings",

@@ -128,3 +128,7 @@ class BenchSettings(Section):
     is killed and reported as such."""
     real_baseline_factor: int = 5
     """The breadth-first baseline's request budget on a real site, in records of its truth."""
+    sample_interval_s: float = 2.0
+    """Seconds between two samples of a real-site crawl's process tree (its memory, the
+    machine's load): a shorter peak can be missed. Each sample reads the memory map summary of
+    every process of the tree, a few milliseconds of CPU each for a browser's processes."""
