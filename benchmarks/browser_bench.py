@@ -17,8 +17,8 @@ Usage (from /work/main)::
   process's RSS) at page 1,000 and at page N. Target: within 20 %.
 * ``sphinx``: the real Sphinx build of ``tests/data/real/sphinx`` (a client-side search that
   fetches every result's page), five queries through the form filler with the sub-request rules
-  and the growth wait off (as before issue 14) and on: requests the server saw per query,
-  results read; then the median render time of N "books" fixture pages, growth wait off and on.
+  and the settle wait after load off (as before issue 14) and on: requests the server saw per query,
+  results read; then the median render time of N "books" fixture pages, settle wait off and on.
 
 Each prints one JSON object per measurement on stdout.
 """
@@ -234,7 +234,7 @@ _OFF = {
     "store_documents": False,
     "block_linked_documents": False,
     "cache_mb": 0,
-    "growth_max_s": 0.0,
+    "settle_max_s": 0.0,
 }
 
 
@@ -271,7 +271,7 @@ async def _sphinx_queries(settings: Settings, site: LocalSite) -> dict[str, Any]
 
 
 async def sphinx(pages: int) -> list[dict[str, Any]]:
-    """Requests per query on a real client-side search, and the growth wait's cost."""
+    """Requests per query on a real client-side search, and the settle wait's cost."""
     on = load_settings().with_overrides(browser={"memory_check_every": 0})
     off = on.with_overrides(browser=_OFF)
     out: dict[str, Any] = {"bench": "sphinx"}

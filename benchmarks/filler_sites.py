@@ -1,9 +1,10 @@
 """The form filler on the fixture sites: queries to exhaust each search form, and what they cost.
 
-For each site (default size) the keyword manager drives :func:`deepcrawl.search.exhaust` over
-the site's search form — through Chromium, switching to the URL template where the check passes
-— and the run reports queries, submissions by path, requests the server saw, result pages,
-records reached against the records the search can surface (ground truth), and wall time. The
+For each site (default size) the crawl's query loop (:class:`deepcrawl.querying.QueryLoop`)
+queries the site's search form to its end — through Chromium, switching to the URL template
+where the check passes — and the run reports queries, submissions by path, requests the server
+saw, result pages, records reached against the records the search can surface (ground truth),
+and wall time. The
 books site runs twice: with URL templates and browser only, so the template path's speed-up is
 a ratio measured in the same run.
 
@@ -22,8 +23,8 @@ from deepcrawl_fixtures import FixtureServer
 from deepcrawl_fixtures.data import STOP_WORDS
 
 from deepcrawl.browser import BrowserPool
-from deepcrawl.keywords import KeywordManager
-from deepcrawl.search import FormSearch, exhaust, find_search_form
+from deepcrawl.querying import QueryLoop
+from deepcrawl.search import FormSearch, QueryResult, find_search_form
 from deepcrawl.settings import Settings
 
 
@@ -43,7 +44,7 @@ def searchable(server: FixtureServer) -> set[str]:
 async def run(name: str, *, templates: bool, max_queries: int) -> dict[str, Any]:
     settings = Settings().with_overrides(
         forms={"url_templates": templates},
-        keywords={"max_queries": max_queries},
+        querying={"max_queries": max_queries},
         browser={"memory_check_every": 0},
     )
     with FixtureServer(name) as server:
@@ -53,13 +54,15 @@ async def run(name: str, *, templates: bool, max_queries: int) -> dict[str, Any]
         async with BrowserPool(settings, ["127.0.0.1"]) as pool:
             form, verdict = await find_search_form(server.url + "/", settings, pool)
             server.reset_stats()
-            manager = KeywordManager(settings.keywords)
+            loop = QueryLoop(settings, record_id=truth.record_of)
+            results: list[QueryResult] = []
             async with FormSearch(pool, form, verdict, settings) as search:
-                results = await exhaust(search, manager, record_id=truth.record_of)
+                while (result := await loop.step(search)) is not None:
+                    results.append(result)
         elapsed = time.monotonic() - started
         stats = server.stats()
-    reached = manager.records & wanted
-    coverage = manager.coverage()
+    reached = loop.ledger.records & wanted
+    coverage = loop.ledger.coverage()
     return {
         "site": name,
         "templates": templates,
@@ -75,7 +78,7 @@ async def run(name: str, *, templates: bool, max_queries: int) -> dict[str, Any]
         "records_searchable": len(wanted),
         "recall": round(len(reached) / len(wanted), 4),
         "estimated_size": coverage.estimated,
-        "stop_reason": str(manager.stop_reason),
+        "stop_reason": loop.figures.stop_reason,
         "seconds": round(elapsed, 1),
         "seconds_per_query": round(elapsed / max(1, len(results)), 3),
     }

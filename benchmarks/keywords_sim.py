@@ -3,7 +3,8 @@
 For each database — synthetic ones (Zipf texts over a domain-shifted vocabulary) and the fixture
 sites' own search indexes, queried in-process with the sites' documented matching rule (AND over
 lower-case words, books ignoring stop words, shop accepting them) — every policy drives a fresh
-:class:`~deepcrawl.keywords.KeywordManager` exactly as the form filler will, and we report:
+:class:`~deepcrawl.querying.QueryLoop` (:func:`deepcrawl.querying.simulate.crawl`: the words
+and their saturation, each query's list read whole), and we report:
 
 - queries (and requests) to reach 95% and 98% of the records, saturation switched off;
 - greedy queries as a ratio of random queries to 95% (target <= 0.5), measured in the same run;
@@ -28,8 +29,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from deepcrawl.keywords import KeywordManager, frequent_words, stopwords
-from deepcrawl.keywords.simulate import (
+from deepcrawl.keywords import frequent_words, stopwords
+from deepcrawl.querying.simulate import (
     SearchBackend,
     SearchResult,
     SyntheticDatabase,
@@ -37,7 +38,7 @@ from deepcrawl.keywords.simulate import (
     crawl,
     domain_vocabulary,
 )
-from deepcrawl.settings import KeywordSettings
+from deepcrawl.settings import Settings
 
 POLICIES = ("greedy", "random", "frequency")
 CHECKPOINTS = (0.5, 0.75, 0.9)
@@ -76,13 +77,15 @@ def _first(trace: list[TracePoint], reached: float) -> TracePoint | None:
     return next((p for p in trace if p.reached >= reached), None)
 
 
+def _settings(policy: str, **querying: int) -> Settings:
+    return Settings().with_overrides(keywords={"policy": policy}, querying=querying)
+
+
 def measure(backend: SearchBackend, total: int, policy: str, max_queries: int) -> dict[str, Any]:
     """One policy on one database: the race to 98% and the default-settings stop."""
     started = time.perf_counter()
-    race = KeywordManager(
-        KeywordSettings(policy=policy, max_queries=max_queries, saturation_window=10**9)
-    )
-    trace = crawl(race, backend, until_reached=math.ceil(0.98 * total))
+    racing = _settings(policy, max_queries=max_queries, saturation_window=10**9)
+    _, trace = crawl(racing, backend, until_reached=math.ceil(0.98 * total))
     row: dict[str, Any] = {"policy": policy}
     for share in (0.95, 0.98):
         point = _first(trace, share * total)
@@ -96,12 +99,11 @@ def measure(backend: SearchBackend, total: int, policy: str, max_queries: int) -
             ("schnabel", point.schnabel if point else None),
         ):
             row[f"err{key}_{name}"] = None if value is None else round(value / total - 1, 3)
-    default = KeywordManager(KeywordSettings(policy=policy, max_queries=max_queries))
-    stop_trace = crawl(default, backend)
+    stopped, stop_trace = crawl(_settings(policy, max_queries=max_queries), backend)
     last = stop_trace[-1]
     row["stop_queries"] = last.queries
     row["stop_reached"] = round(last.reached / total, 3)
-    row["stop_reason"] = str(default.stop_reason)
+    row["stop_reason"] = str(stopped.words_stop)
     row["stop_err_chao1"] = None if last.estimated is None else round(last.estimated / total - 1, 3)
     row["seconds"] = round(time.perf_counter() - started, 2)
     return row

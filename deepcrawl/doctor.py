@@ -98,20 +98,24 @@ def _database(settings: Settings) -> Check:
     except NoDatabaseError:  # checking must not create it: the first crawl does
         folder = _writable_folder(settings.storage.url)
         if folder is None:
-            return Check("database", False, f"{shown} cannot be created: check --db / DEEPCRAWL_DB")
+            return Check(
+                "database",
+                False,
+                f"{shown} cannot be created (its folder does not exist or is not writable): "
+                "check --db / DEEPCRAWL_DB",
+            )
         return Check("database", True, f"{shown} (not created yet: the first crawl makes it)")
     except DeepcrawlError as exc:
         return Check("database", False, f"{exc}: check --db / DEEPCRAWL_DB")
 
 
 def _writable_folder(url: str) -> Path | None:
-    """The existing folder a SQLite file at ``url`` would be created under, if writable."""
+    """The folder a SQLite file at ``url`` would be created in, if it exists and is writable
+    (deepcrawl creates no folder for a database: a mistyped path is an error)."""
     from deepcrawl.storage.engine import database_file
 
     folder = database_file(url).expanduser().absolute().parent
-    while not folder.exists():
-        folder = folder.parent
-    return folder if os.access(folder, os.W_OK) else None
+    return folder if folder.is_dir() and os.access(folder, os.W_OK) else None
 
 
 def run_checks(settings: Settings, *, browser: bool = True, database: bool = True) -> list[Check]:

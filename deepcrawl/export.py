@@ -13,9 +13,11 @@ the wire, which archive tools and many extractors read directly.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import itertools
 import json
+import os
 from datetime import UTC, datetime
 from typing import IO, TYPE_CHECKING, Any, Literal, TextIO
 
@@ -26,6 +28,7 @@ from deepcrawl.warc import WarcFile
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping
+    from pathlib import Path
 
     from deepcrawl.page.fetched import Exchange
     from deepcrawl.storage import PageRead, Repository
@@ -34,8 +37,10 @@ __all__ = [
     "EXPORT_FIELDS",
     "FAILURE_FIELDS",
     "TEXT_FIELD",
+    "JsonLines",
     "failure_records",
     "header_fields",
+    "json_line",
     "page_records",
     "page_text",
     "require_text",
@@ -189,13 +194,68 @@ def page_records(
         yield record
 
 
-def write_jsonl(records: Iterable[dict[str, Any]], out: TextIO) -> int:
-    """Write one JSON object per line; return how many were written."""
+def json_line(record: Mapping[str, Any]) -> str:
+    """A record as one line of JSON lines: compact JSON, UTF-8 as is, and the newline."""
+    return json.dumps(record, ensure_ascii=False) + "\n"
+
+
+class JsonLines:
+    """A JSON lines file that holds whole lines only, whatever fails.
+
+    Each line is encoded first and handed to the operating system in one unbuffered write (a
+    short write goes on from where it stopped), so a process killed between two lines leaves
+    none torn. When a write fails — a full disk, a quota — the file is cut back to its last
+    complete line before the error is raised: every reader of the file can read it, and a
+    later run appending to it starts on a line of its own.
+
+    Args:
+        path: the file; created when missing.
+        append: add to what the file holds (else it is emptied first).
+
+    Raises:
+        OSError: the file cannot be opened.
+    """
+
+    def __init__(self, path: Path, *, append: bool = True) -> None:
+        self.path = path
+        self._file = path.open("ab" if append else "wb", buffering=0)
+        #: Where the last complete line ends: what a failed write is cut back to.
+        self._end = os.fstat(self._file.fileno()).st_size
+
+    def write(self, record: Mapping[str, Any]) -> None:
+        """Append one record as one whole line.
+
+        Raises:
+            OSError: the write failed; the file is back at its last complete line.
+        """
+        line = memoryview(json_line(record).encode("utf-8"))
+        done = 0
+        try:
+            while done < len(line):
+                done += self._file.write(line[done:]) or 0
+        except OSError:
+            with contextlib.suppress(OSError):  # the write's error is the one to report
+                os.ftruncate(self._file.fileno(), self._end)
+            raise
+        self._end += done
+
+    def close(self) -> None:
+        """Close the file."""
+        self._file.close()
+
+
+def write_jsonl(records: Iterable[dict[str, Any]], out: TextIO | JsonLines) -> int:
+    """Write one JSON object per line (each line whole, in one write); return how many were
+    written."""
     count = 0
     for record in records:
-        out.write(json.dumps(record, ensure_ascii=False) + "\n")
+        if isinstance(out, JsonLines):
+            out.write(record)
+        else:
+            out.write(json_line(record))
         count += 1
-    out.flush()
+    if not isinstance(out, JsonLines):
+        out.flush()
     return count
 
 

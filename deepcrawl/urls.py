@@ -23,7 +23,11 @@ and httpx encode host names) — with the project's own rules on top:
   ``title=Talk:X`` — one request to every server — are one URL;
 * dot segments are removed (§5.2.4, ``%2E`` included) and the fragment dropped;
 * query items are sorted — order never matters, repeated keys are kept, empty items dropped, and
-  a bare ``key`` stays apart from ``key=``.
+  a bare ``key`` stays apart from ``key=``;
+* session ids are dropped — path parameters (``;jsessionid=…``) and query items (``PHPSESSID=…``,
+  ``sid=…``) named in ``prototypes.session_params`` whose value looks like an id (long enough,
+  not a number): a server that opens a session per response links one page under a new id
+  every time, and each would be another record.
 
 Whatever cannot be read raises :class:`~deepcrawl.errors.InvalidURLError`, which keeps the URL:
 a control character, an overlong URL, an unsupported scheme, a missing or invalid host (one IDNA
@@ -65,11 +69,13 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
 
 __all__ = [
+    "SessionParams",
     "URLNormaliser",
     "URLTokens",
     "ascii_host",
     "browser_url",
     "drop_query_keys",
+    "drop_session_params",
     "normalise_url",
     "normalise_urls",
     "parse_normalised",
@@ -278,6 +284,63 @@ class URLTokens:
         return url
 
 
+class SessionParams:
+    """Which parameters of a URL carry a session id: a name of ``names`` (any case) and a value
+    of ``min_length`` characters or more that is not a number (``sid=17`` is an id).
+
+    Args:
+        names: the parameter names (``jsessionid``, ``PHPSESSID`` …).
+        min_length: the shortest value taken for a session id.
+    """
+
+    def __init__(self, names: Iterable[str], *, min_length: int = 8) -> None:
+        self.names = frozenset(name.lower() for name in names)
+        self.min_length = min_length
+
+    def carries(self, name: str, value: str) -> bool:
+        """Whether the parameter ``name=value`` (decoded or not) carries a session id."""
+        if "%" in name or "+" in name:
+            name = unquote_plus(name)
+        return name.lower() in self.names and len(value) >= self.min_length and not value.isdigit()
+
+    def drop_from_items(self, items: list[str]) -> list[str]:
+        """Query items (``key\0value``, as :meth:`URLNormaliser.parts` splits them) without
+        those that carry a session id."""
+        return [
+            item
+            for item in items
+            if "\0" not in item or not self.carries(*item.partition("\0")[::2])
+        ]
+
+    def drop_from_path(self, path: str) -> str:
+        """A path without the path parameters (``;name=value`` in a segment) that carry a
+        session id."""
+        segments = path.split("/")
+        for n, segment in enumerate(segments):
+            if ";" not in segment:
+                continue
+            head, *params = segment.split(";")
+            kept = [p for p in params if not self.carries(*p.partition("=")[::2])]
+            segments[n] = ";".join([head, *kept])
+        return "/".join(segments)
+
+
+def drop_session_params(url: str, sessions: SessionParams) -> str:
+    """A normal form without the path parameters and query items that carry a session id by
+    ``sessions`` (the kept items as they were: the result is a normal form too)."""
+    if not sessions.names:
+        return url
+    head, mark, query = url.partition("?")
+    if ";" in head:
+        start = head.find("/", head.find("://") + 3)
+        if start > 0:
+            head = head[:start] + sessions.drop_from_path(head[start:])
+    if not mark:
+        return head
+    items = sessions.drop_from_items(query.replace("=", "\0").split("&"))
+    return f"{head}?{'&'.join(items).replace(chr(0), '=')}" if items else head
+
+
 class URLNormaliser:
     """Turns URLs into their normal form; reusable and cheap to call millions of times.
 
@@ -289,6 +352,9 @@ class URLNormaliser:
         settings = settings or PrototypeSettings()
         self.max_length = settings.max_url_length
         self.schemes = frozenset(s.lower() for s in settings.allowed_schemes)
+        self.sessions = SessionParams(
+            settings.session_params, min_length=settings.session_value_min_length
+        )
         self._origins: dict[tuple[str, str], str] = {}
 
     def __call__(self, url: str, base: str | None = None) -> str:
@@ -333,6 +399,8 @@ class URLNormaliser:
             path = "/"
         elif "/." in path:
             path = _remove_dot_segments(path)
+        if ";" in path:
+            path = self.sessions.drop_from_path(path)
         if not query:
             return origin, path, ""
         if "%" in query:  # escapes never span an "&": the whole query is normalised at once
@@ -342,6 +410,10 @@ class URLNormaliser:
         items = query.replace("=", "\0").split("&")
         if "" in items:
             items = [item for item in items if item]
+        if self.sessions.names:
+            items = self.sessions.drop_from_items(items)
+            if not items:
+                return origin, path, ""
         if len(items) > 1:
             items.sort()
         return origin, path, "&".join(items).replace("\0", "=")

@@ -8,6 +8,7 @@ from deepcrawl.bench.real import RealRun, real_site_names, run_real_bench
 from deepcrawl.bench.report import (
     real_prototypes_table,
     real_runs_to_json,
+    real_speed_table,
     real_table,
     runs_table,
     runs_to_json,
@@ -25,6 +26,7 @@ __all__ = [
     "real_prototypes_table",
     "real_runs_to_json",
     "real_site_names",
+    "real_speed_table",
     "real_table",
     "run_bench",
     "run_real_bench",

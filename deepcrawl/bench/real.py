@@ -16,7 +16,14 @@ For each real site of the test bed (``fixtures/real/``, package ``deepcrawl_fixt
    layout), and its answer is scored against the record pages
    (:mod:`deepcrawl.bench.real_prototypes`).
 
-``only_prototypes`` skips step 2 (no crawl): the URL list and its F1 alone.
+On a big site (the application's ``reference_client``), the reference client fetches the
+truth's record pages right after the crawl, through the same proxy at the same politeness, and
+the crawl's time, CPU and memory are compared with it (:mod:`deepcrawl.bench.real_speed`). The
+crawl's process tree is sampled on every site (:class:`~deepcrawl.bench.usage.TreeSampler`).
+The crawl and the ``prototypes`` command run with the bench's ``--set`` assignments.
+
+The job ``prototypes`` runs steps 4 and 5 alone (no crawl): the URL list and its F1; the job
+``speed`` runs the crawl and the reference client, not the baseline.
 
 The test bed is no part of the installed product: it is imported when a bench runs.
 """
@@ -32,59 +39,34 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import urldefrag
 
 from deepcrawl.bench.real_prototypes import PrototypeF1, prototype_f1, run_prototypes
+from deepcrawl.bench.real_run import RealRun
+from deepcrawl.bench.real_speed import compare, run_reference
+from deepcrawl.bench.usage import TreeSampler
 from deepcrawl.errors import FixtureError
 from deepcrawl.links import STRATEGIES
+from deepcrawl.settings import current_overrides
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from deepcrawl_fixtures.real import RealApp, Running
-    from deepcrawl_fixtures.real.score import RealScore
 
     from deepcrawl.browser.base import Fetcher
     from deepcrawl.page.fetched import Link
     from deepcrawl.settings import Settings
 
-__all__ = ["RealRun", "real_site_names", "run_real_bench"]
+__all__ = ["REAL_JOBS", "RealRun", "real_site_names", "run_real_bench", "settings_args"]
+
+REAL_JOBS = ("sites", "prototypes", "speed")
+"""What a real-site bench runs: everything; the baseline and ``prototypes`` only; the crawl
+and the reference client only."""
 
 _KILL_GRACE_S = 10.0
-
-
-@dataclass
-class RealRun:
-    """The figures of one crawler on one real site."""
-
-    site: str
-    title: str
-    crawler: str
-    """``deepcrawl`` (the crawl command) or ``bfs`` (the baseline)."""
-    score: RealScore
-    stop: str
-    """How the run ended: the crawl's status and stop reason, ``killed after N s``, an exit
-    status, or ``budget`` / ``exhausted`` for the baseline."""
-    wall_s: float
-    prototypes: PrototypeF1 | None = None
-    """The baseline's: the F1 of ``prototypes --like`` over the URLs it saw."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready figures."""
-        data = {
-            "site": self.site,
-            "title": self.title,
-            "crawler": self.crawler,
-            **self.score.to_dict(),
-            "stop": self.stop,
-            "wall_s": self.wall_s,
-        }
-        if self.prototypes is not None:
-            data["prototypes"] = self.prototypes.to_dict()
-        return data
 
 
 def real_site_names() -> list[str]:
@@ -103,9 +85,10 @@ def run_real_bench(
     make_fetcher: Callable[[Settings], Fetcher],
     out: Path | None = None,
     progress: Callable[[str], None] | None = None,
-    only_prototypes: bool = False,
+    job: str = "sites",
 ) -> list[RealRun]:
-    """Crawl every named real site with deepcrawl and with the baseline; two runs a site.
+    """Crawl every named real site with deepcrawl and with the baseline (and on a big site the
+    reference client); a run each.
 
     Args:
         sites: names of real sites (keys of ``REAL_APPS``).
@@ -114,11 +97,13 @@ def run_real_bench(
         out: a folder kept for each crawl's pages, stats, log and proxy log (``out/SITE/``);
             a temporary one when ``None``.
         progress: called with one line per step.
-        only_prototypes: run the baseline and score ``prototypes --like`` over its URL list
-            (written to ``out/SITE/bfs-urls.txt``), without the crawl.
+        job: one of :data:`REAL_JOBS`: ``sites`` runs everything; ``prototypes`` the baseline
+            and ``prototypes --like`` over its URL list (written to ``out/SITE/bfs-urls.txt``),
+            without the crawl; ``speed`` the crawl and the reference client, without the
+            baseline.
 
     Raises:
-        FixtureError: an unknown site, or one that cannot be installed or started.
+        FixtureError: an unknown site or job, or a site that cannot be installed or started.
     """
     from deepcrawl_fixtures.real import serve
 
@@ -126,6 +111,8 @@ def run_real_bench(
     unknown = [s for s in sites if s not in apps]
     if unknown:
         raise FixtureError(f"unknown real site {unknown[0]!r}; known: {', '.join(sorted(apps))}")
+    if job not in REAL_JOBS:
+        raise FixtureError(f"unknown real-site job {job!r}; known: {', '.join(REAL_JOBS)}")
     say = progress or (lambda _msg: None)
     runs: list[RealRun] = []
     with tempfile.TemporaryDirectory(prefix="deepcrawl-real-") as scratch:
@@ -137,12 +124,22 @@ def run_real_bench(
             folder.mkdir(parents=True)
             say(f"{name}: installing and starting")
             with serve(app, log_path=folder / "requests.jsonl") as site:
-                if not only_prototypes:
+                if job != "prototypes":
                     example = f"--like …{app.like_path}"
                     say(f"{name}: deepcrawl crawl {site.url}{app.start_path} {example}")
-                    runs.append(_crawl(app, site, folder, settings))
+                    crawl = _crawl(app, site, folder, settings)
+                    runs.append(crawl)
                     shutil.copy(site.log_path, folder / "requests-deepcrawl.jsonl")
                     site.reset()
+                    if app.reference_client:
+                        say(f"{name}: the reference client over the record pages")
+                        reference = run_reference(app, site, folder, settings)
+                        crawl.versus_reference = compare(crawl, reference)
+                        runs.append(reference)
+                        shutil.copy(site.log_path, folder / "requests-reference.jsonl")
+                        site.reset()
+                if job == "speed":
+                    continue
                 say(f"{name}: breadth-first baseline")
                 baseline = asyncio.run(_baseline(app, site, settings, make_fetcher, folder))
                 shutil.copy(site.log_path, folder / "requests-bfs.jsonl")
@@ -172,7 +169,7 @@ def _crawl(app: RealApp, site: Running, folder: Path, settings: Settings) -> Rea
     from deepcrawl_fixtures.real.score import score
 
     cmd = [
-        *(sys.executable, "-m", "deepcrawl", "crawl", site.url + app.start_path),
+        *(sys.executable, "-m", "deepcrawl", *settings_args(), "crawl", site.url + app.start_path),
         *("--like", site.url + app.like_path),
         *("--out", str(folder / "crawl")),
         *("--db", f"sqlite:///{folder / 'crawl.db'}"),
@@ -190,15 +187,16 @@ def _crawl(app: RealApp, site: Running, folder: Path, settings: Settings) -> Rea
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-        try:
-            proc.wait(settings.bench.real_timeout_s)
-            killed = False
-        except subprocess.TimeoutExpired:
-            _kill_group(proc)
-            killed = True
-        finally:
-            if proc.poll() is None:
+        with TreeSampler(proc.pid, settings.bench.sample_interval_s) as sampler:
+            try:
+                proc.wait(settings.bench.real_timeout_s)
+                killed = False
+            except subprocess.TimeoutExpired:
                 _kill_group(proc)
+                killed = True
+            finally:
+                if proc.poll() is None:
+                    _kill_group(proc)
     wall = round(time.perf_counter() - started, 1)
     if killed:
         stop = f"killed after {settings.bench.real_timeout_s:.0f} s"
@@ -212,7 +210,19 @@ def _crawl(app: RealApp, site: Running, folder: Path, settings: Settings) -> Rea
         score=score(app, site.requests(), delivered),
         stop=stop,
         wall_s=wall,
+        usage=sampler.usage,
     )
+
+
+def settings_args() -> list[str]:
+    """The ``--set`` assignments in force, as arguments of a ``deepcrawl`` child command: the
+    crawl runs with the bench's settings (a raised politeness, say)."""
+    args = []
+    for section, values in sorted(current_overrides().items()):
+        for key, value in sorted(values.items()):
+            text = json.dumps(value) if isinstance(value, list | dict) else str(value)
+            args += ["--set", f"{section}.{key}={text}"]
+    return args
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
@@ -306,6 +316,7 @@ def _prototypes(app: RealApp, site: Running, folder: Path, settings: Settings) -
         folder,
         timeout_s=settings.bench.real_timeout_s,
         env=python_env(),
+        settings_args=settings_args(),
     )
     shutil.copy(site.log_path, folder / "requests-prototypes.jsonl")
     documents = sum(not entry.get("asset") for entry in site.requests())

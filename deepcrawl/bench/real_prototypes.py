@@ -95,7 +95,13 @@ class PrototypeF1:
 
 
 def run_prototypes(
-    urls_file: Path, like: str, folder: Path, *, timeout_s: float, env: Mapping[str, str]
+    urls_file: Path,
+    like: str,
+    folder: Path,
+    *,
+    timeout_s: float,
+    env: Mapping[str, str],
+    settings_args: Sequence[str] = (),
 ) -> dict[str, Any] | str:
     """Run ``deepcrawl prototypes --from-file URLS_FILE --like LIKE --json`` as a child process.
 
@@ -107,12 +113,13 @@ def run_prototypes(
         folder: where the output and log are kept.
         timeout_s: wall-time cap of the command.
         env: the child's environment (the checkout's code first on ``PYTHONPATH``).
+        settings_args: global options of the command (``--set section.key=value`` ...).
 
     Returns:
         The command's JSON answer, or why there is none (its exit status and last log line).
     """
     cmd = [
-        *(sys.executable, "-m", "deepcrawl", "prototypes"),
+        *(sys.executable, "-m", "deepcrawl", *settings_args, "prototypes"),
         *("--from-file", str(urls_file), "--like", like, "--json"),
     ]
     out, log = folder / "prototypes.json", folder / "prototypes.log"

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 __all__ = [
     "real_prototypes_table",
     "real_runs_to_json",
+    "real_speed_table",
     "real_table",
     "runs_table",
     "runs_to_json",
@@ -92,7 +93,8 @@ def write_plot(runs: Sequence[BenchRun], path: Path) -> Path:
 
 
 def real_table(runs: Sequence[RealRun]) -> Table:
-    """One row per real site: deepcrawl's figures, then the breadth-first baseline's."""
+    """One row per real site: deepcrawl's figures, then the breadth-first baseline's (the
+    reference client's figures are in :func:`real_speed_table`)."""
     table = Table(title="deepcrawl bench --suite real", title_justify="left")
     table.add_column("site")
     for column in ("records", "recall", "precision", "harvest", "docs", "assets"):
@@ -104,8 +106,8 @@ def real_table(runs: Sequence[RealRun]) -> Table:
         table.add_column(column, justify="right")
     baselines = {run.site: run for run in runs if run.crawler == "bfs"}
     for run in runs:
-        if run.crawler == "bfs":
-            continue
+        if run.crawler != "deepcrawl":
+            continue  # the baseline fills its columns; the reference is in the speed table
         s = run.score
         base = baselines.get(run.site)
         table.add_row(
@@ -157,6 +159,49 @@ def real_prototypes_table(runs: Sequence[RealRun]) -> Table:
             Text(f.regex or "(none matches the example)"),  # a regex is no markup
         )
     return table
+
+
+def real_speed_table(runs: Sequence[RealRun]) -> Table:
+    """One row per crawl whose process tree was measured: its time, speed, CPU and memory, and
+    beside each, where a reference client ran, the reference's figure (``ref``) and the ratio."""
+    table = Table(
+        title="speed: the crawl beside plain HTTP over the record pages", title_justify="left"
+    )
+    table.add_column("site")
+    for column in (
+        "s", "ref s", "ratio", "pages/s", "ref pages/s", "CPU ms/page", "ref CPU ms/page",
+        "ratio", "peak PSS MiB", "ref PSS MiB", "load", "ref load",
+    ):  # fmt: skip
+        table.add_column(column, justify="right")
+    for run in runs:
+        usage, versus = run.usage, run.versus_reference
+        if run.crawler != "deepcrawl" or usage is None:
+            continue
+        pages = run.score.delivered
+        table.add_row(
+            run.site,
+            f"{run.wall_s:.0f}",
+            f"{versus.reference_wall_s:.0f}" if versus else "-",
+            _ratio(versus.wall_ratio if versus else None),
+            _number(pages / run.wall_s if run.wall_s else None),
+            _number(versus.reference_pages_per_s if versus else None),
+            _number(1000 * usage.cpu_s / pages if pages else None),
+            _number(versus.reference_cpu_ms_per_page if versus else None),
+            _ratio(versus.cpu_ratio if versus else None),
+            f"{usage.peak_pss_mib:.0f}",
+            f"{versus.reference_peak_pss_mib:.0f}" if versus else "-",
+            f"{usage.load_mean:.1f}",
+            f"{versus.reference_load:.1f}" if versus else "-",
+        )
+    return table
+
+
+def _ratio(value: float | None) -> str:
+    return f"{value:.2f}×" if value is not None else "-"
+
+
+def _number(value: float | None) -> str:
+    return f"{value:.1f}" if value is not None else "-"
 
 
 def real_runs_to_json(runs: Sequence[RealRun]) -> str:

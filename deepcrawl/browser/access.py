@@ -5,17 +5,28 @@ header, or be reachable only through a proxy. :class:`SiteAccess` reads the ``ac
 (and ``http.user_agent``) once and hands the *same* values to both fetchers:
 
 * the browser, as Playwright context options (:meth:`SiteAccess.context_options`):
-  ``storage_state`` (cookies and local storage), ``extra_http_headers``, ``user_agent``,
-  ``proxy``;
-* plain HTTP, as httpx client options (:meth:`SiteAccess.client_options`): default headers, a
-  request hook adding the cookies, and a proxy.
+  ``storage_state`` (cookies and local storage), ``user_agent``, ``proxy``; the headers are
+  added by the context's routes (:mod:`deepcrawl.browser.credentials`);
+* plain HTTP, as httpx client options (:meth:`SiteAccess.client_options`): the user agent, a
+  request hook adding the headers and the cookies (:meth:`SiteAccess.add_credentials`), and a
+  proxy.
+
+**Where credentials go.** The headers (``--header``, ``Authorization`` among them) go only to
+the *credential origins*: the start URL's origin, which every command adds itself
+(:func:`with_start_origin`; the https form of an http start URL on the default port too, the
+upgrade a site redirects to), and those the user names (``access.credential_origins``,
+``--credential-origin``). Every other request goes without them — a redirect to another origin,
+a script or data from a CDN, a frame — in both fetchers, hop by hop along a redirect chain
+(:meth:`SiteAccess.sends_credentials`). Cookies follow RFC 6265 instead, as a browser sends
+them: by the domain and path they were given for (a host-only cookie to its host alone, a
+domain cookie to its subdomains too, on any port), ``Secure`` ones over https only.
 
 Cookies come from a Netscape ``cookies.txt``, a JSON list of cookies (browser extensions'
 exports and Playwright's ``context.cookies()``) or a Playwright storage state (what
 ``deepcrawl login`` saves); :func:`load_cookies` reads the first two, :func:`load_storage_state`
-the third. Plain HTTP sends them by the browser's rules (RFC 6265: host-only and domain cookies,
-paths, ``Secure``), from a request hook (:meth:`SiteAccess.add_cookies`), not through httpx's
-cookie jar, whose rules differ (see there).
+the third. Plain HTTP sends them by the browser's rules from a request hook
+(:meth:`SiteAccess.add_credentials`), not through httpx's cookie jar, whose rules differ (see
+there).
 
 Environment proxies (``HTTP_PROXY``, ``HTTPS_PROXY``, ``ALL_PROXY``, ``NO_PROXY``) are ignored
 by both fetchers. Three clients would read them three ways: httpx per scheme with its own
@@ -34,6 +45,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import logging
 import re
 import time
 from dataclasses import dataclass, field, replace
@@ -41,6 +53,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
 from deepcrawl.errors import AccessError
+from deepcrawl.urls import ascii_host
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -54,10 +67,15 @@ __all__ = [
     "SiteAccess",
     "load_cookies",
     "load_storage_state",
+    "origin_of",
     "parse_header",
     "parse_headers",
     "parse_proxy",
+    "start_origins",
+    "with_start_origin",
 ]
+
+logger = logging.getLogger(__name__)
 
 #: RFC 9110 §5.6.2: a header name is a token.
 _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
@@ -73,6 +91,66 @@ _SAME_SITE = {
     "unspecified": "Lax",
 }
 _PROXY_SCHEMES = ("http", "https", "socks5")
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def origin_of(url: str) -> str | None:
+    """The origin of an http(s) URL as ``scheme://host[:port]``: lower case, the host in ASCII
+    (punycode), the port only when it is not the scheme's default; None for anything else."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+        host = ascii_host(parts.hostname or "")
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    if scheme not in _DEFAULT_PORTS or not host:
+        return None
+    if ":" in host:  # an IPv6 literal
+        host = f"[{host}]"
+    shown = "" if port in (None, _DEFAULT_PORTS[scheme]) else f":{port}"
+    return f"{scheme}://{host}{shown}"
+
+
+def start_origins(url: str) -> tuple[str, ...]:
+    """The credential origins a start URL brings: its own, and for an http URL on the default
+    port its https form too (the upgrade a site redirects to; requests and httpx keep
+    ``Authorization`` on that redirect for the same reason)."""
+    origin = origin_of(url)
+    if origin is None:
+        return ()
+    scheme, rest = origin.split("://", 1)
+    if scheme == "http" and ":" not in rest.rsplit("]", 1)[-1]:
+        return (origin, f"https://{rest}")
+    return (origin,)
+
+
+def with_start_origin(settings: Settings, url: str) -> Settings:
+    """``settings`` with the origins of the start URL ``url`` (:func:`start_origins`) among the
+    credential origins (``access.credential_origins``), where the access headers go.
+
+    Every command calls it with the URL it starts from (the crawl's start URL, the page
+    ``render`` shows, a stored site's start URL): the fetchers below it then read the origins
+    from the settings, as every other access setting.
+    """
+    given = tuple(settings.access.credential_origins)
+    added = tuple(o for o in start_origins(url) if o not in given)
+    if not added:
+        return settings
+    return settings.with_overrides(access={"credential_origins": [*given, *added]})
+
+
+def _credential_origins(given: Iterable[str]) -> frozenset[str]:
+    origins: set[str] = set()
+    for entry in given:
+        origin = origin_of(entry)
+        path = urlsplit(entry.strip()).path if origin is not None else ""
+        if origin is None or path not in {"", "/"} or "?" in entry or "#" in entry:
+            raise AccessError(
+                f"credential origin {entry!r}: expected scheme://host[:port] (http or https)"
+            )
+        origins.add(origin)
+    return frozenset(origins)
 
 
 def parse_header(line: str) -> tuple[str, str]:
@@ -296,13 +374,15 @@ class SiteAccess:
     """The access every request of a crawl carries, read once from the settings.
 
     Attributes:
-        user_agent: the User-Agent of both fetchers (``http.user_agent``).
-        headers: extra request headers.
+        user_agent: the User-Agent of both fetchers (``http.user_agent``), sent everywhere.
+        headers: extra request headers, sent to the credential origins only.
         cookies: Playwright cookie dicts (from ``access.cookies`` and ``access.storage_state``;
-            a cookie file's cookie replaces a storage state's of the same name, domain and path).
+            a cookie file's cookie replaces a storage state's of the same name, domain and path),
+            sent by RFC 6265's rules.
         origins: the storage state's local storage per origin (the browser's only: plain HTTP
             has no scripts to read it).
         proxy: the proxy of both fetchers, or None: direct connections.
+        credential_origins: the origins (:func:`origin_of`) the headers go to.
     """
 
     user_agent: str
@@ -310,18 +390,23 @@ class SiteAccess:
     cookies: tuple[dict[str, Any], ...] = ()
     origins: tuple[dict[str, Any], ...] = ()
     proxy: ProxyConfig | None = None
+    credential_origins: frozenset[str] = frozenset()
 
     @classmethod
     def from_settings(cls, settings: Settings) -> SiteAccess:
-        """Read the cookie and storage-state files and check the headers and the proxy.
+        """Read the cookie and storage-state files and check the headers, the credential
+        origins and the proxy.
 
         Raises:
-            AccessError: a file cannot be read or parsed, a header or the proxy is malformed;
-                the message names the input.
+            AccessError: a file cannot be read or parsed, a header, a credential origin or the
+                proxy is malformed; the message names the input.
         """
         access = settings.access
         for name, value in access.headers.items():
             _check_header(name, value, shown=f"{name}: {value}")
+        credential_origins = _credential_origins(access.credential_origins)
+        if access.headers and not credential_origins:
+            logger.warning("the access headers go to no origin: access.credential_origins is empty")
         cookies: dict[tuple[str, str, str], dict[str, Any]] = {}
         origins: list[dict[str, Any]] = []
         if access.storage_state is not None:
@@ -338,6 +423,7 @@ class SiteAccess:
             cookies=tuple(cookies.values()),
             origins=tuple(origins),
             proxy=parse_proxy(access.proxy) if access.proxy else None,
+            credential_origins=credential_origins,
         )
 
     def with_cookies(self, cookies: Iterable[Mapping[str, Any]]) -> SiteAccess:
@@ -345,16 +431,24 @@ class SiteAccess:
         place of its own; the local storage, headers and proxy stay."""
         return replace(self, cookies=tuple(dict(cookie) for cookie in cookies))
 
+    def sends_credentials(self, url: str) -> bool:
+        """Whether a request for ``url`` carries the headers: its origin is a credential
+        origin, and there are headers to send."""
+        return bool(self.headers) and origin_of(url) in self.credential_origins
+
     def context_options(self) -> dict[str, Any]:
-        """Keyword arguments of Playwright's ``browser.new_context`` for this access."""
+        """Keyword arguments of Playwright's ``browser.new_context`` for this access.
+
+        No ``extra_http_headers``: Chromium would send them to every origin, and carry them
+        over every redirect; the context's routes add them where they belong
+        (:func:`deepcrawl.browser.credentials.route_context`).
+        """
         options: dict[str, Any] = {"user_agent": self.user_agent}
         if self.cookies or self.origins:
             options["storage_state"] = {
                 "cookies": [dict(c) for c in self.cookies],
                 "origins": [dict(o) for o in self.origins],
             }
-        if self.headers:
-            options["extra_http_headers"] = dict(self.headers)
         if self.proxy is not None:
             proxy = {"server": self.proxy.server}
             if self.proxy.username:
@@ -364,11 +458,11 @@ class SiteAccess:
 
     def client_options(self) -> dict[str, Any]:
         """Keyword arguments of ``httpx.AsyncClient`` for this access: ``headers`` (the user
-        agent first) and ``event_hooks`` (:meth:`add_cookies`). The proxy goes into the
+        agent) and ``event_hooks`` (:meth:`add_credentials`). The proxy goes into the
         transport (:attr:`proxy`)."""
         return {
-            "headers": {"User-Agent": self.user_agent, **self.headers},
-            "event_hooks": {"request": [self.add_cookies]},
+            "headers": {"User-Agent": self.user_agent},
+            "event_hooks": {"request": [self.add_credentials]},
         }
 
     def cookies_for(self, url: str) -> list[tuple[str, str]]:
@@ -389,18 +483,31 @@ class SiteAccess:
         sent.sort(key=lambda cookie: -len(cookie["path"]))
         return [(cookie["name"], cookie["value"]) for cookie in sent]
 
-    async def add_cookies(self, request: httpx.Request) -> None:
-        """httpx request hook: add the access's cookies for the request's URL (every hop of a
-        redirect chain). A cookie of the same name the site set meanwhile, which httpx's own
-        jar already sends, wins, as in a browser.
+    async def add_credentials(self, request: httpx.Request) -> None:
+        """httpx request hook, run for every hop of a redirect chain: the headers on a request
+        to a credential origin and off any other, then the cookies for its URL.
 
-        httpx's jar (the standard library's) is not given these cookies: it knows no host-only
-        cookies and no ``localhost`` (RFC 2965's ``.local`` rewriting), so it would send them
-        where a browser does not, and fail to send them where a browser does.
+        httpx builds a redirect's request from the previous hop's headers and drops only
+        ``Authorization``, and only when the origin changes: a key header would follow the
+        redirect to another origin. So a hop elsewhere loses every header of the access that
+        it still carries (a value the request set itself stays).
+
+        A cookie of the same name the site set meanwhile, which httpx's own jar already sends,
+        wins, as in a browser. httpx's jar (the standard library's) is not given these
+        cookies: it knows no host-only cookies and no ``localhost`` (RFC 2965's ``.local``
+        rewriting), so it would send them where a browser does not, and fail to send them
+        where a browser does.
         """
+        url = str(request.url)
+        if self.sends_credentials(url):
+            request.headers.update(self.headers)
+        else:
+            for name, value in self.headers.items():
+                if request.headers.get(name) == value:
+                    del request.headers[name]
         present = request.headers.get("cookie", "")
         names = {part.split("=", 1)[0].strip() for part in present.split(";") if part.strip()}
-        added = [f"{n}={v}" for n, v in self.cookies_for(str(request.url)) if n not in names]
+        added = [f"{n}={v}" for n, v in self.cookies_for(url) if n not in names]
         if added:
             request.headers["cookie"] = "; ".join(filter(None, [present, *added]))
 

@@ -30,10 +30,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 from urllib.parse import parse_qsl, urlsplit
 
+from deepcrawl.browser.access import with_start_origin
 from deepcrawl.browser.base import Fetcher
 from deepcrawl.browser.fetcher import BrowserFetcher
 from deepcrawl.browser.http import HttpFetcher
-from deepcrawl.browser.scope import Scope, host_of
+from deepcrawl.browser.scope import Scope, check_url, host_of
 from deepcrawl.errors import DeepcrawlError, FetchError, NotHTMLError
 from deepcrawl.page.html import parse_html
 from deepcrawl.prototypes import classify_token
@@ -420,13 +421,12 @@ async def fetch_one(
         probe: run JavaScript link probing (browser only).
 
     Raises:
-        InvalidURLError: ``url`` is not an http(s) URL.
+        InvalidURLError: ``url`` fails the check of every command's URL (too long, not
+            http(s), no host: :func:`~deepcrawl.browser.scope.check_url`).
         FetchError: the page cannot be fetched, or is not HTML (:class:`NotHTMLError`).
     """
-    from deepcrawl.errors import InvalidURLError
-
-    if not host_of(url):
-        raise InvalidURLError(url, "not an http(s) URL with a host")
+    url = check_url(url, max_length=settings.crawl.max_start_url_length)  # as every command does
+    settings = with_start_origin(settings, url)
     fetcher = make_fetcher(settings, None, render=render, probe=probe)
     async with fetcher:
         if isinstance(fetcher, BrowserFetcher):

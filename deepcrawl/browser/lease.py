@@ -18,7 +18,9 @@ makes, and decides:
   (:meth:`~deepcrawl.safety.SafetyRule.request_reason`) → refused when it says so;
 * a script's request for a document the crawl stored, or for a script, style sheet or data the
   pool already holds → answered without the network (:mod:`deepcrawl.browser.subrequests`);
-* everything else goes out through the gate's passage (the host's rate, the count).
+* everything else goes out through the gate's passage (the host's rate, the count), handed on
+  to the site access's route, which sends the access's headers to its credential origins only
+  (:mod:`deepcrawl.browser.credentials`).
 
 A page that JavaScript link probing touched (:attr:`PageLease.probing`) stays under the probe's
 rules as long as it shows the probed document — a click's effect may come after the probe
@@ -39,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 from playwright.async_api import Error as PlaywrightError
 
 from deepcrawl.browser._assets import script
+from deepcrawl.browser.credentials import route_context
 from deepcrawl.browser.gate import SafetyGate
 from deepcrawl.browser.scope import strip_fragment
 from deepcrawl.safety import SafetyRule
@@ -176,7 +179,9 @@ class PageLease:
         try:
             await context.add_init_script(script=script(_JS, "init.js"))
             await context.add_init_script(script=script(_JS, "timers.js"))
-            await context.route("**/*", route)
+            # the access's headers go to its credential origins only: routes around this one's
+            timeout_s = settings.browser.page_timeout_s
+            await route_context(context, access, route, timeout_s=timeout_s)
             page = await context.new_page()
         except PlaywrightError:
             ready.cancel()
@@ -330,7 +335,7 @@ class PageLease:
         if navigation and where:
             self.foreign_session = False  # the server's answer comes with its cookies
         async with passage():
-            await route.continue_()
+            await route.fallback()  # sent by the access's route (deepcrawl.browser.credentials)
 
     def _refuse(self, request: Request, why: str, *, main: bool) -> None:
         """Record a request refused before it went out (a main-frame navigation's URL too)."""

@@ -8,8 +8,9 @@ saved as Playwright's storage-state JSON, which ``--storage-state`` gives to bot
 
 The browser carries the crawl's site access (user agent, headers, proxy, and the cookies of a
 ``--cookies`` file or an earlier state to start from), so the session is opened by the same
-client the crawl will present, and no route rule of the crawl is installed: this is the user's
-session, not the crawler's.
+client the crawl will present (the headers to the login page's origin and the named credential
+origins only, :mod:`deepcrawl.browser.credentials`), and no route rule of the crawl is
+installed: this is the user's session, not the crawler's.
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ from typing import TYPE_CHECKING
 
 from playwright.async_api import Error as PlaywrightError
 
-from deepcrawl.browser.access import SiteAccess
+from deepcrawl.browser.access import SiteAccess, with_start_origin
 from deepcrawl.browser.chromium import launch_chromium
+from deepcrawl.browser.credentials import route_context
+from deepcrawl.browser.scope import check_url
 from deepcrawl.errors import BrowserError, ConfigError, NetworkError
 
 if TYPE_CHECKING:
@@ -78,15 +81,18 @@ async def record_login(
             logged in; it gets the page.
 
     Raises:
+        InvalidURLError: ``url`` fails :func:`~deepcrawl.browser.scope.check_url`.
         AccessError: an access setting cannot be used.
         BrowserError: Chromium cannot be started (or shown: no display for a window).
         NetworkError: the page cannot be loaded.
         ConfigError: ``out`` cannot be written.
     """
-    access = SiteAccess.from_settings(settings)
+    url = check_url(url, max_length=settings.crawl.max_start_url_length)  # as every command does
+    access = SiteAccess.from_settings(with_start_origin(settings, url))
     launched = await launch_chromium(settings.browser.model_copy(update={"headless": not headed}))
     try:
         context = await launched.browser.new_context(**access.context_options())
+        await route_context(context, access, timeout_s=settings.browser.page_timeout_s)
         page = await context.new_page()
         try:
             await page.goto(url, timeout=settings.browser.page_timeout_s * 1000)

@@ -213,7 +213,7 @@ class _Prober:
         self.report.actions += 1
         state: dict[str, Any] = await self.page.evaluate("() => window.__dcProbe.after(true)")
         if self.lease.inflight > 0:  # the action started requests: let them land, look again
-            end = time.monotonic() + self.settings.probe_settle_s
+            end = time.monotonic() + self.settings.probe_wait_s
             while self.lease.inflight > 0 and time.monotonic() < end:
                 await asyncio.sleep(0.02)
             later: dict[str, Any] = await self.page.evaluate("() => window.__dcProbe.after(true)")
@@ -341,7 +341,7 @@ async def probe_page(
         except PlaywrightError:
             if lease.crashed:
                 raise
-        end = time.monotonic() + prober.settings.probe_settle_s
+        end = time.monotonic() + prober.settings.probe_wait_s
         while lease.inflight > 0 and time.monotonic() < end:  # late requests of the last action
             await asyncio.sleep(0.02)
         with contextlib.suppress(PlaywrightError):

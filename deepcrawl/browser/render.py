@@ -2,8 +2,8 @@
 
 The navigation waits for the response headers first (``wait_until="commit"``) so that a
 non-HTML answer or an announced oversized body is refused before Chromium spends time on it,
-then for the ``load`` event, then for the page to stop growing (a result list a script appends
-item by item: :mod:`deepcrawl.browser.growth`). Links come from the live DOM (anchors, areas,
+then for the ``load`` event, then for the page to settle (a result list a script appends item
+by item: :mod:`deepcrawl.browser.settle`). Links come from the live DOM (anchors, areas,
 ``link rel=next/prev``, the links inside same-site iframes) with their text and DOM path.
 Playwright errors are translated here into :mod:`deepcrawl.errors`; a page that timed out or
 crashed is marked so the pool never reuses it.
@@ -23,8 +23,8 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from deepcrawl.browser._assets import script
-from deepcrawl.browser.growth import ScriptRequests, wait_until_still
 from deepcrawl.browser.scope import host_of, strip_fragment
+from deepcrawl.browser.settle import Traffic, settle
 from deepcrawl.errors import (
     BlockedError,
     BodyTooLargeError,
@@ -173,11 +173,11 @@ async def render_page(
     lease.begin()
     started = time.monotonic()
     deadline = started + settings.browser.page_timeout_s
-    with ScriptRequests(lease.page) as requests:
+    with Traffic(lease.page) as traffic:
         return await _render(
             lease,
             url,
-            requests,
+            traffic,
             started=started,
             deadline=deadline,
             forms=forms,
@@ -189,7 +189,7 @@ async def render_page(
 async def _render(
     lease: PageLease,
     url: str,
-    requests: ScriptRequests,
+    traffic: Traffic,
     *,
     started: float,
     deadline: float,
@@ -197,7 +197,7 @@ async def _render(
     probe: bool,
     probe_skip: set[str] | None,
 ) -> FetchedPage:
-    """:func:`render_page` once the page's script requests are being counted."""
+    """:func:`render_page` once the page's requests are being counted."""
     settings = lease.settings
     response = await _navigate(lease, url, deadline)
     headers = dict(response.headers)
@@ -224,7 +224,12 @@ async def _render(
         await page.wait_for_load_state(
             "load", timeout=max(100.0, (deadline - time.monotonic()) * 1000)
         )
-        await wait_until_still(page, settings.browser, requests, deadline=deadline)
+        wait = min(settings.browser.settle_max_s, deadline - time.monotonic())
+        try:
+            await settle(page, traffic, settings.browser, timeout_s=max(0.0, wait), quick=True)
+        except FetchTimeoutError:
+            lease.poisoned = True  # a navigation the page started is still under way
+            raise
         html = await page.content()
         exchange = await _exchange(page, response, limit)
         if lease.blocked_navigation is not None:  # a late redirect (a refresh) was refused

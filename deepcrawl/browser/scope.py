@@ -1,4 +1,5 @@
-"""Which hosts a fetch may reach, and small URL helpers shared by both fetchers.
+"""Which hosts a fetch may reach, the check of the URL a command is given, and small URL
+helpers shared by both fetchers.
 
 A crawl stays inside its *scope*: the hosts of the site being crawled plus the hosts the user
 allows (a CDN). The browser enforces it on every request a page makes (a script, a frame, a
@@ -9,17 +10,26 @@ and ``.example.com`` matches ``example.com`` and all its subdomains.
 Hosts are compared in their ASCII form: an internationalised name (``bücher.example``) is
 turned into punycode (``xn--bcher-kva.example``, RFC 3490), the form Chromium and httpx send —
 by :func:`deepcrawl.urls.ascii_host`, as in the URL normal form.
+
+Every command checks the URL it starts from with :func:`check_url` before it fetches anything
+(``crawl`` its start URL and ``--like`` URLs, ``render``, ``forms``, ``query``, ``discover`` and
+``login`` the page they are given), so one URL is refused or taken alike by all of them.
 """
 
 from __future__ import annotations
 
-from urllib.parse import urldefrag, urlsplit
+import re
+from urllib.parse import urldefrag, urlsplit, urlunsplit
 
+from deepcrawl.errors import InvalidURLError
 from deepcrawl.urls import ascii_host
 
-__all__ = ["Scope", "ascii_host", "host_of", "strip_fragment"]
+__all__ = ["Scope", "ascii_host", "check_url", "host_of", "strip_fragment"]
 
 _LOCAL_SCHEMES = frozenset({"data", "blob", "about", "chrome-error"})
+_SCHEMES = frozenset({"http", "https"})
+#: Dot-separated labels of letters, digits, ``-`` and ``_`` (an IPv4 address is one too).
+_HOST = re.compile(r"[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?")
 
 
 def strip_fragment(url: str) -> str:
@@ -39,6 +49,43 @@ def host_of(url: str) -> str:
     if parts.scheme not in {"http", "https"} or not host:
         return ""
     return f"{host}:{port}" if port else host
+
+
+def check_url(url: str, *, max_length: int = 2048, what: str = "URL") -> str:
+    """``url`` checked, as given but for an internationalised host, which becomes punycode.
+
+    Args:
+        url: an absolute URL.
+        max_length: the longest URL accepted (``crawl.max_start_url_length``).
+        what: what the URL is, for the message (``start URL``, ``--like``).
+
+    Raises:
+        InvalidURLError: too long, not http(s), no host, a bad port or host name.
+    """
+    text = url.strip()
+    if len(text) > max_length:
+        raise InvalidURLError(url, f"the {what} is longer than {max_length} characters")
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 - raises ValueError on a bad port
+    except ValueError as exc:
+        raise InvalidURLError(url, f"the {what} cannot be parsed ({exc})") from exc
+    if parts.scheme.lower() not in _SCHEMES:
+        raise InvalidURLError(url, f"the {what} must start with http:// or https://")
+    if not parts.hostname:
+        raise InvalidURLError(url, f"the {what} has no host")
+    try:
+        host = ascii_host(parts.hostname)
+    except ValueError as exc:
+        raise InvalidURLError(url, f"the {what}'s host: {exc}") from exc
+    if ":" not in host and not _HOST.fullmatch(host):  # an IPv6 literal has colons
+        raise InvalidURLError(url, f"the {what}'s host {host!r} is no valid host name")
+    if parts.hostname.isascii():  # as given: the store knows earlier crawls by this spelling
+        return text
+    userinfo, at, _hostport = parts.netloc.rpartition("@")
+    port = f":{parts.port}" if parts.port is not None else ""
+    netloc = f"{userinfo}{at}{host}{port}"
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
 class Scope:

@@ -4,7 +4,8 @@ The fixture sites (``deepcrawl_fixtures``) model whole websites; the browser lay
 odd single pages — one that never answers, one of 10 MB, one that opens popups — served from
 a thread in the test process. :class:`LocalSite` serves a dict of paths with HTTP/1.1 keep-alive, a
 deep listen backlog and ``TCP_NODELAY`` (Python's defaults stall: docs/ARCHITECTURE.md), and logs
-every request (method and path) so tests can assert what was never asked for.
+every request (method and path, and its headers) so tests can assert what was never asked for,
+and what a request carried.
 """
 
 from __future__ import annotations
@@ -56,12 +57,14 @@ class LocalSite:
     """Serve ``routes`` (path without query → :class:`Reply` or a function of the full path).
 
     Use as a context manager; :attr:`url` is ``http://127.0.0.1:PORT``; :attr:`log` holds
-    ``(method, path)`` of every request. Unknown paths get a 404 page.
+    ``(method, path)`` of every request, :attr:`headers` its headers (names in lower case) at
+    the same index. Unknown paths get a 404 page.
     """
 
     def __init__(self, routes: dict[str, Route]) -> None:
         self.routes = routes
         self.log: list[tuple[str, str]] = []
+        self.headers: list[dict[str, str]] = []
         self._lock = threading.Lock()
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -72,6 +75,12 @@ class LocalSite:
         """The site's base URL, without a trailing slash."""
         assert self._server is not None
         return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    @property
+    def port(self) -> int:
+        """The port the site listens on."""
+        assert self._server is not None
+        return int(self._server.server_address[1])
 
     def requested(self, fragment: str) -> list[tuple[str, str]]:
         """Logged requests whose path contains ``fragment``."""
@@ -95,6 +104,7 @@ class LocalSite:
             def _answer(self) -> None:
                 with site._lock:
                     site.log.append((self.command, self.path))
+                    site.headers.append({k.lower(): v for k, v in self.headers.items()})
                 length = int(self.headers.get("content-length") or 0)
                 if length:
                     self.rfile.read(length)

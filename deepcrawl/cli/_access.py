@@ -1,7 +1,8 @@
 """The site-access options every fetching command shares, declared once.
 
 ``@access_options`` (placed under ``@app.command()``) adds ``--cookies``, ``--storage-state``,
-``--header``, ``--user-agent`` and ``--proxy`` to a command, in a help panel of their own, and
+``--header``, ``--credential-origin``, ``--user-agent`` and ``--proxy`` to a command, in a help
+panel of their own, and
 hands the command one :class:`AccessFlags` as its ``access`` keyword; the command passes
 ``**access.overrides()`` to :func:`~deepcrawl.settings.load_settings`. The values go to the
 ``access`` settings section (and ``http.user_agent``), so ``deepcrawl.toml`` and
@@ -31,6 +32,7 @@ class AccessFlags:
     cookies: Path | None = None
     storage_state: Path | None = None
     header: tuple[str, ...] = ()
+    credential_origin: tuple[str, ...] = ()
     user_agent: str | None = None
     proxy: str | None = None
 
@@ -49,6 +51,7 @@ class AccessFlags:
                 "cookies": self.cookies,
                 "storage_state": self.storage_state,
                 "headers": headers,
+                "credential_origins": self.credential_origin or None,
                 "proxy": self.proxy,
             },
             "http": {"user_agent": self.user_agent},
@@ -89,7 +92,20 @@ _OPTIONS = (
             list[str] | None,
             typer.Option(
                 help="Extra request header 'Name: value' (repeatable); replaces the headers "
-                "of deepcrawl.toml.",
+                "of deepcrawl.toml. Sent to the start URL's origin only (and --credential-origin).",
+                rich_help_panel=_PANEL,
+            ),
+        ],
+    ),
+    inspect.Parameter(
+        "credential_origin",
+        inspect.Parameter.KEYWORD_ONLY,
+        default=None,
+        annotation=Annotated[
+            list[str] | None,
+            typer.Option(
+                help="Another origin (scheme://host[:port]) the --header values go to besides "
+                "the start URL's (repeatable); no other origin gets them.",
                 rich_help_panel=_PANEL,
             ),
         ],
@@ -127,7 +143,7 @@ def access_options(command: Callable[..., R]) -> Callable[..., R]:
     """Add the site-access options to a typer command whose ``access`` keyword takes them.
 
     typer reads a command's options from its signature: the wrapper's signature is the
-    command's, ``access`` replaced by the five options.
+    command's, ``access`` replaced by the site-access options.
     """
     signature = inspect.signature(command)
     if "access" not in signature.parameters:
@@ -141,6 +157,7 @@ def access_options(command: Callable[..., R]) -> Callable[..., R]:
             cookies=given["cookies"],
             storage_state=given["storage_state"],
             header=tuple(given["header"] or ()),
+            credential_origin=tuple(given["credential_origin"] or ()),
             user_agent=given["user_agent"],
             proxy=given["proxy"],
         )

@@ -43,14 +43,20 @@ def bench(
         typer.Option(help="sites: strategies on the fixture sites; links: the link learners' "
                      "jobs on the 'stacks' site (form: pages until the search form is found; "
                      "navigate: the crawl with --navigate), or one of form / navigate. "
-                     "With --suite real: sites (the crawl and the baseline) or prototypes "
-                     "(the baseline's URL list only, and the --like prototype's F1 over it)."),
+                     "With --suite real: sites (the crawl and the baseline, and on a big site "
+                     "the reference client), prototypes (the baseline's URL list only, and the "
+                     "--like prototype's F1 over it) or speed (the crawl and, on a big site, "
+                     "plain httpx + lxml fetching the truth's record pages through the same "
+                     "proxy at the same politeness: wall time, CPU per page, peak PSS, load)."),
     ] = "sites",
 ) -> None:  # fmt: skip
     """Run strategies on fixture sites; report record recall, harvest rate, requests, time, memory.
 
     Requests and bytes are counted by the fixture server, not by the crawler. With --suite real:
-    deepcrawl and the baseline on real web applications, counted by a proxy in front of each.
+    deepcrawl and the baseline on real web applications, counted by a proxy in front of each;
+    the crawl runs with the global --set assignments (raise the politeness with --set
+    politeness.requests_per_second=200 --set politeness.concurrency_per_host=8 so that the
+    server is the limit), and its process tree's CPU and peak PSS are sampled.
     """
     # the bench and the browser stack load only when the command runs (--help stays quick)
     from deepcrawl.bench import run_bench, runs_table, runs_to_json, write_plot
@@ -58,9 +64,9 @@ def bench(
 
     settings = load_settings(bench={"records": records, "max_requests": max_requests})
     if suite == "real":
-        if job not in {"sites", "prototypes"}:
-            raise ConfigError(f"--suite real --job {job}: one of sites, prototypes")
-        _real(site, settings, json_out=json_out, out=out, only_prototypes=job == "prototypes")
+        if job not in {"sites", "prototypes", "speed"}:
+            raise ConfigError(f"--suite real --job {job}: one of sites, prototypes, speed")
+        _real(site, settings, json_out=json_out, out=out, job=job)
         return
     if suite != "fixtures":
         raise ConfigError(f"--suite {suite}: one of fixtures, real")
@@ -94,12 +100,13 @@ def _real(
     *,
     json_out: bool,
     out: Path | None,
-    only_prototypes: bool,
+    job: str,
 ) -> None:
     from deepcrawl.bench import (
         real_prototypes_table,
         real_runs_to_json,
         real_site_names,
+        real_speed_table,
         real_table,
         run_real_bench,
     )
@@ -111,7 +118,7 @@ def _real(
         make_fetcher=make_fetcher,
         out=out,
         progress=None if json_out else lambda msg: err_console.print(msg, style="dim"),
-        only_prototypes=only_prototypes,
+        job=job,
     )
     text = real_runs_to_json(runs)
     if out is not None:
@@ -120,9 +127,11 @@ def _real(
     if json_out:
         print(text)
     else:
-        if not only_prototypes:
+        if job != "prototypes":
             console.print(real_table(runs))
-        console.print(real_prototypes_table(runs))
+            console.print(real_speed_table(runs))
+        if job != "speed":
+            console.print(real_prototypes_table(runs))
 
 
 def _links(

@@ -48,14 +48,18 @@ def _load_crawler() -> None:
 
 def _sink(out: str | None, warc: Path | None, *, gzip: bool, info: dict[str, str]) -> "Sink":
     """Where the crawl delivers: the WARC file first (so that a crawl killed between the two
-    writes leaves no page in pages.jsonl that the WARC lacks), then JSON lines."""
+    writes leaves no page in pages.jsonl that the WARC lacks), then JSON lines. The folders of
+    both are made as needed."""
     from deepcrawl.crawler.deliver import JsonlSink, NullSink, TeeSink, WarcSink
     from deepcrawl.errors import StorageError
 
     sinks: list[Sink] = []
     if warc is not None:
         try:
+            warc.parent.mkdir(parents=True, exist_ok=True)
             sinks.append(WarcSink(warc, gzip=gzip or None, info=info))
+        except OSError as exc:
+            raise ConfigError(f"--warc {warc}: {exc.strerror or exc}") from exc
         except StorageError as exc:
             raise ConfigError(f"--warc {warc}: {exc}") from exc
     if out == "-":
@@ -104,23 +108,24 @@ async def _run(
     from deepcrawl.crawler.engine import Crawl
 
     info = {"isPartOf": start_url, "http-header-user-agent": settings.http.user_agent}
-    sink = _sink(out, warc, gzip=warc_gzip, info=info)
     shown = CrawlProgress(settings.crawl.progress_every_s, enabled=not global_options().quiet)
     with shown as progress:
-        try:
-            async with Crawl(
-                start_url,
-                settings=settings,
-                like=like,
-                labels_file=labels,
-                resume=resume,
-                start=start,
-                labeller=None if like or labels else _labeller(progress),
-                progress=progress.update,
-            ) as crawl:
+        async with Crawl(
+            start_url,
+            settings=settings,
+            like=like,
+            labels_file=labels,
+            resume=resume,
+            start=start,
+            labeller=None if like or labels else _labeller(progress),
+            progress=progress.update,
+        ) as crawl:
+            # the outputs once the database opened: a store that fails leaves no empty file
+            sink = _sink(out, warc, gzip=warc_gzip, info=info)
+            try:
                 report = await crawl.run(sink)
-        finally:
-            sink.close()
+            finally:
+                sink.close()
     if out not in (None, "-"):
         stats = {"start_url": start_url, "status": report.status, **report.stats.to_dict()}
         (Path(out) / "stats.json").write_text(json.dumps(stats, indent=2) + "\n")
@@ -226,7 +231,8 @@ def crawl(
     """
     settings = load_settings(
         storage={"url": db},
-        keywords={"keywords_file": keywords, "max_queries": max_queries},
+        keywords={"keywords_file": keywords},
+        querying={"max_queries": max_queries},
         crawl={
             "max_pages": max_pages,
             "scope_prefix": scope_prefix,

@@ -8,7 +8,7 @@ import typer
 
 from deepcrawl.cli._access import AccessFlags, access_options
 from deepcrawl.cli._app import app, console, err_console
-from deepcrawl.errors import ConfigError
+from deepcrawl.errors import FormError
 from deepcrawl.settings import load_settings
 
 
@@ -41,8 +41,6 @@ def discover(
     """
     from deepcrawl.links.discover import discover_site
 
-    if not url.startswith(("http://", "https://")):
-        raise ConfigError(f"not an http(s) URL: {url!r}")
     settings = load_settings(**access.overrides())
     found = asyncio.run(
         discover_site(url, settings, strategy=strategy, max_requests=max_requests, browser=browser)
@@ -51,11 +49,7 @@ def discover(
         print(json.dumps(found.as_dict(), indent=2, ensure_ascii=False))
         return
     if not found.forms:
-        err_console.print(
-            f"no searchable form in {found.pages_fetched} pages ({found.strategy})",
-            highlight=False,
-        )
-        raise typer.Exit(1)
+        raise FormError(f"no searchable form in {found.pages_fetched} pages ({found.strategy})")
     for form in found.forms:
         console.print(
             f"{form['page']}  {form['method']} {form['action']}  score {form['score']:.2f}",

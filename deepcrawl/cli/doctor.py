@@ -4,7 +4,7 @@ from typing import Annotated
 
 import typer
 
-from deepcrawl.cli._app import app, console
+from deepcrawl.cli._app import app, console, err_console
 from deepcrawl.doctor import run_checks
 from deepcrawl.settings import load_settings
 
@@ -27,5 +27,10 @@ def doctor(
         else:
             mark = "[yellow]opt[/] "
         console.print(f"{mark} {check.name}: {check.detail}", highlight=False)
-    if any(c.required and not c.ok for c in checks):
+    failed = [c.name for c in checks if c.required and not c.ok]
+    if failed:
+        err_console.print(
+            f"[bold red]error:[/] {len(failed)} required check(s) failed: {', '.join(failed)}",
+            highlight=False,
+        )
         raise typer.Exit(code=1)

@@ -44,7 +44,7 @@ def export(
     README's pages.jsonl table says what each holds. A WARC holds each page's request and
     response as they went over the wire.
     """
-    from deepcrawl.export import page_records, write_csv, write_jsonl, write_warc
+    from deepcrawl.export import JsonLines, page_records, write_csv, write_jsonl, write_warc
     from deepcrawl.storage import Repository
     from deepcrawl.warc import wants_gzip
 
@@ -62,6 +62,12 @@ def export(
                 else:
                     with out.open("wb") as fh:
                         count = write_warc(repo, pages, fh, gzip=compress, info=info)
+            elif format == "jsonl" and out is not None:  # whole lines, even on a full disk
+                lines = JsonLines(out, append=False)
+                try:
+                    count = write_jsonl(records, lines)
+                finally:
+                    lines.close()
             else:
                 writer = write_jsonl if format == "jsonl" else write_csv
                 if out is None:

@@ -49,8 +49,6 @@ def forms(
         if train:
             return
         raise ConfigError("give the URL of a page (or --train)")
-    if not url.startswith(("http://", "https://")):
-        raise ConfigError(f"not an http(s) URL: {url!r}")
     found = asyncio.run(inspect_forms(url, settings, browser=browser))
     rows = found.rows()
     if as_json:

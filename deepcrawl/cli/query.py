@@ -26,7 +26,7 @@ def query(
     ] = False,
     max_pages: Annotated[
         int | None,
-        typer.Option(help="Result pages to follow at most (default: keywords.max_result_pages)."),
+        typer.Option(help="Result pages to follow at most (default: querying.max_result_pages)."),
     ] = None,
     access: AccessFlags = AccessFlags(),
     field: FieldOption = None,
@@ -36,12 +36,10 @@ def query(
     links found (results first; menus and pagers marked)."""
     from deepcrawl.search.form_search import query_page
 
-    if not url.startswith(("http://", "https://")):
-        raise ConfigError(f"not an http(s) URL: {url!r}")
     if max_pages is not None and max_pages < 1:
         raise ConfigError("--max-pages must be at least 1")
     settings = load_settings(
-        keywords={"max_result_pages": max_pages},
+        querying={"max_result_pages": max_pages},
         forms=form_overrides(field, form),
         **access.overrides(),
     )

@@ -5,6 +5,7 @@ import sys
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from deepcrawl.cli._app import app, err_console
 from deepcrawl.errors import InvalidURLError
@@ -42,8 +43,12 @@ def normalise(
             out.write(normaliser(url, base) + "\n")
         except InvalidURLError as exc:
             bad += 1
-            err_console.print(f"[red]line {number}:[/] {exc}", highlight=False, soft_wrap=True)
+            err_console.print(
+                f"[bold red]error:[/] line {number}: {escape(str(exc))}",
+                highlight=False,
+                soft_wrap=True,
+            )
     out.flush()
     if bad:
-        err_console.print(f"{bad} line(s) could not be normalised", style="yellow")
+        err_console.print(f"[bold red]error:[/] {bad} line(s) could not be normalised")
         raise typer.Exit(code=1)

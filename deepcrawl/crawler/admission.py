@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING
 
 from deepcrawl.classify.url import LabelStats
 from deepcrawl.crawler.kinds import canonical_url, make_classifier, page_kind
-from deepcrawl.crawler.queries import normalised_id
 from deepcrawl.links.hubs import HubScout
+from deepcrawl.querying import normalised_id
 from deepcrawl.safety import SafetyRule
 from deepcrawl.storage.frontier import NewURL
 
@@ -88,7 +88,18 @@ class Admission:
 
     def decide(self, url: str) -> Decision:
         """The URL classifier's decision on ``url``."""
-        return self.classifier.decide_many([url])[0]
+        return self._decide_many([url])[0]
+
+    def _decide_many(self, urls: Iterable[str]) -> list[Decision]:
+        sessions = self.ctx.sessions
+        if sessions.names:  # the parameters learnt to carry a session are no part of a URL
+            urls = [sessions.drop(normalised_id(url) or url) for url in urls]
+        return self.classifier.decide_many(urls)
+
+    def forget_ids(self) -> None:
+        """Forget the record ids worked out so far (a parameter was learnt to carry a session:
+        the same links may name other records now)."""
+        self._ids.cache_clear()
 
     def canonical(self, decision: Decision) -> str:
         """The frontier's key of the URL ``decision`` is about: its canonical form."""
@@ -168,7 +179,7 @@ class Admission:
         stats = self.label_stats
         scouting = scout if self.hubs.enabled else None
         hubs: list[tuple[str, str]] = []
-        decisions = self.classifier.decide_many([url for url, _text in pairs])
+        decisions = self._decide_many([url for url, _text in pairs])
         for decision, (_url, text) in zip(decisions, pairs, strict=True):
             if scouting and not decision.relevant and self.hubs.admits(decision, text):
                 hubs.append((self.canonical(decision), page_kind(decision)))

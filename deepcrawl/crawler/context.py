@@ -9,12 +9,14 @@ phase (:mod:`deepcrawl.crawler.setup`) and the normal phase (:mod:`deepcrawl.cra
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import time
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Self
 
 from deepcrawl.browser.scope import host_of
+from deepcrawl.crawler.session_params import LearntSessions
 from deepcrawl.fetch.gate import Gate
 from deepcrawl.fetch.polite import in_scope
 from deepcrawl.fetch.politeness import make_limiter
@@ -212,6 +214,14 @@ class CrawlContext:
             self.settings.politeness, self.robots, self.limiter, self.in_scope, tally=self.stats
         )
         self.budget = PageBudget(self.settings.crawl.max_pages, self.stats)
+
+    @functools.cached_property
+    def sessions(self) -> LearntSessions:
+        """The parameters this crawl learnt to carry a session (those stored by an earlier run
+        or another process first): no part of any URL's identity."""
+        return LearntSessions(
+            self.settings, self.state.session_params(), store=self.state.add_session_params
+        )
 
     @property
     def host(self) -> str:

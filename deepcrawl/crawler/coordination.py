@@ -11,7 +11,8 @@ worker`` processes on any machines (issue 9). The database is the only coordinat
   does). Workers only fetch; they know the query loop is over when the lock is free.
 * **liveness**: every process has a ``crawl_worker`` row (:class:`Heartbeat`) it refreshes every
   ``crawl.heartbeat_s`` with its figures; ``deepcrawl status`` shows them, and a process not
-  heard of for three heartbeats counts as dead (its leases come back when they expire).
+  heard of for three heartbeats counts as dead: the leases it held go back to the frontier at
+  once (:class:`~deepcrawl.storage.frontier.SqlFrontier` names each lease's holder).
 
 On SQLite one process crawls a site: its ``crawl_worker`` row is its claim
 (:func:`deepcrawl.storage.claims.claim_site`), and a second ``deepcrawl crawl`` of the same site
@@ -29,14 +30,20 @@ import contextlib
 import os
 import socket
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Self
 
 import psutil
 
 from deepcrawl.errors import ConfigError, StorageError
 from deepcrawl.storage.claims import claim_site
-from deepcrawl.storage.coordination import QueryLock, record_heartbeat, register_worker, workers
+from deepcrawl.storage.coordination import (
+    QueryLock,
+    heard_since,
+    record_heartbeat,
+    register_worker,
+    workers,
+)
 from deepcrawl.storage.frontier import SqlFrontier
 from deepcrawl.storage.state import CrawlState
 
@@ -119,7 +126,7 @@ class Heartbeat:
             StorageError: the database fails.
         """
         if exclusive:
-            stale = datetime.now(UTC) - timedelta(seconds=3 * self.every_s)
+            stale = heard_since(self.every_s)
             claim = claim_site(
                 self.engine,
                 self.site_id,
@@ -238,7 +245,7 @@ def crawl_status(repo: Repository, site: t.SiteRead, *, heartbeat_s: float) -> C
     state = CrawlState(repo, site.id)
     queries = state.count("queries")
     found = workers(repo.engine, site.id)
-    since = datetime.now(UTC) - timedelta(seconds=3 * heartbeat_s)
+    since = heard_since(heartbeat_s)
     alive = frozenset(w.id for w in found if w.state == "running" and _aware(w.seen_at) >= since)
     crawler = next((w for w in found if w.role == "crawl"), None)
     figures = crawler.figures if crawler is not None else {}

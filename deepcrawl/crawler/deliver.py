@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Literal, TextIO
 
 from deepcrawl.errors import OutputClosedError, OutputError, StorageError
-from deepcrawl.export import page_records
+from deepcrawl.export import JsonLines, json_line, page_records
 from deepcrawl.warc import WarcFile
 
 if TYPE_CHECKING:
@@ -106,10 +106,11 @@ class NullSink(Sink):
 class JsonlSink(Sink):
     """One JSON object per line, to a file (appending, idempotent across runs) or a stream.
 
-    A record counts as written once its line is flushed; a write that fails raises
+    A record counts as written once its line is out whole (a file's line in one write,
+    :class:`~deepcrawl.export.JsonLines`; a stream's flushed); a write that fails raises
     :class:`~deepcrawl.errors.OutputError` (:class:`~deepcrawl.errors.OutputClosedError` when
     the reader of a pipe went away), so the page is not remembered as delivered and a resumed
-    crawl delivers it.
+    crawl delivers it. A file is cut back to its last complete line before the error is raised.
 
     Args:
         target: a file path, or an open text stream (stdout).
@@ -117,11 +118,12 @@ class JsonlSink(Sink):
 
     def __init__(self, target: Path | TextIO) -> None:
         self._seen: set[str] = set()
+        self._out: TextIO | JsonLines
         if isinstance(target, Path):
             path = target
             self._seen = _urls_in(path)
             try:
-                self._out: TextIO = path.open("a", encoding="utf-8")
+                self._out = JsonLines(path)
             except OSError as exc:
                 raise StorageError(f"cannot write {path}: {exc}") from exc
             self._own = True
@@ -137,8 +139,11 @@ class JsonlSink(Sink):
         if record["url"] in self._seen:
             return
         try:
-            self._out.write(json.dumps(record, ensure_ascii=False) + "\n")
-            self._out.flush()
+            if isinstance(self._out, JsonLines):
+                self._out.write(record)
+            else:
+                self._out.write(json_line(record))
+                self._out.flush()
         except BrokenPipeError as exc:
             raise OutputClosedError(
                 f"the output pipe closed after {self.written} pages", written=self.written

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from deepcrawl.browser.subrequests import StoredDocument
-from deepcrawl.crawler.queries import normalised_id
+from deepcrawl.querying import normalised_id
 
 if TYPE_CHECKING:
     from deepcrawl.storage import Repository

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Self
 
 from deepcrawl._tasks import stream, supervised
+from deepcrawl.browser.access import with_start_origin
 from deepcrawl.browser.scope import Scope, host_of
 from deepcrawl.crawler.context import CrawlContext, CrawlStats
 from deepcrawl.crawler.coordination import CrawlSeat
@@ -118,8 +119,10 @@ class Crawl:
         self.settings = settings or load_settings()
         # one spelling of the start URL (an IDN host in punycode) for scope, robots and storage
         self.start_url = start_url = check_url(
-            start_url, max_length=self.settings.crawl.max_url_length, what="start URL"
+            start_url, max_length=self.settings.crawl.max_start_url_length, what="start URL"
         )
+        # the access headers go to the start URL's origin (and the named ones) only
+        self.settings = with_start_origin(self.settings, start_url)
         self.like = [*self.settings.crawl.like, *like]
         self.labels_file = labels_file
         self.resume = resume
@@ -326,7 +329,8 @@ def _settings(
     return base.with_overrides(
         storage={"url": db},
         crawl={"max_pages": max_pages},
-        keywords={"max_queries": max_queries, "keywords_file": keywords},
+        keywords={"keywords_file": keywords},
+        querying={"max_queries": max_queries},
     )
 
 

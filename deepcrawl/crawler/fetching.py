@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 from typing import TYPE_CHECKING, Literal
 
@@ -48,9 +49,16 @@ _IDLE_S = 0.25
 
 def shared_frontier(ctx: CrawlContext) -> SqlFrontier:
     """The crawl's frontier, its per-host cap of live leases held across every worker process
-    (PostgreSQL)."""
+    (PostgreSQL); a lease names this process, whose leases come back at once if it is judged
+    dead."""
     cap = ctx.settings.politeness.concurrency_per_host
-    return SqlFrontier(ctx.repo.engine, ctx.site.id, host_cap=max(1, cap))
+    return SqlFrontier(
+        ctx.repo.engine,
+        ctx.site.id,
+        host_cap=max(1, cap),
+        holder=ctx.state.worker_id,
+        heartbeat_s=ctx.settings.crawl.heartbeat_s,
+    )
 
 
 def _judged(_url: str) -> bool:
@@ -73,6 +81,8 @@ class FetchWorkers:
         on_fetch: called with every page fetched (the bench counts them).
         learn: told the URL and body of every record page stored (the query loop's paging
             control learns its words); None: nobody asks.
+        ran_away: whether the crawl ran away (:mod:`deepcrawl.querying.runaway`): one that
+            did follows no record page's links; None: never.
     """
 
     def __init__(
@@ -87,6 +97,7 @@ class FetchWorkers:
         poller: DeliveryPoller | None = None,
         on_fetch: Sequence[Callable[[FetchedPage], None]] = (),
         learn: Callable[[str, str], None] | None = None,
+        ran_away: Callable[[], bool] | None = None,
     ) -> None:
         self.ctx = ctx
         #: ``fetcher`` behind the crawl's gate (its URLs judged as they were queued).
@@ -98,6 +109,7 @@ class FetchWorkers:
         self.poller = poller
         self.on_fetch = list(on_fetch)
         self.learn = learn
+        self.ran_away = ran_away or (lambda: False)
         #: Whether URLs may still come (the query loop runs, here or in another process).
         self.querying = True
         self.in_flight = 0
@@ -126,7 +138,7 @@ class FetchWorkers:
     async def work(self) -> None:
         """One worker: lease, fetch, store, deliver, until the frontier is drained and no URL
         may come, the workers are stopped, or the page budget is spent."""
-        lease_s = self.ctx.settings.crawl.lease_s
+        lease_s = self.ctx.settings.crawl.worker_lease_s
         while not self._stop.is_set():
             if self.ctx.budget.spent:
                 self._stop.set()
@@ -171,6 +183,8 @@ class FetchWorkers:
             raise
 
     async def _fetch(self, lease: Lease) -> None:
+        if (key := self.ctx.sessions.drop(lease.url)) != lease.url:  # queued before it was learnt
+            lease = dataclasses.replace(lease, url=key)  # fetched and stored under today's key
         ctx, url = self.ctx, lease.url
         if (stored := ctx.repo.page(ctx.site.id, url)) is not None:  # stored before a crash
             # a record (not a sitemap or results page stored under the same URL)
@@ -238,7 +252,8 @@ class FetchWorkers:
             return
         if page.body and self.learn is not None:
             self.learn(lease.url, page.body)
-        if follow:
+        ctx.sessions.observe(link.url for link in page.links)
+        if follow and not self.ran_away():  # a crawl that ran away follows no link
             links = [(link.url, link.text) for link in page.links]
             self.admission.enqueue(links, f"link on {lease.url}", on_record=True, scout=lease.url)
         ctx.stats.pages_fetched += 1

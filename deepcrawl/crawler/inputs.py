@@ -3,7 +3,7 @@
 A bad input found late costs a browser start, setup queries sent to the site, and a site row
 that may poison the store; found here it costs one line. :func:`check_inputs` checks, in order:
 
-1. the start URL (:func:`check_url`): at most ``crawl.max_url_length`` characters, http or
+1. the start URL (:func:`check_url`): at most ``crawl.max_start_url_length`` characters, http or
    https, a host; an internationalised host becomes punycode, so scope, robots.txt and the
    site's identity in the store all see one spelling;
 2. each ``--like`` URL: a path is resolved against the start URL; it must be a valid URL on the
@@ -11,9 +11,11 @@ that may poison the store; found here it costs one line. :func:`check_inputs` ch
 3. the labels file: it exists and follows the schema (:func:`deepcrawl.prototypes.read_labels_file`
    names the file, the entry and the field), its ``like`` URLs as in 2;
 4. the keyword file: it exists, is UTF-8 text and holds a keyword;
-5. the site access (:class:`~deepcrawl.browser.access.SiteAccess`): the cookie file and the
+5. the database URL (:func:`~deepcrawl.storage.engine.check_database_url`): it parses, and a
+   SQLite file's folder exists — a mistyped path is refused, not made;
+6. the site access (:class:`~deepcrawl.browser.access.SiteAccess`): the cookie file and the
    storage state are readable and well-formed, the headers and the proxy URL too;
-6. the main text (``crawl.deliver_text``): trafilatura is installed;
+7. the main text (``crawl.deliver_text``): trafilatura is installed;
 
 then :func:`check_start_page` reads the site's robots.txt (the first request a host sees from a
 crawl) and, when it allows, the start page, over plain HTTP: an unreachable host and a start URL
@@ -25,13 +27,12 @@ finder renders the second.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
-from urllib.parse import urljoin, urlsplit, urlunsplit
+from urllib.parse import urljoin
 
-from deepcrawl.browser.scope import ascii_host, host_of
-from deepcrawl.errors import ConfigError, FetchError, InvalidURLError, NetworkError
+from deepcrawl.browser.scope import check_url, host_of
+from deepcrawl.errors import ConfigError, FetchError, NetworkError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -50,10 +51,6 @@ __all__ = [
     "keep_field_values",
 ]
 
-_SCHEMES = frozenset({"http", "https"})
-#: Dot-separated labels of letters, digits, ``-`` and ``_`` (an IPv4 address is one too).
-_HOST = re.compile(r"[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?")
-
 
 @dataclass(frozen=True, slots=True)
 class CrawlInputs:
@@ -69,43 +66,6 @@ class CrawlInputs:
     start_url: str
     like: tuple[str, ...] = ()
     labels: list[dict[str, Any]] | None = None
-
-
-def check_url(url: str, *, max_length: int = 2048, what: str = "URL") -> str:
-    """``url`` checked, as given but for an internationalised host, which becomes punycode.
-
-    Args:
-        url: an absolute URL.
-        max_length: the longest URL accepted.
-        what: what the URL is, for the message (``start URL``, ``--like``).
-
-    Raises:
-        InvalidURLError: too long, not http(s), no host, a bad port or host name.
-    """
-    text = url.strip()
-    if len(text) > max_length:
-        raise InvalidURLError(url, f"the {what} is longer than {max_length} characters")
-    try:
-        parts = urlsplit(text)
-        parts.port  # noqa: B018 - raises ValueError on a bad port
-    except ValueError as exc:
-        raise InvalidURLError(url, f"the {what} cannot be parsed ({exc})") from exc
-    if parts.scheme.lower() not in _SCHEMES:
-        raise InvalidURLError(url, f"the {what} must start with http:// or https://")
-    if not parts.hostname:
-        raise InvalidURLError(url, f"the {what} has no host")
-    try:
-        host = ascii_host(parts.hostname)
-    except ValueError as exc:
-        raise InvalidURLError(url, f"the {what}'s host: {exc}") from exc
-    if ":" not in host and not _HOST.fullmatch(host):  # an IPv6 literal has colons
-        raise InvalidURLError(url, f"the {what}'s host {host!r} is no valid host name")
-    if parts.hostname.isascii():  # as given: the store knows earlier crawls by this spelling
-        return text
-    userinfo, at, _hostport = parts.netloc.rpartition("@")
-    port = f":{parts.port}" if parts.port is not None else ""
-    netloc = f"{userinfo}{at}{host}{port}"
-    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
 def _same_host(url: str, start_url: str, what: str) -> None:
@@ -140,12 +100,15 @@ def check_inputs(
             missing, empty or binary keyword file, the main text asked for without
             trafilatura; each message is one line naming the culprit.
         AccessError: an unusable cookie file, storage state, header or proxy (named).
+        StorageError: a malformed database URL, or a SQLite file in a folder that does not
+            exist.
     """
     from deepcrawl.browser.access import SiteAccess
     from deepcrawl.keywords import load_word_list
     from deepcrawl.prototypes import read_labels_file
+    from deepcrawl.storage.engine import check_database_url
 
-    limit = settings.crawl.max_url_length
+    limit = settings.crawl.max_start_url_length
     start = check_url(start_url, max_length=limit, what="start URL")
     likes = tuple(_check_like(example, start, limit, "--like") for example in like)
     for example in settings.crawl.like:  # the crawl adds them itself
@@ -159,6 +122,7 @@ def check_inputs(
                 entry["like"] = _check_like(entry["like"], start, limit, where)
     if settings.keywords.keywords_file is not None:
         load_word_list(settings.keywords.keywords_file)
+    check_database_url(settings.storage.url)
     SiteAccess.from_settings(settings)
     if settings.crawl.deliver_text:
         from deepcrawl.export import require_text
@@ -201,6 +165,7 @@ async def check_start_page(start_url: str, settings: Settings) -> StartPage:
         NetworkError: the host cannot be reached (the message says so, with the reason).
         ConfigError: the start URL answers with something else than an HTML page.
     """
+    from deepcrawl.browser.access import with_start_origin
     from deepcrawl.browser.http import HttpFetcher
     from deepcrawl.fetch.gate import Count, Gate
     from deepcrawl.fetch.polite import same_host
@@ -208,6 +173,7 @@ async def check_start_page(start_url: str, settings: Settings) -> StartPage:
     from deepcrawl.fetch.robots import RobotsPolicy, robots_url
 
     host = host_of(start_url)
+    settings = with_start_origin(settings, start_url)
     politeness = settings.politeness
     rules = RobotsPolicy(settings.http.user_agent, obey=politeness.obey_robots)
     sent = Count()

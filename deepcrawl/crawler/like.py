@@ -21,6 +21,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from deepcrawl.browser.access import with_start_origin
 from deepcrawl.browser.http import decode_body
 from deepcrawl.browser.scope import Scope, host_of
 from deepcrawl.classify.layout import narrow_to_example, widen_to_siblings
@@ -118,9 +119,10 @@ def served_html(page: FetchedPage) -> str:
 
     The layout check compares templates, and the adaptive fetcher serves the first pages of a
     kind from the browser (the live DOM, changed by the site's scripts) and the rest by plain
-    HTTP: compared as fetched, two pages of one template scored 0.48 on a MkDocs site, as
-    served 0.98. The bytes received are what both ways share (a page read back from storage
-    has only its stored body).
+    HTTP: compared as fetched, two pages of one template can score far apart where scripts
+    rewrite the page (BENCHMARKS.md has the figures), as served nearly alike. The bytes
+    received are what both ways share (a page read back from storage has only its stored
+    body).
     """
     if page.via == "http" or page.exchange is None:  # plain HTTP's body is the bytes decoded
         return page.body
@@ -285,6 +287,7 @@ async def _layout_answer(
 
     if make_fetcher is None:
         make_fetcher = _crawl_fetcher
+    settings = with_start_origin(settings, like)  # the access headers go to its origin only
     scope = Scope((host_of(like),), implicit=False)
     # a session needs storage for its prototypes and labels: a private in-memory database
     with Repository.open("sqlite://", settings.storage) as repo:

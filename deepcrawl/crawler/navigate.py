@@ -165,8 +165,8 @@ class NavigatePhase:
                 if ctx.budget.spent:
                     break
         # the links of the records fetched here that the normal phase queued (related records)
-        workers = self.normal.workers
-        while not ctx.budget.spent and (leases := self.normal.frontier.lease(1)):
+        workers, lease_s = self.normal.workers, ctx.settings.crawl.worker_lease_s
+        while not ctx.budget.spent and (leases := self.normal.frontier.lease(1, lease_s=lease_s)):
             await workers.fetch_leased(leases[0])
         ctx.stats.nav_records = ctx.stats.pages_fetched - start
         ctx.changed()
@@ -216,7 +216,7 @@ class NavigatePhase:
     async def _stored(self, key: str) -> PageRead | None:
         """Work the frontier until ``key`` is stored (or failed); None if it never will be."""
         ctx, normal = self.ctx, self.normal
-        lease_s = ctx.settings.crawl.lease_s
+        lease_s = ctx.settings.crawl.worker_lease_s
         while (row := ctx.repo.page(ctx.site.id, key)) is None:
             leases = normal.frontier.lease(1, lease_s=lease_s)
             if leases:

@@ -43,9 +43,7 @@ from deepcrawl.crawler.admission import Admission
 from deepcrawl.crawler.deliver import DeliveryPoller
 from deepcrawl.crawler.fetching import FetchWorkers, shared_frontier
 from deepcrawl.crawler.kinds import page_kind, teach_fetcher
-from deepcrawl.crawler.queries import QueryLoop
-from deepcrawl.crawler.setup import store_results_page
-from deepcrawl.keywords import StopReason
+from deepcrawl.crawler.setup import query_loop
 from deepcrawl.links.hubs import query_yield
 from deepcrawl.storage import is_shared
 from deepcrawl.storage.frontier import SETUP_SOURCE, NewURL, query_source
@@ -65,9 +63,6 @@ if TYPE_CHECKING:
 __all__ = ["NormalPhase"]
 
 logger = logging.getLogger(__name__)
-
-#: Stop reasons that end this run's querying only: run again with a larger budget, it goes on.
-_BUDGETS = frozenset({StopReason.QUERY_BUDGET, StopReason.COST_BUDGET})
 
 
 class NormalPhase:
@@ -127,7 +122,7 @@ class NormalPhase:
             known=lambda ids, texts: self.loop.observe(ids, texts),
             queued=lambda: self.workers.wake(),
         )
-        self.loop = QueryLoop(ctx, form_id, record_id=self.admission.record_id, examples=examples)
+        self.loop = query_loop(ctx, form_id, record_id=self.admission.record_id, examples=examples)
         self.workers = FetchWorkers(
             ctx,
             fetcher,
@@ -138,8 +133,17 @@ class NormalPhase:
             poller=self._poller,
             on_fetch=on_fetch,
             learn=self.loop.learn_text,
+            ran_away=lambda: self.loop.ran_away() is not None,
         )
         teach_fetcher(fetcher, self.admission.prototype_key)
+        ctx.sessions.listeners.append(self._judge_again)
+
+    def _judge_again(self, _learnt: set[str]) -> None:
+        """A parameter was learnt to carry a session: the stored queries' result links are
+        judged again without it (one of a kind not wanted under its old spelling may be)."""
+        self.admission.forget_ids()
+        for query in self.ctx.state.queries():
+            self.admission.enqueue(query.result_links(), query_source(query.row.keyword))
 
     async def _read_hub(self, *, querying: bool) -> bool:
         """Fetch the hub page the scout finds worth a request now, if any, and queue the wanted
@@ -150,7 +154,7 @@ class NormalPhase:
         """
         window = self.ctx.settings.links.hub_query_window
         hubs = self.admission.hubs
-        rate = query_yield(self.loop.manager.history, window) if querying else None
+        rate = query_yield(self.loop.ledger.history, window) if querying else None
         url = hubs.next_hub(rate)
         if url is None:
             return False
@@ -283,8 +287,8 @@ class NormalPhase:
         """Deliver what is left and stop the delivery point (after ``run`` and ``--navigate``).
 
         In a shared crawl, fetch until no URL is pending in any process — leases a dead worker
-        held come back when they expire and are fetched here — and then sweep every page still
-        undelivered. A no-op with direct delivery.
+        held come back once it is judged dead and are fetched here — and then sweep every page
+        still undelivered. A no-op with direct delivery.
 
         Raises:
             StorageError, FetchError, or the sink's error.
@@ -307,11 +311,11 @@ class NormalPhase:
             if follow:
                 await workers.drained()
             # a hub beats the next query, but not a list of every record (the frame query)
-            if not self.loop.manager.frame_due and await self._read_hub(querying=True):
+            if not self.loop.words.frame_due and await self._read_hub(querying=True):
                 continue
-            step = await self.loop.step(self.search)
-            if step is None:
-                if self.loop.manager.stop_reason not in _BUDGETS:  # a larger budget queries on
+            result = await self.loop.step(self.search)
+            if result is None:
+                if not self.loop.budget_spent:  # a larger budget queries on
                     # the stored queries, the empty query's empty answer among them (the
                     # manager's history leaves it out)
                     ctx.state.end_queries(
@@ -321,13 +325,12 @@ class NormalPhase:
                 # where the querying ended on the evidence that every record is known)
                 while (
                     not self.loop.judged_complete
+                    and self.loop.ran_away() is None
                     and not workers.stopping
                     and await self._read_hub(querying=False)
                 ):
                     await workers.drained()
                 return
-            result, row = step
-            store_results_page(self.ctx, result, row)
             links = [(link.url, link.text) for link in result.result_links]
             source = query_source(result.keyword)
             self.admission.enqueue(links, source, scout=source)

@@ -28,9 +28,7 @@ from urllib.parse import urljoin
 
 from deepcrawl.crawler.documents import StoredPages
 from deepcrawl.crawler.like import check_like_layout, sample_politely
-from deepcrawl.crawler.queries import QueryLoop
 from deepcrawl.errors import ConfigError, FormError, InvalidURLError, UnsafeFormError
-from deepcrawl.keywords.known import main_text
 from deepcrawl.page.fetched import FetchedPage, Link
 from deepcrawl.page.form import Form
 from deepcrawl.prototypes import (
@@ -40,6 +38,7 @@ from deepcrawl.prototypes import (
     record_suggestion,
     suggest_name,
 )
+from deepcrawl.querying import QueryLoop, main_text, normalised_id
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -174,6 +173,53 @@ async def _discover_form(
     ) from cause
 
 
+class StoredQueries:
+    """Where a crawl's query loop stores its queries (:class:`~deepcrawl.querying.loop
+    .QueryStore`): each query and its links in the crawl's state, its first result page as a
+    ``results`` page (:func:`store_results_page`).
+
+    Args:
+        ctx: the crawl's context.
+        form_id: the stored form the queries go to.
+    """
+
+    def __init__(self, ctx: CrawlContext, form_id: int | None) -> None:
+        self.ctx = ctx
+        self.form_id = form_id
+
+    def save(self, result: QueryResult, *, new_records: int) -> None:
+        """Store one query as it came back."""
+        row = self.ctx.state.save_query(
+            result.to_query_row(new_records=new_records), result.links, form_id=self.form_id
+        )
+        store_results_page(self.ctx, result, row)
+
+
+def query_loop(
+    ctx: CrawlContext,
+    form_id: int | None,
+    *,
+    record_id: Callable[[str], str | None] = normalised_id,
+    examples: Sequence[str] = (),
+    max_pages: int | None = None,
+) -> QueryLoop:
+    """The crawl's query loop over the form ``form_id``: its queries stored in the crawl's
+    state (:class:`StoredQueries`), its figures the crawl's, its results' links shown to the
+    learner of session parameters before they are counted; each request a query sends takes its
+    own rate slot, and is counted, at the crawl's gate (the other arguments:
+    :class:`~deepcrawl.querying.loop.QueryLoop`)."""
+    return QueryLoop(
+        ctx.settings,
+        record_id=record_id,
+        examples=examples,
+        max_pages=max_pages,
+        store=StoredQueries(ctx, form_id),
+        figures=ctx.stats,
+        on_change=ctx.changed,
+        on_result=lambda result: ctx.sessions.observe_result(result.links),
+    )
+
+
 def store_results_page(ctx: CrawlContext, result: QueryResult, row: QueryRead) -> None:
     """Keep a query's result links as a ``results`` page, where ``deepcrawl label`` finds them.
 
@@ -229,7 +275,10 @@ async def setup_fetch(ctx: CrawlContext, fetcher: Fetcher, url: str) -> FetchedP
     if (stored := StoredPages(ctx.repo, ctx.site.id).document(url)) is not None:
         body = stored.body.decode("utf-8", errors="replace")
         return FetchedPage(url, url, stored.status, stored.content_type, body)
-    return await sample_politely(ctx.gate.wrap(fetcher), url)
+    page = await sample_politely(ctx.gate.wrap(fetcher), url)
+    if page is not None:
+        ctx.sessions.observe(link.url for link in page.links)
+    return page
 
 
 def example_texts(pages: Sequence[FetchedPage]) -> list[str]:
@@ -268,7 +317,7 @@ async def run_setup(
     """
     settings = ctx.settings.crawl
     ctx.enter("setup queries")
-    loop = QueryLoop(
+    loop = query_loop(
         ctx, form_id, max_pages=settings.setup_result_pages, examples=example_texts(example_pages)
     )
     loop.replay(ctx.state.queries())
@@ -276,15 +325,13 @@ async def run_setup(
     wanted = example_urls(ctx, examples)
     seen = like_seen(ctx.state.link_urls(), wanted, ctx)
     while True:
-        asked = len(loop.manager.history)
+        asked = len(loop.ledger.history)
         if asked >= (settings.setup_queries if seen else settings.like_setup_queries):
             break
         deeper = max(settings.setup_result_pages, settings.like_result_pages)
         loop.max_pages = settings.setup_result_pages if seen else deeper
-        step = await loop.step(search)
-        if step is None:
+        if await loop.step(search) is None:
             break
-        store_results_page(ctx, *step)
         if not seen:
             seen = like_seen(ctx.state.link_urls(), wanted, ctx)
     return loop
@@ -300,7 +347,8 @@ def label_session(ctx: CrawlContext, examples: Sequence[str] = ()) -> LabelSessi
         FormError: the queries found no link at all (nothing to prototype).
     """
     links = ctx.state.link_urls()
-    urls = [*links, *example_urls(ctx, examples)]
+    # in their normal form without the session parameters learnt: no kind of URL splits on them
+    urls = [ctx.sessions.drop(url) for url in _normal(ctx, [*links, *example_urls(ctx, examples)])]
     if not links:
         raise FormError(
             f"the search form of {ctx.start_url} returned no links in "

@@ -14,9 +14,10 @@ the form: the query loop belongs to the process holding the site's query lock
 delivery point (:class:`~deepcrawl.crawler.deliver.DeliveryPoller`): it delivers every page any
 process stored, to its ``--out``, and ends only once every lease is settled and every stored page
 delivered. With one deliverer a record cannot be written twice: a worker killed at any point
-loses at most the fetches it had in flight (their leases expire and another process fetches
-them again); a record the crawl process had written but not yet remembered when it was killed is
-skipped when it runs again on the same ``--out`` (:class:`~deepcrawl.crawler.deliver.JsonlSink`).
+loses at most the fetches it had in flight (its leases come back once it is judged dead, silent
+for three heartbeats, and another process fetches them again); a record the crawl process had
+written but not yet remembered when it was killed is skipped when it runs again on the same
+``--out`` (:class:`~deepcrawl.crawler.deliver.JsonlSink`).
 
 **Bodies**: on PostgreSQL every page body is kept in the database, whatever
 ``storage.bodies_inline_max`` says (:class:`~deepcrawl.storage.Repository`), so a worker on
@@ -37,6 +38,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from deepcrawl._tasks import supervised
+from deepcrawl.browser.access import with_start_origin
 from deepcrawl.browser.scope import Scope, host_of
 from deepcrawl.crawler.admission import Admission
 from deepcrawl.crawler.context import CrawlContext, CrawlStats
@@ -106,6 +108,7 @@ class FetchWorker:
     async def _watch(self) -> None:
         while True:
             self.workers.querying = self.lock.held_elsewhere()
+            self.ctx.sessions.know(self.ctx.state.session_params())  # learnt by the others
             if not self.workers.querying:
                 self.workers.wake()
             await asyncio.sleep(_WATCH_S)
@@ -189,6 +192,7 @@ async def run_worker(
         )
     with Repository.open(url, settings.storage) as repo:
         chosen = await _wait_for_crawl(repo, site, settings.crawl.worker_wait_s)
+        settings = with_start_origin(settings, chosen.start_url)  # where the headers go
         crawl_state = CrawlState(repo, chosen.id)
         ctx = CrawlContext.create(
             chosen.start_url, settings, repo, chosen, crawl_state, notify=progress
@@ -205,6 +209,7 @@ async def run_worker(
             every = settings.crawl.heartbeat_s
             heartbeat = Heartbeat(repo.engine, chosen.id, "worker", ctx.stats, every_s=every)
             heartbeat.register()
+            crawl_state.worker_id = heartbeat.id  # the holder of this process's leases
             lock = QueryLock(repo.engine, chosen.id)
             fetch_tasks = concurrency or settings.politeness.concurrency_per_host
             state = "stopped"

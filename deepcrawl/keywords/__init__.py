@@ -1,16 +1,15 @@
-"""The keyword manager: which keywords to submit to a search form, and when to stop.
+"""The words a search form is queried with: lists, terms, policies, estimates.
 
-Roles, one module each:
+What the keyword manager (:mod:`deepcrawl.querying.words`) chooses from, and how it values
+them. Roles, one module each:
 
 - ``sources``  — the bundled word lists (``keywords/``) and the user's ``--keywords FILE``;
 - ``text``     — record texts to query terms (tokenise, lower-case, drop stop words);
 - ``policy``   — query selection policies (greedy of Ntoulas et al., random, frequency);
 - ``estimate`` — capture–recapture estimate of the hidden database's size;
 - ``samples``  — xCrawl keyword derivation from sample documents (TF-IDF × hit count);
-- ``outcome``  — what the manager reports: stop reasons, word sources, query outcomes;
+- ``outcome``  — what a query brought, where its word came from, why the words stop;
 - ``terms``    — per-source term statistics, each a policy's view of one source;
-- ``saturation`` — the evidence that the queries stopped bringing new records;
-- ``manager``  — the :class:`KeywordManager` the form filler drives;
 - ``simulate`` — a synthetic hidden database for benchmarks and tests.
 """
 
@@ -22,13 +21,7 @@ from deepcrawl.keywords.estimate import (
     chapman,
     schnabel,
 )
-from deepcrawl.keywords.manager import (
-    KeywordManager,
-    QueryOutcome,
-    StopReason,
-    WordSource,
-    make_policy,
-)
+from deepcrawl.keywords.outcome import QueryOutcome, StopReason, WordSource
 from deepcrawl.keywords.policy import (
     FrequencyPolicy,
     GreedyPolicy,
@@ -66,7 +59,6 @@ __all__ = [
     "FrequencyPolicy",
     "GreedyPolicy",
     "HitCounter",
-    "KeywordManager",
     "QueryOutcome",
     "QueryPolicy",
     "QueryState",
@@ -84,7 +76,6 @@ __all__ = [
     "frequent_words",
     "keyword_dir",
     "load_word_list",
-    "make_policy",
     "middle_out",
     "parse_word_list",
     "preselected_keywords",

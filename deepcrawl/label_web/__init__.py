@@ -6,8 +6,18 @@ its shape in plain words, how many result links and queries it came from, exampl
 link texts and page titles, marks for the kind that looks like the records and for pager kinds,
 and a thumbnail of one example page (:mod:`deepcrawl.label_web.thumbnails`). Every click goes
 straight through the :class:`~deepcrawl.prototypes.LabelSession` into the database, so a closed
-tab loses nothing; ``/labels.yaml`` exports the labels as a ``--labels`` file. The server binds
-to 127.0.0.1 only and refuses changes sent from another origin.
+tab loses nothing; ``/labels.yaml`` exports the labels as a ``--labels`` file.
+
+The labels are the user's, not the network's: the server binds to 127.0.0.1 only, and
+
+* answers a request only when its ``Host`` names this machine (``127.0.0.1`` or ``localhost``,
+  Starlette's ``TrustedHostMiddleware``): a page of another site whose name was made to resolve
+  to 127.0.0.1 (DNS rebinding) is its own origin to the browser, sends its own name as ``Host``,
+  and gets a 400. The port needs no check: a browser's ``Host`` names the port it connected to;
+* refuses a change (every POST) sent from another origin (its ``Origin`` header is not this
+  page's), and one sent with no ``Origin`` at all unless it carries the page's token — a secret
+  of this server, drawn when the app is made and written into every form of the page, which
+  another site's page cannot read.
 
 Only ``deepcrawl label --web`` imports this package: the crawl never needs Starlette.
 """
@@ -15,10 +25,13 @@ Only ``deepcrawl label --web`` imports this package: the crawl never needs Starl
 from __future__ import annotations
 
 import contextlib
+import secrets
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -41,6 +54,10 @@ __all__ = ["HOST", "create_app", "serve"]
 
 #: The only address the page listens on: labels are the user's, not the network's.
 HOST = "127.0.0.1"
+#: The names a request's ``Host`` may give this machine by.
+_LOCAL_NAMES = [HOST, "localhost"]
+#: The field of every form of the page that carries its token.
+_TOKEN_FIELD = "token"
 _HERE = Path(__file__).parent
 _VERDICTS = {"wanted": True, "unwanted": False}
 
@@ -60,6 +77,7 @@ def create_app(
         thumbnails: takes the screenshots shown on the cards; None: no thumbnails.
     """
     templates = Jinja2Templates(directory=_HERE / "templates")
+    token = secrets.token_urlsafe(32)  # this server's: in every form of the page it serves
 
     # The handlers are async on purpose although storage is synchronous: one person clicks at
     # a time, and running them on the event loop keeps every database call on one thread.
@@ -74,6 +92,7 @@ def create_app(
                 "next_command": next_command,
                 "suggest_name": suggest_name,
                 "thumbnails": thumbnails is not None,
+                "token": token,
             },
             status_code=status,
         )
@@ -83,7 +102,12 @@ def create_app(
         return templates.TemplateResponse(
             request,
             "card.html",
-            {"kind": kind, "suggest_name": suggest_name, "thumbnails": thumbnails is not None},
+            {
+                "kind": kind,
+                "suggest_name": suggest_name,
+                "thumbnails": thumbnails is not None,
+                "token": token,
+            },
         )
 
     async def index(request: Request) -> Response:
@@ -91,7 +115,7 @@ def create_app(
 
     async def decide(request: Request) -> Response:
         pid = request.path_params["pid"]
-        form = await _form(request)
+        form = await _form(request, token)
         verdict = str(form.get("verdict", "skip"))
         try:
             prototype = session.get(pid)
@@ -105,7 +129,7 @@ def create_app(
         return RedirectResponse(f"/#{pid}", status_code=303)
 
     async def merge(request: Request) -> Response:
-        form = await _form(request)
+        form = await _form(request, token)
         try:
             merged = session.merge(str(form.get("first", "")), str(form.get("second", "")))
         except ConfigError as exc:
@@ -113,7 +137,7 @@ def create_app(
         return RedirectResponse(f"/#{merged.id}", status_code=303)
 
     async def split(request: Request) -> Response:
-        await _form(request)
+        await _form(request, token)
         try:
             parts = session.split(request.path_params["pid"])
         except ConfigError as exc:
@@ -123,7 +147,7 @@ def create_app(
         return RedirectResponse(f"/#{parts[0].id}", status_code=303)
 
     async def like(request: Request) -> Response:
-        form = await _form(request)
+        form = await _form(request, token)
         url = str(form.get("url", "")).strip()
         try:
             prototype = session.label_like(url, str(form.get("name") or "").strip() or None)
@@ -156,6 +180,7 @@ def create_app(
 
     return Starlette(
         lifespan=lifespan,
+        middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=_LOCAL_NAMES)],
         routes=[
             Route("/", index),
             Route("/kind/{pid}", decide, methods=["POST"]),
@@ -169,18 +194,24 @@ def create_app(
     )
 
 
-async def _form(request: Request) -> FormData:
-    """The posted form, refused when another site's page sent it (cross-site request forgery).
+async def _form(request: Request, token: str) -> FormData:
+    """The posted form, refused when another site's page may have sent it (cross-site request
+    forgery): an ``Origin`` other than this page's, or none and not the page's ``token``.
 
     Raises:
-        HTTPException: 403, the request came from another origin.
+        HTTPException: 403, the request came from another origin, or from nowhere known.
     """
     from starlette.exceptions import HTTPException
 
     origin = request.headers.get("origin")
     if origin is not None and origin != f"{request.url.scheme}://{request.url.netloc}":
         raise HTTPException(403, "changes are accepted from this page only")
-    return await request.form()
+    form = await request.form()
+    if origin is None:
+        given = form.get(_TOKEN_FIELD)
+        if not isinstance(given, str) or not secrets.compare_digest(given, token):
+            raise HTTPException(403, "changes are accepted from this page only (no token)")
+    return form
 
 
 def serve(app: Starlette, port: int) -> None:

@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 from playwright.async_api import Error as PlaywrightError
 
+from deepcrawl.browser.access import with_start_origin
 from deepcrawl.errors import BrowserError
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ class Thumbnails:
         self.repo = repo
         self.site_id = site_id
         self.host = urlsplit(start_url).netloc
-        self.settings = settings
+        self.settings = with_start_origin(settings, start_url)  # the access headers go there
         self._pool: BrowserPool | None = None
         self._lock = asyncio.Lock()
 

@@ -46,7 +46,7 @@ class BreadthFirst(Strategy):
         budget = max_requests - spent
         frontier = self.new_frontier()
         frontier.add([NewURL(start_url)])
-        hold_s = self.settings.links.lease_s
+        hold_s = self.settings.links.batch_lease_s
         # links robots.txt disallows: judged once like those the frontier holds
         disallowed: set[str] = set()
         # a page, None for a URL that failed, or the error that must stop the crawl (the

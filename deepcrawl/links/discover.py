@@ -137,14 +137,19 @@ async def discover_site(
     behind it, its pages' requests too: the crawl's robots.txt, rate and count.
 
     Raises:
+        InvalidURLError: ``start_url`` fails :func:`~deepcrawl.browser.scope.check_url`.
         ConfigError: an unknown strategy.
         BrowserError: ``browser`` and Chromium cannot be started.
     """
     from deepcrawl.browser import BrowserFetcher, make_fetcher
-    from deepcrawl.browser.scope import Scope, host_of
+    from deepcrawl.browser.access import with_start_origin
+    from deepcrawl.browser.scope import Scope, check_url, host_of
 
     _strategy_class(strategy or settings.links.discovery_strategy)  # before any fetcher starts
 
+    limit = settings.crawl.max_start_url_length
+    start_url = check_url(start_url, max_length=limit, what="start URL")
+    settings = with_start_origin(settings, start_url)
     chosen = scope or Scope((host_of(start_url),), implicit=False)
     made = make_fetcher(settings, chosen, render="always" if browser else "never", forms=browser)
     async with made:

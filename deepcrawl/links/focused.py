@@ -249,8 +249,8 @@ class FocusedStrategy(Strategy):
         return limit > 0 and len(self.targets) >= limit
 
     def lease(self, frontier: Frontier, n: int) -> list[Lease]:
-        """Lease up to ``n`` URLs, held as long as ``settings.links.lease_s``."""
-        return frontier.lease(n, lease_s=self.settings.links.lease_s)
+        """Lease up to ``n`` URLs, held as long as ``settings.links.batch_lease_s``."""
+        return frontier.lease(n, lease_s=self.settings.links.batch_lease_s)
 
     async def leased_batches(
         self,

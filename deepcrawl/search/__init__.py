@@ -10,7 +10,7 @@
 * what they share: :mod:`~deepcrawl.search.results` (a result page and its links),
   :mod:`~deepcrawl.search.judge` (which links are results), :mod:`~deepcrawl.search.pagination`
   and :mod:`~deepcrawl.search.page_size` (more results per request),
-  :mod:`~deepcrawl.search.browsing` (waiting for a live page to settle).
+  :mod:`~deepcrawl.search.browsing` (a settled live page read as a result page).
 
 The form model and the critic that decides which forms may be filled are in
 :mod:`deepcrawl.forms`; this package loads the browser stack, so its names load on first access.
@@ -29,7 +29,6 @@ if TYPE_CHECKING:
         FormChoice,
         FormSearch,
         choose_search_form,
-        exhaust,
         find_search_form,
         query_page,
     )
@@ -48,7 +47,6 @@ __all__ = [
     "TemplateSearch",
     "UrlTemplate",
     "choose_search_form",
-    "exhaust",
     "find_search_form",
     "judge_forms",
     "page_forms",
@@ -66,7 +64,6 @@ _LAZY = {
     "TemplateSearch": "deepcrawl.search.template",
     "UrlTemplate": "deepcrawl.search.template",
     "choose_search_form": "deepcrawl.search.form_search",
-    "exhaust": "deepcrawl.search.form_search",
     "find_search_form": "deepcrawl.search.form_search",
     "judge_forms": "deepcrawl.search.report",
     "page_forms": "deepcrawl.search.report",

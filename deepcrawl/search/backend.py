@@ -5,8 +5,8 @@ A chosen form is queried three ways — the browser fills and submits it
 (:class:`~deepcrawl.search.template.TemplateSearch`), or the JSON request its results page makes
 is (:class:`~deepcrawl.search.data_api.DataSearch`) — and
 :class:`~deepcrawl.search.form_search.FormSearch` picks among them query by query. Each declares
-this Protocol, so that whoever only submits keywords (the crawl's query loop, the setup phase,
-:func:`~deepcrawl.search.form_search.exhaust`, a test's fake) holds "some backend" and not one
+this Protocol, so that whoever only submits keywords (the crawl's query loop,
+:class:`~deepcrawl.querying.loop.QueryLoop`, a test's fake) holds "some backend" and not one
 of them.
 """
 
@@ -61,7 +61,7 @@ class QueryBackend(Protocol):
                 groups), on top of the values the user fixed (``forms.fields``); the result
                 records what the query stands for.
             max_pages: result pages read at most; None: the backend's own cap (by default
-                ``keywords.max_result_pages``).
+                ``querying.max_result_pages``).
             more: asked after each result page read, with that page and its number (from 1),
                 whether the next page is worth reading — the crawl's paging control; False
                 ends the paging there. None: read up to ``max_pages`` pages, while there is a

@@ -17,12 +17,12 @@ Hernández et al.'s "Deep Web Access" module fills a form and retrieves the resp
 3. the form is submitted by its own means: its submit button (an image button sends ``x``/``y``
    as a browser does), a scripted control, or Enter in the query field — unless typing alone
    shows the results: a form without a submit button that submits to its own page (a
-   search-as-you-type over a client-side index, as MkDocs-Material's) is first tried by typing
+   search-as-you-type over a client-side index, as static sites have) is first tried by typing
    the keyword as a user does; once that has shown results, every later keyword is typed into
    the same live page, which is never submitted nor reloaded (a query costs no request);
 4. the filler waits for the results, whether they come by navigation or by script
-   (:func:`~deepcrawl.search.browsing.settle`), then follows the result pages — next links, page
-   numbers, "load more" buttons — up to ``settings.keywords.max_result_pages``
+   (:func:`~deepcrawl.browser.settle.settle`), then follows the result pages — next links, page
+   numbers, "load more" buttons — up to ``settings.querying.max_result_pages``
    (:mod:`deepcrawl.search.pagination`);
 5. each query ends as a :class:`~deepcrawl.search.results.QueryResult`: ``ok``, ``no_results``
    or ``error`` (an error page, a timeout, the same page for every keyword) — never an exception
@@ -44,6 +44,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from deepcrawl.browser._assets import script
 from deepcrawl.browser.render import collect_links, translate
+from deepcrawl.browser.settle import ActionMark, Traffic, before_action, settle
 from deepcrawl.errors import ConfigError, FetchError, FetchTimeoutError, FormError, UnsafeFormError
 from deepcrawl.forms.fields import (
     TEXT_INPUT_TYPES,
@@ -55,7 +56,7 @@ from deepcrawl.forms.query_field import find_query_fields
 from deepcrawl.forms.safety import ensure_submittable
 from deepcrawl.safety import SafetyRule
 from deepcrawl.search.backend import QueryBackend
-from deepcrawl.search.browsing import Traffic, before_action, settle, snapshot
+from deepcrawl.search.browsing import snapshot
 from deepcrawl.search.form_page import FormPage
 from deepcrawl.search.judge import MIN_NEW_LINKS, Judge
 from deepcrawl.search.page_size import page_size_choice
@@ -88,7 +89,7 @@ class FormFiller(QueryBackend):
         pool: an entered browser pool.
         form: the form (from discovery on its page).
         verdict: the critic's verdict on it.
-        settings: deepcrawl settings (``forms``, ``keywords.max_result_pages``, ``browser``).
+        settings: deepcrawl settings (``forms``, ``querying.max_result_pages``, ``browser``).
 
     Raises:
         UnsafeFormError: the critic or the safety policy refuses the form.
@@ -180,7 +181,7 @@ class FormFiller(QueryBackend):
             keyword: what to type into the query field.
             values: values of other fields by name (category selects, radio groups), on top
                 of the fixed ones (``forms.fields``); the result records both.
-            max_pages: result pages to read at most (default ``keywords.max_result_pages``).
+            max_pages: result pages to read at most (default ``querying.max_result_pages``).
             more: asked with each result page read and its number whether the next one is
                 worth reading (the crawl's paging control); None: read them all.
             resume: not used: a submitted form shows its first page (the list is read from
@@ -195,7 +196,7 @@ class FormFiller(QueryBackend):
         Raises:
             BrowserError: the browser cannot be (re)started.
         """
-        cap = max_pages or self.settings.keywords.max_result_pages
+        cap = max_pages or self.settings.querying.max_result_pages
         chosen = {**self.fixed, **(values or {})}
         if self.judge.baseline is None and self.settings.forms.nonsense_keyword:
             await self.learn_baseline()
@@ -276,7 +277,7 @@ class FormFiller(QueryBackend):
         """
         page = lease.page
         timeout = self.settings.browser.page_timeout_s
-        quiet = self.settings.forms.settle_s
+        browser = self.settings.browser
         lease.begin()
         live = await self.form_page.open(lease, traffic, self._read)
         before: _BeforeTyping | None = None
@@ -292,7 +293,7 @@ class FormFiller(QueryBackend):
         acted = await before_action(page, traffic)
         await self._submit(page, live)
         try:
-            await settle(page, traffic, quiet_s=quiet, timeout_s=timeout, after=acted)
+            await settle(page, traffic, browser, timeout_s=timeout, after=acted)
         except FetchTimeoutError:
             lease.poisoned = True
             raise
@@ -321,7 +322,7 @@ class FormFiller(QueryBackend):
                     await page.locator(turn.locator).first.click(
                         timeout=timeout * 1000, no_wait_after=True
                     )
-                await settle(page, traffic, quiet_s=quiet, timeout_s=timeout, after=acted)
+                await settle(page, traffic, browser, timeout_s=timeout, after=acted)
                 nxt = await self._read(page, traffic, mark)
             except (FetchError, PlaywrightError):
                 lease.poisoned = True
@@ -368,11 +369,11 @@ class FormFiller(QueryBackend):
             return False
         timeout = self.settings.browser.page_timeout_s * 1000
         await page.locator(query.locator).first.press("End", timeout=timeout, no_wait_after=True)
-        quiet = self.settings.forms.settle_s
+        quiet = self.settings.browser.settle_quiet_s
         deadline = time.monotonic() + min(
             self.settings.forms.typing_wait_s, self.settings.browser.page_timeout_s
         )
-        after: tuple[int, int | None] | None = before.acted
+        after: ActionMark | None = before.acted
         while True:
             # Known to search so, the page's first answer is the keyword's; not known yet, the
             # answer must be links, and may come late (a script still building its index).
@@ -380,7 +381,7 @@ class FormFiller(QueryBackend):
                 await settle(
                     page,
                     traffic,
-                    quiet_s=quiet,
+                    self.settings.browser,
                     timeout_s=max(quiet, deadline - time.monotonic()),
                     after=after,
                 )
@@ -417,9 +418,7 @@ class FormFiller(QueryBackend):
             if not await page.evaluate(script("deepcrawl.browser.js", "scroll.js")):
                 return
             try:
-                await settle(
-                    page, traffic, quiet_s=self.settings.forms.settle_s, timeout_s=wait, after=acted
-                )
+                await settle(page, traffic, self.settings.browser, timeout_s=wait, after=acted)
             except FetchTimeoutError:
                 return
             pages.append(await self._read(page, traffic, mark))
@@ -522,8 +521,8 @@ class _BeforeTyping(NamedTuple):
     """Chrome keys of the links it shows."""
     mark: tuple[int, int]
     """The traffic mark (:meth:`Traffic.mark`)."""
-    acted: tuple[int, int | None]
-    """The :func:`before_action` mark."""
+    acted: ActionMark
+    """The :func:`~deepcrawl.browser.settle.before_action` mark."""
 
 
 def _radio(form: Form, name: str, value: str) -> FormField | None:

@@ -12,7 +12,7 @@ server for it only when no page it has will do:
    token may belong to another session;
 2. else the form's page, answered from the bytes of an earlier load of it once two looks at it
    showed the same form (action, fields and values: no token that changes per load) — a POST
-   form whose result pages do not show it again (ht://Dig) costs two loads of its page for a
+   form whose result pages do not show it again costs two loads of its page for a
    whole crawl, not one per query;
 3. else the form's page from the server. A submission that fails forgets the held bytes
    (:meth:`FormPage.forget`): the next load asks the server, and a page that changed (a token
@@ -27,9 +27,9 @@ from playwright.async_api import Error as PlaywrightError
 
 from deepcrawl.browser.live_forms import discover_forms
 from deepcrawl.browser.scope import strip_fragment
+from deepcrawl.browser.settle import settle
 from deepcrawl.errors import FetchError, FormError
 from deepcrawl.forms.safety import ensure_submittable
-from deepcrawl.search.browsing import settle
 from deepcrawl.search.results import ChromeFilter
 
 if TYPE_CHECKING:
@@ -38,9 +38,9 @@ if TYPE_CHECKING:
     from playwright.async_api import Page, Response
 
     from deepcrawl.browser.lease import PageLease
+    from deepcrawl.browser.settle import Traffic
     from deepcrawl.forms.critic import CriticVerdict
     from deepcrawl.page.form import Form
-    from deepcrawl.search.browsing import Traffic
     from deepcrawl.search.results import ResultPage
     from deepcrawl.settings import Settings
 
@@ -53,7 +53,7 @@ class FormPage:
     Args:
         form: the form, as the form finder found it (the first look at its page).
         verdict: the critic's verdict (every live form is checked against it again).
-        settings: deepcrawl settings (``browser.page_timeout_s``, ``forms.settle_s``).
+        settings: deepcrawl settings (``browser.page_timeout_s``, ``browser.settle_*``).
     """
 
     def __init__(self, form: Form, verdict: CriticVerdict, settings: Settings) -> None:
@@ -125,7 +125,7 @@ class FormPage:
             response = await page.goto(url, wait_until="commit", timeout=timeout * 1000)
         finally:
             lease.documents.pop(url, None)
-        await settle(page, traffic, quiet_s=self.settings.forms.settle_s, timeout_s=timeout)
+        await settle(page, traffic, self.settings.browser, timeout_s=timeout)
         if response is not None and response.status >= 400:
             raise FetchError(url, f"the form's page answered {response.status}")
         if self.keys is None:

@@ -1,7 +1,7 @@
 """Querying a site's search form: find it, then query it the cheapest way that is shown to work.
 
 This is the entry point of the "Deep Web Access" role (Hernández et al.) for its callers — the
-keyword manager's loop, the setup phase of a crawl, ``deepcrawl query``:
+crawl's query loop (:mod:`deepcrawl.querying`), the setup phase of a crawl, ``deepcrawl query``:
 
 * :func:`find_search_form` renders a page, runs the critic over its forms and returns the best
   accepted one (or raises :class:`~deepcrawl.errors.FormError` naming why none is);
@@ -12,8 +12,6 @@ keyword manager's loop, the setup phase of a crawl, ``deepcrawl query``:
 * a scripted results page (a shell its script fills from a JSON request) is queried by that
   request over plain HTTP once it is shown to give the browser's links
   (:class:`~deepcrawl.search.data_api.DataSearch`);
-* :func:`exhaust` drives a :class:`~deepcrawl.keywords.KeywordManager` over a form until it
-  says the database is exhausted (the setup phase's query loop);
 * :func:`query_page` is ``deepcrawl query``: one keyword, every result page, in one call.
 """
 
@@ -25,10 +23,11 @@ from typing import TYPE_CHECKING
 from playwright.async_api import Error as PlaywrightError
 
 from deepcrawl._resource import AsyncResource
+from deepcrawl.browser.access import with_start_origin
 from deepcrawl.browser.http import HttpFetcher
 from deepcrawl.browser.pool import BrowserPool
 from deepcrawl.browser.render import render_page
-from deepcrawl.browser.scope import Scope, host_of
+from deepcrawl.browser.scope import Scope, check_url, host_of
 from deepcrawl.errors import ConfigError, FormError, HTTPStatusError
 from deepcrawl.forms.fields import parse_form_choice, pick_form, user_verdict
 from deepcrawl.forms.store import load_critic
@@ -47,7 +46,6 @@ if TYPE_CHECKING:
     from deepcrawl.browser.base import Fetcher
     from deepcrawl.fetch.gate import Gate
     from deepcrawl.forms.critic import CriticVerdict
-    from deepcrawl.keywords.manager import KeywordManager, QueryOutcome
     from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.page.form import Form
     from deepcrawl.search.results import QueryResult, ResultPage
@@ -57,7 +55,6 @@ __all__ = [
     "FormChoice",
     "FormSearch",
     "choose_search_form",
-    "exhaust",
     "find_search_form",
     "query_page",
     "render_forms",
@@ -339,11 +336,11 @@ class FormSearch(AsyncResource, QueryBackend):
     async def _try_data(self, result: QueryResult) -> None:
         if not self.settings.forms.url_templates or self._http is None or not result.data_urls:
             return
-        size = self.settings.forms.max_page_size if self.settings.forms.largest_page_size else 0
+        size = self.settings.forms.data_page_size if self.settings.forms.largest_page_size else 0
         candidate = DataSearch.from_result(
             result,
             self._http,
-            max_pages=self.settings.keywords.max_result_pages,
+            max_pages=self.settings.querying.max_result_pages,
             page_size=size,
         )
         if candidate is not None and await candidate.check(result):
@@ -366,7 +363,7 @@ class FormSearch(AsyncResource, QueryBackend):
         candidate = TemplateSearch(
             template,
             self._http,
-            max_pages=self.settings.keywords.max_result_pages,
+            max_pages=self.settings.querying.max_result_pages,
             form=form,
             nonsense_keyword=self.settings.forms.nonsense_keyword,
             judge=self.filler.judge,
@@ -440,6 +437,7 @@ async def query_page(
     asks for this one query.
 
     Raises:
+        InvalidURLError: ``url`` fails :func:`~deepcrawl.browser.scope.check_url`.
         FetchError: the page cannot be fetched.
         FormError: it has no searchable form.
         BrowserError: Chromium cannot be started.
@@ -448,6 +446,8 @@ async def query_page(
     from deepcrawl.fetch.politeness import HostLimiter
     from deepcrawl.fetch.robots import RobotsPolicy
 
+    url = check_url(url, max_length=settings.crawl.max_start_url_length)  # as every command does
+    settings = with_start_origin(settings, url)
     politeness = settings.politeness
     robots = RobotsPolicy(settings.http.user_agent, obey=False)
     gate = Gate(politeness, robots, HostLimiter(politeness), lambda _url: True)
@@ -459,64 +459,3 @@ async def query_page(
         result = await filler.query(keyword)
     result.requests = sent.requests
     return form, verdict, result
-
-
-async def exhaust(
-    search: QueryBackend,
-    manager: KeywordManager,
-    *,
-    record_id: Callable[[str], str | None] | None = None,
-    on_result: Callable[[QueryResult, QueryOutcome], None] | None = None,
-) -> list[QueryResult]:
-    """Query ``search`` with the keywords ``manager`` chooses until it says stop.
-
-    The loop of :mod:`deepcrawl.keywords.manager`: the stop-word probe first, then adaptive
-    queries until saturation, budget, identical results or repeated errors.
-
-    Args:
-        search: the form to query (entered, when it is a resource).
-        manager: the keyword manager.
-        record_id: maps a result URL to the id of the record it shows (None: not a record);
-            default: the URL's normal form (:func:`deepcrawl.urls.normalise_url`).
-        on_result: called after each query (storage, progress).
-
-    Returns:
-        Every query's result, in order.
-    """
-    from deepcrawl.errors import InvalidURLError
-    from deepcrawl.urls import normalise_url
-
-    def default_id(url: str) -> str | None:
-        try:
-            return normalise_url(url)
-        except InvalidURLError:
-            return None
-
-    to_id = record_id or default_id
-    results: list[QueryResult] = []
-
-    async def submit(word: str) -> None:
-        result = await search.query(word)
-        texts: dict[str, str] = {}
-        for link in result.result_links:
-            rid = to_id(link.url)
-            if rid is not None and (link.text or rid not in texts):
-                texts.setdefault(rid, link.text)
-        outcome = manager.record(
-            word,
-            set(texts),
-            texts,
-            cost=max(1, result.pages),
-            total_results=result.total_results,
-            error=result.error if result.outcome == "error" else None,
-        )
-        results.append(result)
-        if on_result is not None:
-            on_result(result, outcome)
-
-    for probe in manager.stopword_probe_queries():
-        await submit(probe)
-    manager.record_stopword_probe()
-    while (word := manager.next_query()) is not None:
-        await submit(word)
-    return results

@@ -46,9 +46,10 @@ _SIZE_WORDS = re.compile(
     r"|items?\s+per|\bdisplay\b|^(?:" + "|".join(PAGE_SIZE_PARAMS) + r")$",
     re.IGNORECASE,
 )
-#: The largest page size ever asked for: a site offering "all" (or 10,000) is not taken up on
-#: it, a page that large is slow to serve and to read.
-MAX_PAGE_SIZE = 200
+#: The largest page size chosen from a form's select or a page's size links (a data request is
+#: asked ``forms.data_page_size``): a site offering "all" (or 10,000) is not taken up on it, a
+#: page that large is slow to serve and to read.
+PAGE_SIZE_CEILING = 200
 
 
 def _number(text: str) -> int | None:
@@ -60,7 +61,7 @@ def page_size_choice(form: Form) -> dict[str, str]:
     """The largest value of each page-size select of ``form``, by field name.
 
     A select counts when its name or label reads as a page size and at least two of its
-    options are numbers; values above :data:`MAX_PAGE_SIZE` are left out.
+    options are numbers; values above :data:`PAGE_SIZE_CEILING` are left out.
     """
     chosen: dict[str, str] = {}
     for field in form.fields:
@@ -71,7 +72,7 @@ def page_size_choice(form: Form) -> dict[str, str]:
         sizes = [
             (n, o.value)
             for o in field.options
-            if (n := _number(o.value)) is not None and 0 < n <= MAX_PAGE_SIZE
+            if (n := _number(o.value)) is not None and 0 < n <= PAGE_SIZE_CEILING
         ]
         if len(sizes) >= 2:
             chosen[field.name] = max(sizes)[1]
@@ -104,7 +105,7 @@ def offered_page_size(urls: Iterable[str], keyword: str) -> tuple[int, str] | No
     A size link carries the query's keyword and a numeric page-size parameter, and starts the
     list at its beginning (no page parameter, or one of 0 or 1 — "next 20" links carry the
     size too, further on). It is an offer only when the links name at least two sizes, so a
-    next link's size is never taken for a choice; sizes above :data:`MAX_PAGE_SIZE` are left
+    next link's size is never taken for a choice; sizes above :data:`PAGE_SIZE_CEILING` are left
     out, as in :func:`page_size_choice`.
 
     Args:
@@ -126,7 +127,7 @@ def offered_page_size(urls: Iterable[str], keyword: str) -> tuple[int, str] | No
         if name is None:
             continue
         size = int(params[name])
-        if 0 < size <= MAX_PAGE_SIZE:
+        if 0 < size <= PAGE_SIZE_CEILING:
             offers.setdefault(size, url)
     if len(offers) < 2:
         return None

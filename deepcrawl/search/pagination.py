@@ -68,7 +68,7 @@ PAGE_PARAMS = frozenset(
 _SPACE = re.compile(r"\s+")
 #: Query parameters that number result pages (not offsets), as ``page_number_of`` reads them.
 _NUMBER_PARAMS = ("page", "p", "pg", "pagenum", "page_no", "pageno", "pagenumber", "paged", "pn")
-#: One of them in a URL's query, ``&`` or ``;`` separated (ht://Dig's ``;``).
+#: One of them in a URL's query, ``&`` or ``;`` separated (some CGI searches use ``;``).
 _PAGE_NUMBER = re.compile(r"[?;&](?:" + "|".join(_NUMBER_PARAMS) + r")=(\d+)(?=$|[;&#])")
 
 
@@ -173,7 +173,7 @@ def next_page(page: ResultPage, number: int, visited: Collection[str]) -> PageTu
 def _past_the_pager(page: ResultPage, number: int) -> str | None:
     """The next page's URL where the pager stops linking pages before the list ends.
 
-    Some pagers link a fixed number of pages only (ht://Dig's ten buttons, no "next" on the
+    Some pagers link a fixed number of pages only (ten numbered buttons, no "next" on the
     last), while the page says results lie beyond ("Documents 91 - 100 of 241"). Where the
     page's own URL numbers it by a page parameter (``page=10``) and a link of the pager
     differs from it in that number alone, the next page is that URL with the number after it;

@@ -61,9 +61,15 @@ async def page_forms(url: str, settings: Settings, *, browser: bool = True) -> l
             static parser.
 
     Raises:
+        InvalidURLError: ``url`` fails :func:`~deepcrawl.browser.scope.check_url`.
         FetchError: the page could not be fetched (or answered with an error status).
         BrowserError: Chromium could not be started.
     """
+    from deepcrawl.browser.access import with_start_origin
+    from deepcrawl.browser.scope import check_url
+
+    url = check_url(url, max_length=settings.crawl.max_start_url_length)  # as every command does
+    settings = with_start_origin(settings, url)  # the access headers go to its origin
     if not browser:
         return await _http_forms(url, settings)
     from deepcrawl.browser.fetcher import BrowserFetcher
@@ -142,12 +148,18 @@ async def inspect_forms(url: str, settings: Settings, *, browser: bool = True) -
     exact locator matches); ``forms.fields`` is checked against the chosen form.
 
     Raises:
+        InvalidURLError: ``url`` fails :func:`~deepcrawl.browser.scope.check_url`.
         FetchError: the page could not be fetched.
         BrowserError: Chromium could not be started.
         ConfigError: ``forms.form`` picks no form, or a ``forms.fields`` value does not fit
             the chosen form (the message lists what exists).
         UnsafeFormError: the safety policy refuses the form ``forms.form`` picks.
     """
+    from deepcrawl.browser.access import with_start_origin
+    from deepcrawl.browser.scope import check_url
+
+    url = check_url(url, max_length=settings.crawl.max_start_url_length)  # as every command does
+    settings = with_start_origin(settings, url)  # the access headers go to its origin
     selected: list[bool] | None = None
     if browser:
         from deepcrawl.browser.pool import BrowserPool

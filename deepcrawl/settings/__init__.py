@@ -1,8 +1,8 @@
 """Every default of deepcrawl, in one place.
 
 Settings are grouped in sections, one per component (``browser``, ``http``, ``access``,
-``politeness``, ``forms``, ``keywords``, ``prototypes``, ``links``, ``crawl``, ``storage``,
-``bench``). Each value is resolved, highest priority first, from:
+``politeness``, ``forms``, ``keywords``, ``querying``, ``prototypes``, ``links``, ``crawl``,
+``storage``, ``bench``). Each value is resolved, highest priority first, from:
 
 1. keyword arguments given in code (the CLI passes its flags this way);
 2. ``section.key=value`` assignments in force (:func:`overridden`; the CLI's global ``--set``);
@@ -14,8 +14,13 @@ Settings are grouped in sections, one per component (``browser``, ``http``, ``ac
 
 :func:`explain_settings` tells which of these gave each value (``deepcrawl settings``).
 
-Thresholds taken from a paper carry the paper's value as default and name the section in their
-docstring.
+The few dozen settings a user sets (politeness, access, budgets, storage, output) are marked
+``User[...]`` (:class:`~deepcrawl.settings._base.ForUsers`): ``deepcrawl settings --user`` lists
+them, and the README's Settings table documents them. The rest are tuning knobs; each docstring
+says what the knob does and its range, and the measurements behind a default are kept in
+``BENCHMARKS.md`` (a table keyed by setting name). Thresholds taken from a paper carry the
+paper's value as default and name the section in their docstring. A setting given by a name it
+no longer has (:data:`RENAMED`) fails with a line naming the new one.
 """
 
 from __future__ import annotations
@@ -32,13 +37,15 @@ from pydantic_settings import (
 )
 
 from deepcrawl.errors import ConfigError
-from deepcrawl.settings._base import QUIET_CHROMIUM_ARGS
+from deepcrawl.settings._base import QUIET_CHROMIUM_ARGS, RENAMED, ForUsers, for_users
 from deepcrawl.settings._sources import (
     OverrideSource,
     SettingOrigin,
     ShortcutSource,
     config_file,
+    current_overrides,
     explain,
+    renamed,
 )
 from deepcrawl.settings._sources import overridden as _overridden
 from deepcrawl.settings.fetching import (
@@ -48,25 +55,30 @@ from deepcrawl.settings.fetching import (
     PolitenessSettings,
 )
 from deepcrawl.settings.learning import LinkLearningSettings, PrototypeSettings
-from deepcrawl.settings.querying import FormSettings, KeywordSettings
+from deepcrawl.settings.querying import FormSettings, KeywordSettings, QuerySettings
 from deepcrawl.settings.running import BenchSettings, CrawlSettings, StorageSettings
 
 __all__ = [
     "QUIET_CHROMIUM_ARGS",
+    "RENAMED",
     "AccessSettings",
     "BenchSettings",
     "BrowserSettings",
     "CrawlSettings",
+    "ForUsers",
     "FormSettings",
     "HttpSettings",
     "KeywordSettings",
     "LinkLearningSettings",
     "PolitenessSettings",
     "PrototypeSettings",
+    "QuerySettings",
     "SettingOrigin",
     "Settings",
     "StorageSettings",
+    "current_overrides",
     "explain_settings",
+    "for_users",
     "load_settings",
     "overridden",
 ]
@@ -91,6 +103,7 @@ class Settings(BaseSettings):
     politeness: PolitenessSettings = PolitenessSettings()
     forms: FormSettings = FormSettings()
     keywords: KeywordSettings = KeywordSettings()
+    querying: QuerySettings = QuerySettings()
     prototypes: PrototypeSettings = PrototypeSettings()
     links: LinkLearningSettings = LinkLearningSettings()
     crawl: CrawlSettings = CrawlSettings()
@@ -133,7 +146,10 @@ def _describe(exc: ValidationError) -> str:
     parts = []
     for error in exc.errors():
         where = ".".join(str(p) for p in error["loc"])
-        parts.append(f"setting {where}: {error['msg']}")
+        message = error["msg"]
+        if error["type"] == "extra_forbidden":
+            message = renamed(where) if where in RENAMED else "no such setting"
+        parts.append(f"setting {where}: {message}")
     return "; ".join(parts)
 
 

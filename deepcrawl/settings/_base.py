@@ -1,8 +1,26 @@
-"""What every settings section shares, and the constants around them."""
+"""What every settings section shares: the base class, the user marker, the renamed keys."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, TypeVar
+
 from pydantic import BaseModel, ConfigDict
+
+if TYPE_CHECKING:
+    from pydantic.fields import FieldInfo
+
+__all__ = [
+    "CONFIG_FILE_ENV",
+    "DEFAULT_CONFIG_FILE",
+    "QUIET_CHROMIUM_ARGS",
+    "RENAMED",
+    "USER",
+    "ForUsers",
+    "Section",
+    "User",
+    "for_users",
+]
 
 CONFIG_FILE_ENV = "DEEPCRAWL_CONFIG"
 DEFAULT_CONFIG_FILE = "deepcrawl.toml"
@@ -16,8 +34,84 @@ QUIET_CHROMIUM_ARGS = (
     "--disable-quic",
 )
 
+#: Settings that had another name, ``section.key`` → ``section.key``: given by the old name
+#: (``--set``, the TOML file, the environment, code), they fail with a line naming the new one.
+RENAMED: dict[str, str] = {
+    "crawl.lease_s": "crawl.worker_lease_s",
+    "links.lease_s": "links.batch_lease_s",
+    "crawl.max_url_length": "crawl.max_start_url_length",
+    "forms.max_page_size": "forms.data_page_size",
+    "forms.settle_s": "browser.settle_quiet_s",
+    "browser.growth_quiet_s": "browser.settle_quiet_s",
+    "browser.growth_poll_s": "browser.settle_poll_s",
+    "browser.growth_max_s": "browser.settle_max_s",
+    "browser.probe_settle_s": "browser.probe_wait_s",
+    "keywords.max_queries": "querying.max_queries",
+    "keywords.saturation_window": "querying.saturation_window",
+    "keywords.saturation_min_new": "querying.saturation_min_new",
+    "keywords.saturation_records": "querying.saturation_records",
+    "keywords.saturation_fraction": "querying.saturation_fraction",
+    "keywords.max_result_pages": "querying.max_result_pages",
+    "keywords.max_cost": "querying.max_cost",
+    "keywords.identical_window": "querying.identical_window",
+    "keywords.max_consecutive_errors": "querying.max_consecutive_errors",
+    "keywords.source_empty_run": "querying.source_empty_run",
+    "keywords.saturation_max_missing": "querying.saturation_max_missing",
+    "keywords.source_trial_queries": "querying.source_trial_queries",
+    "keywords.source_trial_share": "querying.source_trial_share",
+    "keywords.paging_min_new": "querying.paging_min_new",
+    "keywords.paging_min_new_whole": "querying.paging_min_new_whole",
+    "keywords.paging_window": "querying.paging_window",
+    "keywords.paging_prior_pages": "querying.paging_prior_pages",
+    "keywords.paging_check_pages": "querying.paging_check_pages",
+    "keywords.paging_check_share": "querying.paging_check_share",
+    "keywords.paging_distrust_after": "querying.paging_distrust_after",
+    "keywords.deepen_min_new": "querying.deepen_min_new",
+    "crawl.stop_coverage": "querying.stop_coverage",
+    "crawl.stop_patience": "querying.stop_patience",
+    "crawl.stop_checked_records": "querying.stop_checked_records",
+    "crawl.stop_checked_fraction": "querying.stop_checked_fraction",
+    "crawl.stop_checked_lists": "querying.stop_checked_lists",
+    "crawl.stop_checked_share": "querying.stop_checked_share",
+    "crawl.stop_checked_scaled": "querying.stop_checked_scaled",
+    "crawl.stop_complete_coverage": "querying.stop_complete_coverage",
+    "crawl.stop_complete_lists": "querying.stop_complete_lists",
+    "crawl.stop_complete_share": "querying.stop_complete_share",
+    "crawl.stop_complete_overlap": "querying.stop_complete_overlap",
+    "crawl.stop_fruitless_queries": "querying.stop_fruitless_queries",
+    "crawl.stop_fruitless_share": "querying.stop_fruitless_share",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ForUsers:
+    """Marks a setting its user sets (politeness, access, budgets, storage, output …), as
+    against a tuning knob: ``deepcrawl settings --user`` lists these, and the README documents
+    them (``scripts/settings_reference.py``).
+
+    Attributes:
+        shown_default: how the README shows a default computed at run time (empty: the value).
+    """
+
+    shown_default: str = ""
+
+
+#: The marker of most user settings: ``max_pages: User[int | None] = None``.
+USER = ForUsers()
+
+T = TypeVar("T")
+User = Annotated[T, USER]
+
+
+def for_users(field: FieldInfo) -> ForUsers | None:
+    """The user marker of a settings field, None for a tuning knob."""
+    return next((m for m in field.metadata if isinstance(m, ForUsers)), None)
+
 
 class Section(BaseModel):
-    """One settings section: unknown keys are errors, values are frozen once validated."""
+    """One settings section: unknown keys are errors, values are frozen once validated, and
+    each field's docstring is its description (``deepcrawl settings``, the README)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, validate_default=True, use_attribute_docstrings=True
+    )

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +34,7 @@ from pydantic_settings import (
 )
 
 from deepcrawl.errors import ConfigError
-from deepcrawl.settings._base import CONFIG_FILE_ENV, DEFAULT_CONFIG_FILE
+from deepcrawl.settings._base import CONFIG_FILE_ENV, DEFAULT_CONFIG_FILE, RENAMED, for_users
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -47,6 +48,8 @@ __all__ = [
     "explain",
     "overridden",
     "parse_assignment",
+    "plain_text",
+    "renamed",
 ]
 
 Overrides = dict[str, dict[str, Any]]
@@ -69,13 +72,16 @@ def parse_assignment(text: str, settings_cls: type[BaseSettings]) -> tuple[str, 
     decoded: the one way to give a list on a command line.
 
     Raises:
-        ConfigError: the text has no ``=``, the section or key is unknown (the message names
-            the key and lists the valid ones), or a ``[``/``{`` value is not valid JSON.
+        ConfigError: the text has no ``=``, the setting was renamed (the message names its new
+            name), the section or key is unknown (the message names the key and lists the
+            valid ones), or a ``[``/``{`` value is not valid JSON.
     """
     name, sep, value = text.partition("=")
     name = name.strip()
     if not sep or not name:
         raise ConfigError(f"--set {text!r}: expected SECTION.KEY=VALUE, e.g. crawl.max_pages=100")
+    if name in RENAMED:
+        raise ConfigError(f"--set {name}: {renamed(name)}")
     section, dot, key = name.partition(".")
     sections = settings_cls.model_fields
     if not dot or section not in sections:
@@ -111,6 +117,11 @@ def overridden(assignments: Iterable[str], settings_cls: type[BaseSettings]) -> 
         yield
     finally:
         _OVERRIDES.reset(token)
+
+
+def renamed(name: str) -> str:
+    """What to tell a user who gave a setting by its old name (``section.key``)."""
+    return f"this setting was renamed {RENAMED[name]}"
 
 
 def current_overrides() -> Overrides:
@@ -156,12 +167,17 @@ class SettingOrigin:
         value: the effective value, JSON-ready (a password in a URL is masked).
         source: ``default``, ``file``, ``environment``, ``--set`` or ``flag``.
         detail: the file's path or the variable's name for ``file`` and ``environment``.
+        user: whether it is a setting users set (politeness, access, budgets, storage, output),
+            not a tuning knob (:class:`~deepcrawl.settings._base.ForUsers`).
+        description: what it does (the field's docstring).
     """
 
     key: str
     value: Any
     source: str
     detail: str = ""
+    user: bool = False
+    description: str = ""
 
 
 def explain(
@@ -187,6 +203,7 @@ def explain(
     values = settings.model_dump(mode="json")
     out: list[SettingOrigin] = []
     for section in sorted(values):
+        fields = type(getattr(settings, section)).model_fields
         for key in sorted(values[section]):
             source, detail = "default", ""
             for name, describe, layer in layers:
@@ -194,8 +211,26 @@ def explain(
                 if isinstance(given, dict) and given.get(key) is not None:
                     source, detail = name, describe(section, key)
             value = _masked(values[section][key])
-            out.append(SettingOrigin(f"{section}.{key}", value, source, detail))
+            field = fields[key]
+            user = for_users(field) is not None
+            about = plain_text(field.description or "")
+            out.append(SettingOrigin(f"{section}.{key}", value, source, detail, user, about))
     return out
+
+
+_ROLE = re.compile(r":[a-z]+:`(?:(?P<text>[^`<]+?) <[^`>]+>|(?P<tilde>~)?(?P<target>[^`]+))`")
+
+
+def plain_text(docstring: str) -> str:
+    """A field's docstring on one line, its reST markup as Markdown code spans (````x```` and
+    ``:mod:`a.b``` become ```x``` and ```a.b```; ``:func:`~a.b``` the last name, ```b```)."""
+    text = " ".join(docstring.split()).replace("``", "`")
+
+    def role(match: re.Match[str]) -> str:
+        name = match["text"] or match["target"]
+        return f"`{name.rsplit('.', 1)[-1] if match['tilde'] else name}`"
+
+    return _ROLE.sub(role, text)
 
 
 def _toml(cls: type[BaseSettings], path: Path) -> dict[str, Any]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from deepcrawl.settings._base import Section
+from deepcrawl.settings._base import Section, User
 
 __all__ = ["LinkLearningSettings", "PrototypeSettings"]
 
@@ -15,12 +15,21 @@ class PrototypeSettings(Section):
     on the fixture sites and the synthetic benchmark (``benchmarks/prototypes_bench.py``)."""
 
     max_url_length: int = 4096
-    """Longer URLs are refused by the tokeniser (InvalidURLError)."""
+    """Longer URLs are refused by the URL normaliser and tokeniser (InvalidURLError); the store
+    keeps URLs of up to 4,096 characters."""
     allowed_schemes: tuple[str, ...] = ("http", "https")
     """Schemes the tokeniser accepts; ``mailto:``, ``javascript:`` … are refused."""
+    session_params: tuple[str, ...] = (
+        "jsessionid", "phpsessid", "aspsessionid", "sid", "sessid", "sessionid", "session_id",
+    )  # fmt: skip
+    """Names (any case) of session id parameters, path (``;jsessionid=``) or query, dropped
+    from the URL normal form when their value looks like an id (``?sid=17`` stays)."""
+    session_value_min_length: int = 8
+    """The shortest value of a ``session_params`` parameter taken for a session id (not a
+    number)."""
     literal_threshold: float = 0.1
     """A token seen at a position in at least this share of the URLs below its tree node stays
-    literal; rarer tokens merge into a typed wildcard (``markParts``)."""
+    literal; rarer tokens merge into a typed wildcard (``markParts``; 0–1)."""
     min_support: int = 3
     """A literal needs at least this many URLs behind it."""
     numeric_literals: bool = False
@@ -30,15 +39,13 @@ class PrototypeSettings(Section):
     """A query key whose values may split prototypes (``condition=new`` / ``condition=used``, as
     in the paper's Table 1) has at most this many distinct values; a key with more is variable."""
     query_split_max_values: int = 12
-    """An optional query key with at most this many literal values splits a prototype, one
-    prototype per value: a mode switch (``view=print`` makes print pages, not item pages) or the
-    actions on a page (``do=edit|revisions|backlink``, ``action=history``), each another kind of
-    page than the page itself. 0: optional keys never split."""
+    """An optional query key with at most this many literal values splits a prototype, one per
+    value: a mode (``view=print``) or an action on a page (``do=edit|revisions``), each another
+    kind of page. 0: optional keys never split."""
     split_required_query_keys: bool = False
-    """Let a key present in every URL split on its frequent values (at most
-    ``max_query_literals`` of them). The paper's Table 1 splits ``condition=new`` /
-    ``condition=used`` so; off by default, as on the fixture sites such keys are variants of one
-    kind (``/export?format=json|csv``)."""
+    """Let a key present in every URL split on its frequent values (``max_query_literals`` at
+    most), as the paper's Table 1 splits ``condition=new|used``; off, such keys are variants of
+    one kind (``/export?format=json|csv``)."""
     variant_params: tuple[str, ...] = (
         "utm_*", "sid", "sessionid", "session_id", "jsessionid", "phpsessid", "sessid", "fbclid",
         "gclid", "ref", "ref_", "referrer", "source", "page", "p", "pg", "offset", "start",
@@ -48,16 +55,15 @@ class PrototypeSettings(Section):
     tracking, session, paging and sorting parameters give variants of one kind of page."""
     closed_vocabulary_share: float = 0.1
     """When the distinct values at a path position number at most this share of the URLs there
-    (a small closed vocabulary: site sections), every value stays literal, however rare."""
+    (a small closed vocabulary: site sections), every value stays literal, however rare (0–1)."""
     closed_vocabulary_max: int = 12
-    """At most this many distinct values make a small closed vocabulary whose every value stays
-    literal however rare, given ``min_support`` URLs each: the heads of a path position's ids
-    (``issue17``, ``msg1006``, ``user3``: three kinds of record), and the values of a query key
-    (``do=edit|revisions|backlink``: actions, each its own kind of page)."""
+    """At most this many distinct values make a closed vocabulary whose every value (given
+    ``min_support`` URLs) stays literal: the heads of a position's ids (``issue17``, ``user3``)
+    and the values of a query key (``do=edit|revisions``)."""
     twin_share: float = 0.5
     """An optional query key splits a prototype when at least this share of the URLs holding it
-    are twins of URLs without it (``title=X&oldid=7`` beside ``title=X``: another view of the
-    same page), each URL having at most ``closed_vocabulary_max`` such twins."""
+    are twins of URLs without it (``title=X&oldid=7`` beside ``title=X``), each URL having at
+    most ``closed_vocabulary_max`` twins (0–1)."""
     nested_folders: bool = True
     """``/admin/``, ``/admin/a-1/`` and ``/admin/a-1/a-2/`` fall in one prototype when the deeper
     URLs are chains of one repeated variable segment (at least two deep somewhere)."""
@@ -68,9 +74,9 @@ class PrototypeSettings(Section):
     subtrees have the same shape are merged back into one wildcard (categories, languages)."""
     max_examples: int = 5
     """Sample URLs kept per prototype."""
-    label_port: int = 8765
+    label_port: User[int] = 8765
     """Port of the ``deepcrawl label --web`` page (always on 127.0.0.1); 0: any free port."""
-    thumbnails: bool = True
+    thumbnails: User[bool] = True
     """Show a screenshot of one example page per kind on the ``deepcrawl label --web`` page
     (taken with the crawl's Chromium under the probing rules: GET only, no navigation away)."""
     thumbnail_viewport: tuple[int, int] = (1024, 768)
@@ -83,24 +89,17 @@ class PrototypeSettings(Section):
     (:mod:`deepcrawl.classify.layout`) before the normal phase; 0: no check."""
     layout_min_similarity: float = 0.65
     """A sampled page looks like the example when the mean of the Jaccard indices of their
-    tag-path shingles and of their template text reaches this; otherwise the prototype is split.
-    Chosen on pages saved from real applications (``tests/data/real``): pages of the example's
-    kind score 0.84-0.95, the edit, history, message or listing pages of the same site
-    0.09-0.49 (a wiki's namespace index, a wiki page too, 0.62)."""
+    tag-path shingles and of their template text reaches this (0–1); otherwise the prototype is
+    split."""
     layout_max_splits: int = 3
     """At most this many splits of the example's prototype by the layout check."""
     layout_widen_max: int = 16
-    """At most this many sibling prototypes of the ``--like`` example's (the same URL shape with
-    other literals: ``/community/<slug>/`` beside ``/guides/<slug>/``, ``/user3`` beside
-    ``/issue17``) are sampled, largest first; those whose pages look like the example get its
-    label. Not from a paper: a site's sections are a closed vocabulary of at most
-    ``closed_vocabulary_max`` values, and a few more leave room for shapes
-    (``layout_widen_max × layout_widen_samples`` requests at most). 0: no widening."""
+    """Sibling prototypes of the ``--like`` example's (``/guides/<slug>/`` beside
+    ``/community/<slug>/``) sampled at most, largest first; those whose pages look like the
+    example get its label. 0: no widening. Not from a paper."""
     layout_widen_samples: int = 2
     """Pages of each sibling prototype fetched to compare with the example; all must reach
-    ``layout_min_similarity``. Chosen on pages saved from real applications: the sections of a
-    MkDocs site score 0.86-0.90 against each other, a tracker's user and message pages
-    0.45-0.49 against an issue page."""
+    ``layout_min_similarity``."""
     layout_shingle: int = 4
     """Consecutive tag paths per shingle of a page's structure."""
     layout_template_words: int = 4
@@ -128,24 +127,20 @@ class LinkLearningSettings(Section):
     link_model: Literal["nb", "svm"] = "nb"
     """ACHE's link classifier: naive Bayes as the paper, or a linear SVM."""
     frontier_batch: int = 10
-    """ACHE's crawling frontier is refilled from the persistent frontier with this many best
-    links when it runs empty (section 2.2 refills in batches; no size given). A batch is
-    crawled to its end before the links of its pages are ranked, so its size is a floor on the
-    pages spent per step of a path: chosen on stacks seeds 112-115 (neither the prior's nor the
-    bench's), pages to the form 12 / 22 with 10, 27 / 52 with 25, 49 / 99 with 50."""
-    lease_s: float = 86_400.0
-    """How long a link strategy holds a URL it leased from its frontier before the frontier
-    may hand it out again. ACHE holds a whole crawling batch while it fetches it at the rate
-    robots.txt allows: a day, so that no crawl delay makes a held URL come back twice."""
+    """ACHE refills its crawling frontier with this many best links when it runs empty (section
+    2.2; no size given). A batch is crawled whole before its pages' links are ranked, so its
+    size is a floor on the pages spent per step of a path. Not from the paper."""
+    batch_lease_s: float = 86_400.0
+    """How long a link strategy holds a URL leased from its frontier before it may be handed
+    out again: long enough for a whole batch fetched at the rate robots.txt allows."""
     max_targets: int = 0
     """Per-site stopping criterion (ACHE section 2): stop after this many distinct targets
     (0: only the request budget stops the crawl)."""
     d_max: int = 5
     """The apprentice's DOM window: <token, offset> features with |d| <= d_max (section 3.4)."""
     apprentice_alpha: float = 0.01
-    """Smoothing of the apprentice's naive Bayes. Its <token, offset> features are hashed into
-    2**18 columns, so Laplace smoothing (1) would add 262,144 pseudo-counts per class to a few
-    thousand real ones and flatten the evidence of every feature (not from the paper)."""
+    """Smoothing of the apprentice's naive Bayes: its features are hashed into 2**18 columns,
+    where Laplace smoothing (1) would flatten every feature's evidence. Not from the paper."""
     apprentice_batch: int = 200
     """Pages per batch after which the apprentice trains on the verdicts of the batch (section
     2.3: "a few hundred to a few thousand")."""
@@ -161,27 +156,22 @@ class LinkLearningSettings(Section):
     """HITS and PageRank stop when no weight moves more than this."""
     hub_min_authorities: int = 1
     """A page is an xCrawl hub when it links to at least this many known authorities and has a
-    hub weight (the paper says "many" and names no number; 1 finds the later pages of a paged
-    list, which link to few known records, and did best on the fixture sites)."""
+    hub weight (the paper says "many"; 1 finds the later pages of a paged list). Not from the
+    paper."""
     hub_max_kinds: int = 2
     """Kinds of non-wanted pages (prototypes, else URL shapes) the normal phase tries at most as
-    hubs beside the queries (:mod:`deepcrawl.links.hubs`): each try is one request (and what
-    rendering it asks for), paid on every site whether a hub pays or not. With 3, WordPress
-    paid 4 documents (harvest 0.855 → 0.833: a log-in page rendered with its scripts); with 2,
-    WordPress, MediaWiki, Gitit and the fixture sites pay 2 requests at most (harvest -0.003
-    to -0.006), and ht://Dig's topic pages are the first kind tried. 0: the normal phase reads
-    no hub. Not from a paper."""
+    hubs beside the queries (:mod:`deepcrawl.links.hubs`); each try costs a request on every
+    site. 0: no hub. Not from a paper."""
     hub_refused_words: tuple[str, ...] = (
         "login", "log in", "sign in", "signin", "sign up", "signup", "register",
         "registration", "password", "account", "contact", "newsletter",
     )  # fmt: skip
-    """Words (of the URL or the link text, stemmed as the request rule's) that keep a page from
-    being tried as a hub, on top of the request rule's: the pages of an account or a message
-    form list no records, and the crawl visits no such page (the forms it never submits)."""
+    """Words (of the URL or the link text, stemmed as the safety rule's) that keep a page from
+    being tried as a hub, on top of the safety rule's: an account's or a message form's pages
+    list no records."""
     hub_min_inlinks: int = 2
     """A kind is tried once one of its pages is linked from this many pages the crawl read
-    (records, result pages): a page several records link to is where a list of them may be
-    (xCrawl's hubs and authorities link each other). Not from a paper."""
+    (records, result pages): a page several records link to may list them. Not from a paper."""
     hub_window: int = 3
     """A kind being read is judged on the new records of its latest this many pages: it goes on
     while their mean beats the queries' yield. Not from a paper."""
@@ -197,23 +187,20 @@ class LinkLearningSettings(Section):
     seed: int = 0
     """Seed of the random choices (xCrawl's walk and restarts)."""
     prior: str = "builtin"
-    """Prior of the link learners for finding search forms (ACHE's *Offline-Online*, the
-    apprentice's "fixed prior obtained from a baseline crawl"): ``"builtin"`` (paths to the
-    forms of training sites, shipped with deepcrawl; ``scripts/train_link_prior.py``), the path
-    of such a JSON file, or ``"none"`` (ACHE's *Online*: no knowledge before the first form)."""
+    """Prior of the link learners for finding search forms (ACHE's *Offline-Online*):
+    ``"builtin"`` (paths to the forms of training sites, shipped with deepcrawl), the path of
+    such a JSON file, or ``"none"`` (ACHE's *Online*: nothing known before the first form)."""
     path_discount: float = 0.5
-    """Reward of a link ``k`` levels from a target: ``path_discount ** (k - 1)`` (1 for a link
-    to a target, 0 beyond ``levels``). The apprentice learns it, so that the links on the way
-    to a form are learnt too (its paper rewards the link to a relevant page only), and it is
-    xCrawl's topic weight of a link before any authority is known. Not from a paper."""
-    discovery_strategy: str = "ache"
+    """Reward of a link ``k`` levels from a target: ``path_discount ** (k - 1)`` (1 next to a
+    target, 0 beyond ``levels``), learnt by the apprentice and xCrawl's topic weight before any
+    authority is known (0–1). Not from a paper."""
+    discovery_strategy: User[str] = "ache"
     """Strategy of entry-point discovery (``deepcrawl discover``, and the setup phase when the
     start page has no searchable form): ACHE, the paper written for finding forms."""
-    discovery_max_requests: int = 1000
-    """Request budget of entry-point discovery (not from a paper: breadth-first needs some 600
-    pages to reach a form three clicks deep on the "stacks" fixture site)."""
-    navigate_strategy: str = "ache"
+    discovery_max_requests: User[int] = 1000
+    """Request budget of entry-point discovery. Not from a paper."""
+    navigate_strategy: User[str] = "ache"
     """Strategy of ``deepcrawl crawl --navigate``, which looks for the wanted records the
     queries did not return once the form is saturated."""
-    navigate_max_requests: int = 2000
-    """Request budget of the ``--navigate`` phase (not from a paper)."""
+    navigate_max_requests: User[int] = 2000
+    """Request budget of the ``--navigate`` phase. Not from a paper."""

@@ -9,7 +9,14 @@ clock (:mod:`deepcrawl.storage.hosts`). Every database error leaves as
 :class:`~deepcrawl.errors.StorageError` through one guard (:mod:`deepcrawl.storage.guard`).
 """
 
-from deepcrawl.storage.engine import SCHEMA_VERSION, Engine, is_shared, open_engine, safe_url
+from deepcrawl.storage.engine import (
+    SCHEMA_VERSION,
+    Engine,
+    check_database_url,
+    is_shared,
+    open_engine,
+    safe_url,
+)
 from deepcrawl.storage.repository import Repository
 from deepcrawl.storage.tables import (
     FormRead,
@@ -38,6 +45,7 @@ __all__ = [
     "Repository",
     "SiteRead",
     "SiteSummary",
+    "check_database_url",
     "is_shared",
     "open_engine",
     "safe_url",

@@ -30,7 +30,20 @@ from deepcrawl.storage.guard import StorageGuard
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection, Engine
 
-__all__ = ["QueryLock", "live_peers", "record_heartbeat", "register_worker", "workers"]
+__all__ = [
+    "SILENT_BEATS",
+    "QueryLock",
+    "dead_workers",
+    "heard_since",
+    "live_peers",
+    "record_heartbeat",
+    "register_worker",
+    "workers",
+]
+
+#: Heartbeats a running process may miss before it is judged dead: ``deepcrawl status`` shows it
+#: ``dead``, it is no live peer, and the leases it holds go back to the frontier.
+SILENT_BEATS = 3
 
 #: First key of the advisory lock held by the process running a site's query loop (the second
 #: is the site id); distinct from the frontier's lease lock.
@@ -142,9 +155,31 @@ def workers(engine: Engine, site_id: int) -> list[t.WorkerRead]:
         return [t.WorkerRead.model_validate(r) for r in s.exec(stmt).all()]
 
 
+def heard_since(heartbeat_s: float, now: datetime | None = None) -> datetime:
+    """The time a process's last heartbeat must be after for it to count as alive: it is
+    judged dead once silent for :data:`SILENT_BEATS` heartbeats of ``heartbeat_s`` seconds."""
+    return (now or datetime.now(UTC)) - timedelta(seconds=SILENT_BEATS * heartbeat_s)
+
+
+def dead_workers(
+    site_id: int, heartbeat_s: float, now: datetime | None = None, *, me: int | None = None
+) -> sa.Select[Any]:
+    """The ids of the site's processes judged dead, as a subquery: ended (no longer
+    ``running``: a process that ended has given its leases back, so any it still holds are
+    stale) or silent for :data:`SILENT_BEATS` heartbeats — the rule ``deepcrawl status``
+    shows. ``me`` (this process's row) is never among them: a process that asks is alive."""
+    c = t.Worker.__table__.c  # type: ignore[attr-defined]
+    return sa.select(c.id).where(
+        c.site_id == site_id,
+        c.id != (me or 0),
+        sa.or_(c.state != "running", c.seen_at < heard_since(heartbeat_s, now)),
+    )
+
+
 def live_peers(engine: Engine, site_id: int, heartbeat_s: float, *, me: int | None) -> int:
-    """Processes other than ``me`` (a worker row id) heard of within three heartbeats."""
-    since = datetime.now(UTC) - timedelta(seconds=3 * heartbeat_s)
+    """Processes other than ``me`` (a worker row id) heard of within :data:`SILENT_BEATS`
+    heartbeats."""
+    since = heard_since(heartbeat_s)
     stmt = select(sa.func.count()).where(
         t.Worker.site_id == site_id,
         t.Worker.state == "running",

@@ -37,6 +37,7 @@ __all__ = [
     "MIGRATIONS",
     "SCHEMA_VERSION",
     "Engine",
+    "check_database_url",
     "database_file",
     "is_shared",
     "open_engine",
@@ -47,8 +48,9 @@ __all__ = [
 # storage's classes take (``Repository.engine``); other packages only pass it on.
 
 #: Version of the schema this code writes. Bump it and add a migration when tables change, or
-#: when what they hold changes meaning (version 5: the URL normal form).
-SCHEMA_VERSION = 5
+#: when what they hold changes meaning (version 5: the URL normal form; 6: the lease's holder;
+#: 7: the normal form without session ids).
+SCHEMA_VERSION = 7
 
 _log = logging.getLogger(__name__)
 
@@ -90,8 +92,34 @@ def _to_v5(conn: Connection) -> None:
     )
 
 
+def _to_v6(conn: Connection) -> None:
+    """Version 6: a lease names the process holding it (``frontier.holder``), so that a dead
+    process's leases come back at once; the ``session_param`` table (the parameters a crawl
+    learnt to carry a session) is made by ``create_all``."""
+    if "holder" not in {column["name"] for column in sa.inspect(conn).get_columns("frontier")}:
+        conn.execute(sa.text("ALTER TABLE frontier ADD COLUMN holder INTEGER"))
+
+
+def _to_v7(conn: Connection) -> None:
+    """Version 7: stored URL keys without session ids (``prototypes.session_params``, the
+    defaults): rows that now share a key are merged (:mod:`deepcrawl.storage.renormalise`)."""
+    done = renormalise_urls(conn)
+    _log.warning(
+        "database %s: stored URLs re-written without session ids (schema 6 -> 7): %s",
+        safe_url(str(conn.engine.url)),
+        done.summary(),
+    )
+
+
 #: ``MIGRATIONS[n]`` upgrades a database from version ``n`` to ``n + 1``.
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _to_v2, 2: _to_v3, 3: _to_v4, 4: _to_v5}
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {
+    1: _to_v2,
+    2: _to_v3,
+    3: _to_v4,
+    4: _to_v5,
+    5: _to_v6,
+    6: _to_v7,
+}
 
 #: Key of the PostgreSQL advisory lock under which a process creates or migrates the schema.
 _SCHEMA_LOCK = 0x6463_0003
@@ -134,6 +162,34 @@ def _parse(url: str) -> URL:
     return parsed
 
 
+def _sqlite_file(parsed: URL) -> Path | None:
+    """The file a parsed SQLite URL names; None for memory, a ``file:`` URI, or another
+    backend."""
+    if parsed.get_backend_name() != "sqlite":
+        return None
+    database = parsed.database or ""
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return None
+    return Path(database).expanduser()
+
+
+def check_database_url(url: str) -> None:
+    """Check a database URL before anything is created: it parses, names a known backend, and
+    a SQLite file's folder exists. No folder is made for a database: a mistyped path is an
+    error, not a new tree of folders.
+
+    Raises:
+        StorageError: the URL is malformed, or the SQLite file's folder does not exist.
+    """
+    parsed = _parse(url)
+    file = _sqlite_file(parsed)
+    if file is not None and not file.parent.is_dir():
+        raise StorageError(
+            f"cannot open database {safe_url(url)}: the folder {file.parent} does not exist "
+            "(create it, or give another --db)"
+        )
+
+
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
@@ -155,8 +211,9 @@ def open_engine(url: str, *, durable_commits: bool = True, create: bool = True) 
     made (a server database is never created by deepcrawl; its tables are, on first use).
 
     Raises:
-        StorageError: the URL is malformed, names an unknown driver, or the database cannot be
-            reached or written.
+        StorageError: the URL is malformed, names an unknown driver, a SQLite file's folder
+            does not exist (:func:`check_database_url`), or the database cannot be reached or
+            written.
         NoDatabaseError: ``create`` is False and the SQLite file does not exist.
         SchemaVersionError: the database was written by a newer deepcrawl.
     """
@@ -164,14 +221,10 @@ def open_engine(url: str, *, durable_commits: bool = True, create: bool = True) 
     shown = safe_url(url)
     kwargs: dict[str, Any] = {}
     if parsed.get_backend_name() == "sqlite":
-        database = parsed.database or ""
-        if database and database != ":memory:" and not database.startswith("file:"):
-            if not create and not Path(database).expanduser().exists():
-                raise NoDatabaseError(f"no database at {shown}: nothing was crawled into it yet")
-            try:
-                Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise StorageError(f"cannot create the folder of {shown}: {exc}") from exc
+        file = _sqlite_file(parsed)
+        if file is not None and not create and not file.exists():
+            raise NoDatabaseError(f"no database at {shown}: nothing was crawled into it yet")
+        check_database_url(url)
         kwargs["connect_args"] = {"check_same_thread": False}
     else:
         # No ping per checkout: it doubled the round trips of a worker's short transactions.

@@ -1,10 +1,12 @@
-"""Schema version 3: the stored URL keys re-written in the URL normal form of :mod:`deepcrawl.urls`.
+"""Schema versions 5 and 7: the stored URL keys re-written in the URL normal form of
+:mod:`deepcrawl.urls`.
 
 A record's identity is its URL's normal form: the frontier and the page store are keyed by it
-(unique per site). When the normal form changed (IDNA hosts instead of percent-encoded ones,
-form-equivalent query escapes, browser-style encoding of spaces and ``'``), a database written
-before would know its records under their old keys, and a resumed crawl would fetch and deliver
-them again. This migration re-normalises every key in place:
+(unique per site). When the normal form changed (version 5: IDNA hosts instead of
+percent-encoded ones, form-equivalent query escapes, browser-style encoding of spaces and ``'``;
+version 7: session ids dropped), a database written before would know its records under their
+old keys, and a resumed crawl would fetch and deliver them again. This migration re-normalises
+every key in place:
 
 * ``frontier.url`` (and its ``host``) and ``page.url`` — not the ``results`` pages, whose key
   is the submitted URL tagged with the query (no normal form); a key that no longer normalises

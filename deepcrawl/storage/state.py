@@ -267,6 +267,29 @@ class CrawlState:
             s.add(end)
             s.commit()
 
+    def session_params(self) -> set[str]:
+        """The parameter names the crawl learnt to carry a session (:class:`~deepcrawl.storage
+        .tables.SessionParam`)."""
+        stmt = select(t.SessionParam.name).where(t.SessionParam.site_id == self.site_id)
+        with (
+            self._guard(f"read the session parameters of site {self.site_id}"),
+            self._session() as s,
+        ):
+            return set(s.exec(stmt).all())
+
+    def add_session_params(self, names: Iterable[str]) -> None:
+        """Remember parameter names learnt to carry a session (known ones are left alone)."""
+        with self._guard(f"store session parameters of site {self.site_id}"), self._session() as s:
+            known = set(
+                s.exec(select(t.SessionParam.name).where(t.SessionParam.site_id == self.site_id))
+            )
+            for name in sorted(set(names) - known):
+                s.add(t.SessionParam(site_id=self.site_id, name=name))
+            try:
+                s.commit()
+            except IntegrityError:  # another process stored one of them meanwhile
+                s.rollback()
+
     def release_leases(self) -> int:
         """Make the site's leased frontier URLs ready again (the run that held them is dead).
 

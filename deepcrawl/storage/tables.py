@@ -346,6 +346,9 @@ class FrontierEntry(SQLModel, table=True):
     attempts: int = 0
     error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     added_at: datetime = Field(default_factory=_now)
+    holder: int | None = None
+    """Leased: the ``crawl_worker`` row of the process holding the lease (None: a process
+    without one); its leases come back at once when it is judged dead."""
 
     __table_args__ = (UniqueConstraint("site_id", "url", name="uq_frontier_site_url"),)
 
@@ -444,6 +447,18 @@ class QueryEnd(SQLModel, table=True):
     reason: str = Field(sa_column=Column(Text, nullable=False))
     """The stop reason, as ``stats.json`` gave it."""
     ended_at: datetime = Field(default_factory=_now)
+
+
+class SessionParam(SQLModel, table=True):
+    """A parameter name the crawl of a site learnt to carry a session (a new value on every
+    response): dropped from every URL's identity for the rest of the crawl, by every process."""
+
+    __tablename__ = "session_param"
+
+    site_id: int = Field(foreign_key="site.id", primary_key=True)
+    name: str = Field(max_length=255, primary_key=True)
+    """The parameter's name, in lower case."""
+    learnt_at: datetime = Field(default_factory=_now)
 
 
 class Delivery(SQLModel, table=True):

@@ -1,6 +1,6 @@
 // Scroll the page, and every scrolled box that holds links, to its end; true when one moved.
-// A result list that renders more entries as it is scrolled (an infinite scroll, as
-// MkDocs-Material's search results) then shows its next batch.
+// A result list that renders more entries as it is scrolled (an infinite scroll, as a
+// static site's client-side search results often are) then shows its next batch.
 () => {
   const boxes = new Set([document.scrollingElement || document.documentElement]);
   const seen = new Set();

@@ -1,14 +1,8 @@
-// deepcrawl result-page snapshot: {title, blocks, controls, mutations}.
+// deepcrawl result-page snapshot: {title, blocks, controls}.
 // blocks: short visible texts (messages, headings, counts) in document order; controls: visible,
 // enabled clickable elements without a real href (buttons, role=button, javascript: links) with
-// a short text, as [cssPath, text]. Installs a MutationObserver counting DOM changes in
-// window.__dcMut (read by the filler to tell when a page has settled).
+// a short text, as [cssPath, text].
 () => {
-  if (!window.__dcMutObs && document.documentElement) {
-    window.__dcMut = 0;
-    window.__dcMutObs = new MutationObserver((records) => { window.__dcMut += records.length; });
-    window.__dcMutObs.observe(document.documentElement, { childList: true, subtree: true, characterData: true, attributes: true });
-  }
   const collapse = (s) => (s || "").replace(/\s+/g, " ").trim();
   const shown = (el) => {
     if (el.checkVisibility) return el.checkVisibility({ visibilityProperty: true });
@@ -42,5 +36,5 @@
       if (controls.length >= 100) break;
     }
   }
-  return { title: collapse(document.title), blocks, controls, mutations: window.__dcMut || 0 };
+  return { title: collapse(document.title), blocks, controls };
 }

@@ -1,7 +1,7 @@
 // deepcrawl timer watch: runs in every frame before the page's own scripts.
 // Counts the page's pending setTimeout callbacks due within a second: while one is pending the
 // page may still change (a result list appended one item per timer), and when none is, nor any
-// request, a page that did not change over one poll is read at once (deepcrawl.browser.growth).
+// request, a page that did not change over one poll is read at once (deepcrawl.browser.settle).
 (() => {
   if (window.__dcTimersInit) return;
   Object.defineProperty(window, "__dcTimersInit", { value: true });

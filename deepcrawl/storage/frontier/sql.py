@@ -17,6 +17,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
 from deepcrawl.errors import StorageError
+from deepcrawl.storage.coordination import dead_workers
 from deepcrawl.storage.frontier.base import Frontier, FrontierCounts, Lease, NewURL
 from deepcrawl.storage.guard import StorageGuard
 from deepcrawl.storage.tables import FrontierEntry
@@ -56,12 +57,26 @@ class SqlFrontier(Frontier):
             frontier (the politeness setting ``concurrency_per_host``); None: no cap. A lease
             whose best candidates are of full hosts hands out fewer URLs rather than scanning
             for other hosts' (a site's frontier is mostly one host).
+        holder: this process's ``crawl_worker`` row, written on each lease it takes.
+        heartbeat_s: the crawl's heartbeat (``crawl.heartbeat_s``): the leases of a process
+            judged dead by it (:func:`~deepcrawl.storage.coordination.dead_workers`) come back
+            at once, not when they expire. None: leases come back when they expire only.
     """
 
-    def __init__(self, engine: Engine, site_id: int, *, host_cap: int | None = None) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        site_id: int,
+        *,
+        host_cap: int | None = None,
+        holder: int | None = None,
+        heartbeat_s: float | None = None,
+    ) -> None:
         self.engine = engine
         self.site_id = site_id
         self.host_cap = host_cap
+        self.holder = holder
+        self.heartbeat_s = heartbeat_s
         self._dialect = engine.dialect.name
         self._reclaim_at = 0.0
 
@@ -131,13 +146,19 @@ class SqlFrontier(Frontier):
                 conn.execute(
                     sa.update(_TABLE)
                     .where(c.id.in_([r.id for r in rows]))
-                    .values(state="leased", ready_at=until, attempts=c.attempts + 1)
+                    .values(
+                        state="leased",
+                        ready_at=until,
+                        attempts=c.attempts + 1,
+                        holder=self.holder,
+                    )
                 )
         # An expired lease (a dead worker) counts as an attempt.
         return [Lease(r.id, r.url, r.priority, r.depth, r.attempts + 1) for r in rows]
 
     def _reclaim(self, conn: Connection, now: datetime) -> int:
-        """Queue the expired leases again (a dead worker's), ready at once; how many.
+        """Queue again, ready at once, the leases that expired and those of a process judged
+        dead (silent for three heartbeats, or ended); how many.
 
         Only leased rows are read, through the lease index's (site, state) prefix. A lease call
         does it when it finds fewer ready URLs than asked, and else once a second: leases last
@@ -145,10 +166,14 @@ class SqlFrontier(Frontier):
         """
         self._reclaim_at = time.monotonic() + _RECLAIM_S
         c = _TABLE.c
+        stale = c.ready_at <= now
+        if self.heartbeat_s is not None:
+            dead = dead_workers(self.site_id, self.heartbeat_s, now, me=self.holder)
+            stale = sa.or_(stale, c.holder.in_(dead.scalar_subquery()))
         stmt = (
             sa.update(_TABLE)
-            .where(c.site_id == self.site_id, c.state == "leased", c.ready_at <= now)
-            .values(state="queued")
+            .where(c.site_id == self.site_id, c.state == "leased", stale)
+            .values(state="queued", ready_at=now, holder=None)
         )
         return int(conn.execute(stmt).rowcount or 0)
 

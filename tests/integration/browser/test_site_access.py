@@ -82,6 +82,13 @@ def _delivered(tmp_path: Path, name: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in lines]
 
 
+def _from_browser(entry: dict[str, Any]) -> bool:
+    """A request Chromium made: its client hints, which httpx never sends (a request carrying
+    the access's headers is sent by the browser's request client, without ``Sec-Fetch-*``:
+    :mod:`deepcrawl.browser.credentials`)."""
+    return "sec-ch-ua" in entry["headers"]
+
+
 def _netscape(path: Path, *lines: str) -> Path:
     path.write_text("# Netscape HTTP Cookie File\n" + "".join(line + "\n" for line in lines))
     return path
@@ -136,8 +143,8 @@ def test_the_browser_and_plain_http_send_the_same_agent_headers_and_cookies(
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     log = [entry for entry in cookie_site.stats()["log"] if entry["kind"] != "asset"]
-    browser = [e for e in log if "sec-fetch-mode" in e["headers"]]
-    plain = [e for e in log if "sec-fetch-mode" not in e["headers"]]
+    browser = [e for e in log if _from_browser(e)]
+    plain = [e for e in log if not _from_browser(e)]
     assert browser, "the browser took part"
     assert plain, "plain HTTP took part"
     for entry in log:
@@ -219,10 +226,15 @@ def test_both_fetchers_go_through_the_proxy_and_neither_through_the_environments
         assert done.returncode == 0, done.stderr
         received = header_site.stats()["log"]
         proxied = {(r.method, r.target) for r in proxy.log}
-        assert any("sec-fetch-mode" in e["headers"] for e in received)  # the browser's
-        assert any("sec-fetch-mode" not in e["headers"] for e in received)  # httpx's
-        for entry in received:  # every request the site answered came through the proxy
-            assert (entry["method"], header_site.url + entry["path"]) in proxied, entry
+        assert any(_from_browser(e) for e in received)
+        assert any(not _from_browser(e) for e in received)  # httpx's
+        tunnel = ("CONNECT", header_site.url.removeprefix("http://"))
+        for entry in received:  # every request the site answered came through the proxy:
+            if "sec-fetch-mode" in entry["headers"] or not _from_browser(entry):
+                # Chromium's network stack and httpx send absolute-form requests through it
+                assert (entry["method"], header_site.url + entry["path"]) in proxied, entry
+            else:  # the browser's request client (the key header's requests) tunnels
+                assert tunnel in proxied, entry
 
         seen = len(proxy.log)
         env = {"HTTP_PROXY": proxy.url, "http_proxy": proxy.url, "ALL_PROXY": proxy.url}

@@ -171,9 +171,9 @@ async def test_form_search_reads_all_results_and_pays_once_for_the_index(
 async def test_a_still_page_is_read_within_one_quiet_period(
     sphinx: LocalSite, pool: BrowserPool
 ) -> None:
-    """The growth wait costs a page that does not grow about one quiet period, no more."""
-    before = SETTINGS.with_overrides(browser={"growth_max_s": 0.0})
-    quiet = SETTINGS.browser.growth_quiet_s
+    """Settling costs a page that does not change about one quiet period, no more."""
+    before = SETTINGS.with_overrides(browser={"settle_max_s": 0.0})
+    quiet = SETTINGS.browser.settle_quiet_s
     timings: dict[str, list[float]] = {"before": [], "after": []}
     async with BrowserPool(before, {"127.0.0.1"}) as old:
         new = pool

@@ -41,16 +41,19 @@ def test_settings_names_the_source_of_each_value(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     found = json.loads(result.stdout)
     assert found["http.timeout_s"] == {
-        "value": 3.5, "source": "file", "detail": "deepcrawl.toml"
+        "value": 3.5, "source": "file", "detail": "deepcrawl.toml", "user": True
     }  # fmt: skip
     # --set beats the file, the environment beats the file
     assert found["crawl.max_pages"]["value"] == 9
     assert found["crawl.max_pages"]["source"] == "--set"
     assert found["crawl.setup_queries"] == {
-        "value": 6, "source": "environment", "detail": "DEEPCRAWL_CRAWL__SETUP_QUERIES"
+        "value": 6, "source": "environment", "detail": "DEEPCRAWL_CRAWL__SETUP_QUERIES",
+        "user": False,
     }  # fmt: skip
     assert found["crawl.like"]["value"] == ["/book/1", "/book/2"]
-    assert found["politeness.obey_robots"] == {"value": True, "source": "default", "detail": ""}
+    assert found["politeness.obey_robots"] == {
+        "value": True, "source": "default", "detail": "", "user": True
+    }  # fmt: skip
     assert "secret" not in result.stdout
     assert found["storage.url"]["value"] == "postgresql+psycopg://me:***@127.0.0.1:1/db"
 
@@ -89,3 +92,33 @@ def test_an_unwritable_log_file_is_one_clear_line(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert result.stderr.startswith("error: --log-file")
     assert "Traceback" not in result.stderr
+
+
+def test_settings_marks_the_user_settings_and_lists_only_them_when_asked(tmp_path: Path) -> None:
+    every = json.loads(run(tmp_path, "settings", "--json").stdout)
+    assert every["politeness.requests_per_second"]["user"] is True
+    assert every["querying.paging_min_new"]["user"] is False
+    result = run(tmp_path, "settings", "--user", "--json")
+    assert result.returncode == 0, result.stderr
+    users = json.loads(result.stdout)
+    assert set(users) == {key for key, found in every.items() if found["user"]}
+    assert "storage.url" in users
+    assert "querying.paging_min_new" not in users
+    table = run(tmp_path, "settings", "--user").stdout
+    assert "what it does" in table
+    assert "crawl.max_pages" in table
+    assert "querying.stop_checked_records" not in table
+
+
+def test_a_renamed_setting_names_its_new_name(tmp_path: Path) -> None:
+    result = run(tmp_path, "--set", "crawl.lease_s=60", "settings")
+    assert result.returncode == 1, result.stdout
+    assert result.stderr.strip() == (
+        "error: --set crawl.lease_s: this setting was renamed crawl.worker_lease_s"
+    )
+    (tmp_path / "deepcrawl.toml").write_text("[browser]\ngrowth_quiet_s = 0.1\n")
+    result = run(tmp_path, "settings")
+    assert result.returncode == 1, result.stdout
+    assert result.stderr.startswith(
+        "error: setting browser.growth_quiet_s: this setting was renamed browser.settle_quiet_s"
+    )

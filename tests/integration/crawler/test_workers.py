@@ -67,7 +67,7 @@ SETTINGS = {
     "DEEPCRAWL_POLITENESS__REQUESTS_PER_SECOND": "40",
     "DEEPCRAWL_POLITENESS__CONCURRENCY_PER_HOST": "4",
     # short, so the killed worker's URLs come back soon; long enough for a fetch at load 10
-    "DEEPCRAWL_CRAWL__LEASE_S": "6",
+    "DEEPCRAWL_CRAWL__WORKER_LEASE_S": "6",
     "DEEPCRAWL_CRAWL__HEARTBEAT_S": "1",
     "DEEPCRAWL_CRAWL__DELIVER_POLL_S": "0.2",
     # record pages over plain HTTP in every process (the form still runs in Chromium): in

@@ -86,7 +86,7 @@ async def test_each_result_page_of_a_query_takes_its_own_turn(
 ) -> None:
     server = fixture_server("books")
     crawl = {"max_pages": 60, "auto_label": True}
-    settings = _settings(tmp_path, crawl=crawl, keywords={"max_queries": 16})
+    settings = _settings(tmp_path, crawl=crawl, querying={"max_queries": 16})
     stats, log = await _crawl(server, settings, None, status="max_pages")
     _assert_one_door(stats, log)
     # lists of several pages, by the browser or by the form's URL template over plain HTTP
@@ -102,7 +102,7 @@ async def test_sitemaps_take_their_turns_and_are_counted(
     fixture_server: ServerFactory, tmp_path: Path
 ) -> None:
     server = fixture_server("catalogue", records=40, seed=5)
-    settings = _settings(tmp_path, keywords={"max_queries": 12})
+    settings = _settings(tmp_path, querying={"max_queries": 12})
     stats, log = await _crawl(server, settings, "/book/1")
     _assert_one_door(stats, log)
     assert stats.sitemaps_read >= 3
@@ -120,7 +120,7 @@ async def test_navigate_and_discovery_keep_to_the_crawls_gate(
         tmp_path,
         crawl={"navigate": True},
         links={"navigate_strategy": "bfs", "navigate_max_requests": 40},
-        keywords={"max_queries": 8},
+        querying={"max_queries": 8},
     )
     stats, log = await _crawl(server, settings, truth.detail_paths[0])
     assert stats.discovery_pages > 2  # the search form is two clicks deep

@@ -104,7 +104,7 @@ def test_old_normal_form_is_rekeyed_on_open(db_url: str, caplog: pytest.LogCaptu
             version = conn.execute(
                 sa.text("SELECT value FROM deepcrawl_meta WHERE key = 'schema_version'")
             ).scalar_one()
-            assert int(version) == SCHEMA_VERSION == 5
+            assert int(version) == SCHEMA_VERSION
             queue = {
                 r.url: (r.state, r.priority, r.host)
                 for r in conn.execute(sa.select(FRONTIER).where(FRONTIER.c.site_id == site))

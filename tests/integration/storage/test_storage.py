@@ -13,6 +13,7 @@ from deepcrawl.page.fetched import Exchange, FetchedPage, Link
 from deepcrawl.page.form import Form, FormField
 from deepcrawl.settings import StorageSettings
 from deepcrawl.storage import SCHEMA_VERSION, PrototypeBase, QueryBase, Repository
+from deepcrawl.storage.frontier import NewURL, SqlFrontier
 
 
 def _page(url: str, body: str = "<html><title>t</title></html>") -> FetchedPage:
@@ -58,7 +59,7 @@ def test_version_1_database_is_migrated(db_url: str) -> None:
             version = conn.execute(
                 sa.text("SELECT value FROM deepcrawl_meta WHERE key = 'schema_version'")
             ).scalar_one()
-        assert int(version) == SCHEMA_VERSION == 5
+        assert int(version) == SCHEMA_VERSION == 7
 
 
 def test_version_2_queries_gain_field_values(db_url: str) -> None:
@@ -97,6 +98,20 @@ def test_version_3_failures_gain_their_class_and_attempts(db_url: str) -> None:
             site.id, "http://example.test/x", "boom", error_class="NetworkError"
         )
         assert (new.error_class, new.attempts) == ("NetworkError", 1)
+
+
+def test_version_5_leases_gain_their_holder(db_url: str) -> None:
+    # what a version 5 database holds: leases that do not say which process holds them
+    with Repository.open(db_url) as repo, repo.engine.begin() as conn:
+        site = repo.site("http://example.test/")
+        conn.execute(sa.text("ALTER TABLE frontier DROP COLUMN holder"))
+        conn.execute(sa.text("UPDATE deepcrawl_meta SET value = '5' WHERE key = 'schema_version'"))
+    with Repository.open(db_url) as repo:
+        columns = {c["name"] for c in sa.inspect(repo.engine).get_columns("frontier")}
+        assert "holder" in columns
+        frontier = SqlFrontier(repo.engine, site.id, holder=7, heartbeat_s=5.0)
+        frontier.add([NewURL("http://example.test/a")])
+        assert [lease.url for lease in frontier.lease(1)] == ["http://example.test/a"]
 
 
 def test_newer_schema_is_refused(db_url: str) -> None:

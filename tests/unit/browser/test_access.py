@@ -18,9 +18,12 @@ from deepcrawl.browser.access import (
     SiteAccess,
     load_cookies,
     load_storage_state,
+    origin_of,
     parse_header,
     parse_headers,
     parse_proxy,
+    start_origins,
+    with_start_origin,
 )
 from deepcrawl.cli._access import AccessFlags
 from deepcrawl.errors import AccessError, ConfigError
@@ -183,13 +186,14 @@ def test_both_fetchers_get_the_same_agent_headers_cookies_and_proxy(tmp_path: Pa
     )
     context = access.context_options()
     assert context["user_agent"] == "test-agent/1"
-    assert context["extra_http_headers"] == {"X-Key": "k"}
+    assert "extra_http_headers" not in context  # Chromium would send them to every origin
     assert context["proxy"] == {"server": "http://127.0.0.1:3128", "username": "u", "password": "p"}
     state = context["storage_state"]
     assert [c["value"] for c in state["cookies"]] == ["from-file"]  # the file's replaces
     assert state["origins"][0]["localStorage"] == [{"name": "k", "value": "v"}]
     client = access.client_options()
-    assert client["headers"] == {"User-Agent": "test-agent/1", "X-Key": "k"}
+    assert client["headers"] == {"User-Agent": "test-agent/1"}  # the headers: by origin
+    assert client["event_hooks"]["request"] == [access.add_credentials]
     assert access.proxy is not None
     assert access.proxy.url == "http://u:p@127.0.0.1:3128"
 
@@ -275,5 +279,102 @@ async def test_paths_secure_cookies_and_cookies_the_site_set_meanwhile(tmp_path:
     assert access.cookies_for("http://shop.example/cartoon") == [("sid", "old")]
     assert ("token", "t") in access.cookies_for("https://shop.example/")
     request = httpx.Request("GET", "http://shop.example/", headers={"Cookie": "sid=new"})
-    await access.add_cookies(request)
+    await access.add_credentials(request)
     assert request.headers["cookie"] == "sid=new"  # the site's newer session wins
+
+
+# -- which origins get the headers --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("url", "origin"),
+    [
+        ("http://Example.ORG/a?b#c", "http://example.org"),
+        ("http://example.org:80/", "http://example.org"),
+        ("https://example.org:443/x", "https://example.org"),
+        ("http://127.0.0.1:8000/rec/7", "http://127.0.0.1:8000"),
+        ("http://bücher.example/", "http://xn--bcher-kva.example"),
+        ("http://[::1]:81/", "http://[::1]:81"),
+        ("ftp://example.org/", None),
+        ("not a url", None),
+    ],
+)
+def test_an_origin_is_scheme_host_and_a_port_other_than_the_default(
+    url: str, origin: str | None
+) -> None:
+    assert origin_of(url) == origin
+
+
+def test_a_start_url_brings_its_origin_and_over_http_its_https_upgrade() -> None:
+    assert start_origins("http://example.org/search") == (
+        "http://example.org",
+        "https://example.org",
+    )
+    assert start_origins("http://127.0.0.1:8000/") == ("http://127.0.0.1:8000",)
+    assert start_origins("https://example.org/") == ("https://example.org",)
+    settings = Settings().with_overrides(access={"credential_origins": ["https://api.example"]})
+    origins = with_start_origin(settings, "https://example.org/").access.credential_origins
+    assert origins == ("https://api.example", "https://example.org")
+    again = with_start_origin(
+        with_start_origin(settings, "https://example.org/"), "https://example.org/x"
+    )
+    assert again.access.credential_origins == origins
+
+
+@pytest.mark.parametrize("entry", ["example.org", "ftp://example.org", "https://example.org/path"])
+def test_a_credential_origin_that_is_no_origin_is_named(tmp_path: Path, entry: str) -> None:
+    with pytest.raises(AccessError, match=f"credential origin '{entry}'"):
+        _access(tmp_path, credential_origins=[entry])
+
+
+async def test_plain_http_sends_the_headers_to_the_credential_origins_only(
+    tmp_path: Path,
+) -> None:
+    cookies = tmp_path / "cookies.txt"
+    cookies.write_text("site.example\tFALSE\t/\tFALSE\t0\tsid\t1\n")
+    access = _access(
+        tmp_path,
+        cookies=cookies,
+        headers={"Authorization": "Bearer t", "X-Key": "k"},
+        credential_origins=["http://site.example", "https://api.example"],
+    )
+    seen: dict[str, httpx.Headers] = {}
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen[str(request.url)] = request.headers
+        moved = {
+            "/away": "http://cdn.example/x",  # another origin: nothing of the access
+            "/api": "https://api.example/v1",  # a named one: the headers again
+            "/port": "http://site.example:8080/y",  # another port: another origin
+        }.get(request.url.path)
+        if moved and request.url.host == "site.example" and request.url.port is None:
+            return httpx.Response(302, headers={"Location": moved})
+        return httpx.Response(200)
+
+    async with httpx.AsyncClient(
+        transport=httpx.MockTransport(answer), follow_redirects=True, **access.client_options()
+    ) as client:
+        for path in ("/away", "/api", "/port"):
+            await client.get("http://site.example" + path)
+
+    def sent(url: str) -> tuple[str | None, str | None, str | None]:
+        headers = seen[url]
+        return headers.get("authorization"), headers.get("x-key"), headers.get("cookie")
+
+    assert sent("http://site.example/away") == ("Bearer t", "k", "sid=1")
+    assert sent("http://cdn.example/x") == (None, None, None)
+    assert sent("https://api.example/v1") == ("Bearer t", "k", None)  # a cookie of another host
+    assert sent("http://site.example:8080/y") == (None, None, "sid=1")  # RFC 6265: any port
+
+
+async def test_a_header_the_request_set_itself_stays_on_another_origin(tmp_path: Path) -> None:
+    access = _access(tmp_path, headers={"Accept": "application/json"})
+    request = httpx.Request("GET", "http://cdn.example/", headers={"Accept": "text/html"})
+    await access.add_credentials(request)
+    assert request.headers["accept"] == "text/html"
+
+
+def test_the_credential_origin_flag_adds_to_the_settings() -> None:
+    flags = AccessFlags(header=("X-A: 1",), credential_origin=("https://api.example",))
+    settings = load_settings(**flags.overrides())
+    assert settings.access.credential_origins == ("https://api.example",)

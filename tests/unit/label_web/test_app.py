@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -26,10 +27,14 @@ def session(tmp_path: Path) -> Iterator[LabelSession]:
     repo.close()
 
 
+PAGE = "http://127.0.0.1:8765"
+
+
 @pytest.fixture
 async def client(session: LabelSession) -> AsyncIterator[httpx.AsyncClient]:
+    """The page's own requests, as a browser sends them from it (with its ``Origin``)."""
     transport = httpx.ASGITransport(create_app(session, session.repo, NEXT))
-    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8765") as c:
+    async with httpx.AsyncClient(transport=transport, base_url=PAGE, headers={"Origin": PAGE}) as c:
         yield c
 
 
@@ -106,3 +111,36 @@ async def test_the_export_is_a_labels_file(
     path = tmp_path / "labels.yaml"
     path.write_text(exported.text, encoding="utf-8")
     assert read_labels_file(path) == [{"prototype": book.id, "name": "book", "relevant": True}]
+
+
+async def test_a_change_without_origin_needs_the_pages_token(
+    client: httpx.AsyncClient, session: LabelSession
+) -> None:
+    pid = session.prototypes[0].id
+    del client.headers["Origin"]  # an old browser, or a request forged without one
+    refused = await client.post(f"/kind/{pid}", data={"verdict": "wanted"})
+    assert refused.status_code == 403
+    wrong = await client.post(f"/kind/{pid}", data={"verdict": "wanted", "token": "guess"})
+    assert wrong.status_code == 403
+    assert session.labels() == {}
+    token = re.search(r'name="token" value="([^"]+)"', (await client.get("/")).text)
+    assert token is not None
+    taken = await client.post(f"/kind/{pid}", data={"verdict": "wanted", "token": token[1]})
+    assert taken.status_code == 303
+    assert session.labels()[pid][1] is True
+
+
+@pytest.mark.parametrize("host", ["evil.example:8765", "127.0.0.1.evil.example", "192.168.1.5"])
+async def test_a_request_naming_another_host_is_refused(
+    client: httpx.AsyncClient, session: LabelSession, host: str
+) -> None:
+    pid = session.prototypes[0].id
+    forged = await client.post(
+        f"/kind/{pid}",
+        data={"verdict": "wanted"},
+        headers={"Host": host, "Origin": f"http://{host}"},  # DNS rebinding: both agree
+    )
+    assert forged.status_code == 400
+    assert session.labels() == {}
+    assert (await client.get("/", headers={"Host": host})).status_code == 400
+    assert (await client.get("/", headers={"Host": "localhost:8765"})).status_code == 200

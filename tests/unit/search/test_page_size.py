@@ -12,8 +12,6 @@ from deepcrawl.fetch.gate import Gate
 from deepcrawl.fetch.held import HeldPages
 from deepcrawl.fetch.politeness import HostLimiter
 from deepcrawl.fetch.robots import RobotsPolicy
-from deepcrawl.keywords import KeywordManager
-from deepcrawl.keywords.known import KnownTexts, main_text
 from deepcrawl.page.fetched import FetchedPage, Link
 from deepcrawl.page.form import FieldOption, Form, FormField
 from deepcrawl.search.data_api import DataSearch, parse_data_page
@@ -25,7 +23,7 @@ from deepcrawl.search.page_size import (
 )
 from deepcrawl.search.results import QueryResult, ResultLink
 from deepcrawl.search.template import TemplateSearch, UrlTemplate, carries
-from deepcrawl.settings import KeywordSettings, PolitenessSettings
+from deepcrawl.settings import PolitenessSettings
 
 BASE = "http://news.test"
 DATA = Path(__file__).parents[2] / "data" / "real"
@@ -200,42 +198,6 @@ async def test_template_paging_stops_when_told() -> None:
     assert len((await search.query("tea")).result_links) == 30
 
 
-def test_records_reached_by_links_are_not_new_to_later_queries() -> None:
-    manager = KeywordManager(KeywordSettings(), frequent=["tea"], stop_words=set())
-    assert manager.observe({"r1", "r2"}, {"r1": "green tea", "r2": ""}) == 2
-    assert manager.observe({"r2"}) == 0
-    assert manager.term_df["green"] == 1
-    outcome = manager.record("tea", {"r1", "r2", "r3"})
-    assert outcome.new == 1
-    assert len(manager.history) == 1
-
-
-def test_main_text_leaves_out_the_frame_and_other_records() -> None:
-    html = (
-        "<html><head><title>Salt · Shop</title></head><body><header><a href='/'>Home</a></header>"
-        "<nav>Browse</nav><main><h1>Sea salt</h1><p>Coarse crystals from the bay.</p>"
-        "<ul><li><a href='/item/2'>Pepper</a> black and ground</li></ul>"
-        "<form><button>Add to cart</button></form></main><footer>About us</footer></body></html>"
-    )
-    words = set(main_text(html).casefold().split())
-    assert {"sea", "salt", "coarse", "bay."} <= words
-    assert not words & {"home", "browse", "pepper", "ground", "cart", "about"}
-
-
-def test_known_texts_count_what_a_query_lacks() -> None:
-    texts = KnownTexts()
-    for i in range(30):
-        texts.add(f"r{i}", f"record {i} about tea" if i < 12 else f"record {i} about coffee")
-    texts.add("r0", "a second text is ignored: milk")
-    assert texts.holding("tea") == 12
-    assert texts.holding("milk") == 0
-    assert texts.holding("record") is None  # on every page: chrome, no evidence
-    assert texts.holding("green tea") is None  # a phrase: the site's matching is unknown
-    assert texts.unknown_left("tea", 20, {"r1", "r2", "x1", "x2"}) == 6
-    assert texts.unknown_left("tea", 10, ()) is None  # 12 fetched hold it, 10 returned: no measure
-    assert texts.unknown_left("tea", None, ()) is None
-
-
 def test_the_largest_offered_page_size_is_taken_from_a_first_result_page() -> None:
     """MediaWiki's result pages offer "View (previous 20 | next 20) (20 | 50 | 100 | 250 |
     500)": the links of the list's start carry ``offset=0``, those of a later page its offset."""
@@ -246,7 +208,7 @@ def test_the_largest_offered_page_size_is_taken_from_a_first_result_page() -> No
     offer = offered_page_size(first, "Government")
     assert offer is not None
     size, url = offer
-    assert size == 100  # 250 and 500 are above MAX_PAGE_SIZE
+    assert size == 100  # 250 and 500 are above PAGE_SIZE_CEILING
     assert "limit=100" in url
     assert offered_page_size(first, "parliament") is None  # another query's list
     # one size is a next link's, not a choice

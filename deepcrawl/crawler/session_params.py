@@ -1,0 +1,181 @@
+"""Session parameters learnt from the responses: names nobody listed whose value changes on
+every response.
+
+The URL normal form drops the session parameters everybody knows (``jsessionid``, ``PHPSESSID``
+…: ``prototypes.session_params``). A site may carry its session under any name, and then links
+one record under a new URL on every page: the crawl would fetch and deliver it again and again.
+:class:`LearntSessions` watches the links of each response — a result page, a record page — for
+a parameter that
+
+* has one id-like value (``prototypes.session_value_min_length`` characters or more, not a
+  number) in every link of the page that carries it: a session, not a page number or a sort
+  order, whose values differ from link to link (such a name is never learnt); and
+* links the same URL (the link without it) under another value on another response,
+  ``crawl.session_learn_links`` links over.
+
+Such a name is learnt for the rest of the crawl: stored (a resumed crawl and the workers know
+it), and dropped from every URL before the classifier sees it and the frontier keys it
+(:meth:`LearntSessions.drop`); the links judged before are judged again (the listeners: a link
+of a kind not wanted under its old spelling may be wanted now), and a URL queued under its old
+key is fetched under the new one.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from typing import TYPE_CHECKING, Protocol
+
+from deepcrawl.errors import InvalidURLError
+from deepcrawl.urls import SessionParams, URLNormaliser, drop_session_params
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator
+
+    from deepcrawl.settings import Settings
+
+__all__ = ["LearntSessions", "PagedLink", "url_params"]
+
+logger = logging.getLogger(__name__)
+
+#: (name, link) pairs remembered at most (their values and responses); then forgotten, oldest
+#: first: a session shows on the links of every page, and is learnt long before.
+_REMEMBERED = 200_000
+
+
+class PagedLink(Protocol):
+    """A link of a result list and the result page it was on (a ``search.results.ResultLink``)."""
+
+    @property
+    def url(self) -> str: ...
+
+    @property
+    def page(self) -> int: ...
+
+
+def url_params(url: str) -> Iterator[tuple[str, str, str]]:
+    """The parameters of a normal form: ``(name in lower case, value, the URL without it)``,
+    for its query items and its path parameters (``;name=value`` in a segment)."""
+    head, mark, query = url.partition("?")
+    if mark:
+        items = query.split("&")
+        for n, item in enumerate(items):
+            name, eq, value = item.partition("=")
+            if eq:
+                rest = "&".join(items[:n] + items[n + 1 :])
+                yield name.lower(), value, head + ("?" + rest if rest else "")
+    if ";" not in head:
+        return
+    start = head.find("/", head.find("://") + 3)
+    for at in (n for n, char in enumerate(head) if char == ";" and n > start > 0):
+        end = min((i for i in (head.find(";", at + 1), head.find("/", at + 1)) if i > 0),
+                  default=len(head))  # fmt: skip
+        name, eq, value = head[at + 1 : end].partition("=")
+        if eq:
+            yield name.lower(), value, head[:at] + head[end:] + mark + query
+
+
+class LearntSessions:
+    """The session parameters a crawl learnt (see the module docstring).
+
+    Args:
+        settings: deepcrawl settings (the id-like value's length, the links of evidence, whether
+            to learn at all).
+        names: the names learnt before (stored by an earlier run or another process).
+        store: called with the names learnt from a response, to keep them.
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        names: Iterable[str] = (),
+        *,
+        store: Callable[[set[str]], None] | None = None,
+    ) -> None:
+        self.enabled = settings.crawl.learn_session_params
+        self.min_links = max(1, settings.crawl.session_learn_links)
+        self.sessions = SessionParams(
+            names, min_length=settings.prototypes.session_value_min_length
+        )
+        self.store = store
+        self.listeners: list[Callable[[set[str]], None]] = []
+        """Called with the names learnt from a response, after ``store``: what the crawl
+        decided before under them is to be decided again."""
+        self._normalise = URLNormaliser(settings.prototypes)
+        self._varied: set[str] = set()  # names with two values on one response: no session
+        self._last: dict[tuple[str, str], tuple[int, str]] = {}  # (name, link) -> (response, value)
+        self._evidence: defaultdict[str, set[str]] = defaultdict(set)
+        self._responses = 0
+
+    @property
+    def names(self) -> frozenset[str]:
+        """The names learnt (lower case)."""
+        return self.sessions.names
+
+    def know(self, names: Iterable[str]) -> None:
+        """Take names learnt elsewhere (another process of the crawl)."""
+        if added := {name.lower() for name in names} - self.sessions.names:
+            self.sessions.names = self.sessions.names | added
+
+    def drop(self, url: str) -> str:
+        """``url`` (a normal form) without the learnt session parameters."""
+        return drop_session_params(url, self.sessions) if self.sessions.names else url
+
+    def observe(self, links: Iterable[str]) -> set[str]:
+        """Learn from the links of one response (any spelling); returns the names learnt."""
+        if not self.enabled:
+            return set()
+        self._responses += 1
+        seen: list[tuple[str, str, str]] = []
+        values: defaultdict[str, set[str]] = defaultdict(set)
+        for link in links:
+            if "?" not in link and ";" not in link:  # nearly every link: nothing to learn
+                continue
+            try:
+                normal = self._normalise(link)
+            except InvalidURLError:
+                continue
+            for name, value, rest in url_params(normal):
+                if name in self._varied or name in self.sessions.names:
+                    continue
+                if self.sessions.min_length <= len(value) and not value.isdigit():
+                    values[name].add(value)
+                    seen.append((name, rest, value))
+                else:
+                    values[name].add("")  # an id's or a page number's value: no session
+        self._varied |= {name for name, found in values.items() if len(found) > 1}
+        return self._weigh(seen)
+
+    def observe_result(self, links: Iterable[PagedLink]) -> set[str]:
+        """Learn from a query's result links, each result page one response."""
+        pages: defaultdict[int, list[str]] = defaultdict(list)
+        for link in links:
+            pages[link.page].append(link.url)
+        return {name for page in sorted(pages) for name in self.observe(pages[page])}
+
+    def _weigh(self, seen: list[tuple[str, str, str]]) -> set[str]:
+        if len(self._last) > _REMEMBERED:
+            self._last.clear()
+        for name, rest, value in seen:
+            if name in self._varied:
+                continue
+            before = self._last.get((name, rest))
+            if before is not None and before[0] != self._responses and before[1] != value:
+                self._evidence[name].add(rest)
+            self._last[(name, rest)] = (self._responses, value)
+        learnt = {
+            name
+            for name, links in self._evidence.items()
+            if len(links) >= self.min_links and name not in self._varied
+        }
+        if learnt:
+            for name in learnt:
+                del self._evidence[name]
+            self.know(learnt)
+            logger.info("learnt session parameters: %s (a new value on every response)",
+                        ", ".join(sorted(learnt)))  # fmt: skip
+            if self.store is not None:
+                self.store(learnt)
+            for listener in self.listeners:
+                listener(learnt)
+        return learnt

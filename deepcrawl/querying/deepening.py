@@ -1,0 +1,95 @@
+"""Deepening: once the words are spent, which list already asked to read again.
+
+A crawl of a large site runs out of words before it has read its lists: most were read one page
+deep, as far as the paging control expected ``querying.paging_min_new`` unknown records a page.
+The lists whose reported totals, less the fetched records holding the word, lack the most
+records per request of a re-read (the form starts a list on its first page, so the pages read
+before are paid again) are read again, the pages past those read while each is expected to
+bring ``querying.deepen_min_new`` (:func:`deepen_value`, :class:`Deepening`).
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from typing import TYPE_CHECKING
+
+from deepcrawl.querying.paging import unknown_left
+
+if TYPE_CHECKING:
+    from deepcrawl.querying.ledger import Ledger, ListRead
+    from deepcrawl.settings import Settings
+
+__all__ = ["Deepening", "deepen_value", "prune_unheld"]
+
+
+def deepen_value(lst: ListRead, ledger: Ledger, settings: Settings, *, cap: int) -> float:
+    """Records a re-read of ``lst`` is expected to bring per request, its first pages read
+    again included; 0 when it cannot bring any (no count, read to its end, or the page ``cap``
+    reached). Its records whose page was fetched since are no longer counted as unheld."""
+    lst.unheld = {rid for rid in lst.unheld if rid not in ledger.texts}
+    left = unknown_left(ledger, settings, lst.word, lst.total, lst.unheld, lst.sample)
+    unread = min(lst.total, cap * lst.size) - lst.shown
+    if not left or lst.complete or lst.size <= 0 or unread <= 0 or lst.pages >= cap:
+        return 0.0
+    # the lacking records spread over the unread part of the list, the part past the page cap
+    # out of reach; the order of the list does not matter while it is read to the end
+    expected = left * unread / (lst.total - lst.shown)
+    return expected / (lst.pages + -(-unread // lst.size))
+
+
+def prune_unheld(ledger: Ledger) -> None:
+    """Forget, in every list, the records whose page was fetched since (memory only)."""
+    for lst in ledger.lists.values():
+        lst.unheld = {rid for rid in lst.unheld if rid not in ledger.texts}
+
+
+class Deepening:
+    """The lists to read again, best first, re-valued lazily as record pages are fetched.
+
+    Args:
+        ledger: the lists read so far (:attr:`Ledger.lists
+            <deepcrawl.querying.ledger.Ledger.lists>`) and the fetched records' words.
+        settings: ``querying.deepen_min_new``.
+        cap: result pages a list is read to at most.
+    """
+
+    def __init__(self, ledger: Ledger, settings: Settings, *, cap: int) -> None:
+        self.ledger = ledger
+        self.settings = settings
+        self.cap = cap
+        self._heap: list[tuple[float, int, str]] = []
+        self._order = itertools.count()
+
+    def start(self) -> None:
+        """Every list read so far becomes a candidate."""
+        self._heap = [(-1.0, next(self._order), key) for key in self.ledger.lists]
+
+    def push(self, key: str) -> None:
+        """The list of ``key`` was read (again): a candidate anew."""
+        heapq.heappush(self._heap, (-1.0, next(self._order), key))
+
+    def value(self, lst: ListRead) -> float:
+        """:func:`deepen_value` of ``lst`` under this deepening's page cap."""
+        return deepen_value(lst, self.ledger, self.settings, cap=self.cap)
+
+    def any_worth(self, threshold: float) -> bool:
+        """Whether some list is expected to bring ``threshold`` records a request."""
+        return any(self.value(lst) >= threshold for lst in self.ledger.lists.values())
+
+    def next(self, threshold: float) -> tuple[str, int] | None:
+        """The list to re-read next and its pages read before, or None when no list is
+        expected to bring ``threshold`` records per request."""
+        while self._heap:
+            _, _, key = heapq.heappop(self._heap)
+            lst = self.ledger.lists[key]
+            # values only fall as record pages are fetched (a list's own re-read is pushed
+            # anew): re-value the best, take it if it still beats the next best's old value
+            value = self.value(lst)
+            if value <= 0 or value < threshold:
+                continue
+            if self._heap and value < -self._heap[0][0]:
+                heapq.heappush(self._heap, (-value, next(self._order), key))
+                continue
+            return lst.word, lst.pages
+        return None

@@ -1,0 +1,365 @@
+"""The paging control of one query: read a result list's next page only while it pays.
+
+Every result page is a request, and the records it shows the crawl already has are worth
+nothing, so a query's next page is read only while it is expected to bring at least
+``querying.paging_min_new`` records the crawl lacks (:class:`ListReader`). Two estimates:
+
+* *by the total*: the total the first page reports, less the fetched records whose main text
+  holds the word (:func:`unknown_left`), less the unknown records shown so far, spread over the
+  pages left. Exact when the search matches what the page text shows, and indifferent to where
+  in the list the unknown records sit;
+* *by novelty*: the records new to the crawl on the pages read (or the latest
+  ``querying.paging_window`` of them; Ntoulas et al.'s independence assumption: the next page
+  holds about the same share), the share of records the crawl lacks by its capture–recapture
+  estimate counting as ``querying.paging_prior_pages`` pages more: a search ranking in a fixed
+  order shows the records the crawl knows on many words' first pages, and a page bringing
+  none is weak evidence about the rest of the list while many records are lacking.
+
+The total's estimate is checked against what the pages it had read bring: a search that
+matches substrings or stems, or that counts other kinds of content in its total (a site-wide
+search), makes the crawl's word counts say records are lacking that are not. Once
+``querying.paging_check_pages`` pages in a row brought less than ``querying.paging_check_share``
+of what it predicted, it is refuted and novelty decides; after
+``querying.paging_distrust_after`` refuted lists the crawl uses no total of that search again
+(:func:`trusts_totals`).
+
+A reader decides from the ledger and what its own pages showed, and writes nothing else: once
+the query is over, :func:`keep_list` writes what the list showed into the ledger. A list a page
+cap stopped (the setup phase's) is read on later from the page after its last one read, where
+its pager links that page by number (:func:`resume_url`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from deepcrawl.querying.ledger import ListRead
+from deepcrawl.search.pagination import next_page, page_number_of
+from deepcrawl.search.results import total_results
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Collection
+
+    from deepcrawl.querying.ledger import Ledger
+    from deepcrawl.search.results import QueryResult, ResultPage
+    from deepcrawl.settings import Settings
+    from deepcrawl.storage.state import StoredQuery
+
+__all__ = ["ListReader", "keep_list", "resume_url", "trusts_totals", "unknown_left"]
+
+
+def trusts_totals(ledger: Ledger, settings: Settings) -> bool:
+    """Whether the result totals of this search measure what the crawl lacks.
+
+    Not once ``querying.paging_distrust_after`` lists, and half the lists put to the test
+    or more, had their estimate refuted by their own pages: the search matches or counts
+    otherwise than the fetched pages' words say (substrings, stems, other kinds of content in
+    its total).
+    """
+    after = settings.querying.paging_distrust_after
+    return not (after > 0 and ledger.refutations >= max(after, ledger.tested / 2))
+
+
+def unknown_left(
+    ledger: Ledger,
+    settings: Settings,
+    word: str,
+    total: int | None,
+    shown: Collection[str],
+    sample: Collection[str] | None = None,
+    *,
+    scaled: bool = True,
+) -> int | None:
+    """Records of ``word``'s list the crawl lacks and its pages have not shown, by the total
+    and the fetched texts (:meth:`KnownTexts.unknown_left
+    <deepcrawl.querying.texts.KnownTexts.unknown_left>`); None when the search's totals are not
+    trusted (:func:`trusts_totals`), or, not ``scaled``, when only a count scaled by the list's
+    match share would say it."""
+    if not trusts_totals(ledger, settings):
+        return None
+    return ledger.texts.unknown_left(word, total, shown, sample, scaled=scaled)
+
+
+def resume_url(query: StoredQuery) -> str | None:
+    """Where a stored query's list goes on: its pager link to the page after the last one it
+    read, by the page number the link's URL carries (``page=11`` after ten pages read from
+    ``page=1`` or none); None when no pager link names that page (offsets, scripted pagers).
+
+    A list a page cap stopped (the setup phase's) is read on from there, not from its first
+    page again: every page read again is a request that brings nothing.
+    """
+    row = query.row
+    wanted = (page_number_of(row.submitted_url) or 1) + row.result_pages
+    for url, _text, role in query.links:
+        if role == "pager" and page_number_of(url) == wanted:
+            return url
+    return None
+
+
+class ListReader:
+    """One query's paging control, called by the search after each result page with its
+    number: whether the next page is worth reading. What its pages showed stays with it, for
+    :func:`keep_list`.
+
+    Args:
+        ledger: what the querying learnt (read only).
+        settings: the crawl's settings.
+        record_id: maps a result URL to a record id, or None when it is no record.
+        word: the query.
+        skip: pages read whatever they bring (a re-read list's pages read before: the form has
+            no way to start a list on a later page).
+        threshold: records a further page must be expected to bring.
+        test: put the total's estimate to the test (not when deepening a list: its re-read is
+            chosen for the records the total says lie further on, wherever they sit).
+        before: the records its pages read before showed (a list read on from the page after
+            them).
+        whole: the word is expected to list every record (the record pages' frame words): a
+            first page reporting as many results as the crawl knows records makes the list
+            read to its end, as the empty query's is.
+    """
+
+    def __init__(
+        self,
+        ledger: Ledger,
+        settings: Settings,
+        record_id: Callable[[str], str | None],
+        word: str,
+        *,
+        skip: int = 0,
+        threshold: float,
+        test: bool = True,
+        before: Collection[str] = (),
+        whole: bool = False,
+    ) -> None:
+        self.ledger = ledger
+        self.settings = settings
+        self.record_id = record_id
+        self.whole = whole
+        self.word = word
+        self.skip = skip
+        self.threshold = threshold
+        self.test = test
+        self.before = frozenset(before)
+        self.shown: set[str] = set()
+        self.fresh: list[int] = []
+        """Records new to the crawl on each page read past ``skip``."""
+        self.total: int | None = None
+        self.size = 0
+        self.pages = 0
+        self.blocks: list[str] = []
+        """The short texts of its result pages (the keyword manager learns from them)."""
+        self.more = False
+        """The latest answer: whether the next page was asked for."""
+        self.ended = False
+        """Whether the latest page read is the list's last (it shows no way to a next one)."""
+        self.scrolls = False
+        """Whether the list is a live one that renders more as it is scrolled (its end is only
+        that scrolling brought nothing new)."""
+        self.refuted = False
+        """Whether the pages read refuted the total's estimate."""
+        self.tested = False
+        """Whether the pages read put the total's estimate to the test."""
+        self.check: tuple[int, int] | None = None
+        """Its first page's (total, records of it the crawl lacked), where the total and the
+        fetched records' words say it: the evidence of the stop by the lists' totals."""
+        self._predicted: tuple[int, float] | None = None  # (pages past skip, records a page)
+
+    def __call__(self, page: ResultPage, number: int) -> bool:
+        ledger = self.ledger
+        self.blocks += page.blocks
+        ids = {rid for link in page.links if (rid := self.record_id(link.url)) is not None}
+        self.size = max(self.size, len(ids))
+        self.pages = max(self.pages, number)
+        if number == 1:
+            self.total = total_results(page)
+            if self.whole and (self.total or 0) >= max(1, len(ledger.records)):
+                self.threshold = 0.0  # as many results as records known: every record's list
+            # the page's records that the crawl fetched say how the search matches the word;
+            # a count scaled by that share is stop evidence only if ``stop_checked_scaled``
+            scaled = self.settings.querying.stop_checked_scaled
+            lacking = self._unknown_left((), ids, scaled=scaled)
+            if lacking is not None and self.total is not None:
+                self.check = (self.total, lacking)
+        # a typed list goes on as it is scrolled: only asking for more and not getting it ends it
+        self.scrolls = page.scrolls
+        self.ended = not page.scrolls and next_page(page, number, ()) is None
+        ids -= self.shown
+        self.shown.update(ids)
+        if number > self.skip:
+            self.fresh.append(len(ids - ledger.records))
+        self.more = self._worth_reading(number)
+        return self.more
+
+    def _unknown_left(
+        self, shown: Collection[str], sample: Collection[str] | None = None, *, scaled: bool = True
+    ) -> int | None:
+        return unknown_left(
+            self.ledger, self.settings, self.word, self.total, shown, sample, scaled=scaled
+        )
+
+    def cut_short(self) -> bool:
+        """Whether a live list's reading ended short of its total: scrolling on that brings
+        nothing new ends it, but a list that showed fewer records than its first page reports
+        was not rendered to its end (its script renders no more, or not on this scroll), and its
+        pages say nothing of the records it did not show. A list whose way on is a next link,
+        or a live one without a total, is read to its end when it shows no way on."""
+        return self.scrolls and self.total is not None and len(self.shown) < self.total
+
+    def _worth_reading(self, number: int) -> bool:
+        """Whether the page after page ``number`` is expected to bring ``threshold`` records."""
+        if self.threshold <= 0:
+            return True
+        if number <= self.skip:
+            return self._reread_pays(number)
+        expected = None if self.refuted else self._by_total()
+        if expected is not None and self.test:
+            if self._predicted is None:
+                self._predicted = (len(self.fresh), expected)
+            elif self._refutes():
+                self.refuted = True
+                expected = None
+            elif len(self.fresh) > self._predicted[0]:
+                self.tested = True
+        if expected is None:
+            expected = self._by_novelty()
+        return expected >= self._threshold()
+
+    def _threshold(self) -> float:
+        """Records the next page must be expected to bring: ``threshold``, or
+        ``querying.paging_min_new_whole`` if less for a list without a total that holds
+        ``querying.stop_complete_share`` of the records known or more, the others such read to
+        their end one short of ``querying.stop_complete_lists`` or more — read to its end, it
+        completes the evidence of the stop of the lists read to their end
+        (:func:`~deepcrawl.querying.stops.lists_complete_out`), where a search that reports no
+        total has no other; its pages past the records' worth buy the tail of fruitless queries
+        off."""
+        settings = self.settings
+        whole = settings.querying.paging_min_new_whole
+        if self.total is not None or whole >= self.threshold:
+            return self.threshold
+        if settings.querying.stop_complete_coverage >= 1.0:
+            return self.threshold
+        least = settings.querying.stop_complete_share * len(self.ledger.records)
+        if not least or len(self.shown | self.before) < least:
+            return self.threshold
+        key = self.word.casefold()
+        others = sum(len(ids) >= least for word, ids in self.ledger.complete.items() if word != key)
+        enough = others + 1 >= max(2, settings.querying.stop_complete_lists)
+        return whole if enough else self.threshold
+
+    def _reread_pays(self, number: int) -> bool:
+        """Whether the records the total says lie past the pages read before are worth the
+        pages still to read again to reach them (each a request); yes without a total."""
+        left = self._unknown_left(self.shown)
+        if left is None or self.total is None or not self.size:
+            return True
+        beyond = -(-max(0, self.total - self.skip * self.size) // self.size)
+        requests = self.skip - number + beyond
+        return requests > 0 and left / requests >= self.threshold
+
+    def _by_total(self) -> float | None:
+        """Unknown records a page left holds by the total and the fetched texts, or None."""
+        left = self._unknown_left(self.shown)
+        if left is None or self.total is None or not self.size:
+            return None
+        pages_left = -(-(self.total - len(self.shown)) // self.size)
+        return left / pages_left if pages_left > 0 else 0.0
+
+    def _by_novelty(self) -> float:
+        """Records new to the crawl a page brought, over the pages read past ``skip`` (since the
+        total's prediction, once refuted; the latest ``querying.paging_window`` if set); where
+        the search reports no total and the crawl's estimate of what a page lacks
+        (:meth:`_prior`) is more, it counts as ``querying.paging_prior_pages`` pages more."""
+        settings = self.settings.querying
+        since = self._predicted[0] if self.refuted and self._predicted else 0
+        recent = self.fresh[since:] or self.fresh
+        if settings.paging_window > 0:
+            recent = recent[-settings.paging_window :]
+        seen = sum(recent) / max(1, len(recent))
+        # not for a list whose total its pages refuted or the crawl distrusts: its pages and
+        # the search's own lists are then the evidence that it holds fewer than it says
+        prior = self._prior() if self.total is None else None
+        weight = max(0.0, settings.paging_prior_pages)
+        if prior is None or not weight or prior <= seen:
+            return seen
+        # only ever for reading on: pages that brought more than the estimate are the list's own
+        # evidence (a search whose lists hold what the crawl lacks unevenly)
+        return (sum(recent) + weight * prior) / (len(recent) + weight)
+
+    def _prior(self) -> float | None:
+        """Records new to the crawl a page of ``size`` results holds if it is a sample of the
+        site's records like any other: the page size times the share of records the crawl
+        lacks (those it knows, by queries and links, against the capture–recapture estimate);
+        None while there is no estimate, or no record was caught twice (without a recapture
+        the estimate is a guess, and a wild one).
+
+        A search ranking in a fixed order shows the same records on the first pages of many
+        words, and those the crawl lacks lie deeper in its lists, spread through them: one
+        page bringing nothing is then weak evidence that the next brings nothing.
+        """
+        ledger = self.ledger
+        estimated = ledger.estimated_size
+        if estimated is None or not self.size or estimated <= 0:
+            return None
+        if not any(count > 1 for count in ledger.capture.counts.values()):
+            return None
+        return self.size * max(0.0, 1.0 - len(ledger.records) / estimated)
+
+    def _refutes(self) -> bool:
+        """Whether the pages read since the total's prediction brought less than
+        ``querying.paging_check_share`` of it, over ``querying.paging_check_pages`` pages."""
+        assert self._predicted is not None
+        settings = self.settings.querying
+        at, per_page = self._predicted
+        since = self.fresh[at:]
+        if settings.paging_check_pages <= 0 or len(since) < settings.paging_check_pages:
+            return False
+        return sum(since) < settings.paging_check_share * per_page * len(since)
+
+
+def keep_list(ledger: Ledger, reader: ListReader, result: QueryResult, *, cap: int) -> str | None:
+    """Write what one query's list showed into the ledger, after the query and before its
+    outcome is recorded; returns the case-folded word of a list with a total (a candidate to
+    read again), else None.
+
+    A list read to its end (its last page showed no next one, or the paging asked for a page
+    it did not have, under the page ``cap``) says exactly what the crawl lacked of it: its
+    records and those new to the crawl — whatever its total counts (other kinds of content);
+    not a live list that stopped rendering short of its total (its total stays).
+    """
+    ledger.tested += reader.tested or reader.refuted
+    ledger.refutations += reader.refuted
+    checked_at = None
+    if reader.check is not None:
+        checked_at = len(ledger.checked)
+        ledger.checked.append(reader.check)
+    pages = result.pages
+    complete = result.outcome == "ok" and (reader.ended or (reader.more and pages < cap))
+    key = reader.word.casefold()
+    if complete and reader.shown and not reader.cut_short():
+        ledger.complete.pop(key, None)  # kept in the order read
+        earlier = ledger.read_before.pop(key, set())
+        ledger.complete[key] = frozenset(reader.shown | earlier)
+        if reader.skip or earlier:  # what its first read brought the crawl is not known
+            ledger.first_shown.pop(key, None)
+        else:
+            ledger.first_shown[key] = sum(reader.fresh)
+        checked = (len(reader.shown), sum(reader.fresh))
+        if checked_at is None:
+            ledger.checked.append(checked)
+        else:
+            ledger.checked[checked_at] = checked
+    if reader.total is None or not reader.size:
+        return None
+    before = ledger.lists.get(key)
+    ledger.lists[key] = ListRead(
+        reader.word,
+        reader.total,
+        reader.size,
+        max(pages, reader.pages, before.pages if before else 0),
+        max(len(reader.shown), before.shown if before else 0),
+        {rid for rid in reader.shown if rid not in ledger.texts},
+        complete=complete,
+        sample=sorted(reader.shown)[: reader.size],
+    )
+    return key

@@ -1,0 +1,160 @@
+"""The schedule of the sources of words: when the querying leaves one and tries the next.
+
+A source is *spent* once the queries since the last source was left show saturation
+(:mod:`~deepcrawl.querying.saturation`), or once the source on trial answered its queries with no
+new record. Saturation is then *deferred* — the querying goes on with the next source — while a
+word of the user's is left, or a source is untried and either the estimate says most records are
+missing (``saturation_max_missing``) or untried sources get a trial (``source_trial_queries``):
+Chao's estimate under-counts what one source's words never reach, since their queries re-catch
+the same records. A source whose last ``source_empty_run`` queries all came back empty is left
+at once: its words are not what the search matches.
+
+Every rule reads the ledger and the word supply and decides; :func:`next_switch` and
+:func:`empty_source` return what to do as a value, which the query loop applies to the ledger
+(:func:`apply_switch`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from deepcrawl.keywords.outcome import LEAVABLE
+from deepcrawl.querying.saturation import records_saturated, window_saturated
+
+if TYPE_CHECKING:
+    from deepcrawl.keywords.outcome import WordSource
+    from deepcrawl.querying.ledger import Ledger
+    from deepcrawl.querying.words import KeywordManager
+    from deepcrawl.settings import QuerySettings
+
+__all__ = [
+    "Switch",
+    "apply_switch",
+    "current_source",
+    "deferred",
+    "empty_source",
+    "most_missing",
+    "next_switch",
+    "on_trial",
+    "saturated",
+    "spent",
+    "trial_failed",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Switch:
+    """Leave ``source`` (None: no query has a source yet) and judge saturation afresh; with a
+    ``trial``, the next source is on trial for ``trial_length`` queries."""
+
+    source: WordSource | None
+    trial: bool
+    trial_length: int
+
+
+def current_source(ledger: Ledger) -> WordSource | None:
+    """The source of the latest query handed out by the word supply."""
+    for outcome in reversed(ledger.history):
+        if outcome.source is not None:
+            return outcome.source
+    return None
+
+
+def saturated(ledger: Ledger, settings: QuerySettings) -> bool:
+    """Whether the queries since the last source was left show saturation."""
+    history, known = ledger.history[ledger.sources.since :], len(ledger.records)
+    return window_saturated(history, settings, known) or records_saturated(history, settings, known)
+
+
+def trial_failed(ledger: Ledger, settings: QuerySettings) -> bool:
+    """Whether the source on trial answered its queries with fewer than
+    ``saturation_min_new`` new records between them."""
+    sources = ledger.sources
+    if sources.trial is None:
+        return False
+    trial = ledger.history[sources.trial : sources.trial + sources.trial_length]
+    return (
+        len(trial) >= sources.trial_length
+        and sum(outcome.new for outcome in trial) < settings.saturation_min_new
+    )
+
+
+def spent(ledger: Ledger, settings: QuerySettings) -> bool:
+    """Whether the current source is done: saturated, or its trial failed."""
+    return saturated(ledger, settings) or trial_failed(ledger, settings)
+
+
+def on_trial(ledger: Ledger, settings: QuerySettings) -> bool:
+    """Whether a source of words is on trial and has queries of it left: the evidence of the
+    lists asked before, from another source's words, does not speak for what its words reach."""
+    sources = ledger.sources
+    if sources.trial is None or trial_failed(ledger, settings):
+        return False
+    trial = ledger.history[sources.trial : sources.trial + sources.trial_length]
+    return len(trial) < sources.trial_length
+
+
+def most_missing(ledger: Ledger, settings: QuerySettings) -> bool:
+    """Whether the estimate says more than ``saturation_max_missing`` of the records are
+    missing."""
+    ratio = ledger.coverage().ratio
+    missing = 1.0 - ratio if ratio is not None else 0.0
+    return missing > settings.saturation_max_missing
+
+
+def deferred(ledger: Ledger, words: KeywordManager, settings: QuerySettings) -> bool:
+    """Whether saturation waits: a word of the user's is left, or a source of words is left
+    untried and either the estimate says most records are missing or untried sources get a
+    trial."""
+    if words.user_words_left:
+        return True
+    if not words.untried():
+        return False
+    return most_missing(ledger, settings) or settings.source_trial_queries > 0
+
+
+def next_switch(
+    ledger: Ledger, words: KeywordManager, settings: QuerySettings, *, stopped: bool = False
+) -> Switch | None:
+    """The switch to the next source, if the current one is spent while saturation waits
+    (``stopped``: the words ran out, and nothing is switched).
+
+    The next source is on trial for ``source_trial_queries`` queries, or
+    ``source_trial_share`` of the queries made if more, unless the estimate says most records
+    are missing (it then gets the whole saturation window).
+    """
+    if stopped or not spent(ledger, settings) or not deferred(ledger, words, settings):
+        return None
+    return Switch(
+        current_source(ledger),
+        trial=settings.source_trial_queries > 0 and not most_missing(ledger, settings),
+        trial_length=max(
+            settings.source_trial_queries,
+            math.ceil(max(0.0, settings.source_trial_share) * len(ledger.history)),
+        ),
+    )
+
+
+def apply_switch(ledger: Ledger, switch: Switch) -> None:
+    """Write ``switch`` into the ledger: the source left, saturation judged afresh from the
+    next query on, the trial begun."""
+    sources = ledger.sources
+    if switch.source is not None:
+        sources.left.add(switch.source)
+        sources.since = len(ledger.history)
+    sources.trial = len(ledger.history) if switch.trial else None
+    sources.trial_length = switch.trial_length
+
+
+def empty_source(
+    ledger: Ledger, source: WordSource | None, settings: QuerySettings
+) -> WordSource | None:
+    """The source to leave after its latest answer: one whose last ``source_empty_run``
+    queries all came back empty (the user's words are all sent, and the frequent words are the
+    last resort); None when none is."""
+    run = settings.source_empty_run
+    if source is None or not run or source not in LEAVABLE:
+        return None
+    return source if ledger.sources.empty_run[source] >= run else None

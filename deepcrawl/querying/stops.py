@@ -1,0 +1,293 @@
+"""When the querying stops: every rule, a pure function of the ledger and the settings.
+
+Each rule reads the :class:`~deepcrawl.querying.ledger.Ledger` (and, for the words' own rules,
+the word supply) and returns a :class:`Verdict` — the reason, and whether the records are
+judged complete by their own evidence — or None while the querying should go on. The query loop
+(:mod:`~deepcrawl.querying.loop`) asks them in one order after every query.
+
+* :func:`words_stop` — the keyword manager's reasons: the words ran out, the form keeps failing
+  or answers every word alike, the words are saturated (:mod:`~deepcrawl.querying.schedule`),
+  a budget is spent;
+* :func:`fruitless` — a run of queries bringing no new record, whatever the totals and the
+  estimate say: a search that reports no total, or an estimate that never reaches the count,
+  would otherwise query on until killed;
+* :func:`checked_out` — the latest lists, by their reported totals and the fetched records'
+  words, lack almost nothing (``querying.stop_checked_*``);
+* :func:`complete_out` — the lists read to their end put the database's size at the records
+  known (``querying.stop_complete_*``): the evidence of a search that reports no total;
+* :func:`covered` — the capture–recapture estimate is reached (``querying.stop_coverage``, off by
+  default).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from typing import TYPE_CHECKING
+
+from deepcrawl.keywords.estimate import chapman, lists_estimate
+from deepcrawl.keywords.outcome import StopReason
+from deepcrawl.querying.schedule import deferred, on_trial, spent
+from deepcrawl.querying.verdict import Verdict
+
+if TYPE_CHECKING:
+    from collections.abc import Collection, Sequence
+
+    from deepcrawl.querying.ledger import Ledger
+    from deepcrawl.querying.words import KeywordManager
+    from deepcrawl.settings import QuerySettings, Settings
+
+__all__ = [
+    "BUDGETS",
+    "DEEPEN_AFTER",
+    "Verdict",
+    "checked_need",
+    "checked_out",
+    "complete_out",
+    "covered",
+    "fruitless",
+    "gap",
+    "lists_checked_out",
+    "lists_complete_out",
+    "words_stop",
+]
+
+logger = logging.getLogger(__name__)
+
+#: Why the words stop that leaves the lists already asked worth deepening: the words ran out or
+#: bring nothing new. Budgets, errors and a form ignoring its keyword end the querying.
+DEEPEN_AFTER = frozenset({StopReason.SATURATED, StopReason.EXHAUSTED})
+#: Reasons that end this run's querying only: run again with a larger budget, it goes on.
+BUDGETS = frozenset({StopReason.QUERY_BUDGET, StopReason.COST_BUDGET})
+
+
+def words_stop(ledger: Ledger, words: KeywordManager, settings: Settings) -> StopReason | None:
+    """Why the words should stop, None while they should go on: the words ran out, the form
+    keeps failing (``querying.max_consecutive_errors`` in a row), it answers the last
+    ``querying.identical_window`` words with the same records (a full result page at least),
+    the current source is saturated while no other waits (:mod:`~deepcrawl.querying.schedule`),
+    or the query or request budget is spent."""
+    s = settings.querying
+    if ledger.exhausted:
+        return StopReason.EXHAUSTED
+    if ledger.errors_in_row >= s.max_consecutive_errors:
+        return StopReason.ERRORS
+    recent = ledger.recent
+    if (
+        len(recent) == recent.maxlen
+        and recent[0]
+        # a full result page at least: the title words of one rare record, queried in turn by
+        # the greedy policy, all return that one record (a small, real result set)
+        and len(recent[0]) >= max(2, ledger.page_size or 0)
+        and all(ids == recent[0] for ids in recent)
+    ):
+        return StopReason.IDENTICAL
+    if spent(ledger, s) and not deferred(ledger, words, s):
+        return StopReason.SATURATED
+    if ledger.asked >= s.max_queries:
+        return StopReason.QUERY_BUDGET
+    if s.max_cost is not None and ledger.cost >= s.max_cost:
+        return StopReason.COST_BUDGET
+    return None
+
+
+def fruitless(ledger: Ledger, settings: Settings) -> Verdict | None:
+    """A run of queries bringing no new record, long enough to stop querying.
+
+    The run is ``querying.stop_fruitless_queries`` queries, or ``querying.stop_fruitless_share`` of
+    the queries made if more; errors count as fruitless. Unlike saturation it waits for no
+    total, no estimate and no source of words: it always ends the querying. It starts afresh
+    where saturation hands over — to a source of words untried while most records are missing,
+    or to the deepening of the lists — each once at most.
+    """
+    querying = settings.querying
+    if querying.stop_fruitless_queries <= 0:
+        return None
+    history = ledger.history
+    need = max(
+        querying.stop_fruitless_queries,
+        math.ceil(max(0.0, querying.stop_fruitless_share) * len(history)),
+    )
+    if len(history) - max(ledger.sources.since, ledger.deepened_from) < need:
+        return None
+    if any(outcome.new for outcome in history[-need:]):
+        return None
+    return Verdict(
+        f"{querying.stop_fruitless_queries} or more queries in a row brought no new record"
+    )
+
+
+def checked_need(ledger: Ledger, settings: Settings) -> int:
+    """Records of evidence :func:`checked_out` needs (0: the rule is off).
+
+    ``querying.stop_checked_records``, or ``querying.stop_checked_fraction`` of the records the
+    crawl knows if more. The rule is tested after every query: the longer the tail, the likelier a
+    small window of lists happens to lack almost nothing while a share above the threshold is
+    still missing.
+    """
+    querying = settings.querying
+    if not querying.stop_checked_records:
+        return 0
+    scaled = math.ceil(max(0.0, querying.stop_checked_fraction) * len(ledger.records))
+    return max(querying.stop_checked_records, scaled)
+
+
+def checked_out(ledger: Ledger, settings: Settings) -> Verdict | None:
+    """The latest queries' whole result lists hold nothing the crawl lacks.
+
+    Each query's first page reports its total; the fetched records' words say how many of them
+    the crawl holds, so the difference is what its results lack — for the whole list, not only
+    the page read. Once the most recent queries' lists held :func:`checked_need` records between
+    them and lacked fewer than ``querying.stop_checked_share`` of them, querying stops: the
+    saturation window's evidence, counted in records checked rather than queries, and an
+    estimate of the share missed. Not while a source of words is on trial: the lists so far
+    were asked with another source's words, and say nothing of what the new words reach.
+    """
+    need = checked_need(ledger, settings)
+    if on_trial(ledger, settings.querying):  # the lists so far are another source's words'
+        return None
+    querying = settings.querying
+    if not need or not lists_checked_out(
+        ledger.checked,
+        need=need,
+        share=querying.stop_checked_share,
+        lists=querying.stop_checked_lists,
+    ):
+        return None
+    logger.debug("checked out: (total, lacking) of the latest lists %s", ledger.checked[-8:])
+    return Verdict(
+        "the latest result lists, by their totals, hold no record the crawl lacks", complete=True
+    )
+
+
+def complete_out(ledger: Ledger, settings: Settings) -> Verdict | None:
+    """The records known are the database's size by the lists read to their end
+    (:func:`lists_complete_out`, ``querying.stop_complete_*``): the stop evidence of a search that
+    reports no total, where :func:`checked_out` has none."""
+    words = list(ledger.complete)
+    found = lists_complete_out(
+        [ledger.complete[w] for w in words],
+        len(ledger.records),
+        settings.querying,
+        first_shown=[ledger.first_shown.get(w, -1) for w in words],
+    )
+    if found is None:
+        return None
+    logger.debug("lists read to their end: ~%.0f records, %d held again", *found)
+    return Verdict(
+        "the result lists read to their end put the records at those the crawl knows",
+        complete=True,
+    )
+
+
+def covered(ledger: Ledger, settings: Settings) -> Verdict | None:
+    """The estimate says the wanted records are all but reached.
+
+    ``querying.stop_coverage`` of the capture–recapture estimate is reached, and the last
+    ``querying.stop_patience`` queries brought no new record: the tail of a keyword crawl is where
+    its requests go for the fewest records, and the estimate tells when the tail is empty
+    sooner than a fixed window of fruitless queries.
+    """
+    querying = settings.querying
+    history = ledger.history
+    patience = max(1, querying.stop_patience)
+    probes = {w.casefold() for w in settings.keywords.stopword_probes}
+    if len(history) < patience + len(probes) or querying.stop_coverage >= 1.0:
+        return None
+    if on_trial(ledger, settings.querying):  # the estimate is the saturated source's
+        return None
+    if any(o.new for o in history[-patience:]):
+        return None
+    ratio = ledger.coverage().ratio
+    if ratio is None or ratio < querying.stop_coverage:
+        return None
+    return Verdict("the coverage estimate says every record is reached", complete=True)
+
+
+def gap(ledger: Ledger) -> str:
+    """What a stop leaves behind by the estimate, and the word sources tried (for the stop
+    reason): empty while the estimate says nothing is missing."""
+    coverage = ledger.coverage()
+    if coverage.estimated is None or coverage.estimated - coverage.reached < 1:
+        return ""
+    record = ledger.sources
+    sources = ", ".join(f"{s} {record.used[s]} ({record.empty[s]} empty)" for s in record.used)
+    return (
+        f"; the estimate says ~{round(coverage.estimated - coverage.reached)} of "
+        f"~{round(coverage.estimated)} records are missing (word sources tried: "
+        f"{sources or 'none'})"
+    )
+
+
+def lists_checked_out(
+    checked: Sequence[tuple[int, int]], *, need: int, share: float, lists: int = 1
+) -> bool:
+    """Whether the latest result lists, ``need`` records between them, lack under ``share``.
+
+    Args:
+        checked: per query, oldest first: (records its list held by the reported total,
+            records of them the crawl lacked).
+        need: records of evidence: the most recent lists are summed until they reach it.
+        share: the share of lacking records under which the lists count as checked out.
+        lists: lists of evidence at least, however many records fewer lists hold: the lists
+            of words most records hold are nearly the same records, so two of them are not
+            twice the evidence.
+
+    Returns:
+        False while the lists hold fewer than ``need`` records in all, or are fewer than
+        ``lists``.
+    """
+    seen = missing = 0
+    for count, (total, lacking) in enumerate(reversed(checked), 1):
+        seen += total
+        missing += lacking
+        if seen >= need and count >= lists:
+            return missing < share * seen
+    return False
+
+
+def lists_complete_out(
+    lists: Sequence[Collection[str]],
+    known: int,
+    settings: QuerySettings,
+    *,
+    first_shown: Sequence[int] = (),
+) -> tuple[float, int] | None:
+    """Whether the result lists read to their end put the database at the records known.
+
+    Args:
+        lists: the records of each list read to its end, oldest first.
+        known: the records the crawl knows (by queries and links).
+        settings: ``stop_complete_coverage``, ``stop_complete_lists``, ``stop_complete_share``
+            and ``stop_complete_overlap``.
+        first_shown: per list, the records new to the crawl when it showed them (negative:
+            unknown, a list read in parts). Where one list alone is large, the records the
+            crawl learnt otherwise (other words, links, hub pages) are the second capture: a
+            list of the words every record holds (the records' frame) holds all of them, and
+            Chapman's estimate is the list.
+
+    Returns:
+        (the estimate, its recaptures) when ``known`` is within ``stop_complete_coverage`` of
+        the estimate (either way: a crawl knowing more refutes it) from the lists holding
+        ``stop_complete_share`` of the records known, ``stop_complete_lists`` of them at least
+        (or one, and the records learnt otherwise) with ``stop_complete_overlap`` records held
+        again; else None.
+    """
+    coverage = settings.stop_complete_coverage
+    if coverage >= 1.0 or known <= 0:
+        return None
+    least = settings.stop_complete_share * known
+    large = [i for i, ids in enumerate(lists) if len(ids) >= least]
+    found: tuple[float, int] | None = None
+    if len(large) >= max(2, settings.stop_complete_lists):
+        found = lists_estimate([lists[i] for i in large])
+    elif len(large) == 1 and large[0] < len(first_shown) and first_shown[large[0]] >= 0:
+        held, fresh = len(lists[large[0]]), first_shown[large[0]]
+        recaptured = held - fresh  # of the list, the records the crawl had learnt otherwise
+        found = chapman(held, known - fresh, recaptured), recaptured
+    if found is None:
+        return None
+    estimate, recaptured = found
+    if recaptured < settings.stop_complete_overlap or estimate <= 0:
+        return None
+    return found if coverage * estimate <= known <= estimate / coverage else None

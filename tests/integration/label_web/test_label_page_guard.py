@@ -1,0 +1,105 @@
+"""The real label page (``deepcrawl label SITE --web``) against forged changes (issue 25, item 6).
+
+A page of another site may post to the label page in two ways: from a name that was made to
+resolve to 127.0.0.1 (DNS rebinding: ``Host`` and ``Origin`` then both name that site), or from
+a context that sends no ``Origin``. The server refuses both; its own page, which sends its
+``Origin`` or, without one, the token written into its forms, changes labels as before.
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+import subprocess
+import time
+from typing import TYPE_CHECKING
+
+import httpx
+import pytest
+
+from deepcrawl.prototypes import LabelSession
+from deepcrawl.storage import Repository
+from tests.integration.run_cli import DEEPCRAWL, cli_env
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _labels(db: str) -> dict[str, tuple[str, bool]]:
+    with Repository.open(db, create=False) as repo:
+        return LabelSession(repo, 1, {}).labels()
+
+
+@pytest.fixture
+def label_page(tmp_path: Path) -> Iterator[tuple[str, str, str]]:
+    """A stored site's prototypes served by the real command: (page URL, database, a kind)."""
+    db = f"sqlite:///{tmp_path / 'crawl.db'}"
+    with Repository.open(db) as repo:
+        site = repo.site("https://h.example/")
+        urls = [f"https://h.example/book/{i}" for i in range(1, 30)]
+        urls += [f"https://h.example/author/{i}" for i in range(1, 9)]
+        kind = LabelSession.learn(repo, site.id, urls).like("https://h.example/book/3").id
+    port = _free_port()
+    server = subprocess.Popen(
+        [*DEEPCRAWL, "label", "1", "--db", db, "--web", "--port", str(port)],
+        env=cli_env(tmp_path), cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    page = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert server.poll() is None, server.communicate()[1]
+            assert time.monotonic() < deadline, "the label page did not come up"
+            try:
+                if httpx.get(page + "/", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        yield page, db, kind
+    finally:
+        server.terminate()
+        server.communicate(timeout=30)
+
+
+def test_a_rebound_host_changes_no_label(label_page: tuple[str, str, str]) -> None:
+    page, db, kind = label_page
+    port = page.rsplit(":", 1)[1]
+    evil = f"evil.example:{port}"  # resolves to 127.0.0.1; its page posts to itself
+    rebound = httpx.post(
+        f"{page}/kind/{kind}",
+        data={"verdict": "wanted", "name": "book"},
+        headers={"Host": evil, "Origin": f"http://{evil}"},
+    )
+    assert rebound.status_code == 400
+    assert httpx.get(page + "/", headers={"Host": evil}).status_code == 400
+    assert _labels(db) == {}
+    by_name = f"http://localhost:{port}"  # the other name of this machine is its own
+    own = httpx.post(
+        f"{by_name}/kind/{kind}",
+        data={"verdict": "wanted", "name": "book"},
+        headers={"Origin": by_name},
+    )
+    assert own.status_code == 303
+    assert _labels(db) == {kind: ("book", True)}
+
+
+def test_a_post_without_origin_needs_the_pages_token(label_page: tuple[str, str, str]) -> None:
+    page, db, kind = label_page
+    bare = httpx.post(f"{page}/kind/{kind}", data={"verdict": "wanted", "name": "book"})
+    assert bare.status_code == 403
+    assert _labels(db) == {}
+    token = re.search(r'name="token" value="([^"]+)"', httpx.get(page + "/").text)
+    assert token is not None  # in the page's forms
+    tokened = httpx.post(
+        f"{page}/kind/{kind}", data={"verdict": "unwanted", "name": "book", "token": token[1]}
+    )
+    assert tokened.status_code == 303
+    assert _labels(db) == {kind: ("book", False)}

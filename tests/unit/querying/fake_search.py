@@ -1,0 +1,102 @@
+"""A fake search for the unit tests of the query loop, and the loop to query it with.
+
+A URL under ``http://site/search`` is a result page; any other URL is a record, its own id.
+:class:`FakeSearch` is the search the loop queries.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from deepcrawl.page.fetched import Link
+from deepcrawl.querying import QueryLoop
+from deepcrawl.search.results import QueryResult, ResultLink, ResultPage
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from deepcrawl.settings import Settings
+
+
+def fake_query_loop(
+    settings: Settings, seeds: Sequence[str], frequent: Sequence[str] = ()
+) -> QueryLoop:
+    """A query loop of ``settings`` whose words are ``seeds``, then ``frequent`` (none by
+    default: it runs out of words once the seeds are asked)."""
+    return QueryLoop(
+        settings,
+        record_id=lambda url: None if url.startswith("http://site/search") else url,
+        seeds=seeds,
+        frequent=frequent,
+    )
+
+
+_SIZE = 10
+
+
+class FakeSearch:
+    """A search form over hand-made lists, ten results a page (or ``size``), a next link on
+    every page but the last, and the total on every page (the list's length, else ``totals``';
+    0 or ``reports_totals`` false: none)."""
+
+    def __init__(
+        self,
+        lists: dict[str, list[str]],
+        totals: dict[str, int] | None = None,
+        size: int = _SIZE,
+        *,
+        accepts_empty: bool = False,
+        scrolls: bool = False,
+        by_url: bool = False,
+        reports_totals: bool = True,
+    ) -> None:
+        self.accepts_empty = accepts_empty
+        self.reports_totals = reports_totals
+        self.by_url = by_url  # a later page is loaded by its URL (``resume``)
+        self.scrolls = scrolls  # a typed list: one reading, more as it is scrolled, no next link
+        self.lists = lists
+        self.totals = totals or {}  # a total other than the list's length (other kinds)
+        self.size = size
+        self.read: list[tuple[str, int]] = []  # (word, pages read) per query
+
+    async def query(
+        self,
+        word: str,
+        *,
+        max_pages: int | None = None,
+        more: Callable[[ResultPage, int], bool] | None = None,
+        resume: tuple[str, int] | None = None,
+    ) -> QueryResult:
+        ids = self.lists.get(word, [])
+        links: list[ResultLink] = []
+        pages = 0
+        first = resume[1] if resume is not None and self.by_url else 1
+        for start in range((first - 1) * self.size, len(ids), self.size):
+            pages += 1
+            number = first + pages - 1
+            chunk = ids[start : start + self.size]
+            links += [ResultLink(url=rid, page=pages) for rid in chunk]
+            total = self._total(word, ids)
+            further = start + self.size < len(ids)
+            nxt = [Link(f"http://site/search?q={word}&page={number + 1}", "Next", rel="next")]
+            page = ResultPage(
+                url=f"http://site/search?q={word}&page={number}",
+                blocks=[f"{total} results for “{word}”"] if total else [],
+                links=[Link(rid) for rid in chunk] + (nxt if further and not self.scrolls else []),
+                scrolls=self.scrolls,
+            )
+            if pages >= (max_pages or 50) or (more is not None and not more(page, number)):
+                break
+        self.read.append((word, pages))
+        return QueryResult(
+            keyword=word,
+            links=links,
+            first_page=first,
+            pages=max(1, pages),
+            requests=max(1, pages),
+            total_results=self._total(word, ids) or None,
+            outcome="ok" if ids else "no_results",
+        )
+
+    def _total(self, word: str, ids: list[str]) -> int:
+        return self.totals.get(word, len(ids)) if self.reports_totals else 0

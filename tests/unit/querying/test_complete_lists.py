@@ -1,0 +1,183 @@
+"""The stop rule of the result lists read to their end: capture–recapture over whole lists."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import TYPE_CHECKING, cast
+
+import pytest
+
+from deepcrawl.keywords.estimate import chapman, lists_estimate
+from deepcrawl.querying import QueryLoop
+from deepcrawl.querying.stops import complete_out, lists_complete_out
+from deepcrawl.settings import QuerySettings
+from tests.unit.querying.fake_search import FakeSearch, fake_query_loop
+from tests.unit.querying.sections import settings_of
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from deepcrawl.search.form_search import FormSearch
+
+
+def _wagtail_like() -> tuple[list[str], list[str], list[str]]:
+    """240 records; "the" holds 218, "a" 228, 208 of them both (the measured figures)."""
+    records = [f"r{i}" for i in range(240)]
+    the = records[:218]
+    a = records[:208] + records[218:238]
+    return records, the, a
+
+
+def test_two_whole_lists_give_lincoln_petersen_and_more_give_schnabel() -> None:
+    _, the, a = _wagtail_like()
+    estimate, both = lists_estimate([the, a]) or (0.0, 0)
+    assert both == 208
+    assert estimate == pytest.approx(chapman(218, 228, 208))
+    assert round(estimate) == 239
+    assert lists_estimate([the]) is None
+    # random lists of a population of 1,000: Schnabel over five is within 10%
+    rng = random.Random(3)
+    population = [str(i) for i in range(1000)]
+    lists = [rng.sample(population, 400) for _ in range(5)]
+    estimate, recaptured = lists_estimate(lists) or (0.0, 0)
+    assert estimate == pytest.approx(1000, rel=0.1)
+    assert recaptured > 500
+
+
+@pytest.mark.parametrize(
+    ("known", "stops"),
+    [
+        (238, True),  # the union of the two lists: ~239 estimated
+        (230, False),  # 96% of the estimate: records are lacking
+        (300, False),  # more than the estimate: the words go together, the estimate is wrong
+    ],
+)
+def test_the_records_known_must_be_the_estimate_either_way(known: int, stops: bool) -> None:
+    _, the, a = _wagtail_like()
+    assert (lists_complete_out([the, a], known, QuerySettings()) is not None) == stops
+
+
+def test_short_lists_and_a_small_overlap_are_no_evidence() -> None:
+    _, the, a = _wagtail_like()
+    settings = QuerySettings()
+    # a topic's words: two short lists holding the same records put the size at them
+    topic = [f"r{i}" for i in range(100)]
+    assert lists_complete_out([topic, topic[:80]], 100, settings) is not None
+    assert lists_complete_out([topic, topic[:80]], 238, settings) is None  # under the share
+    # the overlap asked for
+    few = QuerySettings(stop_complete_overlap=209)
+    assert lists_complete_out([the, a], 238, few) is None
+    # one list, or the rule off
+    assert lists_complete_out([the], 218, settings) is None
+    off = QuerySettings(stop_complete_coverage=1.0)
+    assert lists_complete_out([the, a], 238, off) is None
+
+
+def test_one_whole_list_and_the_records_learnt_otherwise_give_chapman() -> None:
+    """ht://Dig: the notes' frame words list all 240 notes; 93 were known before from other
+    words (every one of them in the list), 147 were new: Chapman puts the size at the list."""
+    settings = QuerySettings()
+    frame = [f"r{i}" for i in range(240)]
+    found = lists_complete_out([frame], 240, settings, first_shown=[147])
+    assert found == (chapman(240, 93, 93), 93) == (240.0, 93)
+    # known records the list lacks: the size is more than the crawl knows
+    assert lists_complete_out([frame], 260, settings, first_shown=[147]) is None
+    # too few records learnt otherwise to recapture, or a list read in parts (unknown: -1)
+    assert lists_complete_out([frame], 240, settings, first_shown=[200]) is None
+    assert lists_complete_out([frame], 240, settings, first_shown=[-1]) is None
+    # a list of most records, those learnt before it partly outside it: no stop
+    the = frame[:230]
+    assert lists_complete_out([the], 232, settings, first_shown=[182]) is None
+
+
+def _loop(
+    *, seeds: Sequence[str] = ("a", "more"), frequent: Sequence[str] = (), **keywords: object
+) -> QueryLoop:
+    defaults = {
+        "stopword_probes": (),
+        "paging_min_new": 0.0,
+        "deepen_min_new": 0.0,
+        "paging_prior_pages": 0.0,
+    }
+    settings = settings_of(**{**defaults, **keywords})
+    return fake_query_loop(settings, seeds=seeds, frequent=frequent)
+
+
+def test_a_list_read_on_past_the_setup_pages_is_whole_and_the_two_lists_stop_the_querying() -> None:
+    """No total: "the" was read three pages deep by the setup phase and goes on from page 4;
+    with the records of those pages it is whole, and "a" read to its end makes the second
+    list: the records known are the estimate, and querying stops before the word "more"."""
+    _, the, a = _wagtail_like()
+    search = FakeSearch({"the": the, "a": a, "more": ["r239"]}, reports_totals=False, by_url=True)
+    loop = _loop()
+    loop.observe(the[:30])
+    loop.ledger.read_before = {"the": set(the[:30])}
+    loop.ledger.unfinished = [("the", 3)]
+    loop.ledger.resume_urls = {"the": "http://site/search?q=the&page=4"}
+    while asyncio.run(loop.step(cast("FormSearch", search))) is not None:
+        pass
+    assert search.read == [("the", 19), ("a", 23)]
+    assert loop.ledger.complete["the"] == frozenset(the)
+    assert complete_out(loop.ledger, loop.settings) is not None
+    assert "read to their end" in (loop.figures.stop_reason or "")
+
+
+@pytest.mark.parametrize(("whole", "pages"), [(0.3, 4), (1.0, 2)])
+def test_a_list_without_a_total_holding_most_records_is_read_on_to_its_end(
+    whole: float, pages: int
+) -> None:
+    """No total; "a" holds 100 records, the setup phase showed 60 of them, and the crawl
+    knows 98, and "the" (95) was read to its end. Read on from page 7, its pages bring 1, 0,
+    1, 0 new records: under ``querying.paging_min_new`` (1) after page 8, but over
+    ``querying.paging_min_new_whole``; a list holding most of the records known, the second
+    of them, is read to its end at that."""
+    ids = [f"r{i}" for i in range(100)]
+    new = {"r60", "r80"}
+    loop = _loop(paging_min_new=1.0, paging_min_new_whole=whole)
+    loop.observe(rid for rid in ids if rid not in new)
+    loop.ledger.read_before = {"a": set(ids[:60])}
+    loop.ledger.complete = {"the": frozenset(ids[:95])}
+    loop.ledger.unfinished = [("a", 6)]
+    loop.ledger.resume_urls = {"a": "http://site/search?q=a&page=7"}
+    search = FakeSearch({"a": ids}, reports_totals=False, by_url=True)
+    asyncio.run(loop.step(cast("FormSearch", search)))
+    assert search.read == [("a", pages)]
+    assert ("a" in loop.ledger.complete) == (pages == 4)
+    # the first such list is read at ``querying.paging_min_new``: no second list to pair
+    loop = _loop(paging_min_new=1.0, paging_min_new_whole=whole)
+    loop.observe(rid for rid in ids if rid not in new)
+    loop.ledger.read_before = {"a": set(ids[:60])}
+    loop.ledger.unfinished = [("a", 6)]
+    loop.ledger.resume_urls = {"a": "http://site/search?q=a&page=7"}
+    search = FakeSearch({"a": ids}, reports_totals=False, by_url=True)
+    asyncio.run(loop.step(cast("FormSearch", search)))
+    assert search.read == [("a", 2)]
+
+
+def test_the_frame_words_list_is_read_to_its_end_and_alone_stops_the_querying() -> None:
+    """ht://Dig refuses stop words and indexes whole pages: the notes' frame words list all
+    240, the 93 known first. Its first pages bring nothing new, yet a list of as many results
+    as records known is read to its end; with the records learnt before it, it is the stop."""
+    notes = [f"n{i}" for i in range(240)]
+    search = FakeSearch({"home plain": notes, "more": ["n1"]}, by_url=True)
+    loop = _loop(seeds=(), frequent=["more"], paging_min_new=1.0)
+    loop.words.record_stopword_probe(False)
+    for i in range(20):
+        loop.words.learn_record(f"Home Plain {'abcdefghijklmnopqrst'[i] * 3}")
+    loop.observe(notes[:93])
+    while asyncio.run(loop.step(cast("FormSearch", search))) is not None:
+        pass
+    assert search.read == [("home plain", 24)]
+    assert loop.judged_complete
+    assert "read to their end" in (loop.figures.stop_reason or "")
+
+
+def test_without_the_frame_query_the_same_list_stops_at_its_first_page() -> None:
+    notes = [f"n{i}" for i in range(240)]
+    search = FakeSearch({"home plain": notes}, by_url=True)
+    loop = _loop(seeds=["home plain"], paging_min_new=1.0, frame_query_terms=0)
+    loop.words.record_stopword_probe(False)
+    loop.observe(notes[:93])
+    asyncio.run(loop.step(cast("FormSearch", search)))
+    assert search.read == [("home plain", 1)]

@@ -1,0 +1,66 @@
+"""The paging control on its own: a reader over a ledger answers page by page, writes nothing
+but itself, and the list's facts go into the ledger only when the query is over."""
+
+from __future__ import annotations
+
+from deepcrawl.page.fetched import Link
+from deepcrawl.querying import Ledger, ListReader
+from deepcrawl.querying.paging import keep_list
+from deepcrawl.search.results import QueryResult, ResultPage
+from deepcrawl.settings import Settings
+
+SETTINGS = Settings()
+
+
+def _page(number: int, ids: list[str], *, total: int | None, last: bool) -> ResultPage:
+    links = [Link(f"http://site/{rid}") for rid in ids]
+    if not last:
+        links.append(Link(f"http://site/search?q=red&page={number + 1}", "Next", rel="next"))
+    return ResultPage(
+        url=f"http://site/search?q=red&page={number}",
+        blocks=[f"{total} results for “red”"] if total is not None else [],
+        links=links,
+    )
+
+
+def _reader(ledger: Ledger, threshold: float = 1.0) -> ListReader:
+    return ListReader(
+        ledger, SETTINGS, lambda url: None if "/search" in url else url, "red", threshold=threshold
+    )
+
+
+def test_a_page_of_records_the_crawl_has_ends_a_list_without_a_total() -> None:
+    ledger = Ledger()
+    ledger.observe(f"http://site/r{i}" for i in range(10, 20))
+    reader = _reader(ledger, threshold=6.0)  # the pages' mean must stay at six new records
+    assert reader(_page(1, [f"r{i}" for i in range(10)], total=None, last=False), 1)
+    assert not reader(_page(2, [f"r{i}" for i in range(10, 20)], total=None, last=False), 2)
+    assert reader.fresh == [10, 0]
+    assert ledger.checked == []  # the reader wrote nothing
+    assert ledger.lists == {}
+
+
+def test_the_total_and_the_fetched_words_say_what_a_list_lacks() -> None:
+    ledger = Ledger()
+    for i in range(60):  # 30 fetched records hold "red"; the list reports 40
+        ledger.texts.add(f"held{i}", "red" if i < 30 else "blue")
+    reader = _reader(ledger)
+    # the first page shows the ten records the crawl lacks: the next is not worth reading
+    assert not reader(_page(1, [f"r{i}" for i in range(10)], total=40, last=False), 1)
+    assert reader.check == (40, 10)
+    result = QueryResult(keyword="red", pages=1, outcome="ok")
+    assert keep_list(ledger, reader, result, cap=50) == "red"
+    assert ledger.checked == [(40, 10)]
+    assert ledger.lists["red"].total == 40
+    assert not ledger.lists["red"].complete
+
+
+def test_a_list_read_to_its_end_says_exactly_what_the_crawl_lacked() -> None:
+    ledger = Ledger()
+    ledger.observe(["http://site/r0"])
+    reader = _reader(ledger)
+    reader(_page(1, ["r0", "r1", "r2"], total=3, last=True), 1)
+    keep_list(ledger, reader, QueryResult(keyword="red", pages=1, outcome="ok"), cap=50)
+    assert ledger.complete == {"red": frozenset({f"http://site/r{i}" for i in range(3)})}
+    assert ledger.first_shown == {"red": 2}
+    assert ledger.checked == [(3, 2)]  # its exact count, not its total's estimate

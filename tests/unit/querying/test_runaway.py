@@ -1,0 +1,65 @@
+"""The runaway rules (issue 25): pure functions of counters and settings, no crawl needed."""
+
+from __future__ import annotations
+
+from deepcrawl.querying import Ledger, Verdict
+from deepcrawl.querying.runaway import ContentLedger, outgrown, repeating, runaway
+from deepcrawl.settings import QuerySettings
+
+
+def test_deliveries_outgrow_the_estimate_and_the_totals() -> None:
+    # 30 records by the estimate and by the largest list: 4 x 30 + 200 may be delivered
+    assert outgrown(320, 28.0, 30, factor=4, slack=200) is None
+    verdict = outgrown(321, 28.0, 30, factor=4, slack=200)
+    assert verdict == Verdict(
+        "the crawl ran away: 321 records delivered, more than 4 times the ~30 that its "
+        "estimate and the result lists' totals say exist",
+        rule="outgrown",
+    )
+    # the larger of the two counts: a list of 500 says 500 exist, whatever the estimate
+    assert outgrown(600, 30.0, 500, factor=4, slack=200) is None
+    assert outgrown(600, 500.0, None, factor=4, slack=200) is None
+
+
+def test_no_estimate_and_no_total_or_the_rule_off_judges_nothing() -> None:
+    assert outgrown(10_000, None, None, factor=4, slack=200) is None
+    assert outgrown(10_000, 3.0, 2, factor=0, slack=0) is None
+
+
+def test_repeats_need_a_full_window_and_the_share() -> None:
+    assert repeating(20, 39, window=40, share=0.5) is None  # too few pages yet
+    assert repeating(19, 40, window=40, share=0.5) is None
+    verdict = repeating(20, 40, window=40, share=0.5)
+    assert verdict is not None
+    assert verdict.rule == "repeating"
+    assert verdict.reason.startswith("the crawl ran away: 20 of the last 40 pages fetched")
+    assert repeating(40, 40, window=0, share=0.5) is None  # off
+
+
+def test_the_ledger_counts_pages_whose_main_text_was_fetched_before() -> None:
+    ledger = ContentLedger(window=4)
+    assert not ledger.add("Moby Dick  by Herman Melville")
+    assert ledger.add("moby dick by herman   MELVILLE")  # spacing and case are no difference
+    assert not ledger.add("Moby Dick by Herman Melville, abridged")
+    assert not ledger.add("   ")  # an empty page repeats nothing, and is not counted
+    assert (ledger.pages, ledger.repeats) == (3, 1)
+    for _ in range(3):
+        ledger.add("Moby Dick by Herman Melville")
+    assert (ledger.recent, ledger.recent_repeats) == (4, 3)  # the window's latest 4
+
+
+def test_runaway_applies_the_rules_with_the_settings() -> None:
+    settings = QuerySettings(runaway_window=4, runaway_repeat_share=0.5, runaway_slack=0)
+    ledger = Ledger(content_window=4)
+    ledger.largest_total = 4  # a list said four records exist
+    for text in ("a", "b", "c", "d"):
+        ledger.content.add(text)
+    assert runaway(ledger, settings, delivered=4) is None
+    outgrew = runaway(ledger, settings, delivered=17)
+    assert outgrew is not None
+    assert outgrew.rule == "outgrown"
+    ledger.content.add("a")
+    ledger.content.add("b")
+    repeated = runaway(ledger, settings, delivered=17)
+    assert repeated is not None
+    assert repeated.rule == "repeating"  # the repeats are named first

@@ -1,0 +1,180 @@
+"""Each stop rule on its own: a ledger built in a line or two, the settings, the verdict."""
+
+from __future__ import annotations
+
+import pytest
+
+from deepcrawl.keywords import StopReason, WordSource
+from deepcrawl.querying import KeywordManager, Ledger
+from deepcrawl.querying.stops import (
+    checked_need,
+    checked_out,
+    complete_out,
+    covered,
+    fruitless,
+    gap,
+    words_stop,
+)
+from deepcrawl.settings import Settings
+from tests.unit.querying.sections import settings_of
+
+
+def _settings(**sections: dict[str, object]) -> Settings:
+    return Settings().with_overrides(**sections)
+
+
+def _ledger(*answers: set[str] | tuple[set[str], str], known: int = 0) -> Ledger:
+    """A ledger of one query per answer (its records, or (records, error)), after ``known``
+    records reached by links."""
+    ledger = Ledger()
+    ledger.observe(f"k{i}" for i in range(known))
+    for n, answer in enumerate(answers):
+        ids, error = answer if isinstance(answer, tuple) else (answer, None)
+        ledger.record(f"w{n}", ids, error=error)
+    return ledger
+
+
+def _words(ledger: Ledger, settings: Settings) -> KeywordManager:
+    """A word supply with nothing left to give but what the test says."""
+    return KeywordManager(
+        settings.keywords, ledger, querying=settings.querying, frequent=[], stop_words=()
+    )
+
+
+def test_fruitless_needs_a_run_of_queries_bringing_nothing() -> None:
+    settings = _settings(querying={"stop_fruitless_queries": 3, "stop_fruitless_share": 0.0})
+    assert fruitless(_ledger({"a"}, {"a"}, {"a"}), settings) is None  # the first brought "a"
+    verdict = fruitless(_ledger({"a"}, {"a"}, {"a"}, {"a"}), settings)
+    assert verdict is not None
+    assert not verdict.complete
+    assert verdict.reason == "3 or more queries in a row brought no new record"
+    off = _settings(querying={"stop_fruitless_queries": 0})
+    assert fruitless(_ledger({"a"}, *[{"a"}] * 30), off) is None
+
+
+def test_fruitless_grows_with_the_queries_made_and_starts_afresh_with_a_source() -> None:
+    settings = _settings(querying={"stop_fruitless_queries": 2, "stop_fruitless_share": 0.5})
+    ledger = _ledger({"a"}, {"b"}, {"a"}, {"a"})  # two fruitless of four: half is two
+    assert fruitless(ledger, settings) is not None
+    ledger = _ledger({"a"}, {"b"}, {"c"}, {"d"}, {"a"}, {"a"})  # two of six: three needed
+    assert fruitless(ledger, settings) is None
+    ledger = _ledger({"a"}, {"a"}, {"a"})
+    ledger.sources.since = 2  # a source was left after the second query: one query since
+    assert fruitless(ledger, settings) is None
+
+
+def test_checked_out_needs_enough_records_of_evidence_lacking_almost_nothing() -> None:
+    settings = _settings(
+        querying={"stop_checked_records": 100, "stop_checked_lists": 2, "stop_checked_share": 0.05}
+    )
+    ledger = _ledger(known=500)
+    ledger.checked = [(60, 1), (60, 1)]
+    verdict = checked_out(ledger, settings)
+    assert verdict is not None
+    assert verdict.complete
+    ledger.checked = [(60, 1), (60, 6)]  # 7 of 120 lacking: over 5%
+    assert checked_out(ledger, settings) is None
+    ledger.checked = [(60, 0)]  # one list of 60: too little evidence
+    assert checked_out(ledger, settings) is None
+
+
+def test_checked_out_waits_while_a_source_is_on_trial() -> None:
+    settings = _settings(querying={"stop_checked_records": 100, "stop_checked_lists": 1})
+    ledger = _ledger({"a"})
+    ledger.checked = [(200, 0)]
+    assert checked_out(ledger, settings) is not None
+    ledger.sources.trial, ledger.sources.trial_length = 1, 5  # its queries not all answered
+    assert checked_out(ledger, settings) is None
+
+
+def test_the_checked_evidence_needed_grows_with_the_records_known() -> None:
+    settings = _settings(querying={"stop_checked_records": 300, "stop_checked_fraction": 0.1})
+    assert checked_need(_ledger(known=100), settings) == 300
+    assert checked_need(_ledger(known=10_000), settings) == 1_000
+    assert checked_need(_ledger(), _settings(querying={"stop_checked_records": 0})) == 0
+
+
+def test_complete_out_reads_the_lists_read_to_their_end() -> None:
+    settings = Settings()
+    records = [f"r{i}" for i in range(240)]
+    ledger = _ledger(known=0)
+    ledger.observe(records[:238])
+    ledger.complete = {
+        "the": frozenset(records[:218]),
+        "a": frozenset(records[:208] + records[218:238]),
+    }
+    verdict = complete_out(ledger, settings)
+    assert verdict is not None
+    assert verdict.complete
+    ledger.observe(records[238:] + [f"x{i}" for i in range(60)])  # more known than estimated
+    assert complete_out(ledger, settings) is None
+
+
+def test_covered_needs_the_estimate_and_a_patient_tail() -> None:
+    settings = _settings(querying={"stop_coverage": 0.9, "stop_patience": 2})
+    both = {"a", "b", "c"}
+    ledger = _ledger(both, both, both, both, both, both)  # every record caught six times
+    verdict = covered(ledger, settings)
+    assert verdict is not None
+    assert verdict.complete
+    assert covered(_ledger(both, both, both, both, both, {"d"}), settings) is None  # d was new
+    assert covered(ledger, Settings()) is None  # off by default
+
+
+@pytest.mark.parametrize(
+    ("build", "reason"),
+    [
+        (lambda ledger: setattr(ledger, "exhausted", True), StopReason.EXHAUSTED),
+        (lambda ledger: setattr(ledger, "errors_in_row", 5), StopReason.ERRORS),
+        (lambda ledger: setattr(ledger, "cost", 10**9), StopReason.COST_BUDGET),
+    ],
+)
+def test_the_words_stop_for_their_own_reasons(build: object, reason: StopReason) -> None:
+    settings = _settings(querying={"max_cost": 1000})
+    ledger = _ledger({"a"})
+    assert words_stop(ledger, _words(ledger, settings), settings) is None
+    build(ledger)  # type: ignore[operator]
+    assert words_stop(ledger, _words(ledger, settings), settings) is reason
+
+
+def test_the_words_stop_when_the_form_answers_every_word_alike_or_the_budget_is_spent() -> None:
+    settings = _settings(querying={"identical_window": 3, "max_queries": 10})
+    same = {"a", "b"}
+    ledger = Ledger(identical_window=3)
+    ledger.record("w0", same)
+    ledger.record("w1", same)
+    assert words_stop(ledger, _words(ledger, settings), settings) is None
+    ledger.record("w", same)
+    assert words_stop(ledger, _words(ledger, settings), settings) is StopReason.IDENTICAL
+    many = _ledger(*[{f"r{i}"} for i in range(10)])
+    assert words_stop(many, _words(many, settings), settings) is StopReason.QUERY_BUDGET
+
+
+def test_saturated_words_wait_for_the_users_words_and_an_untried_source() -> None:
+    settings = settings_of(saturation_window=3, saturation_records=None)
+    ledger = _ledger({"a"}, {"a"}, {"a"}, {"a"})
+    words = _words(ledger, settings)
+    assert words_stop(ledger, words, settings) is StopReason.SATURATED
+    users = KeywordManager(
+        settings.keywords,
+        ledger,
+        querying=settings.querying,
+        seeds=["mine"],
+        frequent=[],
+        stop_words=(),
+    )
+    assert words_stop(ledger, users, settings) is None  # "mine" is sent all the same
+    words.learn_record("fresh words")  # the record pages' words: a source untried
+    assert words_stop(ledger, words, settings) is None
+
+
+def test_the_gap_names_what_the_estimate_misses_and_the_sources_tried() -> None:
+    ledger = Ledger()
+    for i in range(6):  # six rare records, each caught once: the estimate says more are missing
+        ledger.record(f"w{i}", {f"r{i}"}, source=WordSource.USER if i < 2 else WordSource.FREQUENT)
+    assert gap(ledger) == (
+        "; the estimate says ~15 of ~21 records are missing "
+        "(word sources tried: user 2 (0 empty), frequent 4 (0 empty))"
+    )
+    caught = _ledger({"a"}, {"a"})
+    assert gap(caught) == ""  # nothing missing by the estimate
