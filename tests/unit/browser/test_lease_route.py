@@ -68,8 +68,8 @@ class FakeRoute:
     async def fulfill(self, **_kwargs: Any) -> None:
         self.answers.append(("fulfill", self.gate.inside))
 
-    async def continue_(self) -> None:
-        self.answers.append(("continue", self.gate.inside))
+    async def fallback(self) -> None:  # handed on to the access's route, which sends it
+        self.answers.append(("send", self.gate.inside))
 
 
 @dataclass
@@ -121,9 +121,9 @@ async def test_what_goes_out_passes_the_gate_and_is_sent_inside_its_passage() ->
     gate = RecordingGate()
     lease, page = _lease(gate)
     nav = FakeRequest(SITE + "/book/1", navigation=True, frame=page.main_frame)
-    assert await _ask(lease, gate, nav) == ["continue in passage"]
+    assert await _ask(lease, gate, nav) == ["send in passage"]
     script = FakeRequest(SITE + "/api/search?q=x", method="POST", resource_type="fetch")
-    assert await _ask(lease, gate, script) == ["continue in passage"]
+    assert await _ask(lease, gate, script) == ["send in passage"]
     assert gate.asked == [("GET", nav.url, "page"), ("POST", script.url, "script")]
     # the main-frame navigation may be the fetch a polite fetcher admitted; the script's not
     assert gate.passed == [(nav.url, True), (script.url, False)]
@@ -158,7 +158,7 @@ async def test_a_probed_page_stays_under_the_probes_rules() -> None:
     lease.probing = True  # probe_page sets it; only leaving the document sets it back
     lease.begin()  # a new fetch's records: the rules stay
     post = FakeRequest(SITE + "/api/menu", method="POST", resource_type="fetch")
-    assert await _ask(lease, gate, post) == ["continue in passage"]  # the gate decides…
+    assert await _ask(lease, gate, post) == ["send in passage"]  # the gate decides…
     assert gate.asked[-1] == ("POST", post.url, "probe")  # …as for a probe
     leave = FakeRequest(SITE + "/logout-now", navigation=True, frame=page.main_frame)
     assert await _ask(lease, gate, leave) == ["fulfill"]  # never sent: answered with a 204
@@ -168,7 +168,7 @@ async def test_a_probed_page_stays_under_the_probes_rules() -> None:
     assert [url for _method, url, _why in lease.blocked] == [leave.url]
     lease.own_navigation = SITE + "/start"  # the probe's own reload goes out, as the page's
     own = FakeRequest(SITE + "/start", navigation=True, frame=page.main_frame)
-    assert await _ask(lease, gate, own) == ["continue in passage"]
+    assert await _ask(lease, gate, own) == ["send in passage"]
     assert gate.asked[-1] == ("GET", own.url, "page")
 
 
