@@ -92,7 +92,7 @@ def test_query_on_a_page_without_a_search_form_is_one_clear_error(
     assert "no search form" in lines[0]
     code, _out, err = run(capsys, "not-a-url", "day")
     assert code == 1
-    assert "not an http(s) URL" in err
+    assert "must start with http:// or https://" in err
 
 
 def test_query_runs_as_a_console_command(

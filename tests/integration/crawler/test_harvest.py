@@ -46,6 +46,7 @@ async def crawl_books(
 
     ``hubs``: category pages (linked from every book) may be read as hubs; off, the crawl reads
     result lists and record pages only. ``keywords``: settings of the keyword manager."""
+    tmp_path.mkdir(parents=True, exist_ok=True)  # the database's folder is not made for it
     server = fixture_server("books", records=records, seed=5)
     server.reset_stats()
     truth = server.truth()

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 def crawl_settings(tmp_path: Path, **sections: dict[str, Any]) -> Settings:
     """Settings for a crawl of a local fixture site: its own database, no rate limit."""
+    tmp_path.mkdir(parents=True, exist_ok=True)  # the database's folder is not made for it
     base = load_settings(
         storage={"url": f"sqlite:///{tmp_path / 'crawl.db'}", "bodies_dir": tmp_path / "bodies"},
         politeness={"requests_per_second": 0.0, "concurrency_per_host": 4},
