@@ -1,6 +1,8 @@
 """Hand stored pages to a downstream extractor: JSON lines, CSV, WARC, or Python records.
 
-One record per page, the same fields in every format: ``url``, ``final_url``, ``status``,
+One record per page, the same fields in every format: ``url``, ``final_url``, ``canonical_url``
+(the record's one URL by the evidence of its page: its canonical link in scope, else ``url``),
+``status``,
 ``fetched_at``, ``label``, ``prototype`` and its ``prototype_regex``, ``query`` (the keyword whose
 results led to the page), ``content_type``, ``headers``, ``title``, ``via``, ``sha256`` and the
 page ``body`` (or ``body_path`` when the caller asks for paths instead of bodies), and with
@@ -53,6 +55,7 @@ __all__ = [
 EXPORT_FIELDS = (
     "url",
     "final_url",
+    "canonical_url",
     "status",
     "fetched_at",
     "label",
@@ -171,6 +174,7 @@ def page_records(
         record = {
             "url": page.url,
             "final_url": page.final_url,
+            "canonical_url": page.canonical_url or page.url,
             "status": page.status,
             "fetched_at": page.fetched_at.astimezone(UTC).isoformat()
             if page.fetched_at.tzinfo

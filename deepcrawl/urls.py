@@ -288,20 +288,34 @@ class SessionParams:
     """Which parameters of a URL carry a session id: a name of ``names`` (any case) and a value
     of ``min_length`` characters or more that is not a number (``sid=17`` is an id).
 
+    ``anyway`` names parameters that are no part of a page's identity whatever their value
+    (those learnt to echo the submitted query, or that canonical links drop).
+
     Args:
         names: the parameter names (``jsessionid``, ``PHPSESSID`` …).
         min_length: the shortest value taken for a session id.
+        anyway: the names dropped whatever their value.
     """
 
-    def __init__(self, names: Iterable[str], *, min_length: int = 8) -> None:
+    def __init__(
+        self, names: Iterable[str], *, min_length: int = 8, anyway: Iterable[str] = ()
+    ) -> None:
         self.names = frozenset(name.lower() for name in names)
         self.min_length = min_length
+        self.anyway = frozenset(name.lower() for name in anyway)
+
+    def __bool__(self) -> bool:
+        return bool(self.names or self.anyway)
 
     def carries(self, name: str, value: str) -> bool:
-        """Whether the parameter ``name=value`` (decoded or not) carries a session id."""
+        """Whether the parameter ``name=value`` (decoded or not) carries a session id (or is
+        dropped whatever its value)."""
         if "%" in name or "+" in name:
             name = unquote_plus(name)
-        return name.lower() in self.names and len(value) >= self.min_length and not value.isdigit()
+        name = name.lower()
+        if name in self.anyway:
+            return True
+        return name in self.names and len(value) >= self.min_length and not value.isdigit()
 
     def drop_from_items(self, items: list[str]) -> list[str]:
         """Query items (``key\0value``, as :meth:`URLNormaliser.parts` splits them) without
@@ -328,7 +342,7 @@ class SessionParams:
 def drop_session_params(url: str, sessions: SessionParams) -> str:
     """A normal form without the path parameters and query items that carry a session id by
     ``sessions`` (the kept items as they were: the result is a normal form too)."""
-    if not sessions.names:
+    if not sessions:
         return url
     head, mark, query = url.partition("?")
     if ";" in head:

@@ -105,6 +105,13 @@ class Admission:
         """The frontier's key of the URL ``decision`` is about: its canonical form."""
         return canonical_url(decision.url, self._drop)
 
+    def key(self, url: str) -> str | None:
+        """The frontier's key of any URL (its normal form less the parameters that are no part
+        of it, listed or learnt); None when it cannot be read."""
+        if (normal := normalised_id(url)) is None:
+            return None
+        return canonical_url(self.ctx.sessions.drop(normal), self._drop)
+
     def record_id(self, url: str) -> str | None:
         """The canonical URL of a wanted result link, None for the rest (the manager's ids)."""
         return self._ids(url)

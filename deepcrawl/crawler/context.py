@@ -54,6 +54,9 @@ class CrawlStats:
     """Wanted pages fetched in this run."""
     pages_delivered: int = 0
     """Pages handed to the extractor (earlier runs included)."""
+    duplicates: int = 0
+    """Pages fetched that showed a record stored before under another URL (neither stored as
+    a record nor delivered): its canonical link or its main text said so."""
     requests: int = 0
     """Requests sent in this run, each counted once by the crawl's gate: robots.txt, the form's
     page, its submissions and result pages with what their pages load, fetches and retries,
@@ -220,7 +223,10 @@ class CrawlContext:
         """The parameters this crawl learnt to carry a session (those stored by an earlier run
         or another process first): no part of any URL's identity."""
         return LearntSessions(
-            self.settings, self.state.session_params(), store=self.state.add_session_params
+            self.settings,
+            self.state.session_params(),
+            anyway=self.state.session_params(anyway=True),
+            store=self.state.add_session_params,
         )
 
     @property

@@ -20,7 +20,9 @@ import dataclasses
 import logging
 from typing import TYPE_CHECKING, Literal
 
+from deepcrawl.crawler.identity import Identities
 from deepcrawl.errors import FetchError, HTTPStatusError, StorageError
+from deepcrawl.querying import main_text
 from deepcrawl.storage.frontier import SqlFrontier
 
 if TYPE_CHECKING:
@@ -110,6 +112,8 @@ class FetchWorkers:
         self.on_fetch = list(on_fetch)
         self.learn = learn
         self.ran_away = ran_away or (lambda: False)
+        #: What a fetched page says of its record: stored before under another URL?
+        self.identities = Identities(ctx, admission.key, main_text)
         #: Whether URLs may still come (the query loop runs, here or in another process).
         self.querying = True
         self.in_flight = 0
@@ -186,6 +190,9 @@ class FetchWorkers:
         if (key := self.ctx.sessions.drop(lease.url)) != lease.url:  # queued before it was learnt
             lease = dataclasses.replace(lease, url=key)  # fetched and stored under today's key
         ctx, url = self.ctx, lease.url
+        if self.identities.queued_alias(url):  # a record stored before names it its own URL
+            self.frontier.complete(lease.id)
+            return
         if (stored := ctx.repo.page(ctx.site.id, url)) is not None:  # stored before a crash
             # a record (not a sitemap or results page stored under the same URL)
             direct = self.delivery == "direct" and stored.kind == "record"
@@ -234,20 +241,30 @@ class FetchWorkers:
             return
         decision = self.admission.decide(lease.url)
         follow = ctx.settings.crawl.follow_record_links
+        identity = self.identities.of(lease.url, page)
+        record = self.identities.stored(lease.url, identity)
+        self.identities.learn(lease.url, identity, record)
         try:
             row = ctx.repo.save_page(
                 ctx.site.id,
                 page,
                 url=lease.url,
-                kind="record",
+                kind="record" if record is None else "duplicate",
                 prototype_id=decision.prototype,
                 label=decision.label,
-                with_links=follow,
+                with_links=follow and record is None,
+                canonical_url=record or identity.canonical,
+                fingerprint=identity.fingerprint,
             )
         except StorageError:
             # our lease expired while we fetched and another worker stored the page first
             if ctx.repo.page(ctx.site.id, lease.url) is None:
                 raise
+            self.frontier.complete(lease.id)
+            return
+        if record is not None:  # one record under two URLs: neither delivered nor counted again
+            logger.info("%s: the record stored as %s", lease.url, record)
+            ctx.stats.duplicates += 1
             self.frontier.complete(lease.id)
             return
         if page.body and self.learn is not None:

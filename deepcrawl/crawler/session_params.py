@@ -13,6 +13,10 @@ a parameter that
 * links the same URL (the link without it) under another value on another response,
   ``crawl.session_learn_links`` links over.
 
+The parameters whose value echoes the submitted query are learnt beside them, from each query's
+result entries (:class:`~deepcrawl.crawler.echoes.QueryEchoes`), and dropped whatever their
+value; so are those the record pages' canonical links drop (:meth:`LearntSessions.learn`).
+
 Such a name is learnt for the rest of the crawl: stored (a resumed crawl and the workers know
 it), and dropped from every URL before the classifier sees it and the frontier keys it
 (:meth:`LearntSessions.drop`); the links judged before are judged again (the listeners: a link
@@ -25,7 +29,9 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from typing import TYPE_CHECKING, Protocol
+from urllib.parse import unquote_plus
 
+from deepcrawl.crawler.echoes import QueryEchoes
 from deepcrawl.errors import InvalidURLError
 from deepcrawl.urls import SessionParams, URLNormaliser, drop_session_params
 
@@ -52,6 +58,9 @@ class PagedLink(Protocol):
     @property
     def page(self) -> int: ...
 
+    @property
+    def role(self) -> str: ...
+
 
 def url_params(url: str) -> Iterator[tuple[str, str, str]]:
     """The parameters of a normal form: ``(name in lower case, value, the URL without it)``,
@@ -75,6 +84,12 @@ def url_params(url: str) -> Iterator[tuple[str, str, str]]:
             yield name.lower(), value, head[:at] + head[end:] + mark + query
 
 
+def _decoded_params(url: str) -> Iterator[tuple[str, str, str]]:
+    """:func:`url_params` with each name decoded (``s%5b%5d`` -> ``s[]``), as stored."""
+    for name, value, rest in url_params(url):
+        yield (unquote_plus(name) if "%" in name or "+" in name else name), value, rest
+
+
 class LearntSessions:
     """The session parameters a crawl learnt (see the module docstring).
 
@@ -82,7 +97,9 @@ class LearntSessions:
         settings: deepcrawl settings (the id-like value's length, the links of evidence, whether
             to learn at all).
         names: the names learnt before (stored by an earlier run or another process).
-        store: called with the names learnt from a response, to keep them.
+        anyway: the names learnt before to be dropped whatever their value.
+        store: called with the names learnt from a response and whether they are dropped
+            whatever their value (``anyway``), to keep them.
     """
 
     def __init__(
@@ -90,13 +107,15 @@ class LearntSessions:
         settings: Settings,
         names: Iterable[str] = (),
         *,
-        store: Callable[[set[str]], None] | None = None,
+        anyway: Iterable[str] = (),
+        store: Callable[..., None] | None = None,
     ) -> None:
         self.enabled = settings.crawl.learn_session_params
         self.min_links = max(1, settings.crawl.session_learn_links)
         self.sessions = SessionParams(
-            names, min_length=settings.prototypes.session_value_min_length
+            names, min_length=settings.prototypes.session_value_min_length, anyway=anyway
         )
+        self.echoes = QueryEchoes(_decoded_params, min_links=settings.crawl.echo_learn_links)
         self.store = store
         self.listeners: list[Callable[[set[str]], None]] = []
         """Called with the names learnt from a response, after ``store``: what the crawl
@@ -109,17 +128,34 @@ class LearntSessions:
 
     @property
     def names(self) -> frozenset[str]:
-        """The names learnt (lower case)."""
-        return self.sessions.names
+        """The names learnt (lower case), both kinds."""
+        return self.sessions.names | self.sessions.anyway
 
-    def know(self, names: Iterable[str]) -> None:
+    def know(self, names: Iterable[str], *, anyway: Iterable[str] = ()) -> None:
         """Take names learnt elsewhere (another process of the crawl)."""
         if added := {name.lower() for name in names} - self.sessions.names:
             self.sessions.names = self.sessions.names | added
+        if added := {name.lower() for name in anyway} - self.sessions.anyway:
+            self.sessions.anyway = self.sessions.anyway | added
 
     def drop(self, url: str) -> str:
         """``url`` (a normal form) without the learnt session parameters."""
-        return drop_session_params(url, self.sessions) if self.sessions.names else url
+        return drop_session_params(url, self.sessions) if self.sessions else url
+
+    def learn(self, names: set[str], why: str) -> set[str]:
+        """Learn ``names`` to be no part of a URL whatever their value (``why``: the evidence,
+        logged); returns those new to the crawl. Stored, and the listeners told."""
+        names = {name.lower() for name in names} - self.sessions.anyway
+        if not names or not self.enabled:
+            return set()
+        self.know((), anyway=names)
+        logger.info("learnt parameters that are no part of a URL: %s (%s)",
+                    ", ".join(sorted(names)), why)  # fmt: skip
+        if self.store is not None:
+            self.store(names, anyway=True)
+        for listener in self.listeners:
+            listener(names)
+        return names
 
     def observe(self, links: Iterable[str]) -> set[str]:
         """Learn from the links of one response (any spelling); returns the names learnt."""
@@ -146,12 +182,27 @@ class LearntSessions:
         self._varied |= {name for name, found in values.items() if len(found) > 1}
         return self._weigh(seen)
 
-    def observe_result(self, links: Iterable[PagedLink]) -> set[str]:
-        """Learn from a query's result links, each result page one response."""
+    def observe_result(self, links: Iterable[PagedLink], keyword: str = "") -> set[str]:
+        """Learn from a query's result links, each result page one response, and from its
+        result entries the parameters that echo ``keyword``."""
         pages: defaultdict[int, list[str]] = defaultdict(list)
+        entries: list[str] = []
         for link in links:
             pages[link.page].append(link.url)
-        return {name for page in sorted(pages) for name in self.observe(pages[page])}
+            if link.role == "result":
+                entries.append(link.url)
+        learnt = {name for page in sorted(pages) for name in self.observe(pages[page])}
+        if self.enabled and keyword and entries:
+            echoes = self.echoes.observe(keyword, self._normal(entries))
+            learnt |= self.learn(echoes, "their value echoes the query")
+        return learnt
+
+    def _normal(self, urls: Iterable[str]) -> Iterator[str]:
+        for url in urls:
+            try:
+                yield self.drop(self._normalise(url))
+            except InvalidURLError:
+                continue
 
     def _weigh(self, seen: list[tuple[str, str, str]]) -> set[str]:
         if len(self._last) > _REMEMBERED:

@@ -216,7 +216,7 @@ def query_loop(
         store=StoredQueries(ctx, form_id),
         figures=ctx.stats,
         on_change=ctx.changed,
-        on_result=lambda result: ctx.sessions.observe_result(result.links),
+        on_result=lambda result: ctx.sessions.observe_result(result.links, result.keyword),
     )
 
 

@@ -108,7 +108,8 @@ class FetchWorker:
     async def _watch(self) -> None:
         while True:
             self.workers.querying = self.lock.held_elsewhere()
-            self.ctx.sessions.know(self.ctx.state.session_params())  # learnt by the others
+            state = self.ctx.state  # learnt by the others
+            self.ctx.sessions.know(state.session_params(), anyway=state.session_params(anyway=True))
             if not self.workers.querying:
                 self.workers.wake()
             await asyncio.sleep(_WATCH_S)

@@ -52,6 +52,15 @@ class CrawlSettings(Section):
     page, another on the next for the same links): they leave every URL's identity."""
     session_learn_links: int = 2
     """Links seen under two values of a parameter before it is learnt as a session's."""
+    fingerprint_min_words: int = 20
+    """Words a page's main text needs before its fingerprint may say it shows a record stored
+    before under another URL (a stub says too little)."""
+    canonical_learn_values: int = 3
+    """Values of a query parameter seen added to a record's own URL (its canonical link, or a
+    record stored before) before the parameter is learnt to be no part of any URL."""
+    echo_learn_links: int = 3
+    """Records listed by two queries, each under its own words in a parameter, before that
+    parameter is learnt to echo the query (no part of a record's URL)."""
     setup_result_pages: int = 3
     """Result pages read per setup-phase query at most: enough links to prototype. The normal
     phase asks such queries again first, its paging control deciding how far to read."""

@@ -50,7 +50,7 @@ __all__ = [
 #: Version of the schema this code writes. Bump it and add a migration when tables change, or
 #: when what they hold changes meaning (version 5: the URL normal form; 6: the lease's holder;
 #: 7: the normal form without session ids).
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 _log = logging.getLogger(__name__)
 
@@ -111,6 +111,20 @@ def _to_v7(conn: Connection) -> None:
     )
 
 
+def _to_v8(conn: Connection) -> None:
+    """Version 8: a page keeps its record's canonical URL and its main text's fingerprint; a
+    learnt parameter may be dropped whatever its value (``session_param.anyway``)."""
+    have = {column["name"] for column in sa.inspect(conn).get_columns("page")}
+    for name, kind in (("canonical_url", "VARCHAR(4096)"), ("fingerprint", "VARCHAR(32)")):
+        if name not in have:
+            conn.execute(sa.text(f"ALTER TABLE page ADD COLUMN {name} {kind}"))
+            conn.execute(sa.text(f"CREATE INDEX IF NOT EXISTS ix_page_{name} ON page ({name})"))
+    if "anyway" not in {c["name"] for c in sa.inspect(conn).get_columns("session_param")}:
+        conn.execute(
+            sa.text("ALTER TABLE session_param ADD COLUMN anyway BOOLEAN NOT NULL DEFAULT FALSE")
+        )
+
+
 #: ``MIGRATIONS[n]`` upgrades a database from version ``n`` to ``n + 1``.
 MIGRATIONS: dict[int, Callable[[Connection], None]] = {
     1: _to_v2,
@@ -119,6 +133,7 @@ MIGRATIONS: dict[int, Callable[[Connection], None]] = {
     4: _to_v5,
     5: _to_v6,
     6: _to_v7,
+    7: _to_v8,
 }
 
 #: Key of the PostgreSQL advisory lock under which a process creates or migrates the schema.

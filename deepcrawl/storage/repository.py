@@ -243,11 +243,15 @@ class Repository:
         prototype_id: str | None = None,
         label: str | None = None,
         with_links: bool = True,
+        canonical_url: str | None = None,
+        fingerprint: str | None = None,
     ) -> t.PageRead:
         """Store a fetched page, its body and (by default) its links.
 
         Args:
             url: the dedup key (the normalised URL); ``page.url`` when not given.
+            canonical_url, fingerprint: the record's identity (:class:`~deepcrawl.storage
+                .tables.PageBase`).
         Raises:
             StorageError: the page is already stored under that URL, or the write failed.
         """
@@ -271,6 +275,8 @@ class Repository:
             kind=kind,
             prototype_id=prototype_id,
             label=label,
+            canonical_url=canonical_url,
+            fingerprint=fingerprint,
         )
         with self._guard(f"save page {row.url}"), self._session() as s:
             s.add(row)

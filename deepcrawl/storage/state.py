@@ -267,28 +267,52 @@ class CrawlState:
             s.add(end)
             s.commit()
 
-    def session_params(self) -> set[str]:
+    def session_params(self, *, anyway: bool = False) -> set[str]:
         """The parameter names the crawl learnt to carry a session (:class:`~deepcrawl.storage
-        .tables.SessionParam`)."""
-        stmt = select(t.SessionParam.name).where(t.SessionParam.site_id == self.site_id)
+        .tables.SessionParam`); ``anyway``: those dropped whatever their value instead."""
+        stmt = select(t.SessionParam.name).where(
+            t.SessionParam.site_id == self.site_id, t.SessionParam.anyway == anyway
+        )
         with (
             self._guard(f"read the session parameters of site {self.site_id}"),
             self._session() as s,
         ):
             return set(s.exec(stmt).all())
 
-    def add_session_params(self, names: Iterable[str]) -> None:
-        """Remember parameter names learnt to carry a session (known ones are left alone)."""
+    def add_session_params(self, names: Iterable[str], *, anyway: bool = False) -> None:
+        """Remember parameter names learnt to carry a session, or (``anyway``) to be no part
+        of a URL whatever their value (known ones are left alone)."""
         with self._guard(f"store session parameters of site {self.site_id}"), self._session() as s:
             known = set(
                 s.exec(select(t.SessionParam.name).where(t.SessionParam.site_id == self.site_id))
             )
             for name in sorted(set(names) - known):
-                s.add(t.SessionParam(site_id=self.site_id, name=name))
+                s.add(t.SessionParam(site_id=self.site_id, name=name, anyway=anyway))
             try:
                 s.commit()
             except IntegrityError:  # another process stored one of them meanwhile
                 s.rollback()
+
+    def stored_record(self, canonical_url: str | None, fingerprint: str | None) -> str | None:
+        """The URL of a record page stored before under the canonical URL ``canonical_url``
+        (its key or its canonical URL), or with the main text ``fingerprint``; None if none."""
+        page = col(t.Page.url)
+        found = []
+        if canonical_url:
+            found.append(page == canonical_url)
+            found.append(col(t.Page.canonical_url) == canonical_url)
+        if fingerprint:
+            found.append(col(t.Page.fingerprint) == fingerprint)
+        if not found:
+            return None
+        stmt = (
+            select(t.Page.url)
+            .where(t.Page.site_id == self.site_id, t.Page.kind == "record", sa.or_(*found))
+            .where(col(t.Page.error).is_(None))
+            .limit(1)
+        )
+        with self._guard(f"look for a stored record of site {self.site_id}"), self._session() as s:
+            return s.exec(stmt).first()
 
     def release_leases(self) -> int:
         """Make the site's leased frontier URLs ready again (the run that held them is dead).

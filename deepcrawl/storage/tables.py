@@ -194,9 +194,15 @@ class PageBase(SQLModel):
     attempts: int = 0
     """Fetches tried before a failure was given up (0: not recorded)."""
     kind: str | None = Field(default=None, max_length=32)
-    """What the page is to the crawl: ``results``, ``record``, ``probe`` …"""
+    """What the page is to the crawl: ``results``, ``record``, ``duplicate`` (a record stored
+    before under another URL), ``probe`` …"""
     prototype_id: str | None = Field(default=None, max_length=32)
     label: str | None = Field(default=None, max_length=128)
+    canonical_url: str | None = Field(default=None, max_length=4096, index=True)
+    """The record's one URL, by the evidence of its page (``rel=canonical`` in scope, the
+    parameters learnt to be no part of it); None when no better URL than ``url`` is known."""
+    fingerprint: str | None = Field(default=None, max_length=32, index=True)
+    """A hash of the page's main text (its words, case-folded): one record under two URLs."""
 
 
 class Page(PageBase, table=True):
@@ -458,6 +464,9 @@ class SessionParam(SQLModel, table=True):
     site_id: int = Field(foreign_key="site.id", primary_key=True)
     name: str = Field(max_length=255, primary_key=True)
     """The parameter's name, in lower case."""
+    anyway: bool = False
+    """Dropped whatever its value (it echoes the query, canonical links drop it); else only an
+    id-like value is."""
     learnt_at: datetime = Field(default_factory=_now)
 
 
