@@ -171,8 +171,8 @@ class LearntSessions:
                 normal = self._normalise(link)
             except InvalidURLError:
                 continue
-            for name, value, rest in url_params(normal):
-                if name in self._varied or name in self.sessions.names:
+            for name, value, rest in _decoded_params(normal):
+                if name in self._varied or name in self.names:
                     continue
                 if self.sessions.min_length <= len(value) and not value.isdigit():
                     values[name].add(value)

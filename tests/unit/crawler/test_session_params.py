@@ -69,7 +69,7 @@ def test_names_known_elsewhere_are_taken_and_learning_can_be_off() -> None:
 def test_a_query_result_is_one_response_a_page() -> None:
     learnt = LearntSessions(Settings())
     links = [
-        SimpleNamespace(url=url, page=page)
+        SimpleNamespace(url=url, page=page, role="result")
         for page, session in ((1, "a1b2c3d4e5f6a7b8"), (2, "0123456789abcdef"))
         for url in _page(session, "/book/1", "/book/2")
     ]
