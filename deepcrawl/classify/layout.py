@@ -376,8 +376,9 @@ async def widen_to_siblings(
     Run after :func:`narrow_to_example`, whose check holds the example page's layout and the
     pages it sampled (not fetched again). At most ``layout_widen_max`` siblings
     (:func:`sibling_prototypes`, largest first) are sampled, ``layout_widen_samples`` pages
-    each; a sibling whose sampled pages all reach ``layout_min_similarity`` gets the label of
-    the example's prototype. Siblings the user already labelled, and those whose samples could
+    each; a sibling whose sampled pages all reach ``layout_min_similarity`` (or look at least as
+    alike as the sampled pages of the example's own prototype, one of them reaching it) gets
+    the label of the example's prototype. Siblings the user already labelled, and those whose samples could
     not be fetched, are left as they are.
 
     Args:
@@ -398,6 +399,13 @@ async def widen_to_siblings(
         for p in sibling_prototypes(session, check.prototype, check.example)
         if p.id not in labelled
     ]
+    # the example's own kind may hold pages that look less alike than the threshold and that
+    # no URL split could part (an index page among the articles): a sibling's may too
+    own = set(session.members.get(check.prototype.id, ()))
+    floor = min(
+        [settings.layout_min_similarity]
+        + [v for url, v in check.sampled.items() if v is not None and url in own]
+    )
     for sibling in siblings[: settings.layout_widen_max]:
         scores: list[float] = []
         for url in _spread(session.members[sibling.id], max(1, settings.layout_widen_samples)):
@@ -412,7 +420,7 @@ async def widen_to_siblings(
             continue  # nothing to judge it by: it stays unlabelled
         widening.checked.append(sibling)
         widening.scores[sibling.id] = min(scores)
-        if min(scores) >= settings.layout_min_similarity:
+        if min(scores) >= floor and max(scores) >= settings.layout_min_similarity:
             session.label(sibling.id, label[0], relevant=label[1])
             widening.added.append(sibling)
     return widening

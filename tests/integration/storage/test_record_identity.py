@@ -1,0 +1,63 @@
+"""A record's identity in storage (issue 26, item 4): pages keep their canonical URL and main
+text's fingerprint, a record stored before is found by either, and learnt parameters say
+whether they go whatever their value; a version 7 database gains all of it."""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+from deepcrawl.page.fetched import FetchedPage
+from deepcrawl.storage import SCHEMA_VERSION, Repository
+from deepcrawl.storage.state import CrawlState
+
+SITE = "http://example.test"
+
+
+def _page(url: str) -> FetchedPage:
+    return FetchedPage(url, url, 200, "text/html", "<p>text</p>")
+
+
+def test_a_record_stored_before_is_found_by_its_canonical_url_or_its_text(db_url: str) -> None:
+    with Repository.open(db_url) as repo:
+        site = repo.site(f"{SITE}/")
+        state = CrawlState(repo, site.id)
+        repo.save_page(site.id, _page(f"{SITE}/a"), kind="record", fingerprint="f" * 32)
+        repo.save_page(
+            site.id, _page(f"{SITE}/b?hl=x"), kind="record", canonical_url=f"{SITE}/b"
+        )
+        repo.save_page(site.id, _page(f"{SITE}/c"), kind="results", fingerprint="c" * 32)
+        assert state.stored_record(f"{SITE}/a", None) == f"{SITE}/a"
+        assert state.stored_record(f"{SITE}/b", None) == f"{SITE}/b?hl=x"
+        assert state.stored_record(None, "f" * 32) == f"{SITE}/a"
+        assert state.stored_record(None, "c" * 32) is None  # no record
+        assert state.stored_record(f"{SITE}/d", None) is None
+        assert state.stored_record(None, None) is None
+        assert repo.page(site.id, f"{SITE}/b?hl=x").canonical_url == f"{SITE}/b"  # type: ignore[union-attr]
+
+
+def test_learnt_parameters_keep_their_kind(db_url: str) -> None:
+    with Repository.open(db_url) as repo:
+        state = CrawlState(repo, repo.site(f"{SITE}/").id)
+        state.add_session_params({"visit"})
+        state.add_session_params({"s[]"}, anyway=True)
+        state.add_session_params({"visit"}, anyway=True)  # known: left alone
+        assert state.session_params() == {"visit"}
+        assert state.session_params(anyway=True) == {"s[]"}
+
+
+def test_a_version_7_database_gains_the_identity_columns(db_url: str) -> None:
+    with Repository.open(db_url) as repo, repo.engine.begin() as conn:
+        site = repo.site(f"{SITE}/")
+        for name in ("canonical_url", "fingerprint"):
+            conn.execute(sa.text(f"DROP INDEX ix_page_{name}"))
+            conn.execute(sa.text(f"ALTER TABLE page DROP COLUMN {name}"))
+        conn.execute(sa.text("ALTER TABLE session_param DROP COLUMN anyway"))
+        conn.execute(sa.text("UPDATE deepcrawl_meta SET value = '7' WHERE key = 'schema_version'"))
+    with Repository.open(db_url) as repo:
+        inspector = sa.inspect(repo.engine)
+        assert {"canonical_url", "fingerprint"} <= {c["name"] for c in inspector.get_columns("page")}
+        assert "anyway" in {c["name"] for c in inspector.get_columns("session_param")}
+        assert SCHEMA_VERSION == 8
+        state = CrawlState(repo, site.id)
+        repo.save_page(site.id, _page(f"{SITE}/a"), kind="record", canonical_url=f"{SITE}/A")
+        assert state.stored_record(f"{SITE}/A", None) == f"{SITE}/a"
