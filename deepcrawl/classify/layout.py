@@ -137,6 +137,7 @@ class LayoutCheck:
         scores: similarity of each sampled URL to the example.
         reference: the example page's layout (None: it could not be had).
         sampled: every URL sampled in any round, with its similarity (None: not a page).
+        layouts: the layouts of the sampled pages (a few pages: the sample is small).
     """
 
     example: str
@@ -147,11 +148,17 @@ class LayoutCheck:
     scores: dict[str, float] = field(default_factory=dict)
     reference: Layout | None = None
     sampled: dict[str, float | None] = field(default_factory=dict)
+    layouts: dict[str, Layout] = field(default_factory=dict)
 
     @property
     def alike(self) -> bool:
         """Whether the last samples all looked like the example."""
         return not self.unlike
+
+
+def _like_any(layout: Layout | None, others: list[Layout], least: float) -> bool:
+    """Whether ``layout`` reaches the similarity ``least`` with one of ``others``."""
+    return layout is not None and any(similarity(o, layout) >= least for o in others)
 
 
 def _spread(items: list[str], k: int) -> list[str]:
@@ -205,6 +212,8 @@ async def narrow_to_example(
                 check.fetched += 1
                 layout = layout_of(page, settings) if page is not None else None
                 score[url] = similarity(reference, layout) if layout is not None else None
+                if layout is not None:
+                    check.layouts[url] = layout
         check.scores = {u: s for u in sample if (s := score[u]) is not None}
         check.unlike = [u for u, s in check.scores.items() if s < settings.layout_min_similarity]
         if not check.unlike or check.splits >= settings.layout_max_splits:
@@ -376,10 +385,11 @@ async def widen_to_siblings(
     Run after :func:`narrow_to_example`, whose check holds the example page's layout and the
     pages it sampled (not fetched again). At most ``layout_widen_max`` siblings
     (:func:`sibling_prototypes`, largest first) are sampled, ``layout_widen_samples`` pages
-    each; a sibling whose sampled pages all reach ``layout_min_similarity`` (or look at least as
-    alike as the sampled pages of the example's own prototype, one of them reaching it) gets
-    the label of the example's prototype. Siblings the user already labelled, and those whose samples could
-    not be fetched, are left as they are.
+    each; a sibling whose sampled pages all reach ``layout_min_similarity`` gets the label of
+    the example's prototype — a page that does not, but reaches it with one of the own
+    prototype's unlike samples (an index page among the articles, which no split could part),
+    is no objection, as long as one of the sibling's pages is like the example. Siblings the
+    user already labelled, and those whose samples could not be fetched, are left as they are.
 
     Args:
         session: the site's prototypes and labels; labels are stored through it.
@@ -399,28 +409,31 @@ async def widen_to_siblings(
         for p in sibling_prototypes(session, check.prototype, check.example)
         if p.id not in labelled
     ]
-    # the example's own kind may hold pages that look less alike than the threshold and that
-    # no URL split could part (an index page among the articles): a sibling's may too
-    own = set(session.members.get(check.prototype.id, ()))
-    floor = min(
-        [settings.layout_min_similarity]
-        + [v for url, v in check.sampled.items() if v is not None and url in own]
-    )
+    # the example's own kind may hold pages unlike the example that no URL split could part
+    # (an index page among the articles): a sibling's page like one of those is no objection
+    own_unlike = [check.layouts[u] for u in check.unlike if u in check.layouts]
+    least = settings.layout_min_similarity
     for sibling in siblings[: settings.layout_widen_max]:
         scores: list[float] = []
+        objections = 0
         for url in _spread(session.members[sibling.id], max(1, settings.layout_widen_samples)):
             if url not in check.sampled:
                 page = await fetch(url)
                 widening.fetched += 1
                 layout = layout_of(page, settings) if page is not None else None
                 check.sampled[url] = similarity(reference, layout) if layout is not None else None
+                if layout is not None:
+                    check.layouts[url] = layout
             if (score := check.sampled[url]) is not None:
                 scores.append(score)
+                objections += score < least and not _like_any(
+                    check.layouts.get(url), own_unlike, least
+                )
         if not scores:
             continue  # nothing to judge it by: it stays unlabelled
         widening.checked.append(sibling)
         widening.scores[sibling.id] = min(scores)
-        if min(scores) >= floor and max(scores) >= settings.layout_min_similarity:
+        if not objections and max(scores) >= least:
             session.label(sibling.id, label[0], relevant=label[1])
             widening.added.append(sibling)
     return widening

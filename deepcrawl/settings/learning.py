@@ -99,7 +99,7 @@ class PrototypeSettings(Section):
     example get its label. 0: no widening. Not from a paper."""
     layout_widen_samples: int = 2
     """Pages of each sibling prototype fetched to compare with the example; all must reach
-    ``layout_min_similarity``, or the lowest similarity of the example's own kind's samples."""
+    ``layout_min_similarity`` (or be like a page of the example's own kind that is not)."""
     layout_shingle: int = 4
     """Consecutive tag paths per shingle of a page's structure."""
     layout_template_words: int = 4
