@@ -83,6 +83,8 @@ class FetchWorkers:
         on_fetch: called with every page fetched (the bench counts them).
         learn: told the URL and body of every record page stored (the query loop's paging
             control learns its words); None: nobody asks.
+        same: told a URL whose page showed a record stored before, and that record's URL
+            (the query loop counts them as one record); None: nobody asks.
         ran_away: whether the crawl ran away (:mod:`deepcrawl.querying.runaway`): one that
             did follows no record page's links; None: never.
     """
@@ -99,6 +101,7 @@ class FetchWorkers:
         poller: DeliveryPoller | None = None,
         on_fetch: Sequence[Callable[[FetchedPage], None]] = (),
         learn: Callable[[str, str], None] | None = None,
+        same: Callable[[str, str], object] | None = None,
         ran_away: Callable[[], bool] | None = None,
     ) -> None:
         self.ctx = ctx
@@ -111,6 +114,7 @@ class FetchWorkers:
         self.poller = poller
         self.on_fetch = list(on_fetch)
         self.learn = learn
+        self.same = same
         self.ran_away = ran_away or (lambda: False)
         #: What a fetched page says of its record: stored before under another URL?
         self.identities = Identities(ctx, admission.key, main_text)
@@ -265,6 +269,8 @@ class FetchWorkers:
         if record is not None:  # one record under two URLs: neither delivered nor counted again
             logger.info("%s: the record stored as %s", lease.url, record)
             ctx.stats.duplicates += 1
+            if self.same is not None:
+                self.same(lease.url, record)
             self.frontier.complete(lease.id)
             return
         if page.body and self.learn is not None:

@@ -133,6 +133,7 @@ class NormalPhase:
             poller=self._poller,
             on_fetch=on_fetch,
             learn=self.loop.learn_text,
+            same=lambda url, record: self.loop.merge({url: record}),
             ran_away=lambda: self.loop.ran_away() is not None,
         )
         teach_fetcher(fetcher, self.admission.prototype_key)
@@ -144,6 +145,7 @@ class NormalPhase:
         self.admission.forget_ids()
         for query in self.ctx.state.queries():
             self.admission.enqueue(query.result_links(), query_source(query.row.keyword))
+        self.loop.merge()  # the records known under their old ids count once
 
     async def _read_hub(self, *, querying: bool) -> bool:
         """Fetch the hub page the scout finds worth a request now, if any, and queue the wanted

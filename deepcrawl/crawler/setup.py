@@ -318,22 +318,35 @@ async def run_setup(
     settings = ctx.settings.crawl
     ctx.enter("setup queries")
     loop = query_loop(
-        ctx, form_id, max_pages=settings.setup_result_pages, examples=example_texts(example_pages)
+        ctx,
+        form_id,
+        # no parameter learnt to be no part of a URL makes another record
+        record_id=lambda url: None if (n := normalised_id(url)) is None else ctx.sessions.drop(n),
+        max_pages=settings.setup_result_pages,
+        examples=example_texts(example_pages),
     )
     loop.replay(ctx.state.queries())
     ctx.changed()
     wanted = example_urls(ctx, examples)
     seen = like_seen(ctx.state.link_urls(), wanted, ctx)
-    while True:
-        asked = len(loop.ledger.history)
-        if asked >= (settings.setup_queries if seen else settings.like_setup_queries):
-            break
-        deeper = max(settings.setup_result_pages, settings.like_result_pages)
-        loop.max_pages = settings.setup_result_pages if seen else deeper
-        if await loop.step(search) is None:
-            break
-        if not seen:
-            seen = like_seen(ctx.state.link_urls(), wanted, ctx)
+
+    def merge(_learnt: set[str]) -> None:
+        loop.merge()  # the records known under their old ids count once
+
+    ctx.sessions.listeners.append(merge)
+    try:
+        while True:
+            asked = len(loop.ledger.history)
+            if asked >= (settings.setup_queries if seen else settings.like_setup_queries):
+                break
+            deeper = max(settings.setup_result_pages, settings.like_result_pages)
+            loop.max_pages = settings.setup_result_pages if seen else deeper
+            if await loop.step(search) is None:
+                break
+            if not seen:
+                seen = like_seen(ctx.state.link_urls(), wanted, ctx)
+    finally:
+        ctx.sessions.listeners.remove(merge)
     return loop
 
 

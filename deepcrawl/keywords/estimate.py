@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from collections.abc import Collection, Iterable, Sequence
+    from collections.abc import Collection, Iterable, Mapping, Sequence
 
 __all__ = [
     "CaptureRecapture",
@@ -191,6 +191,15 @@ class CaptureRecapture:
         self._previous = ids
         self.counts.update(ids)
         self.captures += 1
+
+    def merge(self, same: Mapping[str, str]) -> None:
+        """Count each record of ``same`` as the record it maps to (one record was caught under
+        two ids): their captures add up, so a repeated record is no new one."""
+        for old, new in same.items():
+            if old != new and (caught := self.counts.pop(old, 0)):
+                self.counts[new] += caught
+        if any(record in same for record in self._previous):
+            self._previous = frozenset(same.get(record, record) for record in self._previous)
 
     @property
     def reached(self) -> int:

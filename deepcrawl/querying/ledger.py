@@ -35,7 +35,7 @@ from deepcrawl.querying.runaway import ContentLedger
 from deepcrawl.querying.texts import KnownTexts
 
 if TYPE_CHECKING:
-    from collections.abc import Collection, Iterable
+    from collections.abc import Collection, Iterable, Mapping
 
     from deepcrawl.keywords.estimate import Estimator
     from deepcrawl.keywords.outcome import WordSource
@@ -241,6 +241,20 @@ class Ledger:
         new = frozenset(ids) - self.records
         self.records |= new
         return new
+
+    def merge(self, same: Mapping[str, str]) -> int:
+        """Records found to be others under another id (``old id -> id``: a parameter learnt
+        to be no part of a URL, a page showing a record stored before) count as those: no
+        repeated record is known, or estimated, twice. Returns how many ids went."""
+        same = {old: new for old, new in same.items() if old != new and old in self.records}
+        if not same:
+            return 0
+        self.records = {same.get(record, record) for record in self.records}
+        self.capture.merge(same)
+        for word, ids in self.complete.items():
+            if not ids.isdisjoint(same):
+                self.complete[word] = frozenset(same.get(record, record) for record in ids)
+        return len(same)
 
     def coverage(self) -> CoverageEstimate:
         """Records reached against the estimated database size (capture–recapture)."""

@@ -258,6 +258,24 @@ class QueryLoop:
         self.words.learn_texts(new, texts or {})
         return len(new)
 
+    def merge(self, same: Mapping[str, str] | None = None) -> int:
+        """Records known under two ids count once (:meth:`Ledger.merge
+        <deepcrawl.querying.ledger.Ledger.merge>`): ``same`` maps an id to the record's; None
+        maps every record known by ``record_id`` anew (a parameter was learnt to be no part
+        of a URL). Returns how many ids went."""
+        if same is None:
+            same = {
+                old: new
+                for old in self.ledger.records
+                if (new := self.record_id(old)) is not None and new != old
+            }
+        merged = self.ledger.merge(same)
+        if merged:
+            logger.info("%d records known under another id count once", merged)
+            self._refresh()
+            self._changed()
+        return merged
+
     def learn_text(self, record_id: str, html: str | bytes) -> None:
         """Index the words of a fetched record page (its main text) for the paging control and
         the keyword manager."""
