@@ -137,7 +137,6 @@ class LayoutCheck:
         scores: similarity of each sampled URL to the example.
         reference: the example page's layout (None: it could not be had).
         sampled: every URL sampled in any round, with its similarity (None: not a page).
-        layouts: the layouts of the sampled pages (a few pages: the sample is small).
     """
 
     example: str
@@ -148,7 +147,6 @@ class LayoutCheck:
     scores: dict[str, float] = field(default_factory=dict)
     reference: Layout | None = None
     sampled: dict[str, float | None] = field(default_factory=dict)
-    layouts: dict[str, Layout] = field(default_factory=dict)
 
     @property
     def alike(self) -> bool:
@@ -156,9 +154,27 @@ class LayoutCheck:
         return not self.unlike
 
 
-def _like_any(layout: Layout | None, others: list[Layout], least: float) -> bool:
-    """Whether ``layout`` reaches the similarity ``least`` with one of ``others``."""
-    return layout is not None and any(similarity(o, layout) >= least for o in others)
+async def _sample(
+    check: LayoutCheck,
+    settings: PrototypeSettings,
+    members: list[str],
+    k: int,
+    fetch: Callable[[str], Awaitable[str | None]],
+    widening: Widening,
+) -> list[float]:
+    """The similarities to the example of ``k`` members spread over a prototype (the pages
+    sampled before are not fetched again)."""
+    scores: list[float] = []
+    for url in _spread(members, max(1, k)):
+        if url not in check.sampled:
+            page = await fetch(url)
+            widening.fetched += 1
+            layout = layout_of(page, settings) if page is not None else None
+            found = similarity(check.reference, layout) if layout and check.reference else None
+            check.sampled[url] = found
+        if (score := check.sampled[url]) is not None:
+            scores.append(score)
+    return scores
 
 
 def _spread(items: list[str], k: int) -> list[str]:
@@ -212,8 +228,6 @@ async def narrow_to_example(
                 check.fetched += 1
                 layout = layout_of(page, settings) if page is not None else None
                 score[url] = similarity(reference, layout) if layout is not None else None
-                if layout is not None:
-                    check.layouts[url] = layout
         check.scores = {u: s for u in sample if (s := score[u]) is not None}
         check.unlike = [u for u, s in check.scores.items() if s < settings.layout_min_similarity]
         if not check.unlike or check.splits >= settings.layout_max_splits:
@@ -386,10 +400,11 @@ async def widen_to_siblings(
     pages it sampled (not fetched again). At most ``layout_widen_max`` siblings
     (:func:`sibling_prototypes`, largest first) are sampled, ``layout_widen_samples`` pages
     each; a sibling whose sampled pages all reach ``layout_min_similarity`` gets the label of
-    the example's prototype — a page that does not, but reaches it with one of the own
-    prototype's unlike samples (an index page among the articles, which no split could part),
-    is no objection, as long as one of the sibling's pages is like the example. Siblings the
-    user already labelled, and those whose samples could not be fetched, are left as they are.
+    the example's prototype. Where the example's own kind holds pages unlike it that no split
+    could part (an index page among the articles), a sibling whose samples are mixed is read
+    as far as the own kind was (``layout_samples``) and labelled when no larger share of its
+    pages is unlike the example. Siblings the user already labelled, and those whose samples
+    could not be fetched, are left as they are.
 
     Args:
         session: the site's prototypes and labels; labels are stored through it.
@@ -410,30 +425,24 @@ async def widen_to_siblings(
         if p.id not in labelled
     ]
     # the example's own kind may hold pages unlike the example that no URL split could part
-    # (an index page among the articles): a sibling's page like one of those is no objection
-    own_unlike = [check.layouts[u] for u in check.unlike if u in check.layouts]
+    # (an index page among the articles): a sibling may hold as many
+    own_unlike = len(check.unlike) / len(check.scores) if check.scores else 0.0
     least = settings.layout_min_similarity
     for sibling in siblings[: settings.layout_widen_max]:
-        scores: list[float] = []
-        objections = 0
-        for url in _spread(session.members[sibling.id], max(1, settings.layout_widen_samples)):
-            if url not in check.sampled:
-                page = await fetch(url)
-                widening.fetched += 1
-                layout = layout_of(page, settings) if page is not None else None
-                check.sampled[url] = similarity(reference, layout) if layout is not None else None
-                if layout is not None:
-                    check.layouts[url] = layout
-            if (score := check.sampled[url]) is not None:
-                scores.append(score)
-                objections += score < least and not _like_any(
-                    check.layouts.get(url), own_unlike, least
-                )
+        members = session.members[sibling.id]
+        scores = await _sample(
+            check, settings, members, settings.layout_widen_samples, fetch, widening
+        )
+        if own_unlike and 0 < sum(s < least for s in scores) < len(scores):
+            # mixed: read as many of its pages as of the example's own kind, and compare
+            more = max(settings.layout_samples, settings.layout_widen_samples)
+            scores = await _sample(check, settings, members, more, fetch, widening)
         if not scores:
             continue  # nothing to judge it by: it stays unlabelled
         widening.checked.append(sibling)
         widening.scores[sibling.id] = min(scores)
-        if not objections and max(scores) >= least:
+        unlike = sum(s < least for s in scores) / len(scores)
+        if unlike == 0 or (unlike <= own_unlike < 1 and max(scores) >= least):
             session.label(sibling.id, label[0], relevant=label[1])
             widening.added.append(sibling)
     return widening
