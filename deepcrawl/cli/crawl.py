@@ -22,6 +22,7 @@ from deepcrawl.storage.engine import safe_url
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from deepcrawl.crawler.context import CrawlStats
     from deepcrawl.crawler.deliver import Sink
     from deepcrawl.crawler.engine import CrawlReport
     from deepcrawl.crawler.inputs import StartPage
@@ -299,10 +300,23 @@ def crawl(
             if navigate
             else ""
         )
-        + (f" ({stats.stop_reason})" if stats.stop_reason else ""),
+        + (f" ({stats.stop_reason})" if stats.stop_reason else "")
+        + _holding(stats),
         highlight=False,
     )
     err_console.print(_outputs(settings, out=out, warc=warc), markup=False, highlight=False)
+
+
+def _holding(stats: CrawlStats) -> str:
+    """What the crawl believes of the records it holds, in plain words (empty when it has no
+    evidence either way)."""
+    held = stats.pages_delivered
+    if stats.complete:
+        return f"; it believes it holds every record ({held})"
+    estimate = stats.records_estimated
+    if stats.complete is False and estimate is not None and estimate > held:
+        return f"; it holds {held} records of about {estimate:.0f}: some may be missing"
+    return ""
 
 
 def _outputs(settings: Settings, *, out: str | None, warc: Path | None) -> str:

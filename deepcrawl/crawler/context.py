@@ -47,9 +47,14 @@ class CrawlStats:
     queries: int = 0
     """Queries submitted (stored ones of earlier runs included)."""
     records_reached: int = 0
-    """Distinct wanted records the result pages showed."""
+    """Distinct wanted records known: those the result pages showed, and those reached
+    otherwise (record pages' links, sitemaps, hubs); one record under two URLs counts once."""
     records_estimated: float | None = None
-    """Capture–recapture estimate of the wanted records the form can surface."""
+    """Capture–recapture estimate of the wanted records the form can surface, plus those
+    reached otherwise."""
+    complete: bool | None = None
+    """Whether the crawl believes it holds every record: the querying ended on the evidence
+    that every record is known (None while it goes on)."""
     pages_fetched: int = 0
     """Wanted pages fetched in this run."""
     pages_delivered: int = 0

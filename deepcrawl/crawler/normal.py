@@ -317,6 +317,7 @@ class NormalPhase:
                 continue
             result = await self.loop.step(self.search)
             if result is None:
+                ctx.stats.complete = self.loop.judged_complete
                 if not self.loop.budget_spent:  # a larger budget queries on
                     # the stored queries, the empty query's empty answer among them (the
                     # manager's history leaves it out)

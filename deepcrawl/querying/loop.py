@@ -93,7 +93,8 @@ class QueryFigures:
     records_reached: int = 0
     """Distinct records the result pages showed or the crawl reached otherwise."""
     records_estimated: float | None = None
-    """Capture–recapture estimate of the records the form can surface."""
+    """Capture–recapture estimate of the records the form can surface, plus those reached
+    otherwise."""
     stop_reason: str | None = None
     """Why the querying stopped, or why the words would."""
     pages_delivered: int = 0
@@ -554,8 +555,13 @@ class QueryLoop:
         figures, ledger = self.figures, self.ledger
         figures.queries = ledger.asked  # every stored query, as ``deepcrawl status`` counts
         coverage = ledger.coverage()
-        figures.records_reached = coverage.reached
-        figures.records_estimated = coverage.estimated
+        # the records the crawl holds: those the result lists showed and those it reached
+        # otherwise (links, sitemaps, hubs), which no list's estimate counts
+        otherwise = max(0, len(ledger.records) - coverage.reached)
+        figures.records_reached = coverage.reached + otherwise
+        figures.records_estimated = (
+            None if coverage.estimated is None else coverage.estimated + otherwise
+        )
         reason = words_stop(ledger, self.words, self.settings)
         figures.stop_reason = str(reason) if reason is not None else None
 
