@@ -307,7 +307,7 @@ def crawl(
     err_console.print(_outputs(settings, out=out, warc=warc), markup=False, highlight=False)
 
 
-def _holding(stats: CrawlStats) -> str:
+def _holding(stats: "CrawlStats") -> str:
     """What the crawl believes of the records it holds, in plain words (empty when it has no
     evidence either way)."""
     held = stats.pages_delivered
