@@ -83,8 +83,9 @@ class FetchWorkers:
         on_fetch: called with every page fetched (the bench counts them).
         learn: told the URL and body of every record page stored (the query loop's paging
             control learns its words); None: nobody asks.
-        same: told a URL whose page showed a record stored before, and that record's URL
-            (the query loop counts them as one record); None: nobody asks.
+        same: told a URL whose page showed a record stored before, that record's URL and
+            the page's body (the query loop counts them as one record, and the page as a
+            repeat); None: nobody asks.
         ran_away: whether the crawl ran away (:mod:`deepcrawl.querying.runaway`): one that
             did follows no record page's links; None: never.
     """
@@ -101,7 +102,7 @@ class FetchWorkers:
         poller: DeliveryPoller | None = None,
         on_fetch: Sequence[Callable[[FetchedPage], None]] = (),
         learn: Callable[[str, str], None] | None = None,
-        same: Callable[[str, str], object] | None = None,
+        same: Callable[[str, str, str], object] | None = None,
         ran_away: Callable[[], bool] | None = None,
     ) -> None:
         self.ctx = ctx
@@ -270,7 +271,7 @@ class FetchWorkers:
             logger.info("%s: the record stored as %s", lease.url, record)
             ctx.stats.duplicates += 1
             if self.same is not None:
-                self.same(lease.url, record)
+                self.same(lease.url, record, page.body)
             self.frontier.complete(lease.id)
             return
         if page.body and self.learn is not None:

@@ -133,7 +133,7 @@ class NormalPhase:
             poller=self._poller,
             on_fetch=on_fetch,
             learn=self.loop.learn_text,
-            same=lambda url, record: self.loop.merge({url: record}),
+            same=self.loop.repeated,
             ran_away=lambda: self.loop.ran_away() is not None,
         )
         teach_fetcher(fetcher, self.admission.prototype_key)

@@ -277,6 +277,13 @@ class QueryLoop:
             self._changed()
         return merged
 
+    def repeated(self, record_id: str, record: str, html: str | bytes) -> None:
+        """A page fetched for ``record_id`` showed the record known as ``record``: one record
+        (:meth:`merge`), and a page whose content was fetched before (the runaway rules weigh
+        such pages: a trap may name one record under ever new URLs)."""
+        self.merge({record_id: record})
+        self.ledger.content.add(main_text(html))
+
     def learn_text(self, record_id: str, html: str | bytes) -> None:
         """Index the words of a fetched record page (its main text) for the paging control and
         the keyword manager."""
