@@ -281,7 +281,7 @@ def crawl(
     stats = report.stats
     if report.status == "needs_labels":
         if stats.stop_reason:
-            err_console.print(stats.stop_reason, highlight=False)
+            err_console.print(stats.stop_reason, markup=False, highlight=False)
         err_console.print(
             f"Setup done: {stats.queries} queries, prototypes stored. Label them, then resume:\n"
             f"  deepcrawl label {report.site_id} --db {settings.storage.url} --web   "
@@ -314,8 +314,11 @@ def _holding(stats: "CrawlStats") -> str:
     if stats.complete:
         return f"; it believes it holds every record ({held})"
     estimate = stats.records_estimated
-    if stats.complete is False and estimate is not None and estimate > held:
-        return f"; it holds {held} records of about {estimate:.0f}: some may be missing"
+    if stats.complete is False and estimate is not None:
+        return (
+            f"; it does not know that it holds every record: {held} held, about "
+            f"{max(estimate, held):.0f} estimated"
+        )
     return ""
 
 

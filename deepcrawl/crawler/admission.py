@@ -21,6 +21,7 @@ fetch them as vouched for.
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import functools
 import logging
@@ -30,8 +31,11 @@ from typing import TYPE_CHECKING
 from deepcrawl.classify.url import LabelStats
 from deepcrawl.crawler.kinds import canonical_url, make_classifier, page_kind
 from deepcrawl.links.hubs import HubScout
+from deepcrawl.prototypes import Prototyper
+from deepcrawl.prototypes._labelling import to_row
 from deepcrawl.querying import normalised_id
 from deepcrawl.safety import SafetyRule
+from deepcrawl.storage import PrototypeBase
 from deepcrawl.storage.frontier import NewURL
 
 if TYPE_CHECKING:
@@ -92,9 +96,63 @@ class Admission:
 
     def _decide_many(self, urls: Iterable[str]) -> list[Decision]:
         sessions = self.ctx.sessions
-        if sessions.names:  # the parameters learnt to carry a session are no part of a URL
-            urls = [sessions.drop(normalised_id(url) or url) for url in urls]
-        return self.classifier.decide_many(urls)
+        if not sessions.names:
+            return self.classifier.decide_many(urls)
+        # the parameters learnt to be no part of a URL (sessions, the query's echo) leave it
+        # before it is judged; a kind labelled while they were in it still knows the URL
+        # under its old spelling (its regex may name the parameter)
+        raw = [normalised_id(url) or url for url in urls]
+        dropped = [sessions.drop(url) for url in raw]
+        decisions = self.classifier.decide_many(dropped)
+        again = [n for n, (d, a, b) in enumerate(zip(decisions, raw, dropped, strict=True))
+                 if not d.relevant and a != b]  # fmt: skip
+        if again:
+            for n, old in zip(again, self.classifier.decide_many([raw[n] for n in again]),
+                              strict=True):  # fmt: skip
+                if old.relevant:
+                    decisions[n] = dataclasses.replace(old, url=dropped[n])
+        return decisions
+
+    def lend_labels(self) -> int:
+        """A kind the user labelled may name in its regex a parameter since learnt to be no
+        part of a URL (``?hl=`` in ``/book/<id>?hl=<word>``): the kind its URLs fall in without
+        it takes its label where it has none, and the classifier is made again. Returns how
+        many kinds took a label."""
+        ctx = self.ctx
+        labels = {row.prototype_key: row for row in ctx.repo.labels(ctx.site.id)}
+        rows: list[PrototypeBase] = list(ctx.repo.prototypes(ctx.site.id))
+        lent = 0
+        for prototype in rows:
+            label = labels.get(prototype.key)
+            if label is None or not label.relevant:
+                continue
+            unmatched: list[str] = []
+            for url in prototype.examples:
+                dropped = ctx.sessions.drop(normalised_id(url) or url)
+                if dropped == url:
+                    continue
+                other = self.classifier.matcher_.match(dropped)
+                if other is None:  # no kind of its own yet: one is learnt from them below
+                    unmatched.append(dropped)
+                elif other not in labels:
+                    labels[other] = ctx.repo.set_label(
+                        ctx.site.id, other, name=label.name, relevant=True
+                    )
+                    lent += 1
+            for new in Prototyper(ctx.settings.prototypes).fit(unmatched).prototypes_:
+                if new.id not in {row.key for row in rows}:
+                    rows.append(PrototypeBase(**to_row(new)))
+                    ctx.repo.save_prototypes(ctx.site.id, rows)
+                    labels[new.id] = ctx.repo.set_label(
+                        ctx.site.id, new.id, name=label.name, relevant=True
+                    )
+                    lent += 1
+        if lent:
+            logger.info("%d kinds of URL take the labels of their spellings with the "
+                        "parameters since learnt to be no part of a URL", lent)  # fmt: skip
+            self.classifier = make_classifier(ctx)
+            self.forget_ids()
+        return lent
 
     def forget_ids(self) -> None:
         """Forget the record ids worked out so far (a parameter was learnt to carry a session:

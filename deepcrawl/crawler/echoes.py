@@ -6,11 +6,12 @@ records under new URLs, and each would be fetched, delivered and counted again. 
 is learnt across queries, from the result entries alone (a pager's or a menu's links may carry
 the query for good reason: the next page of the list *is* another page): a name is learnt when
 
-* on the result entries of a query, its value is made of the query's words, on the links to
-  ``min_links`` records at least (the URLs without it differ: it rides on the records' own
-  identity, it is none — a list of tags, ``/tag?name=word``, is one URL a query);
-* it did so for two queries, and one record at least was listed by both, each time under its
-  query's words — the value changes with the query while the record does not;
+* on the result entries of queries, its value is made of the query's words, on
+  ``min_links`` links at least (a record listed by two queries counts twice);
+* the links without it name two records at least (it rides on the records' own identity, it
+  is none — a list of tags, ``/tag?name=word``, is one URL a query);
+* one record at least was listed by two queries, each time under its query's words — the
+  value changes with the query while the record does not;
 * and it never held a value that is not the query's words (``id=start`` found by the word
   "start" is no echo: the other ids are not).
 
@@ -46,7 +47,7 @@ class QueryEchoes:
 
     Args:
         params: splits a normal form into ``(name, value, the URL without it)`` triples.
-        min_links: records whose links carried the query's words before a name is learnt.
+        min_links: result links carrying their query's words before a name is learnt.
     """
 
     def __init__(
@@ -78,9 +79,10 @@ class QueryEchoes:
                 if len(records) < _REMEMBERED or rest in records:
                     records.setdefault(rest, set()).add(query)
         for name, records in self._values.items():
-            if name in self.refuted or len(records) < self.min_links:
+            if name in self.refuted or len(records) < 2:
                 continue
-            if any(len(queries) > 1 for queries in records.values()):
+            links = sum(len(queries) for queries in records.values())
+            if links >= self.min_links and any(len(q) > 1 for q in records.values()):
                 learnt.add(name)
         for name in learnt:
             del self._values[name]

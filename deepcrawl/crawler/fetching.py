@@ -195,10 +195,11 @@ class FetchWorkers:
         if (key := self.ctx.sessions.drop(lease.url)) != lease.url:  # queued before it was learnt
             lease = dataclasses.replace(lease, url=key)  # fetched and stored under today's key
         ctx, url = self.ctx, lease.url
-        if self.identities.queued_alias(url):  # a record stored before names it its own URL
-            self.frontier.complete(lease.id)
-            return
-        if (stored := ctx.repo.page(ctx.site.id, url)) is not None:  # stored before a crash
+        stored = ctx.repo.page(ctx.site.id, url)
+        if stored is None or stored.kind == "duplicate":  # the record under another URL?
+            alias = self.identities.stored_as(url) if stored is None else stored.canonical_url
+            stored = (ctx.repo.page(ctx.site.id, alias) if alias else None) or stored
+        if stored is not None:  # stored before a crash, or under another URL
             # a record (not a sitemap or results page stored under the same URL)
             direct = self.delivery == "direct" and stored.kind == "record"
             if direct and stored.error is None and not ctx.state.delivered(stored.id):
@@ -246,9 +247,7 @@ class FetchWorkers:
             return
         decision = self.admission.decide(lease.url)
         follow = ctx.settings.crawl.follow_record_links
-        identity = self.identities.of(lease.url, page)
-        record = self.identities.stored(lease.url, identity)
-        self.identities.learn(lease.url, identity, record)
+        identity, record = self.identities.judge(lease.url, page)
         try:
             row = ctx.repo.save_page(
                 ctx.site.id,

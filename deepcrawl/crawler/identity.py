@@ -193,16 +193,27 @@ class Identities:
         found = self.ctx.state.stored_record(identity.canonical, identity.fingerprint)
         return None if found == url else found
 
-    def queued_alias(self, url: str) -> bool:
-        """Whether a record stored before names ``url`` as its canonical URL (``url`` need
-        not be fetched)."""
-        return self.ctx.state.stored_record(url, None) not in (None, url)
+    def stored_as(self, url: str) -> str | None:
+        """The key of a record stored before under another URL that names ``url`` as its
+        canonical URL (``url`` need not be fetched), or None."""
+        found = self.ctx.state.stored_record(url, None)
+        return None if found == url else found
+
+    def judge(self, url: str, page: FetchedPage) -> tuple[Identity, str | None]:
+        """What ``page``, fetched for the key ``url``, says of its record, and the key of the
+        record stored before that it shows (None: a record of its own); learnt from."""
+        identity = self.of(url, page)
+        record = self.stored(url, identity)
+        self.learn(url, identity, record)
+        return identity, record
 
     def learn(self, url: str, identity: Identity, record: str | None) -> set[str]:
-        """Learn from the page under ``url``: its record (``record`` stored before, else its
-        canonical URL or ``url`` itself) keeps its parameters; those ``url`` adds to another
-        record's URL are evidence (:class:`DroppedParams`). Returns the names learnt."""
-        own = record or identity.canonical or url
+        """Learn from the page under ``url``: its record's own URL (its canonical URL, else
+        the key of the record stored before, else ``url``) keeps its parameters; those ``url``
+        adds to it are evidence (:class:`DroppedParams`). Returns the names learnt."""
+        own = identity.canonical or record or url
+        if own != url and extra_items(url, own) is None:
+            return set()  # the same text under an unrelated URL: no rule in it
         self.rules.refute(own, _stored_name)
         if own == url:
             return set()

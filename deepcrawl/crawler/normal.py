@@ -143,6 +143,7 @@ class NormalPhase:
         """A parameter was learnt to carry a session: the stored queries' result links are
         judged again without it (one of a kind not wanted under its old spelling may be)."""
         self.admission.forget_ids()
+        self.admission.lend_labels()
         for query in self.ctx.state.queries():
             self.admission.enqueue(query.result_links(), query_source(query.row.keyword))
         self.loop.merge()  # the records known under their old ids count once
@@ -189,15 +190,22 @@ class NormalPhase:
             key = self.admission.canonical(decision)
             if ctx.repo.page(ctx.site.id, key) is not None:  # stored already (a resumed crawl)
                 continue
+            identity, record = self.workers.identities.judge(key, page)
             ctx.repo.save_page(
                 ctx.site.id,
                 page,
                 url=key,
-                kind="record",
+                kind="record" if record is None else "duplicate",
                 prototype_id=decision.prototype,
                 label=decision.label,
-                with_links=follow,
+                with_links=follow and record is None,
+                canonical_url=record or identity.canonical,
+                fingerprint=identity.fingerprint,
             )
+            if record is not None:  # one record under two URLs: stored once
+                ctx.stats.duplicates += 1
+                self.loop.repeated(key, record, page.body)
+                continue
             if page.body:
                 self.loop.learn_text(key, page.body)
             ctx.stats.pages_fetched += 1
@@ -227,10 +235,13 @@ class NormalPhase:
         ctx = self.ctx
         for stored in ctx.repo.contents(ctx.site.id, kind="record"):
             page = stored.page
+            # the record's id as links name it now (its canonical URL, the learnt parameters
+            # dropped), not the URL it was stored under
+            rid = self.admission.key(page.canonical_url or page.url) or page.url
             if stored.body and page.error is None:
-                self.loop.learn_text(page.url, stored.body)
+                self.loop.learn_text(rid, stored.body)
             if follow:
-                self.loop.observe([page.url])
+                self.loop.observe([rid])
                 links = [(link.target_url, link.text) for link in stored.links]
                 self.admission.enqueue(links, f"link on {page.url}", on_record=True)
 

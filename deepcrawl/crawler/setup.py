@@ -380,8 +380,8 @@ def _normal(ctx: CrawlContext, urls: Sequence[str]) -> list[str]:
     normaliser = URLNormaliser(ctx.settings.prototypes)
     out: list[str] = []
     for url in urls:
-        try:
-            out.append(normaliser(url))
+        try:  # without the parameters learnt to be no part of a URL
+            out.append(ctx.sessions.drop(normaliser(url)))
         except InvalidURLError:
             continue
     return list(dict.fromkeys(out))

@@ -281,7 +281,8 @@ class QueryLoop:
         """A page fetched for ``record_id`` showed the record known as ``record``: one record
         (:meth:`merge`), and a page whose content was fetched before (the runaway rules weigh
         such pages: a trap may name one record under ever new URLs)."""
-        self.merge({record_id: record})
+        target = self.record_id(record) or record  # the record's id as links name it now
+        self.merge({record_id: target, record: target})
         self.ledger.content.add(main_text(html))
 
     def learn_text(self, record_id: str, html: str | bytes) -> None:

@@ -59,8 +59,8 @@ class CrawlSettings(Section):
     """Values of a query parameter seen added to a record's own URL (its canonical link, or a
     record stored before) before the parameter is learnt to be no part of any URL."""
     echo_learn_links: int = 3
-    """Records whose result links carried the query's words in a parameter (one of them listed
-    by two queries) before it is learnt to echo the query: no part of a record's URL."""
+    """Result links carrying their query's words in a parameter (to two records or more, one
+    listed by two queries) before it is learnt to echo the query: no part of a record's URL."""
     setup_result_pages: int = 3
     """Result pages read per setup-phase query at most: enough links to prototype. The normal
     phase asks such queries again first, its paging control deciding how far to read."""

@@ -22,9 +22,7 @@ def test_a_record_stored_before_is_found_by_its_canonical_url_or_its_text(db_url
         site = repo.site(f"{SITE}/")
         state = CrawlState(repo, site.id)
         repo.save_page(site.id, _page(f"{SITE}/a"), kind="record", fingerprint="f" * 32)
-        repo.save_page(
-            site.id, _page(f"{SITE}/b?hl=x"), kind="record", canonical_url=f"{SITE}/b"
-        )
+        repo.save_page(site.id, _page(f"{SITE}/b?hl=x"), kind="record", canonical_url=f"{SITE}/b")
         repo.save_page(site.id, _page(f"{SITE}/c"), kind="results", fingerprint="c" * 32)
         assert state.stored_record(f"{SITE}/a", None) == f"{SITE}/a"
         assert state.stored_record(f"{SITE}/b", None) == f"{SITE}/b?hl=x"
@@ -55,7 +53,9 @@ def test_a_version_7_database_gains_the_identity_columns(db_url: str) -> None:
         conn.execute(sa.text("UPDATE deepcrawl_meta SET value = '7' WHERE key = 'schema_version'"))
     with Repository.open(db_url) as repo:
         inspector = sa.inspect(repo.engine)
-        assert {"canonical_url", "fingerprint"} <= {c["name"] for c in inspector.get_columns("page")}
+        assert {"canonical_url", "fingerprint"} <= {
+            c["name"] for c in inspector.get_columns("page")
+        }
         assert "anyway" in {c["name"] for c in inspector.get_columns("session_param")}
         assert SCHEMA_VERSION == 8
         state = CrawlState(repo, site.id)

@@ -60,9 +60,19 @@ def test_chrome_links_and_one_query_teach_nothing() -> None:
 def test_a_value_that_is_not_the_query_refutes_the_name() -> None:
     echoes = QueryEchoes(url_params, min_links=1)
     # ``view=`` echoes "print" once by chance; its other values are no query's words
-    assert echoes.observe("print", [f"{SITE}/a?id=1&view=print", f"{SITE}/b?id=2&view=full"]) == set()
+    assert (
+        echoes.observe("print", [f"{SITE}/a?id=1&view=print", f"{SITE}/b?id=2&view=full"]) == set()
+    )
     assert echoes.observe("full", [f"{SITE}/a?id=1&view=full"]) == set()
     assert "view" in echoes.refuted
-    # a word of a longer query is echoed: learnt
-    assert echoes.observe("old town", [f"{SITE}/c?hl=old+town"]) == set()
+    # the words of a longer query are echoed, on the links to two records, one of them
+    # listed again by another query: learnt
+    assert echoes.observe("old town", [f"{SITE}/c?hl=old+town", f"{SITE}/d?hl=town"]) == set()
     assert echoes.observe("harbour", [f"{SITE}/c?hl=harbour"]) == {"hl"}
+
+
+def test_a_parameter_on_one_url_a_query_is_no_echo() -> None:
+    # a list of tags: the same URL under every word, no record's own identity beside it
+    echoes = QueryEchoes(url_params, min_links=2)
+    for word in ("harbour", "quay", "tide", "pier"):
+        assert echoes.observe(word, [f"{SITE}/tag?name={word}"]) == set()

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, cast
 
 import lxml.html
 
+from deepcrawl.crawler.session_params import LearntSessions
 from deepcrawl.crawler.setup import example_texts, example_urls, like_seen
 from deepcrawl.page.fetched import FetchedPage
 from deepcrawl.settings import Settings
@@ -21,7 +22,11 @@ EXAMPLE = "/grants/grants/17"
 
 
 def _ctx() -> CrawlContext:
-    return cast("CrawlContext", SimpleNamespace(settings=Settings(), start_url=START))
+    settings = Settings()
+    return cast(
+        "CrawlContext",
+        SimpleNamespace(settings=settings, start_url=START, sessions=LearntSessions(settings)),
+    )
 
 
 def _links() -> list[str]:
