@@ -269,3 +269,52 @@ def test_widening_is_bounded_and_can_be_switched_off(tmp_path: Path) -> None:
         assert len(one.checked) == len(one.added) == 1
         session.settings = SETTINGS.model_copy(update={"layout_widen_max": 0})
         assert asyncio.run(widen_to_siblings(session, check, site.fetch)).fetched == 0
+
+
+WIKI = "http://127.0.0.1:23002/doku.php?id="
+
+
+def _wiki_urls() -> list[str]:
+    """Two namespaces of articles, each with its index page (``ns:start``) first."""
+    urls: list[str] = []
+    for ns in ("north", "south"):
+        urls.append(f"{WIKI}{ns}:start")
+        urls += [f"{WIKI}{ns}:article_{n}" for n in range(40)]
+    return urls
+
+
+class _Wiki:
+    """The wiki's pages, from the saved ones: an index page for ``ns:start``, articles else."""
+
+    def __init__(self) -> None:
+        self.articles = cycle([_page("dokuwiki", "record-garden_stone"),
+                               _page("dokuwiki", "record-rocket_bridge_13")])  # fmt: skip
+        self.fetched: list[str] = []
+
+    async def fetch(self, url: str) -> str | None:
+        self.fetched.append(url)
+        if url.endswith(":start"):
+            return _page("dokuwiki", "index-north")
+        if url.endswith("article_0"):
+            return _page("dokuwiki", "record-meadow_thunder")
+        return next(self.articles)
+
+
+def test_the_label_widens_to_a_sibling_holding_an_index_page_as_the_example_s_kind_does(
+    tmp_path: Path,
+) -> None:
+    repo = Repository.open(f"sqlite:///{tmp_path / 'crawl.db'}")
+    with repo:
+        session = LabelSession.learn(repo, repo.site(WIKI).id, _wiki_urls(), SETTINGS)
+        example = f"{WIKI}north:article_0"
+        session.label_like(example, "article")
+        site = _Wiki()
+        check = asyncio.run(narrow_to_example(session, example, site.fetch))
+        # the index page is unlike the articles, and no URL split parts it from them
+        assert check.unlike == [f"{WIKI}north:start"]
+        widening = asyncio.run(widen_to_siblings(session, check, site.fetch))
+        assert [p.regex for p in widening.added] == [p.regex for p in widening.checked]
+        assert len(widening.added) == 1
+        assert "south" in widening.added[0].regex
+        # mixed samples are read as far as the example's own kind was
+        assert widening.fetched <= SETTINGS.layout_samples
