@@ -4,15 +4,23 @@ and the parameters a record's own URL lacks, on saved pages of a real wiki."""
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, cast
 
 from deepcrawl.crawler.identity import (
     DroppedParams,
+    Identities,
     canonical_link,
     extra_items,
     fingerprint,
 )
 from deepcrawl.page.fetched import FetchedPage
 from deepcrawl.querying import main_text
+from deepcrawl.settings import Settings
+from deepcrawl.urls import normalise_url
+
+if TYPE_CHECKING:
+    from deepcrawl.crawler.context import CrawlContext
 
 DATA = Path(__file__).parents[2] / "data" / "real" / "dokuwiki"
 SITE = "http://127.0.0.1:45777"
@@ -66,3 +74,26 @@ def test_parameters_records_lack_under_several_values_are_learnt() -> None:
     rules.refute(f"{SITE}/view?mode=full", lower)
     for value in ("a", "b", "c"):
         assert rules.observe(f"{SITE}/v?mode={value}", f"{SITE}/v", lower) == set()
+
+
+def _identities() -> Identities:
+    settings = Settings()
+    ctx = SimpleNamespace(settings=settings, in_scope=lambda url: url.startswith(SITE + "/"))
+    return Identities(cast("CrawlContext", ctx), normalise_url, main_text)
+
+
+def test_a_canonical_link_off_scope_or_to_another_page_is_not_believed() -> None:
+    identities = _identities()
+    highlighted = _page("page-highlight.html", f"{RECORD}&s%5B%5D=leeds")
+    assert identities.of(highlighted.url, highlighted).canonical == RECORD
+    body = highlighted.body
+    elsewhere = body.replace(f'href="{RECORD}"', 'href="http://mirror.test/doku.php?id=x"')
+    page = FetchedPage(highlighted.url, highlighted.url, 200, "text/html", elsewhere)
+    assert identities.of(page.url, page).canonical is None  # another site's
+    home = body.replace(f'href="{RECORD}"', f'href="{SITE}/"')
+    page = FetchedPage(highlighted.url, highlighted.url, 200, "text/html", home)
+    assert identities.of(page.url, page).canonical is None  # every page names the home page
+    plain = _page("page.html", RECORD)
+    found = identities.of(RECORD, plain)
+    assert found.canonical is None  # its own URL
+    assert found.fingerprint == identities.of(highlighted.url, highlighted).fingerprint
