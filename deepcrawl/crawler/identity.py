@@ -54,7 +54,7 @@ _REL_CANONICAL = re.compile(r"""(?:^|;)\s*rel\s*=\s*"?(?:[^";,]*\s)?canonical[\s
 
 def canonical_link(page: FetchedPage) -> str | None:
     """The URL the page names as its canonical one (absolute, as written), or None."""
-    if page.is_html and page.body:
+    if page.is_html and "canonical" in page.body.lower():  # most pages name none: no parse
         root = parse_html(page.body)
         if root is not None:
             for link in root.iterfind(".//link[@rel][@href]"):
