@@ -12,8 +12,10 @@ the query for good reason: the next page of the list *is* another page): a name 
   is none — a list of tags, ``/tag?name=word``, is one URL a query);
 * one record at least was listed by two queries, each time under its query's words — the
   value changes with the query while the record does not;
-* and it never held a value that is not the query's words (``id=start`` found by the word
-  "start" is no echo: the other ids are not).
+* it never held a value that is not the query's words (``id=start`` found by the word
+  "start" is no echo: the other ids are not);
+* and it is none of the search's own fields: a link carrying the query in the field the form
+  submits it in (``?_search=word&_sort=name``) is another search, not a record's highlight.
 
 Koppula et al., *Learning URL patterns for webpage de-duplication* (WSDM 2010), learn such
 rewrite rules from clusters of duplicates; the queries give the clusters here for free.
@@ -59,12 +61,17 @@ class QueryEchoes:
         """Names seen with a value that is not the query's words: never learnt."""
         self._values: defaultdict[str, dict[str, set[frozenset[str]]]] = defaultdict(dict)
 
-    def observe(self, keyword: str, urls: Iterable[str]) -> set[str]:
-        """Learn from the result entries (normal forms) of the query ``keyword``; returns the
-        names learnt now."""
+    def observe(self, keyword: str, urls: Iterable[str], searched: Iterable[str] = ()) -> set[str]:
+        """Learn from the result entries (normal forms) of the query ``keyword``, submitted as
+        the URLs ``searched`` (its result pages' URLs); returns the names learnt now."""
         query = words_of(keyword)
         if not query:
             return set()
+        for url in searched:  # the search's own fields carry the query: no echo
+            for name, value, _rest in self.params(url):
+                if words_of(unquote_plus(value)) & query:
+                    self.refuted.add(name)
+                    self._values.pop(name, None)
         learnt: set[str] = set()
         for url in urls:
             for name, value, rest in self.params(url):

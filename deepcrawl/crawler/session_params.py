@@ -182,9 +182,12 @@ class LearntSessions:
         self._varied |= {name for name, found in values.items() if len(found) > 1}
         return self._weigh(seen)
 
-    def observe_result(self, links: Iterable[PagedLink], keyword: str = "") -> set[str]:
+    def observe_result(
+        self, links: Iterable[PagedLink], keyword: str = "", submitted: Iterable[str] = ()
+    ) -> set[str]:
         """Learn from a query's result links, each result page one response, and from its
-        result entries the parameters that echo ``keyword``."""
+        result entries the parameters that echo ``keyword`` (none of those of the result
+        pages' own URLs, ``submitted``: the search's fields)."""
         pages: defaultdict[int, list[str]] = defaultdict(list)
         entries: list[str] = []
         for link in links:
@@ -193,7 +196,7 @@ class LearntSessions:
                 entries.append(link.url)
         learnt = {name for page in sorted(pages) for name in self.observe(pages[page])}
         if self.enabled and keyword and entries:
-            echoes = self.echoes.observe(keyword, self._normal(entries))
+            echoes = self.echoes.observe(keyword, self._normal(entries), self._normal(submitted))
             learnt |= self.learn(echoes, "their value echoes the query")
         return learnt
 

@@ -216,7 +216,9 @@ def query_loop(
         store=StoredQueries(ctx, form_id),
         figures=ctx.stats,
         on_change=ctx.changed,
-        on_result=lambda result: ctx.sessions.observe_result(result.links, result.keyword),
+        on_result=lambda result: ctx.sessions.observe_result(
+            result.links, result.keyword, result.submitted
+        ),
     )
 
 

@@ -76,3 +76,12 @@ def test_a_parameter_on_one_url_a_query_is_no_echo() -> None:
     echoes = QueryEchoes(url_params, min_links=2)
     for word in ("harbour", "quay", "tide", "pier"):
         assert echoes.observe(word, [f"{SITE}/tag?name={word}"]) == set()
+
+
+def test_the_search_s_own_field_is_never_learnt() -> None:
+    # a table's column links keep the search: ``?_search=word&_sort=name`` is another search
+    echoes = QueryEchoes(url_params, min_links=2)
+    for word in ("harbour", "quay", "tide"):
+        links = [f"{SITE}/t?_search={word}&_sort={column}" for column in ("name", "date")]
+        assert echoes.observe(word, links, [f"{SITE}/t?_search={word}"]) == set()
+    assert "_search" in echoes.refuted
