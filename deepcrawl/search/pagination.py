@@ -10,7 +10,10 @@ alone, so the browser and the plain-HTTP path share the rules:
    one more than the current page is the next one — or, where the pager links no page that far
    while the page reports results beyond it ("91 - 100 of 241"), the current URL with the
    number after its own;
-3. *scripted controls*: a "Load more" / "Show more" button that appends results, or a "Next"
+3. *form turns*: the result form's own submit buttons, and links whose script fills its hidden
+   fields and submits it (:mod:`deepcrawl.page.form_turns`): "Next", or the number after the
+   current page's — replayed without the browser where the form's submission can be;
+4. *scripted controls*: a "Load more" / "Show more" button that appends results, or a "Next"
    button without an ``href`` (browser only).
 
 :func:`pager_urls` names the links that belong to the pager, so they are not taken for results;
@@ -77,19 +80,23 @@ class PageTurn:
     """How to get the next page.
 
     Attributes:
-        kind: ``link`` (load ``url``), ``click`` (click ``locator``; the results are replaced)
-            or ``more`` (click ``locator``; results are appended).
+        kind: ``link`` (load ``url``), ``click`` (click ``locator``; the results are replaced),
+            ``more`` (click ``locator``; results are appended) or ``submit`` (submit the page's
+            form with ``trigger``'s fields, or click ``locator``; the results are replaced).
         url: the next page's URL (``link``).
         locator: the control to click (``click``, ``more``).
         text: the link's or control's text.
-        how: which rule found it (``rel``, ``text``, ``number``, ``button``).
+        how: which rule found it (``rel``, ``text``, ``number``, ``button``, ``form``).
+        trigger: the fields a ``submit`` turn sets (a button's name and value, the fields a
+            pager link's script fills).
     """
 
-    kind: Literal["link", "click", "more"]
+    kind: Literal["link", "click", "more", "submit"]
     url: str = ""
     locator: str = ""
     text: str = ""
     how: str = ""
+    trigger: tuple[tuple[str, str], ...] = ()
 
 
 def _text(link: Link) -> str:
@@ -161,6 +168,13 @@ def next_page(page: ResultPage, number: int, visited: Collection[str]) -> PageTu
             return PageTurn("link", url=link.url, text=wanted, how="number")
     if (url := _past_the_pager(page, number)) is not None and url not in seen:
         return PageTurn("link", url=url, text=str(number + 1), how="past pager")
+    turns = [t for t in page.turns if NEXT_TEXT.match(t.text)]
+    turns += [t for t in page.turns if t.text == wanted]
+    if turns:
+        turn = turns[0]
+        return PageTurn(
+            "submit", locator=turn.locator, text=turn.text, how="form", trigger=turn.trigger
+        )
     for control in page.clickables:
         if control.kind == "more":
             return PageTurn("more", locator=control.locator, text=control.text, how="button")

@@ -1,0 +1,213 @@
+"""Replaying a POST form's submissions over plain HTTP, once that is shown to give the same.
+
+A POST form has no URL to make a template of, and a page-wide form (one ``<form>`` holding a
+search group beside others) pages its results by submitting itself again: a button of the
+result form, or a link whose script fills hidden fields and submits. Each of those is a
+submission a browser builds from the page it shows — every field's current value, the page's
+hidden state, the one control pressed (:func:`~deepcrawl.page.submission.submission_of`) — and
+:class:`FormReplay` builds the same from the HTML of the latest page showing the form, without
+the browser:
+
+1. the search: the group's fields as the latest page shows them, the keyword in the query
+   field, the group's own button pressed;
+2. each next page: the turn :func:`~deepcrawl.search.pagination.next_page` picks on the page
+   just read, submitted with that page's state (a framework refuses a state it did not render);
+3. the latest page's state serves the next query: a search costs one request. A submission
+   the server refuses (an error status: a state that expired) is sent again once, from the
+   form's page fetched afresh.
+
+Every submission passes the crawl's gate (:meth:`Gate.submission_refusal
+<deepcrawl.fetch.gate.Gate.submission_refusal>`), which refuses another group's button.
+:meth:`FormReplay.check` compares the first page with the browser's before any query is trusted
+to it, as :class:`~deepcrawl.search.template.TemplateSearch` does.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from deepcrawl.errors import FetchError
+from deepcrawl.page.static_forms import parse_forms
+from deepcrawl.page.submission import Submission, submission_of
+from deepcrawl.safety import SafetyRule
+from deepcrawl.search.backend import QueryBackend
+from deepcrawl.search.judge import Judge, classify_links
+from deepcrawl.search.pagination import brings_new_links, next_page
+from deepcrawl.search.results import QueryResult, ResultPage, page_from_fetched
+from deepcrawl.search.template import TemplateCheck
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+    from deepcrawl.browser.base import Fetcher
+    from deepcrawl.page.fetched import FetchedPage
+    from deepcrawl.page.form import Form
+
+__all__ = ["FormReplay"]
+
+
+@dataclass
+class FormReplay(QueryBackend):
+    """Queries one POST form (or one group of a page-wide form) by replaying its submissions.
+
+    Args:
+        form: the form as the browser found it (its ``group`` finds it again on later pages).
+        fetcher: an entered plain-HTTP fetcher (behind the crawl's gate in a crawl).
+        query_field: the field the keyword goes into.
+        max_pages: result pages read per query at most.
+        judge: the chrome and baseline to judge pages by (the filler's).
+        rule: the safety rule, which leaves another group's buttons out of a page's turns.
+    """
+
+    form: Form
+    fetcher: Fetcher
+    query_field: str | None
+    max_pages: int = 50
+    judge: Judge = field(default_factory=Judge)
+    rule: SafetyRule = field(default_factory=SafetyRule)
+    _state: FetchedPage | None = field(default=None, repr=False)
+    """The latest page showing the form: its fields' values and hidden state."""
+    _checked: tuple[str, FetchedPage] | None = field(default=None, repr=False)
+    """The check's first page, and its keyword: that keyword's next query starts there."""
+
+    @property
+    def accepts_empty(self) -> bool:
+        """False: the empty query is asked in the browser."""
+        return False
+
+    async def check(self, browser: QueryResult) -> TemplateCheck:
+        """Submit ``browser.keyword`` over plain HTTP and compare the first page's result links
+        with the browser's (one or two requests; its page starts the keyword's next query)."""
+        wanted = frozenset(link.url for link in browser.result_links if link.page == 1)
+        try:
+            fetched, form = await self._search(browser.keyword, browser.values)
+        except FetchError as exc:
+            return TemplateCheck(False, wanted, frozenset(), self.form.action, str(exc))
+        self._checked = (browser.keyword, fetched)
+        page = page_from_fetched(fetched, form=form, rule=self.rule)
+        got = frozenset(
+            link.url for link in classify_links([page], self.judge.chrome) if link.role == "result"
+        )
+        passed = bool(wanted) and got == wanted and fetched.status < 400
+        return TemplateCheck(passed, wanted, got, self.form.action)
+
+    async def query(
+        self,
+        keyword: str,
+        values: Mapping[str, str] | None = None,
+        *,
+        max_pages: int | None = None,
+        more: Callable[[ResultPage, int], bool] | None = None,
+        resume: tuple[str, int] | None = None,
+    ) -> QueryResult:
+        """Submit ``keyword`` (``values`` for other fields) and follow the result pages' turns
+        while ``more`` asks for them; ``resume`` is not used (a submission shows page 1).
+
+        Returns:
+            The query's result (``via="http"``); failures are ``error`` outcomes.
+        """
+        cap = max_pages or self.max_pages
+        started = time.monotonic()
+        result = QueryResult(
+            keyword=keyword,
+            values=dict(values or {}),
+            form_locator=self.form.locator,
+            form_action=self.form.action,
+            method="POST",
+            via="http",
+        )
+        pages, error = await self._pages(keyword, values or {}, cap, more)
+        result.elapsed_s = time.monotonic() - started
+        if not pages:
+            result.outcome, result.error = "error", error
+            return result
+        self.judge.judge(result, pages, cap)
+        if error and result.outcome == "ok":
+            result.error = f"stopped early: {error}"
+        return result
+
+    async def _pages(
+        self,
+        keyword: str,
+        values: Mapping[str, str],
+        cap: int,
+        more: Callable[[ResultPage, int], bool] | None,
+    ) -> tuple[list[ResultPage], str | None]:
+        checked, self._checked = self._checked, None
+        try:
+            if checked is not None and checked[0] == keyword and not values:
+                fetched = checked[1]
+                form = self._find(fetched)
+            else:
+                fetched, form = await self._search(keyword, values)
+        except FetchError as exc:
+            return [], str(exc)
+        pages = [self._read(fetched, form)]
+        if not self.judge.has_results(pages[0], keyword):
+            return pages, None
+        while len(pages) < cap:
+            if more is not None and not more(pages[-1], len(pages)):
+                break
+            turn = next_page(pages[-1], len(pages), ())
+            if turn is None or turn.kind != "submit" or form is None:
+                break
+            sent = submission_of(form, trigger=turn.trigger, text=turn.text)
+            try:
+                fetched = await self._send(sent)
+            except FetchError as exc:
+                return pages, str(exc)
+            form = self._find(fetched)
+            pages.append(self._read(fetched, form))
+            if fetched.status >= 400 or not brings_new_links(pages):
+                break
+        return pages, None
+
+    def _read(self, fetched: FetchedPage, form: Form | None) -> ResultPage:
+        page = page_from_fetched(fetched, form=form or self.form, rule=self.rule)
+        page.fetched_url = self.form.action
+        return page
+
+    async def _search(self, keyword: str, values: Mapping[str, str]) -> tuple[FetchedPage, Form]:
+        """Submit the search from the latest page's state, else (or when the server refuses
+        that state) from the form's page fetched afresh.
+
+        Raises:
+            FetchError: the form's page does not show the form, or a request failed.
+        """
+        if self._state is not None and (form := self._find(self._state)) is not None:
+            fetched = await self._send(self._submission(form, keyword, values))
+            if fetched.status < 400:
+                return fetched, form
+        self._state = await self.fetcher.fetch(self.form.page_url)
+        form = self._find(self._state)
+        if form is None:
+            raise FetchError(self.form.page_url, "the form is not on its page any more")
+        return await self._send(self._submission(form, keyword, values)), form
+
+    def _submission(self, form: Form, keyword: str, values: Mapping[str, str]) -> Submission:
+        """The search's submission from ``form`` as a page shows it: the keyword in the query
+        field, ``values`` set, the group's own button pressed."""
+        chosen = dict(values)
+        if self.query_field:
+            chosen[self.query_field] = keyword
+        button = next((s for s in form.submits if not s.disabled), None)
+        return submission_of(form, chosen, button=button)
+
+    async def _send(self, submission: Submission) -> FetchedPage:
+        fetched = await self.fetcher.submit(submission)
+        if fetched.status < 400 and self._find(fetched) is not None:
+            self._state = fetched
+        return fetched
+
+    def _find(self, page: FetchedPage) -> Form | None:
+        """The form (its group) on ``page``, as that page shows it."""
+        want = self.form
+        for form in parse_forms(page.body, page.final_url or page.url, formless=False):
+            same = (form.id, form.name, form.group, form.method)
+            if same == (want.id, want.name, want.group, want.method) and (
+                form.id or form.name or form.action == want.action
+            ):
+                return form
+        return None
