@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from collections.abc import Collection, Sequence
 
     from deepcrawl.page.fetched import Link
+    from deepcrawl.page.form_turns import FormTurn
     from deepcrawl.search.results import ResultPage
 
 __all__ = [
@@ -69,6 +70,7 @@ PAGE_PARAMS = frozenset(
     | {"from", "skip", "pn", "pos", "seite"}
 )
 _SPACE = re.compile(r"\s+")
+_ELLIPSIS = re.compile(r"^(?:\.{2,}|…)$")
 #: Query parameters that number result pages (not offsets), as ``page_number_of`` reads them.
 _NUMBER_PARAMS = ("page", "p", "pg", "pagenum", "page_no", "pageno", "pagenumber", "paged", "pn")
 #: One of them in a URL's query, ``&`` or ``;`` separated (some CGI searches use ``;``).
@@ -168,10 +170,7 @@ def next_page(page: ResultPage, number: int, visited: Collection[str]) -> PageTu
             return PageTurn("link", url=link.url, text=wanted, how="number")
     if (url := _past_the_pager(page, number)) is not None and url not in seen:
         return PageTurn("link", url=url, text=str(number + 1), how="past pager")
-    turns = [t for t in page.turns if NEXT_TEXT.match(t.text)]
-    turns += [t for t in page.turns if t.text == wanted]
-    if turns:
-        turn = turns[0]
+    if (turn := _form_turn(page, wanted)) is not None:
         return PageTurn(
             "submit", locator=turn.locator, text=turn.text, how="form", trigger=turn.trigger
         )
@@ -182,6 +181,19 @@ def next_page(page: ResultPage, number: int, visited: Collection[str]) -> PageTu
         if control.kind == "next":
             return PageTurn("click", locator=control.locator, text=control.text, how="button")
     return None
+
+
+def _form_turn(page: ResultPage, wanted: str) -> FormTurn | None:
+    """The form turn to the next page: "Next", else the page numbered ``wanted``, else an
+    ellipsis after the last page number shown (a pager showing ten numbers at a time links the
+    next ten so)."""
+    turns = page.turns
+    found = [t for t in turns if NEXT_TEXT.match(t.text)] + [t for t in turns if t.text == wanted]
+    if found:
+        return found[0]
+    numbers = [i for i, t in enumerate(turns) if t.text.isdigit()]
+    after = numbers[-1] if numbers else len(turns)
+    return next((t for t in turns[after + 1 :] if _ELLIPSIS.match(t.text)), None)
 
 
 def _past_the_pager(page: ResultPage, number: int) -> str | None:

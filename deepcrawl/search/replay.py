@@ -139,11 +139,11 @@ class FormReplay(QueryBackend):
         try:
             if checked is not None and checked[0] == keyword and not values:
                 fetched = checked[1]
-                form = self._find(fetched)
             else:
-                fetched, form = await self._search(keyword, values)
+                fetched, _sent = await self._search(keyword, values)
         except FetchError as exc:
             return [], str(exc)
+        form = self._find(fetched)  # the next page is turned from this page's own state
         pages = [self._read(fetched, form)]
         if not self.judge.has_results(pages[0], keyword):
             return pages, None
