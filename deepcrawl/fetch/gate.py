@@ -49,6 +49,7 @@ from deepcrawl.fetch.held import HeldPages
 from deepcrawl.fetch.politeness import HostLimiter
 from deepcrawl.fetch.robots import RobotsPolicy
 from deepcrawl.safety import SafetyRule
+from deepcrawl.settings import FormSettings
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Callable, Iterable, Iterator
@@ -127,6 +128,8 @@ class Gate:
         in_scope: whether a URL belongs to the crawl.
         safety: the rule requests are judged by (default: the built-in words).
         tally: where every request and retry is counted; None counts nothing.
+        form_words: words that mark a form's control as account-changing, on top of the
+            rule's (``forms.refused_words``): a submission triggered by one is refused.
     """
 
     def __init__(
@@ -138,12 +141,14 @@ class Gate:
         *,
         safety: SafetyRule | None = None,
         tally: Tally | None = None,
+        form_words: tuple[str, ...] = FormSettings().refused_words,
     ) -> None:
         self.settings = settings
         self.robots = robots
         self.limiter = limiter
         self.in_scope = in_scope
         self.safety = safety or SafetyRule()
+        self.submissions = SafetyRule(form_words)
         self.tallies: tuple[Tally, ...] = () if tally is None else (tally,)
         self._admissions = _Admissions()
 
@@ -189,7 +194,7 @@ class Gate:
         url = submission.action
         if (why := self.refusal(url, method="POST", vouched=True)) is not None:
             return why
-        if why := self.safety.reason(url, submission.words()):
+        if why := self.submissions.reason(url, submission.words()):
             return f"refused by the safety rule, {why} (not submitted)"
         return None
 

@@ -71,6 +71,11 @@ class FormReplay(QueryBackend):
     """The latest page showing the form: its fields' values and hidden state."""
     _checked: tuple[str, FetchedPage] | None = field(default=None, repr=False)
     """The check's first page, and its keyword: that keyword's next query starts there."""
+    _cut: dict[tuple[str, tuple[tuple[str, str], ...]], tuple[int, FetchedPage]] = field(
+        default_factory=dict, repr=False
+    )
+    """Lists the page cap stopped, by keyword and values: the number of their last page read
+    and that page (its state turns to the next)."""
 
     @property
     def accepts_empty(self) -> bool:
@@ -103,10 +108,16 @@ class FormReplay(QueryBackend):
         resume: tuple[str, int] | None = None,
     ) -> QueryResult:
         """Submit ``keyword`` (``values`` for other fields) and follow the result pages' turns
-        while ``more`` asks for them; ``resume`` is not used (a submission shows page 1).
+        while ``more`` asks for them (with each page's number in its list).
+
+        A list an earlier query of the same keyword and values left at its page cap is read
+        on from the page after its last one read, turned from that page's state: a list
+        whose pages are submissions has no URL to resume from (``resume`` is not used), and
+        every page read again is a request that brings nothing.
 
         Returns:
-            The query's result (``via="http"``); failures are ``error`` outcomes.
+            The query's result (``via="http"``; ``first_page`` past 1 for a list read on);
+            failures are ``error`` outcomes.
         """
         cap = max_pages or self.max_pages
         started = time.monotonic()
@@ -118,7 +129,9 @@ class FormReplay(QueryBackend):
             method="POST",
             via="http",
         )
-        pages, error = await self._pages(keyword, values or {}, cap, more)
+        key = (keyword, tuple(sorted((values or {}).items())))
+        pages, before, error = await self._pages(key, cap, more)
+        result.first_page = before + 1
         result.elapsed_s = time.monotonic() - started
         if not pages:
             result.outcome, result.error = "error", error
@@ -130,39 +143,52 @@ class FormReplay(QueryBackend):
 
     async def _pages(
         self,
-        keyword: str,
-        values: Mapping[str, str],
+        key: tuple[str, tuple[tuple[str, str], ...]],
         cap: int,
         more: Callable[[ResultPage, int], bool] | None,
-    ) -> tuple[list[ResultPage], str | None]:
+    ) -> tuple[list[ResultPage], int, str | None]:
+        """The pages read, the number of the list's pages read before them, and why the
+        reading failed (None: it did not)."""
+        keyword, values = key[0], dict(key[1])
         checked, self._checked = self._checked, None
+        before, form = 0, None
         try:
-            if checked is not None and checked[0] == keyword and not values:
+            if (cut := self._cut.pop(key, None)) is not None:
+                before, last = cut
+                form = self._find(last)
+                turn = next_page(self._read(last, form), before, ())
+                if turn is None or turn.kind != "submit" or form is None:
+                    return [], before, "the list's next page is gone"
+                fetched = await self._send(submission_of(form, trigger=turn.trigger))
+            elif checked is not None and checked[0] == keyword and not values:
                 fetched = checked[1]
             else:
                 fetched, _sent = await self._search(keyword, values)
         except FetchError as exc:
-            return [], str(exc)
+            return [], before, str(exc)
         form = self._find(fetched)  # the next page is turned from this page's own state
         pages = [self._read(fetched, form)]
-        if not self.judge.has_results(pages[0], keyword):
-            return pages, None
-        while len(pages) < cap:
-            if more is not None and not more(pages[-1], len(pages)):
+        if not before and not self.judge.has_results(pages[0], keyword):
+            return pages, before, None
+        while True:
+            number = before + len(pages)
+            if more is not None and not more(pages[-1], number):
                 break
-            turn = next_page(pages[-1], len(pages), ())
+            turn = next_page(pages[-1], number, ())
             if turn is None or turn.kind != "submit" or form is None:
                 break
-            sent = submission_of(form, trigger=turn.trigger, text=turn.text)
+            if len(pages) >= cap:  # the page cap, not the list, ends it: kept to read on
+                self._cut[key] = (number, fetched)
+                break
             try:
-                fetched = await self._send(sent)
+                fetched = await self._send(submission_of(form, trigger=turn.trigger))
             except FetchError as exc:
-                return pages, str(exc)
+                return pages, before, str(exc)
             form = self._find(fetched)
             pages.append(self._read(fetched, form))
             if fetched.status >= 400 or not brings_new_links(pages):
                 break
-        return pages, None
+        return pages, before, None
 
     def _read(self, fetched: FetchedPage, form: Form | None) -> ResultPage:
         page = page_from_fetched(fetched, form=form or self.form, rule=self.rule)

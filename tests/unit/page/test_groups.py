@@ -55,7 +55,8 @@ def test_every_group_carries_the_pages_hidden_state_and_its_own_text() -> None:
         assert form.locator == 'form[id="ctl00_PageForm"]'
     search = forms[1]
     assert search.text == "Search for Search"
-    assert "Subscribe" not in search.text and "Log in" not in search.text
+    assert "Subscribe" not in search.text
+    assert "Log in" not in search.text
 
 
 def test_whole_forms_stay_whole_when_asked() -> None:

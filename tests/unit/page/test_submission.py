@@ -23,7 +23,8 @@ def test_the_search_group_sends_its_fields_the_state_and_its_button_only() -> No
     assert fields["ctl00$Main$Words"] == "harbour"
     assert fields["ctl00$Main$Place"] == ""  # not an option: the select keeps its value
     assert fields["ctl00$Main$SearchButton"] == "Search the catalogue"
-    assert "__VIEWSTATE" in fields and "__EVENTVALIDATION" in fields
+    assert "__VIEWSTATE" in fields
+    assert "__EVENTVALIDATION" in fields
     assert not {"ctl00$UserName", "ctl00$Password", "ctl00$Email"} & fields.keys()
     assert sent.trigger == (("ctl00$Main$SearchButton", "Search the catalogue"),)
     assert sent.action == URL

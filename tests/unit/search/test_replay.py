@@ -11,9 +11,9 @@ from deepcrawl.page.fetched import FetchedPage
 from deepcrawl.page.html import parse_html
 from deepcrawl.page.static_forms import parse_forms
 from deepcrawl.page.submission import Submission
+from deepcrawl.search.judge import classify_links
 from deepcrawl.search.pagination import next_page
 from deepcrawl.search.replay import FormReplay
-from deepcrawl.search.judge import classify_links
 from deepcrawl.search.results import ChromeFilter, QueryResult, ResultLink, page_from_fetched
 
 DATA = Path(__file__).parents[2] / "data" / "real" / "webforms"
@@ -99,3 +99,15 @@ def test_the_postback_pager_is_the_next_page_and_the_last_page_has_none() -> Non
     assert turn is not None
     assert (turn.kind, turn.text, turn.how) == ("submit", "2", "form")
     assert next_page(first, 5, ()) is None  # no "6" on the pager
+
+
+async def test_a_list_the_page_cap_stopped_is_read_on_from_its_last_pages_state() -> None:
+    site = SavedSite()
+    replay = _replay(site)
+    first = await replay.query("lighthouse", max_pages=1)
+    assert first.error is not None
+    assert first.error.startswith("stopped at the page cap")
+    again = await replay.query("lighthouse", max_pages=1)
+    assert (again.outcome, again.first_page, again.pages) == ("ok", 2, 1)
+    assert dict(site.posted[-1].trigger)["__EVENTARGUMENT"] == "Page$2"
+    assert len(site.posted) == 2  # no search again: page 2 turned from page 1's state
