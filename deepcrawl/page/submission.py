@@ -70,7 +70,8 @@ def submission_of(
         values: values by field name (the keyword, category choices), over those the page
             shows; a select takes a value only when it is one of its options, a radio or
             checkbox is checked when its value is the one given.
-        button: the submit control pressed (sent by name and value when it has a name).
+        button: the submit control pressed (sent by name and value when it has a name; an
+            image button by the point clicked, ``name.x`` and ``name.y``).
         trigger: fields a script sets before submitting (a pager link's target and argument);
             they replace the form's fields of the same names.
         text: the triggering control's text, when it is no ``button``.
@@ -95,7 +96,10 @@ def submission_of(
             value = field.value
         sent.append((name, value))
     pressed: Pairs = ()
-    if button is not None and button.name:
+    if button is not None and button.kind == "image":  # the point clicked, as browsers send it
+        prefix = f"{button.name}." if button.name else ""
+        pressed = ((f"{prefix}x", "1"), (f"{prefix}y", "1"))
+    elif button is not None and button.name:
         pressed = ((button.name, button.value),)
     sent.extend(pressed)
     sent.extend(setting.items())

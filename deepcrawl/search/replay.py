@@ -11,7 +11,8 @@ the browser:
 1. the search: the group's fields as the latest page shows them, the keyword in the query
    field, the group's own button pressed;
 2. each next page: the turn :func:`~deepcrawl.search.pagination.next_page` picks on the page
-   just read, submitted with that page's state (a framework refuses a state it did not render);
+   just read, submitted with that page's state (a framework refuses a state it did not render),
+   or fetched where it is a link;
 3. the latest page's state serves the next query: a search costs one request. A submission
    the server refuses (an error status: a state that expired) is sent again once, from the
    form's page fetched afresh.
@@ -111,9 +112,10 @@ class FormReplay(QueryBackend):
         while ``more`` asks for them (with each page's number in its list).
 
         A list an earlier query of the same keyword and values left at its page cap is read
-        on from the page after its last one read, turned from that page's state: a list
-        whose pages are submissions has no URL to resume from (``resume`` is not used), and
-        every page read again is a request that brings nothing.
+        on from the page after its last one read: from ``resume`` (a later page's URL and its
+        number) where its pages are links, else turned from the state of its last page read
+        (a list whose pages are submissions has no URL): every page read again is a request
+        that brings nothing.
 
         Returns:
             The query's result (``via="http"``; ``first_page`` past 1 for a list read on);
@@ -130,7 +132,7 @@ class FormReplay(QueryBackend):
             via="http",
         )
         key = (keyword, tuple(sorted((values or {}).items())))
-        pages, before, error = await self._pages(key, cap, more)
+        pages, before, error = await self._pages(key, cap, more, resume)
         result.first_page = before + 1
         result.elapsed_s = time.monotonic() - started
         if not pages:
@@ -146,6 +148,7 @@ class FormReplay(QueryBackend):
         key: tuple[str, tuple[tuple[str, str], ...]],
         cap: int,
         more: Callable[[ResultPage, int], bool] | None,
+        resume: tuple[str, int] | None = None,
     ) -> tuple[list[ResultPage], int, str | None]:
         """The pages read, the number of the list's pages read before them, and why the
         reading failed (None: it did not)."""
@@ -153,7 +156,10 @@ class FormReplay(QueryBackend):
         checked, self._checked = self._checked, None
         before, form = 0, None
         try:
-            if (cut := self._cut.pop(key, None)) is not None:
+            if resume is not None:  # a later page of a list paged by links
+                before = resume[1] - 1
+                fetched = await self.fetcher.fetch(resume[0])
+            elif (cut := self._cut.pop(key, None)) is not None:
                 before, last = cut
                 form = self._find(last)
                 turn = next_page(self._read(last, form), before, ())
@@ -168,20 +174,27 @@ class FormReplay(QueryBackend):
             return [], before, str(exc)
         form = self._find(fetched)  # the next page is turned from this page's own state
         pages = [self._read(fetched, form)]
+        visited: set[str] = set()
         if not before and not self.judge.has_results(pages[0], keyword):
             return pages, before, None
         while True:
             number = before + len(pages)
             if more is not None and not more(pages[-1], number):
                 break
-            turn = next_page(pages[-1], number, ())
-            if turn is None or turn.kind != "submit" or form is None:
+            turn = next_page(pages[-1], number, visited)
+            submitting = form if turn is not None and turn.kind == "submit" else None
+            if turn is None or (submitting is None and turn.kind != "link"):
                 break
             if len(pages) >= cap:  # the page cap, not the list, ends it: kept to read on
-                self._cut[key] = (number, fetched)
+                if submitting is not None:
+                    self._cut[key] = (number, fetched)
                 break
             try:
-                fetched = await self._send(submission_of(form, trigger=turn.trigger))
+                if submitting is None:  # a list paged by links after the submission
+                    fetched = await self.fetcher.fetch(turn.url)
+                    visited.add(turn.url)
+                else:
+                    fetched = await self._send(submission_of(submitting, trigger=turn.trigger))
             except FetchError as exc:
                 return pages, before, str(exc)
             form = self._find(fetched)
@@ -192,7 +205,8 @@ class FormReplay(QueryBackend):
 
     def _read(self, fetched: FetchedPage, form: Form | None) -> ResultPage:
         page = page_from_fetched(fetched, form=form or self.form, rule=self.rule)
-        page.fetched_url = self.form.action
+        if fetched.final_url == self.form.action or fetched.url == self.form.action:
+            page.fetched_url = self.form.action  # a submission's answer
         return page
 
     async def _search(self, keyword: str, values: Mapping[str, str]) -> tuple[FetchedPage, Form]:
