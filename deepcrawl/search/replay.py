@@ -165,7 +165,9 @@ class FormReplay(QueryBackend):
                 turn = next_page(self._read(last, form), before, ())
                 if turn is None or turn.kind != "submit" or form is None:
                     return [], before, "the list's next page is gone"
-                fetched = await self._send(submission_of(form, trigger=turn.trigger))
+                fetched = await self._send(
+                    submission_of(form, trigger=turn.trigger, text=turn.text)
+                )
             elif checked is not None and checked[0] == keyword and not values:
                 fetched = checked[1]
             else:
@@ -194,7 +196,9 @@ class FormReplay(QueryBackend):
                     fetched = await self.fetcher.fetch(turn.url)
                     visited.add(turn.url)
                 else:
-                    fetched = await self._send(submission_of(submitting, trigger=turn.trigger))
+                    fetched = await self._send(
+                        submission_of(submitting, trigger=turn.trigger, text=turn.text)
+                    )
             except FetchError as exc:
                 return pages, before, str(exc)
             form = self._find(fetched)
