@@ -111,3 +111,22 @@ async def test_a_list_the_page_cap_stopped_is_read_on_from_its_last_pages_state(
     assert (again.outcome, again.first_page, again.pages) == ("ok", 2, 1)
     assert dict(site.posted[-1].trigger)["__EVENTARGUMENT"] == "Page$2"
     assert len(site.posted) == 2  # no search again: page 2 turned from page 1's state
+
+
+def test_an_ellipsis_after_the_last_number_shown_is_the_next_ten() -> None:
+    from deepcrawl.page.form_turns import FormTurn
+    from deepcrawl.search.results import ResultPage
+
+    def turns(*texts: str) -> list[FormTurn]:
+        return [FormTurn(t, f"#t{i}", (("arg", t),)) for i, t in enumerate(texts)]
+
+    tenth = ResultPage(url=URL, turns=turns(*map(str, range(1, 10)), "...", "Last"))
+    turn = next_page(tenth, 10, ())
+    assert turn is not None
+    assert turn.text == "..."
+    eleventh = ResultPage(url=URL, turns=turns("First", "...", "12", "13"))
+    turn = next_page(eleventh, 11, ())
+    assert turn is not None
+    assert turn.text == "12"  # the ellipsis before the numbers goes back
+    last = ResultPage(url=URL, turns=turns("First", "...", "11", "12"))
+    assert next_page(last, 13, ()) is None
