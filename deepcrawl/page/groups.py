@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
     from lxml.html import HtmlElement
 
-__all__ = ["Control", "regroup", "split_groups"]
+__all__ = ["Control", "find_form", "regroup", "split_groups"]
 
 _TEXT_CHARS = 2000
 
@@ -182,3 +182,16 @@ def regroup(live: Sequence[Form], static: Sequence[Form]) -> list[Form]:
                 )
             )
     return out
+
+
+def find_form(forms: Sequence[Form], like: Form) -> Form | None:
+    """The form of ``forms`` (another look at a page: a result page showing the form again)
+    that is ``like``: the same ``<form>`` by id or name (else action), the same group, the
+    same method."""
+    for form in forms:
+        same = (form.id, form.name, form.group, form.method)
+        if same == (like.id, like.name, like.group, like.method) and (
+            form.id or form.name or form.action == like.action
+        ):
+            return form
+    return None

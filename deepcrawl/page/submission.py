@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+from urllib.parse import urlencode
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -49,6 +50,12 @@ class Submission:
     fields: Pairs
     trigger: Pairs = ()
     text: str = ""
+
+    def as_url(self) -> str:
+        """The URL a GET submission of these fields asks for (they replace the action's
+        query, as browsers send a GET form)."""
+        base = self.action.split("#", 1)[0].split("?", 1)[0]
+        return f"{base}?{urlencode(self.fields)}"
 
     def words(self) -> str:
         """What the gate judges of it: the trigger's names, values and text."""

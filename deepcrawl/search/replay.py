@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from deepcrawl.errors import FetchError
+from deepcrawl.page.groups import find_form
 from deepcrawl.page.static_forms import parse_forms
 from deepcrawl.page.submission import Submission, submission_of
 from deepcrawl.safety import SafetyRule
@@ -46,7 +47,7 @@ if TYPE_CHECKING:
     from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.page.form import Form
 
-__all__ = ["FormReplay"]
+__all__ = ["FormReplay", "form_on"]
 
 
 @dataclass
@@ -246,12 +247,10 @@ class FormReplay(QueryBackend):
         return fetched
 
     def _find(self, page: FetchedPage) -> Form | None:
-        """The form (its group) on ``page``, as that page shows it."""
-        want = self.form
-        for form in parse_forms(page.body, page.final_url or page.url, formless=False):
-            same = (form.id, form.name, form.group, form.method)
-            if same == (want.id, want.name, want.group, want.method) and (
-                form.id or form.name or form.action == want.action
-            ):
-                return form
-        return None
+        return form_on(page, self.form)
+
+
+def form_on(page: FetchedPage, like: Form) -> Form | None:
+    """The form ``like`` (its group) on ``page``, as that page shows it: its fields' values
+    and its hidden state there."""
+    return find_form(parse_forms(page.body, page.final_url or page.url, formless=False), like)
