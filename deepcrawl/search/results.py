@@ -19,6 +19,7 @@ controls — and judge it here, with the same rules whoever fetched it:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ from pydantic import BaseModel, ConfigDict
 from deepcrawl.page.form_turns import FormTurn, form_turns
 from deepcrawl.page.html import parse_html
 from deepcrawl.safety import SafetyRule
+from deepcrawl.settings import FormSettings
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -161,14 +163,15 @@ def page_from_fetched(
         page: the fetched page.
         form: the search form (or group) whose results it shows: its ``<form>``'s other
             buttons may turn the page (:attr:`ResultPage.turns`).
-        rule: the safety rule; a turn it refuses is left out (another group's button).
+        rule: the safety rule; a turn it refuses is left out (another group's button);
+            default: the rule with the default ``forms.refused_words``.
     """
     title = ""
     blocks: list[str] = []
     turns: list[FormTurn] = []
     root = parse_html(page.body) if page.body else None
     if root is not None:
-        turns = safe_turns(form_turns(root, form), rule or SafetyRule())
+        turns = safe_turns(form_turns(root, form), rule or _form_rule())
         title = _collapse(root.findtext(".//title"))
         for el in root.iter(*_BLOCK_TAGS):
             if el.xpath("ancestor::script|ancestor::style"):
@@ -184,6 +187,11 @@ def page_from_fetched(
         links=list(page.links),
         turns=turns,
     )
+
+
+@functools.cache
+def _form_rule() -> SafetyRule:
+    return SafetyRule(FormSettings().refused_words)
 
 
 def safe_turns(turns: list[FormTurn], rule: SafetyRule) -> list[FormTurn]:
