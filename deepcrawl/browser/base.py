@@ -16,6 +16,7 @@ from deepcrawl._resource import AsyncResource
 
 if TYPE_CHECKING:
     from deepcrawl.page.fetched import FetchedPage
+    from deepcrawl.page.submission import Submission
 
 __all__ = ["Fetcher"]
 
@@ -35,3 +36,13 @@ class Fetcher(AsyncResource, abc.ABC):
     @abc.abstractmethod
     async def fetch(self, url: str) -> FetchedPage:
         """Fetch ``url`` and return what it gave (see the class contract)."""
+
+    async def submit(self, submission: Submission) -> FetchedPage:
+        """Send a form ``submission`` (a POST) and return what it gave, as :meth:`fetch` does.
+
+        Raises:
+            FetchError: as :meth:`fetch`; by default, this fetcher submits no forms.
+        """
+        from deepcrawl.errors import FetchError
+
+        raise FetchError(submission.action, f"{type(self).__name__} submits no forms")

@@ -21,7 +21,7 @@ import asyncio
 import re
 import time
 from typing import TYPE_CHECKING, Any, TypeVar
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlencode, urljoin, urlsplit
 
 import charset_normalizer
 import httpcore
@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from httpcore._backends.base import SOCKET_OPTION
     from lxml.html import HtmlElement
 
+    from deepcrawl.page.submission import Submission
     from deepcrawl.settings import Settings
 
 __all__ = ["HttpFetcher", "decode_body", "extract_links", "open_client"]
@@ -60,6 +61,7 @@ _T = TypeVar("_T")
 _TEXT_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 _READABLE = ("text/", "application/json", "application/xml", "application/javascript")
 _SPACE = re.compile(r"\s+")
+_FORM_TYPE = "application/x-www-form-urlencoded"
 _FORMISH = re.compile(r"<(form|input|textarea|select)\b", re.I)
 _PAGING = re.compile(r"(^|\s)(next|prev|previous)(\s|$)")
 
@@ -405,9 +407,30 @@ class HttpFetcher(Fetcher):
         except (httpx.InvalidURL, httpx.HTTPError) as exc:
             raise FetchError(url, str(exc) or type(exc).__name__) from exc
 
-    async def _fetch(self, client: httpx.AsyncClient, url: str, started: float) -> FetchedPage:
+    async def submit(self, submission: Submission) -> FetchedPage:
+        """Send ``submission`` as a url-encoded POST; its answer as :meth:`fetch` gives one.
+
+        Raises:
+            FetchError: as :meth:`fetch`.
+        """
+
+        async def post(client: httpx.AsyncClient, url: str, started: float) -> FetchedPage:
+            return await self._fetch(client, url, started, data=list(submission.fields))
+
+        return await self._guarded(submission.action, post)
+
+    async def _fetch(
+        self,
+        client: httpx.AsyncClient,
+        url: str,
+        started: float,
+        *,
+        data: list[tuple[str, str]] | None = None,
+    ) -> FetchedPage:
         limit = self.settings.http.max_body_bytes
-        async with client.stream("GET", url) as response:
+        method, content = ("GET", None) if data is None else ("POST", urlencode(data))
+        sent = None if data is None else {"content-type": _FORM_TYPE}
+        async with client.stream(method, url, content=content, headers=sent) as response:
             final_url = strip_fragment(str(response.url))
             headers = {k.lower(): v for k, v in response.headers.items()}
             content_type = media_type(headers.get("content-type", ""))

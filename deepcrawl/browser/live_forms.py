@@ -3,9 +3,12 @@
 Reads every ``<form>`` — fields through the form's ``elements`` collection (so inputs attached
 with ``form=`` count and an input named ``action`` or ``elements`` cannot shadow anything) — and
 every group of inputs outside a form that a script submits (a button or a clicked element next
-to it, or a key listener on the input). Listeners added with ``addEventListener`` are found
-through the DevTools protocol (:func:`deepcrawl.browser.probe.mark_listeners`), only when the
-page has something that needs them (a form without a submit control, inputs outside forms).
+to it, or a key listener on the input). A ``<form>`` holding several logical forms (a search
+box beside a log-in box, each with its button) is returned as its groups, as the static parser
+splits the live DOM's HTML (:mod:`deepcrawl.page.groups`). Listeners added with
+``addEventListener`` are found through the DevTools protocol
+(:func:`deepcrawl.browser.probe.mark_listeners`), only when the page has something that needs
+them (a form without a submit control, inputs outside forms).
 
 Labels: a ``<label>``'s own text, never the option texts of a select it wraps. Locators: CSS
 selectors checked for uniqueness on the page (id, name, the names of the form's fields, its
@@ -24,6 +27,7 @@ from playwright.async_api import Error as PlaywrightError
 from deepcrawl.browser._assets import script
 from deepcrawl.browser.scope import strip_fragment
 from deepcrawl.page.form import Form
+from deepcrawl.page.groups import regroup
 from deepcrawl.page.static_forms import parse_forms
 
 if TYPE_CHECKING:
@@ -59,6 +63,8 @@ async def discover_forms(
             await mark_listeners(page, session)
             found = await page.evaluate(source, {"pageUrl": page_url})
     forms = [Form.model_validate(raw) for raw in found["forms"]]
+    if any(len(form.submits) > 1 for form in forms):  # one <form> may hold several
+        forms = regroup(forms, parse_forms(await page.content(), page_url, formless=False))
     if server_html is not None:
         forms = mark_built_by_script(forms, parse_forms(server_html, page_url))
     return forms

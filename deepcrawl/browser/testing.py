@@ -57,14 +57,16 @@ class LocalSite:
     """Serve ``routes`` (path without query → :class:`Reply` or a function of the full path).
 
     Use as a context manager; :attr:`url` is ``http://127.0.0.1:PORT``; :attr:`log` holds
-    ``(method, path)`` of every request, :attr:`headers` its headers (names in lower case) at
-    the same index. Unknown paths get a 404 page.
+    ``(method, path)`` of every request, :attr:`headers` its headers (names in lower case) and
+    :attr:`bodies` its body at the same index (a route reads the latest one to answer a form
+    submission). Unknown paths get a 404 page.
     """
 
     def __init__(self, routes: dict[str, Route]) -> None:
         self.routes = routes
         self.log: list[tuple[str, str]] = []
         self.headers: list[dict[str, str]] = []
+        self.bodies: list[bytes] = []
         self._lock = threading.Lock()
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -102,12 +104,12 @@ class LocalSite:
                 return
 
             def _answer(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                sent = self.rfile.read(length) if length else b""
                 with site._lock:
                     site.log.append((self.command, self.path))
                     site.headers.append({k.lower(): v for k, v in self.headers.items()})
-                length = int(self.headers.get("content-length") or 0)
-                if length:
-                    self.rfile.read(length)
+                    site.bodies.append(sent)
                 route = site.routes.get(self.path.split("?", 1)[0])
                 if route is None:
                     reply = Reply("<html><body>not found</body></html>", status=404)

@@ -61,7 +61,8 @@ def forms(
         mark = "[green]ACCEPT[/]" if row["searchable"] else "[red]refuse[/]"
         console.print(
             f"{row['number']}. {mark} {row['type']:<17} score {row['score']:.2f}  "
-            f"{row['method']} {row['action']}  [dim]{escape(page_form.locator)}[/]",
+            f"{row['method']} {row['action']}  [dim]{escape(page_form.locator)}[/]"
+            + (f" [dim]group {escape(page_form.group)}[/]" if page_form.group else ""),
             highlight=False,
         )
         if row["query_field"]:

@@ -219,7 +219,12 @@ class CrawlContext:
 
     def __post_init__(self) -> None:
         self.gate = Gate(
-            self.settings.politeness, self.robots, self.limiter, self.in_scope, tally=self.stats
+            self.settings.politeness,
+            self.robots,
+            self.limiter,
+            self.in_scope,
+            tally=self.stats,
+            form_words=self.settings.forms.refused_words,
         )
         self.budget = PageBudget(self.settings.crawl.max_pages, self.stats)
 

@@ -12,7 +12,9 @@ link strategy run alone) and decides, in this order, each refusal logged:
    the crawl chose by its words, unless its caller vouches for it (it judged the URL with the
    link that led there, or the user gave it); a page's script's request by its URL; anything a
    probed page sends, a GET or refused; what a page loads and the crawl's own navigations (a
-   form the critic accepted, its result pages) not here;
+   form the critic accepted, its result pages) not here; a form submission sent without the
+   browser is judged by its action and the control that triggers it
+   (:meth:`Gate.submission_refusal`);
 4. **the host's rate slot** — a request waits for its host's turn (:class:`~deepcrawl.fetch
    .politeness.HostLimiter`: the rate, robots.txt's Crawl-delay, a pause after 429/503); a
    fetch the crawl asks for also holds one of the host's concurrency seats while it is sent,
@@ -47,6 +49,7 @@ from deepcrawl.fetch.held import HeldPages
 from deepcrawl.fetch.politeness import HostLimiter
 from deepcrawl.fetch.robots import RobotsPolicy
 from deepcrawl.safety import SafetyRule
+from deepcrawl.settings import FormSettings
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Callable, Iterable, Iterator
@@ -54,6 +57,7 @@ if TYPE_CHECKING:
 
     from deepcrawl.fetch.polite import PoliteFetcher
     from deepcrawl.page.fetched import FetchedPage
+    from deepcrawl.page.submission import Submission
     from deepcrawl.safety import Sender
     from deepcrawl.settings import PolitenessSettings, Settings
 
@@ -124,6 +128,8 @@ class Gate:
         in_scope: whether a URL belongs to the crawl.
         safety: the rule requests are judged by (default: the built-in words).
         tally: where every request and retry is counted; None counts nothing.
+        form_words: words that mark a form's control as account-changing, on top of the
+            rule's (``forms.refused_words``): a submission triggered by one is refused.
     """
 
     def __init__(
@@ -135,12 +141,14 @@ class Gate:
         *,
         safety: SafetyRule | None = None,
         tally: Tally | None = None,
+        form_words: tuple[str, ...] = FormSettings().refused_words,
     ) -> None:
         self.settings = settings
         self.robots = robots
         self.limiter = limiter
         self.in_scope = in_scope
         self.safety = safety or SafetyRule()
+        self.submissions = SafetyRule(form_words)
         self.tallies: tuple[Tally, ...] = () if tally is None else (tally,)
         self._admissions = _Admissions()
 
@@ -176,6 +184,18 @@ class Gate:
             return "disallowed by robots.txt (not fetched)"
         if not vouched and (why := self.safety.request_reason(url, method=method, sender=sender)):
             return f"refused by the safety rule, {why} (not fetched)"
+        return None
+
+    def submission_refusal(self, submission: Submission) -> str | None:
+        """Why a form ``submission`` may not go out — its action's scope and robots.txt, then
+        the safety rule on the action and on the control that triggers it (its text, name and
+        value: a log-in or sign-up button of a page-wide form is refused wherever the
+        submission comes from) — or None when it may."""
+        url = submission.action
+        if (why := self.refusal(url, method="POST", vouched=True)) is not None:
+            return why
+        if why := self.submissions.reason(url, submission.words()):
+            return f"refused by the safety rule, {why} (not submitted)"
         return None
 
     def allowed(self, url: str) -> bool:

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 
     from deepcrawl.fetch.gate import Gate
     from deepcrawl.page.fetched import FetchedPage
+    from deepcrawl.page.submission import Submission
 
 __all__ = ["Attempt", "PoliteFetcher", "in_scope", "same_host"]
 
@@ -137,6 +138,23 @@ class PoliteFetcher(Fetcher):
             logger.info("%s: %s", url, why)
             raise BlockedError(url, why)
         return await self._send(url)
+
+    async def submit(self, submission: Submission) -> FetchedPage:
+        """Send a form ``submission`` politely, once, if the gate lets it go out
+        (:meth:`Gate.submission_refusal <deepcrawl.fetch.gate.Gate.submission_refusal>`).
+
+        Raises:
+            BlockedError: refused by the gate (nothing was sent).
+            FetchError: as the wrapped fetcher's ``submit``.
+        """
+        url = submission.action
+        if (why := self.gate.submission_refusal(submission)) is not None:
+            logger.info("%s: %s", url, why)
+            raise BlockedError(url, why)
+        async with self.gate.passage(url):
+            page = await self.inner.submit(submission)
+        logger.debug("POST %s: HTTP %d in %.2f s", url, page.status, page.elapsed_s)
+        return page
 
     async def attempt(self, url: str, *, attempt: int = 1) -> Attempt:
         """One polite try at ``url`` (its ``attempt``-th), and whether to try again.

@@ -165,7 +165,8 @@ def _read(folder: Path, deduplicate: bool) -> list[CorpusForm]:
         codes = [str(c) for c in info.get("forms", [])]  # type: ignore[attr-defined]
         fields = list(info.get("visible_html_fields", []))  # type: ignore[call-overload]
         try:
-            forms = parse_forms((folder / page).read_bytes(), url, formless=False)
+            # whole forms: the annotations number the page's <form> elements
+            forms = parse_forms((folder / page).read_bytes(), url, formless=False, groups=False)
         except OSError as exc:
             raise ConfigError(f"cannot read {folder / page}: {exc}") from exc
         if len(forms) != len(codes):

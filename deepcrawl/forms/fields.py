@@ -335,7 +335,8 @@ def pick_form(
             )
         index = choice - 1
     else:
-        hits = [i for i, form in enumerate(forms) if form.locator == choice]
+        hits = [i for i, form in enumerate(forms) if form.group == choice]  # a group's button
+        hits = hits or [i for i, form in enumerate(forms) if form.locator == choice]
         if not hits and selected is not None:
             hits = [i for i, hit in enumerate(selected) if hit]
         if len(hits) != 1:

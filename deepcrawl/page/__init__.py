@@ -12,6 +12,7 @@ from deepcrawl.page.fetched import Exchange, FetchedPage, Link, LinkOrigin
 from deepcrawl.page.form import FieldOption, Form, FormField, SubmitControl
 from deepcrawl.page.html import base_url, page_text, page_title, parse_html
 from deepcrawl.page.static_forms import parse_forms
+from deepcrawl.page.submission import Submission, submission_of
 
 __all__ = [
     "DomLeaf",
@@ -22,6 +23,7 @@ __all__ = [
     "FormField",
     "Link",
     "LinkOrigin",
+    "Submission",
     "SubmitControl",
     "base_url",
     "dom_leaves",
@@ -29,4 +31,5 @@ __all__ = [
     "page_title",
     "parse_forms",
     "parse_html",
+    "submission_of",
 ]

@@ -55,6 +55,8 @@ class FormField(_Frozen):
     visible: bool = True
     locator: str = ""
     """A CSS selector that finds this field on the page, stable across renders."""
+    disabled: bool = False
+    """A disabled field is never submitted."""
 
 
 class SubmitControl(_Frozen):
@@ -71,6 +73,7 @@ class SubmitControl(_Frozen):
     value: str = ""
     text: str = ""
     locator: str = ""
+    disabled: bool = False
 
 
 class Form(_Frozen):
@@ -92,6 +95,11 @@ class Form(_Frozen):
         context: visible text just before the form (a heading, a sentence), collapsed.
         formless: True for a group of inputs outside any ``<form>`` that a script submits.
         built_by_script: True when the form was not in the HTML the server sent.
+        group: for one logical form of a ``<form>`` that holds several (a search box beside a
+            log-in box and a sign-up, each with its own button: :mod:`deepcrawl.page.groups`),
+            the locator of the group's first submit control; empty for a whole form. A
+            group's fields are its own and the hidden fields of its ``<form>`` (the page's
+            state, which every submission of it carries).
     """
 
     page_url: str
@@ -108,6 +116,7 @@ class Form(_Frozen):
     context: str = ""
     formless: bool = False
     built_by_script: bool = False
+    group: str = ""
 
     def field(self, name: str) -> FormField | None:
         """The first field called ``name``, or None."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal
 
 from deepcrawl.page.form import FieldOption, Form, FormField, SubmitControl
+from deepcrawl.page.groups import Control, split_groups
 from deepcrawl.page.html import (
     SKIP_TEXT,
     base_url,
@@ -42,13 +43,17 @@ def _css_string(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def parse_forms(html: str | bytes, page_url: str, *, formless: bool = True) -> list[Form]:
+def parse_forms(
+    html: str | bytes, page_url: str, *, formless: bool = True, groups: bool = True
+) -> list[Form]:
     """Return the forms of an HTML page.
 
     Args:
         html: the page's HTML (text, or UTF-8 bytes).
         page_url: the page's URL; relative actions are resolved against it (or ``<base href>``).
         formless: also return groups of text inputs that sit outside any ``<form>``.
+        groups: return a ``<form>`` that holds several logical forms as its groups
+            (:func:`~deepcrawl.page.groups.split_groups`), not whole.
 
     Returns:
         The forms in document order; an empty list for a page without forms or without content.
@@ -59,8 +64,9 @@ def parse_forms(html: str | bytes, page_url: str, *, formless: bool = True) -> l
     base = base_url(root, page_url)
     labels = _label_index(root)
     forms = [
-        _form(element, position, page_url, base, labels, root)
+        form
         for position, element in enumerate(root.iter("form"))
+        for form in _form(element, position, page_url, base, labels, root, groups=groups)
     ]
     if formless:
         forms.extend(_formless_groups(root, page_url, labels))
@@ -141,8 +147,16 @@ def _form_locator(element: HtmlElement, position: int, field_names: list[str]) -
 def _controls(
     elements: list[HtmlElement], form_locator: str, labels: dict[str, str]
 ) -> tuple[list[FormField], list[SubmitControl]]:
-    fields: list[FormField] = []
-    submits: list[SubmitControl] = []
+    parsed = _parsed_controls(elements, form_locator, labels)
+    fields = [c for _, c in parsed if isinstance(c, FormField)]
+    return fields, [c for _, c in parsed if isinstance(c, SubmitControl)]
+
+
+def _parsed_controls(
+    elements: list[HtmlElement], form_locator: str, labels: dict[str, str]
+) -> list[Control]:
+    """Each control element with what it becomes, in document order."""
+    parsed: list[Control] = []
     for element in elements:
         tag = str(element.tag)
         kind = (element.get("type") or "").strip().lower()
@@ -151,31 +165,37 @@ def _controls(
         if tag == "button":
             kind = kind or "submit"
             text = _own_text(element) or collapse(element.get("value"))
+            disabled = element.get("disabled") is not None
             if kind == "submit":
                 value = element.get("value") or ""
-                submits.append(
-                    SubmitControl(kind="button", name=name, value=value, text=text, locator=locator)
-                )
-                continue
-            fields.append(
-                FormField(tag="button", type=kind, name=name, label=text, locator=locator)
-            )
-            continue
-        if tag == "input" and kind in {"submit", "image"}:
-            value = element.get("value") or ""
-            text = collapse(value or element.get("alt") or element.get("title"))
-            submits.append(
-                SubmitControl(
-                    kind="image" if kind == "image" else "input",
+                control = SubmitControl(
+                    kind="button",
                     name=name,
                     value=value,
                     text=text,
                     locator=locator,
+                    disabled=disabled,
                 )
-            )
+                parsed.append((element, control))
+                continue
+            button = FormField(tag="button", type=kind, name=name, label=text, locator=locator)
+            parsed.append((element, button))
             continue
-        fields.append(_field(element, tag, kind, name, locator, labels))
-    return fields, submits
+        if tag == "input" and kind in {"submit", "image"}:
+            value = element.get("value") or ""
+            text = collapse(value or element.get("alt") or element.get("title"))
+            control = SubmitControl(
+                kind="image" if kind == "image" else "input",
+                name=name,
+                value=value,
+                text=text,
+                locator=locator,
+                disabled=element.get("disabled") is not None,
+            )
+            parsed.append((element, control))
+            continue
+        parsed.append((element, _field(element, tag, kind, name, locator, labels)))
+    return parsed
 
 
 def _field(
@@ -219,6 +239,7 @@ def _field(
         label=_field_label(element, labels),
         visible=kind != "hidden" and not any(hidden(e) for e in _self_and_ancestors(element)),
         locator=locator,
+        disabled=element.get("disabled") is not None,
     )
 
 
@@ -235,19 +256,23 @@ def _form(
     base: str,
     labels: dict[str, str],
     root: HtmlElement,
-) -> Form:
+    *,
+    groups: bool,
+) -> list[Form]:
     controls = list(element.iter(*_FIELD_TAGS))
     form_id = element.get("id")
     if form_id:  # controls elsewhere on the page that name this form (HTML5 ``form=`` attr)
         controls.extend(e for e in root.xpath("//*[@form=$id]", id=form_id) if e.tag in _FIELD_TAGS)
     names = [str(e.get("name")) for e in controls if e.get("name")]
     locator = _form_locator(element, position, names)
-    fields, submits = _controls(controls, locator, labels)
+    parsed = _parsed_controls(controls, locator, labels)
+    fields = [c for _, c in parsed if isinstance(c, FormField)]
+    submits = [c for _, c in parsed if isinstance(c, SubmitControl)]
     action = (element.get("action") or "").strip()
     resolved = page_url if not action or action.startswith("#") else join_url(base, action)
     method_raw = (element.get("method") or "get").strip().upper()
     method: Literal["GET", "POST"] = "POST" if method_raw == "POST" else "GET"
-    return Form(
+    whole = Form(
         page_url=page_url,
         action=resolved,
         method=method,
@@ -261,6 +286,7 @@ def _form(
         text=visible_text(element, _TEXT_CHARS),
         context=_context(element),
     )
+    return split_groups(whole, element, parsed, _context) if groups else [whole]
 
 
 def _formless_groups(root: HtmlElement, page_url: str, labels: dict[str, str]) -> list[Form]:

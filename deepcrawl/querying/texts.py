@@ -43,6 +43,9 @@ _FRAME = (
     "script", "style", "noscript", "nav", "header", "footer", "aside", "form", "template",
     "select", "button", "th",
 )  # fmt: skip
+#: Share of a page's text a ``<form>`` holds past which it wraps the page (one server form
+#: around everything), not a form beside the content.
+_PAGE_WIDE_FORM = 0.5
 #: Share of fetched record pages a word may appear in before it counts as chrome.
 _CHROME_SHARE = 0.9
 _MIN_PAGES_FOR_CHROME = 20
@@ -65,14 +68,18 @@ def _bloom_bits(word: str) -> int:
 
 def main_text(html: str | bytes) -> str:
     """The text of a record page (its ``<main>`` when it has one) without its frame and its
-    lists of links."""
+    lists of links; a ``<form>`` holding most of the page's text wraps the page, and only its
+    controls are frame."""
     root = parse_html(html)
     if root is None:
         return ""
     main = root.find(".//main")  # the page's own statement of where its content is
     if main is not None:
         root = main
+    whole = len(root.text_content())
     for el in list(root.iter(*_FRAME)):
+        if el.tag == "form" and len(el.text_content()) > _PAGE_WIDE_FORM * whole:
+            continue  # a form around the whole page is its frame and its content: kept
         parent = el.getparent()
         if parent is not None:
             parent.remove(el)

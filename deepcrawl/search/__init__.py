@@ -32,6 +32,7 @@ if TYPE_CHECKING:
         find_search_form,
         query_page,
     )
+    from deepcrawl.search.replay import FormReplay
     from deepcrawl.search.report import judge_forms, page_forms
     from deepcrawl.search.results import QueryResult, ResultLink, ResultPage
     from deepcrawl.search.template import TemplateSearch, UrlTemplate
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
 __all__ = [
     "FormChoice",
     "FormFiller",
+    "FormReplay",
     "FormSearch",
     "QueryBackend",
     "QueryResult",
@@ -56,6 +58,7 @@ __all__ = [
 _LAZY = {
     "FormChoice": "deepcrawl.search.form_search",
     "FormFiller": "deepcrawl.search.filler",
+    "FormReplay": "deepcrawl.search.replay",
     "FormSearch": "deepcrawl.search.form_search",
     "QueryBackend": "deepcrawl.search.backend",
     "QueryResult": "deepcrawl.search.results",

@@ -11,12 +11,15 @@ from typing import TYPE_CHECKING
 from deepcrawl.browser._assets import script
 from deepcrawl.browser.render import collect_links
 from deepcrawl.browser.scope import strip_fragment
+from deepcrawl.page.form_turns import form_turns
+from deepcrawl.page.html import parse_html
 from deepcrawl.search.pagination import MORE_TEXT, NEXT_TEXT
-from deepcrawl.search.results import Clickable, ResultPage
+from deepcrawl.search.results import Clickable, ResultPage, safe_turns
 
 if TYPE_CHECKING:
     from playwright.async_api import Page
 
+    from deepcrawl.page.form import Form
     from deepcrawl.safety import SafetyRule
 
 __all__ = ["snapshot"]
@@ -28,6 +31,7 @@ async def snapshot(
     status: int,
     rule: SafetyRule,
     fetched_url: str = "",
+    form: Form | None = None,
 ) -> ResultPage:
     """The page as a :class:`ResultPage`: links, short texts, and result-bringing controls.
 
@@ -36,6 +40,8 @@ async def snapshot(
         status: the status to record for it.
         rule: the safety rule; a control whose text it refuses is never offered for clicking.
         fetched_url: what to record as fetched for it (default: the page URL).
+        form: the search form (or group) whose results the page shows: the controls that
+            submit its ``<form>`` to turn the page are read too (:attr:`ResultPage.turns`).
 
     Raises:
         playwright.async_api.Error: the page went away (the caller translates it).
@@ -51,6 +57,10 @@ async def snapshot(
         elif NEXT_TEXT.match(text):
             controls.append(Clickable(locator, text, "next"))
     url = strip_fragment(page.url)
+    turns = []
+    if form is not None and not form.formless:
+        root = parse_html(await page.content())
+        turns = safe_turns(form_turns(root, form), rule) if root is not None else []
     return ResultPage(
         url=url,
         status=status,
@@ -59,4 +69,5 @@ async def snapshot(
         links=links,
         clickables=controls,
         fetched_url=fetched_url or url,
+        turns=turns,
     )

@@ -434,7 +434,9 @@ class FormFiller(QueryBackend):
         if not navigated and data_urls:
             status = max(status, *traffic.data_statuses[mark[0] :])
         fetched = data_urls[0] if data_urls and not navigated else ""
-        return await snapshot(page, status=status, rule=self._rule, fetched_url=fetched)
+        return await snapshot(
+            page, status=status, rule=self._rule, fetched_url=fetched, form=self.form
+        )
 
     async def _fill(self, page: Page, live: Form, keyword: str, values: dict[str, str]) -> None:
         timeout = self.settings.browser.page_timeout_s * 1000
@@ -492,6 +494,8 @@ class FormFiller(QueryBackend):
             except PlaywrightError:
                 continue  # hidden or covered: try the next way
             return
+        if live.group:  # Enter, or a submission naming no button, may be another group's
+            raise FormError(f"no way to submit the group {live.group} of {live.locator}")
         if query is not None:
             await page.locator(query.locator).first.press(
                 "Enter", timeout=timeout, no_wait_after=True

@@ -158,6 +158,7 @@ class FormPage:
             same_action = live.action.split("?")[0] == self.form.action.split("?")[0]
             if (
                 live.locator == self.form.locator
+                and live.group == self.form.group
                 and live.method == self.form.method
                 and same_action
             ):

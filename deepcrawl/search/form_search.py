@@ -12,6 +12,9 @@ crawl's query loop (:mod:`deepcrawl.querying`), the setup phase of a crawl, ``de
 * a scripted results page (a shell its script fills from a JSON request) is queried by that
   request over plain HTTP once it is shown to give the browser's links
   (:class:`~deepcrawl.search.data_api.DataSearch`);
+* a POST form with neither (a page-wide form's search group, paged by its own buttons or
+  postback links) is queried by replaying its submissions over plain HTTP once its first page
+  is shown to be the browser's (:class:`~deepcrawl.search.replay.FormReplay`);
 * :func:`query_page` is ``deepcrawl query``: one keyword, every result page, in one call.
 """
 
@@ -31,11 +34,13 @@ from deepcrawl.browser.scope import Scope, check_url, host_of
 from deepcrawl.errors import ConfigError, FormError, HTTPStatusError
 from deepcrawl.forms.fields import parse_form_choice, pick_form, user_verdict
 from deepcrawl.forms.store import load_critic
+from deepcrawl.safety import SafetyRule
 from deepcrawl.search.backend import QueryBackend
 from deepcrawl.search.data_api import DataSearch
 from deepcrawl.search.filler import FormFiller
 from deepcrawl.search.judge import without_chrome
 from deepcrawl.search.page_size import offered_page_size
+from deepcrawl.search.replay import FormReplay
 from deepcrawl.search.template import TemplateCheck, TemplateSearch, UrlTemplate
 
 if TYPE_CHECKING:
@@ -234,6 +239,7 @@ class FormSearch(AsyncResource, QueryBackend):
         self.filler = FormFiller(pool, form, verdict, settings)
         self.gate = gate
         self.data: DataSearch | None = None
+        self.replay: FormReplay | None = None
         self.settings = settings
         self.template: TemplateSearch | None = None
         self.check: TemplateCheck | None = None
@@ -317,6 +323,14 @@ class FormSearch(AsyncResource, QueryBackend):
             if result.outcome != "error":
                 self.template = None
             return result
+        if self.replay is not None:
+            quick = await self.replay.query(keyword, values, max_pages=max_pages, more=more)
+            if quick.outcome != "error":
+                return quick
+            result = await self.filler.query(keyword, values, max_pages=max_pages, more=more)
+            if result.outcome != "error":
+                self.replay = None
+            return result
         if self._tried or max_pages == 1 or not keyword.strip():
             # (the empty query's URL carries no keyword to make a template of)
             return await self.filler.query(keyword, values, max_pages=max_pages, more=more)
@@ -329,6 +343,8 @@ class FormSearch(AsyncResource, QueryBackend):
         await self._try_template(first)
         if self.template is None:
             await self._try_data(first)
+        if self.template is None and self.data is None:
+            await self._try_replay(first)
         if more is not None and not more(_first_page(first), 1):
             return first
         return await self._query(keyword, values, max_pages=max_pages, more=more)
@@ -345,6 +361,23 @@ class FormSearch(AsyncResource, QueryBackend):
         )
         if candidate is not None and await candidate.check(result):
             self.data = candidate
+
+    async def _try_replay(self, result: QueryResult) -> None:
+        """Query a POST form by replaying its submissions over plain HTTP
+        (:class:`~deepcrawl.search.replay.FormReplay`), once its first page is the browser's."""
+        form = self.filler.form
+        if not self.settings.forms.url_templates or self._http is None or form.method != "POST":
+            return
+        candidate = FormReplay(
+            form,
+            self._http,
+            self.filler.query_field,
+            max_pages=self.settings.querying.max_result_pages,
+            judge=self.filler.judge,
+            rule=SafetyRule(self.settings.forms.refused_words),
+        )
+        if (await candidate.check(result)).passed:
+            self.replay = candidate
 
     async def _try_template(self, result: QueryResult) -> None:
         form = self.filler.form

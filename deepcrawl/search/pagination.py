@@ -10,7 +10,10 @@ alone, so the browser and the plain-HTTP path share the rules:
    one more than the current page is the next one — or, where the pager links no page that far
    while the page reports results beyond it ("91 - 100 of 241"), the current URL with the
    number after its own;
-3. *scripted controls*: a "Load more" / "Show more" button that appends results, or a "Next"
+3. *form turns*: the result form's own submit buttons, and links whose script fills its hidden
+   fields and submits it (:mod:`deepcrawl.page.form_turns`): "Next", or the number after the
+   current page's — replayed without the browser where the form's submission can be;
+4. *scripted controls*: a "Load more" / "Show more" button that appends results, or a "Next"
    button without an ``href`` (browser only).
 
 :func:`pager_urls` names the links that belong to the pager, so they are not taken for results;
@@ -31,6 +34,7 @@ if TYPE_CHECKING:
     from collections.abc import Collection, Sequence
 
     from deepcrawl.page.fetched import Link
+    from deepcrawl.page.form_turns import FormTurn
     from deepcrawl.search.results import ResultPage
 
 __all__ = [
@@ -66,6 +70,7 @@ PAGE_PARAMS = frozenset(
     | {"from", "skip", "pn", "pos", "seite"}
 )
 _SPACE = re.compile(r"\s+")
+_ELLIPSIS = re.compile(r"^(?:\.{2,}|…)$")
 #: Query parameters that number result pages (not offsets), as ``page_number_of`` reads them.
 _NUMBER_PARAMS = ("page", "p", "pg", "pagenum", "page_no", "pageno", "pagenumber", "paged", "pn")
 #: One of them in a URL's query, ``&`` or ``;`` separated (some CGI searches use ``;``).
@@ -77,19 +82,23 @@ class PageTurn:
     """How to get the next page.
 
     Attributes:
-        kind: ``link`` (load ``url``), ``click`` (click ``locator``; the results are replaced)
-            or ``more`` (click ``locator``; results are appended).
+        kind: ``link`` (load ``url``), ``click`` (click ``locator``; the results are replaced),
+            ``more`` (click ``locator``; results are appended) or ``submit`` (submit the page's
+            form with ``trigger``'s fields, or click ``locator``; the results are replaced).
         url: the next page's URL (``link``).
         locator: the control to click (``click``, ``more``).
         text: the link's or control's text.
-        how: which rule found it (``rel``, ``text``, ``number``, ``button``).
+        how: which rule found it (``rel``, ``text``, ``number``, ``button``, ``form``).
+        trigger: the fields a ``submit`` turn sets (a button's name and value, the fields a
+            pager link's script fills).
     """
 
-    kind: Literal["link", "click", "more"]
+    kind: Literal["link", "click", "more", "submit"]
     url: str = ""
     locator: str = ""
     text: str = ""
     how: str = ""
+    trigger: tuple[tuple[str, str], ...] = ()
 
 
 def _text(link: Link) -> str:
@@ -161,6 +170,10 @@ def next_page(page: ResultPage, number: int, visited: Collection[str]) -> PageTu
             return PageTurn("link", url=link.url, text=wanted, how="number")
     if (url := _past_the_pager(page, number)) is not None and url not in seen:
         return PageTurn("link", url=url, text=str(number + 1), how="past pager")
+    if (turn := _form_turn(page, wanted)) is not None:
+        return PageTurn(
+            "submit", locator=turn.locator, text=turn.text, how="form", trigger=turn.trigger
+        )
     for control in page.clickables:
         if control.kind == "more":
             return PageTurn("more", locator=control.locator, text=control.text, how="button")
@@ -168,6 +181,19 @@ def next_page(page: ResultPage, number: int, visited: Collection[str]) -> PageTu
         if control.kind == "next":
             return PageTurn("click", locator=control.locator, text=control.text, how="button")
     return None
+
+
+def _form_turn(page: ResultPage, wanted: str) -> FormTurn | None:
+    """The form turn to the next page: "Next", else the page numbered ``wanted``, else an
+    ellipsis after the last page number shown (a pager showing ten numbers at a time links the
+    next ten so)."""
+    turns = page.turns
+    found = [t for t in turns if NEXT_TEXT.match(t.text)] + [t for t in turns if t.text == wanted]
+    if found:
+        return found[0]
+    numbers = [i for i, t in enumerate(turns) if t.text.isdigit()]
+    after = numbers[-1] if numbers else len(turns)
+    return next((t for t in turns[after + 1 :] if _ELLIPSIS.match(t.text)), None)
 
 
 def _past_the_pager(page: ResultPage, number: int) -> str | None:

@@ -99,6 +99,7 @@ def verdict_rows(forms: list[Form], verdicts: list[CriticVerdict]) -> list[dict[
             "action": form.action,
             "method": form.method,
             "locator": form.locator,
+            "group": form.group,
             "formless": form.formless,
             "fields": [f.name for f in form.fields if f.name and f.type != "hidden"],
             **verdict.as_dict(),

@@ -19,6 +19,7 @@ controls — and judge it here, with the same rules whoever fetched it:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -26,12 +27,16 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from deepcrawl.page.form_turns import FormTurn, form_turns
 from deepcrawl.page.html import parse_html
+from deepcrawl.safety import SafetyRule
+from deepcrawl.settings import FormSettings
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from deepcrawl.page.fetched import FetchedPage, Link
+    from deepcrawl.page.form import Form
     from deepcrawl.storage.tables import QueryBase
 
 __all__ = [
@@ -47,6 +52,7 @@ __all__ = [
     "no_results_marker",
     "page_from_fetched",
     "page_signature",
+    "safe_turns",
     "shown_range",
     "total_results",
 ]
@@ -129,6 +135,8 @@ class ResultPage:
             "load more", or ``url``).
         scrolls: a live list typed into, which renders more results as it is scrolled: its
             way on is scrolling, not a next link, so a missing next link does not end it.
+        turns: controls that turn the page by submitting its form (the result form's own
+            buttons, links whose script submits it: :mod:`deepcrawl.page.form_turns`).
     """
 
     url: str
@@ -139,18 +147,31 @@ class ResultPage:
     clickables: list[Clickable] = field(default_factory=list)
     fetched_url: str = ""
     scrolls: bool = False
+    turns: list[FormTurn] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not self.fetched_url:
             self.fetched_url = self.url
 
 
-def page_from_fetched(page: FetchedPage) -> ResultPage:
-    """A :class:`ResultPage` from a page fetched over plain HTTP (title and blocks from lxml)."""
+def page_from_fetched(
+    page: FetchedPage, *, form: Form | None = None, rule: SafetyRule | None = None
+) -> ResultPage:
+    """A :class:`ResultPage` from a page fetched over plain HTTP (title and blocks from lxml).
+
+    Args:
+        page: the fetched page.
+        form: the search form (or group) whose results it shows: its ``<form>``'s other
+            buttons may turn the page (:attr:`ResultPage.turns`).
+        rule: the safety rule; a turn it refuses is left out (another group's button);
+            default: the rule with the default ``forms.refused_words``.
+    """
     title = ""
     blocks: list[str] = []
+    turns: list[FormTurn] = []
     root = parse_html(page.body) if page.body else None
     if root is not None:
+        turns = safe_turns(form_turns(root, form), rule or _form_rule())
         title = _collapse(root.findtext(".//title"))
         for el in root.iter(*_BLOCK_TAGS):
             if el.xpath("ancestor::script|ancestor::style"):
@@ -164,7 +185,22 @@ def page_from_fetched(page: FetchedPage) -> ResultPage:
         title=title,
         blocks=list(dict.fromkeys(blocks)),
         links=list(page.links),
+        turns=turns,
     )
+
+
+@functools.cache
+def _form_rule() -> SafetyRule:
+    return SafetyRule(FormSettings().refused_words)
+
+
+def safe_turns(turns: list[FormTurn], rule: SafetyRule) -> list[FormTurn]:
+    """The ``turns`` whose text and fields the safety rule does not refuse."""
+    return [
+        turn
+        for turn in turns
+        if not rule.text_reason(" ".join([turn.text, *(f"{n} {v}" for n, v in turn.trigger)]))
+    ]
 
 
 def no_results_marker(page: ResultPage) -> str | None:

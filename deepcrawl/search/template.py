@@ -24,6 +24,9 @@ from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from deepcrawl.errors import FetchError
+from deepcrawl.page.groups import find_form
+from deepcrawl.page.static_forms import parse_forms
+from deepcrawl.page.submission import submission_of
 from deepcrawl.search.backend import QueryBackend
 from deepcrawl.search.judge import Judge, classify_links
 from deepcrawl.search.pagination import PAGE_PARAMS, brings_new_links, next_page
@@ -37,6 +40,8 @@ if TYPE_CHECKING:
     from deepcrawl.page.form import Form
 
 __all__ = ["TemplateCheck", "TemplateSearch", "UrlTemplate", "carries"]
+
+Trigger = tuple[tuple[str, str], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,6 +194,12 @@ class TemplateSearch(QueryBackend):
         same = wanted <= got if superset else got == wanted
         return TemplateCheck(bool(wanted) and same, wanted, got, url)
 
+    def _turned(self, fetched: FetchedPage, trigger: Trigger, visited: set[str]) -> str:
+        """The next page's URL where a GET form's own button turns the page; empty when the
+        form is not on the page, or the URL was read."""
+        url = _get_turn(self.form, fetched, trigger)
+        return "" if url in visited else url
+
     def _adopt_chrome(
         self, browser: QueryResult, page: ResultPage, extra: frozenset[str]
     ) -> set[str]:
@@ -285,7 +296,7 @@ class TemplateSearch(QueryBackend):
                     fetched = await self.fetcher.fetch(url)
             except FetchError as exc:
                 return pages, str(exc)
-            page = page_from_fetched(fetched)
+            page = page_from_fetched(fetched, form=self.form)
             page.fetched_url = url
             pages.append(page)
             visited.update({url, page.url})
@@ -297,7 +308,19 @@ class TemplateSearch(QueryBackend):
                 break
             turn = next_page(page, before + len(pages), visited)
             url = turn.url if turn is not None and turn.kind == "link" else ""
+            if turn is not None and turn.kind == "submit":
+                url = self._turned(fetched, turn.trigger, visited)
         return pages, None
+
+
+def _get_turn(form: Form | None, fetched: FetchedPage, trigger: Trigger) -> str:
+    """The URL a GET form's page turn asks for: the form as ``fetched`` shows it, submitted
+    by the turn's control (a "Next" button of the result form); empty when there is none."""
+    if form is None or form.method != "GET":
+        return ""
+    found = parse_forms(fetched.body, fetched.final_url or fetched.url, formless=False)
+    shown = find_form(found, form)
+    return submission_of(shown, trigger=trigger).as_url() if shown is not None else ""
 
 
 def carries(url: str, keyword: str) -> bool:

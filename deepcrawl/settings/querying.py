@@ -40,8 +40,8 @@ class FormSettings(Section):
     """A word no site holds, submitted once per form to learn its "no results" page and the
     links every page shows (site chrome, not results). Empty: never."""
     url_templates: bool = True
-    """Send later queries of a GET form by URL template over plain HTTP, once a check shows the
-    browser and plain HTTP give the same result links."""
+    """Send later queries over plain HTTP (a GET form's URL template, a POST form's replayed
+    submission) once a check shows they give the browser's result links."""
     largest_page_size: bool = True
     """Set a form's "results per page" select to its largest value, and raise the page-size
     parameter of a JSON data request to ``data_page_size`` (each result page costs a request)."""

@@ -204,3 +204,36 @@ async def test_the_browsers_side_judges_by_sender(gate_kind: str) -> None:
     assert refuse(HOST + "/do", method="POST", sender="page") is None
     disallowed = refuse(HOST + "/private/app.js", method="GET", sender="page")
     assert (disallowed is not None) == (gate_kind == "crawl")  # robots.txt: the crawl's
+
+
+async def test_a_form_submission_is_judged_by_its_action_and_its_trigger() -> None:
+    from deepcrawl.page.submission import Submission
+
+    gate, _recorder, _clock, count = await _gate()
+    state = (("__VIEWSTATE", "abc"), ("q", "delete"))  # a keyword is never judged
+    search = Submission(HOST + "/Default.aspx", (*state, ("go", "Search")), (("go", "Search"),))
+    turn = (("__EVENTTARGET", "grid"), ("__EVENTARGUMENT", "Page$2"))
+    pager = Submission(HOST + "/Default.aspx", (*state, *turn), turn, "2")
+    login = Submission(HOST + "/Default.aspx", (*state,), (("ctl00$LogInButton", "Log in"),))
+    subscribe = Submission(HOST + "/Default.aspx", state, (("b", "Go"),), "Subscribe")
+    assert gate.submission_refusal(search) is None
+    assert gate.submission_refusal(pager) is None
+    for refused in (login, subscribe):
+        why = gate.submission_refusal(refused)
+        assert why is not None
+        assert "safety rule" in why
+    assert gate.submission_refusal(Submission("http://b.test/s", state)) is not None
+    assert gate.submission_refusal(Submission(HOST + "/private/s", state)) is not None
+
+    class Poster(Recorder):
+        async def submit(self, submission: Submission) -> FetchedPage:
+            self.sent.append("POST " + submission.action)
+            return FetchedPage(submission.action, submission.action, 200, "text/html", "<p/>")
+
+    poster = Poster()
+    polite = gate.wrap(poster)
+    assert (await polite.submit(search)).status == 200
+    with pytest.raises(BlockedError):
+        await polite.submit(login)
+    assert poster.sent == ["POST " + HOST + "/Default.aspx"]
+    assert count.requests == 2  # robots.txt and the search

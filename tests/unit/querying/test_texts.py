@@ -40,3 +40,14 @@ def test_known_texts_count_what_a_query_lacks() -> None:
     assert texts.unknown_left("tea", 20, {"r1", "r2", "x1", "x2"}) == 6
     assert texts.unknown_left("tea", 10, ()) is None  # 12 fetched hold it, 10 returned: no measure
     assert texts.unknown_left("tea", None, ()) is None
+
+
+def test_a_form_around_the_whole_page_is_no_frame_its_controls_are() -> None:
+    from pathlib import Path
+
+    record = Path(__file__).parents[2] / "data" / "real" / "webforms" / "record.html"
+    text = main_text(record.read_bytes())
+    assert "Accession" in text or "accession" in text.casefold()
+    assert len(text.split()) > 60  # the record's paragraphs, not only the words around the form
+    small = "<main><p>" + "word " * 50 + "</p><form><label>Find</label><input name=q></form></main>"
+    assert "Find" not in main_text(small)  # a search box beside the content stays frame

@@ -199,3 +199,46 @@ async def test_a_resumed_list_starts_on_its_later_page_numbered_on_from_it() -> 
     # a page of another keyword's list is no place to resume this one's
     await search.query("tea", resume=(f"{BASE}/search?q=salt&page=2", 2))
     assert site.fetched[2] == f"{BASE}/search?q=tea"
+
+
+class ButtonPagedSite(Fetcher):
+    """A GET search whose result pages turn by the result form's own "Next" button."""
+
+    def __init__(self) -> None:
+        self.fetched: list[str] = []
+
+    async def fetch(self, url: str) -> FetchedPage:
+        self.fetched.append(url)
+        query = parse_qs(urlsplit(url).query)
+        page = int(query.get("at", ["1"])[0]) + (1 if "next" in query else 0)
+        items = "".join(f"<li><a href='/book/{page}-{i}'>Book {i}</a></li>" for i in range(3))
+        more = "<input type='submit' name='next' value='Next'>" if page < 3 else ""
+        body = (
+            "<html><body><form id='s' action='/search' method='get'>"
+            f"<input name='q' value='tea'><input type='hidden' name='at' value='{page}'>"
+            f"<input type='submit' name='go' value='Search'>{more}</form>"
+            f"<ol>{items}</ol></body></html>"
+        )
+        links = [Link(f"{BASE}/book/{page}-{i}", f"Book {i}") for i in range(3)]
+        return FetchedPage(url, url, 200, "text/html", body, links)
+
+
+async def test_a_get_forms_own_next_button_turns_its_pages_by_url() -> None:
+    from deepcrawl.page.form import FormField, SubmitControl
+
+    form = Form(
+        page_url=f"{BASE}/",
+        action=f"{BASE}/search",
+        method="GET",
+        id="s",
+        locator="form#s",
+        fields=(FormField(tag="input", type="text", name="q"),),
+        submits=(SubmitControl(kind="input", name="go", value="Search"),),
+    )
+    site = ButtonPagedSite()
+    template = UrlTemplate(f"{BASE}/search", (("q", ""),), "q")
+    search = TemplateSearch(template, site, form=form)
+    result = await search.query("tea")
+    assert result.pages == 3
+    assert len(result.result_urls) == 9
+    assert site.fetched[1] == f"{BASE}/search?q=tea&at=1&next=Next"
