@@ -249,7 +249,12 @@ class Crawl:
                 ctx.enter("finding form")
                 found = await locate_form(ctx, pool, document=self.start.page)
                 async with FormSearch(
-                    pool, found.form, found.verdict, ctx.settings, gate=ctx.gate
+                    pool,
+                    found.form,
+                    found.verdict,
+                    ctx.settings,
+                    gate=ctx.gate,
+                    held=self.start.page,  # the form's page, when it is the start page
                 ) as search:
                     if self.like:
                         ctx.enter("examples")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import time
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -45,6 +46,10 @@ __all__ = [
     "make_limiter",
     "parse_retry_after",
 ]
+
+#: How late a turn may be taken (a share of the interval) before the host's schedule is pushed
+#: back by as much (a write to the database when it is shared).
+_LATE_SHARE = 0.05
 
 #: Statuses worth retrying: the server is overloaded or briefly broken.
 TRANSIENT_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
@@ -94,6 +99,9 @@ class HostLimiter:
         self.schedule: HostSchedule = schedule or MemoryHostSchedule(self.clock.now)
         self._delays: dict[str, float] = {}
         self._slots: dict[str, asyncio.Semaphore] = {}
+        self._after: dict[str, float] = {}
+        """One interval after this process's last turn to each host (on ``clock``): no turn of
+        this process starts before it."""
 
     def set_crawl_delay(self, host: str, delay_s: float) -> None:
         """Honour a robots.txt Crawl-delay for ``host`` (only ever slows down)."""
@@ -124,11 +132,28 @@ class HostLimiter:
 
     async def turn(self, url: str) -> None:
         """Wait for ``url``'s host's next start time (its rate, its Crawl-delay, a pause) and
-        take it: the next request to the host starts one interval later."""
+        take it: the next request to the host starts one interval later.
+
+        The interval is kept from when a turn is really taken, not only from when it was
+        reserved: a sleeper woken late (the event loop was busy, the process was not
+        scheduled) would otherwise start right before the next reservation's turn, both
+        within one interval. So a turn also waits one interval after the turn this process
+        took last, and a turn taken late pushes the host's schedule (which other processes
+        may share) back by as much.
+        """
         host = urlsplit(url).netloc
-        wait = self.schedule.reserve(host, self.interval(host))
+        interval = self.interval(host)
+        wait = self.schedule.reserve(host, interval)
+        due = self.clock.now() + max(wait, 0.0)
         if wait > 0:
             await self.clock.sleep(wait)
+        now = max(self.clock.now(), due)
+        start = max(now, self._after.get(host, -math.inf))
+        self._after[host] = start + interval  # set before the wait: the next turn counts from it
+        if start - due > interval * _LATE_SHARE:
+            self.schedule.pause(host, start + interval - now)
+        if start > now:
+            await self.clock.sleep(start - now)
 
 
 class SharedHostLimiter(HostLimiter):

@@ -221,6 +221,8 @@ class FormSearch(AsyncResource, QueryBackend):
         gate: the crawl's gate, which the plain-HTTP requests pass (scope, robots.txt, the
             host's rate slot, the count; the safety rule vouched: they are the form's own
             submissions and result pages); None: outside a crawl, sent as they are.
+        held: the form's page as the crawl fetched it already (the input check's start page):
+            a POST form's replay submits from its state rather than fetch the page again.
 
     Raises:
         UnsafeFormError: the critic or the safety policy refuses the form.
@@ -235,9 +237,11 @@ class FormSearch(AsyncResource, QueryBackend):
         *,
         http: Fetcher | None = None,
         gate: Gate | None = None,
+        held: FetchedPage | None = None,
     ) -> None:
         self.filler = FormFiller(pool, form, verdict, settings)
         self.gate = gate
+        self.held = held
         self.data: DataSearch | None = None
         self.replay: FormReplay | None = None
         self.settings = settings
@@ -375,7 +379,9 @@ class FormSearch(AsyncResource, QueryBackend):
             max_pages=self.settings.querying.max_result_pages,
             judge=self.filler.judge,
             rule=SafetyRule(self.settings.forms.refused_words),
+            page=self.held,
         )
+        self.held = None  # given once: a later look at the page asks the server
         if (await candidate.check(result)).passed:
             self.replay = candidate
 

@@ -17,6 +17,12 @@ the browser:
    the server refuses (an error status: a state that expired) is sent again once, from the
    form's page fetched afresh.
 
+The first search starts from the form's page the crawl holds already (``page``: the start page
+as the input check fetched it, which the browser rendered for the form finder): a page the
+crawl has is not asked for again. Its state came to another client (no cookie of its answer is
+in this one), so a check that finds no result at all from it is tried once more from the page
+fetched afresh (a list that differs is the plain-HTTP path's, not the state's).
+
 Every submission passes the crawl's gate (:meth:`Gate.submission_refusal
 <deepcrawl.fetch.gate.Gate.submission_refusal>`), which refuses another group's button.
 :meth:`FormReplay.check` compares the first page with the browser's before any query is trusted
@@ -29,6 +35,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from deepcrawl.browser.scope import strip_fragment
 from deepcrawl.errors import FetchError
 from deepcrawl.page.groups import find_form
 from deepcrawl.page.static_forms import parse_forms
@@ -61,6 +68,8 @@ class FormReplay(QueryBackend):
         max_pages: result pages read per query at most.
         judge: the chrome and baseline to judge pages by (the filler's).
         rule: the safety rule, which leaves another group's buttons out of a page's turns.
+        page: the form's page as the crawl holds it (None: fetched when first needed); taken
+            only where it is the form's page and shows the form.
     """
 
     form: Form
@@ -69,7 +78,8 @@ class FormReplay(QueryBackend):
     max_pages: int = 50
     judge: Judge = field(default_factory=Judge)
     rule: SafetyRule = field(default_factory=SafetyRule)
-    _state: FetchedPage | None = field(default=None, repr=False)
+    page: FetchedPage | None = field(default=None, repr=False)
+    _state: FetchedPage | None = field(default=None, init=False, repr=False)
     """The latest page showing the form: its fields' values and hidden state."""
     _checked: tuple[str, FetchedPage] | None = field(default=None, repr=False)
     """The check's first page, and its keyword: that keyword's next query starts there."""
@@ -78,6 +88,11 @@ class FormReplay(QueryBackend):
     )
     """Lists the page cap stopped, by keyword and values: the number of their last page read
     and that page (its state turns to the next)."""
+
+    def __post_init__(self) -> None:
+        held, self.page = self.page, None
+        if held is not None and _is_page_of(held, self.form) and self._find(held) is not None:
+            self._state = held
 
     @property
     def accepts_empty(self) -> bool:
@@ -88,17 +103,26 @@ class FormReplay(QueryBackend):
         """Submit ``browser.keyword`` over plain HTTP and compare the first page's result links
         with the browser's (one or two requests; its page starts the keyword's next query)."""
         wanted = frozenset(link.url for link in browser.result_links if link.page == 1)
+        held = self._state is not None  # the crawl's copy of the form's page, not this client's
         try:
             fetched, form = await self._search(browser.keyword, browser.values)
+            got = self._results(fetched, form)
+            if held and wanted and not got:  # no results: the state may be another client's
+                self._state = None  # once more from the form's page as this client gets it
+                fetched, form = await self._search(browser.keyword, browser.values)
+                got = self._results(fetched, form)
         except FetchError as exc:
             return TemplateCheck(False, wanted, frozenset(), self.form.action, str(exc))
         self._checked = (browser.keyword, fetched)
-        page = page_from_fetched(fetched, form=form, rule=self.rule)
-        got = frozenset(
-            link.url for link in classify_links([page], self.judge.chrome) if link.role == "result"
-        )
         passed = bool(wanted) and got == wanted and fetched.status < 400
         return TemplateCheck(passed, wanted, got, self.form.action)
+
+    def _results(self, fetched: FetchedPage, form: Form) -> frozenset[str]:
+        """The result links of a first page, as the check compares them."""
+        page = page_from_fetched(fetched, form=form, rule=self.rule)
+        return frozenset(
+            link.url for link in classify_links([page], self.judge.chrome) if link.role == "result"
+        )
 
     async def query(
         self,
@@ -248,6 +272,12 @@ class FormReplay(QueryBackend):
 
     def _find(self, page: FetchedPage) -> Form | None:
         return form_on(page, self.form)
+
+
+def _is_page_of(page: FetchedPage, form: Form) -> bool:
+    """Whether ``page`` is an answer of ``form``'s page (asked for, or redirected to)."""
+    where = strip_fragment(form.page_url)
+    return page.status < 400 and where in {strip_fragment(page.url), strip_fragment(page.final_url)}
 
 
 def form_on(page: FetchedPage, like: Form) -> Form | None:

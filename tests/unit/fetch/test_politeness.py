@@ -56,6 +56,62 @@ async def test_concurrent_requests_reserve_successive_starts() -> None:
     assert sorted(clock.slept) == pytest.approx([0.1, 0.2, 0.3])
 
 
+class LateClock(FakeClock):
+    """A clock whose sleepers wake ``late`` seconds after their time, once each in ``lates``
+    (a busy event loop, a process the system did not schedule)."""
+
+    def __init__(self, lates: list[float]) -> None:
+        super().__init__()
+        self.lates = lates
+
+    async def sleep(self, seconds: float) -> None:
+        await super().sleep(seconds)
+        if self.lates:
+            self.t += self.lates.pop(0)
+
+
+async def test_a_turn_taken_late_moves_the_next_turn_with_it() -> None:
+    clock = LateClock([0.15])
+    limiter = HostLimiter(PolitenessSettings(requests_per_second=10, concurrency_per_host=1), clock)
+    starts: list[float] = []
+    for _ in range(3):
+        async with limiter.slot("http://a.test/x"):
+            starts.append(clock.now())
+    # the second woke 0.15 s late; the third still starts an interval after it, not at once
+    assert [b - a for a, b in itertools.pairwise(starts)] == pytest.approx([0.25, 0.1])
+
+
+class SleepersClock(FakeClock):
+    """Each sleeper wakes at its own time (set when it fell asleep), the first ``late`` seconds
+    after it; the clock never runs back."""
+
+    def __init__(self, late: float) -> None:
+        super().__init__()
+        self.late = late
+
+    async def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        wake, self.late = self.t + seconds + self.late, 0.0
+        await asyncio.sleep(0)
+        self.t = max(self.t, wake)
+
+
+async def test_a_turn_reserved_before_a_late_one_still_starts_an_interval_after_it() -> None:
+    clock = SleepersClock(late=0.15)
+    limiter = HostLimiter(PolitenessSettings(requests_per_second=10, concurrency_per_host=4), clock)
+    await limiter.turn("http://a.test/0")
+    taken: dict[str, float] = {}
+
+    async def one(name: str) -> None:
+        await limiter.turn(f"http://a.test/{name}")
+        taken[name] = clock.now()
+
+    # a is due at +0.1 and wakes 0.15 s late, b was due at +0.2: b waits an interval after a
+    await asyncio.gather(one("a"), one("b"))
+    assert taken["a"] == pytest.approx(1000.25)
+    assert taken["b"] == pytest.approx(1000.35)
+
+
 async def test_other_hosts_do_not_wait() -> None:
     clock = FakeClock()
     limiter = HostLimiter(PolitenessSettings(requests_per_second=1), clock)

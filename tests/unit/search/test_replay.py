@@ -92,6 +92,51 @@ async def test_the_check_compares_the_first_page_with_the_browsers() -> None:
     assert not (await replay.check(other)).passed
 
 
+async def test_the_form_page_the_crawl_holds_is_not_fetched_again() -> None:
+    site = SavedSite()
+    search = parse_forms(_page("home.html").body, URL)[1]
+    replay = FormReplay(search, site, "ctl00$Main$Query", page=_page("home.html"))
+    page = page_from_fetched(_page("search-lighthouse.html"))
+    browser = QueryResult(keyword="lighthouse", links=classify_links([page], ChromeFilter()))
+    assert (await replay.check(browser)).passed
+    assert site.got == []  # the held page's state served the check's submission
+    assert len(site.posted) == 1
+
+
+async def test_a_held_page_that_is_not_the_forms_page_is_not_taken() -> None:
+    site = SavedSite()
+    search = parse_forms(_page("home.html").body, URL)[1]
+    elsewhere = FetchedPage(URL + "?x", URL + "?x", 200, "text/html", _page("home.html").body)
+    replay = FormReplay(search, site, "ctl00$Main$Query", max_pages=1, page=elsewhere)
+    await replay.query("lighthouse")
+    assert site.got == [URL]
+
+
+async def test_a_check_with_no_result_from_the_held_state_asks_for_the_page_afresh() -> None:
+    site = SavedSite()
+    search = parse_forms(_page("home.html").body, URL)[1]
+    replay = FormReplay(search, site, "ctl00$Main$Query", page=_page("home.html"))
+    browser = QueryResult(keyword="lighthouse", links=[ResultLink(url=URL + "?other")])
+    assert not (await replay.check(browser)).passed
+    assert site.got == []  # a list that differs is the path's, not the held state's
+    stale = FormReplay(search, Stale(), "ctl00$Main$Query", page=_page("home.html"))
+    page = page_from_fetched(_page("search-lighthouse.html"))
+    wanted = QueryResult(keyword="lighthouse", links=classify_links([page], ChromeFilter()))
+    assert (await stale.check(wanted)).passed
+    assert isinstance(stale.fetcher, Stale)
+    assert stale.fetcher.got == [URL]
+
+
+class Stale(SavedSite):
+    """A site whose first answer to a search is an empty page (a state it no longer knows)."""
+
+    async def submit(self, submission: Submission) -> FetchedPage:
+        if not self.posted:
+            self.posted.append(submission)
+            return FetchedPage(URL, URL, 200, "text/html", "<html><body>expired</body></html>")
+        return await super().submit(submission)
+
+
 def test_the_postback_pager_is_the_next_page_and_the_last_page_has_none() -> None:
     form = parse_forms(_page("home.html").body, URL)[1]
     first = page_from_fetched(_page("search-lighthouse.html"), form=form)
