@@ -16,10 +16,12 @@ Hernández et al.'s "Deep Web Access" module fills a form and retrieves the resp
    the other selects reset to their defaults;
 3. the form is submitted by its own means: its submit button (an image button sends ``x``/``y``
    as a browser does), a scripted control, or Enter in the query field — unless typing alone
-   shows the results: a form without a submit button that submits to its own page (a
-   search-as-you-type over a client-side index, as static sites have) is first tried by typing
-   the keyword as a user does; once that has shown results, every later keyword is typed into
-   the same live page, which is never submitted nor reloaded (a query costs no request);
+   shows the results: a form whose action is a script, or one without a submit button (a
+   button that clears the box is none) that submits to its own page — a search-as-you-type over
+   a client-side index, as static sites have — is first tried by typing the keyword as a user
+   does (:func:`may_search_as_typed`); once that has shown results, every later keyword is
+   typed into the same live page, which is never submitted nor reloaded, and its list is read
+   to its end by its "Load more" button or by scrolling;
 4. the filler waits for the results, whether they come by navigation or by script
    (:func:`~deepcrawl.browser.settle.settle`), then follows the result pages — next links, page
    numbers, "load more" buttons — up to ``settings.querying.max_result_pages``
@@ -36,6 +38,7 @@ look, against which every later page is judged (:mod:`deepcrawl.search.results`)
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import urlsplit
@@ -75,9 +78,12 @@ if TYPE_CHECKING:
     from deepcrawl.page.form import Form, FormField, SubmitControl
     from deepcrawl.settings import Settings
 
-__all__ = ["FormFiller"]
+__all__ = ["FormFiller", "may_search_as_typed"]
 
 _CLICKABLE = ("button", "input", "image", "js")
+#: Whole texts of a search box's buttons that empty it rather than submit it (a ``<button>`` in
+#: a form submits by default, whatever its script does).
+_CLEARING = re.compile(r"^(?:clear|reset|clear\s+search|[×✕✖x])$", re.IGNORECASE)
 #: Submit controls that are a form's own buttons (not a script's clickable element).
 _BUTTONS = frozenset({"button", "input", "image"})
 
@@ -335,17 +341,11 @@ class FormFiller(QueryBackend):
                 break
 
     def _may_type(self, live: Form) -> bool:
-        """Whether to try typing alone: a form with no submit button that submits to its own
-        page (or no form element at all: a box a script reads), where typing has not been shown
-        not to search. A submit button, or an action elsewhere, says the server answers the
-        search; what typing shows beside such a box is suggestions, not the results."""
+        """Whether to try typing alone: :func:`may_search_as_typed`, unless typing was shown to
+        search or not to."""
         if self.types_live is not None:
             return self.types_live
-        if any(control.kind in _BUTTONS for control in live.submits):
-            return False
-        own = urlsplit(live.action)._replace(query="", fragment="")
-        page = urlsplit(live.page_url)._replace(query="", fragment="")
-        return live.formless or own == page
+        return may_search_as_typed(live)
 
     async def _typed(
         self,
@@ -409,18 +409,26 @@ class FormFiller(QueryBackend):
         pages: list[ResultPage],
         more: Callable[[ResultPage, int], bool] | None,
     ) -> None:
-        """Read a typed result list that renders more as it is scrolled: scroll to its end,
-        read it again, while it grows, up to ``cap`` readings (no request: the list is live)."""
+        """Read a typed result list to its end: click its "Load more" control where it shows
+        one, else scroll to its end (a list that renders more as it is scrolled), and read it
+        again while it grows, up to ``cap`` readings. No navigation: the list is live, and
+        whatever its script fetches passes the pool's gate."""
         wait = min(self.settings.forms.typing_wait_s, self.settings.browser.page_timeout_s)
+        timeout = self.settings.browser.page_timeout_s * 1000
         while len(pages) < cap and (more is None or more(pages[-1], len(pages))):
             mark = traffic.mark()
             acted = await before_action(page, traffic)
-            if not await page.evaluate(script("deepcrawl.browser.js", "scroll.js")):
-                return
+            button = next((c for c in pages[-1].clickables if c.kind == "more"), None)
             try:
+                if button is not None:
+                    await page.locator(button.locator).first.click(
+                        timeout=timeout, no_wait_after=True
+                    )
+                elif not await page.evaluate(script("deepcrawl.browser.js", "scroll.js")):
+                    return
                 await settle(page, traffic, self.settings.browser, timeout_s=wait, after=acted)
-            except FetchTimeoutError:
-                return
+            except (FetchTimeoutError, PlaywrightError):
+                return  # keep the readings so far
             pages.append(await self._read(page, traffic, mark))
             pages[-1].scrolls = True
             if not brings_new_links(pages):
@@ -508,6 +516,23 @@ class FormFiller(QueryBackend):
         )
 
 
+def may_search_as_typed(form: Form) -> bool:
+    """Whether typing alone may show a form's results: no form element at all (a box a script
+    reads), a form whose action is a script (``javascript:``: submitting it reaches no server),
+    or a form with no submit button but one that clears the box, submitting to its own page.
+
+    A submit button, or an action elsewhere, says the server answers the search; what typing
+    shows beside such a box is suggestions, not the results.
+    """
+    if form.formless or urlsplit(form.action).scheme == "javascript":
+        return True
+    if any(c.kind in _BUTTONS and not _CLEARING.match(c.text.strip()) for c in form.submits):
+        return False
+    own = urlsplit(form.action)._replace(query="", fragment="")
+    page = urlsplit(form.page_url)._replace(query="", fragment="")
+    return own == page
+
+
 class _Submission(NamedTuple):
     """How one submission failed, and what data it asked for (its result pages are read into a
     list; what it cost the server, the pool's gate counted)."""
@@ -549,5 +574,9 @@ def _box(form: Form, name: str, value: str) -> FormField:
 def _controls(form: Form) -> list[SubmitControl]:
     """Submit controls to try, most specific first (real submit buttons before scripted ones)."""
     order = {kind: i for i, kind in enumerate(_CLICKABLE)}
-    usable = [c for c in form.submits if c.kind in order and c.locator]
+    usable = [
+        c
+        for c in form.submits
+        if c.kind in order and c.locator and not _CLEARING.match(c.text.strip())
+    ]
     return sorted(usable, key=lambda c: order[c.kind])

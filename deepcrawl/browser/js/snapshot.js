@@ -1,7 +1,7 @@
 // deepcrawl result-page snapshot: {title, blocks, controls}.
 // blocks: short visible texts (messages, headings, counts) in document order; controls: visible,
 // enabled clickable elements without a real href (buttons, role=button, javascript: links) with
-// a short text, as [cssPath, text].
+// a short text, as [cssPath, text]; inside a form only the buttons that do not submit it.
 () => {
   const collapse = (s) => (s || "").replace(/\s+/g, " ").trim();
   const shown = (el) => {
@@ -27,7 +27,10 @@
   if (body) {
     const sel = "button, input[type=button], input[type=submit], [role=button], a:not([href]), a[href^='javascript:'], [onclick]";
     for (const el of body.querySelectorAll(sel)) {
-      if (el.form || el.closest("form")) continue;
+      // a form's own buttons submit it (the result form's turns, read apart); a type=button
+      // button inside a form submits nothing: it is a script's control, as outside one
+      const scripted = el.localName === "button" ? el.type === "button" : el.localName === "input" && el.type === "button";
+      if ((el.form || el.closest("form")) && !scripted) continue;
       if (el.disabled || el.hidden || !shown(el)) continue;
       const text = collapse(el.localName === "input" ? el.value : el.textContent) ||
         collapse(el.getAttribute("aria-label") || el.getAttribute("title"));

@@ -78,6 +78,43 @@ SUBMITTED = """<html><body><a href="/">Home</a>
 </body></html>"""
 
 
+WIDGET = """<html><body><a href="/">Home</a>
+<form action="javascript:void(0);" role="search"><input class="box" placeholder="Search">
+<button class="clear">Clear</button><div id="drawer"></div></form>
+<script>
+const docs = %s;
+const box = document.querySelector('.box');
+let hits = [], shown = 0;
+async function render() {
+  const items = [];
+  for (const url of hits.slice(0, shown)) {  // one data file a result shown, as Pagefind's
+    const text = await (await fetch('/fragment' + url)).text();
+    items.push('<li><a href="' + url + '">' + text + '</a></li>');
+  }
+  const more = shown < hits.length
+    ? '<button type="button" class="more">Load more results</button>' : '';
+  document.getElementById('drawer').innerHTML = '<p>' + hits.length + ' results for '
+    + box.value + '</p><ol>' + items.join('') + '</ol>' + more;
+  const button = document.querySelector('.more');
+  if (button) button.addEventListener('click', () => { shown += 3; render(); });
+}
+box.addEventListener('input', () => {
+  const word = box.value.trim().toLowerCase();
+  hits = Object.keys(docs).filter(url => word && docs[url].split(' ').includes(word));
+  shown = 3;
+  setTimeout(render, 100);
+});
+document.querySelector('.clear').addEventListener('click', () => {
+  box.value = ''; hits = []; render();
+});
+</script></body></html>"""
+"""A search widget as static-site search libraries draw it: a form whose action is a script,
+a "Clear" button (a ``<button>`` without a type: a submit button to the browser), results
+rendered as one types, three at a time behind a "Load more results" button inside the form."""
+
+NOTES = {f"/notes/{i}/": f"lamp note {'even' if i % 2 == 0 else 'odd'}" for i in range(1, 8)}
+
+
 def _results(path: str) -> Reply:
     word = path.partition("q=")[2].lower()
     hits = [url for url, text in DOCS.items() if word and word in text.split()]
@@ -98,7 +135,9 @@ def site() -> Iterator[LocalSite]:
         "/classic/": Reply(SUBMITTED),
         "/suggest/": _suggesting,
         "/search": _results,
+        "/widget/": Reply(WIDGET % json.dumps(NOTES)),
     }
+    routes.update({f"/fragment{url}": Reply(text) for url, text in NOTES.items()})
     routes.update(
         {url: Reply(f"<html><body><p>{text}</p></body></html>") for url, text in DOCS.items()}
     )
@@ -163,3 +202,23 @@ async def test_suggestions_beside_a_submit_button_are_not_results(
         "/docs/garden-gate/",
     }
     assert site.requested("/suggest/?q=garden")
+
+
+async def test_a_widget_with_a_script_action_is_typed_into_and_read_to_its_end(
+    pool: BrowserPool, site: LocalSite
+) -> None:
+    form, verdict = await find_search_form(site.url + "/widget/", SETTINGS, pool)
+    filler = FormFiller(pool, form, verdict, SETTINGS)
+    result = await filler.query("lamp")
+    assert filler.types_live is True  # the Clear button is not a submission
+    assert {link.url.removeprefix(site.url) for link in result.result_links} == set(NOTES)
+    assert result.total_results == 7
+    assert result.pages == 3  # three, then "Load more results" twice
+    even = await filler.query("even")
+    assert {link.url.removeprefix(site.url) for link in even.result_links} == {
+        "/notes/2/",
+        "/notes/4/",
+        "/notes/6/",
+    }
+    assert even.pages == 1
+    assert not any(path.startswith("/notes/") for _, path in site.log)  # nothing opened
