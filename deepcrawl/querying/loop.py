@@ -34,6 +34,7 @@ from deepcrawl.querying.ledger import Ledger
 from deepcrawl.querying.paging import ListReader, keep_list, resume_url
 from deepcrawl.querying.runaway import runaway
 from deepcrawl.querying.schedule import apply_switch, empty_source, next_switch
+from deepcrawl.querying.size import size_estimate
 from deepcrawl.querying.stops import (
     BUDGETS,
     DEEPEN_AFTER,
@@ -556,20 +557,20 @@ class QueryLoop:
         self._refresh()
         self.verdict = verdict
         quiet = verdict.complete or verdict is self.runaway
-        self.figures.stop_reason = verdict.reason + ("" if quiet else gap(self.ledger))
+        gone = "" if quiet else gap(self.ledger, self.settings.querying)
+        self.figures.stop_reason = verdict.reason + gone
         logger.info("querying stops: %s", self.figures.stop_reason)
 
     def _refresh(self) -> None:
         figures, ledger = self.figures, self.ledger
         figures.queries = ledger.asked  # every stored query, as ``deepcrawl status`` counts
-        coverage = ledger.coverage()
+        reached = ledger.capture.reached
+        size = size_estimate(ledger, self.settings.querying)
         # the records the crawl holds: those the result lists showed and those it reached
         # otherwise (links, sitemaps, hubs), which no list's estimate counts
-        otherwise = max(0, len(ledger.records) - coverage.reached)
-        figures.records_reached = coverage.reached + otherwise
-        figures.records_estimated = (
-            None if coverage.estimated is None else coverage.estimated + otherwise
-        )
+        otherwise = max(0, len(ledger.records) - reached)
+        figures.records_reached = reached + otherwise
+        figures.records_estimated = None if size.value is None else size.value + otherwise
         reason = words_stop(ledger, self.words, self.settings)
         figures.stop_reason = str(reason) if reason is not None else None
 

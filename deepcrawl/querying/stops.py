@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from deepcrawl.keywords.estimate import chapman, lists_estimate
 from deepcrawl.keywords.outcome import StopReason
 from deepcrawl.querying.schedule import deferred, on_trial, spent
+from deepcrawl.querying.size import size_estimate
 from deepcrawl.querying.verdict import Verdict
 
 if TYPE_CHECKING:
@@ -204,18 +205,18 @@ def covered(ledger: Ledger, settings: Settings) -> Verdict | None:
     return Verdict("the coverage estimate says every record is reached", complete=True)
 
 
-def gap(ledger: Ledger) -> str:
-    """What a stop leaves behind by the estimate, and the word sources tried (for the stop
-    reason): empty while the estimate says nothing is missing."""
-    coverage = ledger.coverage()
-    if coverage.estimated is None or coverage.estimated - coverage.reached < 1:
+def gap(ledger: Ledger, settings: QuerySettings) -> str:
+    """What a stop leaves behind by the reported estimate (:func:`~deepcrawl.querying.size.
+    size_estimate`), and the word sources tried (for the stop reason): empty while the
+    estimate says nothing is missing."""
+    estimated, reached = size_estimate(ledger, settings).value, ledger.capture.reached
+    if estimated is None or estimated - reached < 1:
         return ""
     record = ledger.sources
     sources = ", ".join(f"{s} {record.used[s]} ({record.empty[s]} empty)" for s in record.used)
     return (
-        f"; the estimate says ~{round(coverage.estimated - coverage.reached)} of "
-        f"~{round(coverage.estimated)} records are missing (word sources tried: "
-        f"{sources or 'none'})"
+        f"; the estimate says ~{round(estimated - reached)} of ~{round(estimated)} records are "
+        f"missing (word sources tried: {sources or 'none'})"
     )
 
 

@@ -258,7 +258,7 @@ def test_the_stop_reason_reports_the_gap_the_estimate_sees_and_the_sources_tried
         word = loop.next_word()
         assert word is not None
         loop.record(word, {f"r{i}"})
-    reason = "saturated" + gap(loop.ledger)
+    reason = "saturated" + gap(loop.ledger, loop.settings.querying)
     assert reason.startswith("saturated; the estimate says ~15 of ~21 records are missing")
     assert reason.endswith("(word sources tried: user 2 (0 empty), frequent 4 (0 empty))")
 

@@ -172,9 +172,9 @@ def test_the_gap_names_what_the_estimate_misses_and_the_sources_tried() -> None:
     ledger = Ledger()
     for i in range(6):  # six rare records, each caught once: the estimate says more are missing
         ledger.record(f"w{i}", {f"r{i}"}, source=WordSource.USER if i < 2 else WordSource.FREQUENT)
-    assert gap(ledger) == (
+    assert gap(ledger, Settings().querying) == (
         "; the estimate says ~15 of ~21 records are missing "
         "(word sources tried: user 2 (0 empty), frequent 4 (0 empty))"
     )
     caught = _ledger({"a"}, {"a"})
-    assert gap(caught) == ""  # nothing missing by the estimate
+    assert gap(caught, Settings().querying) == ""  # nothing missing by the estimate

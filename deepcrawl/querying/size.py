@@ -1,0 +1,111 @@
+"""The database's size as the crawl reports it: the estimate its best evidence gives.
+
+The stop rules read the ledger's running capture–recapture estimate (Chao's, over every
+capture). What the crawl *reports* — ``records_estimated`` in ``stats.json``, the final line, the
+gap a stop names — is told from the best evidence the ledger holds, in this order:
+
+1. **Lists read to their end** (:func:`~deepcrawl.keywords.estimate.lists_estimate`): a whole
+   list holds every record matching its word, whatever order the search ranks them in — a
+   sample no ranking biases. Used where such lists hold ``querying.stop_complete_share`` of the
+   records known each (the words most records hold, which occur nearly independently),
+   ``querying.stop_complete_lists`` of them at least, ``querying.stop_complete_overlap``
+   records held again between them. A list that ended short of the total it reported is no
+   whole list: the search showed only its top.
+2. **A search that caps its lists** (Lu, "Ranking bias in deep web size estimation using
+   capture recapture method", Data & Knowledge Engineering 69(8), 2010): where lists end short
+   of the matches they report, the records shown are the top of each ranking, not a sample,
+   and the classic estimators fall short of the size; Lu finds the size close to the unranked
+   model's estimate (Schnabel's, over the records shown) times the *overflow rate*, the matches
+   the lists reported over the records they showed. Never below the largest total a list
+   reported: those records exist. (Lists the crawl chose to read no further are not capped:
+   it could have read on.)
+3. **Otherwise** the ledger's own estimate (``keywords.estimator``, Chao's by default).
+
+Each is floored at the records the captures reached; the records reached otherwise (links,
+sitemaps, hubs) are added by the caller.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from deepcrawl.keywords.estimate import lists_estimate
+
+if TYPE_CHECKING:
+    from deepcrawl.querying.ledger import Ledger
+    from deepcrawl.settings import QuerySettings
+
+__all__ = ["SizeEstimate", "capped_lists", "overflow_rate", "size_estimate"]
+
+#: A list reporting more than this many times the records it showed overflows (less: a total
+#: counting a few pages of other kinds, or records gone since).
+_OVERFLOWING = 1.05
+
+
+@dataclass(frozen=True, slots=True)
+class SizeEstimate:
+    """The database's size by one estimator.
+
+    Attributes:
+        value: the estimate (never below the records the captures reached), None while no
+            estimator has the evidence it needs.
+        method: which evidence it rests on: ``whole lists``, ``capped lists``, or the ledger's
+            estimator's name.
+    """
+
+    value: float | None
+    method: str
+
+
+def size_estimate(ledger: Ledger, settings: QuerySettings) -> SizeEstimate:
+    """The size of the database the ledger's queries sampled, by the best evidence it holds
+    (see the module docstring)."""
+    reached = ledger.capture.reached
+    capped = capped_lists(ledger)
+    whole = _whole_lists(ledger, settings, capped)
+    if whole is not None:
+        return SizeEstimate(max(whole, float(reached)), "whole lists")
+    rate = overflow_rate(ledger)
+    unranked = ledger.capture.value("schnabel")
+    if capped and rate is not None and rate >= _OVERFLOWING and unranked is not None:
+        value = max(unranked * rate, float(ledger.largest_total), float(reached))
+        return SizeEstimate(value, "capped lists")
+    coverage = ledger.coverage()
+    return SizeEstimate(coverage.estimated, coverage.method)
+
+
+def capped_lists(ledger: Ledger) -> set[str]:
+    """The (case-folded) words whose list ended short of the total it reported: the search
+    shows the top of such a list only."""
+    return {
+        key
+        for key, read in ledger.lists.items()
+        if read.complete and read.total > _OVERFLOWING * read.shown
+    }
+
+
+def overflow_rate(ledger: Ledger) -> float | None:
+    """The matches the lists reported over the records they showed (Lu's overflow rate), over
+    the lists with a total; None where none has one."""
+    matched = sum(max(read.total, read.shown) for read in ledger.lists.values() if read.shown)
+    shown = sum(read.shown for read in ledger.lists.values())
+    return matched / shown if shown else None
+
+
+def _whole_lists(ledger: Ledger, settings: QuerySettings, capped: set[str]) -> float | None:
+    """The estimate from the lists read to their end that hold enough of the records known, or
+    None where they are too few or overlap too little to say."""
+    least = settings.stop_complete_share * len(ledger.records)
+    large = [
+        ids
+        for key, ids in ledger.complete.items()
+        if ids and len(ids) >= least and key not in capped
+    ]
+    if len(large) < max(2, settings.stop_complete_lists):
+        return None
+    found = lists_estimate(large)
+    if found is None:
+        return None
+    estimate, recaptured = found
+    return estimate if recaptured >= settings.stop_complete_overlap else None

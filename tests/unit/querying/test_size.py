@@ -1,0 +1,69 @@
+"""The size the crawl reports: whole lists first, a capped search corrected (Lu 2010), else the
+ledger's estimator."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from deepcrawl.querying.ledger import Ledger, ListRead
+from deepcrawl.querying.size import capped_lists, overflow_rate, size_estimate
+from deepcrawl.settings import QuerySettings
+
+
+def _list(ledger: Ledger, word: str, shown: set[str], total: int, *, ended: bool) -> None:
+    """What the query loop writes for a list with a total: the query, and what was read."""
+    ledger.record(word, shown, total_results=total)
+    ledger.lists[word] = ListRead(word, total, 10, -(-len(shown) // 10), len(shown), set(), ended)
+    if ended:
+        ledger.complete[word] = frozenset(shown)
+
+
+def test_two_whole_lists_give_their_own_estimate_whatever_the_other_captures_say() -> None:
+    ledger = Ledger()
+    records = [f"r{i}" for i in range(240)]
+    _list(ledger, "the", set(records[:218]), 218, ended=True)
+    _list(ledger, "a", set(records[:208] + records[218:238]), 228, ended=True)
+    for i in range(20):  # rare words, each catching one record once: Chao's estimate swells
+        ledger.record(f"rare{i}", {records[200 + i]})
+    size = size_estimate(ledger, QuerySettings())
+    assert size.method == "whole lists"
+    assert size.value == pytest.approx(239, abs=1)
+
+
+def test_too_few_whole_lists_fall_back_on_the_ledgers_estimator() -> None:
+    ledger = Ledger()
+    _list(ledger, "the", {f"r{i}" for i in range(100)}, 100, ended=True)
+    ledger.record("rare", {"r1", "x"})
+    size = size_estimate(ledger, QuerySettings())
+    assert size.method == "chao1"
+    assert size.value == ledger.coverage().estimated
+
+
+def test_a_search_showing_the_top_of_each_list_is_corrected_by_its_overflow_rate() -> None:
+    # 1,000 records in a fixed ranking; every word matches about a quarter of them, and the
+    # search shows the 50 best ranked of its matches: the same few hundred records every time
+    rng = random.Random(1)
+    rank = list(range(1000))
+    rng.shuffle(rank)
+    ledger = Ledger()
+    for q in range(40):
+        share = rng.uniform(0.2, 0.3)
+        matched = [r for r in range(1000) if rng.random() < share]
+        top = {f"r{r}" for r in sorted(matched, key=lambda r: rank[r])[:50]}
+        _list(ledger, f"w{q}", top, len(matched), ended=True)
+    assert capped_lists(ledger) == set(ledger.lists)
+    assert overflow_rate(ledger) == pytest.approx(5.0, rel=0.1)
+    size = size_estimate(ledger, QuerySettings())
+    assert size.method == "capped lists"
+    assert size.value == pytest.approx(1000, rel=0.25)
+    assert (ledger.coverage().estimated or 0) < 500  # uncorrected, far short
+
+
+def test_lists_the_crawl_stopped_reading_are_not_capped() -> None:
+    ledger = Ledger()
+    _list(ledger, "one", {f"r{i}" for i in range(20)}, 300, ended=False)
+    _list(ledger, "two", {f"r{i}" for i in range(10, 30)}, 300, ended=False)
+    assert capped_lists(ledger) == set()
+    assert size_estimate(ledger, QuerySettings()).method == "chao1"
