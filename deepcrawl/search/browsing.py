@@ -56,6 +56,8 @@ async def snapshot(
             controls.append(Clickable(locator, text, "more"))
         elif NEXT_TEXT.match(text):
             controls.append(Clickable(locator, text, "next"))
+        elif text.isdigit():
+            controls.append(Clickable(locator, text, "number"))
     url = strip_fragment(page.url)
     turns = []
     if form is not None and not form.formless:

@@ -19,9 +19,9 @@ Hernández et al.'s "Deep Web Access" module fills a form and retrieves the resp
    shows the results: a form whose action is a script, or one without a submit button (a
    button that clears the box is none) that submits to its own page — a search-as-you-type over
    a client-side index, as static sites have — is first tried by typing the keyword as a user
-   does (:func:`may_search_as_typed`); once that has shown results, every later keyword is
-   typed into the same live page, which is never submitted nor reloaded, and its list is read
-   to its end by its "Load more" button or by scrolling;
+   does (:func:`~deepcrawl.search.controls.may_search_as_typed`); once that has shown results,
+   every later keyword is typed into the same live page, which is never submitted nor
+   reloaded, and its list is read to its end by its "Load more" button or by scrolling;
 4. the filler waits for the results, whether they come by navigation or by script
    (:func:`~deepcrawl.browser.settle.settle`), then follows the result pages — next links, page
    numbers, "load more" buttons — up to ``settings.querying.max_result_pages``
@@ -38,10 +38,8 @@ look, against which every later page is judged (:mod:`deepcrawl.search.results`)
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 from typing import TYPE_CHECKING, NamedTuple
-from urllib.parse import urlsplit
 
 from playwright.async_api import Error as PlaywrightError
 
@@ -60,11 +58,18 @@ from deepcrawl.forms.safety import ensure_submittable
 from deepcrawl.safety import SafetyRule
 from deepcrawl.search.backend import QueryBackend
 from deepcrawl.search.browsing import snapshot
+from deepcrawl.search.controls import checkbox_of, may_search_as_typed, radio_of, submit_controls
 from deepcrawl.search.form_page import FormPage
-from deepcrawl.search.judge import MIN_NEW_LINKS, Judge
+from deepcrawl.search.judge import MIN_NEW_LINKS, Judge, classify_links
 from deepcrawl.search.page_size import page_size_choice
 from deepcrawl.search.pagination import brings_new_links, next_page
-from deepcrawl.search.results import ChromeFilter, Outcome, QueryResult, ResultPage
+from deepcrawl.search.results import (
+    ChromeFilter,
+    Outcome,
+    QueryResult,
+    ResultPage,
+    total_results,
+)
 from deepcrawl.search.template import carries
 
 if TYPE_CHECKING:
@@ -75,17 +80,10 @@ if TYPE_CHECKING:
     from deepcrawl.browser.lease import PageLease
     from deepcrawl.browser.pool import BrowserPool
     from deepcrawl.forms.critic import CriticVerdict
-    from deepcrawl.page.form import Form, FormField, SubmitControl
+    from deepcrawl.page.form import Form, FormField
     from deepcrawl.settings import Settings
 
-__all__ = ["FormFiller", "may_search_as_typed"]
-
-_CLICKABLE = ("button", "input", "image", "js")
-#: Whole texts of a search box's buttons that empty it rather than submit it (a ``<button>`` in
-#: a form submits by default, whatever its script does).
-_CLEARING = re.compile(r"^(?:clear|reset|clear\s+search|[×✕✖x])$", re.IGNORECASE)
-#: Submit controls that are a form's own buttons (not a script's clickable element).
-_BUTTONS = frozenset({"button", "input", "image"})
+__all__ = ["FormFiller"]
 
 
 class FormFiller(QueryBackend):
@@ -318,6 +316,8 @@ class FormFiller(QueryBackend):
                 break
             turn = next_page(pages[-1], len(pages), visited)
             if turn is None:
+                if _reports_more(pages, self.judge):  # no pager: a list that grows as scrolled?
+                    await self._scroll_on(page, traffic, cap, pages, more)
                 break
             mark = traffic.mark()
             try:
@@ -467,7 +467,7 @@ class FormFiller(QueryBackend):
                     raise FormError(f"the select {field.name!r} has no option {wanted!r}")
                 await page.locator(field.locator).first.select_option(wanted, timeout=timeout)
         for name, value in values.items():
-            radio = _radio(live, name, value)
+            radio = radio_of(live, name, value)
             if radio is not None:
                 await page.locator(radio.locator).first.check(timeout=timeout)
                 continue
@@ -479,7 +479,9 @@ class FormFiller(QueryBackend):
             if target.tag == "textarea" or target.type in TEXT_INPUT_TYPES:
                 await page.locator(target.locator).first.fill(value, timeout=timeout)
             elif target.type == "checkbox":
-                await page.locator(_box(live, name, value).locator).first.check(timeout=timeout)
+                await page.locator(checkbox_of(live, name, value).locator).first.check(
+                    timeout=timeout
+                )
 
     def _query_input(self, live: Form) -> FormField | None:
         """The live query field: by the name the critic gave, else (a field without a name,
@@ -494,7 +496,7 @@ class FormFiller(QueryBackend):
     async def _submit(self, page: Page, live: Form) -> None:
         timeout = self.settings.browser.page_timeout_s * 1000
         query = self._query_input(live)
-        for control in _controls(live):
+        for control in submit_controls(live):
             try:
                 await page.locator(control.locator).first.click(
                     timeout=min(timeout, 3000), no_wait_after=True
@@ -516,21 +518,13 @@ class FormFiller(QueryBackend):
         )
 
 
-def may_search_as_typed(form: Form) -> bool:
-    """Whether typing alone may show a form's results: no form element at all (a box a script
-    reads), a form whose action is a script (``javascript:``: submitting it reaches no server),
-    or a form with no submit button but one that clears the box, submitting to its own page.
-
-    A submit button, or an action elsewhere, says the server answers the search; what typing
-    shows beside such a box is suggestions, not the results.
-    """
-    if form.formless or urlsplit(form.action).scheme == "javascript":
-        return True
-    if any(c.kind in _BUTTONS and not _CLEARING.match(c.text.strip()) for c in form.submits):
+def _reports_more(pages: list[ResultPage], judge: Judge) -> bool:
+    """Whether a query's first page reports more results than its pages show as results."""
+    total = total_results(pages[0])
+    if total is None:
         return False
-    own = urlsplit(form.action)._replace(query="", fragment="")
-    page = urlsplit(form.page_url)._replace(query="", fragment="")
-    return own == page
+    shown = sum(link.role == "result" for link in classify_links(pages, judge.chrome))
+    return 0 < shown < total
 
 
 class _Submission(NamedTuple):
@@ -552,31 +546,3 @@ class _BeforeTyping(NamedTuple):
     """The traffic mark (:meth:`Traffic.mark`)."""
     acted: ActionMark
     """The :func:`~deepcrawl.browser.settle.before_action` mark."""
-
-
-def _radio(form: Form, name: str, value: str) -> FormField | None:
-    return next(
-        (f for f in form.fields if f.type == "radio" and f.name == name and f.value == value), None
-    )
-
-
-def _box(form: Form, name: str, value: str) -> FormField:
-    """The checkbox called ``name`` with ``value`` (checked by the caller)."""
-    box = next(
-        (f for f in form.fields if f.type == "checkbox" and f.name == name and f.value == value),
-        None,
-    )
-    if box is None:
-        raise FormError(f"the checkbox {name!r} has no value {value!r} any more")
-    return box
-
-
-def _controls(form: Form) -> list[SubmitControl]:
-    """Submit controls to try, most specific first (real submit buttons before scripted ones)."""
-    order = {kind: i for i, kind in enumerate(_CLICKABLE)}
-    usable = [
-        c
-        for c in form.submits
-        if c.kind in order and c.locator and not _CLEARING.match(c.text.strip())
-    ]
-    return sorted(usable, key=lambda c: order[c.kind])

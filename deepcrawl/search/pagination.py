@@ -13,8 +13,9 @@ alone, so the browser and the plain-HTTP path share the rules:
 3. *form turns*: the result form's own submit buttons, and links whose script fills its hidden
    fields and submits it (:mod:`deepcrawl.page.form_turns`): "Next", or the number after the
    current page's — replayed without the browser where the form's submission can be;
-4. *scripted controls*: a "Load more" / "Show more" button that appends results, or a "Next"
-   button without an ``href`` (browser only).
+4. *scripted controls*: a "Load more" / "Show more" button that appends results, a "Next"
+   button without an ``href``, or the numbered button after the current page's, where a
+   script fetches the page it names (browser only).
 
 :func:`pager_urls` names the links that belong to the pager, so they are not taken for results;
 :func:`brings_new_links` is where paging stops whatever the pager offers: a page that shows no
@@ -180,6 +181,9 @@ def next_page(page: ResultPage, number: int, visited: Collection[str]) -> PageTu
     for control in page.clickables:
         if control.kind == "next":
             return PageTurn("click", locator=control.locator, text=control.text, how="button")
+    for control in page.clickables:
+        if control.kind == "number" and control.text == wanted:
+            return PageTurn("click", locator=control.locator, text=wanted, how="number button")
     return None
 
 

@@ -111,13 +111,14 @@ class Clickable:
     Attributes:
         locator: a CSS selector that finds it.
         text: its visible text.
-        kind: ``more`` (appends results: "Load more") or ``next`` (replaces them: a "Next" button
-            without an ``href``).
+        kind: ``more`` (appends results: "Load more"), ``next`` (replaces them: a "Next" button
+            without an ``href``) or ``number`` (a numbered button of a pager that fetches the
+            page it names by script).
     """
 
     locator: str
     text: str
-    kind: Literal["more", "next"]
+    kind: Literal["more", "next", "number"]
 
 
 @dataclass(slots=True)

@@ -8,7 +8,7 @@ import pytest
 
 from deepcrawl.page.form import Form
 from deepcrawl.page.static_forms import parse_forms
-from deepcrawl.search.filler import may_search_as_typed
+from deepcrawl.search.controls import may_search_as_typed
 
 DATA = Path(__file__).parents[2] / "data" / "real"
 
