@@ -8,9 +8,10 @@ gap a stop names — is told from the best evidence the ledger holds, in this or
    list holds every record matching its word, whatever order the search ranks them in — a
    sample no ranking biases. Used where such lists hold ``querying.stop_complete_share`` of the
    records known each (the words most records hold, which occur nearly independently),
-   ``querying.stop_complete_lists`` of them at least, ``querying.stop_complete_overlap``
-   records held again between them. A list that ended short of the total it reported is no
-   whole list: the search showed only its top.
+   ``querying.stop_complete_lists`` of them at least (or one, against the records the crawl
+   learnt otherwise), ``querying.stop_complete_overlap`` records held again between them —
+   the evidence the stop of the lists read to their end rests on. A list that ended short of
+   the total it reported is no whole list: the search showed only its top.
 2. **A search that caps its lists** (Lu, "Ranking bias in deep web size estimation using
    capture recapture method", Data & Knowledge Engineering 69(8), 2010): where lists end short
    of the matches they report, the records shown are the top of each ranking, not a sample,
@@ -30,13 +31,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from deepcrawl.keywords.estimate import lists_estimate
+from deepcrawl.keywords.estimate import chapman, lists_estimate
 
 if TYPE_CHECKING:
+    from collections.abc import Collection, Sequence
+
     from deepcrawl.querying.ledger import Ledger
     from deepcrawl.settings import QuerySettings
 
-__all__ = ["SizeEstimate", "capped_lists", "overflow_rate", "size_estimate"]
+__all__ = [
+    "SizeEstimate",
+    "capped_lists",
+    "overflow_rate",
+    "size_estimate",
+    "whole_lists_estimate",
+]
 
 #: A list reporting more than this many times the records it showed overflows (less: a total
 #: counting a few pages of other kinds, or records gone since).
@@ -93,19 +102,57 @@ def overflow_rate(ledger: Ledger) -> float | None:
     return matched / shown if shown else None
 
 
-def _whole_lists(ledger: Ledger, settings: QuerySettings, capped: set[str]) -> float | None:
-    """The estimate from the lists read to their end that hold enough of the records known, or
-    None where they are too few or overlap too little to say."""
-    least = settings.stop_complete_share * len(ledger.records)
-    large = [
-        ids
-        for key, ids in ledger.complete.items()
-        if ids and len(ids) >= least and key not in capped
-    ]
-    if len(large) < max(2, settings.stop_complete_lists):
+def whole_lists_estimate(
+    lists: Sequence[Collection[str]],
+    known: int,
+    settings: QuerySettings,
+    *,
+    first_shown: Sequence[int] = (),
+) -> tuple[float, int] | None:
+    """The database's size by the result lists read to their end, and its recaptures.
+
+    Args:
+        lists: the records of each list read to its end, oldest first.
+        known: the records the crawl knows (by queries and links).
+        settings: ``stop_complete_share``, ``stop_complete_lists``, ``stop_complete_overlap``.
+        first_shown: per list, the records new to the crawl when it showed them (negative:
+            unknown, a list read in parts). Where one list alone is large, the records the
+            crawl learnt otherwise (other words, links, hub pages) are the second capture: a
+            list of the words every record holds (the records' frame) holds all of them, and
+            Chapman's estimate is the list.
+
+    Returns:
+        (the estimate, its recaptures) from the lists holding ``stop_complete_share`` of the
+        records known, ``stop_complete_lists`` of them at least (or one, and the records learnt
+        otherwise) with ``stop_complete_overlap`` records held again; else None.
+    """
+    if known <= 0:
         return None
-    found = lists_estimate(large)
+    least = settings.stop_complete_share * known
+    large = [i for i, ids in enumerate(lists) if len(ids) >= least]
+    found: tuple[float, int] | None = None
+    if len(large) >= max(2, settings.stop_complete_lists):
+        found = lists_estimate([lists[i] for i in large])
+    elif len(large) == 1 and large[0] < len(first_shown) and first_shown[large[0]] >= 0:
+        held, fresh = len(lists[large[0]]), first_shown[large[0]]
+        recaptured = held - fresh  # of the list, the records the crawl had learnt otherwise
+        found = chapman(held, known - fresh, recaptured), recaptured
     if found is None:
         return None
     estimate, recaptured = found
-    return estimate if recaptured >= settings.stop_complete_overlap else None
+    if recaptured < settings.stop_complete_overlap or estimate <= 0:
+        return None
+    return found
+
+
+def _whole_lists(ledger: Ledger, settings: QuerySettings, capped: set[str]) -> float | None:
+    """:func:`whole_lists_estimate` over the ledger's lists read to their end, less the capped
+    ones (None where it has none)."""
+    words = [word for word in ledger.complete if word not in capped]
+    found = whole_lists_estimate(
+        [ledger.complete[word] for word in words],
+        len(ledger.records),
+        settings,
+        first_shown=[ledger.first_shown.get(word, -1) for word in words],
+    )
+    return None if found is None else found[0]

@@ -25,10 +25,9 @@ import logging
 import math
 from typing import TYPE_CHECKING
 
-from deepcrawl.keywords.estimate import chapman, lists_estimate
 from deepcrawl.keywords.outcome import StopReason
 from deepcrawl.querying.schedule import deferred, on_trial, spent
-from deepcrawl.querying.size import size_estimate
+from deepcrawl.querying.size import size_estimate, whole_lists_estimate
 from deepcrawl.querying.verdict import Verdict
 
 if TYPE_CHECKING:
@@ -275,20 +274,10 @@ def lists_complete_out(
         again; else None.
     """
     coverage = settings.stop_complete_coverage
-    if coverage >= 1.0 or known <= 0:
+    if coverage >= 1.0:
         return None
-    least = settings.stop_complete_share * known
-    large = [i for i, ids in enumerate(lists) if len(ids) >= least]
-    found: tuple[float, int] | None = None
-    if len(large) >= max(2, settings.stop_complete_lists):
-        found = lists_estimate([lists[i] for i in large])
-    elif len(large) == 1 and large[0] < len(first_shown) and first_shown[large[0]] >= 0:
-        held, fresh = len(lists[large[0]]), first_shown[large[0]]
-        recaptured = held - fresh  # of the list, the records the crawl had learnt otherwise
-        found = chapman(held, known - fresh, recaptured), recaptured
+    found = whole_lists_estimate(lists, known, settings, first_shown=first_shown)
     if found is None:
         return None
-    estimate, recaptured = found
-    if recaptured < settings.stop_complete_overlap or estimate <= 0:
-        return None
+    estimate, _ = found
     return found if coverage * estimate <= known <= estimate / coverage else None
