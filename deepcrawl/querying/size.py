@@ -47,6 +47,8 @@ __all__ = [
     "whole_lists_estimate",
 ]
 
+#: Lists ending at one count short of their totals that show a search caps its lists.
+_CAPPED_LISTS = 2
 #: A list reporting more than this many times the records it showed overflows (less: a total
 #: counting a few pages of other kinds, or records gone since).
 _OVERFLOWING = 1.05
@@ -85,13 +87,21 @@ def size_estimate(ledger: Ledger, settings: QuerySettings) -> SizeEstimate:
 
 
 def capped_lists(ledger: Ledger) -> set[str]:
-    """The (case-folded) words whose list ended short of the total it reported: the search
-    shows the top of such a list only."""
-    return {
-        key
+    """The (case-folded) words whose list the search cut at its cap: lists that ended short of
+    the total they reported, all at the same number of records — the most any list showed —
+    and two of them at least. A list ending short of its total at a count of its own is not
+    capped: its total counts what the list does not show (sections of a page, other kinds of
+    content, records gone since)."""
+    short = {
+        key: read.shown
         for key, read in ledger.lists.items()
         if read.complete and read.total > _OVERFLOWING * read.shown
     }
+    if len(short) < _CAPPED_LISTS:
+        return set()
+    cap = max(read.shown for read in ledger.lists.values())
+    capped = {key for key, shown in short.items() if shown == cap}
+    return capped if len(capped) >= _CAPPED_LISTS else set()
 
 
 def overflow_rate(ledger: Ledger) -> float | None:

@@ -61,6 +61,16 @@ def test_a_search_showing_the_top_of_each_list_is_corrected_by_its_overflow_rate
     assert (ledger.coverage().estimated or 0) < 500  # uncorrected, far short
 
 
+def test_lists_ending_short_of_their_totals_each_at_its_own_count_are_not_capped() -> None:
+    # totals that count what the lists do not show (a page's sections, other kinds)
+    ledger = Ledger()
+    _list(ledger, "one", {f"r{i}" for i in range(20)}, 60, ended=True)
+    _list(ledger, "two", {f"r{i}" for i in range(10, 41)}, 90, ended=True)
+    _list(ledger, "six", {f"r{i}" for i in range(5, 30)}, 70, ended=True)
+    assert capped_lists(ledger) == set()
+    assert size_estimate(ledger, QuerySettings()).method == "chao1"
+
+
 def test_lists_the_crawl_stopped_reading_are_not_capped() -> None:
     ledger = Ledger()
     _list(ledger, "one", {f"r{i}" for i in range(20)}, 300, ended=False)
