@@ -61,8 +61,6 @@ class Baseline:
 def classify_links(pages: list[ResultPage], chrome: ChromeFilter) -> list[ResultLink]:
     """Every link of ``pages`` once (first page that showed it, first non-empty text), with its
     role: ``pager`` (pager links, and the URLs fetched as result pages), ``chrome``, ``result``.
-    A URL shown both in the chrome and among the results (a record the home page's "latest"
-    list links too) is a result, where the results show it.
     """
     fetched = {url for page in pages for url in (page.url, page.fetched_url)}
     found: dict[str, ResultLink] = {}
@@ -73,13 +71,9 @@ def classify_links(pages: list[ResultPage], chrome: ChromeFilter) -> list[Result
                 "pager" if link.url in pager else "chrome" if chrome.is_chrome(link) else "result"
             )
             known = found.get(link.url)
-            if known is None or (known.role == "chrome" and role == "result"):
+            if known is None:
                 found[link.url] = ResultLink(
-                    url=link.url,
-                    text=link.text or (known.text if known else ""),
-                    dom_path=link.dom_path,
-                    page=number,
-                    role=role,
+                    url=link.url, text=link.text, dom_path=link.dom_path, page=number, role=role
                 )
             elif not known.text and link.text:
                 found[link.url] = known.model_copy(update={"text": link.text})

@@ -145,15 +145,6 @@ def test_classify_links_roles_and_first_page() -> None:
     assert len(links) == 4
 
 
-def test_a_record_the_chrome_links_too_is_a_result_where_the_results_show_it() -> None:
-    latest = Link(record(1).url, "tea item 1", dom_path="html/body/aside/ul/li[1]/a")
-    chrome = ChromeFilter()
-    chrome.learn_baseline([HOME, latest])  # the home page's "latest" list, beside the form
-    shown = page(f"{BASE}/?q=tea", HOME, latest, record(1), record(2))
-    roles = {link.url: link.role for link in classify_links([shown], chrome)}
-    assert roles == {HOME.url: "chrome", record(1).url: "result", record(2).url: "result"}
-
-
 def test_judge_outcomes_against_an_empty_baseline() -> None:
     judge = Judge()
     nonsense = page(f"{BASE}/search?q=xq", HOME, ABOUT, blocks=("No results for xq",))
