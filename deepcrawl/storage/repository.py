@@ -10,29 +10,31 @@ are written to ``settings.storage.bodies_dir`` under their SHA-256, so that iden
 stored once. On PostgreSQL every body is kept in the database whatever its size: workers on other
 machines store pages the ``deepcrawl crawl`` process delivers, and a file in one machine's folder
 could not be read on another (``bytea`` holds up to 1 GB; TOAST compresses large bodies).
+
+:class:`Repository` is the one door; the statements live behind it in private modules by role,
+functions that take an open session: ``_sites`` (sites, forms, queries), ``_pages`` (pages, their
+bodies and exchanges), ``_links`` (links and the links of result pages), ``_prototypes``
+(prototypes and labels) and ``_files`` (body files and thumbnails). The repository opens each
+session inside the storage guard, so that every method stays one transaction and every database
+error leaves as :class:`~deepcrawl.errors.StorageError`.
 """
 
 from __future__ import annotations
 
-import hashlib
 from typing import TYPE_CHECKING, Any, Self
-from urllib.parse import urlsplit
 
-from pydantic import ValidationError
-from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, col, func, select
+from sqlmodel import Session
 
-from deepcrawl.errors import ConfigError, StorageError
+from deepcrawl.errors import ConfigError
 from deepcrawl.settings import StorageSettings
+from deepcrawl.storage import _files, _links, _pages, _prototypes, _sites
 from deepcrawl.storage import tables as t
 from deepcrawl.storage.content import StoredContent, body_of
 from deepcrawl.storage.engine import open_engine, safe_url
-from deepcrawl.storage.exchanges import exchange_of, exchange_row, payload_of
 from deepcrawl.storage.guard import StorageGuard
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
-    from pathlib import Path
     from types import TracebackType
 
     from sqlalchemy.engine import Engine
@@ -41,9 +43,6 @@ if TYPE_CHECKING:
     from deepcrawl.page.form import Form as FormModel
 
 __all__ = ["Repository", "StoredContent"]
-
-#: Pages read per batch when a site's pages are listed.
-_BATCH = 500
 
 
 class Repository:
@@ -99,21 +98,15 @@ class Repository:
     def _session(self) -> Session:
         return Session(self.engine, expire_on_commit=False)
 
+    def _guard(self, operation: str) -> StorageGuard:
+        return StorageGuard.of(self.engine, operation)
+
     # --- sites ---------------------------------------------------------------------------------
 
     def site(self, start_url: str) -> t.SiteRead:
         """The site crawled from ``start_url``, created on first use."""
         with self._guard("read or create site"), self._session() as s:
-            row = s.exec(select(t.Site).where(t.Site.start_url == start_url)).first()
-            if row is None:
-                row = t.Site(start_url=start_url, host=urlsplit(start_url).hostname or "")
-                s.add(row)
-                try:
-                    s.commit()
-                except IntegrityError:  # created meanwhile by another worker
-                    s.rollback()
-                    row = s.exec(select(t.Site).where(t.Site.start_url == start_url)).one()
-            return t.SiteRead.model_validate(row)
+            return _sites.site(s, start_url)
 
     def sites(self) -> list[t.SiteRead]:
         """Every readable site in the database, oldest first.
@@ -123,14 +116,8 @@ class Repository:
         that one bad row does not hide the others.
         """
         with self._guard("list sites"), self._session() as s:
-            rows = s.exec(select(t.Site).order_by(col(t.Site.id))).all()
-        good, self._bad_sites = [], []
-        for row in rows:
-            try:
-                good.append(t.SiteRead.model_validate(row))
-            except ValidationError as exc:
-                problem = "; ".join(f"{e['loc'][0]}: {e['msg']}" for e in exc.errors())
-                self._bad_sites.append((row.id or 0, problem))
+            rows = _sites.site_rows(s)
+        good, self._bad_sites = _sites.readable_sites(rows)
         return good
 
     def bad_sites(self) -> list[tuple[int, str]]:
@@ -139,26 +126,9 @@ class Repository:
 
     def site_summaries(self) -> list[t.SiteSummary]:
         """Every site with counts of what is stored for it (one query per table)."""
-        counts: dict[str, dict[int, int]] = {}
         with self._guard("summarise sites"), self._session() as s:
-            for name, model, extra in (
-                ("forms", t.Form, None),
-                ("queries", t.Query, None),
-                ("pages", t.Page, None),
-                ("failed", t.Page, col(t.Page.error).is_not(None)),
-                ("prototypes", t.Prototype, None),
-            ):
-                site_col = col(model.site_id)
-                stmt = select(site_col, func.count()).group_by(site_col)
-                if extra is not None:
-                    stmt = stmt.where(extra)
-                counts[name] = dict(s.exec(stmt).all())
-        return [
-            t.SiteSummary.model_validate(
-                {**site.model_dump(), **{name: c.get(site.id, 0) for name, c in counts.items()}}
-            )
-            for site in self.sites()
-        ]
+            counts = _sites.site_counts(s)
+        return _sites.summaries(self.sites(), counts)
 
     def find_site(self, ref: str) -> t.SiteRead:
         """The site named by ``ref``: its id, start URL, or host.
@@ -173,7 +143,7 @@ class Repository:
         names = ", ".join(f"{s.id} ({s.start_url})" for s in known) or "none yet"
         raise ConfigError(f"no site {ref!r} in {safe_url(str(self.engine.url))}; known: {names}")
 
-    # --- forms ---------------------------------------------------------------------------------
+    # --- forms and queries ---------------------------------------------------------------------
 
     def save_form(self, site_id: int, form: FormModel, **verdict: Any) -> t.FormRead:
         """Store a discovered form (replacing an earlier record of the same form on the page).
@@ -181,57 +151,27 @@ class Repository:
         ``verdict`` may set the critic's fields: ``form_type``, ``searchable``, ``score``,
         ``query_field``.
         """
-        values = {
-            "page_url": form.page_url,
-            "action": form.action,
-            "method": form.method,
-            "locator": form.locator,
-            "model": form.model_dump(mode="json"),
-            **verdict,
-        }
         with self._guard("save form"), self._session() as s:
-            row = s.exec(
-                select(t.Form).where(
-                    t.Form.site_id == site_id,
-                    t.Form.page_url == form.page_url,
-                    t.Form.locator == form.locator,
-                )
-            ).first()
-            if row is None:
-                row = t.Form(site_id=site_id, **values)
-            else:
-                row.sqlmodel_update(values)
-            s.add(row)
-            s.commit()
-            return t.FormRead.model_validate(row)
+            return _sites.save_form(s, site_id, form, verdict)
 
     def forms(self, site_id: int) -> list[t.FormRead]:
         """The site's forms in discovery order."""
         with self._guard("list forms"), self._session() as s:
-            rows = s.exec(select(t.Form).where(t.Form.site_id == site_id).order_by(col(t.Form.id)))
-            return [t.FormRead.model_validate(r) for r in rows.all()]
-
-    # --- queries -------------------------------------------------------------------------------
+            return _sites.forms(s, site_id)
 
     def add_query(
         self, site_id: int, query: t.QueryBase, *, form_id: int | None = None
     ) -> t.QueryRead:
         """Record one submitted query and what it returned."""
         with self._guard("record query"), self._session() as s:
-            row = t.Query.model_validate(query, update={"site_id": site_id, "form_id": form_id})
-            s.add(row)
-            s.commit()
-            return t.QueryRead.model_validate(row)
+            return _sites.add_query(s, site_id, query, form_id)
 
     def queries(self, site_id: int) -> list[t.QueryRead]:
         """The site's queries in submission order."""
         with self._guard("list queries"), self._session() as s:
-            rows = s.exec(
-                select(t.Query).where(t.Query.site_id == site_id).order_by(col(t.Query.id))
-            )
-            return [t.QueryRead.model_validate(r) for r in rows.all()]
+            return _sites.queries(s, site_id)
 
-    # --- pages and links -----------------------------------------------------------------------
+    # --- pages ---------------------------------------------------------------------------------
 
     def save_page(
         self,
@@ -255,56 +195,22 @@ class Repository:
         Raises:
             StorageError: the page is already stored under that URL, or the write failed.
         """
-        raw = page.body.encode("utf-8", errors="surrogateescape")
-        digest = hashlib.sha256(raw).hexdigest()
-        inline = self._inline_all or len(raw) <= self.settings.bodies_inline_max
-        body_path = None if inline else self._write_body(digest, raw)
-        row = t.Page(
-            site_id=site_id,
-            url=url or page.url,
-            final_url=page.final_url,
-            status=page.status,
-            content_type=page.content_type,
-            sha256=digest,
-            size=len(raw),
-            body=raw if inline else None,
-            body_path=body_path,
-            via=page.via,
-            fetched_at=page.fetched_at,
-            elapsed_s=page.elapsed_s,
-            kind=kind,
-            prototype_id=prototype_id,
-            label=label,
-            canonical_url=canonical_url,
-            fingerprint=fingerprint,
-        )
-        with self._guard(f"save page {row.url}"), self._session() as s:
-            s.add(row)
-            s.flush()
-            assert row.id is not None
-            if page.exchange is not None:
-                s.add(
-                    exchange_row(
-                        row.id,
-                        page.exchange,
-                        page_body=raw,
-                        inline_max=None if self._inline_all else self.settings.bodies_inline_max,
-                        write_body=self._write_body,
-                    )
-                )
-            if with_links:
-                s.add_all(
-                    t.Link(
-                        source_page_id=row.id,
-                        target_url=link.url,
-                        text=link.text,
-                        dom_path=link.dom_path,
-                        origin=link.origin,
-                    )
-                    for link in page.links
-                )
-            s.commit()
-            return t.PageRead.model_validate(row)
+        key = url or page.url
+        with self._guard(f"save page {key}"), self._session() as s:
+            return _pages.save_page(
+                s,
+                site_id,
+                page,
+                url=key,
+                kind=kind,
+                prototype_id=prototype_id,
+                label=label,
+                with_links=with_links,
+                canonical_url=canonical_url,
+                fingerprint=fingerprint,
+                inline_max=None if self._inline_all else self.settings.bodies_inline_max,
+                write_body=self._write_body,
+            )
 
     def save_failure(
         self,
@@ -325,35 +231,27 @@ class Repository:
             error_class: the failure's class in :mod:`deepcrawl.errors` (``NetworkError`` …).
             attempts: fetches tried before giving up.
         """
-        row = t.Page(
-            site_id=site_id,
-            url=url,
-            status=status,
-            error=error,
-            kind=kind,
-            error_class=error_class,
-            attempts=attempts,
-        )
         with self._guard(f"record failure of {url}"), self._session() as s:
-            s.add(row)
-            s.commit()
-            return t.PageRead.model_validate(row)
+            return _pages.save_failure(
+                s,
+                site_id,
+                url,
+                error,
+                status=status,
+                kind=kind,
+                error_class=error_class,
+                attempts=attempts,
+            )
 
     def page(self, site_id: int, url: str) -> t.PageRead | None:
         """The stored page for ``url`` (the dedup key), or None."""
         with self._guard("read page"), self._session() as s:
-            row = s.exec(select(t.Page).where(t.Page.site_id == site_id, t.Page.url == url)).first()
-            return None if row is None else t.PageRead.model_validate(row)
+            return _pages.page(s, site_id, url)
 
     def failures(self, site_id: int) -> list[t.PageRead]:
         """The site's URLs that failed for good, each with its reason, oldest first."""
         with self._guard("list failures"), self._session() as s:
-            rows = s.exec(
-                select(t.Page)
-                .where(t.Page.site_id == site_id, col(t.Page.error).is_not(None))
-                .order_by(col(t.Page.id))
-            )
-            return [t.PageRead.model_validate(r) for r in rows.all()]
+            return _pages.failures(s, site_id)
 
     def pages(self, site_id: int, *, kind: str | None = None) -> Iterator[t.PageRead]:
         """The site's pages in fetch order, optionally of one kind (streamed in batches)."""
@@ -368,16 +266,8 @@ class Repository:
         each per page.
         """
         for rows in self._page_batches(site_id, kind):
-            ids = [r.id for r in rows]
-            found: dict[int, list[t.LinkBase]] = {i: [] for i in ids if i is not None}
             with self._guard("read links"), self._session() as s:
-                links = s.exec(
-                    select(t.Link)
-                    .where(col(t.Link.source_page_id).in_(ids))
-                    .order_by(col(t.Link.id))
-                )
-                for link in links.all():
-                    found[link.source_page_id].append(t.LinkBase.model_validate(link))
+                found = _links.links_by_page(s, [r.id for r in rows])
             for r in rows:
                 page = t.PageRead.model_validate(r)
                 yield StoredContent(page, body_of(r), found.get(page.id, []))
@@ -386,10 +276,7 @@ class Repository:
         last = 0
         while True:
             with self._guard("list pages"), self._session() as s:
-                stmt = select(t.Page).where(t.Page.site_id == site_id, col(t.Page.id) > last)
-                if kind is not None:
-                    stmt = stmt.where(t.Page.kind == kind)
-                rows = s.exec(stmt.order_by(col(t.Page.id)).limit(_BATCH)).all()
+                rows = _pages.batch(s, site_id, kind, after=last)
             if not rows:
                 return
             yield rows
@@ -398,10 +285,7 @@ class Repository:
     def body(self, page_id: int) -> bytes | None:
         """The stored body of a page, wherever it is kept; None for a failed fetch."""
         with self._guard("read body"), self._session() as s:
-            row = s.get(t.Page, page_id)
-            if row is None:
-                raise StorageError(f"no page with id {page_id}")
-            return body_of(row)
+            return _pages.body(s, page_id)
 
     def exchange(self, page_id: int, *, with_body: bool = True) -> Exchange | None:
         """The request and response behind a page, as they went over the wire; None for a page
@@ -411,26 +295,18 @@ class Repository:
             with_body: read the payload too (without: ``body`` is empty).
         """
         with self._guard("read exchange"), self._session() as s:
-            row = s.get(t.PageExchange, page_id)
-            if row is None:
-                return None
-            body: bytes | None = b""
-            if with_body and row.body_is_page:
-                page = s.get(t.Page, page_id)
-                body = body_of(page) if page is not None else None
-            elif with_body:
-                body = payload_of(row)
-        return exchange_of(row, body or b"")
+            return _pages.exchange(s, page_id, with_body=with_body)
+
+    def _write_body(self, digest: str, raw: bytes) -> str:
+        return _files.write_body(self.settings.bodies_dir, digest, raw)
+
+    # --- links and where a URL was found -------------------------------------------------------
 
     def found_by(self, site_id: int, url: str) -> str | None:
         """Why ``url`` (a frontier key) was first queued: its frontier entry's ``source``
         (``results of 'river'``, ``link on …``); None when it never was in the frontier."""
         with self._guard("read frontier source"), self._session() as s:
-            return s.exec(
-                select(t.FrontierEntry.source).where(
-                    t.FrontierEntry.site_id == site_id, t.FrontierEntry.url == url
-                )
-            ).first()
+            return _links.found_by(s, site_id, url)
 
     def first_query_showing(self, site_id: int, urls: Iterable[str]) -> str | None:
         """The keyword of the site's first query whose result pages showed one of ``urls``.
@@ -439,32 +315,17 @@ class Repository:
         entry does not name the query (those the setup phase fetched).
         """
         with self._guard("find query of URL"), self._session() as s:
-            return s.exec(
-                select(t.Query.keyword)
-                .join(t.QueryLink, col(t.QueryLink.query_id) == col(t.Query.id))
-                .where(t.Query.site_id == site_id, col(t.QueryLink.url).in_(list(urls)))
-                .order_by(col(t.Query.id))
-                .limit(1)
-            ).first()
+            return _links.first_query_showing(s, site_id, urls)
 
     def links(self, page_id: int) -> list[t.LinkBase]:
         """The links found on a page, in document order."""
         with self._guard("read links"), self._session() as s:
-            rows = s.exec(
-                select(t.Link).where(t.Link.source_page_id == page_id).order_by(col(t.Link.id))
-            )
-            return [t.LinkBase.model_validate(r) for r in rows.all()]
+            return _links.links(s, page_id)
 
     def link_urls(self, site_id: int) -> list[str]:
         """Distinct target URLs of the links found on the site's pages (the prototyper's input)."""
         with self._guard("list link URLs"), self._session() as s:
-            rows = s.exec(
-                select(t.Link.target_url)
-                .join(t.Page, col(t.Link.source_page_id) == col(t.Page.id))
-                .where(t.Page.site_id == site_id)
-                .distinct()
-            )
-            return list(rows.all())
+            return _links.link_urls(s, site_id)
 
     def query_links(self, site_id: int) -> list[tuple[int, str, str, str]]:
         """Every link the site's result pages showed: ``(query_id, url, text, role)``.
@@ -473,53 +334,20 @@ class Repository:
         queries they came, and whether they were result, pager or chrome links.
         """
         with self._guard("list query links"), self._session() as s:
-            rows = s.exec(
-                select(t.QueryLink)
-                .join(t.Query, col(t.QueryLink.query_id) == col(t.Query.id))
-                .where(t.Query.site_id == site_id)
-                .order_by(col(t.QueryLink.id))
-            )
-            return [(r.query_id, r.url, r.text, r.role) for r in rows.all()]
+            return _links.query_links(s, site_id)
+
+    # --- thumbnails ----------------------------------------------------------------------------
 
     def thumbnail(self, site_id: int, url: str) -> bytes | None:
         """The cached screenshot of a page (PNG), or None when none was taken yet."""
-        path = self._thumbnail_path(site_id, url)
-        try:
-            return path.read_bytes()
-        except FileNotFoundError:
-            return None
-        except OSError as exc:
-            raise StorageError(f"cannot read thumbnail {path}: {exc}") from exc
+        return _files.read_thumbnail(self.settings.bodies_dir, site_id, url)
 
     def save_thumbnail(self, site_id: int, url: str, png: bytes) -> None:
         """Cache a screenshot of a page (``deepcrawl label --web`` shows it on the kind's card).
 
         Kept as a file beside the large bodies: a picture for a person, never crawl state.
         """
-        path = self._thumbnail_path(site_id, url)
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(".tmp")
-            tmp.write_bytes(png)
-            tmp.replace(path)
-        except OSError as exc:
-            raise StorageError(f"cannot write thumbnail {path}: {exc}") from exc
-
-    def _thumbnail_path(self, site_id: int, url: str) -> Path:
-        digest = hashlib.sha256(url.encode("utf-8")).hexdigest()
-        return self.settings.bodies_dir / "thumbnails" / str(site_id) / f"{digest}.png"
-
-    def _write_body(self, digest: str, raw: bytes) -> str:
-        path = self.settings.bodies_dir / digest[:2] / f"{digest}.body"
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            if not path.exists():
-                tmp = path.with_suffix(".tmp")
-                tmp.write_bytes(raw)
-                tmp.replace(path)
-        except OSError as exc:
-            raise StorageError(f"cannot write body file {path}: {exc}") from exc
-        return str(path)
+        _files.write_thumbnail(self.settings.bodies_dir, site_id, url, png)
 
     # --- prototypes and labels -----------------------------------------------------------------
 
@@ -528,75 +356,31 @@ class Repository:
     ) -> list[t.PrototypeRead]:
         """Replace the site's prototypes with ``prototypes`` (labels are kept by key)."""
         with self._guard("save prototypes"), self._session() as s:
-            for old in s.exec(select(t.Prototype).where(t.Prototype.site_id == site_id)):
-                s.delete(old)
-            s.flush()
-            rows = [t.Prototype.model_validate(p, update={"site_id": site_id}) for p in prototypes]
-            s.add_all(rows)
-            s.commit()
-            return [t.PrototypeRead.model_validate(r) for r in rows]
+            return _prototypes.save_prototypes(s, site_id, prototypes)
 
     def prototypes(self, site_id: int) -> list[t.PrototypeRead]:
         """The site's prototypes, most URLs first."""
         with self._guard("list prototypes"), self._session() as s:
-            rows = s.exec(
-                select(t.Prototype)
-                .where(t.Prototype.site_id == site_id)
-                .order_by(col(t.Prototype.count).desc(), col(t.Prototype.key))
-            )
-            return [t.PrototypeRead.model_validate(r) for r in rows.all()]
+            return _prototypes.prototypes(s, site_id)
 
     def prototype_regex(self, site_id: int, key: str) -> str | None:
         """The regular expression of the site's prototype ``key``; None when there is none."""
         with self._guard("read prototype"), self._session() as s:
-            return s.exec(
-                select(t.Prototype.regex).where(
-                    t.Prototype.site_id == site_id, t.Prototype.key == key
-                )
-            ).first()
+            return _prototypes.prototype_regex(s, site_id, key)
 
     def set_label(
         self, site_id: int, prototype_key: str, *, name: str, relevant: bool
     ) -> t.LabelRead:
         """Label a prototype (replacing an earlier label of it)."""
         with self._guard("save label"), self._session() as s:
-            row = s.exec(
-                select(t.Label).where(
-                    t.Label.site_id == site_id, t.Label.prototype_key == prototype_key
-                )
-            ).first()
-            if row is None:
-                row = t.Label(site_id=site_id, prototype_key=prototype_key, name=name,
-                              relevant=relevant)  # fmt: skip
-            else:
-                row.name, row.relevant = name, relevant
-            s.add(row)
-            s.commit()
-            return t.LabelRead.model_validate(row)
+            return _prototypes.set_label(s, site_id, prototype_key, name=name, relevant=relevant)
 
     def delete_labels(self, site_id: int, prototype_keys: Iterable[str]) -> int:
         """Delete the labels of these prototypes (merged or split away); returns how many."""
-        keys = list(prototype_keys)
         with self._guard("delete labels"), self._session() as s:
-            rows = s.exec(
-                select(t.Label).where(
-                    t.Label.site_id == site_id, col(t.Label.prototype_key).in_(keys)
-                )
-            ).all()
-            for row in rows:
-                s.delete(row)
-            s.commit()
-            return len(rows)
+            return _prototypes.delete_labels(s, site_id, prototype_keys)
 
     def labels(self, site_id: int) -> list[t.LabelRead]:
         """The site's labels, in the order they were given."""
         with self._guard("list labels"), self._session() as s:
-            rows = s.exec(
-                select(t.Label).where(t.Label.site_id == site_id).order_by(col(t.Label.id))
-            )
-            return [t.LabelRead.model_validate(r) for r in rows.all()]
-
-    # --- errors --------------------------------------------------------------------------------
-
-    def _guard(self, operation: str) -> StorageGuard:
-        return StorageGuard.of(self.engine, operation)
+            return _prototypes.labels(s, site_id)

@@ -1,0 +1,179 @@
+"""Pages as the repository stores them: a fetched page's row with its body, the HTTP exchange
+behind it and its links; a fetch that failed for good; and the reads back.
+
+A body is kept in the row up to ``inline_max`` bytes (None: whatever its size) and otherwise in a
+file named by its SHA-256 (:func:`deepcrawl.storage._files.write_body`); the repository's
+docstring says why PostgreSQL keeps every body inline.
+
+Functions over a session the repository opens inside its storage guard (one transaction a
+method, see :mod:`deepcrawl.storage.repository`); one that writes commits.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import TYPE_CHECKING
+
+from sqlmodel import col, select
+
+from deepcrawl.errors import StorageError
+from deepcrawl.storage import tables as t
+from deepcrawl.storage._links import link_rows
+from deepcrawl.storage.content import body_of
+from deepcrawl.storage.exchanges import exchange_of, exchange_row, payload_of
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from sqlmodel import Session
+
+    from deepcrawl.page.fetched import Exchange, FetchedPage
+
+__all__ = ["batch", "body", "exchange", "failures", "page", "save_failure", "save_page"]
+
+#: Pages read per batch when a site's pages are listed.
+_BATCH = 500
+
+
+def save_page(
+    s: Session,
+    site_id: int,
+    page: FetchedPage,
+    *,
+    url: str,
+    kind: str | None,
+    prototype_id: str | None,
+    label: str | None,
+    with_links: bool,
+    canonical_url: str | None,
+    fingerprint: str | None,
+    inline_max: int | None,
+    write_body: Callable[[str, bytes], str],
+) -> t.PageRead:
+    """Store a fetched page under ``url``, its body, its exchange if it has one and (if
+    ``with_links``) its links.
+
+    Args:
+        inline_max: the largest body kept in the row; None: every body.
+        write_body: stores a larger body as a file (by its SHA-256) and returns the path.
+    """
+    raw = page.body.encode("utf-8", errors="surrogateescape")
+    digest = hashlib.sha256(raw).hexdigest()
+    inline = inline_max is None or len(raw) <= inline_max
+    row = t.Page(
+        site_id=site_id,
+        url=url,
+        final_url=page.final_url,
+        status=page.status,
+        content_type=page.content_type,
+        sha256=digest,
+        size=len(raw),
+        body=raw if inline else None,
+        body_path=None if inline else write_body(digest, raw),
+        via=page.via,
+        fetched_at=page.fetched_at,
+        elapsed_s=page.elapsed_s,
+        kind=kind,
+        prototype_id=prototype_id,
+        label=label,
+        canonical_url=canonical_url,
+        fingerprint=fingerprint,
+    )
+    s.add(row)
+    s.flush()
+    assert row.id is not None
+    if page.exchange is not None:
+        s.add(
+            exchange_row(
+                row.id,
+                page.exchange,
+                page_body=raw,
+                inline_max=inline_max,
+                write_body=write_body,
+            )
+        )
+    if with_links:
+        s.add_all(link_rows(row.id, page.links))
+    s.commit()
+    return t.PageRead.model_validate(row)
+
+
+def save_failure(
+    s: Session,
+    site_id: int,
+    url: str,
+    error: str,
+    *,
+    status: int,
+    kind: str | None,
+    error_class: str | None,
+    attempts: int,
+) -> t.PageRead:
+    """Record that ``url`` could not be fetched, and why (a page row without a body)."""
+    row = t.Page(
+        site_id=site_id,
+        url=url,
+        status=status,
+        error=error,
+        kind=kind,
+        error_class=error_class,
+        attempts=attempts,
+    )
+    s.add(row)
+    s.commit()
+    return t.PageRead.model_validate(row)
+
+
+def page(s: Session, site_id: int, url: str) -> t.PageRead | None:
+    """The stored page for ``url`` (the dedup key), or None."""
+    row = s.exec(select(t.Page).where(t.Page.site_id == site_id, t.Page.url == url)).first()
+    return None if row is None else t.PageRead.model_validate(row)
+
+
+def failures(s: Session, site_id: int) -> list[t.PageRead]:
+    """The site's URLs that failed for good, oldest first."""
+    rows = s.exec(
+        select(t.Page)
+        .where(t.Page.site_id == site_id, col(t.Page.error).is_not(None))
+        .order_by(col(t.Page.id))
+    )
+    return [t.PageRead.model_validate(r) for r in rows.all()]
+
+
+def batch(s: Session, site_id: int, kind: str | None, *, after: int) -> Sequence[t.Page]:
+    """The next batch (``_BATCH``) of the site's page rows (of one kind, if given) in fetch order:
+    those whose id is above ``after``. Rows rather than models, so that their bodies can be read."""
+    stmt = select(t.Page).where(t.Page.site_id == site_id, col(t.Page.id) > after)
+    if kind is not None:
+        stmt = stmt.where(t.Page.kind == kind)
+    return s.exec(stmt.order_by(col(t.Page.id)).limit(_BATCH)).all()
+
+
+def body(s: Session, page_id: int) -> bytes | None:
+    """The stored body of a page, inline or from its file; None for a failed fetch.
+
+    Raises:
+        StorageError: there is no page ``page_id``.
+    """
+    row = s.get(t.Page, page_id)
+    if row is None:
+        raise StorageError(f"no page with id {page_id}")
+    return body_of(row)
+
+
+def exchange(s: Session, page_id: int, *, with_body: bool) -> Exchange | None:
+    """The request and response behind a page; None for a page stored without them.
+
+    Args:
+        with_body: read the payload too (without: ``body`` is empty).
+    """
+    row = s.get(t.PageExchange, page_id)
+    if row is None:
+        return None
+    payload: bytes | None = b""
+    if with_body and row.body_is_page:
+        stored = s.get(t.Page, page_id)
+        payload = body_of(stored) if stored is not None else None
+    elif with_body:
+        payload = payload_of(row)
+    return exchange_of(row, payload or b"")
