@@ -12,14 +12,18 @@ gap a stop names — is told from the best evidence the ledger holds, in this or
    learnt otherwise), ``querying.stop_complete_overlap`` records held again between them —
    the evidence the stop of the lists read to their end rests on. A list that ended short of
    the total it reported is no whole list: the search showed only its top.
-2. **A search that caps its lists** (Lu, "Ranking bias in deep web size estimation using
-   capture recapture method", Data & Knowledge Engineering 69(8), 2010): where lists end short
-   of the matches they report, the records shown are the top of each ranking, not a sample,
-   and the classic estimators fall short of the size; Lu finds the size close to the unranked
-   model's estimate (Schnabel's, over the records shown) times the *overflow rate*, the matches
-   the lists reported over the records they showed. Never below the largest total a list
-   reported: those records exist. (Lists the crawl chose to read no further are not capped:
-   it could have read on.)
+2. **A search that caps its lists**: where lists end short of the matches they report, the
+   records shown are the top of each ranking, not a sample, and capture–recapture over them
+   says little. Where the crawl holds the text of the records it fetched, each list's total is
+   set against how many of those hold its word (scaled by the share of its shown records that
+   hold the word itself, for a search that matches stems): the fetched records hold that share
+   of the database — the ratio estimate, the evidence the stop by the lists' totals rests on.
+   Without texts, Lu's correction ("Ranking bias in deep web size estimation using capture
+   recapture method", Data & Knowledge Engineering 69(8), 2010): the unranked model's
+   estimate (Schnabel's, over the records shown) times the *overflow rate*, the matches the
+   lists reported over the records they showed — close where one fixed ranking puts the same
+   records first for every word, far too high where the ranking is by relevance (each word's
+   top is then a fresh sample). Either is never below the largest total a list reported.
 3. **Otherwise** the ledger's own estimate (``keywords.estimator``, Chao's by default).
 
 Each is floored at the records the captures reached; the records reached otherwise (links,
@@ -44,9 +48,14 @@ __all__ = [
     "capped_lists",
     "overflow_rate",
     "size_estimate",
+    "totals_estimate",
     "whole_lists_estimate",
 ]
 
+#: Fetched records' texts the ratio estimate needs at least.
+_MIN_TEXTS = 20
+#: A word's match share is not taken below this (a share of nothing says the texts miss it).
+_MIN_MATCH_SHARE = 0.2
 #: Lists ending at one count short of their totals that show a search caps its lists.
 _CAPPED_LISTS = 2
 #: A list reporting more than this many times the records it showed overflows (less: a total
@@ -61,8 +70,8 @@ class SizeEstimate:
     Attributes:
         value: the estimate (never below the records the captures reached), None while no
             estimator has the evidence it needs.
-        method: which evidence it rests on: ``whole lists``, ``capped lists``, or the ledger's
-            estimator's name.
+        method: which evidence it rests on: ``whole lists``, ``capped lists, by the fetched
+            texts``, ``capped lists, by the overflow rate``, or the ledger's estimator's name.
     """
 
     value: float | None
@@ -77,11 +86,13 @@ def size_estimate(ledger: Ledger, settings: QuerySettings) -> SizeEstimate:
     whole = _whole_lists(ledger, settings, capped)
     if whole is not None:
         return SizeEstimate(max(whole, float(reached)), "whole lists")
+    floor = max(float(ledger.largest_total), float(reached))
+    if capped and (ratio := totals_estimate(ledger)) is not None:
+        return SizeEstimate(max(ratio, floor), "capped lists, by the fetched texts")
     rate = overflow_rate(ledger)
     unranked = ledger.capture.value("schnabel")
     if capped and rate is not None and rate >= _OVERFLOWING and unranked is not None:
-        value = max(unranked * rate, float(ledger.largest_total), float(reached))
-        return SizeEstimate(value, "capped lists")
+        return SizeEstimate(max(unranked * rate, floor), "capped lists, by the overflow rate")
     coverage = ledger.coverage()
     return SizeEstimate(coverage.estimated, coverage.method)
 
@@ -102,6 +113,24 @@ def capped_lists(ledger: Ledger) -> set[str]:
     cap = max(read.shown for read in ledger.lists.values())
     capped = {key for key, shown in short.items() if shown == cap}
     return capped if len(capped) >= _CAPPED_LISTS else set()
+
+
+def totals_estimate(ledger: Ledger) -> float | None:
+    """The database's size by the lists' totals and the fetched records' words: the fetched
+    records over the share of them each word's list matched, summed over the lists (a ratio
+    estimate); None while too few records' texts are known or no list's word is held."""
+    texted = len(ledger.texts)
+    if texted < _MIN_TEXTS:
+        return None
+    matched = held = 0.0
+    for read in ledger.lists.values():
+        holding = ledger.texts.holding(read.word)
+        if not holding:
+            continue
+        share = ledger.texts.match_share(read.word, read.sample) or 1.0
+        matched += read.total
+        held += holding / max(share, _MIN_MATCH_SHARE)
+    return texted * matched / held if held else None
 
 
 def overflow_rate(ledger: Ledger) -> float | None:

@@ -56,9 +56,28 @@ def test_a_search_showing_the_top_of_each_list_is_corrected_by_its_overflow_rate
     assert capped_lists(ledger) == set(ledger.lists)
     assert overflow_rate(ledger) == pytest.approx(5.0, rel=0.1)
     size = size_estimate(ledger, QuerySettings())
-    assert size.method == "capped lists"
+    assert size.method == "capped lists, by the overflow rate"  # no record's text is known
     assert size.value == pytest.approx(1000, rel=0.25)
     assert (ledger.coverage().estimated or 0) < 500  # uncorrected, far short
+
+
+def test_capped_lists_ranked_by_relevance_are_told_by_the_fetched_texts() -> None:
+    # 300 records, each holding a few of 30 words; every word's list shows its 14 best (a
+    # fresh sample per word: the overflow rate would put the size in the thousands); the
+    # crawl fetched 200 of the records and knows their words
+    rng = random.Random(2)
+    words = [f"{c}{v}rn" for c in "bcdfgh" for v in "aeiou"]  # barn, bern … hurn
+    texts = {f"r{i}": set(rng.sample(words, 6)) for i in range(300)}
+    ledger = Ledger()
+    for rid in list(texts)[:200]:
+        ledger.texts.add(rid, " ".join(sorted(texts[rid])))
+    for word in words:
+        matched = [rid for rid, held in texts.items() if word in held]
+        _list(ledger, word, set(rng.sample(matched, 14)), len(matched), ended=True)
+    assert capped_lists(ledger) == set(ledger.lists)
+    size = size_estimate(ledger, QuerySettings())
+    assert size.method == "capped lists, by the fetched texts"
+    assert size.value == pytest.approx(300, rel=0.1)
 
 
 def test_lists_ending_short_of_their_totals_each_at_its_own_count_are_not_capped() -> None:
