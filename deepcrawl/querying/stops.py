@@ -255,23 +255,12 @@ def lists_complete_out(
 ) -> tuple[float, int] | None:
     """Whether the result lists read to their end put the database at the records known.
 
-    Args:
-        lists: the records of each list read to its end, oldest first.
-        known: the records the crawl knows (by queries and links).
-        settings: ``stop_complete_coverage``, ``stop_complete_lists``, ``stop_complete_share``
-            and ``stop_complete_overlap``.
-        first_shown: per list, the records new to the crawl when it showed them (negative:
-            unknown, a list read in parts). Where one list alone is large, the records the
-            crawl learnt otherwise (other words, links, hub pages) are the second capture: a
-            list of the words every record holds (the records' frame) holds all of them, and
-            Chapman's estimate is the list.
+    The estimate and its arguments are :func:`~deepcrawl.querying.size.whole_lists_estimate`'s
+    (``settings.stop_complete_share``, ``stop_complete_lists``, ``stop_complete_overlap``).
 
     Returns:
         (the estimate, its recaptures) when ``known`` is within ``stop_complete_coverage`` of
-        the estimate (either way: a crawl knowing more refutes it) from the lists holding
-        ``stop_complete_share`` of the records known, ``stop_complete_lists`` of them at least
-        (or one, and the records learnt otherwise) with ``stop_complete_overlap`` records held
-        again; else None.
+        the estimate (either way: a crawl knowing more refutes it); else None.
     """
     coverage = settings.stop_complete_coverage
     if coverage >= 1.0:
