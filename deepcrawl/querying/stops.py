@@ -49,6 +49,7 @@ __all__ = [
     "gap",
     "lists_checked_out",
     "lists_complete_out",
+    "unread_matches",
     "words_stop",
 ]
 
@@ -205,18 +206,27 @@ def covered(ledger: Ledger, settings: Settings) -> Verdict | None:
 
 
 def gap(ledger: Ledger, settings: QuerySettings) -> str:
-    """What a stop leaves behind by the reported estimate (:func:`~deepcrawl.querying.size.
-    size_estimate`), and the word sources tried (for the stop reason): empty while the
-    estimate says nothing is missing."""
+    """What a stop leaves behind, for the stop reason: the records missing by the reported
+    estimate (:func:`~deepcrawl.querying.size.size_estimate`) with the word sources tried, and
+    the matches the result lists reported that the crawl did not read; empty when neither."""
+    parts: list[str] = []
     estimated, reached = size_estimate(ledger, settings).value, ledger.capture.reached
-    if estimated is None or estimated - reached < 1:
-        return ""
-    record = ledger.sources
-    sources = ", ".join(f"{s} {record.used[s]} ({record.empty[s]} empty)" for s in record.used)
-    return (
-        f"; the estimate says ~{round(estimated - reached)} of ~{round(estimated)} records are "
-        f"missing (word sources tried: {sources or 'none'})"
-    )
+    if estimated is not None and estimated - reached >= 1:
+        record = ledger.sources
+        tried = ", ".join(f"{s} {record.used[s]} ({record.empty[s]} empty)" for s in record.used)
+        parts.append(
+            f"the estimate says ~{round(estimated - reached)} of ~{round(estimated)} records "
+            f"are missing (word sources tried: {tried or 'none'})"
+        )
+    if unread := unread_matches(ledger):
+        parts.append(f"the result lists reported {unread} matches it did not read")
+    return "".join(f"; {part}" for part in parts)
+
+
+def unread_matches(ledger: Ledger) -> int:
+    """The matches the result lists reported beyond the records the crawl read of them (a list
+    read again counts once, as read the furthest)."""
+    return sum(max(0, read.total - read.shown) for read in ledger.lists.values())
 
 
 def lists_checked_out(

@@ -6,6 +6,7 @@ import pytest
 
 from deepcrawl.keywords import StopReason, WordSource
 from deepcrawl.querying import KeywordManager, Ledger
+from deepcrawl.querying.ledger import ListRead
 from deepcrawl.querying.stops import (
     checked_need,
     checked_out,
@@ -13,6 +14,7 @@ from deepcrawl.querying.stops import (
     covered,
     fruitless,
     gap,
+    unread_matches,
     words_stop,
 )
 from deepcrawl.settings import Settings
@@ -178,3 +180,14 @@ def test_the_gap_names_what_the_estimate_misses_and_the_sources_tried() -> None:
     )
     caught = _ledger({"a"}, {"a"})
     assert gap(caught, Settings().querying) == ""  # nothing missing by the estimate
+
+
+def test_the_gap_names_the_matches_the_lists_reported_and_the_crawl_did_not_read() -> None:
+    ledger = _ledger({"a", "b"}, {"a", "b"})
+    ledger.lists["w"] = ListRead("w", 1200, 100, 2, 200, set())
+    ledger.lists["v"] = ListRead("v", 150, 100, 2, 150, set(), complete=True)
+    assert unread_matches(ledger) == 1000
+    assert (
+        gap(ledger, Settings().querying)
+        == "; the result lists reported 1000 matches it did not read"
+    )
