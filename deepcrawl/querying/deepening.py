@@ -14,7 +14,7 @@ import heapq
 import itertools
 from typing import TYPE_CHECKING
 
-from deepcrawl.querying.paging import unknown_left
+from deepcrawl.querying.paging import page_cap, unknown_left
 
 if TYPE_CHECKING:
     from deepcrawl.querying.ledger import Ledger, ListRead
@@ -26,8 +26,10 @@ __all__ = ["Deepening", "deepen_value", "prune_unheld"]
 def deepen_value(lst: ListRead, ledger: Ledger, settings: Settings, *, cap: int) -> float:
     """Records a re-read of ``lst`` is expected to bring per request, its first pages read
     again included; 0 when it cannot bring any (no count, read to its end, or the page ``cap``
-    reached). Its records whose page was fetched since are no longer counted as unheld."""
+    reached: ``cap``, or the list's own by its total, :func:`~deepcrawl.querying.paging.page_cap`).
+    Its records whose page was fetched since are no longer counted as unheld."""
     lst.unheld = {rid for rid in lst.unheld if rid not in ledger.texts}
+    cap = min(cap, page_cap(ledger, settings, lst.total, lst.size))
     left = unknown_left(ledger, settings, lst.word, lst.total, lst.unheld, lst.sample)
     unread = min(lst.total, cap * lst.size) - lst.shown
     if not left or lst.complete or lst.size <= 0 or unread <= 0 or lst.pages >= cap:

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 from deepcrawl.keywords.estimate import CaptureRecapture, CoverageEstimate
 from deepcrawl.keywords.outcome import QueryOutcome
+from deepcrawl.querying.order import ListOrder
 from deepcrawl.querying.runaway import ContentLedger
 from deepcrawl.querying.texts import KnownTexts
 
@@ -105,6 +106,7 @@ class Ledger:
         identical_window: int = 5,
         min_term_length: int = 2,
         content_window: int = 40,
+        order: ListOrder | None = None,
     ) -> None:
         self.history: list[QueryOutcome] = []
         """Every query recorded, in order, with what it brought."""
@@ -131,6 +133,8 @@ class Ledger:
         self.content = ContentLedger(content_window)
         """The record pages fetched, by a fingerprint of their main text: which repeat one
         fetched before (:mod:`~deepcrawl.querying.runaway`)."""
+        self.order = order if order is not None else ListOrder()
+        """Whether the search lists in a fixed order (:mod:`~deepcrawl.querying.order`)."""
         self.largest_total = 0
         """The largest result count a list reported."""
         self.checked: list[tuple[int, int]] = []
@@ -170,6 +174,10 @@ class Ledger:
             identical_window=settings.querying.identical_window,
             min_term_length=settings.keywords.min_term_length,
             content_window=settings.querying.runaway_window,
+            order=ListOrder(
+                share=settings.querying.fixed_order_share,
+                lists=settings.querying.fixed_order_lists,
+            ),
         )
 
     # -- what the queries brought ----------------------------------------------------------

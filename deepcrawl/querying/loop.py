@@ -130,7 +130,8 @@ class QueryLoop:
         record_id: maps a result URL to a record id, or None when it is no record.
         seeds: keywords to try first (``--keywords`` comes through the settings).
         examples: texts of the ``--like`` pages, whose xCrawl queries follow the user's words.
-        max_pages: result pages read per query at most (default ``querying.max_result_pages``).
+        max_pages: result pages read per query at most (default: as far as each list's total
+            says, :func:`~deepcrawl.querying.paging.page_cap`).
         frequent: the cold-start word list (default: the bundled one of the language).
         stop_words: the stop words (default: the bundled ones of the language).
         store: where each query is stored (None: nowhere).
@@ -182,7 +183,10 @@ class QueryLoop:
 
     @property
     def _cap(self) -> int:
-        return self.max_pages or self.settings.querying.max_result_pages
+        """Result pages a backend reads of one list at most: the loop's own cap (the setup
+        phase's), else ``querying.max_list_pages`` — each list's reader stops it sooner, by
+        its reported total (:func:`~deepcrawl.querying.paging.page_cap`)."""
+        return self.max_pages or self.settings.querying.max_list_pages
 
     @property
     def judged_complete(self) -> bool:
@@ -399,7 +403,8 @@ class QueryLoop:
     async def _query(self, search: QueryBackend, ask: _Ask, reader: ListReader) -> QueryResult:
         # each request the query sends takes its rate slot, and is counted, where it is sent:
         # the gate of the backend's fetcher or pages (deepcrawl.fetch.gate)
-        return await search.query(ask.word, max_pages=ask.max_pages, more=reader, resume=ask.resume)
+        cap = ask.max_pages or self.settings.querying.max_list_pages
+        return await search.query(ask.word, max_pages=cap, more=reader, resume=ask.resume)
 
     def _next(self, accepts_empty: bool) -> _Ask | Verdict:
         """The next query, or why the querying stops: the rules in their one order."""

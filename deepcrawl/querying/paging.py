@@ -45,7 +45,14 @@ if TYPE_CHECKING:
     from deepcrawl.settings import Settings
     from deepcrawl.storage.state import StoredQuery
 
-__all__ = ["ListReader", "keep_list", "resume_url", "trusts_totals", "unknown_left"]
+__all__ = [
+    "ListReader",
+    "keep_list",
+    "page_cap",
+    "resume_url",
+    "trusts_totals",
+    "unknown_left",
+]
 
 
 def trusts_totals(ledger: Ledger, settings: Settings) -> bool:
@@ -54,10 +61,34 @@ def trusts_totals(ledger: Ledger, settings: Settings) -> bool:
     Not once ``querying.paging_distrust_after`` lists, and half the lists put to the test
     or more, had their estimate refuted by their own pages: the search matches or counts
     otherwise than the fetched pages' words say (substrings, stems, other kinds of content in
-    its total).
+    its total). Always where the search lists in a fixed order
+    (:attr:`Ledger.order <deepcrawl.querying.ledger.Ledger.order>`): a list's first pages
+    show the records the crawl read first, and refute nothing of the rest.
     """
+    if ledger.order.fixed:  # the refuting pages were a fixed order's first: known records
+        return True
     after = settings.querying.paging_distrust_after
     return not (after > 0 and ledger.refutations >= max(after, ledger.tested / 2))
+
+
+def page_cap(ledger: Ledger, settings: Settings, total: int | None, size: int) -> int:
+    """Result pages a list is read to at most: ``querying.max_result_pages``, or as many as
+    its reported ``total`` fills at ``size`` results a page if more (and one beyond: a total
+    that counts a few short), never past ``querying.max_list_pages`` nor the querying's
+    request budget left (``querying.max_cost``).
+
+    A constant cap cuts every long list at the same depth: on a site listing its records in
+    a fixed order (by key, by date) that is the same records for every query, and the rest of
+    the database out of reach of any word.
+    """
+    querying = settings.querying
+    cap = querying.max_result_pages
+    if total is not None and size > 0:
+        cap = max(cap, -(-total // size) + 1)
+    cap = min(cap, querying.max_list_pages)
+    if querying.max_cost is not None:
+        cap = min(cap, max(1, querying.max_cost - ledger.cost))
+    return cap
 
 
 def unknown_left(
@@ -141,6 +172,8 @@ class ListReader:
         self.test = test
         self.before = frozenset(before)
         self.shown: set[str] = set()
+        self.order: list[tuple[str, str]] = []
+        """Its records (id, link text) in list order, each once."""
         self.fresh: list[int] = []
         """Records new to the crawl on each page read past ``skip``."""
         self.total: int | None = None
@@ -167,7 +200,11 @@ class ListReader:
     def __call__(self, page: ResultPage, number: int) -> bool:
         ledger = self.ledger
         self.blocks += page.blocks
-        ids = {rid for link in page.links if (rid := self.record_id(link.url)) is not None}
+        listed: dict[str, str] = {}  # in list order, each record once
+        for link in page.links:
+            if (rid := self.record_id(link.url)) is not None:
+                listed.setdefault(rid, link.text)
+        ids = set(listed)
         self.size = max(self.size, len(ids))
         self.pages = max(self.pages, number)
         if number == 1:
@@ -184,11 +221,17 @@ class ListReader:
         self.scrolls = page.scrolls
         self.ended = not page.scrolls and next_page(page, number, ()) is None
         ids -= self.shown
+        self.order += [(rid, text) for rid, text in listed.items() if rid in ids]
         self.shown.update(ids)
         if number > self.skip:
             self.fresh.append(len(ids - ledger.records))
-        self.more = self._worth_reading(number)
+        self.more = number < self.cap and self._worth_reading(number)
         return self.more
+
+    @property
+    def cap(self) -> int:
+        """Result pages this list is read to at most, by its total (:func:`page_cap`)."""
+        return page_cap(self.ledger, self.settings, self.total, self.size)
 
     def _unknown_left(
         self, shown: Collection[str], sample: Collection[str] | None = None, *, scaled: bool = True
@@ -212,7 +255,8 @@ class ListReader:
         if number <= self.skip:
             return self._reread_pays(number)
         expected = None if self.refuted else self._by_total()
-        if expected is not None and self.test:
+        # a fixed order's first pages show the records read first: they test nothing
+        if expected is not None and self.test and not self.ledger.order.fixed:
             if self._predicted is None:
                 self._predicted = (len(self.fresh), expected)
             elif self._refutes():
@@ -329,6 +373,7 @@ def keep_list(ledger: Ledger, reader: ListReader, result: QueryResult, *, cap: i
     """
     ledger.tested += reader.tested or reader.refuted
     ledger.refutations += reader.refuted
+    ledger.order.observe([rid for rid, _ in reader.order], [text for _, text in reader.order])
     checked_at = None
     if reader.check is not None:
         checked_at = len(ledger.checked)

@@ -246,10 +246,13 @@ class FormSearch(AsyncResource, QueryBackend):
         self.replay: FormReplay | None = None
         self.settings = settings
         self.template: TemplateSearch | None = None
+        self.empty: TemplateSearch | None = None
+        """The empty query's list over plain HTTP (:meth:`_query_empty`)."""
         self.check: TemplateCheck | None = None
         self._http = http
         self._own_http: HttpFetcher | None = None
         self._tried = False
+        self._tried_empty = False
 
     async def open(self) -> None:
         """Start the plain-HTTP fetcher, unless one was given; put it behind the gate."""
@@ -335,8 +338,9 @@ class FormSearch(AsyncResource, QueryBackend):
             if result.outcome != "error":
                 self.replay = None
             return result
+        if not keyword.strip() and max_pages != 1:
+            return await self._query_empty(keyword, values, max_pages=max_pages, more=more)
         if self._tried or max_pages == 1 or not keyword.strip():
-            # (the empty query's URL carries no keyword to make a template of)
             return await self.filler.query(keyword, values, max_pages=max_pages, more=more)
         # The first query with results: its first page only, by browser, to learn whether a
         # plain-HTTP path gives the same; its other pages then come the cheapest way.
@@ -352,6 +356,55 @@ class FormSearch(AsyncResource, QueryBackend):
         if more is not None and not more(_first_page(first), 1):
             return first
         return await self._query(keyword, values, max_pages=max_pages, more=more)
+
+    async def _query_empty(
+        self,
+        keyword: str,
+        values: Mapping[str, str],
+        *,
+        max_pages: int | None,
+        more: Callable[[ResultPage, int], bool] | None,
+    ) -> QueryResult:
+        """The empty query, its first page by browser; its other pages over plain HTTP by a
+        template of that page's URL (:meth:`UrlTemplate.from_empty`) once plain HTTP gives the
+        same first page, else by browser.
+
+        A site's list of every record is its longest: read in the browser, each of its pages
+        costs a render where a fetch would do. The template serves this list only; a keyword's
+        template is learnt from its own submission (:meth:`_try_template`).
+        """
+        if self.empty is None and not self._tried_empty:
+            self._tried_empty = True
+            first = await self.filler.query(keyword, values, max_pages=1)
+            if first.outcome != "ok" or not first.submitted:
+                return first
+            self.empty = await self._empty_template(first)
+            if more is not None and not more(_first_page(first), 1):
+                return first
+        if self.empty is not None:
+            result = await self.empty.query(keyword, values, max_pages=max_pages, more=more)
+            if result.outcome != "error":
+                return result
+            self.empty = None  # plain HTTP failed: back to the browser for good
+        return await self.filler.query(keyword, values, max_pages=max_pages, more=more)
+
+    async def _empty_template(self, result: QueryResult) -> TemplateSearch | None:
+        """A plain-HTTP search of the empty query's list, checked against the browser's first
+        page (:meth:`_query_empty`); None where there is none."""
+        if not self.settings.forms.url_templates or self._http is None:
+            return None
+        form = self.filler.form
+        template = UrlTemplate.from_empty(form, result.submitted[0], self.filler.query_field)
+        if template is None:
+            return None
+        candidate = TemplateSearch(
+            template,
+            self._http,
+            max_pages=self.settings.querying.max_result_pages,
+            form=form,
+            judge=self.filler.judge,
+        )
+        return candidate if (await candidate.check(result)).passed else None
 
     async def _try_data(self, result: QueryResult) -> None:
         if not self.settings.forms.url_templates or self._http is None or not result.data_urls:

@@ -86,6 +86,32 @@ class UrlTemplate:
         return cls(base=base, params=kept, keyword_param=name)
 
     @classmethod
+    def from_empty(cls, form: Form, url: str, query_field: str | None) -> UrlTemplate | None:
+        """The template behind ``url``, the first result page a GET submission of the empty
+        query reached: the form's query field is the slot, wherever the form puts it — the
+        browser sent it empty, or the form's script dropped it (``?sort=id`` for ``?q=&sort=id``).
+        None when the form is not a GET form, its query field is not known, or ``url`` is not
+        its action's or carries a word in that field.
+
+        The empty query is where a site lists every record; a template of it reads that list
+        over plain HTTP once :meth:`TemplateSearch.check` found its first page the browser's.
+        """
+        if form.method != "GET" or not query_field:
+            return None
+        parts, action = urlsplit(url), urlsplit(form.action)
+        if (parts.netloc, parts.path) != (action.netloc, action.path):
+            return None
+        params = _query_pairs(parts.query)
+        if any(n == query_field and v.strip() for n, v in params):
+            return None
+        order = {f.name: i for i, f in reversed(list(enumerate(form.fields))) if f.name}
+        kept = [(n, v) for n, v in params if n != query_field]
+        # in the form's own order (a server may read its parameters positionally)
+        ordered = sorted([(query_field, ""), *kept], key=lambda p: order.get(p[0], len(order)))
+        base = urlunsplit((parts.scheme, parts.netloc, parts.path, "", ""))
+        return cls(base=base, params=tuple(ordered), keyword_param=query_field)
+
+    @classmethod
     def from_result_page(
         cls, form: Form, keyword: str, links: Iterable[str], query_field: str | None = None
     ) -> UrlTemplate | None:

@@ -109,7 +109,11 @@ class QuerySettings(Section):
     max_cost: User[int | None] = None
     """Request budget of one crawl's querying (submissions plus result pages); None: no limit."""
     max_result_pages: int = 50
-    """Result pages followed per query at most."""
+    """Result pages followed per query at most, or as many as the list's reported total fills
+    if more (:func:`~deepcrawl.querying.paging.page_cap`), up to ``max_list_pages``."""
+    max_list_pages: int = 5000
+    """Result pages of one list at most, whatever total it reports: a guard against a total
+    that lies (a pager that goes on past it is a trap)."""
     identical_window: int = 5
     """This many successive queries returning the same non-empty results end the crawl (the
     form ignores its keyword)."""
@@ -167,6 +171,13 @@ class QuerySettings(Section):
     """Once this many lists, and half of those tested or more, refuted their total's estimate,
     the search's totals are no longer used (it matches substrings or stems, or counts other
     content). 0: totals always used."""
+    fixed_order_share: float = 0.9
+    """A result list is in a fixed order (by key or name, not relevance) when this share of
+    the steps between neighbouring records go one way (0.5–1): its first pages do not test its
+    total (:mod:`~deepcrawl.querying.order`). Not from a paper."""
+    fixed_order_lists: int = 2
+    """Lists in a fixed order that make the search's order fixed (and more than in none; 0:
+    never judged fixed)."""
     deepen_min_new: float = 0.2
     """Once the words are spent or bring nothing new, the lists asked are read again, deeper,
     while a re-read is expected to bring this many missing records per request (and each further

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import random
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
@@ -290,7 +291,8 @@ def test_pages_bringing_nothing_refute_the_totals_estimate_and_paging_stops() ->
 
 def test_repeated_refutations_end_the_use_of_the_searchs_totals() -> None:
     words = ["red", "blue", "green"]
-    ids = {w: [f"{w}{i}" for i in range(100)] for w in words}
+    # listed by relevance: the records' keys in no order (in key order nothing is refuted)
+    ids = {w: random.Random(w).sample([f"{w}{i}" for i in range(100)], 100) for w in words}
     texts = {rid: w if i < 20 else w + "ish" for w in words for i, rid in enumerate(ids[w])}
     search = FakeSearch(ids)
     loop = _deepening_loop(seeds=words, deepen_min_new=0.0)
@@ -527,3 +529,38 @@ def test_a_count_scaled_by_its_match_share_is_stop_evidence_only_if_asked(scaled
     assert loop.ledger.texts.match_share("use", ids[:10]) == 0.4
     assert loop.ledger.texts.match_share("red", ids[:15:3]) == 1.0
     assert loop.ledger.checked == ([(30, 5), (12, 2)] if scaled else [(12, 2)])
+
+
+def test_a_list_reporting_more_than_the_page_cap_holds_is_read_to_its_end_by_its_total() -> None:
+    """700 results, ten a page, every one new: read past ``max_result_pages`` (50) to the
+    70th page, its last, where a constant cap would leave 200 records out of reach."""
+    ids = [f"r{i}" for i in range(700)]
+    search = FakeSearch({"red": ids})
+    loop = _deepening_loop(seeds=["red"], deepen_min_new=0.0, max_result_pages=50)
+    asyncio.run(loop.step(cast("FormSearch", search)))
+    assert search.read == [("red", 70)]
+    assert loop.ledger.lists["red"].complete
+
+
+@pytest.mark.parametrize(("fixed", "pages"), [(True, 20), (False, 2)])
+def test_in_a_fixed_order_a_lists_first_pages_do_not_refute_its_total(
+    fixed: bool, pages: int
+) -> None:
+    """ "red" lists 200 records in key order, the 50 lowest known and fetched. Its first pages
+    bring nothing new. Where the search is seen to list in a fixed order (two lists before it
+    ran by key), that says nothing of the rest: the total's 150 unknown records are read to
+    the end. Where it ranks by relevance, the first pages refute the total and paging stops."""
+    rng = random.Random(1)
+    lists = {w: [f"{w}{i}" for i in range(20)] for w in ("blue", "green")}
+    if not fixed:
+        lists = {w: rng.sample(ids, len(ids)) for w, ids in lists.items()}
+    red = [f"red{i}" for i in range(200)]
+    search = FakeSearch({**lists, "red": red})
+    loop = _deepening_loop(seeds=["blue", "green", "red"], deepen_min_new=0.0)
+    _known(loop, red[:50], dict.fromkeys(red[:50], "red"))
+    others = [f"other{i}" for i in range(100)]  # fetched, without the word
+    _known(loop, others, dict.fromkeys(others, "stone"))
+    for _ in range(3):
+        asyncio.run(loop.step(cast("FormSearch", search)))
+    assert loop.ledger.order.fixed is fixed
+    assert search.read[-1] == ("red", pages)

@@ -34,6 +34,29 @@ def test_no_template_for_post_forms_or_urls_without_the_keyword() -> None:
     assert both.keyword_param == "q"
 
 
+def test_the_empty_querys_template_slots_the_query_field_where_the_form_has_it() -> None:
+    """A form's script dropped the empty search box from the URL (``?sort=id``): the template
+    puts it back, in the form's order, for the empty query and any word alike."""
+    from deepcrawl.page.form import FormField
+
+    fields = (
+        FormField(tag="input", type="search", name="q"),
+        FormField(tag="select", type="select-one", name="sort"),
+    )
+    form = FORM.model_copy(update={"fields": fields})
+    template = UrlTemplate.from_empty(form, f"{BASE}/search?sort=id", "q")
+    assert template is not None
+    assert template.url_for("") == f"{BASE}/search?q=&sort=id"
+    assert template.url_for("tea") == f"{BASE}/search?q=tea&sort=id"
+    sent = UrlTemplate.from_empty(form, f"{BASE}/search?q=&sort=id", "q")
+    assert sent == template
+    assert UrlTemplate.from_empty(form, f"{BASE}/search?q=tea", "q") is None  # not empty
+    assert UrlTemplate.from_empty(form, f"{BASE}/elsewhere?sort=id", "q") is None
+    assert UrlTemplate.from_empty(form, f"{BASE}/search?sort=id", None) is None
+    post = form.model_copy(update={"method": "POST"})
+    assert UrlTemplate.from_empty(post, f"{BASE}/search?sort=id", "q") is None
+
+
 def test_a_post_forms_template_comes_from_its_result_pages_pager_links() -> None:
     post = FORM.model_copy(update={"method": "POST", "action": f"{BASE}/cgi-bin/search"})
     links = [

@@ -1,0 +1,88 @@
+"""Whether a search lists its results in a fixed order — by key or by name, not by relevance.
+
+A search ranking by relevance puts each word's best matches first, different records for
+different words, and the records a crawl knows are spread through its lists. A search listing
+in a fixed order (the database's key, a date, a name) shows every word's matches in that order:
+the records a crawl read first — the lowest keys, say — head many lists, and those it lacks lie
+deeper in them. The novelty of such a list's first pages then says nothing of the rest; only its
+reported total does (:mod:`~deepcrawl.querying.paging`).
+
+A list is in a fixed order when its records' keys (the last number in each record's URL) or,
+without keys, their link texts run one way down the list: ``querying.fixed_order_share`` of the
+steps between neighbours at least. Relevance orders them at random, about half each way.
+:class:`ListOrder` counts the lists of either kind; the search is judged to list in a fixed
+order once ``querying.fixed_order_lists`` lists were, and more than were not.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeVar
+from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+__all__ = ["ListOrder", "one_way_share", "record_key"]
+
+_Value = TypeVar("_Value", int, str)
+_NUMBER = re.compile(r"\d+")
+_MIN_STEPS = 8
+"""Steps between neighbours a list needs for its order to be judged: fewer are chance."""
+
+
+def record_key(record_id: str) -> int | None:
+    """The key a record's URL carries: the last number of its path and query (``/listings/17``
+    → 17), else None."""
+    parts = urlsplit(record_id)
+    found = _NUMBER.findall(f"{parts.path}?{parts.query}")
+    return int(found[-1]) if found else None
+
+
+def one_way_share(values: Sequence[_Value]) -> float | None:
+    """The share of steps between neighbours that go the list's main way (up or down), ties
+    aside; None when the list has fewer than a few steps."""
+    up = down = 0
+    for a, b in itertools.pairwise(values):
+        up += a < b
+        down += a > b
+    steps = up + down
+    return max(up, down) / steps if steps >= _MIN_STEPS else None
+
+
+@dataclass
+class ListOrder:
+    """The lists judged in a fixed order and in none, and the verdict from them.
+
+    Args:
+        share: the share of a list's steps that must go one way (``querying.fixed_order_share``).
+        lists: fixed lists the verdict needs (``querying.fixed_order_lists``; 0: never fixed).
+    """
+
+    share: float = 0.9
+    lists: int = 2
+    fixed_lists: int = 0
+    """Lists whose records ran one way."""
+    ranked_lists: int = 0
+    """Lists whose records did not."""
+
+    def observe(self, ids: Sequence[str], texts: Sequence[str] = ()) -> bool | None:
+        """Judge one list by its records' ids in list order (and their link texts, where the
+        ids carry no keys); returns whether it was in a fixed order (None: too short)."""
+        keys = [key for rid in ids if (key := record_key(rid)) is not None]
+        found = one_way_share(keys) if len(keys) == len(ids) else None
+        if found is None:
+            found = one_way_share([t.casefold() for t in texts if t.strip()])
+        if found is None:
+            return None
+        fixed = found >= self.share
+        self.fixed_lists += fixed
+        self.ranked_lists += not fixed
+        return fixed
+
+    @property
+    def fixed(self) -> bool:
+        """Whether the search lists in a fixed order, by the lists judged so far."""
+        return 0 < self.lists <= self.fixed_lists and self.fixed_lists > self.ranked_lists
