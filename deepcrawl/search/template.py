@@ -52,11 +52,15 @@ class UrlTemplate:
         base: scheme, host and path of the results URL.
         params: its query parameters in order, the keyword parameter's value left empty.
         keyword_param: the parameter that carries the keyword.
+        bare_empty: the empty query's URL leaves the keyword parameter out (the site's own
+            did: its script dropped the empty field, or the server redirected to a URL
+            without it, and may refuse one with it).
     """
 
     base: str
     params: tuple[tuple[str, str], ...]
     keyword_param: str
+    bare_empty: bool = False
 
     @classmethod
     def from_submission(
@@ -104,12 +108,13 @@ class UrlTemplate:
         params = _query_pairs(parts.query)
         if any(n == query_field and v.strip() for n, v in params):
             return None
+        bare = all(n != query_field for n, _ in params)
         order = {f.name: i for i, f in reversed(list(enumerate(form.fields))) if f.name}
         kept = [(n, v) for n, v in params if n != query_field]
         # in the form's own order (a server may read its parameters positionally)
         ordered = sorted([(query_field, ""), *kept], key=lambda p: order.get(p[0], len(order)))
         base = urlunsplit((parts.scheme, parts.netloc, parts.path, "", ""))
-        return cls(base=base, params=tuple(ordered), keyword_param=query_field)
+        return cls(base=base, params=tuple(ordered), keyword_param=query_field, bare_empty=bare)
 
     @classmethod
     def from_result_page(
@@ -141,7 +146,12 @@ class UrlTemplate:
     def url_for(self, keyword: str, values: Mapping[str, str] | None = None) -> str:
         """The results URL of ``keyword``, with ``values`` replacing (or adding) parameters."""
         extra = dict(values or {})
-        out = [(n, keyword if n == self.keyword_param else extra.pop(n, v)) for n, v in self.params]
+        bare = self.bare_empty and not keyword.strip()
+        out = [
+            (n, keyword if n == self.keyword_param else extra.pop(n, v))
+            for n, v in self.params
+            if not (bare and n == self.keyword_param)
+        ]
         out.extend(extra.items())
         return f"{self.base}?{urlencode(out)}"
 
