@@ -72,10 +72,11 @@ def trusts_totals(ledger: Ledger, settings: Settings) -> bool:
 
 
 def page_cap(ledger: Ledger, settings: Settings, total: int | None, size: int) -> int:
-    """Result pages a list is read to at most: ``querying.max_result_pages``, or as many as
-    its reported ``total`` fills at ``size`` results a page if more (and one beyond: a total
-    that counts a few short), never past ``querying.max_list_pages`` nor the querying's
-    request budget left (``querying.max_cost``).
+    """Result pages a list is read to at most: ``querying.max_result_pages``, or twice as many
+    as its reported ``total`` fills at ``size`` results a page if more, never past
+    ``querying.max_list_pages`` nor the querying's request budget left (``querying.max_cost``).
+    Twice: ``size`` counts the links a page shows beside its results (facets, sort orders)
+    that the crawl cannot tell from them before it learnt the records' URLs.
 
     A constant cap cuts every long list at the same depth: on a site listing its records in
     a fixed order (by key, by date) that is the same records for every query, and the rest of
@@ -84,7 +85,7 @@ def page_cap(ledger: Ledger, settings: Settings, total: int | None, size: int) -
     querying = settings.querying
     cap = querying.max_result_pages
     if total is not None and size > 0:
-        cap = max(cap, -(-total // size) + 1)
+        cap = max(cap, -(-2 * total // size))
     cap = min(cap, querying.max_list_pages)
     if querying.max_cost is not None:
         cap = min(cap, max(1, querying.max_cost - ledger.cost))
