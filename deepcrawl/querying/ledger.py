@@ -26,6 +26,7 @@ The facts:
 from __future__ import annotations
 
 from collections import Counter, deque
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -36,13 +37,13 @@ from deepcrawl.querying.runaway import ContentLedger
 from deepcrawl.querying.texts import KnownTexts
 
 if TYPE_CHECKING:
-    from collections.abc import Collection, Iterable, Mapping
+    from collections.abc import Collection, Iterable
 
     from deepcrawl.keywords.estimate import Estimator
     from deepcrawl.keywords.outcome import WordSource
     from deepcrawl.settings import Settings
 
-__all__ = ["Ledger", "ListRead", "SourceRecord"]
+__all__ = ["Ledger", "ListRead", "SourceRecord", "Values", "list_key", "value_pairs"]
 
 
 @dataclass(slots=True)
@@ -66,6 +67,22 @@ class ListRead:
     """Records it showed, a page's worth: which share of its matches the fetched words
     account for (:meth:`KnownTexts.match_share
     <deepcrawl.querying.texts.KnownTexts.match_share>`)."""
+
+
+Values = tuple[tuple[str, str], ...]
+
+
+def value_pairs(values: Mapping[str, str] | Values) -> Values:
+    """Field values as the ledger keeps them: (name, value) pairs in name order."""
+    return tuple(sorted(values.items() if isinstance(values, Mapping) else values))
+
+
+def list_key(word: str, values: Mapping[str, str] | Values = ()) -> str:
+    """The ledger's key of a list: its case-folded word, and the field values that narrowed
+    it (``water [region=Tuscany]``)."""
+    pairs = value_pairs(values)
+    key = word.casefold()
+    return f"{key} [{', '.join(f'{n}={v}' for n, v in pairs)}]" if pairs else key
 
 
 @dataclass(slots=True)

@@ -30,8 +30,9 @@ from typing import TYPE_CHECKING, Protocol
 from deepcrawl.errors import InvalidURLError
 from deepcrawl.keywords.outcome import StopReason, WordSource
 from deepcrawl.querying.deepening import Deepening, prune_unheld
-from deepcrawl.querying.ledger import Ledger
+from deepcrawl.querying.ledger import Ledger, Values
 from deepcrawl.querying.paging import ListReader, keep_list, resume_url
+from deepcrawl.querying.partition import Part, Partitioner
 from deepcrawl.querying.runaway import runaway
 from deepcrawl.querying.schedule import apply_switch, empty_source, next_switch
 from deepcrawl.querying.size import size_estimate
@@ -120,6 +121,13 @@ class _Ask:
     resume: tuple[str, int] | None = None
     threshold: float | None = None
     whole: bool = False
+    part: Part | None = None
+    """The sub-list of a cut list it reads (:mod:`~deepcrawl.querying.partition`)."""
+
+    @property
+    def values(self) -> Values:
+        """The field values that narrow its list."""
+        return self.part.values if self.part is not None else ()
 
 
 class QueryLoop:
@@ -180,6 +188,7 @@ class QueryLoop:
         """Why the crawl ran away, once it did (:meth:`ran_away`)."""
         self._probes = {w.casefold() for w in settings.keywords.stopword_probes}
         self._deepening = Deepening(self.ledger, settings, cap=self._cap)
+        self._partitions = Partitioner(self.ledger, settings)
 
     @property
     def _cap(self) -> int:
@@ -321,12 +330,16 @@ class QueryLoop:
         if (verdict := self.ran_away()) is not None:
             self._end(verdict)
             return None
+        if self._partitions.fields is None:
+            self._partitions.offer(search.partitions)
         ask = self._next(search.accepts_empty)
         if isinstance(ask, Verdict):
             self._end(ask)
             return None
         word, skip = ask.word, ask.skip
-        reader = self.reader(word, skip=skip, threshold=ask.threshold, whole=ask.whole)
+        reader = self.reader(
+            word, skip=skip, threshold=ask.threshold, whole=ask.whole, values=ask.values
+        )
         result = await self._query(search, ask, reader)
         # the pages read before, read again (not where the backend resumed past them)
         reread = skip if result.first_page == 1 else 0
@@ -364,6 +377,10 @@ class QueryLoop:
             # the empty query found nothing: the search wants words
             self.words.mark_issued(word)
             self.ledger.skip()
+        if ask.part is not None:
+            self._partitions.outcome(ask.part, new, result.pages)
+        else:
+            self._partitions.remember(word)
         if self.store is not None:
             self.store.save(result, new_records=new)
         if word.casefold() in self._probes:
@@ -380,13 +397,19 @@ class QueryLoop:
         return result
 
     def reader(
-        self, word: str, *, skip: int = 0, threshold: float | None = None, whole: bool = False
+        self,
+        word: str,
+        *,
+        skip: int = 0,
+        threshold: float | None = None,
+        whole: bool = False,
+        values: Values = (),
     ) -> ListReader:
         """The paging control of one query (:class:`~deepcrawl.querying.paging.ListReader`):
         read the next result page only while it is expected to bring at least
         ``querying.paging_min_new`` records the crawl does not know (``threshold`` if given:
         a list read again), the first ``skip`` pages whatever they bring; ``whole``: the word
-        is expected to list every record."""
+        is expected to list every record; ``values``: the field values narrowing its list."""
         test = threshold is None
         return ListReader(
             self.ledger,
@@ -398,13 +421,15 @@ class QueryLoop:
             test=test,
             before=self.ledger.read_before.get(word.casefold(), ()),
             whole=whole,
+            values=values,
         )
 
     async def _query(self, search: QueryBackend, ask: _Ask, reader: ListReader) -> QueryResult:
         # each request the query sends takes its rate slot, and is counted, where it is sent:
         # the gate of the backend's fetcher or pages (deepcrawl.fetch.gate)
         cap = ask.max_pages or self.settings.querying.max_list_pages
-        return await search.query(ask.word, max_pages=cap, more=reader, resume=ask.resume)
+        values = dict(ask.values) or None
+        return await search.query(ask.word, values, max_pages=cap, more=reader, resume=ask.resume)
 
     def _next(self, accepts_empty: bool) -> _Ask | Verdict:
         """The next query, or why the querying stops: the rules in their one order."""
@@ -429,6 +454,9 @@ class QueryLoop:
             url = ledger.resume_urls.pop(unfinished, None)
             resume = (url, skip + 1) if url is not None else None
             return _Ask(unfinished, max_pages=self.max_pages, skip=skip, resume=resume)
+        if (part := self._partitions.next()) is not None:
+            # a list the search cut short, split by a field of the form: read to its end
+            return _Ask(part.word, max_pages=self.max_pages, threshold=0.0, part=part)
         if verdict := covered(ledger, settings) or checked_out(ledger, settings):
             return verdict
         word: str | None = None

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from deepcrawl.querying.ledger import ListRead
+from deepcrawl.querying.ledger import ListRead, Values, list_key
 from deepcrawl.search.pagination import next_page, page_number_of
 from deepcrawl.search.results import total_results
 
@@ -148,6 +148,9 @@ class ListReader:
         whole: the word is expected to list every record (the record pages' frame words): a
             first page reporting as many results as the crawl knows records makes the list
             read to its end, as the empty query's is.
+        values: the form's field values that narrow the word's list (a sub-list of a cut list,
+            :mod:`~deepcrawl.querying.partition`): its total is not the word's, and the fetched
+            records' words say nothing of what it lacks.
     """
 
     def __init__(
@@ -162,8 +165,10 @@ class ListReader:
         test: bool = True,
         before: Collection[str] = (),
         whole: bool = False,
+        values: Values = (),
     ) -> None:
         self.ledger = ledger
+        self.values = values
         self.settings = settings
         self.record_id = record_id
         self.whole = whole
@@ -215,7 +220,7 @@ class ListReader:
             # the page's records that the crawl fetched say how the search matches the word;
             # a count scaled by that share is stop evidence only if ``stop_checked_scaled``
             scaled = self.settings.querying.stop_checked_scaled
-            lacking = self._unknown_left((), ids, scaled=scaled)
+            lacking = None if self.values else self._unknown_left((), ids, scaled=scaled)
             if lacking is not None and self.total is not None:
                 self.check = (self.total, lacking)
         # a typed list goes on as it is scrolled: only asking for more and not getting it ends it
@@ -228,6 +233,11 @@ class ListReader:
             self.fresh.append(len(ids - ledger.records))
         self.more = number < self.cap and self._worth_reading(number)
         return self.more
+
+    @property
+    def key(self) -> str:
+        """Its list's key in the ledger (:func:`~deepcrawl.querying.partition.list_key`)."""
+        return list_key(self.word, self.values)
 
     @property
     def cap(self) -> int:
@@ -304,6 +314,8 @@ class ListReader:
 
     def _by_total(self) -> float | None:
         """Unknown records a page left holds by the total and the fetched texts, or None."""
+        if self.values:
+            return None
         left = self._unknown_left(self.shown)
         if left is None or self.total is None or not self.size:
             return None
@@ -381,7 +393,7 @@ def keep_list(ledger: Ledger, reader: ListReader, result: QueryResult, *, cap: i
         ledger.checked.append(reader.check)
     pages = result.pages
     complete = result.outcome == "ok" and (reader.ended or (reader.more and pages < cap))
-    key = reader.word.casefold()
+    key = reader.key
     if complete and reader.shown and not reader.cut_short():
         ledger.complete.pop(key, None)  # kept in the order read
         earlier = ledger.read_before.pop(key, set())

@@ -15,6 +15,7 @@ import asyncio
 import math
 import random
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Protocol
 
 from deepcrawl.keywords.text import tokenize
@@ -167,6 +168,8 @@ class _Answers:
     paging would), every result link's text its record's."""
 
     accepts_empty = False
+    partitions: Mapping[str, Sequence[str]] = MappingProxyType({})
+    """No field narrows its lists: a simulation queries words only."""
 
     def __init__(self, db: SearchBackend) -> None:
         self.db = db

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable, Mapping, Sequence
 
     from deepcrawl.search.results import QueryResult, ResultPage
 
@@ -35,6 +35,14 @@ class QueryBackend(Protocol):
     page, the chrome around the results, whether typing alone searches), so a caller awaits a
     query before it submits the next.
     """
+
+    @property
+    def partitions(self) -> Mapping[str, Sequence[str]]:
+        """The form's fields whose values narrow a query's list (a category select, a radio
+        group of regions, a sort order), their values by name: a list the search cuts short
+        is read again split by them (:mod:`~deepcrawl.querying.partition`). None here: only the
+        form's own search knows its fields and what the safety gate refuses of them."""
+        return {}
 
     @property
     def accepts_empty(self) -> bool:

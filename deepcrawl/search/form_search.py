@@ -270,6 +270,32 @@ class FormSearch(AsyncResource, QueryBackend):
             await self._own_http.close()
 
     @property
+    def partitions(self) -> Mapping[str, Sequence[str]]:
+        """The category fields' values (:meth:`FormFiller.category_options
+        <deepcrawl.search.filler.FormFiller.category_options>`: the critic's category fields,
+        the "all" value and the fields the user fixed left out), less every field and value
+        whose name or label the safety rule refuses: a select of actions ("delete", "report")
+        is no way to narrow a list."""
+        rule = SafetyRule(self.settings.forms.refused_words)
+        labels = {
+            (field.name, option.value): option.text
+            for field in self.filler.form.fields
+            for option in field.options
+        }
+        out: dict[str, list[str]] = {}
+        for name, values in self.filler.category_options().items():
+            if rule.text_reason(name):
+                continue
+            kept = [
+                value
+                for value in values
+                if not rule.text_reason(f"{value} {labels.get((name, value), '')}")
+            ]
+            if kept:
+                out[name] = kept
+        return out
+
+    @property
     def accepts_empty(self) -> bool:
         """Whether the empty query may be submitted (``keywords.empty_query``, and a form that
         takes it: :attr:`FormFiller.accepts_empty

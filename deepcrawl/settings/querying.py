@@ -178,6 +178,12 @@ class QuerySettings(Section):
     fixed_order_lists: int = 2
     """Lists in a fixed order that make the search's order fixed (and more than in none; 0:
     never judged fixed)."""
+    partition_min_new: float = 1.0
+    """A list the search cuts short is split by the form's fields (one value a query), a field
+    kept while its sub-lists bring this many new records a request (0: no splitting;
+    :mod:`~deepcrawl.querying.partition`). Madhavan et al. 2008's templates."""
+    partition_trial: int = 3
+    """Sub-lists of one field read before ``partition_min_new`` judges the field."""
     deepen_min_new: float = 0.2
     """Once the words are spent or bring nothing new, the lists asked are read again, deeper,
     while a re-read is expected to bring this many missing records per request (and each further

@@ -10,10 +10,11 @@ from typing import TYPE_CHECKING
 
 from deepcrawl.page.fetched import Link
 from deepcrawl.querying import QueryLoop
+from deepcrawl.querying.ledger import list_key
 from deepcrawl.search.results import QueryResult, ResultLink, ResultPage
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     from deepcrawl.settings import Settings
 
@@ -37,7 +38,10 @@ _SIZE = 10
 class FakeSearch:
     """A search form over hand-made lists, ten results a page (or ``size``), a next link on
     every page but the last, and the total on every page (the list's length, else ``totals``';
-    0 or ``reports_totals`` false: none)."""
+    0 or ``reports_totals`` false: none). A list narrowed by field values is the one under its
+    :func:`~deepcrawl.querying.ledger.list_key` (``"red [cat=a]"``); the fields are
+    ``partitions``. With ``shows``, no list shows more than that many results (its total
+    still counts them all), as a search that shows only the top of its lists."""
 
     def __init__(
         self,
@@ -49,7 +53,11 @@ class FakeSearch:
         scrolls: bool = False,
         by_url: bool = False,
         reports_totals: bool = True,
+        partitions: dict[str, list[str]] | None = None,
+        shows: int | None = None,
     ) -> None:
+        self.partitions = partitions or {}
+        self.shows = shows
         self.accepts_empty = accepts_empty
         self.reports_totals = reports_totals
         self.by_url = by_url  # a later page is loaded by its URL (``resume``)
@@ -57,17 +65,20 @@ class FakeSearch:
         self.lists = lists
         self.totals = totals or {}  # a total other than the list's length (other kinds)
         self.size = size
-        self.read: list[tuple[str, int]] = []  # (word, pages read) per query
+        self.read: list[tuple[str, int]] = []  # (list key, pages read) per query
 
     async def query(
         self,
         word: str,
+        values: Mapping[str, str] | None = None,
         *,
         max_pages: int | None = None,
         more: Callable[[ResultPage, int], bool] | None = None,
         resume: tuple[str, int] | None = None,
     ) -> QueryResult:
-        ids = self.lists.get(word, [])
+        key = list_key(word, values or {})
+        every = self.lists.get(key, [])
+        ids = every[: self.shows] if self.shows is not None else every
         links: list[ResultLink] = []
         pages = 0
         first = resume[1] if resume is not None and self.by_url else 1
@@ -76,7 +87,7 @@ class FakeSearch:
             number = first + pages - 1
             chunk = ids[start : start + self.size]
             links += [ResultLink(url=rid, page=pages) for rid in chunk]
-            total = self._total(word, ids)
+            total = self._total(word, every)
             further = start + self.size < len(ids)
             nxt = [Link(f"http://site/search?q={word}&page={number + 1}", "Next", rel="next")]
             page = ResultPage(
@@ -87,14 +98,15 @@ class FakeSearch:
             )
             if pages >= (max_pages or 50) or (more is not None and not more(page, number)):
                 break
-        self.read.append((word, pages))
+        self.read.append((key, pages))
         return QueryResult(
             keyword=word,
             links=links,
             first_page=first,
             pages=max(1, pages),
             requests=max(1, pages),
-            total_results=self._total(word, ids) or None,
+            values=dict(values or {}),
+            total_results=self._total(word, every) or None,
             outcome="ok" if ids else "no_results",
         )
 

@@ -6,7 +6,7 @@ import asyncio
 import random
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, ClassVar, cast
 
 import pytest
 
@@ -27,7 +27,7 @@ from tests.unit.querying.fake_search import FakeSearch, fake_query_loop
 from tests.unit.querying.sections import settings_of
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     from deepcrawl.search.form_search import FormSearch
 
@@ -200,6 +200,7 @@ class _ClientSideSearch:
     guide, the rest only guides the crawl has."""
 
     accepts_empty = False
+    partitions: ClassVar[dict[str, list[str]]] = {}
 
     def __init__(self) -> None:
         self.asked: list[str] = []
@@ -207,6 +208,7 @@ class _ClientSideSearch:
     async def query(
         self,
         word: str,
+        values: Mapping[str, str] | None = None,
         *,
         max_pages: int | None = None,
         more: Callable[[ResultPage, int], bool] | None = None,

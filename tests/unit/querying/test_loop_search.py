@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from deepcrawl.querying import QueryLoop
 from deepcrawl.search.results import QueryResult, ResultLink
@@ -27,6 +27,7 @@ class FakeSearch:
     """Finds records whose text holds the word; ignores stop words; one page per 2 results."""
 
     accepts_empty = False
+    partitions: ClassVar[dict[str, list[str]]] = {}
 
     def __init__(self) -> None:
         self.asked: list[str] = []

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import inspect
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -50,6 +50,7 @@ class Structural:
     """Declares nothing, and answers ``query`` as the contract says."""
 
     accepts_empty = False
+    partitions: ClassVar[dict[str, list[str]]] = {}
 
     async def query(
         self,

@@ -1,0 +1,85 @@
+"""Splitting the lists a search cuts short by the form's own fields (Madhavan et al.'s
+templates): which lists, which field, and when a field is left."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, cast
+
+from deepcrawl.querying.ledger import list_key
+from deepcrawl.querying.partition import cut_lists
+
+from .fake_search import FakeSearch, fake_query_loop
+from .sections import settings_of
+
+if TYPE_CHECKING:
+    from deepcrawl.querying import QueryLoop
+    from deepcrawl.search.form_search import FormSearch
+
+CATS = ["a", "b", "c", "d"]
+
+
+def _site(words: list[str], per_value: int = 25) -> dict[str, list[str]]:
+    """Each word's list: ``per_value`` records of each category, the whole list first by
+    category (a fixed order); and each category's own list."""
+    lists: dict[str, list[str]] = {}
+    for word in words:
+        lists[word] = []
+        for cat in CATS:
+            ids = [f"http://site/{word}/{cat}/{i}" for i in range(per_value)]
+            lists[list_key(word, {"cat": cat})] = ids
+            lists[word] += ids
+    return lists
+
+
+def _loop(**fields: object) -> QueryLoop:
+    settings = settings_of(stopword_probes=(), stop_checked_records=0, deepen_min_new=0.0, **fields)
+    return fake_query_loop(settings, seeds=["red", "blue"])
+
+
+def _crawl(loop: QueryLoop, search: FakeSearch) -> None:
+    async def run() -> None:
+        while await loop.step(cast("FormSearch", search)) is not None:
+            pass
+
+    asyncio.run(run())
+
+
+def test_lists_the_search_cuts_at_one_count_are_split_by_the_forms_field_to_their_end() -> None:
+    """The search shows 30 results of any list: "red" and "blue" report 100 each and stop at
+    30. Split by the category select, each category's 25 are under the cut: every record."""
+    search = FakeSearch(_site(["red", "blue"]), partitions={"cat": CATS}, shows=30)
+    loop = _loop()
+    _crawl(loop, search)
+    assert len(loop.ledger.records) == 200
+    read = [key for key, _ in search.read]
+    assert read[:2] == ["red", "blue"]
+    assert sorted(read[2:]) == sorted(
+        list_key(w, {"cat": c}) for w in ("red", "blue") for c in CATS
+    )
+    # the two lists stay cut, their parts read: nothing more to split
+    assert cut_lists(loop.ledger, loop.settings) == ["red", "blue"]
+    assert loop.verdict is not None
+
+
+def test_a_field_whose_sub_lists_bring_nothing_is_left_after_its_trial() -> None:
+    """A sort order that lists the same top 30 whatever its value brings nothing new: after
+    ``partition_trial`` (2) of its values the field is left for that list."""
+    lists = _site(["red", "blue"])
+    for word in ("red", "blue"):
+        for order in ("w", "x", "y", "z"):
+            lists[list_key(word, {"sort": order})] = lists[word]
+    search = FakeSearch(lists, partitions={"sort": ["w", "x", "y", "z"]}, shows=30)
+    loop = _loop(partition_trial=2)
+    _crawl(loop, search)
+    sorts = [key for key, _ in search.read if "sort=" in key]
+    assert sorted(sorts) == sorted(list_key(w, {"sort": o}) for w in ("red", "blue") for o in "wx")
+    assert len(loop.ledger.records) == 60
+
+
+def test_no_split_without_fields_or_when_switched_off() -> None:
+    for fields, partition_min_new in (({}, 1.0), ({"cat": CATS}, 0.0)):
+        search = FakeSearch(_site(["red", "blue"]), partitions=fields, shows=30)
+        loop = _loop(partition_min_new=partition_min_new)
+        _crawl(loop, search)
+        assert [key for key, _ in search.read] == ["red", "blue"]
