@@ -273,17 +273,23 @@ class FormSearch(AsyncResource, QueryBackend):
     def partitions(self) -> Mapping[str, Sequence[str]]:
         """The category fields' values (:meth:`FormFiller.category_options
         <deepcrawl.search.filler.FormFiller.category_options>`: the critic's category fields,
-        the "all" value and the fields the user fixed left out), less every field and value
-        whose name or label the safety rule refuses: a select of actions ("delete", "report")
-        is no way to narrow a list."""
+        the "all" value and the fields the user fixed left out) and the sort selects' orders,
+        less every field and value whose name or label the safety rule refuses: a select of
+        actions ("delete", "report") is no way to narrow a list."""
         rule = SafetyRule(self.settings.forms.refused_words)
+        form, fixed = self.filler.form, self.filler.fixed
         labels = {
             (field.name, option.value): option.text
-            for field in self.filler.form.fields
+            for field in form.fields
             for option in field.options
         }
+        sorts = {
+            field.name: [o.value for o in field.options if o.value.strip()]
+            for field in form.fields
+            if field.name in self.filler.verdict.sort_fields and field.name not in fixed
+        }
         out: dict[str, list[str]] = {}
-        for name, values in self.filler.category_options().items():
+        for name, values in {**self.filler.category_options(), **sorts}.items():
             if rule.text_reason(name):
                 continue
             kept = [
