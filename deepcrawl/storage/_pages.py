@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING
 
+import sqlalchemy as sa
 from sqlmodel import col, select
 
 from deepcrawl.errors import StorageError
@@ -33,6 +34,18 @@ __all__ = ["batch", "body", "exchange", "failures", "page", "save_failure", "sav
 
 #: Pages read per batch when a site's pages are listed.
 _BATCH = 500
+
+# The statements a crawl runs for every page it fetches or delivers are built once, with bound
+# parameters, and run as Core statements: building a statement and loading ORM rows cost
+# several times running the statement (issue 27).
+_PAGE: sa.Table = t.Page.__table__  # type: ignore[attr-defined]
+_EXCHANGE: sa.Table = t.PageExchange.__table__  # type: ignore[attr-defined]
+#: A page as :class:`~deepcrawl.storage.tables.PageRead` holds it (no body), by its key.
+_PAGE_BY_URL = sa.select(*(_PAGE.c[name] for name in t.PageRead.model_fields)).where(
+    _PAGE.c.site_id == sa.bindparam("site_id"), _PAGE.c.url == sa.bindparam("url")
+)
+_BODY = sa.select(_PAGE.c.body, _PAGE.c.body_path).where(_PAGE.c.id == sa.bindparam("id"))
+_EXCHANGE_BY_PAGE = sa.select(_EXCHANGE).where(_EXCHANGE.c.page_id == sa.bindparam("id"))
 
 
 def save_page(
@@ -126,8 +139,8 @@ def save_failure(
 
 def page(s: Session, site_id: int, url: str) -> t.PageRead | None:
     """The stored page for ``url`` (the dedup key), or None."""
-    row = s.exec(select(t.Page).where(t.Page.site_id == site_id, t.Page.url == url)).first()
-    return None if row is None else t.PageRead.model_validate(row)
+    row = s.execute(_PAGE_BY_URL, {"site_id": site_id, "url": url}).first()
+    return None if row is None else t.PageRead.model_validate(row._mapping)
 
 
 def failures(s: Session, site_id: int) -> list[t.PageRead]:
@@ -155,7 +168,7 @@ def body(s: Session, page_id: int) -> bytes | None:
     Raises:
         StorageError: there is no page ``page_id``.
     """
-    row = s.get(t.Page, page_id)
+    row = s.execute(_BODY, {"id": page_id}).first()
     if row is None:
         raise StorageError(f"no page with id {page_id}")
     return body_of(row)
@@ -167,12 +180,13 @@ def exchange(s: Session, page_id: int, *, with_body: bool) -> Exchange | None:
     Args:
         with_body: read the payload too (without: ``body`` is empty).
     """
-    row = s.get(t.PageExchange, page_id)
-    if row is None:
+    found = s.execute(_EXCHANGE_BY_PAGE, {"id": page_id}).first()
+    if found is None:
         return None
+    row = t.PageExchange.model_construct(**found._mapping)  # as stored: nothing to validate
     payload: bytes | None = b""
     if with_body and row.body_is_page:
-        stored = s.get(t.Page, page_id)
+        stored = s.execute(_BODY, {"id": page_id}).first()
         payload = body_of(stored) if stored is not None else None
     elif with_body:
         payload = payload_of(row)
