@@ -7,7 +7,7 @@ method, see :mod:`deepcrawl.storage.repository`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 from sqlmodel import col, select
@@ -24,8 +24,8 @@ if TYPE_CHECKING:
 __all__ = [
     "first_query_showing",
     "found_by",
-    "link_rows",
     "link_urls",
+    "link_values",
     "links",
     "links_by_page",
     "query_links",
@@ -38,16 +38,17 @@ _SOURCE = sa.select(_FRONTIER.c.source).where(
 )
 
 
-def link_rows(page_id: int, found: Iterable[FoundLink]) -> list[t.Link]:
-    """The rows of the links ``found`` on the page ``page_id``, in document order."""
+def link_values(page_id: int, found: Iterable[FoundLink]) -> list[dict[str, Any]]:
+    """The column values of the links ``found`` on the page ``page_id``, in document order
+    (for one Core ``executemany``)."""
     return [
-        t.Link(
-            source_page_id=page_id,
-            target_url=link.url,
-            text=link.text,
-            dom_path=link.dom_path,
-            origin=link.origin,
-        )
+        {
+            "source_page_id": page_id,
+            "target_url": link.url,
+            "text": link.text,
+            "dom_path": link.dom_path,
+            "origin": link.origin,
+        }
         for link in found
     ]
 
