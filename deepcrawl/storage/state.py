@@ -37,6 +37,10 @@ __all__ = ["CrawlState", "ResultLinkLike", "StoredQuery", "stored_record_stmt"]
 
 #: The page table, for Core statements.
 _PAGE: sa.Table = t.Page.__table__  # type: ignore[attr-defined]
+_DELIVERY: sa.Table = t.Delivery.__table__  # type: ignore[attr-defined]
+# Once per page delivered: built once (building a statement cost more than running it).
+_DELIVERED = sa.select(_DELIVERY.c.id).where(_DELIVERY.c.page_id == sa.bindparam("page_id"))
+_MARK_DELIVERED = sa.insert(_DELIVERY)
 
 
 class ResultLinkLike(Protocol):
@@ -220,17 +224,17 @@ class CrawlState:
 
     def delivered(self, page_id: int) -> bool:
         """Whether the extractor already received this page (from any process)."""
-        stmt = select(t.Delivery.id).where(t.Delivery.page_id == page_id)
-        with self._guard(f"read the delivery of page {page_id}"), self._session() as s:
-            return s.exec(stmt).first() is not None
+        with self._guard(f"read the delivery of page {page_id}"), self.engine.connect() as conn:
+            return conn.execute(_DELIVERED, {"page_id": page_id}).first() is not None
 
     def mark_delivered(self, page_id: int) -> None:
-        """Remember that the extractor received this page."""
+        """Remember that the extractor received this page (once per page delivered: a Core
+        insert built once, not an ORM object)."""
+        row = {"site_id": self.site_id, "page_id": page_id, "delivered_at": datetime.now(UTC)}
         with self._guard(f"record the delivery of page {page_id}"):
             try:
-                with self._session() as s:
-                    s.add(t.Delivery(site_id=self.site_id, page_id=page_id))
-                    s.commit()
+                with self.engine.begin() as conn:
+                    conn.execute(_MARK_DELIVERED, row)
             except IntegrityError:  # delivered already (a resumed run re-offered it)
                 return
 
