@@ -51,6 +51,8 @@ logger = logging.getLogger(__name__)
 
 #: Result links whose record id is cached (a query's links are asked for several times).
 _ID_CACHE = 1 << 16
+#: URLs whose decision is cached; the cache is emptied when full.
+_DECISION_CACHE = 1 << 16
 
 
 class Admission:
@@ -84,6 +86,9 @@ class Admission:
         self._drop = re.compile(globs or r"(?!)", re.IGNORECASE)
         # bounded: one entry per result link ever seen would grow with the site
         self._ids = functools.lru_cache(maxsize=_ID_CACHE)(self._record_id)
+        #: The decisions made by the classifier and under the session parameters they name.
+        self._decided: dict[str, Decision] = {}
+        self._decided_by: tuple[object, frozenset[str]] = (None, frozenset())
         #: Pages of the kinds not wanted, read as hubs while they beat the queries; the start
         #: page, read by the setup phase, is none.
         self.hubs = HubScout(ctx.settings.links, read=[self.canonical(self.decide(ctx.start_url))])
@@ -95,6 +100,29 @@ class Admission:
         return self._decide_many([url])[0]
 
     def _decide_many(self, urls: Iterable[str]) -> list[Decision]:
+        """The decisions on ``urls``, those made before taken from the cache.
+
+        A record page's chrome (its home, database and table links) is the same on every
+        record page, and each of its links would cost a run of the learned model a page: a
+        decision is a function of the URL, the classifier and the parameters learnt to be no
+        part of a URL, and is kept until either of the last two changes.
+        """
+        urls = list(urls)
+        by = (self.classifier, self.ctx.sessions.names)
+        if by[0] is not self._decided_by[0] or by[1] != self._decided_by[1]:
+            self._decided, self._decided_by = {}, by
+        cached = self._decided
+        new = list(dict.fromkeys(url for url in urls if url not in cached))
+        if len(cached) + len(new) > _DECISION_CACHE:
+            cached.clear()
+            new = list(dict.fromkeys(urls))
+            if len(new) > _DECISION_CACHE:  # a sitemap's worth: decided without the cache
+                return self._decide_afresh(urls)
+        if new:
+            cached.update(zip(new, self._decide_afresh(new), strict=True))
+        return [cached[url] for url in urls]
+
+    def _decide_afresh(self, urls: list[str]) -> list[Decision]:
         sessions = self.ctx.sessions
         if not sessions.names:
             return self.classifier.decide_many(urls)

@@ -7,8 +7,9 @@ method, see :mod:`deepcrawl.storage.repository`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+import sqlalchemy as sa
 from sqlmodel import col, select
 
 from deepcrawl.storage import tables as t
@@ -23,24 +24,31 @@ if TYPE_CHECKING:
 __all__ = [
     "first_query_showing",
     "found_by",
-    "link_rows",
     "link_urls",
+    "link_values",
     "links",
     "links_by_page",
     "query_links",
 ]
 
+_FRONTIER: sa.Table = t.FrontierEntry.__table__  # type: ignore[attr-defined]
+#: Read for every page delivered: built once (building it cost more than running it).
+_SOURCE = sa.select(_FRONTIER.c.source).where(
+    _FRONTIER.c.site_id == sa.bindparam("site_id"), _FRONTIER.c.url == sa.bindparam("url")
+)
 
-def link_rows(page_id: int, found: Iterable[FoundLink]) -> list[t.Link]:
-    """The rows of the links ``found`` on the page ``page_id``, in document order."""
+
+def link_values(page_id: int, found: Iterable[FoundLink]) -> list[dict[str, Any]]:
+    """The column values of the links ``found`` on the page ``page_id``, in document order
+    (for one Core ``executemany``)."""
     return [
-        t.Link(
-            source_page_id=page_id,
-            target_url=link.url,
-            text=link.text,
-            dom_path=link.dom_path,
-            origin=link.origin,
-        )
+        {
+            "source_page_id": page_id,
+            "target_url": link.url,
+            "text": link.text,
+            "dom_path": link.dom_path,
+            "origin": link.origin,
+        }
         for link in found
     ]
 
@@ -87,11 +95,8 @@ def query_links(s: Session, site_id: int) -> list[tuple[int, str, str, str]]:
 
 def found_by(s: Session, site_id: int, url: str) -> str | None:
     """The ``source`` of the frontier entry of ``url``; None when it never was in the frontier."""
-    return s.exec(
-        select(t.FrontierEntry.source).where(
-            t.FrontierEntry.site_id == site_id, t.FrontierEntry.url == url
-        )
-    ).first()
+    found = s.execute(_SOURCE, {"site_id": site_id, "url": url}).scalar()
+    return None if found is None else str(found)
 
 
 def first_query_showing(s: Session, site_id: int, urls: Iterable[str]) -> str | None:

@@ -14,13 +14,14 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING
 
+import sqlalchemy as sa
 from sqlmodel import col, select
 
 from deepcrawl.errors import StorageError
 from deepcrawl.storage import tables as t
-from deepcrawl.storage._links import link_rows
+from deepcrawl.storage._links import link_values
 from deepcrawl.storage.content import body_of
-from deepcrawl.storage.exchanges import exchange_of, exchange_row, payload_of
+from deepcrawl.storage.exchanges import exchange_of, exchange_values, payload_of
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -33,6 +34,21 @@ __all__ = ["batch", "body", "exchange", "failures", "page", "save_failure", "sav
 
 #: Pages read per batch when a site's pages are listed.
 _BATCH = 500
+
+# The statements a crawl runs for every page it fetches or delivers are built once, with bound
+# parameters, and run as Core statements: building a statement and loading ORM rows cost
+# several times running the statement (issue 27).
+_PAGE: sa.Table = t.Page.__table__  # type: ignore[attr-defined]
+_EXCHANGE: sa.Table = t.PageExchange.__table__  # type: ignore[attr-defined]
+#: A page as :class:`~deepcrawl.storage.tables.PageRead` holds it (no body), by its key.
+_PAGE_BY_URL = sa.select(*(_PAGE.c[name] for name in t.PageRead.model_fields)).where(
+    _PAGE.c.site_id == sa.bindparam("site_id"), _PAGE.c.url == sa.bindparam("url")
+)
+_BODY = sa.select(_PAGE.c.body, _PAGE.c.body_path).where(_PAGE.c.id == sa.bindparam("id"))
+_EXCHANGE_BY_PAGE = sa.select(_EXCHANGE).where(_EXCHANGE.c.page_id == sa.bindparam("id"))
+_INSERT_PAGE = sa.insert(_PAGE).returning(_PAGE.c.id)
+_INSERT_EXCHANGE = sa.insert(_EXCHANGE)
+_INSERT_LINK = sa.insert(t.Link.__table__)  # type: ignore[attr-defined]
 
 
 def save_page(
@@ -53,6 +69,10 @@ def save_page(
     """Store a fetched page under ``url``, its body, its exchange if it has one and (if
     ``with_links``) its links.
 
+    Core inserts of plain values (the links in one ``executemany``): ORM objects, their
+    flush and their unit of work cost several times the inserts for a page a crawl stores
+    once and never updates.
+
     Args:
         inline_max: the largest body kept in the row; None: every body.
         write_body: stores a larger body as a file (by its SHA-256) and returns the path.
@@ -60,15 +80,13 @@ def save_page(
     raw = page.body.encode("utf-8", errors="surrogateescape")
     digest = hashlib.sha256(raw).hexdigest()
     inline = inline_max is None or len(raw) <= inline_max
-    row = t.Page(
-        site_id=site_id,
+    fields = t.PageBase.model_construct(  # the defaults filled in; checked as it is read back
         url=url,
         final_url=page.final_url,
         status=page.status,
         content_type=page.content_type,
         sha256=digest,
         size=len(raw),
-        body=raw if inline else None,
         body_path=None if inline else write_body(digest, raw),
         via=page.via,
         fetched_at=page.fetched_at,
@@ -78,24 +96,24 @@ def save_page(
         label=label,
         canonical_url=canonical_url,
         fingerprint=fingerprint,
-    )
-    s.add(row)
-    s.flush()
-    assert row.id is not None
+    ).model_dump()
+    values = {**fields, "site_id": site_id, "body": raw if inline else None}
+    page_id = s.execute(_INSERT_PAGE, values).scalar_one()
     if page.exchange is not None:
-        s.add(
-            exchange_row(
-                row.id,
+        s.execute(
+            _INSERT_EXCHANGE,
+            exchange_values(
+                page_id,
                 page.exchange,
                 page_body=raw,
                 inline_max=inline_max,
                 write_body=write_body,
-            )
+            ),
         )
-    if with_links:
-        s.add_all(link_rows(row.id, page.links))
+    if with_links and page.links:
+        s.execute(_INSERT_LINK, link_values(page_id, page.links))
     s.commit()
-    return t.PageRead.model_validate(row)
+    return t.PageRead.model_validate({**fields, "id": page_id, "site_id": site_id})
 
 
 def save_failure(
@@ -126,8 +144,8 @@ def save_failure(
 
 def page(s: Session, site_id: int, url: str) -> t.PageRead | None:
     """The stored page for ``url`` (the dedup key), or None."""
-    row = s.exec(select(t.Page).where(t.Page.site_id == site_id, t.Page.url == url)).first()
-    return None if row is None else t.PageRead.model_validate(row)
+    row = s.execute(_PAGE_BY_URL, {"site_id": site_id, "url": url}).first()
+    return None if row is None else t.PageRead.model_validate(row._mapping)
 
 
 def failures(s: Session, site_id: int) -> list[t.PageRead]:
@@ -155,7 +173,7 @@ def body(s: Session, page_id: int) -> bytes | None:
     Raises:
         StorageError: there is no page ``page_id``.
     """
-    row = s.get(t.Page, page_id)
+    row = s.execute(_BODY, {"id": page_id}).first()
     if row is None:
         raise StorageError(f"no page with id {page_id}")
     return body_of(row)
@@ -167,12 +185,13 @@ def exchange(s: Session, page_id: int, *, with_body: bool) -> Exchange | None:
     Args:
         with_body: read the payload too (without: ``body`` is empty).
     """
-    row = s.get(t.PageExchange, page_id)
-    if row is None:
+    found = s.execute(_EXCHANGE_BY_PAGE, {"id": page_id}).first()
+    if found is None:
         return None
+    row = t.PageExchange.model_construct(**found._mapping)  # as stored: nothing to validate
     payload: bytes | None = b""
     if with_body and row.body_is_page:
-        stored = s.get(t.Page, page_id)
+        stored = s.execute(_BODY, {"id": page_id}).first()
         payload = body_of(stored) if stored is not None else None
     elif with_body:
         payload = payload_of(row)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import sqlalchemy as sa
 from sqlmodel import col, select
 
 from deepcrawl.storage import tables as t
@@ -28,6 +29,12 @@ __all__ = [
     "save_prototypes",
     "set_label",
 ]
+
+_PROTOTYPE: sa.Table = t.Prototype.__table__  # type: ignore[attr-defined]
+#: Read for every page delivered: built once (building it cost more than running it).
+_REGEX = sa.select(_PROTOTYPE.c.regex).where(
+    _PROTOTYPE.c.site_id == sa.bindparam("site_id"), _PROTOTYPE.c.key == sa.bindparam("key")
+)
 
 
 def save_prototypes(
@@ -55,9 +62,8 @@ def prototypes(s: Session, site_id: int) -> list[t.PrototypeRead]:
 
 def prototype_regex(s: Session, site_id: int, key: str) -> str | None:
     """The regular expression of the site's prototype ``key``; None when there is none."""
-    return s.exec(
-        select(t.Prototype.regex).where(t.Prototype.site_id == site_id, t.Prototype.key == key)
-    ).first()
+    found = s.execute(_REGEX, {"site_id": site_id, "key": key}).scalar()
+    return None if found is None else str(found)
 
 
 def set_label(

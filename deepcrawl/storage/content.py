@@ -4,12 +4,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from deepcrawl.storage import tables as t
 
-__all__ = ["StoredContent", "body_of"]
+__all__ = ["StoredBody", "StoredContent", "body_of"]
+
+
+class StoredBody(Protocol):
+    """Where a stored page's body is: a ``page`` row, or the two columns read alone."""
+
+    @property
+    def body(self) -> bytes | None: ...
+
+    @property
+    def body_path(self) -> str | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,7 +31,7 @@ class StoredContent:
     links: list[t.LinkBase]
 
 
-def body_of(row: t.Page) -> bytes | None:
+def body_of(row: StoredBody) -> bytes | None:
     """A stored page's body, inline or from its file; None for a failed fetch."""
     if row.body is not None:
         return row.body

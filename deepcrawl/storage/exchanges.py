@@ -14,25 +14,25 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from deepcrawl.errors import StorageError
-from deepcrawl.storage import tables as t
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from deepcrawl.page.fetched import Exchange
+    from deepcrawl.storage import tables as t
 
-__all__ = ["exchange_of", "exchange_row", "payload_of"]
+__all__ = ["exchange_of", "exchange_values", "payload_of"]
 
 
-def exchange_row(
+def exchange_values(
     page_id: int,
     exchange: Exchange,
     *,
     page_body: bytes,
     inline_max: int | None,
     write_body: Callable[[str, bytes], str],
-) -> t.PageExchange:
-    """The row of a page's exchange.
+) -> dict[str, Any]:
+    """The column values of a page's exchange row (for a Core insert).
 
     Args:
         page_body: the page's stored body (a payload equal to it is not stored again).
@@ -42,20 +42,20 @@ def exchange_row(
     payload = exchange.body
     same = payload == page_body
     inline = same or inline_max is None or len(payload) <= inline_max
-    return t.PageExchange(
-        page_id=page_id,
-        method=exchange.method,
-        url=exchange.url[:4096],
-        request_headers=[list(pair) for pair in exchange.request_headers],
-        protocol=exchange.protocol,
-        status=exchange.status,
-        reason=exchange.reason[:256],
-        headers=[list(pair) for pair in exchange.headers],
-        body_is_page=same,
-        body=None if same or not inline else payload,
-        body_path=None if inline else write_body(hashlib.sha256(payload).hexdigest(), payload),
-        redirects=[_hop_fields(hop) for hop in exchange.redirects],
-    )
+    return {
+        "page_id": page_id,
+        "method": exchange.method,
+        "url": exchange.url[:4096],
+        "request_headers": [list(pair) for pair in exchange.request_headers],
+        "protocol": exchange.protocol,
+        "status": exchange.status,
+        "reason": exchange.reason[:256],
+        "headers": [list(pair) for pair in exchange.headers],
+        "body_is_page": same,
+        "body": None if same or not inline else payload,
+        "body_path": None if inline else write_body(hashlib.sha256(payload).hexdigest(), payload),
+        "redirects": [_hop_fields(hop) for hop in exchange.redirects],
+    }
 
 
 def _hop_fields(hop: Exchange) -> dict[str, Any]:

@@ -20,11 +20,25 @@ __all__ = ["StorageGuard"]
 
 
 class StorageGuard:
-    """Translate SQLAlchemy errors into StorageError naming the operation and database."""
+    """Translate SQLAlchemy errors into StorageError naming the operation and database.
 
-    def __init__(self, operation: str, where: str) -> None:
+    Args:
+        operation: what was being done (``lease URLs from the frontier``).
+        where: the database as named in the message, or the engine to name it from once an
+            error needs it (a crawl opens a guard for every statement it runs: rendering and
+            masking the URL each time cost more than a simple query).
+    """
+
+    def __init__(self, operation: str, where: str | Engine) -> None:
         self.operation = operation
-        self.where = where
+        self._where = where
+
+    @property
+    def where(self) -> str:
+        """The database, named with its password masked."""
+        if not isinstance(self._where, str):
+            self._where = safe_url(str(self._where.url))
+        return self._where
 
     @classmethod
     def of(cls, engine: Engine, operation: str) -> Self:
@@ -32,7 +46,7 @@ class StorageGuard:
 
         Usage: ``with StorageGuard.of(engine, "lease URLs from the frontier"): ...``
         """
-        return cls(operation, safe_url(str(engine.url)))
+        return cls(operation, engine)
 
     def __enter__(self) -> None:
         return None

@@ -10,6 +10,7 @@ transaction, so that a SIGKILL loses at most the write in flight.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol, cast
@@ -32,7 +33,14 @@ if TYPE_CHECKING:
 
     from deepcrawl.storage.repository import Repository
 
-__all__ = ["CrawlState", "ResultLinkLike", "StoredQuery"]
+__all__ = ["CrawlState", "ResultLinkLike", "StoredQuery", "stored_record_stmt"]
+
+#: The page table, for Core statements.
+_PAGE: sa.Table = t.Page.__table__  # type: ignore[attr-defined]
+_DELIVERY: sa.Table = t.Delivery.__table__  # type: ignore[attr-defined]
+# Once per page delivered: built once (building a statement cost more than running it).
+_DELIVERED = sa.select(_DELIVERY.c.id).where(_DELIVERY.c.page_id == sa.bindparam("page_id"))
+_MARK_DELIVERED = sa.insert(_DELIVERY)
 
 
 class ResultLinkLike(Protocol):
@@ -216,17 +224,17 @@ class CrawlState:
 
     def delivered(self, page_id: int) -> bool:
         """Whether the extractor already received this page (from any process)."""
-        stmt = select(t.Delivery.id).where(t.Delivery.page_id == page_id)
-        with self._guard(f"read the delivery of page {page_id}"), self._session() as s:
-            return s.exec(stmt).first() is not None
+        with self._guard(f"read the delivery of page {page_id}"), self.engine.connect() as conn:
+            return conn.execute(_DELIVERED, {"page_id": page_id}).first() is not None
 
     def mark_delivered(self, page_id: int) -> None:
-        """Remember that the extractor received this page."""
+        """Remember that the extractor received this page (once per page delivered: a Core
+        insert built once, not an ORM object)."""
+        row = {"site_id": self.site_id, "page_id": page_id, "delivered_at": datetime.now(UTC)}
         with self._guard(f"record the delivery of page {page_id}"):
             try:
-                with self._session() as s:
-                    s.add(t.Delivery(site_id=self.site_id, page_id=page_id))
-                    s.commit()
+                with self.engine.begin() as conn:
+                    conn.execute(_MARK_DELIVERED, row)
             except IntegrityError:  # delivered already (a resumed run re-offered it)
                 return
 
@@ -295,24 +303,20 @@ class CrawlState:
 
     def stored_record(self, canonical_url: str | None, fingerprint: str | None) -> str | None:
         """The URL of a record page stored before under the canonical URL ``canonical_url``
-        (its key or its canonical URL), or with the main text ``fingerprint``; None if none."""
-        page = col(t.Page.url)
-        found = []
-        if canonical_url:
-            found.append(page == canonical_url)
-            found.append(col(t.Page.canonical_url) == canonical_url)
-        if fingerprint:
-            found.append(col(t.Page.fingerprint) == fingerprint)
-        if not found:
+        (its key or its canonical URL), or with the main text ``fingerprint``; None if none.
+
+        Looked up in that order, the first found wins (:func:`stored_record_stmt`).
+        """
+        if not canonical_url and not fingerprint:
             return None
-        stmt = (
-            select(t.Page.url)
-            .where(t.Page.site_id == self.site_id, t.Page.kind == "record", sa.or_(*found))
-            .where(col(t.Page.error).is_(None))
-            .limit(1)
-        )
-        with self._guard(f"look for a stored record of site {self.site_id}"), self._session() as s:
-            return s.exec(stmt).first()
+        stmt = stored_record_stmt(by_url=bool(canonical_url), by_fingerprint=bool(fingerprint))
+        args = {"site_id": self.site_id, "url": canonical_url, "fingerprint": fingerprint}
+        with (
+            self._guard(f"look for a stored record of site {self.site_id}"),
+            self.engine.connect() as conn,
+        ):
+            found = conn.execute(stmt, args).scalar()
+        return None if found is None else str(found)
 
     def release_leases(self) -> int:
         """Make the site's leased frontier URLs ready again (the run that held them is dead).
@@ -334,3 +338,29 @@ class CrawlState:
         )
         with self._guard("release the frontier's leases"), self.engine.begin() as conn:
             return int(conn.execute(stmt).rowcount or 0)
+
+
+@functools.cache
+def stored_record_stmt(*, by_url: bool, by_fingerprint: bool) -> sa.CompoundSelect[tuple[str]]:
+    """The statement behind :meth:`CrawlState.stored_record`: one index probe per test (the
+    page's key, its canonical URL — both the ``url`` parameter —, its ``fingerprint``), joined by
+    ``UNION ALL`` and cut at the first row; its parameters are ``site_id``, ``url`` and
+    ``fingerprint``.
+
+    Asked for every page fetched, so each test must be an index probe: the tests ``OR``-ed in one
+    ``WHERE`` plan (SQLite) as a walk of every page of the site, a crawl quadratic in its pages.
+    Built once per pair of flags: building a statement costs ten times running it.
+    """
+    c = _PAGE.c
+    tests = []
+    if by_url:
+        tests += [c.url == sa.bindparam("url"), c.canonical_url == sa.bindparam("url")]
+    if by_fingerprint:
+        tests.append(c.fingerprint == sa.bindparam("fingerprint"))
+    record = (c.site_id == sa.bindparam("site_id"), c.kind == "record", c.error.is_(None))
+    # each member a subquery: SQLite refuses a LIMIT on a compound's own members
+    found = [
+        sa.select(c.url).where(*record, test).limit(1).subquery(f"by_{n}")
+        for n, test in enumerate(tests)
+    ]
+    return sa.union_all(*(sa.select(sub.c.url) for sub in found)).limit(1)

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlmodel import Session, col, select
+from sqlmodel import Session, select
 
 from deepcrawl.errors import StorageError
 from deepcrawl.storage.coordination import dead_workers
@@ -79,6 +79,34 @@ class SqlFrontier(Frontier):
         self.heartbeat_s = heartbeat_s
         self._dialect = engine.dialect.name
         self._reclaim_at = 0.0
+        # The statements of every lease and settlement (once or twice per page fetched),
+        # built once with bound parameters: building one cost more than running it.
+        c = _TABLE.c
+        mine = c.site_id == self.site_id
+        pick = (
+            sa.select(c.id, c.url, c.host, c.priority, c.depth, c.attempts)
+            .where(mine, c.state == "queued", c.ready_at <= sa.bindparam("now"))
+            .order_by(c.priority.desc(), c.id)
+            .limit(sa.bindparam("n"))
+        )
+        if self._dialect == "postgresql":
+            pick = pick.with_for_update(skip_locked=True)
+        self._pick = pick
+        self._take = (
+            sa.update(_TABLE)
+            .where(c.id.in_(sa.bindparam("ids", expanding=True)))
+            .values(
+                state="leased",
+                ready_at=sa.bindparam("until"),
+                attempts=c.attempts + 1,
+                holder=sa.bindparam("holder"),
+            )
+        )
+        self._live = (
+            sa.select(c.host, sa.func.count()).where(mine, c.state == "leased").group_by(c.host)
+        )
+        #: Sets the values it is run with on the entry ``lease_id``.
+        self._settle_stmt = sa.update(_TABLE).where(c.id == sa.bindparam("lease_id"))
 
     def _guard(self, operation: str) -> StorageGuard:
         return StorageGuard.of(self.engine, operation)
@@ -125,34 +153,17 @@ class SqlFrontier(Frontier):
     def lease(self, n: int, *, lease_s: float = 300.0) -> list[Lease]:
         now = datetime.now(UTC)
         until = now + timedelta(seconds=lease_s)
-        c = _TABLE.c
-        mine = c.site_id == self.site_id
+        asked = {"now": now, "n": n}
         with self._guard("lease URLs from the frontier"), self.engine.begin() as conn:
             if self._dialect == "postgresql":
                 conn.execute(sa.select(sa.func.pg_advisory_xact_lock(_LEASE_LOCK, self.site_id)))
-            pick = (
-                sa.select(c.id, c.url, c.host, c.priority, c.depth, c.attempts)
-                .where(mine, c.state == "queued", c.ready_at <= now)
-                .order_by(c.priority.desc(), c.id)
-                .limit(n)
-            )
-            if self._dialect == "postgresql":
-                pick = pick.with_for_update(skip_locked=True)
-            rows = list(conn.execute(pick).all())
+            rows = list(conn.execute(self._pick, asked).all())
             if (len(rows) < n or time.monotonic() >= self._reclaim_at) and self._reclaim(conn, now):
-                rows = list(conn.execute(pick).all())
+                rows = list(conn.execute(self._pick, asked).all())
             rows = self._within_host_cap(conn, rows)
             if rows:
-                conn.execute(
-                    sa.update(_TABLE)
-                    .where(c.id.in_([r.id for r in rows]))
-                    .values(
-                        state="leased",
-                        ready_at=until,
-                        attempts=c.attempts + 1,
-                        holder=self.holder,
-                    )
-                )
+                taken = {"ids": [r.id for r in rows], "until": until, "holder": self.holder}
+                conn.execute(self._take, taken)
         # An expired lease (a dead worker) counts as an attempt.
         return [Lease(r.id, r.url, r.priority, r.depth, r.attempts + 1) for r in rows]
 
@@ -180,14 +191,7 @@ class SqlFrontier(Frontier):
     def _within_host_cap(self, conn: Connection, rows: list[Any]) -> list[Any]:
         if self.host_cap is None or not rows:
             return rows
-        c = _TABLE.c
-        live: dict[str, int] = dict(
-            conn.execute(
-                sa.select(c.host, sa.func.count())
-                .where(c.site_id == self.site_id, c.state == "leased")
-                .group_by(c.host)
-            ).all()
-        )
+        live: dict[str, int] = dict(conn.execute(self._live).all())
         kept = []
         for row in rows:
             if live.get(row.host, 0) < self.host_cap:
@@ -196,9 +200,8 @@ class SqlFrontier(Frontier):
         return kept
 
     def _settle(self, lease_id: int, **values: object) -> None:
-        stmt = sa.update(FrontierEntry).where(col(FrontierEntry.id) == lease_id).values(**values)
         with self._guard(f"update frontier entry {lease_id}"), self.engine.begin() as conn:
-            conn.execute(stmt)
+            conn.execute(self._settle_stmt, {"lease_id": lease_id, **values})
 
     def complete(self, lease_id: int) -> None:
         self._settle(lease_id, state="done")

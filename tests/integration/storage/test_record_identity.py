@@ -8,7 +8,8 @@ import sqlalchemy as sa
 
 from deepcrawl.page.fetched import FetchedPage
 from deepcrawl.storage import SCHEMA_VERSION, Repository
-from deepcrawl.storage.state import CrawlState
+from deepcrawl.storage import tables as t
+from deepcrawl.storage.state import CrawlState, stored_record_stmt
 
 SITE = "http://example.test"
 
@@ -61,3 +62,36 @@ def test_a_version_7_database_gains_the_identity_columns(db_url: str) -> None:
         state = CrawlState(repo, site.id)
         repo.save_page(site.id, _page(f"{SITE}/a"), kind="record", canonical_url=f"{SITE}/A")
         assert state.stored_record(f"{SITE}/A", None) == f"{SITE}/a"
+
+
+def test_the_stored_record_lookup_probes_indexes_only(db_url: str) -> None:
+    # Asked for every page fetched: a walk of the site's pages per call made a crawl
+    # quadratic in its pages (issue 27). Each of its three tests must be an index probe.
+    with Repository.open(db_url) as repo:
+        site = repo.site(f"{SITE}/")
+        with repo.engine.begin() as conn:
+            conn.execute(
+                sa.insert(t.Page),
+                [
+                    {"site_id": site.id, "url": f"{SITE}/r/{i}", "kind": "record", "body": b"x",
+                     "fingerprint": f"{i:032d}"}
+                    for i in range(5000)
+                ],
+            )  # fmt: skip
+        stmt = stored_record_stmt(by_url=True, by_fingerprint=True).params(
+            site_id=site.id, url=f"{SITE}/r/7", fingerprint="f" * 32
+        )
+        literal = {"literal_binds": True}
+        sql = str(stmt.compile(dialect=repo.engine.dialect, compile_kwargs=literal))
+        with repo.engine.connect() as conn:
+            if repo.engine.dialect.name == "postgresql":
+                conn.execute(sa.text("ANALYZE page"))
+                plan = " ".join(r[0] for r in conn.execute(sa.text("EXPLAIN " + sql)))
+                scans = "Seq Scan" in plan
+            else:
+                rows = conn.execute(sa.text("EXPLAIN QUERY PLAN " + sql))
+                plan = " ".join(str(r[-1]) for r in rows)
+                # a probe by the site alone walks every page of it
+                scans = "(site_id=?)" in plan or "SCAN page" in plan
+        assert not scans, plan
+        assert CrawlState(repo, site.id).stored_record(f"{SITE}/r/7", None) == f"{SITE}/r/7"
