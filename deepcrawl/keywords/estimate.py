@@ -176,6 +176,9 @@ class CaptureRecapture:
         self._schnabel_recaptured = 0
         self._previous: frozenset[str] = frozenset()
         self._chapman: float | None = None
+        self._chao1: float | None = None
+        """Chao's estimate over :attr:`counts` as last computed (None: to compute): it is asked
+        for every record page fetched (the runaway rules), and changes only with a capture."""
 
     def add(self, result_ids: Collection[str]) -> None:
         """Record one query's result set."""
@@ -191,6 +194,7 @@ class CaptureRecapture:
         self._previous = ids
         self.counts.update(ids)
         self.captures += 1
+        self._chao1 = None
 
     def merge(self, same: Mapping[str, str]) -> None:
         """Count each record of ``same`` as the record it maps to (one record was caught under
@@ -200,6 +204,7 @@ class CaptureRecapture:
                 self.counts[new] += caught
         if any(record in same for record in self._previous):
             self._previous = frozenset(same.get(record, record) for record in self._previous)
+        self._chao1 = None
 
     @property
     def reached(self) -> int:
@@ -212,7 +217,9 @@ class CaptureRecapture:
             return None
         match method or self.method:
             case "chao1":
-                return chao1(self.counts.values())
+                if self._chao1 is None:
+                    self._chao1 = chao1(self.counts.values())
+                return self._chao1
             case "schnabel":
                 return self._schnabel_num / (self._schnabel_recaptured + 1)
             case "chapman":

@@ -49,3 +49,16 @@ def test_incremental_estimate_lifecycle() -> None:
     assert tracker.value("chapman") == pytest.approx(chapman(3, 2, 1))
     assert schnabel([["a"]]) is None
     assert "no estimate yet" in str(CoverageEstimate(3, None, "chao1"))
+
+
+def test_the_remembered_chao1_estimate_follows_every_capture_and_merge() -> None:
+    """Chao's estimate is computed once per change of the counts, and each change shows."""
+    capture = CaptureRecapture("chao1")
+    capture.add({"a", "b", "c"})
+    capture.add({"a", "d"})
+    assert capture.value() == chao1(capture.counts.values())  # 4 + 3·2/2 = 7
+    capture.add({"b", "c", "d", "e"})
+    assert capture.value() == chao1(capture.counts.values())
+    before = capture.value()
+    capture.merge({"e": "a"})  # one record caught under two ids
+    assert capture.value() == chao1(capture.counts.values()) != before
