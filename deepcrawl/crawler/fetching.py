@@ -81,8 +81,8 @@ class FetchWorkers:
         delivery: how stored pages reach the sink (:data:`Delivery`).
         poller: the delivery point, woken as pages are stored (``poll`` delivery).
         on_fetch: called with every page fetched (the bench counts them).
-        learn: told the URL and body of every record page stored (the query loop's paging
-            control learns its words); None: nobody asks.
+        learn: told the URL and main text of every record page stored (the query loop's
+            paging control learns its words); None: nobody asks.
         same: told a URL whose page showed a record stored before, that record's URL and
             the page's body (the query loop counts them as one record, and the page as a
             repeat); None: nobody asks.
@@ -273,8 +273,8 @@ class FetchWorkers:
                 self.same(lease.url, record, page.body)
             self.frontier.complete(lease.id)
             return
-        if page.body and self.learn is not None:
-            self.learn(lease.url, page.body)
+        if page.body and self.learn is not None:  # the text the fingerprint was taken from
+            self.learn(lease.url, identity.text or main_text(page.body))
         ctx.sessions.observe(link.url for link in page.links)
         if follow and not self.ran_away():  # a crawl that ran away follows no link
             links = [(link.url, link.text) for link in page.links]

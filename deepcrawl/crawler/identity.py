@@ -107,10 +107,13 @@ class Identity:
         canonical: its canonical URL (the crawl's key of it), when believed and not the
             page's own key.
         fingerprint: its main text's fingerprint (None for a stub).
+        text: its main text, the fingerprint's source (empty for a page that is not HTML):
+            the query loop indexes the same words, and a page's text is computed once.
     """
 
     canonical: str | None
     fingerprint: str | None
+    text: str = ""
 
 
 class DroppedParams:
@@ -186,7 +189,7 @@ class Identities:
             if key is not None and key != url and extra_items(url, key) is not None:
                 canonical = key
         text = self.main_text(page.body) if page.is_html and page.body else ""
-        return Identity(canonical, fingerprint(text, min_words=self.min_words))
+        return Identity(canonical, fingerprint(text, min_words=self.min_words), text)
 
     def stored(self, url: str, identity: Identity) -> str | None:
         """The key of the record stored before that the page under ``url`` shows, or None."""

@@ -45,6 +45,7 @@ from deepcrawl.crawler.fetching import FetchWorkers, shared_frontier
 from deepcrawl.crawler.kinds import page_kind, teach_fetcher
 from deepcrawl.crawler.setup import query_loop
 from deepcrawl.links.hubs import query_yield
+from deepcrawl.querying import main_text
 from deepcrawl.storage import is_shared
 from deepcrawl.storage.frontier import SETUP_SOURCE, NewURL, query_source
 
@@ -207,7 +208,7 @@ class NormalPhase:
                 self.loop.repeated(key, record, page.body)
                 continue
             if page.body:
-                self.loop.learn_text(key, page.body)
+                self.loop.learn_text(key, identity.text or main_text(page.body))
             ctx.stats.pages_fetched += 1
             for observer in self.workers.on_fetch:
                 observer(page)
@@ -239,7 +240,7 @@ class NormalPhase:
             # dropped), not the URL it was stored under
             rid = self.admission.key(page.canonical_url or page.url) or page.url
             if stored.body and page.error is None:
-                self.loop.learn_text(rid, stored.body)
+                self.loop.learn_text(rid, main_text(stored.body))
             if follow:
                 self.loop.observe([rid])
                 links = [(link.target_url, link.text) for link in stored.links]

@@ -299,12 +299,11 @@ class QueryLoop:
         self.merge({record_id: target, record: target})
         self.ledger.content.add(main_text(html))
 
-    def learn_text(self, record_id: str, html: str | bytes) -> None:
-        """Index the words of a fetched record page (its main text) for the paging control and
-        the keyword manager."""
+    def learn_text(self, record_id: str, text: str) -> None:
+        """Index the words of a fetched record page's main text (:func:`main_text` of its
+        body) for the paging control and the keyword manager."""
         if record_id in self.ledger.texts:
             return
-        text = main_text(html)
         self.ledger.texts.add(record_id, text)
         self.ledger.content.add(text)
         self.words.learn_record(text)
