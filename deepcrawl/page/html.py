@@ -83,8 +83,23 @@ def base_url(root: HtmlElement, page_url: str) -> str:
     return page_url
 
 
+_TITLE_END = re.compile(r"</title\s*>", re.IGNORECASE)
+_TITLE_END_BYTES = re.compile(_TITLE_END.pattern.encode(), re.IGNORECASE)
+
+
 def page_title(body: str | bytes) -> str:
-    """The document's ``<title>``, whitespace-collapsed; empty when it has none."""
+    """The document's ``<title>``, whitespace-collapsed; empty when it has none.
+
+    Every delivered page is asked for its title: the part up to the first ``</title>`` is
+    parsed first (the head of a page, not its body), the whole page only where that part holds
+    no title element (the first ``</title>`` sat in a script or a comment).
+    """
+    end = _TITLE_END.search(body) if isinstance(body, str) else _TITLE_END_BYTES.search(body)
+    if end is not None:
+        head = parse_html(body[: end.end()])
+        title = None if head is None else head.findtext(".//title")
+        if title is not None:
+            return collapse(title)
     root = parse_html(body)
     if root is None:
         return ""

@@ -42,6 +42,10 @@ def test_title_extraction() -> None:
     assert page_title(b"") == ""
     assert page_title(b"<html><body>no title") == ""
     assert page_title(b"\x00\x01garbage<<<") == ""
+    # the head alone gives the title; a "</title>" in a script before it is no title
+    tricky = b"<html><head><script>var t = '<title>no</title>';</script><TITLE> Real\n one</TITLE>"
+    assert page_title(tricky + b"</head><body>" + b"<p>x</p>" * 100) == "Real one"
+    assert page_title("<title>Caf\u00e9 menu</title><body>") == "Caf\u00e9 menu"
 
 
 def test_jsonl_and_csv_carry_the_same_records(tmp_path: Path) -> None:
