@@ -14,7 +14,8 @@ STAMP := $(VENV)/.installed
 # handed out in collection order (`--no-loadscope-reorder`), not by their number of tests: the
 # testpaths of pyproject.toml put tests/integration first (its long browser files under
 # browser/ and crawler/ start first), then the fixture sites' own tests (fixtures/tests), and
-# the many short files of tests/unit even out the two workers at the end.
+# the many short files of tests/unit even out the two workers at the end; a file holding a test
+# that runs alone (the SIGINT budget) is handed out last (conftest.py).
 TEST_WORKERS ?= 2
 PYTEST := $(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 

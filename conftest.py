@@ -14,7 +14,11 @@ tests (``fixtures/tests/``) share them, and one set of workers' turns (below) co
 Under pytest-xdist (``make test`` runs two workers), a test marked ``alone`` runs while no other
 test does: the other workers wait before their next test. It is for tests that assert a time
 budget of the product (a crawl stops within 5 s of SIGINT), which a second test beside them on a
-two-core machine would eat into.
+two-core machine would eat into. Such a test waits for the tests running beside it to end, and
+the other workers wait while it runs: so that it waits for no long test, and keeps no other test
+of its file waiting with it, it sits in a file of its own, and files holding an ``alone`` test
+are handed out after every other (``pytest_collection_modifyitems``), when the other workers'
+last tests are short unit tests.
 """
 
 from __future__ import annotations
@@ -120,6 +124,16 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     folder = config.stash.get(_LOCKS, None)
     if folder is not None:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Files that hold an ``alone`` test come last, the order of the rest unchanged (see above).
+
+    Every xdist worker collects the same order, and ``--dist loadfile`` hands the files out in
+    it (``--no-loadscope-reorder``, Makefile).
+    """
+    alone = {item.path for item in items if item.get_closest_marker("alone") is not None}
+    items.sort(key=lambda item: item.path in alone)  # stable: False (the others) first
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
