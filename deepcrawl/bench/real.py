@@ -22,6 +22,11 @@ the crawl's time, CPU and memory are compared with it (:mod:`deepcrawl.bench.rea
 crawl's process tree is sampled on every site (:class:`~deepcrawl.bench.usage.TreeSampler`).
 The crawl and the ``prototypes`` command run with the bench's ``--set`` assignments.
 
+With ``no_example`` (``--no-example``) step 2 runs twice: with the example, then with the
+start URL alone (``deepcrawl crawl START --auto``: the crawl picks the records' kind itself,
+:mod:`deepcrawl.crawler.pick`), each scored against the same truth; the second run says
+whether its pick holds the example (:attr:`RealRun.picked`).
+
 The job ``prototypes`` runs steps 4 and 5 alone (no crawl): the URL list and its F1; the job
 ``speed`` runs the crawl and the reference client, not the baseline.
 
@@ -33,6 +38,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -40,7 +46,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urldefrag
 
 from deepcrawl.bench.real_prototypes import PrototypeF1, prototype_f1, run_prototypes
@@ -86,6 +92,7 @@ def run_real_bench(
     out: Path | None = None,
     progress: Callable[[str], None] | None = None,
     job: str = "sites",
+    no_example: bool = False,
 ) -> list[RealRun]:
     """Crawl every named real site with deepcrawl and with the baseline (and on a big site the
     reference client); a run each.
@@ -101,6 +108,7 @@ def run_real_bench(
             and ``prototypes --like`` over its URL list (written to ``out/SITE/bfs-urls.txt``),
             without the crawl; ``speed`` the crawl and the reference client, without the
             baseline.
+        no_example: crawl each site a second time with its start URL alone (module docstring).
 
     Raises:
         FixtureError: an unknown site or job, or a site that cannot be installed or started.
@@ -131,6 +139,11 @@ def run_real_bench(
                     runs.append(crawl)
                     shutil.copy(site.log_path, folder / "requests-deepcrawl.jsonl")
                     site.reset()
+                    if no_example:
+                        say(f"{name}: deepcrawl crawl {site.url}{app.start_path} --auto")
+                        runs.append(_crawl(app, site, folder, settings, example=False))
+                        shutil.copy(site.log_path, folder / "requests-deepcrawl-auto.jsonl")
+                        site.reset()
                     if app.reference_client:
                         say(f"{name}: the reference client over the record pages")
                         reference = run_reference(app, site, folder, settings)
@@ -163,19 +176,24 @@ def _real_apps() -> dict[str, type[RealApp]]:
     return REAL_APPS
 
 
-def _crawl(app: RealApp, site: Running, folder: Path, settings: Settings) -> RealRun:
-    """Run ``deepcrawl crawl`` as a child under the wall-time cap and score it."""
+def _crawl(
+    app: RealApp, site: Running, folder: Path, settings: Settings, *, example: bool = True
+) -> RealRun:
+    """Run ``deepcrawl crawl`` as a child under the wall-time cap and score it: with the
+    site's example, or (``example`` False) with its start URL alone, in ``crawl-auto``."""
     from deepcrawl_fixtures.real.process import python_env
     from deepcrawl_fixtures.real.score import score
 
+    name = "crawl" if example else "crawl-auto"
+    how = ("--like", site.url + app.like_path) if example else ("--auto",)
     cmd = [
         *(sys.executable, "-m", "deepcrawl", *settings_args(), "crawl", site.url + app.start_path),
-        *("--like", site.url + app.like_path),
-        *("--out", str(folder / "crawl")),
-        *("--db", f"sqlite:///{folder / 'crawl.db'}"),
+        *how,
+        *("--out", str(folder / name)),
+        *("--db", f"sqlite:///{folder / f'{name}.db'}"),
     ]
     started = time.perf_counter()
-    with (folder / "crawl.log").open("w") as log:
+    with (folder / f"{name}.log").open("w") as log:
         # A session of its own: a kill reaches the browser the crawl started, too. The folder is
         # the working directory: the crawl's stored bodies go there.
         # python_env: the checkout's own code, whatever the working directory.
@@ -201,17 +219,32 @@ def _crawl(app: RealApp, site: Running, folder: Path, settings: Settings) -> Rea
     if killed:
         stop = f"killed after {settings.bench.real_timeout_s:.0f} s"
     else:
-        stop = _stop_reason(folder, proc.returncode)
-    delivered = _delivered(folder / "crawl" / "pages.jsonl")
+        stop = _stop_reason(folder, name, proc.returncode)
+    delivered = _delivered(folder / name / "pages.jsonl")
     return RealRun(
         site=app.name,
         title=app.title,
-        crawler="deepcrawl",
+        crawler="deepcrawl" if example else "deepcrawl-auto",
         score=score(app, site.requests(), delivered),
         stop=stop,
         wall_s=wall,
         usage=sampler.usage,
+        picked=None if example else _picked(folder / name, site.url + app.like_path, settings),
     )
+
+
+def _picked(out: Path, like: str, settings: Settings) -> dict[str, Any] | None:
+    """The crawl's ``picked`` object (``stats.json``) and whether the kinds it took hold the
+    site's example (``same_as_like``); None when it picked nothing."""
+    from deepcrawl.urls import URLNormaliser
+
+    stats = out / "stats.json"
+    picked = json.loads(stats.read_text()).get("picked") if stats.exists() else None
+    if not picked:
+        return None
+    normal = URLNormaliser(settings.prototypes)(like)
+    regexes = [r for kind in picked["taken"] for r in kind["prototypes"]]
+    return {**picked, "same_as_like": any(re.fullmatch(r, normal) for r in regexes)}
 
 
 def settings_args() -> list[str]:
@@ -239,14 +272,14 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
             continue
 
 
-def _stop_reason(folder: Path, returncode: int) -> str:
+def _stop_reason(folder: Path, name: str, returncode: int) -> str:
     """The crawl's own account (``stats.json``), else its exit status and last line."""
-    stats_path = folder / "crawl" / "stats.json"
+    stats_path = folder / name / "stats.json"
     if returncode == 0 and stats_path.exists():
         stats = json.loads(stats_path.read_text())
         reason = stats.get("stop_reason")
         return f"{stats.get('status')}" + (f" ({reason})" if reason else "")
-    lines = (folder / "crawl.log").read_text(errors="replace").strip().splitlines()
+    lines = (folder / f"{name}.log").read_text(errors="replace").strip().splitlines()
     return f"exit {returncode}" + (f": {lines[-1][:200]}" if lines else "")
 
 

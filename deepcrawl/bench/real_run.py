@@ -22,8 +22,9 @@ class RealRun:
     site: str
     title: str
     crawler: str
-    """``deepcrawl`` (the crawl command), ``bfs`` (the baseline) or ``reference`` (the plain
-    HTTP client over the record pages)."""
+    """``deepcrawl`` (the crawl command with the site's example), ``deepcrawl-auto`` (with its
+    start URL alone), ``bfs`` (the baseline) or ``reference`` (the plain HTTP client over the
+    record pages)."""
     score: RealScore
     stop: str
     """How the run ended: the crawl's status and stop reason, ``killed after N s``, an exit
@@ -35,6 +36,9 @@ class RealRun:
     """The crawl's and the reference's: CPU, peak memory and load of the process tree."""
     versus_reference: SpeedComparison | None = None
     """The crawl's, on a site with a reference client: its speed and cost against it."""
+    picked: dict[str, Any] | None = None
+    """The no-example crawl's pick (``stats.json``'s ``picked``) and ``same_as_like``: whether
+    the kinds it took hold the site's example."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready figures."""
@@ -52,4 +56,6 @@ class RealRun:
             data["usage"] = self.usage.to_dict()
         if self.versus_reference is not None:
             data["versus_reference"] = self.versus_reference.to_dict()
+        if self.picked is not None:
+            data["picked"] = self.picked
         return data

@@ -104,14 +104,22 @@ def real_table(runs: Sequence[RealRun]) -> Table:
     table.add_column("s", justify="right")
     for column in ("bfs recall", "bfs harvest", "bfs docs", "like F1"):
         table.add_column(column, justify="right")
+    auto = any(run.crawler == "deepcrawl-auto" for run in runs)
+    if auto:
+        table.add_column("pick = like")
     baselines = {run.site: run for run in runs if run.crawler == "bfs"}
     for run in runs:
-        if run.crawler != "deepcrawl":
+        if run.crawler not in ("deepcrawl", "deepcrawl-auto"):
             continue  # the baseline fills its columns; the reference is in the speed table
         s = run.score
-        base = baselines.get(run.site)
+        base = baselines.get(run.site) if run.crawler == "deepcrawl" else None
+        pick = "-"
+        if run.crawler == "deepcrawl-auto":
+            pick = (
+                "nothing" if run.picked is None else "yes" if run.picked["same_as_like"] else "no"
+            )
         table.add_row(
-            run.site,
+            run.site if run.crawler == "deepcrawl" else f"{run.site} (no example)",
             f"{s.records_delivered}/{s.records}",
             f"{s.recall:.3f}",
             f"{s.precision:.3f}",
@@ -125,6 +133,7 @@ def real_table(runs: Sequence[RealRun]) -> Table:
             f"{base.score.harvest:.3f}" if base else "-",
             str(base.score.documents) if base else "-",
             f"{base.prototypes.f1:.3f}" if base and base.prototypes else "-",
+            *([pick] if auto else []),
         )
     return table
 

@@ -49,6 +49,14 @@ def bench(
                      "plain httpx + lxml fetching the truth's record pages through the same "
                      "proxy at the same politeness: wall time, CPU per page, peak PSS, load)."),
     ] = "sites",
+    no_example: Annotated[
+        bool,
+        typer.Option("--no-example",
+                     help="With --suite real: crawl every site a second time with its start "
+                     "URL alone (the crawl picks the records' kind), scored against the same "
+                     "truth beside the --like run; the table says whether the pick holds the "
+                     "example."),
+    ] = False,
 ) -> None:  # fmt: skip
     """Run strategies on fixture sites; report record recall, harvest rate, requests, time, memory.
 
@@ -66,7 +74,7 @@ def bench(
     if suite == "real":
         if job not in {"sites", "prototypes", "speed"}:
             raise ConfigError(f"--suite real --job {job}: one of sites, prototypes, speed")
-        _real(site, settings, json_out=json_out, out=out, job=job)
+        _real(site, settings, json_out=json_out, out=out, job=job, no_example=no_example)
         return
     if suite != "fixtures":
         raise ConfigError(f"--suite {suite}: one of fixtures, real")
@@ -101,6 +109,7 @@ def _real(
     json_out: bool,
     out: Path | None,
     job: str,
+    no_example: bool = False,
 ) -> None:
     from deepcrawl.bench import (
         real_prototypes_table,
@@ -119,6 +128,7 @@ def _real(
         out=out,
         progress=None if json_out else lambda msg: err_console.print(msg, style="dim"),
         job=job,
+        no_example=no_example,
     )
     text = real_runs_to_json(runs)
     if out is not None:

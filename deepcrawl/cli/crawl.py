@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from deepcrawl.crawler.deliver import Sink
     from deepcrawl.crawler.engine import CrawlReport
     from deepcrawl.crawler.inputs import StartPage
+    from deepcrawl.crawler.pick import Pick
     from deepcrawl.prototypes import LabelSession
 
 
@@ -77,14 +78,18 @@ def _sink(out: str | None, warc: Path | None, *, gzip: bool, info: dict[str, str
     return sinks[0] if len(sinks) == 1 else TeeSink(*sinks)
 
 
-def _labeller(progress: CrawlProgress) -> "Callable[[LabelSession], None] | None":
+def _labeller(progress: CrawlProgress) -> "Callable[[LabelSession, Pick | None], None] | None":
     # a terminal to ask at, whether or not the progress is shown there (--quiet)
     if not (err_console.is_terminal and sys.stdin.isatty() and sys.stdout.isatty()):
         return None
+    from deepcrawl.cli._propose import propose
     from deepcrawl.cli.prototypes import _interactive
 
-    def ask(session: "LabelSession") -> None:
+    def ask(session: "LabelSession", pick: "Pick | None") -> None:
         with progress.paused():
+            if pick is not None:
+                propose(session, pick)
+                return
             err_console.print(
                 "[bold]Label the kinds of URL the search results link to[/] (or quit with q and "
                 f"label them on a web page: deepcrawl label {session.site_id} --web)"
@@ -119,6 +124,7 @@ async def _run(
             resume=resume,
             start=start,
             labeller=None if like or labels else _labeller(progress),
+            on_pick=lambda pick: err_console.print(pick.message(), markup=False, highlight=False),
             progress=progress.update,
         ) as crawl:
             # the outputs once the database opened: a store that fails leaves no empty file
@@ -217,6 +223,20 @@ def crawl(
         typer.Option(help="Link strategy of --navigate (and of discovering the search form): "
                      "ache (default), apprentice, xcrawl, bfs."),
     ] = None,
+    auto: Annotated[
+        bool | None,
+        typer.Option("--auto/--no-auto",
+                     help="With no --like or --labels: pick the records' kind from the result "
+                     "lists without asking (the default off a terminal; at one, the pick is "
+                     "proposed), or --no-auto: never pick, stop after the setup queries for "
+                     "labels."),
+    ] = None,
+    records: Annotated[
+        str | None,
+        typer.Option(help="With no example: 'one' kind of records (the one of most distinct "
+                     "records in the result lists; the default) or 'all' the kinds that look "
+                     "like records."),
+    ] = None,
     access: AccessFlags = AccessFlags(),
     field: FieldOption = None,
     form: FormOption = None,
@@ -224,8 +244,9 @@ def crawl(
     """Crawl START_URL's site behind its search form; deliver only the pages you want.
 
     Finds the search form, queries it, prototypes the result links, takes your labels (--like,
-    --labels, or prompts on a terminal), then queries to saturation and fetches only wanted
-    pages. Everything is stored: run the same command again (or with --resume) after a crash.
+    --labels) or, with neither, picks the records' kind from the result lists itself (proposing
+    it first at a terminal), then queries to saturation and fetches only wanted pages.
+    Everything is stored: run the same command again (or with --resume) after a crash.
     Progress goes to stderr: "records" are the wanted records the result lists showed, against
     the estimate of how many there are; "delivered" are the pages written out, which include
     pages reached by links the result lists did not show, so it may pass "records".
@@ -241,6 +262,8 @@ def crawl(
             "deliver_text": text or None,
             "requery": requery or None,
             "sitemaps": sitemaps,
+            "auto_label": auto,
+            "record_kinds": records,
         },
         links={"navigate_strategy": strategy, "discovery_strategy": strategy},
         **access.overrides(),

@@ -94,6 +94,9 @@ class CrawlStats:
     """Wanted records those hub pages brought that the crawl did not know yet."""
     like_widened: list[str] = field(default_factory=list)
     """Prototypes (regexes) given a ``--like`` example's label because their pages look like it."""
+    picked: dict[str, Any] | None = None
+    """With no example: the kind the crawl picked as the records, its evidence and the kinds
+    left (:meth:`deepcrawl.crawler.pick.Pick.to_dict`)."""
     stop_reason: str | None = None
     waiting_s: float = 0.0
     """Seconds this run spent waiting for the user (the interactive labelling prompt)."""

@@ -53,6 +53,7 @@ if TYPE_CHECKING:
 
     from deepcrawl.browser.base import Fetcher
     from deepcrawl.crawler.deliver import Record, Sink
+    from deepcrawl.crawler.pick import Pick
     from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.prototypes import LabelSession
 
@@ -91,7 +92,10 @@ class Crawl:
             .check_start_page`): its robots.txt answer is read rather than fetched again, and
             the form finder renders its start page; default: nothing, every page is fetched.
         fetcher: the fetcher for wanted pages (default: ``make_fetcher`` in the site's scope).
-        labeller: asks the user for labels when none are given (the CLI's interactive session).
+        labeller: asks the user for labels when none are given (the CLI's interactive session),
+            shown the crawl's own pick of the records when it made one
+            (:mod:`deepcrawl.crawler.pick`); not asked with ``crawl.auto_label`` True.
+        on_pick: called with the crawl's own pick of the records when no one was asked.
         progress: called with the figures whenever they change.
         on_fetch: called with every wanted page fetched.
 
@@ -112,7 +116,8 @@ class Crawl:
         resume: bool = False,
         start: StartPage | None = None,
         fetcher: Fetcher | None = None,
-        labeller: Callable[[LabelSession], None] | None = None,
+        labeller: Callable[[LabelSession, Pick | None], None] | None = None,
+        on_pick: Callable[[Pick], None] | None = None,
         progress: Callable[[CrawlStats], None] | None = None,
         on_fetch: Sequence[Callable[[FetchedPage], None]] = (),
     ) -> None:
@@ -128,6 +133,7 @@ class Crawl:
         self.resume = resume
         self.start = start or StartPage()
         self.labeller = labeller
+        self.on_pick = on_pick
         self.progress = progress
         self.on_fetch = list(on_fetch)
         self.scope = Scope((host_of(start_url),), implicit=False)
@@ -224,6 +230,7 @@ class Crawl:
             check_like_layouts,
             example_texts,
             fetch_examples,
+            has_relevant,
             label_session,
             locate_form,
             run_setup,
@@ -265,17 +272,19 @@ class Crawl:
                     ctx.enter("labelling")
                     session = label_session(ctx, self.like)
                     relevant = apply_labels(
-                        ctx,
-                        session,
-                        like=self.like,
-                        labels_file=self.labels_file,
-                        labeller=self.labeller,
+                        ctx, session, like=self.like, labels_file=self.labels_file
                     )
                     if self.like:
                         ctx.enter("layout check")
                     looked_at = await check_like_layouts(
                         ctx, session, self.like, fetcher, known=examples
                     )
+                    if not relevant:
+                        pick = await self._pick(ctx, session, fetcher)
+                        if pick is not None:
+                            looked_at += pick.pages
+                            examples += pick.example_pages
+                        relevant = has_relevant(session)
                     if not relevant:
                         logger.info("site %d: no prototype is labelled relevant", ctx.site.id)
                         ctx.enter("needs labels")
@@ -303,6 +312,39 @@ class Crawl:
         )  # fmt: skip
         self.report = CrawlReport("max_pages" if full else "done", ctx.site.id, stats)
         return self.report
+
+    async def _pick(
+        self, ctx: CrawlContext, session: LabelSession, fetcher: Fetcher | None
+    ) -> Pick | None:
+        """With no example and no labels: pick the records' kind (:mod:`deepcrawl.crawler
+        .pick`) unless ``crawl.auto_label`` is False, and let the labeller (if any, and unless
+        ``auto_label`` is True) accept it or label otherwise."""
+        from deepcrawl.crawler.pick import pick_records
+        from deepcrawl.crawler.setup import setup_fetch
+
+        auto = ctx.settings.crawl.auto_label
+        ask = None if auto is True else self.labeller
+        pick = None
+        if auto is not False and fetcher is not None:
+            ctx.enter("picking records")
+            pick = await pick_records(
+                ctx,
+                session,
+                lambda url: setup_fetch(ctx, fetcher, url),
+                every=ctx.settings.crawl.record_kinds == "all",
+            )
+            if pick is not None:
+                ctx.stats.picked = pick.to_dict()
+        if ask is not None:
+            with ctx.stats.waiting():  # the user's time at the prompt is not the crawl's
+                ask(session, pick)
+            if pick is not None:
+                taken = {p.id for kind in pick.taken for p in kind.prototypes}
+                chosen = {pid for pid, (_n, wanted) in session.labels().items() if wanted}
+                ctx.stats.picked = {**pick.to_dict(), "accepted": chosen == taken}
+        elif pick is not None and self.on_pick is not None:
+            self.on_pick(pick)
+        return pick
 
     async def pages(self) -> AsyncGenerator[Record]:
         """Run the crawl and yield each delivered page's record as it comes.

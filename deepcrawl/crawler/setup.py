@@ -35,7 +35,6 @@ from deepcrawl.prototypes import (
     LabelSession,
     Prototyper,
     read_labels_file,
-    record_suggestion,
     suggest_name,
 )
 from deepcrawl.querying import QueryLoop, main_text, normalised_id
@@ -59,6 +58,7 @@ __all__ = [
     "example_texts",
     "example_urls",
     "fetch_examples",
+    "has_relevant",
     "label_session",
     "like_seen",
     "locate_form",
@@ -312,7 +312,10 @@ async def run_setup(
 
     With ``examples`` (``--like`` URLs), their pages' words are queried among the first, and
     while no result link is like an example the queries read up to ``crawl.like_result_pages``
-    result pages and go on to ``crawl.like_setup_queries``.
+    result pages and go on to ``crawl.like_setup_queries``. With none, a query reads as deep
+    when the one before showed mostly result links earlier ones had shown
+    (``crawl.setup_new_share``): a site-wide search listing the same help pages first for
+    every word shows its records further down.
 
     Returns:
         The query loop, with every stored query replayed into its manager.
@@ -335,6 +338,8 @@ async def run_setup(
     def merge(_learnt: set[str]) -> None:
         loop.merge()  # the records known under their old ids count once
 
+    shown = {url for query in ctx.state.queries() for url, _text in query.result_links()}
+    stale = False  # no example: the last query's result links were mostly shown before
     ctx.sessions.listeners.append(merge)
     try:
         while True:
@@ -342,11 +347,15 @@ async def run_setup(
             if asked >= (settings.setup_queries if seen else settings.like_setup_queries):
                 break
             deeper = max(settings.setup_result_pages, settings.like_result_pages)
-            loop.max_pages = settings.setup_result_pages if seen else deeper
-            if await loop.step(search) is None:
+            loop.max_pages = settings.setup_result_pages if seen and not stale else deeper
+            if (result := await loop.step(search)) is None:
                 break
             if not seen:
                 seen = like_seen(ctx.state.link_urls(), wanted, ctx)
+            if not wanted:
+                urls = {link.url for link in result.result_links}
+                stale = len(urls - shown) < settings.setup_new_share * len(urls)
+                shown |= urls
     finally:
         ctx.sessions.listeners.remove(merge)
     return loop
@@ -395,13 +404,11 @@ def apply_labels(
     *,
     like: Sequence[str] = (),
     labels_file: Path | None = None,
-    labeller: Callable[[LabelSession], None] | None = None,
 ) -> bool:
     """Take the user's labels; return whether some prototype is now labelled relevant.
 
-    Order: the labels file, then ``like`` URLs (relative ones resolved against the start URL),
-    then — only when nothing relevant is labelled yet — ``labeller`` (interactive), then
-    ``crawl.auto_label``.
+    Order: the labels file, then ``like`` URLs (relative ones resolved against the start URL).
+    With neither, the crawl picks the records itself (:mod:`deepcrawl.crawler.pick`).
 
     A ``like`` URL whose prototype holds no result link (the queries found nothing like it)
     labels nothing: the stop reason then says which queries were tried and what they showed.
@@ -425,15 +432,10 @@ def apply_labels(
             continue
         session.label(prototype.id, suggest_name(prototype), relevant=True)
         logger.info("prototype %s labelled relevant: --like %s", prototype.regex, example)
-    if unseen and not _relevant(session):
+    if unseen and not has_relevant(session):
         ctx.stats.stop_reason = _unseen_report(ctx, session, unseen)
         logger.warning("%s", ctx.stats.stop_reason)
-    if not _relevant(session) and labeller is not None:
-        with ctx.stats.waiting():  # the user's time at the prompt is not the crawl's
-            labeller(session)
-    if not _relevant(session) and ctx.settings.crawl.auto_label:
-        _auto_label(ctx, session)
-    return _relevant(session)
+    return has_relevant(session)
 
 
 async def check_like_layouts(
@@ -497,15 +499,6 @@ def _unseen_report(ctx: CrawlContext, session: LabelSession, unseen: Sequence[st
     )
 
 
-def _relevant(session: LabelSession) -> bool:
-    return any(relevant for _name, relevant in session.labels().values())
-
-
-def _auto_label(ctx: CrawlContext, session: LabelSession) -> None:
-    """Mark the prototype holding most result links as relevant (no one to ask)."""
-    result_urls = (url for query in ctx.state.queries() for url, _text in query.result_links())
-    best = record_suggestion(session, result_urls)
-    if best is not None:
-        p = session.get(best)
-        session.label(p.id, suggest_name(p), relevant=True)
-        logger.info("prototype %s labelled relevant: it holds most result links", p.regex)
+def has_relevant(session: LabelSession) -> bool:
+    """Whether some prototype of the session is labelled relevant."""
+    return any(wanted for _name, wanted in session.labels().values())

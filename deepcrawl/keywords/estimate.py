@@ -23,6 +23,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from deepcrawl._capture import chao1
+
 if TYPE_CHECKING:
     from collections.abc import Collection, Iterable, Mapping, Sequence
 
@@ -109,21 +111,6 @@ def lists_estimate(lists: Sequence[Collection[str]]) -> tuple[float, int] | None
         recaptured += len(ids & marked)
         marked |= ids
     return value, recaptured
-
-
-def chao1(capture_counts: Iterable[int]) -> float:
-    """Chao's bias-corrected Mh estimator from how often each seen record was caught.
-
-    Args:
-        capture_counts: for every record seen, the number of captures that held it (>= 1).
-
-    Returns:
-        S + f1(f1−1)/(2(f2+1)), S the records seen, f_k those caught exactly k times.
-    """
-    freq = Counter(count for count in capture_counts if count > 0)
-    seen = sum(freq.values())
-    f1, f2 = freq.get(1, 0), freq.get(2, 0)
-    return seen + f1 * (f1 - 1) / (2 * (f2 + 1))
 
 
 @dataclass(frozen=True, slots=True)

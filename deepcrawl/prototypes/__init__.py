@@ -11,11 +11,18 @@ of page — with their coverage and examples, and assign any URL to its prototyp
 ``_tree`` holds ``markParts`` (which parts are constant, which variable), ``_types`` the typed
 wildcards, ``_matcher`` the fast matcher, ``_model`` the :class:`Prototype` record, ``_like``
 the prototype of a ``--like`` example over a URL list (:func:`like_prototype`), ``_labelling``
-the user's labels (:class:`LabelSession`), ``_overview`` the kinds described for the person
+the user's labels (:class:`LabelSession`), ``_evidence`` which kind the result lists show
+as records (:func:`kind_evidence`), ``_overview`` the kinds described for the person
 labelling them (:func:`kinds`), ``_evaluate`` scoring against known page kinds.
 """
 
 from deepcrawl.prototypes._evaluate import PrototypeScore, score_prototypes
+from deepcrawl.prototypes._evidence import (
+    KindEvidence,
+    ShownLink,
+    kind_evidence,
+    record_kinds,
+)
 from deepcrawl.prototypes._labelling import (
     LabelSession,
     from_row,
@@ -42,21 +49,25 @@ from deepcrawl.prototypes._types import classify as classify_token
 __all__ = [
     "Example",
     "Kind",
+    "KindEvidence",
     "LabelSession",
     "LikeMatch",
     "Prototype",
     "PrototypeMatcher",
     "PrototypeScore",
     "Prototyper",
+    "ShownLink",
     "Wildcard",
     "classify_token",
     "describe_shape",
     "from_row",
+    "kind_evidence",
     "kinds",
     "labels_yaml",
     "like_prototype",
     "prototype_id",
     "read_labels_file",
+    "record_kinds",
     "record_suggestion",
     "resolve_like",
     "score_prototypes",

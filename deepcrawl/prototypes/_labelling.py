@@ -276,6 +276,10 @@ class LabelSession:
             raise ConfigError("a label needs a name")
         self.repo.set_label(self.site_id, key, name=name.strip(), relevant=relevant)
 
+    def unlabel(self, keys: Iterable[str]) -> None:
+        """Take the labels of these prototypes back (a proposal the person turned down)."""
+        self.repo.delete_labels(self.site_id, keys)
+
     def label_like(self, url: str, name: str | None = None, *, relevant: bool = True) -> Prototype:
         """Label the prototype ``url`` falls in (relevant by default); returns it."""
         prototype = self.like(url)

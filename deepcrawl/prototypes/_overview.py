@@ -4,10 +4,10 @@ A prototype's regex says little to someone who has never seen the site. :func:`k
 for every prototype of a :class:`~deepcrawl.prototypes.LabelSession`, what the crawl already
 stored about its URLs: their shape in plain words (``/book/‹number›``), how many result links and
 queries they came from, the link texts the result pages showed and the titles of the pages
-fetched, whether the kind looks like the records (most result links: the setup phase's own
-default choice, :func:`record_suggestion`) or like a pager. The web page and the terminal prompt
-of ``deepcrawl label`` both show these; :func:`labels_yaml` writes the labels as the ``--labels``
-file :func:`~deepcrawl.prototypes.read_labels_file` reads.
+fetched, whether the kind looks like the records (most distinct records in the result lists:
+the crawl's own pick with no example, :func:`record_suggestion`) or like a pager. The web page
+and the terminal prompt of ``deepcrawl label`` both show these; :func:`labels_yaml` writes the
+labels as the ``--labels`` file :func:`~deepcrawl.prototypes.read_labels_file` reads.
 """
 
 from __future__ import annotations
@@ -20,11 +20,13 @@ from urllib.parse import parse_qsl, urlsplit
 import yaml
 
 from deepcrawl.errors import InvalidURLError
+from deepcrawl.prototypes._evidence import kind_evidence, record_kinds
 from deepcrawl.prototypes._types import Wildcard, classify_all
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
+    from deepcrawl.prototypes._evidence import ShownLink
     from deepcrawl.prototypes._labelling import LabelSession
     from deepcrawl.prototypes._model import Prototype
     from deepcrawl.storage import Repository
@@ -72,14 +74,18 @@ class Kind:
     """Queries whose result pages showed a link of this kind."""
     examples: tuple[Example, ...]
     suggested: bool
-    """Looks like the records: the kind holding most result links."""
+    """Looks like the records (:func:`record_suggestion`)."""
+    candidate: bool
+    """Looks like a kind of records, the suggested one or another (its thumbnail is shown
+    at once)."""
     pager: bool
     """Looks like the result pages' pager (more pager links than result links)."""
     label: tuple[str, bool] | None
     """The stored label (name, relevant), if any."""
     preview: str | None
-    """An example the results area of a result page linked to: the one page a thumbnail may
-    show (never a link found by probing scripts, nor a pager or menu link)."""
+    """A URL the results area of a result page linked to (an example shown, if one is): the one
+    page a thumbnail may show (never a link found by probing scripts, nor a pager or menu
+    link)."""
 
     @property
     def id(self) -> str:
@@ -124,21 +130,12 @@ def _part(values: Sequence[str]) -> str:
     return f"‹{_WORDS[kind]}{', or none' if empty else ''}›"
 
 
-def record_suggestion(session: LabelSession, result_urls: Iterable[str]) -> str | None:
-    """The id of the prototype holding most result links: the kind that looks like the records.
-
-    The results area shows one link per result entry, so the records' kind is the one most of
-    its links fall in (None when no result link falls in any prototype).
-    """
-    counts: Counter[str] = Counter()
-    for url in result_urls:
-        try:
-            pid = session.matcher.match(session.normaliser(url))
-        except InvalidURLError:
-            continue
-        if pid is not None:
-            counts[pid] += 1
-    return counts.most_common(1)[0][0] if counts else None
+def record_suggestion(session: LabelSession, links: Iterable[ShownLink]) -> str | None:
+    """The id of the prototype that looks like the records (:mod:`~deepcrawl.prototypes._evidence`:
+    the kind of most distinct records in the result lists, neither pager, chrome, twin nor
+    navigation); None when no kind looks like records."""
+    kinds = record_kinds(kind_evidence(session, links))
+    return kinds[0].prototype.id if kinds else None
 
 
 def kinds(session: LabelSession, repo: Repository) -> list[Kind]:
@@ -162,7 +159,8 @@ def kinds(session: LabelSession, repo: Repository) -> list[Kind]:
         queries.setdefault(pid, set()).add(query_id)
         if text.strip():
             texts.setdefault(normal, Counter())[" ".join(text.split())] += 1
-    suggested = record_suggestion(session, (url for _q, url, _t, role in links if role == "result"))
+    candidates = [e.prototype.id for e in record_kinds(kind_evidence(session, links))]
+    suggested = candidates[0] if candidates else None
     labels = session.labels()
     out = []
     for position, p in enumerate(session.prototypes, 1):
@@ -187,9 +185,10 @@ def kinds(session: LabelSession, repo: Repository) -> list[Kind]:
                     for url in shown
                 ),
                 suggested=p.id == suggested,
+                candidate=p.id in candidates,
                 pager=counted["pager"] > counted["result"],
                 label=labels.get(p.id),
-                preview=next((u for u in shown if u in results), None),
+                preview=next((u for u in [*shown, *members] if u in results), None),
             )
         )
     return out

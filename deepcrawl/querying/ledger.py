@@ -138,6 +138,10 @@ class Ledger:
         """Requests the recorded queries used."""
         self.page_size: int | None = None
         """Largest number of results one result page held so far."""
+        self.lead = 0
+        """Result pages a list shows before its first wanted record, as the stored lists showed
+        it (:meth:`~deepcrawl.querying.loop.QueryLoop.replay`): read past, not taken for pages
+        that brought nothing."""
         self.errors_in_row = 0
         """Failed queries since the last that did not fail."""
         self.recent: deque[frozenset[str]] = deque(maxlen=max(1, identical_window))

@@ -231,6 +231,7 @@ class QueryLoop:
         after its last one read where its pager names that page (:func:`resume_url`).
         """
         ledger = self.ledger
+        stored = list(stored)
         count = 0
         unfinished: dict[str, int] = {}
         ledger.resume_urls = {}
@@ -259,9 +260,28 @@ class QueryLoop:
             )
             count += 1
         ledger.unfinished = list(unfinished.items())
+        ledger.lead = self._lead(stored)
         self.settle_probe()
         self._refresh()
         return count
+
+    def _lead(self, stored: Sequence[StoredQuery]) -> int:
+        """Result pages the stored lists showed before their first wanted record: the least of
+        the ``querying.paging_lead_lists`` largest such leads, at most
+        ``querying.paging_lead_pages`` (0 when fewer lists showed one)."""
+        settings = self.settings.querying
+        leads = []
+        for query in stored:
+            links = query.result_links()
+            pages = query.row.result_pages
+            first = next(
+                (i for i, (url, _t) in enumerate(links) if self.record_id(url) is not None), None
+            )
+            if first is not None and pages > 1 and links:
+                leads.append(min(settings.paging_lead_pages, first * pages // len(links)))
+        leads = sorted(lead for lead in leads if lead > 0)
+        need = max(1, settings.paging_lead_lists)
+        return leads[-need] if len(leads) >= need else 0
 
     def observe(self, ids: Iterable[str], texts: Mapping[str, str] | None = None) -> int:
         """Records the crawl reached without a query; returns how many were new to it.

@@ -211,8 +211,12 @@ class ListReader:
             if (rid := self.record_id(link.url)) is not None:
                 listed.setdefault(rid, link.text)
         ids = set(listed)
-        self.size = max(self.size, len(ids))
         self.pages = max(self.pages, number)
+        if not ids and not self.shown and self.skip < number <= ledger.lead:
+            # other kinds listed first, as the stored lists showed: the records come after them
+            self.more = number < self.cap
+            return self.more
+        self.size = max(self.size, len(ids))
         if number == 1:
             self.total = total_results(page)
             if self.whole and (self.total or 0) >= max(1, len(ledger.records)):

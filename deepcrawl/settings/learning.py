@@ -100,6 +100,22 @@ class PrototypeSettings(Section):
     layout_widen_samples: int = 2
     """Pages of each sibling prototype fetched to compare with the example; all must reach
     ``layout_min_similarity`` (or be like a page of the example's own kind that is not)."""
+    pick_min_records: int = 3
+    """With no example, a kind of result link looks like records only with this many distinct
+    URLs in the setup queries' result lists, shown by two queries or more."""
+    pick_min_titled: float = 0.5
+    """Distinct link texts per distinct URL a kind of records has at least (0–1): entries name
+    their records by title, where sort, facet and pager links repeat a few words."""
+    pick_recurrence: float = 2.0
+    """A kind whose URLs come back this many times more often per URL than a kind with more
+    records beside it is navigation (tag, category pages linked from every entry), not records."""
+    pick_twin_share: float = 0.5
+    """A kind whose URLs twin at least this share as many URLs of another kind (the record's
+    URL with a path segment or query items added: edit, history, export) is no kind of records
+    (0–1)."""
+    pick_tie: float = 0.9
+    """Two kinds of records tie when the second has at least this share of the first's distinct
+    records (0–1); the crawl then names both."""
     layout_shingle: int = 4
     """Consecutive tag paths per shingle of a page's structure."""
     layout_template_words: int = 4

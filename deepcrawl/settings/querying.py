@@ -161,6 +161,12 @@ class QuerySettings(Section):
     """Without a total, a list's next page is expected to bring at least the crawl's estimate of
     a page's missing records, counted as this many pages beside the pages read (not for a list
     whose total its pages refuted; 0: the pages read alone decide). Not from a paper."""
+    paging_lead_pages: int = 3
+    """Result pages a list may show before its first wanted record and still be read on, when
+    the setup phase's lists showed that lead (``paging_lead_lists`` of them or more): a
+    site-wide search lists the same help pages first for every word. 0: none."""
+    paging_lead_lists: int = 2
+    """Setup-phase lists that must show a lead before the records for it to be read past."""
     paging_check_pages: int = 1
     """The estimate from a list's total is refuted for the list once this many pages read after
     it brought less than ``paging_check_share`` of what it predicted. 0: never tested."""

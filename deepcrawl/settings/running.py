@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from deepcrawl.settings._base import Section, User
 
@@ -20,13 +21,17 @@ class CrawlSettings(Section):
     stop-word probes count). The normal phase goes on from there to saturation."""
     like: User[tuple[str, ...]] = ()
     """Example URLs of wanted pages (``--like``); a path (``/book/1``) is resolved against the
-    start URL. Empty and no labels: ask the user (or, with ``auto_label``, guess)."""
+    start URL. Empty and no labels: the crawl picks the records' kind (``auto_label``)."""
     max_start_url_length: int = 2048
     """Longest start or ``--like`` URL a crawl accepts, in characters: the store keeps start
     URLs of up to 2,048 (the sitemaps protocol's limit too)."""
-    auto_label: User[bool] = False
-    """Without labels, mark as relevant the prototype holding most result links (what
-    ``deepcrawl bench --strategy deepcrawl`` does, as it cannot ask anyone)."""
+    auto_label: User[bool | None] = None
+    """With no ``like`` or labels, pick the records' kind from the result lists: None off a
+    terminal (proposed at one), True always (``--auto``), False never (the crawl stops after the
+    setup phase for labels: ``--no-auto``)."""
+    record_kinds: User[Literal["one", "all"]] = "one"
+    """With no example, take the one kind of most distinct records, or ``all`` the kinds that
+    look like records (``--records all``: tickets and wiki pages of a site-wide search)."""
     max_pages: User[int | None] = None
     """Pages delivered at most (``--max-pages``); None: no limit."""
     scope_prefix: User[str | None] = None
@@ -44,6 +49,10 @@ class CrawlSettings(Section):
     like_result_pages: int = 10
     """Result pages read per setup-phase query at most while no result link is like the
     ``--like`` example: the wanted kind may be listed after other kinds of a site-wide search."""
+    setup_new_share: float = 0.5
+    """With no example: a setup-phase query reads up to ``like_result_pages`` result pages when
+    less than this share of the one before's result links were new (0–1): the lists repeat one
+    kind of page first, and the records may come after it."""
     like_setup_queries: int = 24
     """Setup-phase queries at most (``setup_queries`` included) while no result link is like
     the ``--like`` example, before the crawl reports what the queries showed instead."""

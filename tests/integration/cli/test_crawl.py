@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.browser
 
 
-def test_crawl_without_labels_stops_after_setup_then_label_and_resume(
+def test_crawl_not_picking_stops_after_setup_then_label_and_resume(
     fixture_server: Callable[..., FixtureServer], tmp_path: Path
 ) -> None:
     server = fixture_server("books", records=40, seed=19)
@@ -30,7 +30,7 @@ def test_crawl_without_labels_stops_after_setup_then_label_and_resume(
     db = f"sqlite:///{tmp_path / 'crawl.db'}"
     url = server.url + "/"
 
-    first = run_deepcrawl(tmp_path, "crawl", url, "--db", db)
+    first = run_deepcrawl(tmp_path, "crawl", url, "--db", db, "--no-auto")
     assert first.returncode == 0, first.stderr
     assert first.stdout == ""  # progress and advice go to stderr only
     assert "deepcrawl label" in first.stderr

@@ -3,7 +3,8 @@
 The input check reads robots.txt and the start page before the crawl starts; the crawl takes
 both answers rather than ask again (its robots.txt rules, the form finder's render), and the
 form filler submits from the page the form finder left. Counted on the fixture server's log,
-over the setup phase (no labels: the crawl stops once its setup queries are stored), for a GET
+over the setup phase (no labels and ``--no-auto``: the crawl stops once its setup queries are
+stored), for a GET
 search form (books) and a POST one (shop).
 """
 
@@ -30,7 +31,7 @@ def test_robots_txt_comes_first_and_the_start_page_is_fetched_once(
 ) -> None:
     server = fixture_server(name, records=40, seed=5)
     server.reset_stats()
-    done = run_deepcrawl(tmp_path, "crawl", server.url + "/", "--db", "sqlite:///c.db")
+    done = run_deepcrawl(tmp_path, "crawl", server.url + "/", "--db", "sqlite:///c.db", "--no-auto")
     assert done.returncode == 0, done.stderr
     assert "Setup done" in done.stderr
     log = [(entry["method"], entry["path"]) for entry in server.stats()["log"]]

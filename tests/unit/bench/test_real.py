@@ -48,9 +48,9 @@ def test_the_crawls_own_account_of_its_stop(tmp_path: Path) -> None:
     (tmp_path / "crawl").mkdir()
     stats = {"status": "done", "stop_reason": "saturated"}
     (tmp_path / "crawl" / "stats.json").write_text(json.dumps(stats))
-    assert _stop_reason(tmp_path, 0) == "done (saturated)"
+    assert _stop_reason(tmp_path, "crawl", 0) == "done (saturated)"
     (tmp_path / "crawl.log").write_text("setup ...\nerror: --like x: no prototype matches\n")
-    assert _stop_reason(tmp_path, 1) == "exit 1: error: --like x: no prototype matches"
+    assert _stop_reason(tmp_path, "crawl", 1) == "exit 1: error: --like x: no prototype matches"
 
 
 def test_delivered_urls_skip_a_line_torn_by_a_kill(tmp_path: Path) -> None:

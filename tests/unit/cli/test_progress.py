@@ -14,11 +14,12 @@ from rich.console import Console
 
 from deepcrawl.cli._progress import CrawlProgress, plain_line
 from deepcrawl.crawler.context import CrawlStats
-from deepcrawl.crawler.setup import apply_labels
+from deepcrawl.crawler.engine import Crawl
 from deepcrawl.settings import Settings
 
 if TYPE_CHECKING:
     from deepcrawl.crawler.context import CrawlContext
+    from deepcrawl.crawler.pick import Pick
     from deepcrawl.prototypes import LabelSession
 
 
@@ -94,19 +95,22 @@ def test_the_rate_leaves_out_the_time_at_the_label_prompt(
     assert re.search(r"2\.0 pages/s", plain_line(stats))
 
 
-def test_the_labelling_prompt_counts_as_waiting(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_the_labelling_prompt_counts_as_waiting(monkeypatch: pytest.MonkeyPatch) -> None:
     now = [0.0]
     monkeypatch.setattr(time, "monotonic", lambda: now[0])
     labels: dict[str, tuple[str, bool]] = {}
 
-    def labeller(_session: LabelSession) -> None:
+    def labeller(_session: LabelSession, _pick: Pick | None) -> None:
         now[0] += 30.0  # the user reads the kinds and picks one
         labels["p1"] = ("book", True)
 
     stats = CrawlStats(started=0.0)
-    ctx = SimpleNamespace(settings=Settings(), stats=stats, start_url="http://127.0.0.1:9/")
+    settings = Settings().with_overrides(crawl={"auto_label": False})  # no pick: only the prompt
+    ctx = SimpleNamespace(settings=settings, stats=stats, start_url="http://127.0.0.1:9/")
     session = SimpleNamespace(labels=lambda: labels)
-    assert apply_labels(cast("CrawlContext", ctx), cast("LabelSession", session), labeller=labeller)
+    crawl = Crawl("http://127.0.0.1:9/", settings=settings, labeller=labeller)
+    assert await crawl._pick(cast("CrawlContext", ctx), cast("LabelSession", session), None) is None
+    assert labels == {"p1": ("book", True)}
     assert stats.waiting_s == 30.0
     assert stats.active_s == 0.0
 

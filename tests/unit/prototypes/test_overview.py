@@ -37,11 +37,13 @@ def _session(tmp_path: Path) -> LabelSession:
     return LabelSession.learn(repo, site.id, urls)
 
 
-def test_the_record_guess_is_the_kind_holding_most_result_links(tmp_path: Path) -> None:
+def test_the_record_guess_is_the_kind_of_most_distinct_records(tmp_path: Path) -> None:
     session = _session(tmp_path)
     book = session.like("https://h.com/book/3")
-    results = ["https://h.com/book/3", "https://h.com/book/4", "https://h.com/about", "bad url"]
-    assert record_suggestion(session, results) == book.id
+    links = [(q, f"https://h.com/book/{q + i}", f"Book {q + i}", "result") for q in range(3)
+             for i in range(3)]  # fmt: skip
+    links += [(q, "https://h.com/about", "About us", "result") for q in range(3)]
+    assert record_suggestion(session, [*links, (0, "bad url", "", "result")]) == book.id
     assert record_suggestion(session, []) is None
     session.repo.close()
 

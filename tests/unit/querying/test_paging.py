@@ -64,3 +64,20 @@ def test_a_list_read_to_its_end_says_exactly_what_the_crawl_lacked() -> None:
     assert ledger.complete == {"red": frozenset({f"http://site/r{i}" for i in range(3)})}
     assert ledger.first_shown == {"red": 2}
     assert ledger.checked == [(3, 2)]  # its exact count, not its total's estimate
+
+
+def test_pages_of_other_kinds_listed_first_are_read_past_by_the_lead_the_lists_showed() -> None:
+    help_pages = [f"search/help{i}" for i in range(10)]  # no record: ``_reader`` maps them so
+    ledger = Ledger()
+    lone = _reader(ledger, threshold=1.0)
+    assert not lone(_page(1, help_pages, total=30, last=False), 1)  # no lead learnt: it stops
+    ledger.lead = 1
+    reader = _reader(ledger, threshold=1.0)
+    assert reader(_page(1, help_pages, total=30, last=False), 1)  # read past, not counted
+    assert reader.fresh == []
+    assert reader(_page(2, [f"r{i}" for i in range(10)], total=30, last=False), 2)
+    assert reader.fresh == [10]
+    # a list past its lead that shows no record is judged as before
+    later = _reader(ledger, threshold=1.0)
+    assert later(_page(1, help_pages, total=30, last=False), 1)
+    assert not later(_page(2, help_pages, total=30, last=False), 2)

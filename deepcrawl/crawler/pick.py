@@ -1,0 +1,308 @@
+"""The crawl with no example: pick the records' kind from what the setup queries showed.
+
+Without ``--like`` or ``--labels`` the crawl still holds the evidence a person would label by:
+the setup queries' result lists (:mod:`deepcrawl.prototypes._evidence`: distinct records per
+kind, their link texts, pagers, chrome, twins, navigation, search pages). :func:`pick_records`
+takes the kind with most distinct records, lets the layout check narrow and widen it as it
+does a ``--like`` example's (:func:`~deepcrawl.crawler.like.check_like_layout`, with one of
+the kind's result links as the example), and labels it relevant; with ``every`` (``--records
+all``) it goes on to each kind left that looks like records. The :class:`Pick` says what was
+taken and on what evidence, names the kinds left with the ``--like`` argument that would take
+them, and says when two kinds tie.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from deepcrawl._capture import chao1
+from deepcrawl.crawler.like import check_like_layout
+from deepcrawl.errors import InvalidURLError
+from deepcrawl.prototypes import (
+    describe_shape,
+    kind_evidence,
+    record_kinds,
+    suggest_name,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable, Sequence
+
+    from deepcrawl.crawler.context import CrawlContext
+    from deepcrawl.page.fetched import FetchedPage
+    from deepcrawl.prototypes import KindEvidence, LabelSession, Prototype, ShownLink
+
+__all__ = ["Pick", "PickedKind", "pick_records"]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class PickedKind:
+    """One kind of records: its prototypes and what the result lists showed of them.
+
+    Attributes:
+        prototypes: the kind's prototypes (the first is the one the evidence ranked; the others
+            were given its label by the layout check).
+        shape: its URLs' shape in plain words (``/issue/‹number›``).
+        example: the result link the layout check compared the kind's pages with; the
+            ``--like`` argument that takes this kind.
+        records: distinct URLs of the kind in the result lists.
+        estimated: distinct URLs the kind holds by the lists' overlaps (Chao1; what the kinds
+            are ranked and compared by).
+        entries: result entries linking to the kind.
+        agreement: the lowest layout similarity of the kind's sampled pages to the example
+            (None: no page was compared).
+    """
+
+    prototypes: tuple[Prototype, ...]
+    shape: str
+    example: str
+    records: int
+    estimated: float
+    entries: int
+    agreement: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.shape,
+            "like": self.example,
+            "records": self.records,
+            "estimated": round(self.estimated, 1),
+            "entries": self.entries,
+            "layout_agreement": None if self.agreement is None else round(self.agreement, 3),
+            "prototypes": [p.regex for p in self.prototypes],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Pick:
+    """What the crawl took as the records with no example, and what it left.
+
+    Attributes:
+        taken: the kinds labelled relevant, first the one of most distinct records.
+        others: the kinds left that look like records too, most distinct records first.
+        entries: result entries of every kind in the setup queries' result lists.
+        pages: the pages the layout check looked at (the normal phase adopts them).
+        example_pages: the taken kinds' example pages among them (the normal phase's sample
+            documents, as the ``--like`` pages are).
+    """
+
+    taken: tuple[PickedKind, ...]
+    others: tuple[PickedKind, ...]
+    entries: int
+    tie_share: float
+    pages: tuple[FetchedPage, ...] = field(default=(), repr=False)
+    example_pages: tuple[FetchedPage, ...] = field(default=(), repr=False)
+
+    @property
+    def first(self) -> PickedKind:
+        return self.taken[0]
+
+    @property
+    def runner_up(self) -> PickedKind | None:
+        """The kind left with most distinct records (None when no other looks like records)."""
+        return self.others[0] if self.others else None
+
+    @property
+    def share(self) -> float:
+        """The first kind's share of the result entries."""
+        return self.first.entries / self.entries if self.entries else 0.0
+
+    @property
+    def tie(self) -> bool:
+        """Whether the runner-up holds nearly as many distinct records (``pick_tie``, on their
+        estimates)."""
+        second = self.runner_up
+        return second is not None and second.estimated >= self.tie_share * self.first.estimated
+
+    @property
+    def confidence(self) -> float:
+        """How far the evidence sets the first kind apart, 0–1: its margin of distinct records
+        over the runner-up (1 with none), times the layout agreement of its pages (taken as
+        one half when no page could be compared)."""
+        second = self.runner_up
+        margin = 1.0 - (second.estimated / self.first.estimated if second is not None else 0.0)
+        agreement = self.first.agreement
+        return max(0.0, margin) * (0.5 if agreement is None else agreement)
+
+    def message(self) -> str:
+        """One line for a person: the kind in plain words, its share of the result entries,
+        the layout agreement, the runner-up (or the tie) and how to take another kind."""
+        first = self.first
+        agreement = "not compared" if first.agreement is None else f"{first.agreement:.2f}"
+        taken = " and ".join(k.shape for k in self.taken)
+        line = (
+            f"records picked with no example: {taken} — {_records(first)}, "
+            f"{self.share:.0%} of the result entries, layout agreement {agreement}"
+        )
+        second = self.runner_up
+        if second is None:
+            return line + "; no other kind looks like records"
+        if self.tie:
+            return (
+                f"{line}; two kinds tie: {first.shape} ({_short(first)}) and {second.shape} "
+                f"({_short(second)}) — for the other: --like {second.example}, for both: "
+                f"--records all"
+            )
+        return f"{line}; runner-up {second.shape} ({_short(second)}): --like {second.example}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``picked`` object of ``stats.json``."""
+        return {
+            **self.first.to_dict(),
+            "share": round(self.share, 3),
+            "confidence": round(self.confidence, 3),
+            "tie": self.tie,
+            "taken": [k.to_dict() for k in self.taken],
+            "runner_up": None if self.runner_up is None else self.runner_up.to_dict(),
+            "others": [k.to_dict() for k in self.others],
+        }
+
+
+async def pick_records(
+    ctx: CrawlContext,
+    session: LabelSession,
+    fetch: Callable[[str], Awaitable[FetchedPage | None]],
+    *,
+    every: bool = False,
+) -> Pick | None:
+    """Label the records' kind relevant from the setup queries' evidence (module docstring).
+
+    Args:
+        ctx: the crawl (its stored queries are the evidence).
+        session: the site's prototypes and labels (labelled, and split by the layout check,
+            in place and in storage).
+        fetch: a page for a URL, fetched politely (or None when it cannot be had).
+        every: take every kind that looks like records, not only the first.
+
+    Returns:
+        The pick; None when no kind looks like records (nothing is labelled).
+    """
+    queries = ctx.state.queries()
+    links: list[ShownLink] = [(q.row.id, u, t, r) for q in queries for u, t, r in q.links]
+    searches = {q.row.id: (q.row.submitted_url, q.row.keyword) for q in queries}
+    pages: dict[str, FetchedPage] = {}
+
+    async def fetched(url: str) -> FetchedPage | None:
+        page = pages.get(url) or await fetch(url)
+        if page is not None:
+            pages[url] = page
+        return page
+
+    taken: list[PickedKind] = []
+    tried: set[str] = set()
+    while not taken or every:
+        relevant = _relevant_ids(session)
+        candidates = [
+            e
+            for e in record_kinds(kind_evidence(session, links, searches))
+            if e.prototype.id not in relevant and e.prototype.id not in tried
+        ]
+        if not candidates:
+            break
+        first = candidates[0]
+        tried.add(first.prototype.id)
+        example = _example(session, first, links)
+        session.label(first.prototype.id, suggest_name(first.prototype), relevant=True)
+        layout = await check_like_layout(session, example, fetched)
+        # the last round's samples of the kind (after any split) and the siblings it took
+        scores = list(layout.check.scores.values())
+        scores += [layout.widening.scores[p.id] for p in layout.widening.added]
+        taken.append(
+            _kind(session, layout.prototypes, example, links, min(scores) if scores else None)
+        )
+        tried.update(p.id for p in layout.prototypes)
+        for p in layout.widening.added:
+            logger.info("prototype %s labelled like %s (its pages look alike)", p.regex, example)
+    if not taken:
+        return None
+    relevant = _relevant_ids(session)
+    evidence = kind_evidence(session, links, searches)
+    others = [
+        _kind(session, [e.prototype], _example(session, e, links), links)
+        for e in record_kinds(evidence)
+        if e.prototype.id not in relevant
+    ]
+    entries = sum(e.entries for e in evidence)
+    pick = Pick(
+        tuple(taken),
+        tuple(others),
+        entries,
+        session.settings.pick_tie,
+        tuple(pages.values()),
+        tuple(pages[k.example] for k in taken if k.example in pages),
+    )
+    logger.info("%s", pick.message())
+    return pick
+
+
+def _records(kind: PickedKind) -> str:
+    """``12 distinct records`` or ``12 distinct records seen (about 40)``."""
+    about = round(kind.estimated)
+    return f"{kind.records} distinct records" + (
+        f" seen (about {about})" if about > kind.records else ""
+    )
+
+
+def _short(kind: PickedKind) -> str:
+    """``12 records`` or ``about 40 records`` (its estimate, when more than were seen)."""
+    about = round(kind.estimated)
+    return f"about {about} records" if about > kind.records else f"{kind.records} records"
+
+
+def _relevant_ids(session: LabelSession) -> set[str]:
+    return {pid for pid, (_name, relevant) in session.labels().items() if relevant}
+
+
+def _example(session: LabelSession, kind: KindEvidence, links: Sequence[ShownLink]) -> str:
+    """The kind's result link most queries showed (the first shown among equals): a page the
+    kind's members are compared with, and the ``--like`` argument that takes the kind."""
+    shown: dict[str, set[int]] = {}
+    for query_id, url, _text, role in links:
+        if role != "result":
+            continue
+        try:
+            normal = session.normaliser(url)
+        except InvalidURLError:
+            continue
+        if session.matcher.match(normal) == kind.prototype.id:
+            shown.setdefault(normal, set()).add(query_id)
+    if shown:
+        return max(shown, key=lambda url: len(shown[url]))  # the first among equals
+    return (session.members.get(kind.prototype.id) or list(kind.prototype.examples))[0]
+
+
+def _kind(
+    session: LabelSession,
+    prototypes: Sequence[Prototype],
+    example: str,
+    links: Sequence[ShownLink],
+    agreement: float | None = None,
+) -> PickedKind:
+    """A kind of records with its figures, counted over all its prototypes."""
+    ids = {p.id for p in prototypes}
+    shown_by: dict[str, set[int]] = {}
+    entries = 0
+    for query_id, url, _text, role in links:
+        if role != "result":
+            continue
+        try:
+            normal = session.normaliser(url)
+        except InvalidURLError:
+            continue
+        if session.matcher.match(normal) in ids:
+            entries += 1
+            shown_by.setdefault(normal, set()).add(query_id)
+    members = [u for p in prototypes for u in session.members.get(p.id, [])]
+    return PickedKind(
+        prototypes=tuple(prototypes),
+        shape=describe_shape(members) or prototypes[0].regex,
+        example=example,
+        records=len(shown_by),
+        estimated=chao1([len(queries) for queries in shown_by.values()]),
+        entries=entries,
+        agreement=agreement,
+    )
