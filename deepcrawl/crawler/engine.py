@@ -279,7 +279,7 @@ class Crawl:
                     looked_at = await check_like_layouts(
                         ctx, session, self.like, fetcher, known=examples
                     )
-                    if not relevant:
+                    if not relevant and not self.like and self.labels_file is None:
                         pick = await self._pick(ctx, session, fetcher)
                         if pick is not None:
                             looked_at += pick.pages

@@ -62,7 +62,7 @@ async def test_label_on_the_web_page_then_resume_with_the_exported_labels(
     truth = server.truth()
     url = server.url + "/"
     db_file = tmp_path / "crawl.db"
-    setup = run_deepcrawl(tmp_path, "crawl", url, "--db", f"sqlite:///{db_file}")
+    setup = run_deepcrawl(tmp_path, "crawl", url, "--db", f"sqlite:///{db_file}", "--no-auto")
     assert setup.returncode == 0, setup.stderr
     assert "--web" in setup.stderr  # the advice offers the page
     unlabelled = tmp_path / "unlabelled.db"

@@ -566,3 +566,29 @@ def test_in_a_fixed_order_a_lists_first_pages_do_not_refute_its_total(
         asyncio.run(loop.step(cast("FormSearch", search)))
     assert loop.ledger.order.fixed is fixed
     assert search.read[-1] == ("red", pages)
+
+
+def _shown(query_id: int, links: list[str], pages: int) -> StoredQuery:
+    row = QueryRead(
+        id=query_id, site_id=1, keyword=f"w{query_id}", submitted_url="http://site/search",
+        result_count=len(links), new_records=0, result_pages=pages, outcome="ok", error=None,
+        field_values={}, form_id=None, submitted_at=datetime.now(UTC),
+    )  # fmt: skip
+    return StoredQuery(row, tuple((url, url, "result") for url in links))
+
+
+def test_the_lead_of_other_kinds_the_stored_lists_showed_is_learnt_from_two_lists() -> None:
+    """Help pages fill each list's first page (ten a page), the records follow: a lead of one
+    page, learnt once two lists show it; records first, no lead."""
+    helps = [f"http://site/help/{i}" for i in range(10)]
+
+    def records(query_id: int) -> list[str]:
+        return [f"http://site/r{query_id}-{i}" for i in range(10)]
+
+    loop = QueryLoop(settings_of(), record_id=lambda url: None if "/help/" in url else url)
+    loop.replay([_shown(1, helps + records(1), 2)])
+    assert loop.ledger.lead == 0  # one list is no pattern
+    loop.replay([_shown(1, helps + records(1), 2), _shown(2, helps + records(2), 2)])
+    assert loop.ledger.lead == 1
+    loop.replay([_shown(1, records(1) + helps, 2), _shown(2, records(2) + helps, 2)])
+    assert loop.ledger.lead == 0
