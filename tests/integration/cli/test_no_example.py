@@ -64,7 +64,7 @@ def test_at_a_terminal_the_pick_is_proposed_and_enter_accepts_it(
     primary, secondary = os.openpty()
     process = subprocess.Popen(
         [sys.executable, "-m", "deepcrawl", "crawl", server.url + "/", "--db", "sqlite:///c.db",
-         "--out", str(out)],
+         "--out", str(out), "--max-pages", "5"],
         env={**cli_env(tmp_path), "COLUMNS": "200", "TERM": "xterm"},
         cwd=tmp_path,
         stdin=secondary,
