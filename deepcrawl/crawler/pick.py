@@ -14,6 +14,7 @@ them, and says when two kinds tie.
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -258,8 +259,10 @@ def _relevant_ids(session: LabelSession) -> set[str]:
 
 
 def _example(session: LabelSession, kind: KindEvidence, links: Sequence[ShownLink]) -> str:
-    """The kind's result link most queries showed (the first shown among equals): a page the
-    kind's members are compared with, and the ``--like`` argument that takes the kind."""
+    """A typical result link of the kind: the first shown of those shown by as many queries as
+    most of the kind's URLs are (a record turns up for few words; an index page of the kind
+    for many, and its layout is the index's): the page the kind's members are compared with,
+    and the ``--like`` argument that takes the kind."""
     shown: dict[str, set[int]] = {}
     for query_id, url, _text, role in links:
         if role != "result":
@@ -271,7 +274,9 @@ def _example(session: LabelSession, kind: KindEvidence, links: Sequence[ShownLin
         if session.matcher.match(normal) == kind.prototype.id:
             shown.setdefault(normal, set()).add(query_id)
     if shown:
-        return max(shown, key=lambda url: len(shown[url]))  # the first among equals
+        counts = Counter(len(queries) for queries in shown.values())
+        usual = max(counts, key=lambda n: (counts[n], -n))  # among equals, the fewer queries
+        return next(url for url, queries in shown.items() if len(queries) == usual)
     return (session.members.get(kind.prototype.id) or list(kind.prototype.examples))[0]
 
 

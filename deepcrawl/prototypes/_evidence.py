@@ -213,20 +213,33 @@ def _searches_again(url: str, submitted: str, word: str) -> bool:
     return any(k in held for k, _v in parse_qsl(link.query, keep_blank_values=True))
 
 
+#: Last-segment extensions of pages (none included) and of a page's data or text twins.
+_PAGE_EXTENSIONS = frozenset({"", ".html", ".htm", ".shtml", ".php", ".asp", ".aspx", ".jsp"})
+_DATA_EXTENSIONS = frozenset(
+    {".txt", ".text", ".csv", ".tsv", ".tab", ".json", ".xml", ".rss", ".atom", ".pdf", ".md"}
+)
+
+
 def _twins(urls: dict[str, set[str]]) -> dict[str, int]:
     """For each kind, how many distinct URLs of other kinds its URLs are twins of: the other
-    URL with a path segment added (``/issue/17/history``) or query items besides its own
-    (``/issue/17?format=csv``, ``doku.php?id=x&do=edit``).
+    URL with a path segment added (``/issue/17/history``), query items besides its own
+    (``/issue/17?format=csv``, ``doku.php?id=x&do=edit``), or a data or text format in place of
+    its page's extension (``/notes/x.txt`` beside ``/notes/x.html``).
 
     Counted by the URLs twinned, not by the twins: the pages of a section are no twins of the
     section's one index page.
     """
     owner: dict[tuple[str, str], list[tuple[str, frozenset[tuple[str, str]]]]] = {}
+    stems: dict[tuple[str, str], list[tuple[str, frozenset[tuple[str, str]]]]] = {}
     for pid, members in urls.items():
         for url in members:
             parts = urlsplit(url)
             items = frozenset(parse_qsl(parts.query, keep_blank_values=True))
-            owner.setdefault((parts.netloc, parts.path.rstrip("/")), []).append((pid, items))
+            path = parts.path.rstrip("/")
+            owner.setdefault((parts.netloc, path), []).append((pid, items))
+            stem, extension = _extension(path)
+            if extension in _PAGE_EXTENSIONS:
+                stems.setdefault((parts.netloc, stem), []).append((pid, items))
     twinned: dict[str, set[tuple[str, str, frozenset[tuple[str, str]]]]] = {}
     for pid, members in urls.items():
         for url in members:
@@ -238,4 +251,18 @@ def _twins(urls: dict[str, set[str]]) -> dict[str, int]:
                 for other, own in owner.get((parts.netloc, base), ()):
                     if other != pid and own <= items and (base != path or own != items):
                         twinned.setdefault(pid, set()).add((parts.netloc, base, own))
+            stem, extension = _extension(path)
+            if extension in _DATA_EXTENSIONS:
+                for other, own in stems.get((parts.netloc, stem), ()):
+                    if other != pid and own <= items:
+                        twinned.setdefault(pid, set()).add((parts.netloc, stem + "*", own))
     return {pid: len(bases) for pid, bases in twinned.items()}
+
+
+def _extension(path: str) -> tuple[str, str]:
+    """A path without its last segment's extension, and that extension (lower case; '' for
+    none)."""
+    head, dot, extension = path.rpartition(".")
+    if not dot or "/" in extension:
+        return path, ""
+    return head, "." + extension.lower()

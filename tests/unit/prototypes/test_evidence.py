@@ -68,6 +68,7 @@ def test_pager_chrome_twins_navigation_and_search_pages_are_no_records(repo: Rep
         links += _results(q, "issue", ids)
         # every entry also links the record's history page and two of a few tags
         links += [(q, f"{H}/issue/{i}/history", f"history of {i}", "result") for i in ids]
+        links += [(q, f"{H}/issue/{i}.txt", f"text of {i}", "result") for i in ids]
         links += [(q, f"{H}/tag/t{i % 6}", f"tag {i % 6}", "result") for i in ids for _ in "ab"]
         links += _results(q, "page", range(2, 5), role="pager")
         links += _results(q, "menu", range(3), role="chrome")
@@ -77,6 +78,7 @@ def test_pager_chrome_twins_navigation_and_search_pages_are_no_records(repo: Rep
     assert verdicts == {
         "issue": "records",
         "issue/N/history": "twin",
+        "issue/N.txt": "twin",
         "page": "pager",
         "menu": "chrome",
         "tag/t": "navigation",
