@@ -195,6 +195,7 @@ async def pick_records(
 
     taken: list[PickedKind] = []
     tried: set[str] = set()
+    refused: set[str] = set()  # kinds whose example page is no HTML page
     while not taken or every:
         relevant = _relevant_ids(session)
         candidates = [
@@ -209,13 +210,19 @@ async def pick_records(
         example = _example(session, first, links)
         session.label(first.prototype.id, suggest_name(first.prototype), relevant=True)
         layout = await check_like_layout(session, example, fetched)
+        tried.update(p.id for p in layout.prototypes)
+        if (page := pages.get(example)) is not None and not page.is_html:
+            # a kind whose pages are no HTML (a note's text twin, an export) is no record page
+            session.unlabel(p.id for p in layout.prototypes)
+            refused.update(p.id for p in layout.prototypes)
+            logger.info("kind %s left: its page %s is no HTML page", first.prototype.regex, example)
+            continue
         # the last round's samples of the kind (after any split) and the siblings it took
         scores = list(layout.check.scores.values())
         scores += [layout.widening.scores[p.id] for p in layout.widening.added]
         taken.append(
             _kind(session, layout.prototypes, example, links, min(scores) if scores else None)
         )
-        tried.update(p.id for p in layout.prototypes)
         for p in layout.widening.added:
             logger.info("prototype %s labelled like %s (its pages look alike)", p.regex, example)
     if not taken:
@@ -225,7 +232,7 @@ async def pick_records(
     others = [
         _kind(session, [e.prototype], _example(session, e, links), links)
         for e in record_kinds(evidence)
-        if e.prototype.id not in relevant
+        if e.prototype.id not in relevant and e.prototype.id not in refused
     ]
     entries = sum(e.entries for e in evidence)
     pick = Pick(
