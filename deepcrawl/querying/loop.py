@@ -31,7 +31,7 @@ from deepcrawl.errors import InvalidURLError
 from deepcrawl.keywords.outcome import StopReason, WordSource
 from deepcrawl.querying.deepening import Deepening, prune_unheld
 from deepcrawl.querying.ledger import Ledger, Values
-from deepcrawl.querying.paging import ListReader, keep_list, resume_url
+from deepcrawl.querying.paging import ListReader, keep_list, lead_pages, resume_url
 from deepcrawl.querying.partition import Part, Partitioner
 from deepcrawl.querying.runaway import runaway
 from deepcrawl.querying.schedule import apply_switch, empty_source, next_switch
@@ -260,28 +260,10 @@ class QueryLoop:
             )
             count += 1
         ledger.unfinished = list(unfinished.items())
-        ledger.lead = self._lead(stored)
+        ledger.lead = lead_pages(stored, self.record_id, self.settings)
         self.settle_probe()
         self._refresh()
         return count
-
-    def _lead(self, stored: Sequence[StoredQuery]) -> int:
-        """Result pages the stored lists showed before their first wanted record: the least of
-        the ``querying.paging_lead_lists`` largest such leads, at most
-        ``querying.paging_lead_pages`` (0 when fewer lists showed one)."""
-        settings = self.settings.querying
-        leads = []
-        for query in stored:
-            links = query.result_links()
-            pages = query.row.result_pages
-            first = next(
-                (i for i, (url, _t) in enumerate(links) if self.record_id(url) is not None), None
-            )
-            if first is not None and pages > 1 and links:
-                leads.append(min(settings.paging_lead_pages, first * pages // len(links)))
-        leads = sorted(lead for lead in leads if lead > 0)
-        need = max(1, settings.paging_lead_lists)
-        return leads[-need] if len(leads) >= need else 0
 
     def observe(self, ids: Iterable[str], texts: Mapping[str, str] | None = None) -> int:
         """Records the crawl reached without a query; returns how many were new to it.

@@ -38,7 +38,7 @@ from deepcrawl.search.pagination import next_page, page_number_of
 from deepcrawl.search.results import total_results
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Collection
+    from collections.abc import Callable, Collection, Sequence
 
     from deepcrawl.querying.ledger import Ledger
     from deepcrawl.search.results import QueryResult, ResultPage
@@ -48,6 +48,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ListReader",
     "keep_list",
+    "lead_pages",
     "page_cap",
     "resume_url",
     "trusts_totals",
@@ -110,6 +111,25 @@ def unknown_left(
     if not trusts_totals(ledger, settings):
         return None
     return ledger.texts.unknown_left(word, total, shown, sample, scaled=scaled)
+
+
+def lead_pages(
+    stored: Sequence[StoredQuery], record_id: Callable[[str], str | None], settings: Settings
+) -> int:
+    """Result pages the stored lists showed before their first wanted record (the ledger's
+    ``lead``): the least of the ``querying.paging_lead_lists`` largest such leads, at most
+    ``querying.paging_lead_pages`` (0 when fewer lists showed one)."""
+    querying = settings.querying
+    leads = []
+    for query in stored:
+        links = query.result_links()
+        pages = query.row.result_pages
+        first = next((i for i, (url, _t) in enumerate(links) if record_id(url) is not None), None)
+        if first is not None and pages > 1 and links:
+            leads.append(min(querying.paging_lead_pages, first * pages // len(links)))
+    leads = sorted(lead for lead in leads if lead > 0)
+    need = max(1, querying.paging_lead_lists)
+    return leads[-need] if len(leads) >= need else 0
 
 
 def resume_url(query: StoredQuery) -> str | None:
