@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from deepcrawl._capture import chao1
-from deepcrawl.crawler.like import check_like_layout
+from deepcrawl.classify.layout import layout_of, sibling_prototypes, similarity
+from deepcrawl.crawler.like import check_like_layout, served_html
 from deepcrawl.errors import InvalidURLError
 from deepcrawl.prototypes import (
     describe_shape,
@@ -29,9 +30,10 @@ from deepcrawl.prototypes import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable, Sequence
+    from collections.abc import Awaitable, Callable, Mapping, Sequence
 
     from deepcrawl.crawler.context import CrawlContext
+    from deepcrawl.crawler.like import LikeLayout
     from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.prototypes import KindEvidence, LabelSession, Prototype, ShownLink
 
@@ -220,9 +222,11 @@ async def pick_records(
         # the last round's samples of the kind (after any split) and the siblings it took
         scores = list(layout.check.scores.values())
         scores += [layout.widening.scores[p.id] for p in layout.widening.added]
+        joined = await _join_siblings(session, layout, links, searches, fetched)
         taken.append(
-            _kind(session, layout.prototypes, example, links, min(scores) if scores else None)
-        )
+            _kind(session, [*layout.prototypes, *joined], example, links,
+                  min(scores) if scores else None)
+        )  # fmt: skip
         for p in layout.widening.added:
             logger.info("prototype %s labelled like %s (its pages look alike)", p.regex, example)
     if not taken:
@@ -245,6 +249,43 @@ async def pick_records(
     )
     logger.info("%s", pick.message())
     return pick
+
+
+async def _join_siblings(
+    session: LabelSession,
+    layout: LikeLayout,
+    links: Sequence[ShownLink],
+    searches: Mapping[int, tuple[str, str]],
+    fetch: Callable[[str], Awaitable[FetchedPage | None]],
+) -> list[Prototype]:
+    """The sibling prototypes the widening left that look like records and whose typical page
+    looks like the example: labelled like the kind.
+
+    The widening samples a sibling's pages as they come, and one sample that is the sibling's
+    index page (a namespace's start page) keeps it out; a record's own page, chosen as the
+    kind's example is, says what the sibling holds.
+    """
+    reference, label = layout.check.reference, session.labels().get(layout.check.prototype.id)
+    if reference is None or label is None:
+        return []
+    settings = session.settings
+    labelled = session.labels()
+    candidates = {e.prototype.id: e for e in record_kinds(kind_evidence(session, links, searches))}
+    siblings = sibling_prototypes(session, layout.check.prototype, layout.check.example)
+    joined = []
+    for sibling in siblings[: settings.layout_widen_max]:
+        if sibling.id in labelled or sibling.id not in candidates:
+            continue
+        page = await fetch(_example(session, candidates[sibling.id], links))
+        if page is None or page.status >= 400 or not page.is_html:
+            continue
+        found = layout_of(served_html(page), settings)
+        if found is not None and similarity(found, reference) >= settings.layout_min_similarity:
+            session.label(sibling.id, label[0], relevant=label[1])
+            joined.append(sibling)
+            logger.info("prototype %s labelled like %s (a page of it looks alike)",
+                        sibling.regex, layout.check.example)  # fmt: skip
+    return joined
 
 
 def _records(kind: PickedKind) -> str:

@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
-from deepcrawl.crawler.pick import Pick, PickedKind
-from deepcrawl.prototypes import Prototype
+from typing import TYPE_CHECKING
+
+from deepcrawl.classify.layout import LayoutCheck, Widening, layout_of
+from deepcrawl.crawler.like import LikeLayout
+from deepcrawl.crawler.pick import Pick, PickedKind, _join_siblings
+from deepcrawl.page.fetched import FetchedPage
+from deepcrawl.prototypes import LabelSession, Prototype, ShownLink
+from deepcrawl.storage import Repository
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 H = "https://h.com"
 
@@ -51,3 +60,45 @@ def test_a_lone_kind_not_compared_says_so() -> None:
     assert pick.message().endswith(
         "layout agreement not compared; no other kind looks like records"
     )
+
+
+RECORD = (
+    "<html><head><title>{t}</title></head><body><nav><a href='/'>Home</a></nav><main>"
+    "<h1>{t}</h1><p>Written by someone about {t} at length.</p><dl><dt>Place</dt><dd>Leeds</dd>"
+    "<dt>Year</dt><dd>1901</dd></dl></main><footer>About this wiki</footer></body></html>"
+)
+INDEX = "<html><body><ul>" + "".join(f"<li><a href='/b/{i}'>{i}</a></li>" for i in range(30))
+INDEX += "</ul><table><tr><td>1</td><td>2</td></tr></table></body></html>"
+
+
+async def test_a_sibling_whose_typical_page_looks_like_the_example_joins_the_kind(
+    tmp_path: Path,
+) -> None:
+    with Repository.open(f"sqlite:///{tmp_path / 'db.sqlite'}") as repo:
+        site = repo.site(f"{H}/")
+        links: list[ShownLink] = []
+        for q in range(4):  # /a/ and /b/ hold records; /b/start shows for every word
+            links += [(q, f"{H}/a/r{q}-{i}", f"A {q} {i}", "result") for i in range(5)]
+            links += [(q, f"{H}/b/r{q}-{i}", f"B {q} {i}", "result") for i in range(5)]
+            links.append((q, f"{H}/b/start", "B index", "result"))
+        session = LabelSession.learn(repo, site.id, [url for _q, url, _t, _r in links])
+        own = session.like(f"{H}/a/r0-0")
+        session.label(own.id, "a", relevant=True)
+        reference = layout_of(RECORD.format(t="A zero"), session.settings)
+        layout = LikeLayout(LayoutCheck(f"{H}/a/r0-0", own, reference=reference),
+                            Widening(f"{H}/a/r0-0"))  # fmt: skip
+        asked: list[str] = []
+
+        async def fetch(url: str, body: str) -> FetchedPage:
+            asked.append(url)
+            return FetchedPage(url, url, 200, "text/html", body)
+
+        sibling = session.like(f"{H}/b/r1-1")
+        alike = await _join_siblings(
+            session, layout, links, {}, lambda url: fetch(url, RECORD.format(t="B one"))
+        )
+        assert alike == [sibling]
+        assert asked == [f"{H}/b/r0-0"]  # a typical page of it, not its index shown for every word
+        assert session.labels()[sibling.id] == ("a", True)
+        session.unlabel([sibling.id])
+        assert await _join_siblings(session, layout, links, {}, lambda u: fetch(u, INDEX)) == []
