@@ -9,12 +9,26 @@
 * the ``--like`` layout check (:mod:`~deepcrawl.crawler.like`) is the setup phase's, and
   ``deepcrawl prototypes --from-file URLS --like U`` runs it on a URL list.
 
-The public entry point ``deepcrawl.crawl(url, like=[...])`` is :func:`crawl_pages`.
+The public entry point ``deepcrawl.crawl(url, like=[...])`` is :func:`crawl_pages`. Its members
+are imported on first use: checking a crawl's inputs (:mod:`~deepcrawl.crawler.inputs`) needs
+none of the engine's scikit-learn and browser stack.
 """
 
-from deepcrawl.crawler.context import CrawlStats
-from deepcrawl.crawler.deliver import CallbackSink, JsonlSink, QueueSink, Sink, TeeSink, WarcSink
-from deepcrawl.crawler.engine import Crawl, CrawlReport, crawl_each, crawl_pages
+from typing import TYPE_CHECKING
+
+from deepcrawl._lazy import lazy_getattr
+
+if TYPE_CHECKING:
+    from deepcrawl.crawler.context import CrawlStats
+    from deepcrawl.crawler.deliver import (
+        CallbackSink,
+        JsonlSink,
+        QueueSink,
+        Sink,
+        TeeSink,
+        WarcSink,
+    )
+    from deepcrawl.crawler.engine import Crawl, CrawlReport, crawl_each, crawl_pages
 
 __all__ = [
     "CallbackSink",
@@ -29,3 +43,19 @@ __all__ = [
     "crawl_each",
     "crawl_pages",
 ]
+
+_LAZY = {
+    "CallbackSink": "deepcrawl.crawler.deliver",
+    "Crawl": "deepcrawl.crawler.engine",
+    "CrawlReport": "deepcrawl.crawler.engine",
+    "CrawlStats": "deepcrawl.crawler.context",
+    "JsonlSink": "deepcrawl.crawler.deliver",
+    "QueueSink": "deepcrawl.crawler.deliver",
+    "Sink": "deepcrawl.crawler.deliver",
+    "TeeSink": "deepcrawl.crawler.deliver",
+    "WarcSink": "deepcrawl.crawler.deliver",
+    "crawl_each": "deepcrawl.crawler.engine",
+    "crawl_pages": "deepcrawl.crawler.engine",
+}
+
+__getattr__ = lazy_getattr(__name__, globals(), _LAZY)
