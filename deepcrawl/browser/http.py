@@ -18,6 +18,7 @@ names.
 from __future__ import annotations
 
 import asyncio
+import functools
 import re
 import time
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -45,6 +46,7 @@ from deepcrawl.page.static_forms import parse_forms
 from deepcrawl.urls import browser_url, with_query_encoding
 
 if TYPE_CHECKING:
+    import ssl
     from collections.abc import Awaitable, Callable, Iterable
 
     from httpcore import AsyncNetworkStream
@@ -235,14 +237,25 @@ class _LoopbackNames(httpcore.AsyncNetworkBackend):
         await self._backend.sleep(seconds)
 
 
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    """The TLS context every client of this process verifies with (httpx's default: the
+    environment's ``SSL_CERT_FILE``, else certifi's bundle), made once: making one reads the
+    whole certificate bundle, and a crawl opens several clients."""
+    return httpx.create_ssl_context()
+
+
 def _transport(max_connections: int, access: SiteAccess) -> httpx.AsyncHTTPTransport:
     """httpx's transport: through the access's proxy, else over :class:`_LoopbackNames` (httpx
     takes no backend of its own: its connection pool is rebuilt with the same TLS context and
     limits). Given a transport, httpx never reads proxies from the environment."""
     limits = httpx.Limits(max_connections=max_connections)
+    tls = _tls_context()
     if access.proxy is not None:
-        return httpx.AsyncHTTPTransport(limits=limits, proxy=httpx.Proxy(access.proxy.url))
-    transport = httpx.AsyncHTTPTransport(limits=limits)
+        return httpx.AsyncHTTPTransport(
+            verify=tls, limits=limits, proxy=httpx.Proxy(access.proxy.url)
+        )
+    transport = httpx.AsyncHTTPTransport(verify=tls, limits=limits)
     pool = transport._pool
     transport._pool = httpcore.AsyncConnectionPool(
         ssl_context=pool._ssl_context,

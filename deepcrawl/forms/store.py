@@ -1,21 +1,24 @@
 """Training the critic once and caching it, keyed by everything that could make it stale.
 
 The critic is trained on formasaurus's corpus at first use (about 10 s here), deterministically
-(fixed seeds, a sorted corpus), and saved with joblib under a file name that holds deepcrawl's
+(fixed seeds, a sorted corpus), and pickled under a file name that holds deepcrawl's
 version, scikit-learn's version, a hash of the corpus and :data:`MODEL_VERSION` (bumped when
 the features or models change). A newer scikit-learn therefore never loads an old pickle: it
 trains a fresh model instead. No fitted model is shipped in the repository.
+
+The cache is a plain pickle, not joblib's format: joblib unpickles in Python, and reading the
+critic back took a crawl process about a second of CPU; the C unpickler takes a tenth of it.
 """
 
 from __future__ import annotations
 
 import copy
 import os
+import pickle
 import tempfile
 from pathlib import Path
 from typing import Final
 
-import joblib
 import sklearn
 
 from deepcrawl._version import __version__
@@ -27,8 +30,11 @@ from deepcrawl.settings import FormSettings
 __all__ = ["MODEL_VERSION", "cache_path", "load_critic", "train_critic"]
 
 #: Bump when features or models change, or when a class the pickle names moves to another module
-#: (4: the form model moved to ``deepcrawl.page.form``), so that cached critics are retrained.
-MODEL_VERSION: Final = 4
+#: (4: the form model moved to ``deepcrawl.page.form``; 5: a plain pickle, not joblib's), so
+#: that cached critics are retrained.
+MODEL_VERSION: Final = 5
+#: The suffixes of cached critics: this one's, and joblib's of model versions up to 4.
+_SUFFIXES: Final = (".pickle", ".joblib")
 
 #: Critics already in this process, by cache file name (the version key): a process trains at
 #: most once, whatever cache folders its callers name.
@@ -45,7 +51,7 @@ def cache_path(settings: FormSettings | None = None) -> Path:
     """Where the critic for this deepcrawl, scikit-learn and corpus is (or will be) cached."""
     settings = settings or FormSettings()
     key = f"{__version__}-sk{sklearn.__version__}-{corpus_hash()}-m{MODEL_VERSION}"
-    return _cache_dir(settings) / f"form-critic-{key}.joblib"
+    return _cache_dir(settings) / f"form-critic-{key}{_SUFFIXES[0]}"
 
 
 def train_critic(settings: FormSettings | None = None, *, save: bool = True) -> FormCritic:
@@ -73,7 +79,8 @@ def _save(critic: FormCritic, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
         os.close(fd)
-        joblib.dump(critic, tmp, compress=3)
+        with open(tmp, "wb") as fh:
+            pickle.dump(critic, fh, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp, path)
     except OSError as exc:
         if tmp is not None:
@@ -86,9 +93,10 @@ def _save(critic: FormCritic, path: Path) -> None:
     # Older critics of this very install (another corpus or model version) are dead weight;
     # those of other deepcrawl or scikit-learn versions may belong to another environment.
     prefix = path.name.rsplit("-", 2)[0] + "-"
-    for stale in path.parent.glob(f"{prefix}*.joblib"):
-        if stale != path:
-            stale.unlink(missing_ok=True)
+    for suffix in _SUFFIXES:
+        for stale in path.parent.glob(f"{prefix}*{suffix}"):
+            if stale != path:
+                stale.unlink(missing_ok=True)
 
 
 def _configured(critic: FormCritic, settings: FormSettings) -> FormCritic:
@@ -118,7 +126,8 @@ def load_critic(settings: FormSettings | None = None) -> FormCritic:
         _save(critic, path)  # trained once in this process, cached in every folder asked for
     if critic is None and path.is_file():
         try:
-            loaded = joblib.load(path)
+            with path.open("rb") as fh:
+                loaded = pickle.load(fh)  # our own cache, named by the versions it was made by
         except Exception:
             loaded = None
         if isinstance(loaded, FormCritic):

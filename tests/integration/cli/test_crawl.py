@@ -12,6 +12,9 @@ from typing import TYPE_CHECKING
 import pytest
 from warcio.archiveiterator import ArchiveIterator
 
+from deepcrawl.crawler.coordination import crawl_status
+from deepcrawl.settings import load_settings
+from deepcrawl.storage import Repository
 from tests.integration.run_cli import ROOT, run_deepcrawl, run_python
 
 if TYPE_CHECKING:
@@ -72,10 +75,12 @@ def test_crawl_not_picking_stops_after_setup_then_label_and_resume(
 
 
 def _state(tmp_path: Path, db: str, site: str) -> str:
-    shown = run_deepcrawl(tmp_path, "status", "--db", db, "--site", site, "--json")
-    assert shown.returncode == 0, shown.stderr
-    state: str = json.loads(shown.stdout)[0]["state"]
-    return state
+    """The site's crawl state as ``deepcrawl status`` tells it (read here, in this process:
+    the command itself is run by ``test_query_count.py``)."""
+    settings = load_settings(storage={"url": db, "bodies_dir": tmp_path / "bodies"})
+    with Repository.open(settings.storage.url, settings.storage, create=False) as repo:
+        found = crawl_status(repo, repo.find_site(site), heartbeat_s=settings.crawl.heartbeat_s)
+    return found.state
 
 
 def test_crawl_logs_its_decisions_and_prints_plain_progress_off_a_terminal(

@@ -227,7 +227,7 @@ def test_unwritable_cache_is_a_clear_config_error(critic: FormCritic, tmp_path: 
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
     with pytest.raises(ConfigError, match="model_cache_dir"):
-        store._save(critic, blocker / "cache" / "critic.joblib")
+        store._save(critic, blocker / "cache" / "critic.pickle")
     assert list(tmp_path.iterdir()) == [blocker]
 
 
@@ -244,10 +244,11 @@ def test_site_wide_forms_are_scored_once(critic: FormCritic) -> None:
 def test_saving_prunes_stale_critics_of_this_install(critic: FormCritic, tmp_path: Path) -> None:
     from deepcrawl.forms import store
 
-    path = tmp_path / "form-critic-1.0-sk9.9-abc-m3.joblib"
-    stale = tmp_path / "form-critic-1.0-sk9.9-old-m2.joblib"
-    other_env = tmp_path / "form-critic-1.0-sk8.0-abc-m3.joblib"
-    stale.write_text("x")
-    other_env.write_text("x")
+    path = tmp_path / "form-critic-1.0-sk9.9-abc-m5.pickle"
+    stale = tmp_path / "form-critic-1.0-sk9.9-old-m5.pickle"
+    stale_joblib = tmp_path / "form-critic-1.0-sk9.9-abc-m4.joblib"  # before the plain pickle
+    other_env = tmp_path / "form-critic-1.0-sk8.0-abc-m5.pickle"
+    for file in (stale, stale_joblib, other_env):
+        file.write_text("x")
     store._save(critic, path)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([path.name, other_env.name])
