@@ -20,8 +20,6 @@ Two callers know more, and say so:
   cannot change any more is read at once: one without scripts and with nothing in flight, or
   one with no request in flight and no short timer pending (``js/timers.js``) that did not
   change over one poll. An ordinary scripted page then costs one poll, not a quiet period.
-  An action whose effect is a new document (a form submitted, a link followed) is read so
-  too once that document is there: it is a page just loaded.
 """
 
 from __future__ import annotations
@@ -215,8 +213,7 @@ async def settle(
         after: the :func:`before_action` mark of the action just taken: wait for its effect
             first (an action without any effect is given up at the timeout, quietly).
         quick: read a page that cannot change any more at once (see the module docstring):
-            for a page just loaded, not one an action is changing. An action whose effect is
-            a new document (a submission, a link followed) is then read so too.
+            for a page just loaded, not one an action is changing.
 
     Raises:
         FetchTimeoutError: a navigation was still unanswered, or the document still loading,
@@ -229,7 +226,6 @@ async def settle(
     last: int | None = None
     loaded = False
     first = True
-    acting = after is not None
     while True:
         now = time.monotonic()
         state = await _look(page, deadline - now)
@@ -240,9 +236,6 @@ async def settle(
                 await asyncio.sleep(poll_s)
                 continue
             after = None
-        if acting and state is not None and state.fresh:
-            # The action's effect was a new document: it is read as a load is (``quick``).
-            quick = True
         loaded = state is not None and state.ready == "complete" and traffic.pending_documents == 0
         idle = loaded and traffic.inflight == 0
         if quick and first and idle and state is not None and state.scripts == 0:
