@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING, Any
 from deepcrawl._capture import chao1
 from deepcrawl.classify.layout import layout_of, sibling_prototypes, similarity
 from deepcrawl.crawler.like import check_like_layout, served_html
-from deepcrawl.errors import InvalidURLError
 from deepcrawl.prototypes import (
     describe_shape,
     kind_evidence,
+    matched_links,
     record_kinds,
     suggest_name,
 )
@@ -312,14 +312,8 @@ def _example(session: LabelSession, kind: KindEvidence, links: Sequence[ShownLin
     for many, and its layout is the index's): the page the kind's members are compared with,
     and the ``--like`` argument that takes the kind."""
     shown: dict[str, set[int]] = {}
-    for query_id, url, _text, role in links:
-        if role != "result":
-            continue
-        try:
-            normal = session.normaliser(url)
-        except InvalidURLError:
-            continue
-        if session.matcher.match(normal) == kind.prototype.id:
+    for pid, normal, (query_id, _url, _text, role) in matched_links(session, links):
+        if role == "result" and pid == kind.prototype.id:
             shown.setdefault(normal, set()).add(query_id)
     if shown:
         counts = Counter(len(queries) for queries in shown.values())
@@ -339,14 +333,8 @@ def _kind(
     ids = {p.id for p in prototypes}
     shown_by: dict[str, set[int]] = {}
     entries = 0
-    for query_id, url, _text, role in links:
-        if role != "result":
-            continue
-        try:
-            normal = session.normaliser(url)
-        except InvalidURLError:
-            continue
-        if session.matcher.match(normal) in ids:
+    for pid, normal, (query_id, _url, _text, role) in matched_links(session, links):
+        if role == "result" and pid in ids:
             entries += 1
             shown_by.setdefault(normal, set()).add(query_id)
     members = [u for p in prototypes for u in session.members.get(p.id, [])]

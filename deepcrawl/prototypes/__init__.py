@@ -21,6 +21,7 @@ from deepcrawl.prototypes._evidence import (
     KindEvidence,
     ShownLink,
     kind_evidence,
+    matched_links,
     record_kinds,
 )
 from deepcrawl.prototypes._labelling import (
@@ -65,6 +66,7 @@ __all__ = [
     "kinds",
     "labels_yaml",
     "like_prototype",
+    "matched_links",
     "prototype_id",
     "read_labels_file",
     "record_kinds",

@@ -35,17 +35,32 @@ from deepcrawl._capture import chao1
 from deepcrawl.errors import InvalidURLError
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping, Sequence
+    from collections.abc import Iterable, Iterator, Mapping, Sequence
 
     from deepcrawl.prototypes._labelling import LabelSession
     from deepcrawl.prototypes._model import Prototype
     from deepcrawl.settings import PrototypeSettings
 
-__all__ = ["KindEvidence", "ShownLink", "kind_evidence", "record_kinds"]
+__all__ = ["KindEvidence", "ShownLink", "kind_evidence", "matched_links", "record_kinds"]
 
 #: ``(query_id, url, text, role)``: one link a result page showed (``role``: result, pager or
 #: chrome), as the store lists them (:meth:`~deepcrawl.storage.Repository.query_links`).
 ShownLink = tuple[int, str, str, str]
+
+
+def matched_links(
+    session: LabelSession, links: Iterable[ShownLink]
+) -> Iterator[tuple[str, str, ShownLink]]:
+    """``(prototype id, normal URL, link)`` of each link whose URL normalises and matches one
+    of the session's prototypes, in order (a URL that does not normalise is no kind's)."""
+    for link in links:
+        try:
+            normal = session.normaliser(link[1])
+        except InvalidURLError:
+            continue
+        pid = session.matcher.match(normal)
+        if pid is not None:
+            yield pid, normal, link
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,14 +138,7 @@ def kind_evidence(
     texts: dict[str, set[str]] = {}
     queries: dict[str, set[int]] = {}
     again: Counter[str] = Counter()
-    for query_id, url, text, role in links:
-        try:
-            normal = session.normaliser(url)
-        except InvalidURLError:
-            continue
-        pid = session.matcher.match(normal)
-        if pid is None:
-            continue
+    for pid, normal, (query_id, url, text, role) in matched_links(session, links):
         roles.setdefault(pid, Counter())[role] += 1
         if role != "result":
             continue

@@ -19,8 +19,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 import yaml
 
-from deepcrawl.errors import InvalidURLError
-from deepcrawl.prototypes._evidence import kind_evidence, record_kinds
+from deepcrawl.prototypes._evidence import kind_evidence, matched_links, record_kinds
 from deepcrawl.prototypes._types import Wildcard, classify_all
 
 if TYPE_CHECKING:
@@ -145,14 +144,7 @@ def kinds(session: LabelSession, repo: Repository) -> list[Kind]:
     roles: dict[str, Counter[str]] = {}
     results: set[str] = set()
     queries: dict[str, set[int]] = {}
-    for query_id, url, text, role in links:
-        try:
-            normal = session.normaliser(url)
-        except InvalidURLError:
-            continue
-        pid = session.matcher.match(normal)
-        if pid is None:
-            continue
+    for pid, normal, (query_id, _url, text, role) in matched_links(session, links):
         roles.setdefault(pid, Counter())[role] += 1
         if role == "result":
             results.add(normal)
