@@ -11,7 +11,7 @@ tests (``fixtures/tests/``) share them, and one set of workers' turns (below) co
 - ``chromium_browser``: a Playwright Chromium browser launched once per session (headless, the
   quiet flags of ``deepcrawl.settings``); open a context of your own and close it after use.
 
-Under pytest-xdist (``make test`` runs three workers), a test marked ``alone`` runs while no other
+Under pytest-xdist (``make test`` runs two workers), a test marked ``alone`` runs while no other
 test does: the other workers wait before their next test. It is for tests that assert a time
 budget of the product (a crawl stops within 5 s of SIGINT), which a second test beside them on a
 two-core machine would eat into. Such a test waits for the tests running beside it to end, and
