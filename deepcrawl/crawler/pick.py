@@ -30,7 +30,7 @@ from deepcrawl.prototypes import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable, Mapping, Sequence
+    from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 
     from deepcrawl.crawler.context import CrawlContext
     from deepcrawl.crawler.like import LikeLayout
@@ -302,6 +302,11 @@ def _short(kind: PickedKind) -> str:
     return f"about {about} records" if about > kind.records else f"{kind.records} records"
 
 
+def _results(links: Sequence[ShownLink]) -> Iterator[ShownLink]:
+    """The links shown as result entries (not pager or chrome), before any is normalised."""
+    return (link for link in links if link[3] == "result")
+
+
 def _relevant_ids(session: LabelSession) -> set[str]:
     return {pid for pid, (_name, relevant) in session.labels().items() if relevant}
 
@@ -312,8 +317,8 @@ def _example(session: LabelSession, kind: KindEvidence, links: Sequence[ShownLin
     for many, and its layout is the index's): the page the kind's members are compared with,
     and the ``--like`` argument that takes the kind."""
     shown: dict[str, set[int]] = {}
-    for pid, normal, (query_id, _url, _text, role) in matched_links(session, links):
-        if role == "result" and pid == kind.prototype.id:
+    for pid, normal, (query_id, *_) in matched_links(session, _results(links)):
+        if pid == kind.prototype.id:
             shown.setdefault(normal, set()).add(query_id)
     if shown:
         counts = Counter(len(queries) for queries in shown.values())
@@ -333,8 +338,8 @@ def _kind(
     ids = {p.id for p in prototypes}
     shown_by: dict[str, set[int]] = {}
     entries = 0
-    for pid, normal, (query_id, _url, _text, role) in matched_links(session, links):
-        if role == "result" and pid in ids:
+    for pid, normal, (query_id, *_) in matched_links(session, _results(links)):
+        if pid in ids:
             entries += 1
             shown_by.setdefault(normal, set()).add(query_id)
     members = [u for p in prototypes for u in session.members.get(p.id, [])]
