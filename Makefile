@@ -21,21 +21,21 @@ STAMP := $(VENV)/.installed
 TEST_WORKERS ?= 2
 PYTEST := $(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
-.PHONY: demo test test-fast check lint install browser postgres bench bench-real clean
+.PHONY: demo test test-fast check lint install bytecode browser postgres bench bench-real clean
 
 # The demo serves the bundled "books" site, crawls it with `deepcrawl crawl --like`, and prints
 # the record recall of what was delivered against the site's ground truth (scripts/demo.py).
-demo: install browser
+demo: install bytecode browser
 	$(BIN)/python scripts/demo.py
 
 # What CI runs (.ci/run) and the README's quick start says: the linters first, then every test;
 # it stops at the first that fails.
-test: install browser postgres lint
+test: install bytecode browser postgres lint
 	$(PYTEST)
 
 # The unit tests alone (deepcrawl's and the fixture sites'), linted first: no browser install,
 # no database server. The lint takes seconds once mypy's cache is warm.
-test-fast: install lint
+test-fast: install bytecode lint
 	$(PYTEST) tests/unit fixtures/tests/unit
 
 check: test
@@ -49,6 +49,12 @@ lint: install
 	$(BIN)/lint-imports
 
 install: $(STAMP)
+
+# The package's bytecode, compiled once: where the environment sets PYTHONDONTWRITEBYTECODE (CI's
+# does), every process the tests start would otherwise compile the modules it imports again,
+# about 0.4 s of CPU each. Only files changed since the last run are compiled.
+bytecode: install
+	$(BIN)/python -m compileall -q -j0 deepcrawl fixtures/deepcrawl_fixtures tests conftest.py
 
 $(STAMP): pyproject.toml fixtures/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)

@@ -2,7 +2,9 @@
 
 from typing import Annotated
 
+import click
 import typer
+from typer.core import TyperCommand
 
 from deepcrawl.cli._app import app, err_console
 from deepcrawl.errors import FixtureError
@@ -14,12 +16,21 @@ def _site_names() -> str:
         from deepcrawl_fixtures.sites import SITES
     except ImportError:  # a wheel install without the test sites: the command says so when run
         return "a fixture site's name (the fixture sites are not installed)"
-    return "Site name: " + ", ".join(SITES) + "."
+    return "Sites: " + ", ".join(SITES) + "."
 
 
-@app.command("serve-fixture")
+class _ListingSites(TyperCommand):
+    """A command whose help lists the fixture sites, read from their registry only when the help
+    is shown: importing every site is no part of starting the other commands."""
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        self.epilog = _site_names()
+        super().format_help(ctx, formatter)
+
+
+@app.command("serve-fixture", cls=_ListingSites)
 def serve_fixture(
-    name: Annotated[str, typer.Argument(help=_site_names())],
+    name: Annotated[str, typer.Argument(help="The fixture site's name (listed below).")],
     port: Annotated[int, typer.Option(help="Port on 127.0.0.1 (0: any free port).")] = 8000,
     records: Annotated[int, typer.Option(min=1, help="Records in the site's database.")] = 500,
     seed: Annotated[int, typer.Option(help="Seed of the generated data.")] = 0,
