@@ -36,6 +36,7 @@ import pytest
 from deepcrawl_fixtures import FixtureServer
 from playwright.async_api import Browser, async_playwright
 
+from deepcrawl.browser.chromium import find_chromium
 from deepcrawl.settings import QUIET_CHROMIUM_ARGS, load_settings
 
 ServerFactory = Callable[..., FixtureServer]
@@ -44,8 +45,6 @@ ServerFactory = Callable[..., FixtureServer]
 #: to every worker in its ``workerinput``.
 _LOCKS = pytest.StashKey[Path]()
 _LOCKS_INPUT = "deepcrawl_test_locks"
-
-_CHROMIUM_CANDIDATES = (Path("/usr/bin/chromium"), Path("/usr/lib/chromium/chromium"))
 
 
 @pytest.fixture(scope="session")
@@ -85,14 +84,11 @@ def news_server(fixture_server: ServerFactory) -> FixtureServer:
 
 
 def chromium_path() -> Path:
-    """The Chromium to test with: the settings' (``DEEPCRAWL_CHROMIUM``), else Debian's."""
-    configured = load_settings().browser.chromium
-    if configured is not None:
-        return configured
-    for candidate in _CHROMIUM_CANDIDATES:
-        if candidate.exists():
-            return candidate
-    pytest.fail("no Chromium found: install Debian's chromium or set DEEPCRAWL_CHROMIUM")
+    """The Chromium a headless crawl would launch (``deepcrawl.browser.find_chromium``)."""
+    found = find_chromium(load_settings())
+    if found is None:
+        pytest.fail("no Chromium found: install Debian's chromium or set DEEPCRAWL_CHROMIUM")
+    return found
 
 
 @pytest.fixture(scope="session")

@@ -3,11 +3,15 @@
 Debian's Chromium launches only through Playwright's ``executable_path`` (``channel=`` names do
 not find it), and ``playwright install`` cannot download on a machine without internet, so
 deepcrawl looks for a binary itself, in a fixed order (see :func:`find_chromium`), and says how
-to install one when there is none. :func:`launch_chromium` starts a Playwright driver whose
-temporary files (Chromium profiles, artifacts) go to a private folder, so that a crashed or failed
-launch leaves nothing behind once that folder is removed (docs/ARCHITECTURE.md: failed launches
-leave ``playwright_*`` folders in the temp directory). :func:`probe_browser` is the launch check
-``deepcrawl doctor`` runs.
+to install one when there is none. A headless browser is Chromium's headless shell where one is
+installed (Debian's ``chromium-headless-shell``, Playwright's ``chromium_headless_shell``): the
+same Blink and network stack without the browser's window layer, which Playwright itself runs for
+headless pages; a page costs about half the CPU it costs the full browser (BENCHMARKS.md).
+
+:func:`launch_chromium` starts a Playwright driver whose temporary files (Chromium profiles,
+artifacts) go to a private folder, so that a crashed or failed launch leaves nothing behind once
+that folder is removed (docs/ARCHITECTURE.md: failed launches leave ``playwright_*`` folders in the
+temp directory). :func:`probe_browser` is the launch check ``deepcrawl doctor`` runs.
 
 The driver runs in a session of its own (:func:`_driver_in_own_session`): Ctrl-C on a terminal
 goes to the whole foreground process group, and a driver in ours would die at once — before
@@ -31,7 +35,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeGuard
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import async_playwright
@@ -50,6 +54,12 @@ __all__ = ["LaunchedBrowser", "find_chromium", "launch_chromium", "probe_browser
 
 #: Fallback locations, in order, after the configured binary and Playwright's own browser.
 SYSTEM_CHROMIUMS = (Path("/usr/bin/chromium"), Path("/usr/lib/chromium/chromium"))
+#: Debian's headless shell (package ``chromium-headless-shell``), before those for a headless
+#: browser.
+SYSTEM_HEADLESS_SHELLS = (
+    Path("/usr/bin/chromium-headless-shell"),
+    Path("/usr/lib/chromium/chromium-headless-shell"),
+)
 PATH_NAMES = ("chromium", "chromium-browser")
 INSTALL_HINT = "install one with `apt-get install -y chromium` or `playwright install chromium`"
 #: Environment variables a proxy could come from; none reaches the driver or the browser.
@@ -60,8 +70,17 @@ PROXY_VARIABLES = tuple(
 )
 
 
-def _playwright_chromium() -> Path | None:
-    """The Chromium that ``playwright install chromium`` put in Playwright's registry, if any.
+_PLAYWRIGHT_CHROME = "chromium-*/chrome-linux*/chrome"
+_PLAYWRIGHT_SHELL = "chromium_headless_shell-*/chrome-*/*shell"
+
+
+def _executable(path: Path | None) -> TypeGuard[Path]:
+    return path is not None and path.is_file() and os.access(path, os.X_OK)
+
+
+def _playwright_chromium(pattern: str) -> Path | None:
+    """The newest browser matching ``pattern`` that ``playwright install`` put in Playwright's
+    registry, if any.
 
     Playwright's registry lives in ``$PLAYWRIGHT_BROWSERS_PATH`` (Playwright's own variable, not a
     deepcrawl setting) or ``~/.cache/ms-playwright``.
@@ -69,13 +88,8 @@ def _playwright_chromium() -> Path | None:
     root = Path(os.environ.get("PLAYWRIGHT_BROWSERS_PATH") or Path.home() / ".cache/ms-playwright")
     if not root.is_dir():
         return None
-    patterns = ("chromium-*/chrome-linux*/chrome", "chromium_headless_shell-*/chrome-*/*shell")
-    for pattern in patterns:
-        found = sorted(root.glob(pattern), reverse=True)  # newest revision first
-        for candidate in found:
-            if candidate.is_file() and os.access(candidate, os.X_OK):
-                return candidate
-    return None
+    found = sorted(root.glob(pattern), reverse=True)  # newest revision first
+    return next((candidate for candidate in found if _executable(candidate)), None)
 
 
 def _section(settings: Settings | BrowserSettings) -> BrowserSettings:
@@ -87,9 +101,12 @@ def _section(settings: Settings | BrowserSettings) -> BrowserSettings:
 def find_chromium(settings: Settings | BrowserSettings) -> Path | None:
     """Locate a Chromium binary.
 
-    Order: ``settings.browser.chromium`` (``DEEPCRAWL_CHROMIUM``), Playwright's own Chromium when
-    installed, ``/usr/bin/chromium``, ``/usr/lib/chromium/chromium``, then ``chromium`` or
-    ``chromium-browser`` on ``PATH``.
+    Order: ``settings.browser.chromium`` (``DEEPCRAWL_CHROMIUM``); for a headless browser
+    (``browser.headless``) a headless shell, Playwright's then Debian's
+    (``/usr/bin/chromium-headless-shell``); Playwright's own Chromium when installed,
+    ``/usr/bin/chromium``, ``/usr/lib/chromium/chromium``, then ``chromium`` or
+    ``chromium-browser`` on ``PATH``. A browser with a window (``deepcrawl login --headed``)
+    is never a headless shell.
 
     Args:
         settings: all settings, or the browser section.
@@ -102,9 +119,10 @@ def find_chromium(settings: Settings | BrowserSettings) -> Path | None:
     configured: Path | None = section.chromium
     if configured is not None:
         return configured
-    candidates: list[Path | None] = [_playwright_chromium(), *SYSTEM_CHROMIUMS]
-    for candidate in candidates:
-        if candidate is not None and candidate.is_file() and os.access(candidate, os.X_OK):
+    shells = [_playwright_chromium(_PLAYWRIGHT_SHELL), *SYSTEM_HEADLESS_SHELLS]
+    candidates = [*(shells if section.headless else ()), _playwright_chromium(_PLAYWRIGHT_CHROME)]
+    for candidate in (*candidates, *SYSTEM_CHROMIUMS):
+        if _executable(candidate):
             return candidate
     for name in PATH_NAMES:
         if located := shutil.which(name):

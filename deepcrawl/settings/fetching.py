@@ -36,9 +36,9 @@ class BrowserSettings(Section):
     """Chromium through Playwright: where to find it, how to launch it, how long pages live."""
 
     chromium: User[Path | None] = None
-    """Chromium binary to launch (also ``DEEPCRAWL_CHROMIUM``). None: Playwright's own browser
-    if installed, else ``/usr/bin/chromium``, ``/usr/lib/chromium/chromium`` or
-    ``chromium-browser`` on PATH."""
+    """Chromium binary to launch (also ``DEEPCRAWL_CHROMIUM``). None: a headless shell when
+    headless and installed, else Playwright's own browser, ``/usr/bin/chromium`` or
+    ``chromium`` on PATH (``deepcrawl doctor`` names the one found)."""
     headless: User[bool] = True
     """Run Chromium without a window (the only mode on a server)."""
     launch_args: tuple[str, ...] = QUIET_CHROMIUM_ARGS

@@ -1,4 +1,5 @@
-"""Finding Chromium: the configured binary, Playwright's own, Debian's, then PATH."""
+"""Finding Chromium: the configured binary, a headless shell for a headless browser, Playwright's
+own, Debian's, then PATH."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ def _executable(path: Path) -> Path:
 def nowhere(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """No system Chromium, an empty PATH and an empty Playwright registry."""
     monkeypatch.setattr(chromium, "SYSTEM_CHROMIUMS", (tmp_path / "none",))
+    monkeypatch.setattr(chromium, "SYSTEM_HEADLESS_SHELLS", (tmp_path / "no-shell",))
     monkeypatch.setenv("PATH", str(tmp_path / "bin"))
     monkeypatch.setenv("PLAYWRIGHT_BROWSERS_PATH", str(tmp_path / "registry"))
     return tmp_path
@@ -47,6 +49,24 @@ def test_playwright_registry_before_system(nowhere: Path, monkeypatch: pytest.Mo
     assert find_chromium(BrowserSettings()) == system
     managed = _executable(nowhere / "registry/chromium-1200/chrome-linux/chrome")
     assert find_chromium(BrowserSettings()) == managed
+
+
+def test_a_headless_browser_is_a_headless_shell_and_one_with_a_window_never(
+    nowhere: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    system = _executable(nowhere / "usr-bin-chromium")
+    managed = _executable(nowhere / "registry/chromium-1200/chrome-linux/chrome")
+    monkeypatch.setattr(chromium, "SYSTEM_CHROMIUMS", (system,))
+    debian_shell = _executable(nowhere / "usr-bin-chromium-headless-shell")
+    monkeypatch.setattr(chromium, "SYSTEM_HEADLESS_SHELLS", (debian_shell,))
+    assert find_chromium(BrowserSettings()) == debian_shell
+    assert find_chromium(BrowserSettings(headless=False)) == managed
+    shell = "registry/chromium_headless_shell-1200/chrome-linux/headless_shell"
+    playwright_shell = _executable(nowhere / shell)
+    assert find_chromium(BrowserSettings()) == playwright_shell
+    assert find_chromium(BrowserSettings(headless=False)) == managed
+    configured = _executable(nowhere / "my-chrome")
+    assert find_chromium(BrowserSettings(chromium=configured)) == configured
 
 
 def test_path_is_the_last_resort(nowhere: Path) -> None:
