@@ -55,10 +55,11 @@ __all__ = ["LaunchedBrowser", "find_chromium", "launch_chromium", "probe_browser
 #: Fallback locations, in order, after the configured binary and Playwright's own browser.
 SYSTEM_CHROMIUMS = (Path("/usr/bin/chromium"), Path("/usr/lib/chromium/chromium"))
 #: Debian's headless shell (package ``chromium-headless-shell``), before those for a headless
-#: browser.
+#: browser. The binary itself first: ``/usr/bin``'s is a script that runs it without ``exec``,
+#: and would stand between deepcrawl and the browser's process tree (its memory, its restarts).
 SYSTEM_HEADLESS_SHELLS = (
-    Path("/usr/bin/chromium-headless-shell"),
     Path("/usr/lib/chromium/chromium-headless-shell"),
+    Path("/usr/bin/chromium-headless-shell"),
 )
 PATH_NAMES = ("chromium", "chromium-browser")
 INSTALL_HINT = "install one with `apt-get install -y chromium` or `playwright install chromium`"
@@ -103,7 +104,7 @@ def find_chromium(settings: Settings | BrowserSettings) -> Path | None:
 
     Order: ``settings.browser.chromium`` (``DEEPCRAWL_CHROMIUM``); for a headless browser
     (``browser.headless``) a headless shell, Playwright's then Debian's
-    (``/usr/bin/chromium-headless-shell``); Playwright's own Chromium when installed,
+    (``/usr/lib/chromium/chromium-headless-shell``); Playwright's own Chromium when installed,
     ``/usr/bin/chromium``, ``/usr/lib/chromium/chromium``, then ``chromium`` or
     ``chromium-browser`` on ``PATH``. A browser with a window (``deepcrawl login --headed``)
     is never a headless shell.
