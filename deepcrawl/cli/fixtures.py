@@ -30,7 +30,9 @@ class _ListingSites(TyperCommand):
 
 @app.command("serve-fixture", cls=_ListingSites)
 def serve_fixture(
-    name: Annotated[str, typer.Argument(help="The fixture site's name (the end of --help lists them).")],
+    name: Annotated[
+        str, typer.Argument(help="The fixture site's name (the end of --help lists them).")
+    ],
     port: Annotated[int, typer.Option(help="Port on 127.0.0.1 (0: any free port).")] = 8000,
     records: Annotated[int, typer.Option(min=1, help="Records in the site's database.")] = 500,
     seed: Annotated[int, typer.Option(help="Seed of the generated data.")] = 0,
