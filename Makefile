@@ -6,19 +6,19 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-# The tests run in pytest-xdist workers, two by default (TEST_WORKERS=0: all in this process):
-# much of the suite waits on Chromium, child processes and local servers rather than on the CPU.
-# Three are faster on two cores (BENCHMARKS.md) but leave the timing of the busiest tests less
-# margin: a clean clone at three gave one failure not yet named.
+# The tests run in pytest-xdist workers, three by default (TEST_WORKERS=0: all in this process):
+# much of the suite waits on Chromium, child processes and local servers rather than on the CPU,
+# so three keep two cores busier than two do (BENCHMARKS.md).
 # Each test file runs whole, in order, on one worker (`--dist loadfile`), as it would alone: its
-# module fixtures are set up once, and the real-site test bed, which installs its applications
-# into one shared folder on first use, is never installed by two workers at once. Files are
-# handed out in collection order (`--no-loadscope-reorder`), not by their number of tests: the
-# testpaths of pyproject.toml put tests/integration first (its long browser files under
-# browser/ and crawler/ start first), then the fixture sites' own tests (fixtures/tests), and
-# the many short files of tests/unit even out the workers at the end; a file holding a test
-# that runs alone (the SIGINT budget) is handed out last (conftest.py).
-TEST_WORKERS ?= 2
+# module fixtures are set up once. The real-site test bed installs its applications into one
+# shared folder on first use, each under a lock, so two workers never install one at once.
+# Files are handed out in collection order (`--no-loadscope-reorder`), not by their number of
+# tests: files marked slow first (the real applications' crawls: the longest), then the
+# testpaths of pyproject.toml in order — tests/integration (its long browser files under
+# browser/ and crawler/ first), the fixture sites' own tests (fixtures/tests), and the many
+# short files of tests/unit, which even out the workers at the end; a file holding a test that
+# runs alone (the SIGINT budget) is handed out last (conftest.py).
+TEST_WORKERS ?= 3
 PYTEST := $(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 .PHONY: demo test test-fast check lint install bytecode browser postgres bench bench-real clean

@@ -11,7 +11,7 @@ tests (``fixtures/tests/``) share them, and one set of workers' turns (below) co
 - ``chromium_browser``: a Playwright Chromium browser launched once per session (headless, the
   quiet flags of ``deepcrawl.settings``); open a context of your own and close it after use.
 
-Under pytest-xdist (``make test`` runs two workers), a test marked ``alone`` runs while no other
+Under pytest-xdist (``make test`` runs three workers), a test marked ``alone`` runs while no other
 test does: the other workers wait before their next test. It is for tests that assert a time
 budget of the product (a crawl stops within 5 s of SIGINT), which a second test beside them on a
 two-core machine would eat into. Such a test waits for the tests running beside it to end, and
@@ -123,13 +123,19 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Files that hold an ``alone`` test come last, the order of the rest unchanged (see above).
+    """Files that hold a ``slow`` test come first, those that hold an ``alone`` test last, the
+    order of the rest unchanged (see above).
 
     Every xdist worker collects the same order, and ``--dist loadfile`` hands the files out in
-    it (``--no-loadscope-reorder``, Makefile).
+    it (``--no-loadscope-reorder``, Makefile): the longest files (the real applications') start
+    at once instead of ending the run on one worker while the others wait.
     """
-    alone = {item.path for item in items if item.get_closest_marker("alone") is not None}
-    items.sort(key=lambda item: item.path in alone)  # stable: False (the others) first
+
+    def holding(mark: str) -> set[Path]:
+        return {item.path for item in items if item.get_closest_marker(mark) is not None}
+
+    slow, alone = holding("slow"), holding("alone")
+    items.sort(key=lambda item: (item.path in alone, item.path not in slow))  # stable
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)

@@ -1,8 +1,7 @@
 """``deepcrawl serve-fixture``: serve one of the local test sites."""
 
-from typing import Annotated
+from typing import Annotated, Any
 
-import click
 import typer
 from typer.core import TyperCommand
 
@@ -23,9 +22,9 @@ class _ListingSites(TyperCommand):
     """A command whose help lists the fixture sites, read from their registry only when the help
     is shown: importing every site is no part of starting the other commands."""
 
-    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+    def format_help(self, *args: Any, **kwargs: Any) -> None:  # typer's own click's types
         self.epilog = _site_names()
-        super().format_help(ctx, formatter)
+        super().format_help(*args, **kwargs)
 
 
 @app.command("serve-fixture", cls=_ListingSites)
