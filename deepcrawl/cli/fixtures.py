@@ -14,7 +14,7 @@ def _site_names() -> str:
     try:
         from deepcrawl_fixtures.sites import SITES
     except ImportError:  # a wheel install without the test sites: the command says so when run
-        return "a fixture site's name (the fixture sites are not installed)"
+        return "The fixture sites are not installed (pip install -e fixtures)."
     return "Sites: " + ", ".join(SITES) + "."
 
 
