@@ -4,7 +4,9 @@ Every such test needs the same environment: this checkout (not the editable inst
 fixture package first on ``PYTHONPATH``, the page bodies under the test's own ``tmp_path``, no
 rate limit on a local fixture site, and no browser memory checks (they may restart Chromium,
 which is no part of what these tests look at). :func:`cli_env` builds it, with a test's own
-settings on top; :func:`run_deepcrawl` runs one command to its end in it.
+settings on top; :func:`run_deepcrawl` runs one command to its end in it, in a forked child of
+the test worker (:mod:`tests.integration.forked`: the same process a user starts, without its
+seconds of imports), and :func:`spawn_deepcrawl` starts one for a test that drives it.
 """
 
 from __future__ import annotations
@@ -15,13 +17,23 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tests.integration.forked import DEEPCRAWL, preload, run_deepcrawl_process, spawn_deepcrawl
+
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+__all__ = [
+    "DEEPCRAWL",
+    "ROOT",
+    "cli_env",
+    "run_deepcrawl",
+    "run_deepcrawl_process",
+    "run_python",
+    "spawn_deepcrawl",
+]
+
 #: The checkout the tests run from.
 ROOT = Path(__file__).resolve().parents[2]
-#: The command line of the CLI, for a test that starts it with :class:`subprocess.Popen`.
-DEEPCRAWL = (sys.executable, "-m", "deepcrawl")
 #: How long a command may run unless a test says otherwise (a short crawl of a fixture site).
 TIMEOUT_S = 240.0
 
@@ -71,5 +83,16 @@ def run_deepcrawl(
     env: Mapping[str, str | None] | None = None,
     timeout: float = TIMEOUT_S,
 ) -> subprocess.CompletedProcess[str]:
-    """Run ``deepcrawl ARGS`` (``python -m deepcrawl``) as :func:`run_python` runs a script."""
-    return run_python(tmp_path, "-m", "deepcrawl", *args, env=env, timeout=timeout)
+    """Run ``deepcrawl ARGS`` in ``tmp_path`` under :func:`cli_env` (``env`` on top) to its end,
+    as :func:`run_python` runs a script, in a forked child (:func:`spawn_deepcrawl`)."""
+    return run_deepcrawl_process(
+        list(args),
+        env=cli_env(tmp_path, **(env or {})),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+preload()

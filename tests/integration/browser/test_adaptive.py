@@ -14,6 +14,7 @@ import pytest
 from deepcrawl.browser import AdaptiveFetcher, BrowserFetcher, HttpFetcher, make_fetcher
 from deepcrawl.browser.testing import LocalSite, Reply
 from deepcrawl.settings import Settings
+from tests.integration.run_cli import run_deepcrawl_process
 
 if TYPE_CHECKING:
     from deepcrawl_fixtures import FixtureServer
@@ -98,8 +99,8 @@ def _closed_port() -> int:
 
 def _render(*args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    return subprocess.run(
-        [sys.executable, "-m", "deepcrawl", "render", *args],
+    return run_deepcrawl_process(
+        ["render", *args],
         capture_output=True,
         text=True,
         timeout=120,

@@ -26,7 +26,7 @@ from deepcrawl.browser.testing import LocalSite, Reply
 from deepcrawl.label_web.thumbnails import Thumbnails
 from deepcrawl.settings import load_settings
 from deepcrawl.storage import Repository
-from tests.integration.run_cli import DEEPCRAWL, cli_env, run_deepcrawl
+from tests.integration.run_cli import cli_env, run_deepcrawl, run_deepcrawl_process, spawn_deepcrawl
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -223,15 +223,15 @@ def test_a_worker_keeps_credentials_from_another_origins_script(
     crawl_agent, worker_agent = "crawl-process/1", "worker-process/1"
     with a:
         # the crawl process has no credentials of its own: what B may get is the worker's doing
-        crawl = subprocess.Popen(
-            [*DEEPCRAWL, "crawl", a.url + "/", "--like", a.truth().detail_paths[0], "--db", db,
+        crawl = spawn_deepcrawl(
+            ["crawl", a.url + "/", "--like", a.truth().detail_paths[0], "--db", db,
              "--user-agent", crawl_agent],
             env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
         try:
             time.sleep(1.0)  # the crawl creates the site's row first
-            worker = subprocess.run(
-                [*DEEPCRAWL, "worker", "--db", db, "--json", "--user-agent", worker_agent,
+            worker = run_deepcrawl_process(
+                ["worker", "--db", db, "--json", "--user-agent", worker_agent,
                  *credentials(tmp_path)],
                 env={**env, "DEEPCRAWL_BROWSER__RENDER": "always"},  # every page in Chromium
                 cwd=tmp_path, capture_output=True, text=True, timeout=240, check=False,

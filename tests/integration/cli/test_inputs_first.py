@@ -16,7 +16,7 @@ import pytest
 from warcio.archiveiterator import ArchiveIterator
 
 from deepcrawl.browser.testing import LocalSite, Reply
-from tests.integration.run_cli import DEEPCRAWL, cli_env, run_deepcrawl
+from tests.integration.run_cli import cli_env, run_deepcrawl, run_deepcrawl_process
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -112,8 +112,8 @@ def test_discover_without_a_form_ends_with_an_error_line(tmp_path: Path) -> None
 
 
 def test_the_error_lines_of_urls_normalise_and_doctor_start_with_error(tmp_path: Path) -> None:
-    normalised = subprocess.run(
-        [*DEEPCRAWL, "urls", "normalise"], input="http://a.com/\nhttp://a b.com/\n",
+    normalised = run_deepcrawl_process(
+        ["urls", "normalise"], input="http://a.com/\nhttp://a b.com/\n",
         env=cli_env(tmp_path), cwd=tmp_path, capture_output=True, text=True, check=False,
         timeout=120,
     )  # fmt: skip

@@ -9,8 +9,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import subprocess
-import sys
 from typing import TYPE_CHECKING
 
 import pytest
@@ -20,6 +18,7 @@ from deepcrawl_fixtures.data import STOP_WORDS
 from deepcrawl.cli import main
 from deepcrawl.forms import load_critic
 from deepcrawl.settings import FormSettings
+from tests.integration.run_cli import run_deepcrawl_process
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -101,8 +100,8 @@ def test_query_runs_as_a_console_command(
     cache = tmp_path_factory.getbasetemp() / "forms-critic-cache"
     load_critic(FormSettings(model_cache_dir=cache))
     env = {**os.environ, "DEEPCRAWL_FORMS__MODEL_CACHE_DIR": str(cache)}
-    result = subprocess.run(
-        [sys.executable, "-m", "deepcrawl", "query", f"{books_server.url}/", "best", "--json"],
+    result = run_deepcrawl_process(
+        ["query", f"{books_server.url}/", "best", "--json"],
         capture_output=True,
         text=True,
         timeout=180,

@@ -5,18 +5,18 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 from deepcrawl.storage import Repository
+from tests.integration.run_cli import run_deepcrawl_process
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
 def run(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     clean = {k: v for k, v in os.environ.items() if not k.startswith("DEEPCRAWL_")}
-    return subprocess.run(
-        [sys.executable, "-m", "deepcrawl", *args],
+    return run_deepcrawl_process(
+        [*args],
         env={**clean, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'fixtures'}", **env},
         cwd=tmp_path,
         capture_output=True,

@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 import pytest
 import sqlalchemy as sa
 
-from tests.integration.run_cli import DEEPCRAWL, cli_env
+from tests.integration.run_cli import cli_env, spawn_deepcrawl
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -88,7 +88,7 @@ def test_a_killed_workers_leases_come_back_once_it_is_judged_dead(
     env = cli_env(tmp_path, **SETTINGS)
 
     def spawn(*args: str) -> subprocess.Popen[bytes]:
-        return subprocess.Popen([*DEEPCRAWL, *args], env=env, cwd=tmp_path,
+        return spawn_deepcrawl([*args], env=env, cwd=tmp_path,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
 
     crawl = spawn("crawl", server.url + "/", "--like", truth.detail_paths[0], "--db", db,

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -19,6 +18,7 @@ from deepcrawl.crawler import CallbackSink, Crawl
 from deepcrawl.errors import ConfigError
 from deepcrawl.links.discover import discover_site
 from deepcrawl.settings import load_settings
+from tests.integration.run_cli import run_deepcrawl_process
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -36,8 +36,8 @@ _FAST = {
 
 
 def _discover(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "deepcrawl", "discover", *args],
+    return run_deepcrawl_process(
+        ["discover", *args],
         capture_output=True,
         text=True,
         timeout=240,

@@ -24,7 +24,7 @@ import pytest
 from deepcrawl.crawler import crawl_each
 from deepcrawl.settings import load_settings
 from tests.integration.crawler.crawl_process import assert_quiet, crawl_args, query
-from tests.integration.run_cli import DEEPCRAWL, cli_env, run_deepcrawl
+from tests.integration.run_cli import cli_env, run_deepcrawl, run_deepcrawl_process, spawn_deepcrawl
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -45,8 +45,8 @@ def test_a_pipe_reader_that_had_enough_ends_the_crawl_and_resume_delivers_the_re
     server = fixture_server("books", records=40, seed=23)
     truth = server.truth()
     db, out = tmp_path / "crawl.db", tmp_path / "out"
-    crawl = subprocess.Popen(
-        [*DEEPCRAWL, *crawl_args(server, db, "--out", "-")], env=cli_env(tmp_path),
+    crawl = spawn_deepcrawl(
+        [*crawl_args(server, db, "--out", "-")], env=cli_env(tmp_path),
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )  # fmt: skip
     head = subprocess.run(["head", "-2"], stdin=crawl.stdout, capture_output=True, timeout=240)
@@ -91,8 +91,8 @@ def test_output_to_a_full_device_is_one_error_line(
     server = fixture_server("books", records=40, seed=23)
     db = tmp_path / "crawl.db"
     with Path("/dev/full").open("w") as full:
-        done = subprocess.run(
-            [*DEEPCRAWL, *crawl_args(server, db, "--out", "-")], env=cli_env(tmp_path),
+        done = run_deepcrawl_process(
+            [*crawl_args(server, db, "--out", "-")], env=cli_env(tmp_path),
             cwd=tmp_path, stdout=full, stderr=subprocess.PIPE, text=True, timeout=240, check=False,
         )  # fmt: skip
     assert done.returncode == 1, done.stderr[-3000:]
@@ -146,8 +146,8 @@ def test_a_second_crawl_process_is_refused_and_takes_over_after_the_first_is_kil
     server = fixture_server("books")
     db = tmp_path / "crawl.db"
     args = crawl_args(server, db)
-    command = [*DEEPCRAWL, *args]
-    first = subprocess.Popen(command, env=cli_env(tmp_path), cwd=tmp_path,
+    command = list(args)
+    first = spawn_deepcrawl(command, env=cli_env(tmp_path), cwd=tmp_path,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
     try:
         deadline = time.monotonic() + 120
@@ -167,7 +167,7 @@ def test_a_second_crawl_process_is_refused_and_takes_over_after_the_first_is_kil
         first.wait()
 
     # killed: its claim is stale, and the next crawl takes it over
-    third = subprocess.Popen(command, env=cli_env(tmp_path), cwd=tmp_path,
+    third = spawn_deepcrawl(command, env=cli_env(tmp_path), cwd=tmp_path,
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
     try:
         deadline = time.monotonic() + 120

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.integration.run_cli import DEEPCRAWL, cli_env, run_deepcrawl
+from tests.integration.run_cli import cli_env, run_deepcrawl, spawn_deepcrawl
 
 if TYPE_CHECKING:
     from deepcrawl_fixtures import FixtureServer
@@ -73,8 +73,8 @@ def test_sigkill_then_resume_delivers_every_record_once_and_refetches_nothing(
     stored_before: set[str] = set()
     for name, ready in kill_points:
         mark = len(server.stats()["log"])
-        proc = subprocess.Popen(
-            [*DEEPCRAWL, *args, *(["--resume"] if stored_before or name != "setup" else [])],
+        proc = spawn_deepcrawl(
+            [*args, *(["--resume"] if stored_before or name != "setup" else [])],
             env=cli_env(tmp_path, **rate), cwd=tmp_path,
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         )  # fmt: skip

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.integration.crawler.crawl_process import assert_quiet, crawl_args, query
-from tests.integration.run_cli import DEEPCRAWL, cli_env
+from tests.integration.run_cli import cli_env, spawn_deepcrawl
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -42,15 +42,17 @@ def test_sigint_at_random_moments_stops_the_crawl_within_5_s_every_time(
     # A site too large for twelve short runs to finish: every trial's signal finds it crawling.
     server = fixture_server("books", records=5000)
     db = tmp_path / "crawl.db"
-    command = [*DEEPCRAWL, *crawl_args(server, db, "--out", str(tmp_path / "out"))]
+    args = crawl_args(server, db, "--out", str(tmp_path / "out"))
     env = cli_env(tmp_path, DEEPCRAWL_CRAWL__PROGRESS_EVERY_S="0")
     rng = random.Random(15)
     stops: list[float] = []
     crawling = 0
     for trial in range(TRIALS):
         delay = rng.uniform(0.5, 6.0)
-        proc = subprocess.Popen(command, env=env, cwd=tmp_path,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
+        # even trials in a new interpreter, whose loading the signal may catch; odd ones in a
+        # fork of this process (tests.integration.forked), which has loaded it already
+        proc = spawn_deepcrawl(args, fork=trial % 2 == 1, env=env, cwd=tmp_path,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
         assert proc.stderr is not None
         early: list[bytes] = []
         if trial % 2:  # from the crawl's first progress line on

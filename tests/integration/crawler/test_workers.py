@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 import pytest
 import sqlalchemy as sa
 
-from tests.integration.run_cli import DEEPCRAWL, cli_env, run_deepcrawl
+from tests.integration.run_cli import cli_env, run_deepcrawl, spawn_deepcrawl
 
 if TYPE_CHECKING:
     from deepcrawl_fixtures import FixtureServer
@@ -78,7 +78,7 @@ SETTINGS = {
 
 def _spawn(cmd: list[str], tmp_path: Path) -> subprocess.Popen[bytes]:
     """A process of the crawl, in ``tmp_path``, its stderr kept for the failure message."""
-    return subprocess.Popen(
+    return spawn_deepcrawl(
         cmd,
         env=cli_env(tmp_path, **SETTINGS),
         cwd=tmp_path,
@@ -123,7 +123,7 @@ def test_workers_share_a_crawl_and_survive_a_sigkill(
     db = make_db("postgres")
     out = tmp_path / "out-crawl"
     crawl_cmd = [
-        *DEEPCRAWL, "crawl", server.url + "/", "--like", truth.detail_paths[0],
+        "crawl", server.url + "/", "--like", truth.detail_paths[0],
         "--db", db, "--out", str(out),
     ]  # fmt: skip
 
@@ -135,7 +135,7 @@ def test_workers_share_a_crawl_and_survive_a_sigkill(
 
     def worker(i: int) -> subprocess.Popen[bytes]:
         tasks = KILLED_CONCURRENCY if i == 0 else 3
-        cmd = [*DEEPCRAWL, "worker", "--db", db, "--concurrency", str(tasks)]
+        cmd = ["worker", "--db", db, "--concurrency", str(tasks)]
         return spawn(cmd)
 
     engine = sa.create_engine(db)
@@ -229,7 +229,7 @@ def test_the_delivery_point_killed_and_run_again_delivers_each_record_once(
     db = make_db("postgres")
     out = tmp_path / "out"
     crawl_cmd = [
-        *DEEPCRAWL, "crawl", server.url + "/", "--like", truth.detail_paths[0],
+        "crawl", server.url + "/", "--like", truth.detail_paths[0],
         "--db", db, "--out", str(out),
     ]  # fmt: skip
 
@@ -238,7 +238,7 @@ def test_the_delivery_point_killed_and_run_again_delivers_each_record_once(
 
     procs = [spawn(crawl_cmd)]
     time.sleep(1.0)  # the crawl creates the site's row first
-    procs.append(spawn([*DEEPCRAWL, "worker", "--db", db, "--concurrency", "3"]))
+    procs.append(spawn(["worker", "--db", db, "--concurrency", "3"]))
     engine = sa.create_engine(db)
     try:
         deadline = time.monotonic() + 120

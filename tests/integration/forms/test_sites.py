@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from collections.abc import AsyncIterator, Callable
 from urllib.parse import urlsplit
 
@@ -25,6 +24,7 @@ from deepcrawl.forms import FormCritic, ensure_submittable, load_critic
 from deepcrawl.page import Form
 from deepcrawl.search.report import page_forms
 from deepcrawl.settings import FormSettings, load_settings
+from tests.integration.run_cli import run_deepcrawl_process
 
 pytestmark = pytest.mark.browser
 
@@ -109,8 +109,8 @@ async def test_critic_accepts_only_the_search_forms(
 
 def _cli(*args: str, settings: FormSettings) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "DEEPCRAWL_FORMS__MODEL_CACHE_DIR": str(settings.model_cache_dir)}
-    return subprocess.run(
-        [sys.executable, "-m", "deepcrawl", "forms", *args],
+    return run_deepcrawl_process(
+        ["forms", *args],
         capture_output=True,
         text=True,
         timeout=240,

@@ -19,7 +19,7 @@ import pytest
 
 from deepcrawl.prototypes import LabelSession
 from deepcrawl.storage import Repository
-from tests.integration.run_cli import DEEPCRAWL, cli_env
+from tests.integration.run_cli import cli_env, spawn_deepcrawl
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -47,8 +47,8 @@ def label_page(tmp_path: Path) -> Iterator[tuple[str, str, str]]:
         urls += [f"https://h.example/author/{i}" for i in range(1, 9)]
         kind = LabelSession.learn(repo, site.id, urls).like("https://h.example/book/3").id
     port = _free_port()
-    server = subprocess.Popen(
-        [*DEEPCRAWL, "label", "1", "--db", db, "--web", "--port", str(port)],
+    server = spawn_deepcrawl(
+        ["label", "1", "--db", db, "--web", "--port", str(port)],
         env=cli_env(tmp_path), cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True,
     )  # fmt: skip

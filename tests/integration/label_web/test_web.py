@@ -19,7 +19,7 @@ import httpx
 import pytest
 import yaml
 
-from tests.integration.run_cli import DEEPCRAWL, cli_env, run_deepcrawl
+from tests.integration.run_cli import cli_env, run_deepcrawl, spawn_deepcrawl
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -72,8 +72,8 @@ async def test_label_on_the_web_page_then_resume_with_the_exported_labels(
 
     port = _free_port()
     command = ["label", "1", "--db", f"sqlite:///{db_file}", "--web", "--port", str(port)]
-    web = subprocess.Popen(
-        [*DEEPCRAWL, *command],
+    web = spawn_deepcrawl(
+        [*command],
         env=cli_env(tmp_path),
         cwd=tmp_path,
         stdout=subprocess.PIPE,

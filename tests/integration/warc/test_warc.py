@@ -26,7 +26,7 @@ from deepcrawl.export import write_warc
 from deepcrawl.settings import load_settings
 from deepcrawl.storage import Repository
 from deepcrawl.warc import ORIGINAL_PREFIX
-from tests.integration.run_cli import DEEPCRAWL, cli_env, run_deepcrawl
+from tests.integration.run_cli import cli_env, run_deepcrawl, spawn_deepcrawl
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -275,8 +275,8 @@ def test_a_killed_crawl_leaves_a_valid_warc_of_what_it_delivered(
     warc = tmp_path / "pages.warc.gz"
     env = cli_env(tmp_path, DEEPCRAWL_POLITENESS__REQUESTS_PER_SECOND="10")
     jsonl = tmp_path / "out" / "pages.jsonl"
-    with subprocess.Popen(
-        [*DEEPCRAWL, *_crawl_args(server, tmp_path, "--warc", str(warc))],
+    with spawn_deepcrawl(
+        [*_crawl_args(server, tmp_path, "--warc", str(warc))],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
