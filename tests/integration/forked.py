@@ -46,7 +46,7 @@ EXEC = os.environ.get("DEEPCRAWL_TEST_EXEC", "") not in ("", "0")
 #: Signals whose disposition the test worker may have changed (pytest-timeout, xdist, asyncio).
 _RESET_SIGNALS = (
     signal.SIGTERM, signal.SIGHUP, signal.SIGALRM, signal.SIGUSR1, signal.SIGUSR2,
-    signal.SIGCHLD, signal.SIGPIPE, signal.SIGXFSZ,
+    signal.SIGCHLD,
 )  # fmt: skip
 
 
@@ -87,6 +87,8 @@ class ForkedCLI(subprocess.Popen[Any]):
         argv = [os.fspath(arg) for arg in args]
         if tuple(argv[: len(DEEPCRAWL)]) != DEEPCRAWL:
             raise ValueError(f"ForkedCLI runs deepcrawl only, not {argv!r}")
+        if preexec_fn is not None or pass_fds or shell:
+            raise ValueError("ForkedCLI takes no preexec_fn, pass_fds or shell")
         env = dict(os.environ if env is None else env)
         sys.stdout.flush()
         sys.stderr.flush()
@@ -166,7 +168,8 @@ def _become_a_new_process(
     signal.set_wakeup_fd(-1)
     for signum in _RESET_SIGNALS:
         signal.signal(signum, signal.SIG_DFL)
-    signal.signal(signal.SIGPIPE, signal.SIG_IGN)  # as the interpreter sets it at start
+    for signum in (signal.SIGPIPE, signal.SIGXFSZ):  # as the interpreter sets them at start
+        signal.signal(signum, signal.SIG_IGN)
     signal.signal(signal.SIGINT, signal.default_int_handler)
     asyncio.events._set_running_loop(None)
     asyncio.set_event_loop_policy(None)
