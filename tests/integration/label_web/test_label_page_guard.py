@@ -9,9 +9,6 @@ a context that sends no ``Origin``. The server refuses both; its own page, which
 from __future__ import annotations
 
 import re
-import socket
-import subprocess
-import time
 from typing import TYPE_CHECKING
 
 import httpx
@@ -19,17 +16,11 @@ import pytest
 
 from deepcrawl.prototypes import LabelSession
 from deepcrawl.storage import Repository
-from tests.integration.run_cli import cli_env, spawn_deepcrawl
+from tests.integration.label_web.served import label_page as served
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from pathlib import Path
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _labels(db: str) -> dict[str, tuple[str, bool]]:
@@ -46,27 +37,8 @@ def label_page(tmp_path: Path) -> Iterator[tuple[str, str, str]]:
         urls = [f"https://h.example/book/{i}" for i in range(1, 30)]
         urls += [f"https://h.example/author/{i}" for i in range(1, 9)]
         kind = LabelSession.learn(repo, site.id, urls).like("https://h.example/book/3").id
-    port = _free_port()
-    server = spawn_deepcrawl(
-        ["label", "1", "--db", db, "--web", "--port", str(port)],
-        env=cli_env(tmp_path), cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True,
-    )  # fmt: skip
-    page = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert server.poll() is None, server.communicate()[1]
-            assert time.monotonic() < deadline, "the label page did not come up"
-            try:
-                if httpx.get(page + "/", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.2)
+    with served(tmp_path, db) as page:
         yield page, db, kind
-    finally:
-        server.terminate()
-        server.communicate(timeout=30)
 
 
 def test_a_rebound_host_changes_no_label(label_page: tuple[str, str, str]) -> None:

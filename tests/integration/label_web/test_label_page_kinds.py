@@ -6,15 +6,13 @@ from __future__ import annotations
 
 import html
 import re
-import socket
-import subprocess
-import time
 from typing import TYPE_CHECKING
 
 import httpx
 import pytest
 
-from tests.integration.run_cli import cli_env, run_deepcrawl, spawn_deepcrawl
+from tests.integration.label_web.served import label_page
+from tests.integration.run_cli import run_deepcrawl
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -32,24 +30,6 @@ _CARD = re.compile(
 )
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _wait_up(page: str, server: subprocess.Popen[str]) -> None:
-    deadline = time.monotonic() + 60
-    while True:
-        assert server.poll() is None, server.communicate()[1]
-        assert time.monotonic() < deadline, "the label page did not come up"
-        try:
-            if httpx.get(page + "/", timeout=2).status_code == 200:
-                return
-        except httpx.HTTPError:
-            time.sleep(0.2)
-
-
 def test_the_pick_is_marked_and_every_kind_of_records_shows_a_thumbnail(
     fixture_server: Callable[..., FixtureServer], tmp_path: Path
 ) -> None:
@@ -59,15 +39,7 @@ def test_the_pick_is_marked_and_every_kind_of_records_shows_a_thumbnail(
     crawled = run_deepcrawl(tmp_path, "crawl", server.url + "/", "--db", db,
                             "--out", str(tmp_path / "out"), "--max-pages", "5")  # fmt: skip
     assert crawled.returncode == 0, crawled.stderr
-    port = _free_port()
-    page = f"http://127.0.0.1:{port}"
-    label = spawn_deepcrawl(
-        ["label", "1", "--db", db, "--web", "--port", str(port)],
-        env=cli_env(tmp_path), cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True,
-    )  # fmt: skip
-    try:
-        _wait_up(page, label)
+    with label_page(tmp_path, db) as page:
         cards = {
             html.unescape(m["shape"]): (m["id"], m["classes"].split(), m["body"])
             for m in _CARD.finditer(httpx.get(page + "/", timeout=30).text)
@@ -88,6 +60,3 @@ def test_the_pick_is_marked_and_every_kind_of_records_shows_a_thumbnail(
         for shape, (_, _, body) in cards.items():  # the other kinds' load when scrolled to
             if shape not in records:
                 assert 'loading="eager"' not in body, shape
-    finally:
-        label.terminate()
-        label.communicate(timeout=30)

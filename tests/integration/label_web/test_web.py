@@ -9,9 +9,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
-import subprocess
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,7 +16,8 @@ import httpx
 import pytest
 import yaml
 
-from tests.integration.run_cli import cli_env, run_deepcrawl, spawn_deepcrawl
+from tests.integration.label_web.served import label_page
+from tests.integration.run_cli import run_deepcrawl
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -28,24 +26,6 @@ if TYPE_CHECKING:
     from playwright.async_api import Browser
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _wait_up(url: str, server: subprocess.Popen[str]) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        assert server.poll() is None, server.communicate()[1]
-        try:
-            if httpx.get(url, timeout=2).status_code == 200:
-                return
-        except httpx.HTTPError:
-            time.sleep(0.3)
-    pytest.fail(f"the label page did not come up at {url}")
 
 
 # books: one kind of page beside the records; news: result pages that link to records only, a
@@ -70,19 +50,8 @@ async def test_label_on_the_web_page_then_resume_with_the_exported_labels(
         if Path(f"{db_file}{suffix}").exists():
             shutil.copy(f"{db_file}{suffix}", f"{unlabelled}{suffix}")
 
-    port = _free_port()
-    command = ["label", "1", "--db", f"sqlite:///{db_file}", "--web", "--port", str(port)]
-    web = spawn_deepcrawl(
-        [*command],
-        env=cli_env(tmp_path),
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        page_url = f"http://127.0.0.1:{port}/"
-        _wait_up(page_url, web)
+    with label_page(tmp_path, f"sqlite:///{db_file}") as served:
+        page_url = served + "/"
         # changes sent by another site's page are refused
         forged = httpx.post(page_url + "like", data={"url": url}, headers={"Origin": "http://evil"})
         assert forged.status_code == 403
@@ -120,9 +89,6 @@ async def test_label_on_the_web_page_then_resume_with_the_exported_labels(
         labels_file = tmp_path / "labels.yaml"
         await (await download_info.value).save_as(labels_file)
         await page.close()
-    finally:
-        web.terminate()
-        web.wait(timeout=30)
 
     entries = yaml.safe_load(labels_file.read_text(encoding="utf-8"))
     wanted = [e["prototype"] for e in entries if e["relevant"]]
