@@ -201,6 +201,7 @@ async def settle(
     *,
     timeout_s: float,
     after: ActionMark | None = None,
+    effect_s: float | None = None,
     quick: bool = False,
 ) -> None:
     """Wait until the page has settled: loaded, no request in flight, DOM unchanged.
@@ -212,6 +213,8 @@ async def settle(
         timeout_s: the longest wait.
         after: the :func:`before_action` mark of the action just taken: wait for its effect
             first (an action without any effect is given up at the timeout, quietly).
+        effect_s: the longest wait for that effect, where an action may well have none (a
+            scroll at a list's end); None: up to ``timeout_s``.
         quick: read a page that cannot change any more at once (see the module docstring):
             for a page just loaded, not one an action is changing.
 
@@ -222,6 +225,7 @@ async def settle(
     """
     poll_s = settings.settle_poll_s
     deadline = time.monotonic() + timeout_s
+    effect_by = deadline if effect_s is None else min(deadline, time.monotonic() + effect_s)
     quiet_since: float | None = None
     last: int | None = None
     loaded = False
@@ -231,7 +235,7 @@ async def settle(
         state = await _look(page, deadline - now)
         if after is not None:
             if not _acted(after, traffic, state):
-                if now >= deadline:
+                if now >= effect_by:
                     return
                 await asyncio.sleep(poll_s)
                 continue

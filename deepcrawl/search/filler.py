@@ -426,7 +426,15 @@ class FormFiller(QueryBackend):
                     )
                 elif not await page.evaluate(script("deepcrawl.browser.js", "scroll.js")):
                     return
-                await settle(page, traffic, self.settings.browser, timeout_s=wait, after=acted)
+                await settle(
+                    page,
+                    traffic,
+                    self.settings.browser,
+                    timeout_s=wait,
+                    after=acted,
+                    # at the list's end, a scroll or a "more" control may show nothing at all
+                    effect_s=self.settings.browser.more_effect_s,
+                )
             except (FetchTimeoutError, PlaywrightError):
                 return  # keep the readings so far
             pages.append(await self._read(page, traffic, mark))

@@ -465,6 +465,7 @@ class FormSearch(AsyncResource, QueryBackend):
             judge=self.filler.judge,
             rule=SafetyRule(self.settings.forms.refused_words),
             page=self.held,
+            largest_page_size=self.settings.forms.largest_page_size,
         )
         self.held = None  # given once: a later look at the page asks the server
         if (await candidate.check(result)).passed:

@@ -43,9 +43,10 @@ from deepcrawl.page.submission import Submission, submission_of
 from deepcrawl.safety import SafetyRule
 from deepcrawl.search.backend import QueryBackend
 from deepcrawl.search.judge import Judge, classify_links
+from deepcrawl.search.page_size import page_size_choice
 from deepcrawl.search.pagination import brings_new_links, next_page
 from deepcrawl.search.results import QueryResult, ResultPage, page_from_fetched
-from deepcrawl.search.template import TemplateCheck
+from deepcrawl.search.template import TemplateCheck, compared
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -70,6 +71,8 @@ class FormReplay(QueryBackend):
         rule: the safety rule, which leaves another group's buttons out of a page's turns.
         page: the form's page as the crawl holds it (None: fetched when first needed); taken
             only where it is the form's page and shows the form.
+        largest_page_size: set the form's "results per page" selects to their largest value,
+            as the browser's filler does (``forms.largest_page_size``).
     """
 
     form: Form
@@ -79,6 +82,7 @@ class FormReplay(QueryBackend):
     judge: Judge = field(default_factory=Judge)
     rule: SafetyRule = field(default_factory=SafetyRule)
     page: FetchedPage | None = field(default=None, repr=False)
+    largest_page_size: bool = True
     _state: FetchedPage | None = field(default=None, init=False, repr=False)
     """The latest page showing the form: its fields' values and hidden state."""
     _checked: tuple[str, FetchedPage] | None = field(default=None, repr=False)
@@ -114,7 +118,7 @@ class FormReplay(QueryBackend):
         except FetchError as exc:
             return TemplateCheck(False, wanted, frozenset(), self.form.action, str(exc))
         self._checked = (browser.keyword, fetched)
-        passed = bool(wanted) and got == wanted and fetched.status < 400
+        passed = bool(wanted) and compared(got) == compared(wanted) and fetched.status < 400
         return TemplateCheck(passed, wanted, got, self.form.action)
 
     def _results(self, fetched: FetchedPage, form: Form) -> frozenset[str]:
@@ -258,7 +262,7 @@ class FormReplay(QueryBackend):
     def _submission(self, form: Form, keyword: str, values: Mapping[str, str]) -> Submission:
         """The search's submission from ``form`` as a page shows it: the keyword in the query
         field, ``values`` set, the group's own button pressed."""
-        chosen = dict(values)
+        chosen = {**page_size_choice(form), **values} if self.largest_page_size else dict(values)
         if self.query_field:
             chosen[self.query_field] = keyword
         button = next((s for s in form.submits if not s.disabled), None)

@@ -31,6 +31,7 @@ from deepcrawl.search.backend import QueryBackend
 from deepcrawl.search.judge import Judge, classify_links
 from deepcrawl.search.pagination import PAGE_PARAMS, brings_new_links, next_page
 from deepcrawl.search.results import QueryResult, ResultPage, page_from_fetched
+from deepcrawl.urls import normalise_urls
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
     from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.page.form import Form
 
-__all__ = ["TemplateCheck", "TemplateSearch", "UrlTemplate", "carries"]
+__all__ = ["TemplateCheck", "TemplateSearch", "UrlTemplate", "carries", "compared"]
 
 Trigger = tuple[tuple[str, str], ...]
 
@@ -163,6 +164,13 @@ def _query_pairs(query: str) -> list[tuple[str, str]]:
     return parse_qsl(query, keep_blank_values=True, separator=separator)
 
 
+def compared(urls: Iterable[str]) -> frozenset[str]:
+    """Result links as a check compares the browser's with plain HTTP's: by their normal form,
+    session ids dropped. The two are two clients, and a server that writes its session into
+    its links gives each its own (:func:`~deepcrawl.urls.normalise_url`)."""
+    return frozenset(url for url in normalise_urls(urls) if isinstance(url, str))
+
+
 @dataclass(frozen=True, slots=True)
 class TemplateCheck:
     """Whether plain HTTP gives the browser's result links for one keyword.
@@ -227,7 +235,7 @@ class TemplateSearch(QueryBackend):
         links = classify_links([page], self.judge.chrome)
         got = frozenset(link.url for link in links if link.role == "result")
         got -= self._adopt_chrome(browser, page, got - wanted)
-        same = wanted <= got if superset else got == wanted
+        same = compared(wanted) <= compared(got) if superset else compared(got) == compared(wanted)
         return TemplateCheck(bool(wanted) and same, wanted, got, url)
 
     def _turned(self, fetched: FetchedPage, trigger: Trigger, visited: set[str]) -> str:

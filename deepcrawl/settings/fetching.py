@@ -98,6 +98,10 @@ class BrowserSettings(Section):
     settle_max_s: float = 5.0
     """Longest wait for a rendered page, past its ``load`` event, to settle; it is then read as
     it is (a ticker). A submission's page may take up to ``page_timeout_s``."""
+    more_effect_s: float = 2.0
+    """Longest wait, after a live result list is scrolled to its end or its "Load more"
+    control clicked, for it to start growing (a request, a change to the page); a list that
+    shows nothing by then is at its end."""
 
 
 class HttpSettings(Section):

@@ -67,6 +67,17 @@ def _assert_one_door(stats: CrawlStats, log: list[dict[str, Any]]) -> None:
     assert times[-1] - times[0] >= (len(times) - 1) * INTERVAL * 0.95
 
 
+def _assert_turns(at: list[float]) -> None:
+    """Requests that each took a turn of their own: spread over their turns, none on the heels
+    of the one before. A request reaches the server a little after its turn (more on a busy
+    machine), so the one after it can seem closer than an interval; requests that shared a
+    turn come a few milliseconds apart."""
+    at = sorted(at)
+    gaps = [b - a for a, b in itertools.pairwise(at)]
+    assert at[-1] - at[0] >= (len(at) - 1) * INTERVAL * 0.8, gaps
+    assert min(gaps) >= INTERVAL * 0.4, gaps
+
+
 def _paged(log: list[dict[str, Any]]) -> dict[str, list[float]]:
     """When each result page of a keyword came in, by keyword, for the keywords whose lists
     were read past their first page."""
@@ -94,8 +105,7 @@ async def test_each_result_page_of_a_query_takes_its_own_turn(
     paged = _paged(log)
     assert len(paged) >= 2
     for at in paged.values():
-        gaps = [b - a for a, b in itertools.pairwise(sorted(at))]
-        assert min(gaps) >= INTERVAL * 0.8, gaps
+        _assert_turns(at)
 
 
 async def test_sitemaps_take_their_turns_and_are_counted(
@@ -106,9 +116,9 @@ async def test_sitemaps_take_their_turns_and_are_counted(
     stats, log = await _crawl(server, settings, "/book/1")
     _assert_one_door(stats, log)
     assert stats.sitemaps_read >= 3
-    sitemaps = sorted(entry["at"] for entry in log if entry["kind"] == "sitemap")
+    sitemaps = [entry["at"] for entry in log if entry["kind"] == "sitemap"]
     assert len(sitemaps) == stats.sitemaps_read
-    assert min(b - a for a, b in itertools.pairwise(sitemaps)) >= INTERVAL * 0.8
+    _assert_turns(sitemaps)
 
 
 async def test_navigate_and_discovery_keep_to_the_crawls_gate(

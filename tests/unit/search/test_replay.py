@@ -175,3 +175,34 @@ def test_an_ellipsis_after_the_last_number_shown_is_the_next_ten() -> None:
     assert turn.text == "12"  # the ellipsis before the numbers goes back
     last = ResultPage(url=URL, turns=turns("First", "...", "11", "12"))
     assert next_page(last, 13, ()) is None
+
+
+class SizedSite(Fetcher):
+    """A POST search form with a "results per page" select; records every submission."""
+
+    PAGE = """<html><body><form method="post" action="/search">
+    <input name="q"><select name="per_page"><option>10</option><option>25</option>
+    <option>50</option></select><input type="submit" value="Search"></form></body></html>"""
+
+    def __init__(self) -> None:
+        self.posted: list[Submission] = []
+
+    def _page(self) -> FetchedPage:
+        return FetchedPage(URL, URL, 200, "text/html", self.PAGE, [])
+
+    async def fetch(self, url: str) -> FetchedPage:
+        return self._page()
+
+    async def submit(self, submission: Submission) -> FetchedPage:
+        self.posted.append(submission)
+        return self._page()
+
+
+async def test_the_search_asks_for_the_largest_page_as_the_browsers_filler_does() -> None:
+    for largest, size in ((True, "50"), (False, "10")):
+        site = SizedSite()
+        form = parse_forms(SizedSite.PAGE, URL)[0]
+        replay = FormReplay(form, site, "q", max_pages=1, largest_page_size=largest)
+        await replay.query("tea")
+        assert dict(site.posted[0].fields)["per_page"] == size
+        assert dict(site.posted[0].fields)["q"] == "tea"

@@ -10,7 +10,7 @@ from deepcrawl.page.fetched import FetchedPage, Link
 from deepcrawl.page.form import Form
 from deepcrawl.search.judge import Judge
 from deepcrawl.search.results import QueryResult, ResultLink, ResultPage
-from deepcrawl.search.template import TemplateSearch, UrlTemplate
+from deepcrawl.search.template import TemplateSearch, UrlTemplate, compared
 
 BASE = "http://books.test"
 FORM = Form(page_url=f"{BASE}/", action=f"{BASE}/search", method="GET", locator="form#s")
@@ -185,6 +185,17 @@ async def test_a_larger_page_passes_the_check_when_it_lists_every_result_of_the_
     )
     assert not (await search.check(smaller)).passed  # not the same links
     assert (await search.check(smaller, superset=True)).passed  # but all of them, and more
+
+
+async def test_the_check_compares_links_by_normal_form_without_session_ids() -> None:
+    """The browser and plain HTTP are two clients: a server that writes its session into its
+    links gives each its own id, and the same records pass the check."""
+    search = _checked_search(FakeSite())
+    theirs = [ResultLink(url=f"{BASE}/book/{i}?sid=ad879157a9c30d57", page=1) for i in range(1, 11)]
+    assert (await search.check(QueryResult(keyword="tea", links=theirs))).passed
+    other = [ResultLink(url=f"{BASE}/book/{i}?sid=17", page=1) for i in range(1, 11)]
+    assert not (await search.check(QueryResult(keyword="tea", links=other))).passed  # an id
+    assert compared([f"{BASE}/b?y=2&x=1&PHPSESSID=0123456789abcdef"]) == {f"{BASE}/b?x=1&y=2"}
 
 
 async def test_the_query_after_a_check_starts_from_the_page_the_check_fetched() -> None:
