@@ -21,17 +21,25 @@ STAMP := $(VENV)/.installed
 TEST_WORKERS ?= 3
 PYTEST := $(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
-.PHONY: demo test test-fast check lint install bytecode browser postgres bench bench-real clean
+.PHONY: demo test test-fast test-real check lint install bytecode browser postgres bench bench-real clean
 
 # The demo serves the bundled "books" site, crawls it with `deepcrawl crawl --like`, and prints
 # the record recall of what was delivered against the site's ground truth (scripts/demo.py).
 demo: install bytecode browser
 	$(BIN)/python scripts/demo.py
 
-# What CI runs (.ci/run) and the README's quick start says: the linters first, then every test;
-# it stops at the first that fails.
+# What CI runs (.ci/run) and the README's quick start says: the linters first, then every test
+# but those marked `real`; it stops at the first that fails. Of the real-site test bed
+# (fixtures/real) it keeps the tests of its machinery on one application from PyPI (install,
+# truth, counting proxy, a crawl scored); the others install applications from Debian, PyPI and
+# npm, minutes of a clean machine's time each, and run in `make test-real`.
 test: install bytecode browser postgres lint
-	$(PYTEST)
+	$(PYTEST) -m "not real"
+
+# The real-site test bed's integration tests: each application installed (once, into
+# DEEPCRAWL_REAL_HOME or ~/.cache/deepcrawl-real), served and crawled.
+test-real: install bytecode browser
+	$(PYTEST) -m real
 
 # The unit tests alone (deepcrawl's and the fixture sites'), linted first: no browser install,
 # no database server. The lint takes seconds once mypy's cache is warm.
