@@ -100,8 +100,11 @@ class HostLimiter:
         self._delays: dict[str, float] = {}
         self._slots: dict[str, asyncio.Semaphore] = {}
         self._after: dict[str, float] = {}
-        """One interval after this process's last turn to each host (on ``clock``): no turn of
-        this process starts before it."""
+        """One interval after the last turn this process claimed for each host (on ``clock``):
+        the next turn it claims starts no earlier."""
+        self._taken: dict[str, float] = {}
+        """When this process last took a turn to each host (on ``clock``): the next is taken
+        an interval later, however late its sleeper woke."""
 
     def set_crawl_delay(self, host: str, delay_s: float) -> None:
         """Honour a robots.txt Crawl-delay for ``host`` (only ever slows down)."""
@@ -137,9 +140,11 @@ class HostLimiter:
         The interval is kept from when a turn is really taken, not only from when it was
         reserved: a sleeper woken late (the event loop was busy, the process was not
         scheduled) would otherwise start right before the next reservation's turn, both
-        within one interval. So a turn also waits one interval after the turn this process
-        took last, and a turn taken late pushes the host's schedule (which other processes
-        may share) back by as much.
+        within one interval. So a turn claims its start before it sleeps (the next turn
+        counts from the claim), is taken only when its task runs again at least one interval
+        after the turn this process took last (read again after every sleep), and a turn
+        taken late pushes the host's schedule (which other processes may share) back by as
+        much.
         """
         host = urlsplit(url).netloc
         interval = self.interval(host)
@@ -149,11 +154,14 @@ class HostLimiter:
             await self.clock.sleep(wait)
         now = max(self.clock.now(), due)
         start = max(now, self._after.get(host, -math.inf))
-        self._after[host] = start + interval  # set before the wait: the next turn counts from it
+        self._after[host] = start + interval
         if start - due > interval * _LATE_SHARE:
             self.schedule.pause(host, start + interval - now)
-        if start > now:
+        while now < (start := max(start, self._taken.get(host, -math.inf) + interval)):
             await self.clock.sleep(start - now)
+            now = max(self.clock.now(), start)
+        self._taken[host] = now
+        self._after[host] = max(self._after[host], now + interval)
 
 
 class SharedHostLimiter(HostLimiter):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import heapq
 import itertools
 from datetime import UTC, datetime
 
@@ -110,6 +111,57 @@ async def test_a_turn_reserved_before_a_late_one_still_starts_an_interval_after_
     await asyncio.gather(one("a"), one("b"))
     assert taken["a"] == pytest.approx(1000.25)
     assert taken["b"] == pytest.approx(1000.35)
+
+
+class StalledLoop(FakeClock):
+    """Sleepers woken in the order of their times, as an event loop does; each time in
+    ``stalls`` (seconds from the start) the loop is blocked for its value, and every sleeper
+    due meanwhile wakes at its end, all ready at once."""
+
+    def __init__(self, stalls: dict[float, float]) -> None:
+        super().__init__()
+        self.start = self.t
+        self.stalls = stalls
+        self.sleepers: list[tuple[float, int, asyncio.Future[None]]] = []
+
+    async def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        woken = asyncio.get_running_loop().create_future()
+        heapq.heappush(self.sleepers, (self.t + seconds, len(self.slept), woken))
+        await woken
+
+    async def run(self) -> None:
+        """Wake the sleepers until none is left."""
+        for _ in range(20):
+            await asyncio.sleep(0)
+        while self.sleepers:
+            self.t = max(self.t, self.sleepers[0][0])
+            for at, blocked in list(self.stalls.items()):
+                if self.t >= self.start + at:
+                    del self.stalls[at]
+                    self.t += blocked
+            while self.sleepers and self.sleepers[0][0] <= self.t:
+                heapq.heappop(self.sleepers)[2].set_result(None)
+            for _ in range(20):
+                await asyncio.sleep(0)
+
+
+async def test_turns_woken_together_after_a_stall_are_still_an_interval_apart() -> None:
+    # the first stall wakes c, d, e and f at once: c takes its turn, the others claim the next
+    # three and sleep again; the second stall wakes d, e and f together again: e and f must
+    # still wait, each an interval after the turn taken before it
+    clock = StalledLoop({0.15: 0.3, 0.55: 0.25})
+    limiter = HostLimiter(PolitenessSettings(requests_per_second=10, concurrency_per_host=8), clock)
+    taken: list[float] = []
+
+    async def one(name: str) -> None:
+        await limiter.turn(f"http://a.test/{name}")
+        taken.append(clock.now())
+
+    await asyncio.gather(*(one(name) for name in "abcdef"), clock.run())
+    assert len(taken) == 6
+    gaps = [b - a for a, b in itertools.pairwise(taken)]
+    assert min(gaps) >= 0.1 - 1e-9, gaps
 
 
 async def test_other_hosts_do_not_wait() -> None:
