@@ -102,9 +102,9 @@ class HostLimiter:
         self._after: dict[str, float] = {}
         """One interval after the last turn this process claimed for each host (on ``clock``):
         the next turn it claims starts no earlier."""
-        self._taken: dict[str, float] = {}
-        """When this process last took a turn to each host (on ``clock``): the next is taken
-        an interval later, however late its sleeper woke."""
+        self._next: dict[str, float] = {}
+        """One interval after the turn this process last took to each host, when it was really
+        taken (on ``clock``): no turn is taken before it, however late its sleeper woke."""
 
     def set_crawl_delay(self, host: str, delay_s: float) -> None:
         """Honour a robots.txt Crawl-delay for ``host`` (only ever slows down)."""
@@ -157,10 +157,10 @@ class HostLimiter:
         self._after[host] = start + interval
         if start - due > interval * _LATE_SHARE:
             self.schedule.pause(host, start + interval - now)
-        while now < (start := max(start, self._taken.get(host, -math.inf) + interval)):
+        while now < (start := max(start, self._next.get(host, -math.inf))):
             await self.clock.sleep(start - now)
             now = max(self.clock.now(), start)
-        self._taken[host] = now
+        self._next[host] = now + interval
         self._after[host] = max(self._after[host], now + interval)
 
 
