@@ -16,8 +16,7 @@ STAMP := $(VENV)/.installed
 # tests: files marked slow first (the real applications' crawls: the longest), then the
 # testpaths of pyproject.toml in order — tests/integration (its long browser files under
 # browser/ and crawler/ first), the fixture sites' own tests (fixtures/tests), and the many
-# short files of tests/unit, which even out the workers at the end; a file holding a test that
-# runs alone (the SIGINT budget) is handed out last (conftest.py).
+# short files of tests/unit, which even out the workers at the end (conftest.py).
 TEST_WORKERS ?= 3
 PYTEST := $(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
