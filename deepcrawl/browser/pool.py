@@ -11,6 +11,9 @@ context, reused from fetch to fetch (a new context per URL is ~5x slower: docs/A
 * a page that crashed or timed out is discarded, never reused;
 * the browser is restarted when it died, or when its process tree uses more than
   ``memory_ceiling_mb`` of PSS (checked every ``memory_check_every`` pages);
+* the browser is stopped once no page has been borrowed for ``idle_close_s`` (a crawl whose
+  records come by plain HTTP keeps no idle Chromium), its contexts' cookies kept, and started
+  again by the next page borrowed;
 * every context carries the crawl's site access (:mod:`deepcrawl.browser.access`): cookies and
   local storage, extra headers, user agent, proxy — the same as plain HTTP's;
 * every request goes through the lease's route handler (:mod:`deepcrawl.browser.lease`):
@@ -34,6 +37,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -52,6 +56,8 @@ from deepcrawl.errors import BrowserCrashedError
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Iterable
+
+    from playwright.async_api import Browser
 
     from deepcrawl.browser.gate import RequestGate
     from deepcrawl.browser.subrequests import DocumentStore
@@ -74,6 +80,7 @@ class PoolStats:
     crashes: int = 0
     discarded: int = 0
     memory_restarts: int = 0
+    idle_closes: int = 0
     last_memory_mb: float = 0.0
 
 
@@ -117,6 +124,9 @@ class BrowserPool(AsyncResource):
             self.scope.add(host)
         self.stats = PoolStats()
         self._launched: LaunchedBrowser | None = None
+        self._open = False
+        self._last_used = 0.0
+        self._idle_watch: asyncio.Task[None] | None = None
         self._dead = False
         self._restart_wanted = False
         self._idle: list[PageLease] = []
@@ -136,11 +146,39 @@ class BrowserPool(AsyncResource):
             self.access = SiteAccess.from_settings(self.settings)
         async with self._lock:
             await self._launch()
+        self._open = True
+        self._last_used = time.monotonic()
+        if self.settings.browser.idle_close_s > 0:
+            self._idle_watch = asyncio.create_task(self._close_when_idle())
 
     async def close(self) -> None:
         """Close every page and stop Chromium."""
+        self._open = False
+        if self._idle_watch is not None:
+            self._idle_watch.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._idle_watch
+            self._idle_watch = None
         async with self._lock:
             await self._shutdown()
+
+    async def _close_when_idle(self) -> None:
+        """Stop the browser each time no page has been borrowed for ``idle_close_s``."""
+        idle_s = self.settings.browser.idle_close_s
+        while True:
+            await asyncio.sleep(max(0.05, self._last_used + idle_s - time.monotonic()))
+            async with self._lock:
+                if (
+                    self._launched is None
+                    or self._busy
+                    or time.monotonic() - self._last_used < idle_s
+                ):
+                    continue
+                for lease in self._idle:
+                    await self._keep_cookies(lease)
+                await self._shutdown()
+                self.stats.idle_closes += 1
+                logger.info("the browser stopped: no page for %g s", idle_s)
 
     @property
     def version(self) -> str:
@@ -167,9 +205,14 @@ class BrowserPool(AsyncResource):
         self._restart_wanted = False
         self._root_pid = None
         self.stats.launches += 1
-        self._launched.browser.on("disconnected", lambda _browser: self._mark_dead())
+        self._launched.browser.on("disconnected", self._mark_dead)
 
-    def _mark_dead(self) -> None:
+    def _mark_dead(self, browser: Browser | None = None) -> None:
+        """The browser died (``browser`` disconnected: unless it is one the pool stopped)."""
+        if browser is not None and (
+            self._launched is None or browser is not self._launched.browser
+        ):
+            return
         if not self._dead:
             self._dead = True
             self.stats.crashes += 1
@@ -184,8 +227,10 @@ class BrowserPool(AsyncResource):
 
     async def _acquire(self) -> PageLease:
         async with self._lock:
-            if self._launched is None:
+            if not self._open:
                 raise RuntimeError("BrowserPool used outside its 'async with' block")
+            if self._launched is None:  # stopped while idle
+                await self._launch()
             if self._dead or (self._restart_wanted and self._busy == 0):
                 why = "it died" if self._dead else "over its memory ceiling"
                 logger.warning("restarting the browser: %s", why)
@@ -221,6 +266,7 @@ class BrowserPool(AsyncResource):
 
     async def _release(self, lease: PageLease) -> None:
         self._busy -= 1
+        self._last_used = time.monotonic()
         self.stats.pages += 1
         lease.served += 1
         if lease.probing and not (lease.crashed or self._dead or lease.page.is_closed()):

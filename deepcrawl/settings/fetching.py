@@ -69,6 +69,9 @@ class BrowserSettings(Section):
     """Pages of one URL prototype fetched both ways before auto mode trusts plain HTTP for it."""
     memory_check_every: int = 25
     """Measure the browser's memory after this many pages (0: never)."""
+    idle_close_s: float = 30.0
+    """Stop Chromium once no page has been borrowed for this long (its memory back to the
+    system while plain HTTP does the work); the next page starts it again (0: never)."""
     probe_timeout_s: float = 30.0
     """Time allowed for probing one page; probing then stops, keeping what it found."""
     probe_wait_s: float = 0.5

@@ -13,6 +13,7 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 
 from deepcrawl.browser import BrowserFetcher, BrowserPool, render_page
@@ -80,6 +81,7 @@ def site() -> Iterator[LocalSite]:
         "/huge": Reply(HUGE),
         "/frames": Reply(FRAMES),
         "/inner": Reply(INNER),
+        "/session": Reply(PLAIN, headers=(("Set-Cookie", "session=kept; Path=/"),)),
         "/img.png": Reply(b"\x89PNG", content_type="image/png"),
         "/data.json": Reply('{"a": 1}', content_type="application/json"),
         "/file.csv": Reply(
@@ -229,6 +231,40 @@ async def test_memory_ceiling_restarts_the_browser(site: LocalSite) -> None:
         assert fetcher.pool.stats.memory_restarts >= 1
         assert fetcher.pool.stats.launches >= 2
         assert fetcher.pool.stats.last_memory_mb > 50  # the browser tree was measured
+
+
+def _living(procs: list[psutil.Process]) -> list[psutil.Process]:
+    """The processes of ``procs`` still running (not exited, nor exited and not yet reaped)."""
+    living: list[psutil.Process] = []
+    for proc in procs:
+        with contextlib.suppress(psutil.Error):
+            if proc.status() != psutil.STATUS_ZOMBIE:
+                living.append(proc)
+    return living
+
+
+async def test_an_idle_browser_is_stopped_and_started_again_with_its_cookies(
+    site: LocalSite,
+) -> None:
+    settings = SETTINGS.with_overrides(browser={"idle_close_s": 0.5})
+    async with BrowserFetcher(settings, {"127.0.0.1"}) as fetcher:
+        pool = fetcher.pool
+        await fetcher.fetch(site.url + "/session")  # the site sets its session cookie
+        first = pool.browser_processes()
+        assert first
+        await asyncio.sleep(1.5)
+        assert pool.stats.idle_closes == 1
+        assert pool.browser_processes() == []
+        assert not _living(first)
+        page = await fetcher.fetch(site.url + "/plain")  # the next page starts it again
+        assert page.status == 200
+        assert pool.stats.launches == 2
+        assert pool.stats.crashes == 0  # a browser the pool stopped did not die
+        assert "session=kept" in site.headers[-1].get("cookie", "")
+        # a page in use keeps the browser, however long
+        async with pool.page():
+            await asyncio.sleep(1.5)
+            assert pool.stats.idle_closes == 1
 
 
 async def test_pool_refuses_double_entry_and_cleans_its_temp_dir() -> None:
