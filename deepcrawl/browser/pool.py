@@ -166,7 +166,9 @@ class BrowserPool(AsyncResource):
         """Stop the browser each time no page has been borrowed for ``idle_close_s``."""
         idle_s = self.settings.browser.idle_close_s
         while True:
-            await asyncio.sleep(max(0.05, self._last_used + idle_s - time.monotonic()))
+            # a page in use, or no browser, gives nothing to wait for but the next release
+            left = idle_s if self._busy or self._launched is None else 0.0
+            await asyncio.sleep(max(0.05, left, self._last_used + idle_s - time.monotonic()))
             async with self._lock:
                 if (
                     self._launched is None
