@@ -101,6 +101,25 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(int(getattr(exc, "exit_code", 2)))
     except typer.Exit as exc:  # pragma: no cover - typer re-raises click's Exit
         sys.exit(exc.exit_code)
+    except Exception as exc:
+        if not _by_interrupt(exc):
+            raise
+        # Ctrl-C while a command imports a compiled module: the module's init turns the
+        # KeyboardInterrupt into another error (pybind11: ImportError "initialization failed")
+        err_console.print("interrupted", style="yellow")
+        exit_at_once(130)
+
+
+def _by_interrupt(exc: BaseException) -> bool:
+    """Whether ``exc`` was raised because of a KeyboardInterrupt (its cause or context)."""
+    seen: set[int] = set()
+    link: BaseException | None = exc
+    while link is not None and id(link) not in seen:
+        if isinstance(link, KeyboardInterrupt):
+            return True
+        seen.add(id(link))
+        link = link.__cause__ or link.__context__
+    return False
 
 
 def _error(message: str) -> None:
