@@ -26,6 +26,11 @@ def frontier(request: pytest.FixtureRequest, make_db: Callable[[str], str]) -> I
         yield SqlFrontier(repo.engine, site.id)
 
 
+#: A lease or back-off that must still hold at the very next call and be over after a sleep.
+#: Half a second: on a loaded machine one PostgreSQL round trip has taken more than 50 ms.
+SHORT_S = 0.5
+
+
 def _urls(*paths: str, priority: float = 0.0) -> list[NewURL]:
     return [NewURL(f"http://example.test{p}", priority=priority) for p in paths]
 
@@ -60,9 +65,9 @@ def test_settled_urls_never_come_back(frontier: Frontier) -> None:
 
 def test_expired_lease_is_handed_out_again(frontier: Frontier) -> None:
     frontier.add(_urls("/a"))
-    [first] = frontier.lease(1, lease_s=0.05)
+    [first] = frontier.lease(1, lease_s=SHORT_S)
     assert frontier.lease(1) == []
-    time.sleep(0.1)
+    time.sleep(SHORT_S + 0.1)
     [again] = frontier.lease(1)
     assert again.id == first.id
     assert again.attempts == 2
@@ -71,9 +76,9 @@ def test_expired_lease_is_handed_out_again(frontier: Frontier) -> None:
 def test_retry_waits_for_its_back_off(frontier: Frontier) -> None:
     frontier.add(_urls("/a"))
     [lease] = frontier.lease(1)
-    frontier.retry(lease.id, after_s=0.2)
+    frontier.retry(lease.id, after_s=SHORT_S)
     assert frontier.lease(1) == []
-    time.sleep(0.25)
+    time.sleep(SHORT_S + 0.1)
     assert [x.id for x in frontier.lease(1)] == [lease.id]
 
 
@@ -95,10 +100,10 @@ def test_requeue_goes_behind_its_new_priority(frontier: Frontier) -> None:
 def test_requeue_keeps_a_back_off(frontier: Frontier) -> None:
     frontier.add(_urls("/a", "/b"))
     [a, _b] = frontier.lease(2)
-    frontier.retry(a.id, after_s=0.2)
+    frontier.retry(a.id, after_s=SHORT_S)
     assert frontier.requeue(_urls("/a", priority=1.0)) == 1
     assert frontier.lease(1) == []
-    time.sleep(0.25)
+    time.sleep(SHORT_S + 0.1)
     [again] = frontier.lease(1)
     assert (again.url, again.priority, again.attempts) == ("http://example.test/a", 1.0, 2)
 
