@@ -12,6 +12,7 @@ import signal
 import sys
 import threading
 from types import FrameType
+from typing import NoReturn
 
 
 def _stop_while_loading(signum: int, _frame: FrameType | None) -> None:
@@ -90,8 +91,7 @@ def main(argv: list[str] | None = None) -> None:
         exc.show()
         sys.exit(exc.exit_code)
     except (click.exceptions.Abort, typer.Abort, KeyboardInterrupt):
-        err_console.print("interrupted", style="yellow")
-        exit_at_once(130)
+        _interrupted()
     except typer.TyperException as exc:  # typer >= 0.2x raises its own vendored click errors
         show = getattr(exc, "show", None)
         if callable(show):
@@ -106,8 +106,13 @@ def main(argv: list[str] | None = None) -> None:
             raise
         # Ctrl-C while a command imports a compiled module: the module's init turns the
         # KeyboardInterrupt into another error (pybind11: ImportError "initialization failed")
-        err_console.print("interrupted", style="yellow")
-        exit_at_once(130)
+        _interrupted()
+
+
+def _interrupted() -> NoReturn:
+    """End the command as interrupted: one line, exit code 130."""
+    err_console.print("interrupted", style="yellow")
+    exit_at_once(130)
 
 
 def _by_interrupt(exc: BaseException) -> bool:
