@@ -1,10 +1,12 @@
 """Training the critic once and caching it, keyed by everything that could make it stale.
 
 The critic is trained on formasaurus's corpus at first use (about 10 s here), deterministically
-(fixed seeds, a sorted corpus), and pickled under a file name that holds deepcrawl's
-version, scikit-learn's version, a hash of the corpus and :data:`MODEL_VERSION` (bumped when
-the features or models change). A newer scikit-learn therefore never loads an old pickle: it
-trains a fresh model instead. No fitted model is shipped in the repository.
+(fixed seeds, a sorted corpus), by one process at a time (processes started together wait for
+it under a lock file in the cache folder, then read its pickle), and pickled under a file name
+that holds deepcrawl's version, scikit-learn's version, a hash of the corpus and
+:data:`MODEL_VERSION` (bumped when the features or models change). A newer scikit-learn
+therefore never loads an old pickle: it trains a fresh model instead. No fitted model is
+shipped in the repository.
 
 The cache is a plain pickle, not joblib's format: joblib unpickles in Python, and reading the
 critic back took a crawl process about a second of CPU; the C unpickler takes a tenth of it.
@@ -12,12 +14,14 @@ critic back took a crawl process about a second of CPU; the C unpickler takes a 
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import fcntl
 import os
 import pickle
 import tempfile
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import sklearn
 
@@ -26,6 +30,9 @@ from deepcrawl.errors import ConfigError
 from deepcrawl.forms.corpus import corpus_dir, corpus_hash, load_corpus
 from deepcrawl.forms.critic import FormCritic
 from deepcrawl.settings import FormSettings
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 __all__ = ["MODEL_VERSION", "cache_path", "load_critic", "train_critic"]
 
@@ -124,14 +131,43 @@ def load_critic(settings: FormSettings | None = None) -> FormCritic:
     critic = _LOADED.get(path.name)
     if critic is not None and not path.is_file():
         _save(critic, path)  # trained once in this process, cached in every folder asked for
-    if critic is None and path.is_file():
-        try:
-            with path.open("rb") as fh:
-                loaded = pickle.load(fh)  # our own cache, named by the versions it was made by
-        except Exception:
-            loaded = None
-        if isinstance(loaded, FormCritic):
-            critic = _LOADED[path.name] = loaded
     if critic is None:
-        return train_critic(settings)
+        critic = _read(path)
+    if critic is None:
+        # processes started together (a crawl's workers) would each train it: one does, under
+        # the lock, and the others read what it cached
+        with _training_lock(path):
+            critic = _read(path)
+            if critic is None:
+                return train_critic(settings)
     return _configured(critic, settings)
+
+
+def _read(path: Path) -> FormCritic | None:
+    """The critic cached at ``path`` (remembered in memory), or None."""
+    if not path.is_file():
+        return None
+    try:
+        with path.open("rb") as fh:
+            loaded = pickle.load(fh)  # our own cache, named by the versions it was made by
+    except Exception:
+        return None
+    if not isinstance(loaded, FormCritic):
+        return None
+    _LOADED[path.name] = loaded
+    return loaded
+
+
+@contextlib.contextmanager
+def _training_lock(path: Path) -> Iterator[None]:
+    """Hold the cache folder's exclusive lock while the critic is trained; none where the
+    folder cannot be written (the training's save then says so)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lock = open(path.parent / "form-critic.lock", "ab")  # noqa: SIM115 - held across the yield
+    except OSError:
+        yield
+        return
+    with lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        yield

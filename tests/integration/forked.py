@@ -51,9 +51,21 @@ _RESET_SIGNALS = (
 
 
 def preload() -> None:
-    """Import what a command imports, once per test worker, so that no forked child does."""
-    import deepcrawl.cli
-    import deepcrawl.crawler.engine  # noqa: F401
+    """Import every module a command may import, and load what a crawl loads once per process
+    (the stemmer, the fitted form critic), once per test worker, so that no forked child does:
+    each child would otherwise spend about a second of CPU on them."""
+    import importlib
+    import pkgutil
+
+    import deepcrawl
+    from deepcrawl.forms import load_critic
+    from deepcrawl.forms.features import stem_tokens
+
+    for module in pkgutil.walk_packages(deepcrawl.__path__, f"{deepcrawl.__name__}."):
+        if not module.name.endswith(".__main__"):  # the command line itself: it would run
+            importlib.import_module(module.name)
+    stem_tokens("searching")  # imports nltk's stemmer
+    load_critic()  # from the user's cache, where a crawl with default settings finds it
 
 
 class ForkedCLI(subprocess.Popen[Any]):
