@@ -74,6 +74,8 @@ _JS = "deepcrawl.browser.js"
 #: Longest time a probed page may take to leave its document behind (:meth:`PageLease
 #: .leave_probe`) before it is closed instead.
 _LEAVE_S = 5.0
+#: How often leaving a probed document looks whether its last requests were failed.
+_LEAVE_POLL_S = 0.01
 #: Resource types of the requests a page's scripts make (judged by the safety rule always).
 _SCRIPTED = frozenset({"fetch", "xhr", "ping", "eventsource", "websocket"})
 
@@ -351,29 +353,56 @@ class PageLease:
         not): the probed document's timers die with it, a request it had started is cancelled
         (a request whose document is gone never reaches the server, however late its route is
         answered), and what its unload handlers send as it goes — a beacon, a keepalive fetch,
-        which outlive their page and pass no route — goes nowhere. Then the probe's rules are
-        lifted. A page that cannot be led so far is poisoned: closed, never lent again.
+        which outlive their page and pass no route — goes nowhere. The interception ends only
+        once every request the document announced as it went (``Network.requestWillBeSent``)
+        was failed or ended: a request the browser hands to the interception after the new
+        document loaded, on a busy machine, would otherwise be let through by its end. Then
+        the probe's rules are lifted. A page that cannot be led so far is poisoned — closed,
+        never lent again, its requests failed until it is gone.
         """
         session = await self.cdp()
         failing: set[asyncio.Task[object]] = set()
+        announced: set[str] = set()
+        settled: set[str] = set()
 
         def fail(event: dict[str, Any]) -> None:
+            settled.add(event.get("networkId") or event["requestId"])
             params = {"requestId": event["requestId"], "errorReason": "BlockedByClient"}
             task = asyncio.ensure_future(session.send("Fetch.failRequest", params))
             failing.add(task)
 
-        session.on("Fetch.requestPaused", fail)
+        def announce(event: dict[str, Any]) -> None:
+            if not str(event["request"]["url"]).startswith(("about:", "data:")):
+                announced.add(event["requestId"])
+
+        def end(event: dict[str, Any]) -> None:
+            settled.add(event["requestId"])
+
+        listeners = {
+            "Fetch.requestPaused": fail,
+            "Network.requestWillBeSent": announce,
+            "Network.loadingFinished": end,
+            "Network.loadingFailed": end,
+        }
+        for name, listener in listeners.items():
+            session.on(name, listener)
         try:
             async with asyncio.timeout(_LEAVE_S):
+                await session.send("Network.enable")
                 await session.send("Fetch.enable", {"patterns": [{"urlPattern": "*"}]})
                 await self.page.goto("about:blank")
+                # a round trip on this session: the events it sent before are in by its answer
+                await session.send("Runtime.evaluate", {"expression": "0"})
+                while announced - settled:  # paused and failed, or ended, before it is lifted
+                    await asyncio.sleep(_LEAVE_POLL_S)
                 await session.send("Fetch.disable")
+                await session.send("Network.disable")
                 await asyncio.gather(*failing, return_exceptions=True)
         except (PlaywrightError, TimeoutError):
-            self.poisoned = True
+            self.poisoned = True  # the interception stays, failing what it sends until closed
             return
-        finally:
-            session.remove_listener("Fetch.requestPaused", fail)
+        for name, listener in listeners.items():
+            session.remove_listener(name, listener)
         self.probing = False
 
     def on_request(self, _request: Request) -> None:
