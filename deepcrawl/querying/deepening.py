@@ -14,7 +14,7 @@ import heapq
 import itertools
 from typing import TYPE_CHECKING
 
-from deepcrawl.querying.paging import page_cap, unknown_left
+from deepcrawl.querying.paging import page_cap, records_total, unknown_left
 
 if TYPE_CHECKING:
     from deepcrawl.querying.ledger import Ledger, ListRead
@@ -30,13 +30,15 @@ def deepen_value(lst: ListRead, ledger: Ledger, settings: Settings, *, cap: int)
     Its records whose page was fetched since are no longer counted as unheld."""
     lst.unheld = {rid for rid in lst.unheld if rid not in ledger.texts}
     cap = min(cap, page_cap(ledger, settings, lst.total, lst.size))
-    left = unknown_left(ledger, settings, lst.word, lst.total, lst.unheld, lst.sample)
-    unread = min(lst.total, cap * lst.size) - lst.shown
+    # the records among its total: a site-wide search counts other kinds of content in it
+    total = records_total(ledger, lst.total, lst.per_page) or 0
+    left = unknown_left(ledger, settings, lst.word, total, lst.unheld, lst.sample)
+    unread = min(total, cap * lst.size) - lst.shown
     if not left or lst.complete or lst.size <= 0 or unread <= 0 or lst.pages >= cap:
         return 0.0
     # the lacking records spread over the unread part of the list, the part past the page cap
     # out of reach; the order of the list does not matter while it is read to the end
-    expected = left * unread / (lst.total - lst.shown)
+    expected = left * unread / (total - lst.shown)
     return expected / (lst.pages + -(-unread // lst.size))
 
 

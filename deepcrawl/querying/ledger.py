@@ -67,6 +67,10 @@ class ListRead:
     """Records it showed, a page's worth: which share of its matches the fetched words
     account for (:meth:`KnownTexts.match_share
     <deepcrawl.querying.texts.KnownTexts.match_share>`)."""
+    per_page: int = 0
+    """Records new to the list a page brought at most (a "load more" page shows those before
+    it again): against other lists', the share of its entries that are records
+    (:func:`~deepcrawl.querying.paging.records_total`)."""
 
 
 Values = tuple[tuple[str, str], ...]

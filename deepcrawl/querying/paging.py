@@ -7,7 +7,10 @@ nothing, so a query's next page is read only while it is expected to bring at le
 * *by the total*: the total the first page reports, less the fetched records whose main text
   holds the word (:func:`unknown_left`), less the unknown records shown so far, spread over the
   pages left. Exact when the search matches what the page text shows, and indifferent to where
-  in the list the unknown records sit;
+  in the list the unknown records sit. A search listing other kinds of content beside the
+  records counts them in its totals: the total is scaled to the records among it by the
+  records a page of the list brings against the most a page of any list brought
+  (:func:`records_total`);
 * *by novelty*: the records new to the crawl on the pages read (or the latest
   ``querying.paging_window`` of them; Ntoulas et al.'s independence assumption: the next page
   holds about the same share), the share of records the crawl lacks by its capture–recapture
@@ -50,6 +53,7 @@ __all__ = [
     "keep_list",
     "lead_pages",
     "page_cap",
+    "records_total",
     "resume_url",
     "trusts_totals",
     "unknown_left",
@@ -70,6 +74,23 @@ def trusts_totals(ledger: Ledger, settings: Settings) -> bool:
         return True
     after = settings.querying.paging_distrust_after
     return not (after > 0 and ledger.refutations >= max(after, ledger.tested / 2))
+
+
+def records_total(ledger: Ledger, total: int | None, per_page: int) -> int | None:
+    """The records among a list's reported ``total`` matches, where the search lists other
+    kinds of content beside them (a site-wide search: tickets beside wiki pages and changesets).
+
+    A list whose pages brought ``per_page`` records at most, where another list's page brought
+    more, shows other entries beside its records: its total is scaled by the share of its
+    pages' records against the most a page brought. The total itself where no page brought
+    more, or where the most a page brought covers the whole list (its pages need not be full).
+    """
+    if total is None or per_page <= 0:
+        return total
+    most = max((lst.per_page for lst in ledger.lists.values()), default=0)
+    if most <= per_page or total <= most:
+        return total
+    return round(total * per_page / most)
 
 
 def page_cap(ledger: Ledger, settings: Settings, total: int | None, size: int) -> int:
@@ -204,6 +225,9 @@ class ListReader:
         """Records new to the crawl on each page read past ``skip``."""
         self.total: int | None = None
         self.size = 0
+        self.per_page = 0
+        """Records new to the list a page brought at most (:attr:`ListRead.per_page
+        <deepcrawl.querying.ledger.ListRead.per_page>`)."""
         self.pages = 0
         self.blocks: list[str] = []
         """The short texts of its result pages (the keyword manager learns from them)."""
@@ -237,6 +261,7 @@ class ListReader:
             self.more = number < self.cap
             return self.more
         self.size = max(self.size, len(ids))
+        self.per_page = max(self.per_page, len(ids - self.shown))
         if number == 1:
             self.total = total_results(page)
             if self.whole and (self.total or 0) >= max(1, len(ledger.records)):
@@ -244,9 +269,14 @@ class ListReader:
             # the page's records that the crawl fetched say how the search matches the word;
             # a count scaled by that share is stop evidence only if ``stop_checked_scaled``
             scaled = self.settings.querying.stop_checked_scaled
-            lacking = None if self.values else self._unknown_left((), ids, scaled=scaled)
-            if lacking is not None and self.total is not None:
-                self.check = (self.total, lacking)
+            total = self._records_total()
+            lacking = None
+            if not self.values:
+                lacking = unknown_left(
+                    ledger, self.settings, self.word, total, (), ids, scaled=scaled
+                )
+            if lacking is not None and total is not None:
+                self.check = (total, lacking)
         # a typed list goes on as it is scrolled: only asking for more and not getting it ends it
         self.scrolls = page.scrolls
         self.ended = not page.scrolls and next_page(page, number, ()) is None
@@ -336,14 +366,22 @@ class ListReader:
         requests = self.skip - number + beyond
         return requests > 0 and left / requests >= self.threshold
 
+    def _records_total(self) -> int | None:
+        """The records among the list's total (:func:`records_total`); the total itself for a
+        live list, whose pages are what it rendered so far, not one page each."""
+        if self.scrolls:
+            return self.total
+        return records_total(self.ledger, self.total, self.per_page)
+
     def _by_total(self) -> float | None:
         """Unknown records a page left holds by the total and the fetched texts, or None."""
         if self.values:
             return None
-        left = self._unknown_left(self.shown)
-        if left is None or self.total is None or not self.size:
+        total = self._records_total()
+        left = unknown_left(self.ledger, self.settings, self.word, total, self.shown)
+        if left is None or total is None or not self.size:
             return None
-        pages_left = -(-(self.total - len(self.shown)) // self.size)
+        pages_left = -(-(total - len(self.shown)) // self.size)
         return left / pages_left if pages_left > 0 else 0.0
 
     def _by_novelty(self) -> float:
@@ -443,5 +481,6 @@ def keep_list(ledger: Ledger, reader: ListReader, result: QueryResult, *, cap: i
         {rid for rid in reader.shown if rid not in ledger.texts},
         complete=complete,
         sample=sorted(reader.shown)[: reader.size],
+        per_page=max(reader.per_page, before.per_page if before else 0),
     )
     return key

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from deepcrawl.page.fetched import Link
 from deepcrawl.querying import Ledger, ListReader
-from deepcrawl.querying.paging import keep_list
+from deepcrawl.querying.paging import keep_list, records_total
 from deepcrawl.search.results import QueryResult, ResultPage
 from deepcrawl.settings import Settings
 
@@ -81,3 +81,30 @@ def test_pages_of_other_kinds_listed_first_are_read_past_by_the_lead_the_lists_s
     later = _reader(ledger, threshold=1.0)
     assert later(_page(1, help_pages, total=30, last=False), 1)
     assert not later(_page(2, help_pages, total=30, last=False), 2)
+
+
+def test_a_site_wide_total_counts_only_the_records_among_its_entries() -> None:
+    """A list whose pages show two records where another list's page showed ten is a list of
+    other kinds too (wiki pages beside tickets): its total promises a fifth as many records."""
+    ledger = Ledger()
+    for i in range(60):  # 4 fetched records hold "red"
+        ledger.texts.add(f"held{i}", "red" if i < 4 else "blue")
+    tickets = _reader(ledger)
+    tickets(_page(1, [f"t{i}" for i in range(10)], total=10, last=True), 1)
+    keep_list(ledger, tickets, QueryResult(keyword="red", pages=1, outcome="ok"), cap=50)
+    assert records_total(ledger, 50, 10) == 50  # as many a page as any list: all records
+    assert records_total(ledger, 50, 2) == 10
+    assert records_total(ledger, 8, 2) == 8  # one page holds the whole list
+    reader = _reader(ledger, threshold=1.5)
+    wiki = [f"search/wiki{i}" for i in range(8)]  # other entries: ``_reader`` maps no record
+    # 50 matches less 4 held and 2 shown would promise 44 records over 24 pages, 1.8 a page;
+    # 10 records less 4 held and 2 shown promise 4 over 4 pages: 1 a page, not worth reading
+    assert not reader(_page(1, ["r0", "r1", *wiki], total=50, last=False), 1)
+    assert reader.check == (10, 6)  # the stop evidence: 10 records, 6 of them lacking
+
+
+def test_a_load_more_list_brings_a_page_of_records_a_step_however_many_it_shows() -> None:
+    reader = _reader(Ledger(), threshold=0.0)
+    reader(_page(1, [f"r{i}" for i in range(5)], total=50, last=False), 1)
+    reader(_page(2, [f"r{i}" for i in range(10)], total=50, last=False), 2)  # the five again
+    assert (reader.size, reader.per_page) == (10, 5)
