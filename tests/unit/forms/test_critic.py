@@ -252,3 +252,34 @@ def test_saving_prunes_stale_critics_of_this_install(critic: FormCritic, tmp_pat
         file.write_text("x")
     store._save(critic, path)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([path.name, other_env.name])
+
+
+def test_a_process_waiting_for_the_training_lock_reads_what_the_trainer_cached(
+    critic: FormCritic,
+    forms_settings: FormSettings,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Processes started together train the critic once: one trains under the cache folder's
+    lock, and the others wait for it, then read the critic it cached."""
+    import fcntl
+    import shutil
+    import threading
+
+    from deepcrawl.forms import store
+
+    settings = forms_settings.model_copy(update={"model_cache_dir": tmp_path})
+    trained: list[object] = []
+    monkeypatch.setattr(store, "_LOADED", {})  # nothing in this process's memory
+    monkeypatch.setattr(store, "train_critic", lambda *args, **kwargs: trained.append(args))
+    loaded: list[FormCritic] = []
+    with (tmp_path / "form-critic.lock").open("ab") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # another process is training
+        waiter = threading.Thread(target=lambda: loaded.append(load_critic(settings)))
+        waiter.start()
+        waiter.join(0.5)
+        assert waiter.is_alive()  # it waits for the lock
+        shutil.copy(cache_path(forms_settings), cache_path(settings))  # what the other cached
+    waiter.join(30)
+    assert not trained
+    assert loaded[0].judge_one(parse_forms(SEARCH, PAGE)[0]).searchable
