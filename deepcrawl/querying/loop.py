@@ -30,8 +30,16 @@ from typing import TYPE_CHECKING, Protocol
 from deepcrawl.errors import InvalidURLError
 from deepcrawl.keywords.outcome import StopReason, WordSource
 from deepcrawl.querying.deepening import Deepening, prune_unheld
-from deepcrawl.querying.ledger import Ledger, Values
-from deepcrawl.querying.paging import ListReader, keep_list, lead_pages, resume_url
+from deepcrawl.querying.ledger import Ledger, Values, list_key
+from deepcrawl.querying.paging import (
+    ListReader,
+    keep_list,
+    lead_pages,
+    list_check,
+    reads_on,
+    resume_url,
+    stored_list,
+)
 from deepcrawl.querying.partition import Part, Partitioner
 from deepcrawl.querying.runaway import runaway
 from deepcrawl.querying.schedule import apply_switch, empty_source, next_switch
@@ -241,12 +249,16 @@ class QueryLoop:
             unfinished.pop(row.keyword, None)
             ledger.resume_urls.pop(row.keyword, None)
             ledger.read_before.pop(row.keyword.casefold(), None)
+            ledger.lists.pop(list_key(row.keyword), None)
+            ledger.largest_total = max(ledger.largest_total, row.results_reported or 0)
             texts = self._ids(query.result_links())
             if (row.error or "").startswith(PAGE_CAP_NOTE) and self.max_pages is None:
                 unfinished[row.keyword] = row.result_pages
                 ledger.read_before[row.keyword.casefold()] = set(texts)
                 if (url := resume_url(query)) is not None:
                     ledger.resume_urls[row.keyword] = url
+                if (lst := stored_list(query, texts)) is not None:  # what it lacks, by its total
+                    ledger.lists[list_key(row.keyword)] = lst
             if not row.keyword and not texts:  # as :meth:`step` left it
                 self.words.mark_issued(row.keyword)
                 self.ledger.skip()
@@ -256,6 +268,7 @@ class QueryLoop:
                 set(texts),
                 texts,
                 cost=max(1, row.result_pages),
+                total_results=row.results_reported,
                 error=row.error if row.outcome == "error" else None,
             )
             count += 1
@@ -450,9 +463,14 @@ class QueryLoop:
             return verdict
         if verdict := complete_out(ledger, settings):  # before the unfinished lists
             return verdict
-        if ledger.unfinished:
+        while ledger.unfinished:
             unfinished, skip = ledger.unfinished.pop(0)
             url = ledger.resume_urls.pop(unfinished, None)
+            if not reads_on(ledger, settings, unfinished, resumed=url is not None):
+                logger.debug("list of %r not read on: its total leaves too little", unfinished)
+                if (check := list_check(ledger, settings, unfinished)) is not None:
+                    ledger.checked.append(check)  # as its first page read again would say
+                continue
             resume = (url, skip + 1) if url is not None else None
             return _Ask(unfinished, max_pages=self.max_pages, skip=skip, resume=resume)
         if (part := self._partitions.next()) is not None:

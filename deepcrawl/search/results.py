@@ -363,6 +363,7 @@ class QueryResult(BaseModel):
             keyword=self.keyword[:512],
             submitted_url=(self.submitted[0] if self.submitted else "")[:4096],
             result_count=len(self.result_links),
+            results_reported=self.total_results,
             new_records=new_records,
             result_pages=self.pages,
             outcome=self.outcome,

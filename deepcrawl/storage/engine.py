@@ -50,7 +50,7 @@ __all__ = [
 #: Version of the schema this code writes. Bump it and add a migration when tables change, or
 #: when what they hold changes meaning (version 5: the URL normal form; 6: the lease's holder;
 #: 7: the normal form without session ids).
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 _log = logging.getLogger(__name__)
 
@@ -125,6 +125,12 @@ def _to_v8(conn: Connection) -> None:
         )
 
 
+def _to_v9(conn: Connection) -> None:
+    """Version 9: a query keeps the result count its list reported (``query.results_reported``)."""
+    if "results_reported" not in {c["name"] for c in sa.inspect(conn).get_columns("query")}:
+        conn.execute(sa.text("ALTER TABLE query ADD COLUMN results_reported INTEGER"))
+
+
 #: ``MIGRATIONS[n]`` upgrades a database from version ``n`` to ``n + 1``.
 MIGRATIONS: dict[int, Callable[[Connection], None]] = {
     1: _to_v2,
@@ -134,6 +140,7 @@ MIGRATIONS: dict[int, Callable[[Connection], None]] = {
     5: _to_v6,
     6: _to_v7,
     7: _to_v8,
+    8: _to_v9,
 }
 
 #: Key of the PostgreSQL advisory lock under which a process creates or migrates the schema.

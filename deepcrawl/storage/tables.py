@@ -138,6 +138,9 @@ class QueryBase(SQLModel):
     """URL of the first result page (after submission)."""
     result_count: int = 0
     """Result links the query returned, over all its result pages."""
+    results_reported: int | None = None
+    """The result count its first result page reported, if it shows one: a resumed crawl
+    weighs what the list lacks by it."""
     new_records: int = 0
     """Of those, records no earlier query had returned."""
     result_pages: int = 0

@@ -59,7 +59,7 @@ def test_version_1_database_is_migrated(db_url: str) -> None:
             version = conn.execute(
                 sa.text("SELECT value FROM deepcrawl_meta WHERE key = 'schema_version'")
             ).scalar_one()
-        assert int(version) == SCHEMA_VERSION == 8
+        assert int(version) == SCHEMA_VERSION == 9
 
 
 def test_version_2_queries_gain_field_values(db_url: str) -> None:
@@ -77,6 +77,19 @@ def test_version_2_queries_gain_field_values(db_url: str) -> None:
         assert old.field_values == {}
         repo.add_query(site.id, QueryBase(keyword="fire", field_values={"cat": "history"}))
         assert [q.field_values for q in repo.queries(site.id)] == [{}, {"cat": "history"}]
+
+
+def test_version_8_queries_gain_the_count_their_list_reported(db_url: str) -> None:
+    with Repository.open(db_url) as repo:
+        site = repo.site("http://example.test/")
+        repo.add_query(site.id, QueryBase(keyword="water"))
+        with repo.engine.begin() as conn:
+            conn.execute(sa.text("ALTER TABLE query DROP COLUMN results_reported"))
+            conn.execute(sa.text("UPDATE deepcrawl_meta SET value = '8'"))
+    with Repository.open(db_url) as repo:
+        site = repo.site("http://example.test/")
+        repo.add_query(site.id, QueryBase(keyword="fire", results_reported=412))
+        assert [q.results_reported for q in repo.queries(site.id)] == [None, 412]
 
 
 def test_version_3_failures_gain_their_class_and_attempts(db_url: str) -> None:
