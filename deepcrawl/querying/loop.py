@@ -236,7 +236,9 @@ class QueryLoop:
         """Record stored queries as if they had just been submitted; returns how many.
 
         A list a page cap stopped (the setup phase's) is kept to be read on, from the page
-        after its last one read where its pager names that page (:func:`resume_url`).
+        after its last one read where its pager names that page (:func:`resume_url`), with the
+        total its first page reported: a list whose total says it lacks too little is not read
+        on (:func:`~deepcrawl.querying.paging.reads_on`).
         """
         ledger = self.ledger
         stored = list(stored)
@@ -463,6 +465,12 @@ class QueryLoop:
             return verdict
         if verdict := complete_out(ledger, settings):  # before the unfinished lists
             return verdict
+        if ledger.unfinished and not ledger.deepening and words.frame_due:
+            # a list of every record first: the unfinished lists' pages bring nothing after it
+            self.settle_probe()
+            if (frame := self.next_word()) is not None:
+                whole = words.source_of(frame) is WordSource.FRAME
+                return _Ask(frame, max_pages=None if whole else self.max_pages, whole=whole)
         while ledger.unfinished:
             unfinished, skip = ledger.unfinished.pop(0)
             url = ledger.resume_urls.pop(unfinished, None)

@@ -29,7 +29,8 @@ of what it predicted, it is refuted and novelty decides; after
 A reader decides from the ledger and what its own pages showed, and writes nothing else: once
 the query is over, :func:`keep_list` writes what the list showed into the ledger. A list a page
 cap stopped (the setup phase's) is read on later from the page after its last one read, where
-its pager links that page by number (:func:`resume_url`).
+its pager links that page by number or its last page's "next" link leads there
+(:func:`resume_url`), and only where its total leaves records to find (:func:`reads_on`).
 """
 
 from __future__ import annotations

@@ -219,21 +219,22 @@ class KeywordManager:
         self._issued.add(query.casefold())
 
     def _choose(self) -> tuple[str, WordSource] | None:
-        """The next word and its source: the user's, the examples', then the learnt sources
-        in order (the policy choosing), then the frequent words."""
+        """The next word and its source: the user's, the frame query while due (a list of
+        every record leaves the other words little to bring), the examples', then the learnt
+        sources in order (the policy choosing), then the frequent words."""
         issued = self.issued
-        left = self.ledger.sources.left
-        for source, words in ((WordSource.USER, self._seeds), (WordSource.EXAMPLE, self._examples)):
-            if source in left and source is not WordSource.USER:
-                continue
-            for word in words:
-                if word.casefold() not in issued:
-                    return word, source
-        if not isinstance(self.policy, GreedyPolicy):  # the baselines draw from their own list
+        for word in self._seeds:
+            if word.casefold() not in issued:
+                return word, WordSource.USER
+        greedy = isinstance(self.policy, GreedyPolicy)
+        if greedy and (frame := self.frame_query()) is not None:
+            return frame, WordSource.FRAME
+        if (example := self._examples_word()) is not None:
+            return example, WordSource.EXAMPLE
+        if not greedy:  # the baselines draw from their own list
             chosen = self.policy.choose(self)
             return (chosen, WordSource.FREQUENT) if chosen is not None else None
-        if (frame := self.frame_query()) is not None:
-            return frame, WordSource.FRAME
+        left = self.ledger.sources.left
         for source in LEARNT:
             if source in left:
                 continue
@@ -245,6 +246,13 @@ class KeywordManager:
             if word.casefold() not in issued:
                 return word, WordSource.FREQUENT
         return None
+
+    def _examples_word(self) -> str | None:
+        """The examples' next word not asked, None once they are all asked or left."""
+        if WordSource.EXAMPLE in self.ledger.sources.left:
+            return None
+        issued = self.issued
+        return next((w for w in self._examples if w.casefold() not in issued), None)
 
     @property
     def user_words_left(self) -> bool:
@@ -280,12 +288,13 @@ class KeywordManager:
     @property
     def frame_due(self) -> bool:
         """Whether the frame query (:meth:`frame_query`) is the next word handed out, the
-        user's and the examples' words all sent: the crawl asks it before reading hub pages,
-        which a list of every record leaves nothing to bring."""
-        if self.frame_query() is None:
+        user's words all sent: the crawl asks it before reading hub pages and before reading
+        on the lists the setup phase cut short, which a list of every record leaves nothing
+        to bring."""
+        if self.frame_query() is None or not isinstance(self.policy, GreedyPolicy):
             return False
         issued = self.issued
-        return all(w.casefold() in issued for w in (*self._seeds, *self._examples))
+        return all(w.casefold() in issued for w in self._seeds)
 
     def source_of(self, query: str) -> WordSource | None:
         """Where ``query`` came from (None: not handed out by this manager)."""

@@ -362,16 +362,25 @@ def test_an_unfinished_list_goes_on_from_its_next_pages_url_where_the_search_loa
     assert search.read == [("red", 3)]
     assert len(loop.ledger.records) == 60
     assert loop.ledger.capture.reached == 30
+    # the page it went on from reports the total, as its first would: the list is weighed by it
+    assert loop.ledger.lists["red"].total == 60
 
 
-def _stored(submitted: str, pages: int, pager: list[str]) -> StoredQuery:
+def _stored(
+    submitted: str,
+    pages: int,
+    pager: list[str],
+    *,
+    results: Sequence[str] = ("http://site/r1",),
+    reported: int | None = None,
+) -> StoredQuery:
     row = QueryRead(
         id=1, site_id=1, keyword="red", submitted_url=submitted, result_count=10 * pages,
         new_records=0, result_pages=pages, outcome="ok", error="stopped at the page cap",
-        field_values={}, form_id=None, submitted_at=datetime.now(UTC),
+        field_values={}, form_id=None, submitted_at=datetime.now(UTC), results_reported=reported,
     )  # fmt: skip
     links = tuple((url, "Next", "pager") for url in pager)
-    return StoredQuery(row, (("http://site/r1", "r1", "result"), *links))
+    return StoredQuery(row, (*((url, url, "result") for url in results), *links))
 
 
 def test_a_stored_lists_resume_url_is_its_pager_link_to_the_page_after_those_read() -> None:
@@ -381,6 +390,29 @@ def test_a_stored_lists_resume_url_is_its_pager_link_to_the_page_after_those_rea
     assert resume_url(_stored(pager[9], 12, pager)) == pager[21]
     # offsets, or a pager naming no page by number: read again from the first page
     assert resume_url(_stored("http://site/search?q=red", 3, ["http://site/more"])) is None
+    # a pager naming its pages in the path: the "next" link each page read showed, the last
+    # one the last page's
+    older = [f"http://site/page/{n}/?s=red" for n in (2, 3, 4)]
+    assert resume_url(_stored("http://site/?s=red", 3, older)) == older[2]
+    assert resume_url(_stored("http://site/?s=red", 3, older[:2])) is None  # one page showed none
+
+
+def test_a_stored_list_lacking_nothing_by_its_reported_total_costs_no_request() -> None:
+    """The setup phase read three pages of "red" (its first page reported 60) and stopped at
+    its page cap; since then every record of the 60 was fetched. The crawl resumed from the
+    store does not ask for it again: its stored total says it lacks nothing, and that is the
+    evidence of the stop by the lists' totals its first page would have given."""
+    ids = [f"http://site/r{i}" for i in range(60)]
+    search = FakeSearch({"red": ids, "blue": ids[:5]})
+    loop = _deepening_loop(deepen_min_new=0.0)
+    loop.replay([_stored("http://site/search?q=red", 3, [], results=ids[:30], reported=60)])
+    assert loop.ledger.unfinished == [("red", 3)]
+    assert loop.ledger.lists["red"].total == 60
+    blue = [f"b{i}" for i in range(40)]  # a word on every page would be no evidence
+    _known(loop, ids + blue, {**dict.fromkeys(ids, "red"), **dict.fromkeys(blue, "blue")})
+    asyncio.run(loop.step(cast("FormSearch", search)))
+    assert search.read == [("blue", 1)]
+    assert loop.ledger.checked[0] == (60, 0)
 
 
 def test_without_a_total_a_barren_page_ends_no_list_while_the_estimate_sees_many_lacking() -> None:
