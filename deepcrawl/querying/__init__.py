@@ -11,6 +11,7 @@ ledger and decides, and nothing but the loop writes it:
 * :mod:`~deepcrawl.querying.schedule` — when a source of words is spent and the next is tried
   (:mod:`~deepcrawl.querying.saturation`: the evidence of saturation);
 * :mod:`~deepcrawl.querying.paging` — :class:`ListReader`, read a list's next page?;
+  :mod:`~deepcrawl.querying.resume` — read on a list the setup phase cut short, and from where;
 * :mod:`~deepcrawl.querying.deepening` — which list to read again once the words are spent;
 * :mod:`~deepcrawl.querying.stops` — when the querying stops, each rule a pure function
   returning a :class:`Verdict`; :mod:`~deepcrawl.querying.runaway` — when a crawl caught in a
@@ -21,7 +22,8 @@ ledger and decides, and nothing but the loop writes it:
 
 from deepcrawl.querying.ledger import Ledger, ListRead, SourceRecord
 from deepcrawl.querying.loop import QueryFigures, QueryLoop, QueryStore, normalised_id
-from deepcrawl.querying.paging import ListReader, resume_url
+from deepcrawl.querying.paging import ListReader
+from deepcrawl.querying.resume import resume_url
 from deepcrawl.querying.stops import Verdict
 from deepcrawl.querying.texts import KnownTexts, main_text
 from deepcrawl.querying.words import KeywordManager, make_policy

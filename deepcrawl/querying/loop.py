@@ -31,16 +31,9 @@ from deepcrawl.errors import InvalidURLError
 from deepcrawl.keywords.outcome import StopReason, WordSource
 from deepcrawl.querying.deepening import Deepening, prune_unheld
 from deepcrawl.querying.ledger import Ledger, Values, list_key
-from deepcrawl.querying.paging import (
-    ListReader,
-    keep_list,
-    lead_pages,
-    list_check,
-    reads_on,
-    resume_url,
-    stored_list,
-)
+from deepcrawl.querying.paging import ListReader, keep_list, lead_pages
 from deepcrawl.querying.partition import Part, Partitioner
+from deepcrawl.querying.resume import next_unfinished, resume_url, stored_list
 from deepcrawl.querying.runaway import runaway
 from deepcrawl.querying.schedule import apply_switch, empty_source, next_switch
 from deepcrawl.querying.size import size_estimate
@@ -471,16 +464,10 @@ class QueryLoop:
             if (frame := self.next_word()) is not None:
                 whole = words.source_of(frame) is WordSource.FRAME
                 return _Ask(frame, max_pages=None if whole else self.max_pages, whole=whole)
-        while ledger.unfinished:
-            unfinished, skip = ledger.unfinished.pop(0)
-            url = ledger.resume_urls.pop(unfinished, None)
-            if not reads_on(ledger, settings, unfinished, resumed=url is not None):
-                logger.debug("list of %r not read on: its total leaves too little", unfinished)
-                if (check := list_check(ledger, settings, unfinished)) is not None:
-                    ledger.checked.append(check)  # as its first page read again would say
-                continue
+        if (unfinished := next_unfinished(ledger, settings)) is not None:
+            cut, skip, url = unfinished
             resume = (url, skip + 1) if url is not None else None
-            return _Ask(unfinished, max_pages=self.max_pages, skip=skip, resume=resume)
+            return _Ask(cut, max_pages=self.max_pages, skip=skip, resume=resume)
         if (part := self._partitions.next()) is not None:
             # a list the search cut short, split by a field of the form: read to its end
             return _Ask(part.word, max_pages=self.max_pages, threshold=0.0, part=part)

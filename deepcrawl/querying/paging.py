@@ -28,9 +28,7 @@ of what it predicted, it is refuted and novelty decides; after
 
 A reader decides from the ledger and what its own pages showed, and writes nothing else: once
 the query is over, :func:`keep_list` writes what the list showed into the ledger. A list a page
-cap stopped (the setup phase's) is read on later from the page after its last one read, where
-its pager links that page by number or its last page's "next" link leads there
-(:func:`resume_url`), and only where its total leaves records to find (:func:`reads_on`).
+cap stopped (the setup phase's) is read on later (:mod:`~deepcrawl.querying.resume`).
 """
 
 from __future__ import annotations
@@ -38,7 +36,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from deepcrawl.querying.ledger import ListRead, Values, list_key
-from deepcrawl.search.pagination import NEXT_TEXT, next_page, page_number_of
+from deepcrawl.search.pagination import next_page
 from deepcrawl.search.results import total_results
 
 if TYPE_CHECKING:
@@ -53,12 +51,8 @@ __all__ = [
     "ListReader",
     "keep_list",
     "lead_pages",
-    "list_check",
     "page_cap",
-    "reads_on",
     "records_total",
-    "resume_url",
-    "stored_list",
     "trusts_totals",
     "unknown_left",
 ]
@@ -155,88 +149,6 @@ def lead_pages(
     leads = sorted(lead for lead in leads if lead > 0)
     need = max(1, querying.paging_lead_lists)
     return leads[-need] if len(leads) >= need else 0
-
-
-def reads_on(ledger: Ledger, settings: Settings, word: str, *, resumed: bool) -> bool:
-    """Whether a list a page cap cut short (the setup phase's) is worth reading on: the records
-    its total says it lacks (:func:`unknown_left`) are ``querying.paging_min_new`` a request of
-    the pages still to read — and of its pages read before, read again where it cannot be
-    ``resumed`` on the page after them. Yes where the search reports no total for it, or the
-    crawl distrusts its totals: its own pages are then the only evidence.
-
-    The setup phase cuts its lists at a few pages whatever they hold; the queries after it
-    often fetched the records the rest of a list shows, and a list read on costs a request
-    before its first page can say so.
-    """
-    lst = ledger.lists.get(list_key(word))
-    if lst is None or lst.size <= 0:
-        return True
-    lst.unheld = {rid for rid in lst.unheld if rid not in ledger.texts}
-    total = records_total(ledger, lst.total, lst.per_page)
-    left = unknown_left(ledger, settings, lst.word, total, lst.unheld, lst.sample)
-    if left is None or total is None:
-        return True
-    pages_left = -(-(total - lst.shown) // lst.size)
-    if left <= 0 or pages_left <= 0:
-        return False
-    requests = pages_left + (0 if resumed else lst.pages)
-    return left / requests >= settings.querying.paging_min_new
-
-
-def stored_list(query: StoredQuery, ids: Collection[str]) -> ListRead | None:
-    """What a stored query's list showed (its records ``ids``), as the ledger keeps it, where
-    its first page reported a total; None where it did not. A page's size is the records its
-    pages showed on average (the stored links say no more)."""
-    row = query.row
-    if row.results_reported is None or not ids or row.result_pages <= 0:
-        return None
-    size = -(-len(ids) // row.result_pages)
-    return ListRead(
-        row.keyword,
-        row.results_reported,
-        size,
-        (page_number_of(row.submitted_url) or 1) - 1 + row.result_pages,
-        len(ids),
-        set(ids),
-        sample=sorted(ids)[:size],
-        per_page=size,
-    )
-
-
-def list_check(ledger: Ledger, settings: Settings, word: str) -> tuple[int, int] | None:
-    """The evidence of the stop by the lists' totals a list read before gives without a request
-    (:attr:`ListReader.check`): (the records among its total, those of them the crawl lacks by
-    the fetched records' words); None where the ledger holds no total for it or the words say
-    nothing."""
-    lst = ledger.lists.get(list_key(word))
-    if lst is None:
-        return None
-    total = records_total(ledger, lst.total, lst.per_page)
-    scaled = settings.querying.stop_checked_scaled
-    lacking = unknown_left(ledger, settings, lst.word, total, (), lst.sample, scaled=scaled)
-    return None if total is None or lacking is None else (total, lacking)
-
-
-def resume_url(query: StoredQuery) -> str | None:
-    """Where a stored query's list goes on: its pager link to the page after the last one it
-    read, by the page number the link's URL carries (``page=11`` after ten pages read from
-    ``page=1`` or none), else the "next" link of its last page read, where each page read
-    showed one of its own (``/page/4/``, "Older posts"); None when neither says it (offsets,
-    scripted pagers).
-
-    A list a page cap stopped (the setup phase's) is read on from there, not from its first
-    page again: every page read again is a request that brings nothing.
-    """
-    row = query.row
-    wanted = (page_number_of(row.submitted_url) or 1) + row.result_pages
-    pagers = [(url, text) for url, text, role in query.links if role == "pager"]
-    for url, _text in pagers:
-        if page_number_of(url) == wanted:
-            return url
-    # a pager naming its pages in the path (``/page/4/``) or not at all: each page read showed
-    # its own "next" link, in reading order, so the last of them is the last page's
-    nexts = [url for url, text in pagers if NEXT_TEXT.match(" ".join(text.split()))]
-    return nexts[-1] if row.result_pages > 0 and len(nexts) == row.result_pages else None
 
 
 class ListReader:

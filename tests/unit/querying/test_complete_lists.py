@@ -173,6 +173,24 @@ def test_the_frame_words_list_is_read_to_its_end_and_alone_stops_the_querying() 
     assert "read to their end" in (loop.figures.stop_reason or "")
 
 
+def test_the_frame_query_goes_before_the_lists_the_setup_phase_cut_short() -> None:
+    """As above, the setup phase having cut "like" (200 notes) at three pages: the list of
+    every note is asked first, and after it "like" has nothing to bring: it is never read on."""
+    notes = [f"n{i}" for i in range(240)]
+    search = FakeSearch({"home plain": notes, "like": notes[:200]}, by_url=True)
+    loop = _loop(seeds=(), frequent=["more"], paging_min_new=1.0)
+    loop.words.record_stopword_probe(False)
+    for i in range(20):
+        loop.words.learn_record(f"Home Plain {'abcdefghijklmnopqrst'[i] * 3}")
+    loop.observe(notes[:93])
+    loop.ledger.unfinished = [("like", 3)]
+    loop.ledger.resume_urls = {"like": "http://site/search?q=like&page=4"}
+    while asyncio.run(loop.step(cast("FormSearch", search))) is not None:
+        pass
+    assert search.read == [("home plain", 24)]
+    assert loop.judged_complete
+
+
 def test_without_the_frame_query_the_same_list_stops_at_its_first_page() -> None:
     notes = [f"n{i}" for i in range(240)]
     search = FakeSearch({"home plain": notes}, by_url=True)

@@ -363,6 +363,23 @@ def test_the_frame_query_waits_for_twenty_record_pages_and_is_asked_once() -> No
     assert not m.words.frame_due
 
 
+def test_the_frame_query_goes_before_the_examples_words_but_after_the_users() -> None:
+    """A list of every record leaves the examples' words little to bring: it goes first, once
+    due, after the words the user asked for."""
+    m = QueryLoop(
+        settings_of(frame_query_terms=2), seeds=["granite"], frequent=FREQUENT, stop_words=STOP
+    )
+    m.words.record_stopword_probe(False)
+    assert m.words.add_examples(["The harbour lighthouse keeper kept a diary of storms."])
+    for letter in "abcdefghijklmnopqrst":
+        m.words.learn_record(f"Topic Plain Home {letter * 3}")
+    assert not m.words.frame_due  # the user's word first
+    assert m.next_word() == "granite"
+    assert m.words.frame_due
+    assert m.next_word() == "home plain"
+    assert m.words.source_of(m.next_word() or "") is WordSource.EXAMPLE
+
+
 def test_the_pages_a_query_is_expected_to_read_are_those_the_paging_rule_read() -> None:
     """Wagtail ranks in a fixed order and shows ten results a page with no count: the paging
     rule reads one page a query, so a word's list is worth what fits on one page."""

@@ -1,0 +1,127 @@
+"""The lists a page cap cut short (the setup phase's): whether, and from where, they are read on.
+
+The setup phase reads each of its queries a few pages deep, whatever the lists hold; the normal
+phase reads them on first (:meth:`QueryLoop.replay <deepcrawl.querying.loop.QueryLoop.replay>`
+keeps them, :func:`next_unfinished` hands them out). A list goes on from the page after its last
+one read where its pager says which link leads there (:func:`resume_url`) — every page read again
+is a request that brings nothing — and only where the total its first page reported, less the
+fetched records holding the word, leaves records to find (:func:`reads_on`); one that does not is
+the stop's evidence all the same (:func:`list_check`).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from deepcrawl.querying.ledger import ListRead, list_key
+from deepcrawl.querying.paging import records_total, unknown_left
+from deepcrawl.search.pagination import NEXT_TEXT, page_number_of
+
+if TYPE_CHECKING:
+    from collections.abc import Collection
+
+    from deepcrawl.querying.ledger import Ledger
+    from deepcrawl.settings import Settings
+    from deepcrawl.storage.state import StoredQuery
+
+__all__ = ["list_check", "next_unfinished", "reads_on", "resume_url", "stored_list"]
+
+logger = logging.getLogger(__name__)
+
+
+def next_unfinished(ledger: Ledger, settings: Settings) -> tuple[str, int, str | None] | None:
+    """The next list cut short worth reading on (:func:`reads_on`), taken off the ledger's:
+    its word, the pages read before, and the URL of the page after them (None: read again from
+    the first). Those not worth it are dropped, their totals kept as the stop's evidence."""
+    while ledger.unfinished:
+        word, skip = ledger.unfinished.pop(0)
+        url = ledger.resume_urls.pop(word, None)
+        if reads_on(ledger, settings, word, resumed=url is not None):
+            return word, skip, url
+        logger.debug("list of %r not read on: its total leaves too little", word)
+        if (check := list_check(ledger, settings, word)) is not None:
+            ledger.checked.append(check)  # as its first page read again would say
+    return None
+
+
+def reads_on(ledger: Ledger, settings: Settings, word: str, *, resumed: bool) -> bool:
+    """Whether a list a page cap cut short (the setup phase's) is worth reading on: the records
+    its total says it lacks (:func:`unknown_left`) are ``querying.paging_min_new`` a request of
+    the pages still to read — and of its pages read before, read again where it cannot be
+    ``resumed`` on the page after them. Yes where the search reports no total for it, or the
+    crawl distrusts its totals: its own pages are then the only evidence.
+
+    The setup phase cuts its lists at a few pages whatever they hold; the queries after it
+    often fetched the records the rest of a list shows, and a list read on costs a request
+    before its first page can say so.
+    """
+    lst = ledger.lists.get(list_key(word))
+    if lst is None or lst.size <= 0:
+        return True
+    lst.unheld = {rid for rid in lst.unheld if rid not in ledger.texts}
+    total = records_total(ledger, lst.total, lst.per_page)
+    left = unknown_left(ledger, settings, lst.word, total, lst.unheld, lst.sample)
+    if left is None or total is None:
+        return True
+    pages_left = -(-(total - lst.shown) // lst.size)
+    if left <= 0 or pages_left <= 0:
+        return False
+    requests = pages_left + (0 if resumed else lst.pages)
+    return left / requests >= settings.querying.paging_min_new
+
+
+def stored_list(query: StoredQuery, ids: Collection[str]) -> ListRead | None:
+    """What a stored query's list showed (its records ``ids``), as the ledger keeps it, where
+    its first page reported a total; None where it did not. A page's size is the records its
+    pages showed on average (the stored links say no more)."""
+    row = query.row
+    if row.results_reported is None or not ids or row.result_pages <= 0:
+        return None
+    size = -(-len(ids) // row.result_pages)
+    return ListRead(
+        row.keyword,
+        row.results_reported,
+        size,
+        (page_number_of(row.submitted_url) or 1) - 1 + row.result_pages,
+        len(ids),
+        set(ids),
+        sample=sorted(ids)[:size],
+        per_page=size,
+    )
+
+
+def list_check(ledger: Ledger, settings: Settings, word: str) -> tuple[int, int] | None:
+    """The evidence of the stop by the lists' totals a list read before gives without a request
+    (:attr:`ListReader.check`): (the records among its total, those of them the crawl lacks by
+    the fetched records' words); None where the ledger holds no total for it or the words say
+    nothing."""
+    lst = ledger.lists.get(list_key(word))
+    if lst is None:
+        return None
+    total = records_total(ledger, lst.total, lst.per_page)
+    scaled = settings.querying.stop_checked_scaled
+    lacking = unknown_left(ledger, settings, lst.word, total, (), lst.sample, scaled=scaled)
+    return None if total is None or lacking is None else (total, lacking)
+
+
+def resume_url(query: StoredQuery) -> str | None:
+    """Where a stored query's list goes on: its pager link to the page after the last one it
+    read, by the page number the link's URL carries (``page=11`` after ten pages read from
+    ``page=1`` or none), else the "next" link of its last page read, where each page read
+    showed one of its own (``/page/4/``, "Older posts"); None when neither says it (offsets,
+    scripted pagers).
+
+    A list a page cap stopped (the setup phase's) is read on from there, not from its first
+    page again: every page read again is a request that brings nothing.
+    """
+    row = query.row
+    wanted = (page_number_of(row.submitted_url) or 1) + row.result_pages
+    pagers = [(url, text) for url, text, role in query.links if role == "pager"]
+    for url, _text in pagers:
+        if page_number_of(url) == wanted:
+            return url
+    # a pager naming its pages in the path (``/page/4/``) or not at all: each page read showed
+    # its own "next" link, in reading order, so the last of them is the last page's
+    nexts = [url for url, text in pagers if NEXT_TEXT.match(" ".join(text.split()))]
+    return nexts[-1] if row.result_pages > 0 and len(nexts) == row.result_pages else None
