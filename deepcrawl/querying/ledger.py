@@ -184,6 +184,12 @@ class Ledger:
         self.read_before: dict[str, set[str]] = {}
         """By case-folded word, of the unfinished keywords: the records their pages read
         before showed (a list read on from the page after them is whole with them)."""
+        self.open_lists: dict[str, tuple[str, int, str, frozenset[str]]] = {}
+        """By case-folded word, the lists without a total cut short: the word, its pages read,
+        the URL of the page after them, and the records they showed."""
+        self.completing = False
+        """Whether a list was read on to complete the stop's evidence
+        (:func:`~deepcrawl.querying.resume.completing_list`)."""
         self.deepening = False
         """Whether the querying has gone over to reading again the lists already asked."""
         self.deepened = 0

@@ -33,7 +33,7 @@ from deepcrawl.querying.deepening import Deepening, prune_unheld
 from deepcrawl.querying.ledger import Ledger, Values, list_key
 from deepcrawl.querying.paging import ListReader, keep_list, lead_pages
 from deepcrawl.querying.partition import Part, Partitioner
-from deepcrawl.querying.resume import next_unfinished, resume_url, stored_list
+from deepcrawl.querying.resume import completing_list, next_unfinished, resume_url, stored_list
 from deepcrawl.querying.runaway import runaway
 from deepcrawl.querying.schedule import apply_switch, empty_source, next_switch
 from deepcrawl.querying.size import size_estimate
@@ -468,6 +468,12 @@ class QueryLoop:
             cut, skip, url = unfinished
             resume = (url, skip + 1) if url is not None else None
             return _Ask(cut, max_pages=self.max_pages, skip=skip, resume=resume)
+        if not ledger.deepening and (completing := completing_list(ledger, settings)):
+            cut, skip, url = completing  # read to its end: the evidence of the stop
+            logger.info("query %r read on to its end: the stop's evidence lacks one list", cut)
+            return _Ask(
+                cut, max_pages=self.max_pages, skip=skip, resume=(url, skip + 1), threshold=0.0
+            )
         if (part := self._partitions.next()) is not None:
             # a list the search cut short, split by a field of the form: read to its end
             return _Ask(part.word, max_pages=self.max_pages, threshold=0.0, part=part)

@@ -217,6 +217,8 @@ class ListReader:
         """The latest answer: whether the next page was asked for."""
         self.ended = False
         """Whether the latest page read is the list's last (it shows no way to a next one)."""
+        self.next_url: str | None = None
+        """The URL of the page after the latest one read, where a link leads there."""
         self.scrolls = False
         """Whether the list is a live one that renders more as it is scrolled (its end is only
         that scrolling brought nothing new)."""
@@ -263,7 +265,9 @@ class ListReader:
                 self.check = (total, lacking)
         # a typed list goes on as it is scrolled: only asking for more and not getting it ends it
         self.scrolls = page.scrolls
-        self.ended = not page.scrolls and next_page(page, number, ()) is None
+        turn = None if page.scrolls else next_page(page, number, ())
+        self.ended = not page.scrolls and turn is None
+        self.next_url = turn.url if turn is not None and turn.kind == "link" else None
         ids -= self.shown
         self.order += [(rid, text) for rid, text in listed.items() if rid in ids]
         self.shown.update(ids)
@@ -453,6 +457,12 @@ def keep_list(ledger: Ledger, reader: ListReader, result: QueryResult, *, cap: i
             ledger.checked.append(checked)
         else:
             ledger.checked[checked_at] = checked
+    ledger.open_lists.pop(key, None)
+    if not complete and reader.total is None and reader.next_url and not reader.values:
+        # cut short with no total: the list that may complete the stop's evidence
+        # (:func:`~deepcrawl.querying.resume.completing_list`)
+        shown = frozenset(reader.shown | reader.before)
+        ledger.open_lists[key] = (reader.word, reader.pages, reader.next_url, shown)
     if reader.total is None or not reader.size:
         return None
     before = ledger.lists.get(key)

@@ -6,7 +6,9 @@ keeps them, :func:`next_unfinished` hands them out). A list goes on from the pag
 one read where its pager says which link leads there (:func:`resume_url`) — every page read again
 is a request that brings nothing — and only where the total its first page reported, less the
 fetched records holding the word, leaves records to find (:func:`reads_on`); one that does not is
-the stop's evidence all the same (:func:`list_check`).
+the stop's evidence all the same (:func:`list_check`). A list without a total cut short is read
+on to its end where it completes the evidence of the stop that whole lists give
+(:func:`completing_list`).
 """
 
 from __future__ import annotations
@@ -25,7 +27,14 @@ if TYPE_CHECKING:
     from deepcrawl.settings import Settings
     from deepcrawl.storage.state import StoredQuery
 
-__all__ = ["list_check", "next_unfinished", "reads_on", "resume_url", "stored_list"]
+__all__ = [
+    "completing_list",
+    "list_check",
+    "next_unfinished",
+    "reads_on",
+    "resume_url",
+    "stored_list",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -43,6 +52,41 @@ def next_unfinished(ledger: Ledger, settings: Settings) -> tuple[str, int, str |
         if (check := list_check(ledger, settings, word)) is not None:
             ledger.checked.append(check)  # as its first page read again would say
     return None
+
+
+def completing_list(ledger: Ledger, settings: Settings) -> tuple[str, int, str] | None:
+    """The list without a total to read on to its end where it completes the evidence of the
+    stop of the lists read to their end (:func:`~deepcrawl.querying.stops.complete_out`): its
+    word, its pages read, and the URL of the page after them; None where no list does, or one
+    was read on so before.
+
+    A search that reports no total has no other evidence than whole lists: once all but one of
+    the ``querying.stop_complete_lists`` lists holding ``querying.stop_complete_share`` of the
+    records known are read, the rest of a list cut short whose word the fetched records say
+    holds that share — the largest such — buys the stop, where word after word of one page each
+    would look for the last few records for as long as the fruitless run takes. Once only.
+    """
+    querying = settings.querying
+    if ledger.completing or not ledger.open_lists or querying.stop_complete_coverage >= 1.0:
+        return None
+    least = querying.stop_complete_share * len(ledger.records)
+    whole = sum(len(ids) >= least for ids in ledger.complete.values())
+    if not least or whole + 1 != max(2, querying.stop_complete_lists):
+        return None
+    shares = {
+        key: share
+        for key in ledger.open_lists
+        if key not in ledger.complete
+        and (share := ledger.texts.share_holding(ledger.open_lists[key][0])) is not None
+        and share * len(ledger.records) >= least
+    }
+    if not shares:
+        return None
+    ledger.completing = True
+    key = max(shares, key=shares.__getitem__)
+    word, pages, url, shown = ledger.open_lists.pop(key)
+    ledger.read_before[key] = set(shown)  # whole with them once read to its end
+    return word, pages, url
 
 
 def reads_on(ledger: Ledger, settings: Settings, word: str, *, resumed: bool) -> bool:

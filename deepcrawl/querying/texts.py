@@ -134,6 +134,16 @@ class KnownTexts:
         bits = _bloom_bits(next(iter(terms)))
         return sum(1 for bloom in fetched if bloom & bits == bits) / len(fetched)
 
+    def share_holding(self, word: str) -> float | None:
+        """The share of the fetched records that hold ``word``, a word of every page included;
+        None for a phrase, a word shorter than ``min_length``, or while fewer than twenty
+        records were fetched."""
+        terms = record_terms(word, min_length=1)
+        if len(terms) != 1 or len(self._ids) < _MIN_PAGES_FOR_CHROME:
+            return None
+        term = next(iter(terms))
+        return None if len(term) < self.min_length else self._df[term] / len(self._ids)
+
     def holding(self, word: str) -> int | None:
         """How many fetched records hold ``word``; None when the count means nothing (a phrase,
         a word shorter than ``min_length``, which is never counted, a word of every page —

@@ -123,6 +123,47 @@ def test_a_list_read_on_past_the_setup_pages_is_whole_and_the_two_lists_stop_the
     assert "read to their end" in (loop.figures.stop_reason or "")
 
 
+def test_a_list_without_a_total_cut_short_is_kept_with_its_next_pages_url() -> None:
+    _, the, _ = _wagtail_like()
+    search = FakeSearch({"the": the}, reports_totals=False, by_url=True)
+    loop = _loop(seeds=("the",), paging_min_new=1.0)
+    loop.observe(the[:100])  # its first page brings nothing new: the paging stops there
+    asyncio.run(loop.step(cast("FormSearch", search)))
+    assert search.read == [("the", 1)]
+    assert loop.ledger.open_lists["the"] == (
+        "the", 1, "http://site/search?q=the&page=2", frozenset(the[:10])
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("a_whole", [True, False])
+def test_a_list_cut_short_is_read_to_its_end_where_it_completes_the_stops_evidence(
+    a_whole: bool,
+) -> None:
+    """No total: "a" was read to its end, "the" cut short after five pages that brought
+    nothing new, and the crawl knows 238 records. The fetched records say "the" is in most of
+    them: read on to its end (seventeen pages, none bringing a record), it is the second whole
+    list, and querying stops on it rather than word after word of one page each. Without a
+    whole list to pair it with, it is not read on."""
+    records, the, a = _wagtail_like()
+    search = FakeSearch({"the": the, "a": a, "more": ["r1"]}, reports_totals=False, by_url=True)
+    loop = _loop(seeds=("more",), paging_min_new=1.0)
+    loop.observe(records[:238])
+    for rid in records[:40]:
+        loop.ledger.texts.add(rid, "the lighthouse" if rid in the else "a lighthouse")
+    if a_whole:
+        loop.ledger.complete = {"a": frozenset(a)}
+    url = "http://site/search?q=the&page=6"
+    loop.ledger.open_lists = {"the": ("the", 5, url, frozenset(the[:50]))}
+    asyncio.run(loop.step(cast("FormSearch", search)))
+    if not a_whole:
+        assert search.read == [("more", 1)]
+        return
+    assert search.read == [("the", 17)]
+    assert loop.ledger.complete["the"] == frozenset(the)
+    assert asyncio.run(loop.step(cast("FormSearch", search))) is None
+    assert "read to their end" in (loop.figures.stop_reason or "")
+
+
 @pytest.mark.parametrize(("whole", "pages"), [(0.3, 4), (1.0, 2)])
 def test_a_list_without_a_total_holding_most_records_is_read_on_to_its_end(
     whole: float, pages: int
