@@ -230,7 +230,6 @@ class ListReader:
         """Its first page's (total, records of it the crawl lacked), where the total and the
         fetched records' words say it: the evidence of the stop by the lists' totals."""
         self._predicted: tuple[int, float] | None = None  # (pages past skip, records a page)
-        self._started = False
 
     def __call__(self, page: ResultPage, number: int) -> bool:
         ledger = self.ledger
@@ -247,8 +246,7 @@ class ListReader:
             return self.more
         self.size = max(self.size, len(ids))
         self.per_page = max(self.per_page, len(ids - self.shown))
-        if not self._started:  # the first page, or the first read on from the page before
-            self._started = True
+        if number == 1:
             self.total = total_results(page)
             if self.whole and (self.total or 0) >= max(1, len(ledger.records)):
                 self.threshold = 0.0  # as many results as records known: every record's list
