@@ -231,7 +231,7 @@ class QueryLoop:
         A list a page cap stopped (the setup phase's) is kept to be read on, from the page
         after its last one read where its pager names that page (:func:`resume_url`), with the
         total its first page reported: a list whose total says it lacks too little is not read
-        on (:func:`~deepcrawl.querying.paging.reads_on`).
+        on (:func:`~deepcrawl.querying.resume.reads_on`).
         """
         ledger = self.ledger
         stored = list(stored)
