@@ -45,6 +45,7 @@ from deepcrawl.querying.stops import (
     covered,
     fruitless,
     gap,
+    keys_complete,
     words_stop,
 )
 from deepcrawl.querying.texts import main_text
@@ -364,7 +365,7 @@ class QueryLoop:
         self.ledger.largest_total = max(self.ledger.largest_total, result.total_results or 0)
         if self._on_result is not None:  # before its links are counted
             self._on_result(result)
-        self.words.learn_entries(word, reader.blocks)
+        self.words.learn_entries(word, reader.blocks, empty=result.outcome == "no_results")
         texts = self._ids((link.url, link.text) for link in result.result_links)
         new = 0
         if word or texts:
@@ -477,7 +478,11 @@ class QueryLoop:
         if (part := self._partitions.next()) is not None:
             # a list the search cut short, split by a field of the form: read to its end
             return _Ask(part.word, max_pages=self.max_pages, threshold=0.0, part=part)
-        if verdict := covered(ledger, settings) or checked_out(ledger, settings):
+        if verdict := (
+            covered(ledger, settings)
+            or checked_out(ledger, settings)
+            or keys_complete(ledger, settings)
+        ):
             return verdict
         word: str | None = None
         if not ledger.deepening:

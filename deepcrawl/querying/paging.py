@@ -230,6 +230,7 @@ class ListReader:
         """Its first page's (total, records of it the crawl lacked), where the total and the
         fetched records' words say it: the evidence of the stop by the lists' totals."""
         self._predicted: tuple[int, float] | None = None  # (pages past skip, records a page)
+        self._led = False  # whether pages of other kinds, listed first, were read past
 
     def __call__(self, page: ResultPage, number: int) -> bool:
         ledger = self.ledger
@@ -240,17 +241,20 @@ class ListReader:
                 listed.setdefault(rid, link.text)
         ids = set(listed)
         self.pages = max(self.pages, number)
-        if not ids and not self.shown and self.skip < number <= ledger.lead:
-            # other kinds listed first, as the stored lists showed: the records come after them
-            self.more = number < self.cap
-            return self.more
-        self.size = max(self.size, len(ids))
-        self.per_page = max(self.per_page, len(ids - self.shown))
         if number == 1:
             self.total = total_results(page)
             if self.whole and (self.total or 0) >= max(1, len(ledger.records)):
                 self.threshold = 0.0  # as many results as records known: every record's list
-            # the page's records that the crawl fetched say how the search matches the word;
+        if not ids and not self.shown and self.skip < number <= ledger.lead:
+            # other kinds listed first, as the stored lists showed: the records come after them
+            self.more = number < self.cap
+            self._led = True
+            return self.more
+        self.size = max(self.size, len(ids))
+        self.per_page = max(self.per_page, len(ids - self.shown))
+        if number == 1 or (self._led and not self.shown):
+            # its first page of records (past the other kinds listed first, if so) is the sample
+            # of how the search matches the word: the fetched records among it;
             # a count scaled by that share is stop evidence only if ``stop_checked_scaled``
             scaled = self.settings.querying.stop_checked_scaled
             total = self._records_total()

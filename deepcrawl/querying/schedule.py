@@ -98,10 +98,19 @@ def on_trial(ledger: Ledger, settings: QuerySettings) -> bool:
 
 def most_missing(ledger: Ledger, settings: QuerySettings) -> bool:
     """Whether the estimate says more than ``saturation_max_missing`` of the records are
-    missing."""
-    ratio = ledger.coverage().ratio
-    missing = 1.0 - ratio if ratio is not None else 0.0
-    return missing > settings.saturation_max_missing
+    missing.
+
+    The captures' estimate counts the records the queries reach; the records the crawl
+    learnt otherwise (links, hubs) and no query showed yet are found all the same, and count
+    on both sides, as the crawl's reported estimate counts them: a site whose links bring
+    every record early leaves its queries' estimate far short of them.
+    """
+    coverage = ledger.coverage()
+    if coverage.estimated is None:
+        return False
+    otherwise = max(0, len(ledger.records) - coverage.reached)
+    known = min(1.0, (coverage.reached + otherwise) / (coverage.estimated + otherwise))
+    return 1.0 - known > settings.saturation_max_missing
 
 
 def deferred(ledger: Ledger, words: KeywordManager, settings: QuerySettings) -> bool:

@@ -15,6 +15,8 @@ judged complete by their own evidence — or None while the querying should go o
   words, lack almost nothing (``querying.stop_checked_*``);
 * :func:`complete_out` — the lists read to their end put the database's size at the records
   known (``querying.stop_complete_*``): the evidence of a search that reports no total;
+* :func:`keys_complete` — the records' serial keys run from 1 to the highest with none
+  missing, and the lists, highest key first, show none above it (``querying.stop_keys_lists``);
 * :func:`covered` — the capture–recapture estimate is reached (``querying.stop_coverage``, off by
   default).
 """
@@ -26,6 +28,7 @@ import math
 from typing import TYPE_CHECKING
 
 from deepcrawl.keywords.outcome import StopReason
+from deepcrawl.querying.order import record_key
 from deepcrawl.querying.schedule import deferred, on_trial, spent
 from deepcrawl.querying.size import size_estimate, whole_lists_estimate
 from deepcrawl.querying.verdict import Verdict
@@ -47,6 +50,7 @@ __all__ = [
     "covered",
     "fruitless",
     "gap",
+    "keys_complete",
     "lists_checked_out",
     "lists_complete_out",
     "unread_matches",
@@ -177,6 +181,35 @@ def complete_out(ledger: Ledger, settings: Settings) -> Verdict | None:
     logger.debug("lists read to their end: ~%.0f records, %d held again", *found)
     return Verdict(
         "the result lists read to their end put the records at those the crawl knows",
+        complete=True,
+    )
+
+
+def keys_complete(ledger: Ledger, settings: Settings) -> Verdict | None:
+    """The records' keys say every record is known.
+
+    Each record's URL carries a key (:func:`~deepcrawl.querying.order.record_key`), one per
+    record, and those known run from 1 (or 0) to the highest with none missing: a database of
+    serial keys lacks none below it. The search lists the highest key first
+    (:attr:`ListOrder.falling <deepcrawl.querying.order.ListOrder.falling>`), so a record above
+    it would head the list of every word it holds; the latest ``querying.stop_keys_lists``
+    lists showed records, none of them new.
+    """
+    need = settings.querying.stop_keys_lists
+    if need <= 0 or not ledger.order.falling:
+        return None
+    latest = [outcome for outcome in ledger.history[-need:] if outcome.results and not outcome.new]
+    if len(latest) < need or len(ledger.history) < need:
+        return None
+    keys = {key for record in ledger.records if (key := record_key(record)) is not None}
+    if not keys or len(keys) != len(ledger.records):  # a record without a key, or two alike
+        return None
+    low, high = min(keys), max(keys)
+    if low > 1 or high - low + 1 != len(keys):
+        return None
+    return Verdict(
+        f"the records' keys run from {low} to {high} with none missing, and no list shows a "
+        "higher one",
         complete=True,
     )
 

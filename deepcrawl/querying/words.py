@@ -25,7 +25,7 @@ downloaded; the greedy policy learns its terms from them.
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import Counter, OrderedDict
 from typing import TYPE_CHECKING
 
 from deepcrawl.keywords.outcome import LEARNT, WordSource
@@ -37,7 +37,7 @@ from deepcrawl.keywords.text import record_terms
 from deepcrawl.settings import QuerySettings
 
 if TYPE_CHECKING:
-    from collections.abc import Collection, Mapping, Sequence
+    from collections.abc import Collection, Iterable, Mapping, Sequence
 
     from deepcrawl.querying.ledger import Ledger
     from deepcrawl.settings import KeywordSettings
@@ -47,6 +47,8 @@ __all__ = ["KeywordManager", "expected_pages", "make_policy"]
 
 #: Numbers in a result-page block (a count beside the echoed query), blanked to compare echoes.
 _DIGITS = re.compile(r"\d+")
+#: Entry blocks counted lately whose count can be taken back once they show as frame.
+_COUNTED_KEPT = 2000
 
 
 def make_policy(settings: KeywordSettings) -> QueryPolicy:
@@ -140,8 +142,12 @@ class KeywordManager:
         # result-page blocks with the query blanked: those seen (hashed: a large crawl sees
         # millions), and the latest query's counted ones
         self._echoes: set[int] = set()
-        self._latest: dict[str, frozenset[str]] = {}
-        self._held: dict[str, frozenset[str]] = {}  # the latest query's blocks with a number
+        # the latest query's counted blocks, and those with a number waiting: by echo, the
+        # block (numbers blanked) and its terms
+        self._latest: dict[str, tuple[str, frozenset[str]]] = {}
+        self._held: dict[str, tuple[str, frozenset[str]]] = {}
+        self._frame: set[int] = set()  # blocks of the page's frame, numbers blanked (hashed)
+        self._counted: OrderedDict[int, frozenset[str]] = OrderedDict()  # the latest counted
 
     # -- the QueryState protocol read by policies ------------------------------------------
 
@@ -310,7 +316,7 @@ class KeywordManager:
         self._examples += [q for q in queries if q.casefold() not in known]
         return queries
 
-    def learn_entries(self, query: str, blocks: Sequence[str]) -> int:
+    def learn_entries(self, query: str, blocks: Sequence[str], *, empty: bool = False) -> int:
         """Learn terms from the text a query's result pages showed (short text blocks).
 
         Only the blocks holding the query's words count: the search matched them there, so
@@ -321,6 +327,11 @@ class KeywordManager:
         then; a block with a number, the likeliest echo, is counted only once that next query
         did not show it. A block counted once is not counted again.
 
+        The page's frame is learnt where it shows alone: every block of an ``empty`` answer
+        (the search said nothing matched), and a block on two pages of one list (their entries
+        are other records) — a footer, a sidebar. It is not counted from then on, and a count
+        it got among the latest blocks counted is taken back.
+
         A query whose latest answer was empty shows no entries (any block holding its word
         echoes it), and teaches nothing.
 
@@ -330,35 +341,56 @@ class KeywordManager:
         words = record_terms(query, min_length=1)
         history = self.ledger.history
         latest = history[-1] if history else None
-        if not words or (latest is not None and latest.query == query and not latest.results):
+        shown = Counter(_DIGITS.sub("#", block.casefold()) for block in blocks)
+        empty = empty or (latest is not None and latest.query == query and not latest.results)
+        self._learn_frame(norm for norm, times in shown.items() if empty or times > 1)
+        if not words or empty:
             return 0
         folded = query.casefold()
-        matched: dict[str, frozenset[str]] = {}  # the block with the query blanked -> terms
+        matched: dict[str, tuple[str, frozenset[str]]] = {}  # the block, query blanked -> …
         for block in dict.fromkeys(blocks):
+            norm = _DIGITS.sub("#", block.casefold())
             found = record_terms(block, min_length=self.settings.min_term_length)
-            if words <= found:
+            if words <= found and hash(norm) not in self._frame:
                 echo = _DIGITS.sub("#", block.casefold().replace(folded, "\x00"))
-                matched.setdefault(echo, found)
+                matched.setdefault(echo, (norm, found))
         if not matched:  # no evidence either way: the latest blocks wait for a query that has
             return 0
-        terms = self._terms[WordSource.ENTRIES]
         for echo in self._latest.keys() & matched.keys():  # an echo of the query: take it back
-            terms.remove(self._latest[echo])
-        for echo, found in self._held.items():  # not shown again: an entry after all
-            if echo not in matched:
-                terms.add(found)
+            self._take_back(self._latest[echo][0])
+        for echo, (norm, found) in self._held.items():  # not shown again: an entry after all
+            if echo not in matched and hash(norm) not in self._frame:
+                self._count(norm, found)
         fresh = {
-            echo: self._usable(found)
-            for echo, found in matched.items()
+            echo: (norm, self._usable(found))
+            for echo, (norm, found) in matched.items()
             if hash(echo) not in self._echoes
         }
         self._echoes |= {hash(echo) for echo in matched}
         # a count beside the query ("12 results for …") is the likeliest echo: it waits
-        self._held = {echo: found for echo, found in fresh.items() if "#" in echo}
-        self._latest = {echo: found for echo, found in fresh.items() if "#" not in echo}
-        for found in self._latest.values():
-            terms.add(found)
+        self._held = {echo: entry for echo, entry in fresh.items() if "#" in echo}
+        self._latest = {echo: entry for echo, entry in fresh.items() if "#" not in echo}
+        for norm, found in self._latest.values():
+            self._count(norm, found)
         return len(self._latest)
+
+    def _count(self, norm: str, found: frozenset[str]) -> None:
+        """Count one entry block's terms, remembered a while to be taken back."""
+        self._terms[WordSource.ENTRIES].add(found)
+        self._counted[hash(norm)] = found
+        if len(self._counted) > _COUNTED_KEPT:
+            self._counted.popitem(last=False)
+
+    def _take_back(self, norm: str) -> None:
+        """Take back a block's count, if it is among those remembered."""
+        if (found := self._counted.pop(hash(norm), None)) is not None:
+            self._terms[WordSource.ENTRIES].remove(found)
+
+    def _learn_frame(self, norms: Iterable[str]) -> None:
+        """Blocks (numbers blanked) that are the page's frame: never counted, counts taken back."""
+        for norm in norms:
+            self._frame.add(hash(norm))
+            self._take_back(norm)
 
     def learn_record(self, text: str) -> None:
         """Learn terms from the main text of a fetched record page (one record's)."""

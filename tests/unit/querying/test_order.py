@@ -47,6 +47,18 @@ def test_lists_in_key_order_make_the_search_fixed_and_relevance_lists_do_not() -
     assert not ranked.fixed
 
 
+def test_a_search_listing_the_highest_key_first_is_falling() -> None:
+    order = ListOrder(share=0.9, lists=2)
+    for start in (300, 280):
+        order.observe(_ids(list(range(start, start - 30, -3))))
+    assert order.fixed
+    assert order.falling
+    order.observe(_ids(list(range(0, 30, 3))))
+    order.observe(_ids(list(range(0, 30, 3))))
+    assert order.fixed
+    assert not order.falling
+
+
 def test_records_without_keys_are_judged_by_their_link_texts() -> None:
     order = ListOrder(share=0.9, lists=1)
     names = sorted(f"{letter}ardens" for letter in "abcdefghijklmnop")

@@ -77,10 +77,26 @@ def test_pages_of_other_kinds_listed_first_are_read_past_by_the_lead_the_lists_s
     assert reader.fresh == []
     assert reader(_page(2, [f"r{i}" for i in range(10)], total=30, last=False), 2)
     assert reader.fresh == [10]
+    assert reader.total == 30  # its first page's count, though that page showed no record
     # a list past its lead that shows no record is judged as before
     later = _reader(ledger, threshold=1.0)
     assert later(_page(1, help_pages, total=30, last=False), 1)
     assert not later(_page(2, help_pages, total=30, last=False), 2)
+
+
+def test_a_list_read_past_its_lead_is_checked_on_its_first_page_of_records() -> None:
+    ledger = Ledger()
+    for i in range(60):  # 30 fetched records hold "red"
+        ledger.texts.add(f"http://site/held{i}", "red" if i < 30 else "blue")
+    ledger.lead = 1
+    reader = _reader(ledger, threshold=0.0)
+    reader(_page(1, [f"search/help{i}" for i in range(10)], total=40, last=False), 1)
+    assert reader.check is None
+    reader(_page(2, [f"held{i}" for i in range(10)], total=40, last=False), 2)
+    assert reader.check == (40, 10)  # the records it lacks, by its first page of records
+    result = QueryResult(keyword="red", pages=2, outcome="ok")
+    assert keep_list(ledger, reader, result, cap=50) == "red"
+    assert ledger.lists["red"].total == 40
 
 
 def test_a_site_wide_total_counts_only_the_records_among_its_entries() -> None:

@@ -7,6 +7,7 @@ from deepcrawl.querying import KeywordManager, Ledger
 from deepcrawl.querying.schedule import (
     apply_switch,
     empty_source,
+    most_missing,
     next_switch,
     on_trial,
     saturated,
@@ -72,3 +73,14 @@ def test_a_source_whose_words_keep_coming_back_empty_is_left() -> None:
     assert empty_source(ledger, WordSource.RESULTS, SETTINGS) is WordSource.RESULTS
     users = _ledger(set(), set(), source=WordSource.USER)
     assert empty_source(users, WordSource.USER, SETTINGS) is None  # the user's are all sent
+
+
+def test_records_known_by_links_count_against_the_estimate_of_what_is_missing() -> None:
+    ledger = _ledger({"a", "b"}, {"c", "d"}, {"e", "f"}, {"g", "h"}, {"a"})  # one recapture
+    settings = QuerySettings(saturation_max_missing=0.5)
+    estimated = ledger.coverage().estimated
+    assert estimated is not None
+    assert estimated > 2 * ledger.coverage().reached
+    assert most_missing(ledger, settings)
+    ledger.observe(f"linked{n}" for n in range(round(estimated)))  # the links brought many
+    assert not most_missing(ledger, settings)

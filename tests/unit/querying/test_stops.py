@@ -14,6 +14,7 @@ from deepcrawl.querying.stops import (
     covered,
     fruitless,
     gap,
+    keys_complete,
     unread_matches,
     words_stop,
 )
@@ -191,3 +192,37 @@ def test_the_gap_names_the_matches_the_lists_reported_and_the_crawl_did_not_read
         gap(ledger, Settings().querying)
         == "; the result lists reported 1000 matches it did not read"
     )
+
+
+def _keyed(*keys: int) -> set[str]:
+    return {f"http://site/ticket/{key}" for key in keys}
+
+
+def test_serial_keys_with_none_missing_end_the_querying_where_the_highest_heads_the_lists() -> None:
+    settings = _settings(querying={"stop_keys_lists": 3})
+    ledger = Ledger()
+    ledger.observe(_keyed(*range(1, 101)))  # the links brought keys 1 to 100
+    for _ in range(2):
+        ledger.order.observe(sorted(_keyed(*range(1, 100, 9)), key=lambda u: -int(u[19:])))
+    assert ledger.order.falling
+    ledger.record("w0", _keyed(99, 50, 3))
+    ledger.record("w1", _keyed(97, 12))
+    assert keys_complete(ledger, settings) is None  # two lists of evidence
+    ledger.record("w2", _keyed(100, 60))
+    verdict = keys_complete(ledger, settings)
+    assert verdict is not None
+    assert verdict.complete
+    assert "1 to 100" in verdict.reason
+    gapped = Ledger(order=ledger.order)
+    gapped.observe(_keyed(*range(1, 50), *range(51, 101)))  # 50 is missing
+    for n in range(3):
+        gapped.record(f"w{n}", _keyed(99, 3))
+    assert keys_complete(gapped, settings) is None
+    rising = Ledger()
+    rising.observe(_keyed(*range(1, 101)))  # the lowest keys first: the rest lies past them
+    for _ in range(2):
+        rising.order.observe(sorted(_keyed(*range(1, 100, 9)), key=lambda u: int(u[19:])))
+    for n in range(3):
+        rising.record(f"w{n}", _keyed(1, 2))
+    assert rising.order.fixed
+    assert keys_complete(rising, settings) is None

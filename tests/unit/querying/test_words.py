@@ -409,3 +409,25 @@ def test_a_trial_grows_with_the_queries_made() -> None:
     assert word is not None
     m.record(word, {"r1"})
     assert m.words_stop is StopReason.SATURATED
+
+
+def test_the_frame_of_the_result_pages_is_no_entry_text() -> None:
+    """A footer holding the query word is counted as an entry at first sight; an answer that
+    found nothing shows it alone, and its count is taken back. A block on two pages of one
+    list is frame at once; a record's entry shown again for the next word stays counted."""
+    m = manager()
+    footer = "Visit the open source project at example.org"
+    powered = "Powered by Tracker 1.6 by Acme Software"  # a number: it waits for the next query
+    m.words.learn_entries("source", [footer, powered, "Open source bridge plans"])
+    entries = m.words._terms[WordSource.ENTRIES]
+    assert entries.term_df["visit"] == entries.term_df["plans"] == 1
+    m.words.learn_entries("bridge", [footer, powered, "Open source bridge plans"])
+    assert entries.term_df["visit"] == 1  # not yet told from an entry
+    m.words.learn_entries("zyx", [footer, powered, "No results for zyx"], empty=True)
+    assert entries.term_df["visit"] == entries.term_df["acme"] == 0  # the frame, shown alone
+    assert entries.term_df["plans"] == 2  # an entry, counted for each word it holds
+    m.words.learn_entries("gliders", [powered, "Powered gliders", "Powered gliders", powered])
+    assert entries.term_df["acme"] == entries.term_df["gliders"] == 0  # on two pages: frame
+    m.words.learn_entries("river", [footer, "A bridge over the river Wye"])
+    assert entries.term_df["wye"] == 1
+    assert entries.term_df["visit"] == 0
