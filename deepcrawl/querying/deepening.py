@@ -2,10 +2,12 @@
 
 A crawl of a large site runs out of words before it has read its lists: most were read one page
 deep, as far as the paging control expected ``querying.paging_min_new`` unknown records a page.
-The lists whose reported totals, less the fetched records holding the word, lack the most
-records per request of a re-read (the form starts a list on its first page, so the pages read
-before are paid again) are read again, the pages past those read while each is expected to
-bring ``querying.deepen_min_new`` (:func:`deepen_value`, :class:`Deepening`).
+The lists whose reported totals, less the fetched records holding the word (where the words
+say nothing — a word too short to count, a word of every page — less every record the crawl
+knows), lack the most records per request of a re-read (the form starts a list on its first
+page, so the pages read before are paid again) are read again, the pages past those read
+while each is expected to bring ``querying.deepen_min_new`` (:func:`deepen_value`,
+:class:`Deepening`).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import heapq
 import itertools
 from typing import TYPE_CHECKING
 
-from deepcrawl.querying.paging import page_cap, records_total, unknown_left
+from deepcrawl.querying.paging import beyond_known, page_cap, records_total, unknown_left
 
 if TYPE_CHECKING:
     from deepcrawl.querying.ledger import Ledger, ListRead
@@ -33,6 +35,8 @@ def deepen_value(lst: ListRead, ledger: Ledger, settings: Settings, *, cap: int)
     # the records among its total: a site-wide search counts other kinds of content in it
     total = records_total(ledger, lst.total, lst.per_page) or 0
     left = unknown_left(ledger, settings, lst.word, total, lst.unheld, lst.sample)
+    if left is None:  # no count by the words: a total above every record known lacks the rest
+        left = beyond_known(ledger, total)
     unread = min(total, cap * lst.size) - lst.shown
     if not left or lst.complete or lst.size <= 0 or unread <= 0 or lst.pages >= cap:
         return 0.0

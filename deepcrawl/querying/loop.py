@@ -553,6 +553,7 @@ class QueryLoop:
             ledger.deepening = True
             ledger.deepened_from = len(ledger.history)
             self._deepening.start()
+        self._deepening.cap = self._cap  # a re-read reaches no further than a query reads
         return self._deepening.next(threshold)
 
     def _keep(self, reader: ListReader, result: QueryResult) -> None:

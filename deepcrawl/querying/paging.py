@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ListReader",
+    "beyond_known",
     "keep_list",
     "lead_pages",
     "page_cap",
@@ -72,6 +73,14 @@ def trusts_totals(ledger: Ledger, settings: Settings) -> bool:
         return True
     after = settings.querying.paging_distrust_after
     return not (after > 0 and ledger.refutations >= max(after, ledger.tested / 2))
+
+
+def beyond_known(ledger: Ledger, total: int, shown: Collection[str] = ()) -> int:
+    """Records a list of ``total`` records holds that the crawl lacks at least, whatever its
+    word: those past every record it knows, less those its pages read so far showed. The
+    measure of a list whose word the fetched words do not count (too short, on every page)."""
+    unknown_shown = sum(1 for rid in shown if rid not in ledger.records)
+    return max(0, total - len(ledger.records) - unknown_shown)
 
 
 def records_total(ledger: Ledger, total: int | None, per_page: int) -> int | None:
@@ -369,6 +378,9 @@ class ListReader:
             return None
         total = self._records_total()
         left = unknown_left(self.ledger, self.settings, self.word, total, self.shown)
+        if left is None and not self.test and total is not None:
+            # a list read again for what its total says it lacks, though the words say nothing
+            left = beyond_known(self.ledger, total, self.shown)
         if left is None or total is None or not self.size:
             return None
         pages_left = -(-(total - len(self.shown)) // self.size)

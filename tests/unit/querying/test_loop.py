@@ -184,6 +184,21 @@ def test_the_empty_query_goes_first_and_is_read_past_the_setup_pages_while_pages
     assert [outcome.query for outcome in loop.ledger.history] == ["red", "blue"]
 
 
+def test_a_list_whose_total_passes_every_record_known_is_read_again_without_word_counts() -> None:
+    """ "a" lists all 120 records; the links brought 110 of them, fetched. The word is too short
+    for the fetched words to count, but its total says 10 records are missing: read again."""
+    texts = {f"r{i}": "a b" for i in range(120)}
+    search = FakeSearch({"a": list(texts)})
+    loop = _deepening_loop(seeds=("a",), paging_min_new=5.0, deepen_min_new=0.2)
+    known = [f"r{i}" for i in range(110)]
+    loop.observe(known)
+    for rid in known:
+        loop.ledger.texts.add(rid, texts[rid])
+    asyncio.run(_crawl(loop, search, texts))
+    assert search.read == [("a", 1), ("a", 12)]
+    assert len(loop.ledger.records) == 120
+
+
 def test_a_list_read_to_the_page_cap_is_not_read_again() -> None:
     texts = {f"r{i}": "red" for i in range(100)}
     search = FakeSearch({"red": list(texts)})
