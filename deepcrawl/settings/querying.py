@@ -211,11 +211,6 @@ class QuerySettings(Section):
     stop_checked_lists: int = 5
     """The lists ``stop_checked_records`` asks for at least, however many records fewer lists
     hold: the lists of the commonest words hold nearly the same records. Not from a paper."""
-    stop_keys_lists: int = 5
-    """Lists in a row, each showing records and none new, that end the querying once the
-    records' keys (the last number of their URLs) run from 1 to the highest known with none
-    missing, where the search lists the highest key first: a record above them would head the
-    list of any word it holds. 0: off. Not from a paper."""
     stop_checked_share: float = 0.01
     """The share of missing records (0–1) under which ``stop_checked_records`` stops the crawl:
     an estimate of the share of the site's records missed."""
@@ -223,6 +218,11 @@ class QuerySettings(Section):
     """Whether a list's count scaled by its match share (a search matching stems or substrings:
     :meth:`~deepcrawl.keywords.known.KnownTexts.match_share`) is evidence for
     ``stop_checked_records``; off, such lists are none."""
+    stop_keys_lists: int = 5
+    """Lists in a row, each showing records and none new, that end the querying once the
+    records' keys (the last number of their URLs) run from 1 to the highest known with none
+    missing, where the search lists the highest key first: a record above them would head the
+    list of any word it holds. 0: off. Not from a paper."""
     stop_complete_coverage: float = 0.99
     """Stop querying once the records known reach this share of the database's size as
     estimated from the lists read to their end (:func:`~deepcrawl.keywords.estimate.lists_estimate`)
