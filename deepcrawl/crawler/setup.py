@@ -38,9 +38,10 @@ from deepcrawl.prototypes import (
     suggest_name,
 )
 from deepcrawl.querying import QueryLoop, main_text, normalised_id
+from deepcrawl.querying.order import one_way_share
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Mapping, Sequence
     from pathlib import Path
 
     from deepcrawl.browser.base import Fetcher
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
     from deepcrawl.forms.critic import CriticVerdict
     from deepcrawl.search.backend import QueryBackend
     from deepcrawl.search.results import QueryResult
+    from deepcrawl.settings import Settings
     from deepcrawl.storage.tables import QueryRead
 
 __all__ = [
@@ -62,6 +64,7 @@ __all__ = [
     "label_session",
     "like_seen",
     "locate_form",
+    "repeats_one_listing",
     "run_setup",
     "setup_fetch",
 ]
@@ -313,8 +316,8 @@ async def run_setup(
     With ``examples`` (``--like`` URLs), their pages' words are queried among the first, and
     while no result link is like an example the queries read up to ``crawl.like_result_pages``
     result pages and go on to ``crawl.like_setup_queries``. With none, a query reads as deep
-    when the one before showed mostly result links earlier ones had shown
-    (``crawl.setup_new_share``): a site-wide search listing the same help pages first for
+    when the one before repeated the earlier lists' links in their order
+    (:func:`repeats_one_listing`): a site-wide search listing the same help pages first for
     every word shows its records further down.
 
     Returns:
@@ -338,8 +341,12 @@ async def run_setup(
     def merge(_learnt: set[str]) -> None:
         loop.merge()  # the records known under their old ids count once
 
-    shown = {url for query in ctx.state.queries() for url, _text in query.result_links()}
-    stale = False  # no example: the last query's result links were mostly shown before
+    # every result link shown so far, by the order it was first shown in
+    shown: dict[str, int] = {}
+    for query in ctx.state.queries():
+        for url, _text in query.result_links():
+            shown.setdefault(url, len(shown))
+    stale = False  # no example: the last query's list repeated one listing first
     ctx.sessions.listeners.append(merge)
     try:
         while True:
@@ -353,12 +360,32 @@ async def run_setup(
             if not seen:
                 seen = like_seen(ctx.state.link_urls(), wanted, ctx)
             if not wanted:
-                urls = {link.url for link in result.result_links}
-                stale = len(urls - shown) < settings.setup_new_share * len(urls)
-                shown |= urls
+                urls = list(dict.fromkeys(link.url for link in result.result_links))
+                stale = repeats_one_listing(urls, shown, ctx.settings)
+                for url in urls:
+                    shown.setdefault(url, len(shown))
     finally:
         ctx.sessions.listeners.remove(merge)
     return loop
+
+
+def repeats_one_listing(urls: Sequence[str], shown: Mapping[str, int], settings: Settings) -> bool:
+    """Whether a setup query's result links (``urls``, in list order) mostly repeat the links
+    the lists before showed (``shown``: each by the order it was first shown in), in the order
+    they showed them: fewer than ``crawl.setup_new_share`` of them new, and those repeated in
+    that order (``querying.fixed_order_share`` of the steps between them, where there are a
+    few). A site-wide search listing the same help pages first for every word shows them so,
+    and its records further down; a search ranking by relevance repeats the records of a
+    small site in another order for every word, and reading deeper brings nothing the next
+    words would not.
+    """
+    if not urls:
+        return False
+    repeated = [shown[url] for url in urls if url in shown]
+    if len(urls) - len(repeated) >= settings.crawl.setup_new_share * len(urls):
+        return False
+    share = one_way_share(repeated)
+    return share is None or share >= settings.querying.fixed_order_share
 
 
 def label_session(ctx: CrawlContext, examples: Sequence[str] = ()) -> LabelSession:

@@ -184,6 +184,10 @@ class Ledger:
         self.read_before: dict[str, set[str]] = {}
         """By case-folded word, of the unfinished keywords: the records their pages read
         before showed (a list read on from the page after them is whole with them)."""
+        self.fresh_before: dict[str, int] = {}
+        """By case-folded word, of the unfinished keywords: how many of the records their pages
+        read before showed were new to the crawl then (a list read on from there is one read
+        for :attr:`first_shown`)."""
         self.open_lists: dict[str, tuple[str, int, str, frozenset[str]]] = {}
         """By case-folded word, the lists without a total cut short: the word, its pages read,
         the URL of the page after them, and the records they showed."""

@@ -240,11 +240,13 @@ class QueryLoop:
         unfinished: dict[str, int] = {}
         ledger.resume_urls = {}
         ledger.read_before = {}
+        ledger.fresh_before = {}
         for query in stored:
             row = query.row
             unfinished.pop(row.keyword, None)
             ledger.resume_urls.pop(row.keyword, None)
             ledger.read_before.pop(row.keyword.casefold(), None)
+            ledger.fresh_before.pop(row.keyword.casefold(), None)
             ledger.lists.pop(list_key(row.keyword), None)
             ledger.largest_total = max(ledger.largest_total, row.results_reported or 0)
             texts = self._ids(query.result_links())
@@ -259,7 +261,7 @@ class QueryLoop:
                 self.words.mark_issued(row.keyword)
                 self.ledger.skip()
                 continue
-            self.record(
+            outcome = self.record(
                 row.keyword,
                 set(texts),
                 texts,
@@ -267,6 +269,8 @@ class QueryLoop:
                 total_results=row.results_reported,
                 error=row.error if row.outcome == "error" else None,
             )
+            if row.keyword in unfinished:  # replayed in order: new then as they are now
+                ledger.fresh_before[row.keyword.casefold()] = outcome.new
             count += 1
         ledger.unfinished = list(unfinished.items())
         ledger.lead = lead_pages(stored, self.record_id, self.settings)

@@ -458,11 +458,16 @@ def keep_list(ledger: Ledger, reader: ListReader, result: QueryResult, *, cap: i
     pages = result.pages
     complete = result.outcome == "ok" and (reader.ended or (reader.more and pages < cap))
     key = reader.key
+    # the setup phase's part of the list, new records then: this read goes on from it (a read
+    # between them would leave its own part uncounted)
+    fresh_before = ledger.fresh_before.pop(key, None)
     if complete and reader.shown and not reader.cut_short():
         ledger.complete.pop(key, None)  # kept in the order read
         earlier = ledger.read_before.pop(key, set())
         ledger.complete[key] = frozenset(reader.shown | earlier)
-        if reader.skip or earlier:  # what its first read brought the crawl is not known
+        if fresh_before is not None:  # read on from the setup phase's pages: one read in parts
+            ledger.first_shown[key] = fresh_before + sum(reader.fresh)
+        elif reader.skip or earlier:  # what its first read brought the crawl is not known
             ledger.first_shown.pop(key, None)
         else:
             ledger.first_shown[key] = sum(reader.fresh)
