@@ -219,10 +219,9 @@ class QuerySettings(Section):
     :meth:`~deepcrawl.keywords.known.KnownTexts.match_share`) is evidence for
     ``stop_checked_records``; off, such lists are none."""
     stop_keys_lists: int = 5
-    """Lists in a row, each showing records and none new, that end the querying once the
-    records' keys (the last number of their URLs) run from 1 to the highest known with none
-    missing, where the search lists the highest key first: a record above them would head the
-    list of any word it holds. 0: off. Not from a paper."""
+    """Lists in a row showing records, none new, that end the querying once the records' keys
+    (their URLs' last numbers) run from 1 to the highest with none missing, where the search
+    lists the highest key first (:func:`~deepcrawl.querying.stops.keys_complete`). 0: off."""
     stop_complete_coverage: float = 0.99
     """Stop querying once the records known reach this share of the database's size as
     estimated from the lists read to their end (:func:`~deepcrawl.keywords.estimate.lists_estimate`)
