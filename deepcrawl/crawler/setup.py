@@ -385,7 +385,7 @@ def repeats_one_listing(urls: Sequence[str], shown: Mapping[str, int], settings:
     if len(urls) - len(repeated) >= settings.crawl.setup_new_share * len(urls):
         return False
     share = one_way_share(repeated)
-    return share is None or share >= settings.querying.fixed_order_share
+    return share is not None and share >= settings.querying.fixed_order_share
 
 
 def label_session(ctx: CrawlContext, examples: Sequence[str] = ()) -> LabelSession:

@@ -469,16 +469,15 @@ class QueryLoop:
             if (frame := self.next_word()) is not None:
                 whole = words.source_of(frame) is WordSource.FRAME
                 return _Ask(frame, max_pages=None if whole else self.max_pages, whole=whole)
+        if not ledger.deepening and (completing := completing_list(ledger, settings)):
+            cut, skip, url = completing  # read to its end: the evidence of the stop
+            logger.info("query %r read on to its end: the stop's evidence lacks one list", cut)
+            resume = (url, skip + 1) if url is not None else None
+            return _Ask(cut, max_pages=self.max_pages, skip=skip, resume=resume, threshold=0.0)
         if (unfinished := next_unfinished(ledger, settings)) is not None:
             cut, skip, url = unfinished
             resume = (url, skip + 1) if url is not None else None
             return _Ask(cut, max_pages=self.max_pages, skip=skip, resume=resume)
-        if not ledger.deepening and (completing := completing_list(ledger, settings)):
-            cut, skip, url = completing  # read to its end: the evidence of the stop
-            logger.info("query %r read on to its end: the stop's evidence lacks one list", cut)
-            return _Ask(
-                cut, max_pages=self.max_pages, skip=skip, resume=(url, skip + 1), threshold=0.0
-            )
         if (part := self._partitions.next()) is not None:
             # a list the search cut short, split by a field of the form: read to its end
             return _Ask(part.word, max_pages=self.max_pages, threshold=0.0, part=part)

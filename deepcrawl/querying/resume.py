@@ -54,38 +54,54 @@ def next_unfinished(ledger: Ledger, settings: Settings) -> tuple[str, int, str |
     return None
 
 
-def completing_list(ledger: Ledger, settings: Settings) -> tuple[str, int, str] | None:
+def completing_list(ledger: Ledger, settings: Settings) -> tuple[str, int, str | None] | None:
     """The list without a total to read on to its end where it completes the evidence of the
     stop of the lists read to their end (:func:`~deepcrawl.querying.stops.complete_out`): its
-    word, its pages read, and the URL of the page after them; None where no list does, or one
-    was read on so before.
+    word, its pages read, and the URL of the page after them (None: read again from the
+    first); None where no list does, or one was read on so before.
 
     A search that reports no total has no other evidence than whole lists: once all but one of
     the ``querying.stop_complete_lists`` lists holding ``querying.stop_complete_share`` of the
     records known are read, the rest of a list cut short whose word the fetched records say
     holds that share — the largest such — buys the stop, where word after word of one page each
     would look for the last few records for as long as the fruitless run takes. Once only.
+
+    The lists the setup phase cut short are candidates beside those the normal phase cut: the
+    query loop asks for the completing list before it reads them on, since reading each of them
+    a few pages further looks for the same last records the completing list's end brings, and
+    the stop waits for that list all the same.
     """
     querying = settings.querying
-    if ledger.completing or not ledger.open_lists or querying.stop_complete_coverage >= 1.0:
+    if ledger.completing or querying.stop_complete_coverage >= 1.0:
         return None
     least = querying.stop_complete_share * len(ledger.records)
     whole = sum(len(ids) >= least for ids in ledger.complete.values())
     if not least or whole + 1 != max(2, querying.stop_complete_lists):
         return None
+    # by case-folded word: the word, its pages read, the URL of the page after them
+    cut: dict[str, tuple[str, int, str | None]] = {
+        key: (word, pages, url) for key, (word, pages, url, _) in ledger.open_lists.items()
+    }
+    for word, pages in ledger.unfinished:
+        if list_key(word) not in ledger.lists:  # without a total: its own end is the evidence
+            cut.setdefault(word.casefold(), (word, pages, ledger.resume_urls.get(word)))
     shares = {
         key: share
-        for key in ledger.open_lists
+        for key, (word, _, _) in cut.items()
         if key not in ledger.complete
-        and (share := ledger.texts.share_holding(ledger.open_lists[key][0])) is not None
+        and (share := ledger.texts.share_holding(word)) is not None
         and share * len(ledger.records) >= least
     }
     if not shares:
         return None
     ledger.completing = True
     key = max(shares, key=shares.__getitem__)
-    word, pages, url, shown = ledger.open_lists.pop(key)
-    ledger.read_before[key] = set(shown)  # whole with them once read to its end
+    word, pages, url = cut[key]
+    if key in ledger.open_lists:
+        ledger.read_before[key] = set(ledger.open_lists.pop(key)[3])  # whole with them
+    else:  # the setup phase's: its records read before are kept (:attr:`Ledger.read_before`)
+        ledger.unfinished = [(w, p) for w, p in ledger.unfinished if w.casefold() != key]
+        ledger.resume_urls.pop(word, None)
     return word, pages, url
 
 

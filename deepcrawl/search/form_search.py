@@ -372,10 +372,12 @@ class FormSearch(AsyncResource, QueryBackend):
             return result
         if not keyword.strip() and max_pages != 1:
             return await self._query_empty(keyword, values, max_pages=max_pages, more=more)
-        if self._tried or max_pages == 1 or not keyword.strip():
+        if self._tried or not keyword.strip():
             return await self.filler.query(keyword, values, max_pages=max_pages, more=more)
         # The first query with results: its first page only, by browser, to learn whether a
-        # plain-HTTP path gives the same; its other pages then come the cheapest way.
+        # plain-HTTP path gives the same; its other pages then come the cheapest way. A query
+        # of one page is tried too: the lists the setup phase cuts at their first page are
+        # read on later, each from its second page, and the trial would cost a render then.
         first = await self.filler.query(keyword, values, max_pages=1)
         if first.outcome != "ok" or not first.submitted:
             return first
@@ -385,9 +387,9 @@ class FormSearch(AsyncResource, QueryBackend):
             await self._try_data(first)
         if self.template is None and self.data is None:
             await self._try_replay(first)
-        if more is not None and not more(_first_page(first), 1):
+        if max_pages == 1 or (more is not None and not more(_first_page(first), 1)):
             return first
-        return await self._query(keyword, values, max_pages=max_pages, more=more)
+        return await self._query(keyword, values, max_pages=max_pages, more=more, resume=resume)
 
     async def _query_empty(
         self,

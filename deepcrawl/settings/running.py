@@ -70,9 +70,10 @@ class CrawlSettings(Section):
     echo_learn_links: int = 3
     """Result links carrying their query's words in a parameter (to two records or more, one
     listed by two queries) before it is learnt to echo the query: no part of a record's URL."""
-    setup_result_pages: int = 3
-    """Result pages read per setup-phase query at most: enough links to prototype. The normal
-    phase asks such queries again first, its paging control deciding how far to read."""
+    setup_result_pages: int = 1
+    """Result pages read per setup-phase query at most: its first page has links enough to
+    prototype. The normal phase reads such lists on from the page after, as far as its paging
+    control finds worth it (a setup page is read whatever it brings)."""
     worker_lease_s: float = 900.0
     """How long a fetch worker holds a frontier URL before another may take it (a resumed crawl
     releases every lease at once; too short, two workers fetch one URL)."""
