@@ -38,7 +38,9 @@ from deepcrawl.prototypes import (
     suggest_name,
 )
 from deepcrawl.querying import QueryLoop, main_text, normalised_id
-from deepcrawl.querying.order import one_way_share
+from deepcrawl.querying.order import MIN_ORDER_STEPS, one_way_share
+from deepcrawl.querying.resume import resume_url
+from deepcrawl.search.results import PAGE_CAP_NOTE
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -343,7 +345,9 @@ async def run_setup(
 
     # every result link shown so far, by the order it was first shown in
     shown: dict[str, int] = {}
+    past_first = False  # whether a list was read past its first page
     for query in ctx.state.queries():
+        past_first |= query.row.result_pages > 1
         for url, _text in query.result_links():
             shown.setdefault(url, len(shown))
     stale = False  # no example: the last query's list repeated one listing first
@@ -353,34 +357,61 @@ async def run_setup(
             asked = len(loop.ledger.history)
             if asked >= (settings.setup_queries if seen else settings.like_setup_queries):
                 break
-            deeper = max(settings.setup_result_pages, settings.like_result_pages)
-            loop.max_pages = settings.setup_result_pages if seen and not stale else deeper
+            pages = settings.setup_result_pages if past_first else settings.setup_first_pages
+            deeper = max(pages, settings.like_result_pages)
+            loop.max_pages = pages if seen and not stale else deeper
             if (result := await loop.step(search)) is None:
                 break
+            past_first |= result.pages > 1
             if not seen:
                 seen = like_seen(ctx.state.link_urls(), wanted, ctx)
             if not wanted:
                 urls = list(dict.fromkeys(link.url for link in result.result_links))
-                stale = repeats_one_listing(urls, shown, ctx.settings)
+                if (repeats := repeats_one_listing(urls, shown, ctx.settings)) is not None:
+                    stale = repeats  # a list too short to tell leaves the verdict as it was
                 for url in urls:
                     shown.setdefault(url, len(shown))
+                if repeats and (result.error or "").startswith(PAGE_CAP_NOTE):
+                    # its records lie past the listing it repeats: read it on
+                    await _read_on(ctx, loop, search, result, deeper - result.pages, shown)
     finally:
         ctx.sessions.listeners.remove(merge)
     return loop
 
 
-def repeats_one_listing(urls: Sequence[str], shown: Mapping[str, int], settings: Settings) -> bool:
+async def _read_on(
+    ctx: CrawlContext,
+    loop: QueryLoop,
+    search: QueryBackend,
+    result: QueryResult,
+    pages: int,
+    shown: dict[str, int],
+) -> None:
+    """Read the list of ``result`` on, ``pages`` more, from the page after those it read (its
+    stored query's pager names it); the links it shows join ``shown``."""
+    stored = ctx.state.queries()[-1]
+    more = await loop.read_on(
+        search, result.keyword, skip=result.pages, url=resume_url(stored), pages=pages
+    )
+    for link in more.result_links if more is not None else ():
+        shown.setdefault(link.url, len(shown))
+
+
+def repeats_one_listing(
+    urls: Sequence[str], shown: Mapping[str, int], settings: Settings
+) -> bool | None:
     """Whether a setup query's result links (``urls``, in list order) mostly repeat the links
     the lists before showed (``shown``: each by the order it was first shown in), in the order
     they showed them: fewer than ``crawl.setup_new_share`` of them new, and those repeated in
-    that order (``querying.fixed_order_share`` of the steps between them, where there are a
-    few). A site-wide search listing the same help pages first for every word shows them so,
-    and its records further down; a search ranking by relevance repeats the records of a
-    small site in another order for every word, and reading deeper brings nothing the next
-    words would not.
+    that order (``querying.fixed_order_share`` of the steps between them; a first page
+    repeating a few records has too few steps to tell an order, and is no evidence). A
+    site-wide search listing the same help pages first for every word shows them so, and its
+    records further down; a search ranking by relevance repeats the records of a small site in
+    another order for every word, and reading deeper brings nothing the next words would not.
+    None for a list too short to tell (fewer links than the steps an order needs).
     """
-    if not urls:
-        return False
+    if len(urls) <= MIN_ORDER_STEPS:
+        return None
     repeated = [shown[url] for url in urls if url in shown]
     if len(urls) - len(repeated) >= settings.crawl.setup_new_share * len(urls):
         return False

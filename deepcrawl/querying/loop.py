@@ -338,18 +338,19 @@ class QueryLoop:
 
     # -- the loop --------------------------------------------------------------------------
 
-    async def step(self, search: QueryBackend) -> QueryResult | None:
-        """Submit the next keyword and store the query; None when the rules say stop (the
-        reason in :attr:`verdict` and the figures' ``stop_reason``)."""
+    async def step(self, search: QueryBackend, *, ask: _Ask | None = None) -> QueryResult | None:
+        """Submit the next keyword (``ask``'s, given) and store the query; None when the rules
+        say stop (the reason in :attr:`verdict` and the figures' ``stop_reason``)."""
         if (verdict := self.ran_away()) is not None:
             self._end(verdict)
             return None
         if self._partitions.fields is None:
             self._partitions.offer(search.partitions)
-        ask = self._next(search.accepts_empty)
-        if isinstance(ask, Verdict):
-            self._end(ask)
+        next_ask = ask or self._next(search.accepts_empty)
+        if isinstance(next_ask, Verdict):
+            self._end(next_ask)
             return None
+        ask = next_ask
         word, skip = ask.word, ask.skip
         reader = self.reader(
             word, skip=skip, threshold=ask.threshold, whole=ask.whole, values=ask.values
@@ -410,6 +411,16 @@ class QueryLoop:
         self._changed()
         return result
 
+    async def read_on(
+        self, search: QueryBackend, word: str, *, skip: int, url: str | None, pages: int
+    ) -> QueryResult | None:
+        """Read the list of ``word`` on past its ``skip`` pages read, from ``url`` (the page
+        after them; None: from the first again), ``pages`` more whatever they bring: the setup
+        phase's list that repeats the lists before first, whose records lie further down."""
+        resume = (url, skip + 1) if url is not None else None
+        ask = _Ask(word, max_pages=skip + pages, skip=skip, resume=resume, threshold=0.0)
+        return await self.step(search, ask=ask)
+
     def reader(
         self,
         word: str,
@@ -450,7 +461,7 @@ class QueryLoop:
         ledger, words, settings = self.ledger, self.words, self.settings
         if accepts_empty and not ledger.history and "" not in words.issued:
             # first of all, the empty query: read while its pages bring new records (a list of
-            # everything is read past the setup phase's few pages)
+            # everything is read past the setup phase's first page)
             return _Ask("", max_pages=None)
         if probes := words.stopword_probe_queries():
             return _Ask(probes[0], max_pages=self.max_pages)

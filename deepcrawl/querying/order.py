@@ -25,11 +25,11 @@ from urllib.parse import urlsplit
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["ListOrder", "one_way_share", "record_key"]
+__all__ = ["MIN_ORDER_STEPS", "ListOrder", "one_way_share", "record_key"]
 
 _Value = TypeVar("_Value", int, str)
 _NUMBER = re.compile(r"\d+")
-_MIN_STEPS = 8
+MIN_ORDER_STEPS = 8
 """Steps between neighbours a list needs for its order to be judged: fewer are chance."""
 
 
@@ -49,7 +49,7 @@ def one_way_share(values: Sequence[_Value]) -> float | None:
         up += a < b
         down += a > b
     steps = up + down
-    return max(up, down) / steps if steps >= _MIN_STEPS else None
+    return max(up, down) / steps if steps >= MIN_ORDER_STEPS else None
 
 
 @dataclass

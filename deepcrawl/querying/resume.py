@@ -1,14 +1,14 @@
 """The lists a page cap cut short (the setup phase's): whether, and from where, they are read on.
 
-The setup phase reads each of its queries a few pages deep, whatever the lists hold; the normal
-phase reads them on first (:meth:`QueryLoop.replay <deepcrawl.querying.loop.QueryLoop.replay>`
-keeps them, :func:`next_unfinished` hands them out). A list goes on from the page after its last
-one read where its pager says which link leads there (:func:`resume_url`) — every page read again
-is a request that brings nothing — and only where the total its first page reported, less the
-fetched records holding the word, leaves records to find (:func:`reads_on`); one that does not is
-the stop's evidence all the same (:func:`list_check`). A list without a total cut short is read
-on to its end where it completes the evidence of the stop that whole lists give
-(:func:`completing_list`).
+The setup phase reads the first page of each of its queries (``crawl.setup_result_pages``),
+whatever the lists hold; the normal phase reads them on first (:meth:`QueryLoop.replay
+<deepcrawl.querying.loop.QueryLoop.replay>` keeps them, :func:`next_unfinished` hands them out).
+A list goes on from the page after its last one read where its pager says which link leads
+there (:func:`resume_url`) — every page read again is a request that brings nothing — and only
+where the total its first page reported, less the fetched records holding the word, leaves
+records to find (:func:`reads_on`); one that does not is the stop's evidence all the same
+(:func:`list_check`). A list without a total cut short is read on to its end where it completes
+the evidence of the stop that whole lists give (:func:`completing_list`), before the others.
 """
 
 from __future__ import annotations

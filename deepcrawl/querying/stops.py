@@ -193,13 +193,14 @@ def keys_complete(ledger: Ledger, settings: Settings) -> Verdict | None:
     serial keys lacks none below it. The search lists the highest key first
     (:attr:`ListOrder.falling <deepcrawl.querying.order.ListOrder.falling>`), so a record above
     it would head the list of every word it holds; the latest ``querying.stop_keys_lists``
-    lists showed records, none of them new.
+    lists showed records, none of them new (a word nothing matched shows no list).
     """
     need = settings.querying.stop_keys_lists
     if need <= 0 or not ledger.order.falling:
         return None
-    latest = [outcome for outcome in ledger.history[-need:] if outcome.results and not outcome.new]
-    if len(latest) < need or len(ledger.history) < need:
+    # a word nothing matched shows no list: it says nothing of a key above the highest
+    latest = [outcome for outcome in ledger.history if outcome.results][-need:]
+    if len(latest) < need or any(outcome.new for outcome in latest):
         return None
     keys = {key for record in ledger.records if (key := record_key(record)) is not None}
     if not keys or len(keys) != len(ledger.records):  # a record without a key, or two alike

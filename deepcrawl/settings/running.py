@@ -70,8 +70,11 @@ class CrawlSettings(Section):
     echo_learn_links: int = 3
     """Result links carrying their query's words in a parameter (to two records or more, one
     listed by two queries) before it is learnt to echo the query: no part of a record's URL."""
+    setup_first_pages: int = 3
+    """Result pages the setup phase reads of its queries until one list was read past its
+    first page: how a list goes on (the kinds listed after those first, its pager)."""
     setup_result_pages: int = 1
-    """Result pages read per setup-phase query at most: its first page has links enough to
+    """Result pages read per setup-phase query after that: its first page has links enough to
     prototype. The normal phase reads such lists on from the page after, as far as its paging
     control finds worth it (a setup page is read whatever it brings)."""
     worker_lease_s: float = 900.0

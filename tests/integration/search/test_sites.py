@@ -137,6 +137,25 @@ async def test_books_get_form_switches_to_a_checked_url_template(
         assert informative["cat"] >= 0.25
 
 
+async def test_a_first_query_of_one_page_learns_the_template_its_list_reads_on_from_page_two(
+    books_server: FixtureServer, pool: BrowserPool, settings: Settings
+) -> None:
+    """The setup phase reads its queries' first pages only: the first such query is the
+    template's trial, and its list is read on later over plain HTTP from the second page —
+    not by rendering its first page again."""
+    form, verdict = await find_search_form(books_server.url + "/", settings, pool)
+    async with FormSearch(pool, form, verdict, settings) as search:
+        first = await search.query("day", max_pages=1)
+        assert (first.via, first.pages) == ("browser", 1)
+        assert search.template is not None  # checked on that one page
+        after = [link.url for link in first.links if link.role == "pager" and "page=2" in link.url]
+        rest = await search.query("day", resume=(after[0], 2))
+        assert (rest.via, rest.first_page) == ("http", 2)
+        assert rest.submitted[0] == after[0]
+        found = records(books_server, first) | records(books_server, rest)
+        assert found == expected("books", ["day"], stop=True)
+
+
 async def test_shop_post_form_with_image_button_and_page_numbers(
     fixture_server: Callable[..., FixtureServer], pool: BrowserPool, settings: Settings
 ) -> None:

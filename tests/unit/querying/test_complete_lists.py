@@ -164,6 +164,28 @@ def test_a_list_cut_short_is_read_to_its_end_where_it_completes_the_stops_eviden
     assert "read to their end" in (loop.figures.stop_reason or "")
 
 
+def test_the_setup_phases_list_that_completes_the_evidence_is_read_on_before_the_others() -> None:
+    """No total: "the" is whole, and the setup phase cut "one" (a few records) and "and" at
+    their first page. The fetched records say "and" is in most records: it is read on to its
+    end first, the second whole list, and querying stops on it; "one" is never read on."""
+    records, the, most = _wagtail_like()
+    one = records[200:240]
+    search = FakeSearch({"the": the, "and": most, "one": one}, reports_totals=False, by_url=True)
+    loop = _loop(seeds=(), paging_min_new=1.0)
+    loop.observe(records[:230])
+    for rid in records[:40]:
+        loop.ledger.texts.add(rid, "and lighthouse" if rid in most else "one lighthouse")
+    loop.ledger.complete = {"the": frozenset(the)}
+    loop.ledger.read_before = {"one": set(one[:10]), "and": set(most[:10])}
+    loop.ledger.unfinished = [("one", 1), ("and", 1)]
+    loop.ledger.resume_urls = {w: f"http://site/search?q={w}&page=2" for w in ("one", "and")}
+    while asyncio.run(loop.step(cast("FormSearch", search))) is not None:
+        pass
+    assert search.read == [("and", 22)]
+    assert loop.ledger.complete["and"] == frozenset(most)
+    assert "read to their end" in (loop.figures.stop_reason or "")
+
+
 @pytest.mark.parametrize(("whole", "pages"), [(0.3, 4), (1.0, 2)])
 def test_a_list_without_a_total_holding_most_records_is_read_on_to_its_end(
     whole: float, pages: int

@@ -208,6 +208,8 @@ def test_serial_keys_with_none_missing_end_the_querying_where_the_highest_heads_
     ledger.record("w0", _keyed(99, 50, 3))
     ledger.record("w1", _keyed(97, 12))
     assert keys_complete(ledger, settings) is None  # two lists of evidence
+    ledger.record("by", set())  # a word nothing matched: no list, no evidence either way
+    assert keys_complete(ledger, settings) is None
     ledger.record("w2", _keyed(100, 60))
     verdict = keys_complete(ledger, settings)
     assert verdict is not None

@@ -1,0 +1,48 @@
+"""How deep a setup-phase query reads with no example: deeper only where the lists repeat one
+listing first (:func:`~deepcrawl.crawler.setup.repeats_one_listing`)."""
+
+from __future__ import annotations
+
+from deepcrawl.crawler.setup import repeats_one_listing
+from deepcrawl.settings import Settings
+
+SETTINGS = Settings()
+
+
+def _shown(urls: list[str]) -> dict[str, int]:
+    return {url: i for i, url in enumerate(urls)}
+
+
+def test_the_help_pages_listed_first_for_every_word_are_one_listing() -> None:
+    """A site-wide search lists its ten help pages first whatever the word, in one order."""
+    help_pages = [f"/wiki/Help{i}" for i in range(10)]
+    assert repeats_one_listing(help_pages, _shown(help_pages), SETTINGS)
+    assert repeats_one_listing([*help_pages[:9], "/ticket/7"], _shown(help_pages), SETTINGS)
+
+
+def test_a_relevance_ranking_repeats_records_in_another_order() -> None:
+    earlier = [f"/r{i}" for i in range(30)]
+    scrambled = [f"/r{i}" for i in (17, 3, 25, 8, 1, 29, 12, 20, 5, 14)]
+    assert repeats_one_listing(scrambled, _shown(earlier), SETTINGS) is False
+
+
+def test_a_first_page_repeating_a_few_records_is_no_evidence_of_one_listing() -> None:
+    """A small site's first page of ten repeats six records the lists before showed (in their
+    order, as any six records may be): too few steps to tell an order, so no deeper reading —
+    the normal phase reads the list on as far as it is worth."""
+    earlier = [f"/r{i}" for i in range(40)]
+    page = ["/r2", "/new1", "/r9", "/r11", "/new2", "/r20", "/new3", "/r31", "/new4", "/r35"]
+    assert repeats_one_listing(page, _shown(earlier), SETTINGS) is False
+
+
+def test_a_list_of_mostly_new_links_is_no_listing_repeated() -> None:
+    earlier = [f"/r{i}" for i in range(10)]
+    page = [*earlier[:4], *(f"/n{i}" for i in range(6))]
+    assert repeats_one_listing(page, _shown(earlier), SETTINGS) is False
+
+
+def test_a_list_too_short_to_tell_an_order_says_nothing() -> None:
+    """A word of one or two results: the verdict of the lists before stands."""
+    help_pages = [f"/wiki/Help{i}" for i in range(10)]
+    assert repeats_one_listing(help_pages[:1], _shown(help_pages), SETTINGS) is None
+    assert repeats_one_listing([], _shown(help_pages), SETTINGS) is None
