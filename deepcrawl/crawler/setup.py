@@ -38,7 +38,7 @@ from deepcrawl.prototypes import (
     suggest_name,
 )
 from deepcrawl.querying import QueryLoop, main_text, normalised_id
-from deepcrawl.querying.order import MIN_ORDER_STEPS, one_way_share
+from deepcrawl.querying.order import one_way_share
 from deepcrawl.querying.resume import resume_url
 from deepcrawl.search.results import PAGE_CAP_NOTE
 
@@ -72,6 +72,10 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
+
+#: Steps between the links a setup query's list repeats that tell whether it repeats them in
+#: their order: a chance order of five goes one way once in sixty.
+_REPEAT_STEPS = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -403,20 +407,17 @@ def repeats_one_listing(
     """Whether a setup query's result links (``urls``, in list order) mostly repeat the links
     the lists before showed (``shown``: each by the order it was first shown in), in the order
     they showed them: fewer than ``crawl.setup_new_share`` of them new, and those repeated in
-    that order (``querying.fixed_order_share`` of the steps between them; a first page
-    repeating a few records has too few steps to tell an order, and is no evidence). A
-    site-wide search listing the same help pages first for every word shows them so, and its
-    records further down; a search ranking by relevance repeats the records of a small site in
-    another order for every word, and reading deeper brings nothing the next words would not.
-    None for a list too short to tell (fewer links than the steps an order needs).
+    that order (``querying.fixed_order_share`` of the steps between them). A site-wide search
+    listing the same help pages first for every word shows them so, and its records further
+    down; a search ranking by relevance repeats the records of a small site in another order
+    for every word, and reading deeper brings nothing the next words would not. None for a list
+    too short to tell: a few links, or fewer than five repeated.
     """
-    if len(urls) <= MIN_ORDER_STEPS:
-        return None
     repeated = [shown[url] for url in urls if url in shown]
     if len(urls) - len(repeated) >= settings.crawl.setup_new_share * len(urls):
-        return False
-    share = one_way_share(repeated)
-    return share is not None and share >= settings.querying.fixed_order_share
+        return False if len(urls) > _REPEAT_STEPS else None
+    share = one_way_share(repeated, _REPEAT_STEPS)
+    return None if share is None else share >= settings.querying.fixed_order_share
 
 
 def label_session(ctx: CrawlContext, examples: Sequence[str] = ()) -> LabelSession:

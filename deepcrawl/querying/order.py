@@ -25,11 +25,11 @@ from urllib.parse import urlsplit
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["MIN_ORDER_STEPS", "ListOrder", "one_way_share", "record_key"]
+__all__ = ["ListOrder", "one_way_share", "record_key"]
 
 _Value = TypeVar("_Value", int, str)
 _NUMBER = re.compile(r"\d+")
-MIN_ORDER_STEPS = 8
+_MIN_STEPS = 8
 """Steps between neighbours a list needs for its order to be judged: fewer are chance."""
 
 
@@ -41,15 +41,15 @@ def record_key(record_id: str) -> int | None:
     return int(found[-1]) if found else None
 
 
-def one_way_share(values: Sequence[_Value]) -> float | None:
+def one_way_share(values: Sequence[_Value], min_steps: int = _MIN_STEPS) -> float | None:
     """The share of steps between neighbours that go the list's main way (up or down), ties
-    aside; None when the list has fewer than a few steps."""
+    aside; None when the list has fewer than ``min_steps`` steps."""
     up = down = 0
     for a, b in itertools.pairwise(values):
         up += a < b
         down += a > b
     steps = up + down
-    return max(up, down) / steps if steps >= MIN_ORDER_STEPS else None
+    return max(up, down) / steps if steps >= min_steps else None
 
 
 @dataclass

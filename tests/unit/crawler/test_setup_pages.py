@@ -26,13 +26,16 @@ def test_a_relevance_ranking_repeats_records_in_another_order() -> None:
     assert repeats_one_listing(scrambled, _shown(earlier), SETTINGS) is False
 
 
-def test_a_first_page_repeating_a_few_records_is_no_evidence_of_one_listing() -> None:
-    """A small site's first page of ten repeats six records the lists before showed (in their
-    order, as any six records may be): too few steps to tell an order, so no deeper reading —
-    the normal phase reads the list on as far as it is worth."""
-    earlier = [f"/r{i}" for i in range(40)]
-    page = ["/r2", "/new1", "/r9", "/r11", "/new2", "/r20", "/new3", "/r31", "/new4", "/r35"]
-    assert repeats_one_listing(page, _shown(earlier), SETTINGS) is False
+def test_a_first_page_repeating_the_help_pages_in_their_order_is_one_listing() -> None:
+    """A first page of ten repeats eight help pages the list before showed, in their order,
+    and two new (a page of the records listed after them): one listing. A small site ranking
+    by relevance repeats six records in another order: none."""
+    earlier = [f"/wiki/Help{i}" for i in range(30)]
+    page = [*earlier[1:9], "/wiki/New1", "/wiki/New2"]
+    assert repeats_one_listing(page, _shown(earlier), SETTINGS) is True
+    records = [f"/r{i}" for i in range(40)]
+    page = ["/r20", "/new1", "/r9", "/r31", "/new2", "/r2", "/new3", "/r11", "/new4", "/r35"]
+    assert repeats_one_listing(page, _shown(records), SETTINGS) is False
 
 
 def test_a_list_of_mostly_new_links_is_no_listing_repeated() -> None:
