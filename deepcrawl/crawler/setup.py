@@ -397,7 +397,7 @@ async def _read_on(
     more = await loop.read_on(
         search, result.keyword, skip=result.pages, url=resume_url(stored), pages=pages
     )
-    for link in more.result_links if more is not None else ():
+    for link in more.result_links:
         shown.setdefault(link.url, len(shown))
 
 

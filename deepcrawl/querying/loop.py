@@ -338,19 +338,32 @@ class QueryLoop:
 
     # -- the loop --------------------------------------------------------------------------
 
-    async def step(self, search: QueryBackend, *, ask: _Ask | None = None) -> QueryResult | None:
-        """Submit the next keyword (``ask``'s, given) and store the query; None when the rules
-        say stop (the reason in :attr:`verdict` and the figures' ``stop_reason``)."""
+    async def step(self, search: QueryBackend) -> QueryResult | None:
+        """Submit the next keyword and store the query; None when the rules say stop (the
+        reason in :attr:`verdict` and the figures' ``stop_reason``)."""
         if (verdict := self.ran_away()) is not None:
             self._end(verdict)
             return None
         if self._partitions.fields is None:
             self._partitions.offer(search.partitions)
-        next_ask = ask or self._next(search.accepts_empty)
-        if isinstance(next_ask, Verdict):
-            self._end(next_ask)
+        ask = self._next(search.accepts_empty)
+        if isinstance(ask, Verdict):
+            self._end(ask)
             return None
-        ask = next_ask
+        return await self._submit(search, ask)
+
+    async def read_on(
+        self, search: QueryBackend, word: str, *, skip: int, url: str | None, pages: int
+    ) -> QueryResult:
+        """Read the list of ``word`` on past its ``skip`` pages read, from ``url`` (the page
+        after them; None: from the first again), ``pages`` more whatever they bring, and store
+        the query: the setup phase's list that repeats the lists before first, its records
+        further down."""
+        resume = (url, skip + 1) if url is not None else None
+        ask = _Ask(word, max_pages=skip + pages, skip=skip, resume=resume, threshold=0.0)
+        return await self._submit(search, ask)
+
+    async def _submit(self, search: QueryBackend, ask: _Ask) -> QueryResult:
         word, skip = ask.word, ask.skip
         reader = self.reader(
             word, skip=skip, threshold=ask.threshold, whole=ask.whole, values=ask.values
@@ -410,16 +423,6 @@ class QueryLoop:
             figures.stop_reason = None
         self._changed()
         return result
-
-    async def read_on(
-        self, search: QueryBackend, word: str, *, skip: int, url: str | None, pages: int
-    ) -> QueryResult | None:
-        """Read the list of ``word`` on past its ``skip`` pages read, from ``url`` (the page
-        after them; None: from the first again), ``pages`` more whatever they bring: the setup
-        phase's list that repeats the lists before first, whose records lie further down."""
-        resume = (url, skip + 1) if url is not None else None
-        ask = _Ask(word, max_pages=skip + pages, skip=skip, resume=resume, threshold=0.0)
-        return await self.step(search, ask=ask)
 
     def reader(
         self,

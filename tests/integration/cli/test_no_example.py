@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import select
+import sqlite3
 import subprocess
 import sys
 import time
@@ -144,3 +145,26 @@ def test_records_all_takes_the_tickets_and_the_wiki_pages(
     # the issues are listed after the help pages every word finds: the normal phase reads past
     # them as far as the setup phase's lists showed (not every list yet: issue 28's note)
     assert len(paths & issues) >= 0.5 * len(issues)
+
+
+def test_a_setup_list_repeating_the_help_pages_first_is_read_on_past_them(
+    fixture_server: Callable[..., FixtureServer], tmp_path: Path
+) -> None:
+    """The tracker's search lists the same help pages first for every word. The setup phase
+    reads a list's first page only once one list was read past its first; a first page that
+    repeats the help pages in their order is read on at once, and the issues after them are
+    the pick."""
+    server = fixture_server("tracker", records=200, seed=3)
+    out = tmp_path / "out"
+    done = run_deepcrawl(tmp_path, "crawl", server.url + "/", "--db", "sqlite:///c.db",
+                         "--out", str(out), "--max-pages", "5")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads((out / "stats.json").read_text())["picked"]["kind"] == "/issue/‹number›"
+    with sqlite3.connect(tmp_path / "c.db") as db:
+        rows = db.execute("SELECT keyword, submitted_url, result_pages FROM query").fetchall()
+    firsts = {word: pages for word, url, pages in rows if "page=" not in url}
+    read_on = [word for word, url, _ in rows if url.endswith("&page=2")]
+    assert read_on, rows
+    assert all(firsts[word] == 1 for word in read_on)  # its first page, then on from the second
+    assert 3 in firsts.values(), rows  # the first list with results: three pages
+    assert list(firsts.values()).count(1) >= 5, rows
