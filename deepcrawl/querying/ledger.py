@@ -167,7 +167,7 @@ class Ledger:
         lacked)."""
         self.complete: dict[str, frozenset[str]] = {}
         """By case-folded word, oldest first: the records of the lists read to their end."""
-        self.first_shown: dict[str, int] = {}
+        self.first_shown: dict[str, frozenset[str]] = {}
         """Of the lists read to their end in one read, the records new to the crawl they
         showed (the others it had learnt otherwise: a second capture)."""
         self.lists: dict[str, ListRead] = {}
@@ -184,10 +184,10 @@ class Ledger:
         self.read_before: dict[str, set[str]] = {}
         """By case-folded word, of the unfinished keywords: the records their pages read
         before showed (a list read on from the page after them is whole with them)."""
-        self.fresh_before: dict[str, int] = {}
-        """By case-folded word, of the unfinished keywords: how many of the records their pages
-        read before showed were new to the crawl then (a list read on from there is one read
-        for :attr:`first_shown`)."""
+        self.fresh_before: dict[str, frozenset[str]] = {}
+        """By case-folded word, of the unfinished keywords: the records their pages read before
+        showed that were new to the crawl then (a list read on from there is one read for
+        :attr:`first_shown`)."""
         self.open_lists: dict[str, tuple[str, int, str, frozenset[str]]] = {}
         """By case-folded word, the lists without a total cut short: the word, its pages read,
         the URL of the page after them, and the records they showed."""
@@ -298,6 +298,19 @@ class Ledger:
             if not ids.isdisjoint(same):
                 self.complete[word] = frozenset(same.get(record, record) for record in ids)
         return len(same)
+
+    def first_shown_figures(self, words: Iterable[str]) -> tuple[list[int], list[int]]:
+        """Per whole list of ``words`` (case-folded): the records new to the crawl when it
+        showed them (-1: not known, a list read in parts), and how many of those another query
+        caught since (a list read again counts the pages it read before once)."""
+        counts = self.capture.counts
+        shown: list[int] = []
+        again: list[int] = []
+        for word in words:
+            fresh = self.first_shown.get(word)
+            shown.append(-1 if fresh is None else len(fresh))
+            again.append(sum(counts[record] > 1 for record in fresh or ()))
+        return shown, again
 
     def coverage(self) -> CoverageEstimate:
         """Records reached against the estimated database size (capture–recapture)."""

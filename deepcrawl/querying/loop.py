@@ -261,7 +261,8 @@ class QueryLoop:
                 self.words.mark_issued(row.keyword)
                 self.ledger.skip()
                 continue
-            outcome = self.record(
+            fresh = frozenset(texts) - ledger.records  # replayed in order: new then as now
+            self.record(
                 row.keyword,
                 set(texts),
                 texts,
@@ -269,8 +270,8 @@ class QueryLoop:
                 total_results=row.results_reported,
                 error=row.error if row.outcome == "error" else None,
             )
-            if row.keyword in unfinished:  # replayed in order: new then as they are now
-                ledger.fresh_before[row.keyword.casefold()] = outcome.new
+            if row.keyword in unfinished:
+                ledger.fresh_before[row.keyword.casefold()] = fresh
             count += 1
         ledger.unfinished = list(unfinished.items())
         ledger.lead = lead_pages(stored, self.record_id, self.settings)

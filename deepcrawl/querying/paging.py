@@ -214,6 +214,8 @@ class ListReader:
         """Its records (id, link text) in list order, each once."""
         self.fresh: list[int] = []
         """Records new to the crawl on each page read past ``skip``."""
+        self.fresh_ids: set[str] = set()
+        """The records new to the crawl on the pages read past ``skip``."""
         self.total: int | None = None
         self.size = 0
         self.per_page = 0
@@ -283,7 +285,9 @@ class ListReader:
         self.order += [(rid, text) for rid, text in listed.items() if rid in ids]
         self.shown.update(ids)
         if number > self.skip:
-            self.fresh.append(len(ids - ledger.records))
+            fresh = ids - ledger.records
+            self.fresh.append(len(fresh))
+            self.fresh_ids |= fresh
         self.more = number < self.cap and self._worth_reading(number)
         return self.more
 
@@ -466,11 +470,11 @@ def keep_list(ledger: Ledger, reader: ListReader, result: QueryResult, *, cap: i
         earlier = ledger.read_before.pop(key, set())
         ledger.complete[key] = frozenset(reader.shown | earlier)
         if fresh_before is not None:  # read on from the setup phase's pages: one read in parts
-            ledger.first_shown[key] = fresh_before + sum(reader.fresh)
+            ledger.first_shown[key] = fresh_before | reader.fresh_ids
         elif reader.skip or earlier:  # what its first read brought the crawl is not known
             ledger.first_shown.pop(key, None)
         else:
-            ledger.first_shown[key] = sum(reader.fresh)
+            ledger.first_shown[key] = frozenset(reader.fresh_ids)
         checked = (len(reader.shown), sum(reader.fresh))
         if checked_at is None:
             ledger.checked.append(checked)

@@ -147,6 +147,7 @@ def whole_lists_estimate(
     settings: QuerySettings,
     *,
     first_shown: Sequence[int] = (),
+    again: Sequence[int] = (),
 ) -> tuple[float, int] | None:
     """The database's size by the result lists read to their end, and its recaptures.
 
@@ -159,6 +160,9 @@ def whole_lists_estimate(
             crawl learnt otherwise (other words, links, hub pages) are the second capture: a
             list of the words every record holds (the records' frame) holds all of them, and
             Chapman's estimate is the list.
+        again: per list, of the records new to the crawl when it showed them, those another
+            query caught since: they are learnt otherwise as well (the list is whole, and
+            which records the queries before it happened to catch does not bias it).
 
     Returns:
         (the estimate, its recaptures) from the lists holding ``stop_complete_share`` of the
@@ -173,9 +177,11 @@ def whole_lists_estimate(
     if len(large) >= max(2, settings.stop_complete_lists):
         found = lists_estimate([lists[i] for i in large])
     elif len(large) == 1 and large[0] < len(first_shown) and first_shown[large[0]] >= 0:
-        held, fresh = len(lists[large[0]]), first_shown[large[0]]
-        recaptured = held - fresh  # of the list, the records the crawl had learnt otherwise
-        found = chapman(held, known - fresh, recaptured), recaptured
+        i = large[0]
+        held, fresh = len(lists[i]), first_shown[i]
+        # of the list, the records the crawl learnt otherwise: before it, or by a later query
+        recaptured = held - fresh + (again[i] if i < len(again) else 0)
+        found = chapman(held, known - held + recaptured, recaptured), recaptured
     if found is None:
         return None
     estimate, recaptured = found
@@ -188,10 +194,12 @@ def _whole_lists(ledger: Ledger, settings: QuerySettings, capped: set[str]) -> f
     """:func:`whole_lists_estimate` over the ledger's lists read to their end, less the capped
     ones (None where it has none)."""
     words = [word for word in ledger.complete if word not in capped]
+    shown, again = ledger.first_shown_figures(words)
     found = whole_lists_estimate(
         [ledger.complete[word] for word in words],
         len(ledger.records),
         settings,
-        first_shown=[ledger.first_shown.get(word, -1) for word in words],
+        first_shown=shown,
+        again=again,
     )
     return None if found is None else found[0]

@@ -170,11 +170,13 @@ def complete_out(ledger: Ledger, settings: Settings) -> Verdict | None:
     (:func:`lists_complete_out`, ``querying.stop_complete_*``): the stop evidence of a search that
     reports no total, where :func:`checked_out` has none."""
     words = list(ledger.complete)
+    shown, again = ledger.first_shown_figures(words)
     found = lists_complete_out(
         [ledger.complete[w] for w in words],
         len(ledger.records),
         settings.querying,
-        first_shown=[ledger.first_shown.get(w, -1) for w in words],
+        first_shown=shown,
+        again=again,
     )
     if found is None:
         return None
@@ -296,6 +298,7 @@ def lists_complete_out(
     settings: QuerySettings,
     *,
     first_shown: Sequence[int] = (),
+    again: Sequence[int] = (),
 ) -> tuple[float, int] | None:
     """Whether the result lists read to their end put the database at the records known.
 
@@ -309,7 +312,7 @@ def lists_complete_out(
     coverage = settings.stop_complete_coverage
     if coverage >= 1.0:
         return None
-    found = whole_lists_estimate(lists, known, settings, first_shown=first_shown)
+    found = whole_lists_estimate(lists, known, settings, first_shown=first_shown, again=again)
     if found is None:
         return None
     estimate, _ = found

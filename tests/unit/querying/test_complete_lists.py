@@ -10,6 +10,7 @@ import pytest
 
 from deepcrawl.keywords.estimate import chapman, lists_estimate
 from deepcrawl.querying import QueryLoop
+from deepcrawl.querying.ledger import Ledger
 from deepcrawl.querying.stops import complete_out, lists_complete_out
 from deepcrawl.settings import QuerySettings
 from tests.unit.querying.fake_search import FakeSearch, fake_query_loop
@@ -89,6 +90,20 @@ def test_one_whole_list_and_the_records_learnt_otherwise_give_chapman() -> None:
     # a list of most records, those learnt before it partly outside it: no stop
     the = frame[:230]
     assert lists_complete_out([the], 232, settings, first_shown=[182]) is None
+
+
+def test_records_of_the_one_whole_list_that_later_queries_caught_are_learnt_otherwise() -> None:
+    """ht://Dig, its setup phase reading each word's first page only: 36 notes were known
+    before the frame words' list, too few recaptures. The words asked after it caught 80 of
+    its notes again, 44 of them new when it showed them: those are a second capture as well,
+    and the size is the list."""
+    settings = QuerySettings()
+    frame = [f"r{i}" for i in range(240)]
+    assert lists_complete_out([frame], 240, settings, first_shown=[204]) is None
+    found = lists_complete_out([frame], 240, settings, first_shown=[204], again=[44])
+    assert found == (chapman(240, 80, 80), 80) == (240.0, 80)
+    # a later query's records outside the list: the size is more than the crawl knows
+    assert lists_complete_out([frame], 262, settings, first_shown=[204], again=[44]) is None
 
 
 def _loop(
@@ -262,3 +277,22 @@ def test_without_the_frame_query_the_same_list_stops_at_its_first_page() -> None
     loop.observe(notes[:93])
     asyncio.run(loop.step(cast("FormSearch", search)))
     assert search.read == [("home plain", 1)]
+
+
+def test_the_stop_counts_the_whole_lists_records_that_later_queries_caught() -> None:
+    frame = [f"r{i}" for i in range(240)]
+    ledger = Ledger()
+    ledger.record("one", frame[:36])
+    ledger.record("home plain", frame)
+    ledger.complete["home plain"] = frozenset(frame)
+    ledger.first_shown["home plain"] = frozenset(frame[36:])
+    settings = settings_of()
+    assert complete_out(ledger, settings) is None  # 36 recaptures
+    ledger.record("like", frame[30:45])  # 9 of those the list brought
+    assert ledger.first_shown_figures(["home plain"]) == ([204], [9])
+    assert complete_out(ledger, settings) is None  # 45 recaptures, known before or since
+    ledger.record("called", frame[40:60])
+    assert ledger.first_shown_figures(["home plain"]) == ([204], [24])
+    verdict = complete_out(ledger, settings)
+    assert verdict is not None
+    assert verdict.complete

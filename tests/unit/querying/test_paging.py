@@ -62,7 +62,7 @@ def test_a_list_read_to_its_end_says_exactly_what_the_crawl_lacked() -> None:
     reader(_page(1, ["r0", "r1", "r2"], total=3, last=True), 1)
     keep_list(ledger, reader, QueryResult(keyword="red", pages=1, outcome="ok"), cap=50)
     assert ledger.complete == {"red": frozenset({f"http://site/r{i}" for i in range(3)})}
-    assert ledger.first_shown == {"red": 2}
+    assert ledger.first_shown == {"red": {"http://site/r1", "http://site/r2"}}
     assert ledger.checked == [(3, 2)]  # its exact count, not its total's estimate
 
 
@@ -70,14 +70,16 @@ def test_a_list_read_on_from_the_setup_phases_pages_counts_what_both_parts_broug
     ledger = Ledger()
     ledger.observe(["http://site/r0", "http://site/r1", "http://site/r9"])
     ledger.read_before["red"] = {"http://site/r0", "http://site/r1"}
-    ledger.fresh_before["red"] = 2  # the setup phase's page showed r0 and r1, both new then
+    # the setup phase's page showed r0 and r1, both new then
+    ledger.fresh_before["red"] = frozenset({"http://site/r0", "http://site/r1"})
     reader = ListReader(
         ledger, SETTINGS, lambda url: url, "red", skip=1, threshold=1.0, before=["r0", "r1"]
     )
     reader(_page(2, ["r8", "r9"], total=None, last=True), 2)
     keep_list(ledger, reader, QueryResult(keyword="red", pages=1, outcome="ok"), cap=50)
     assert len(ledger.complete["red"]) == 4
-    assert ledger.first_shown == {"red": 3}  # r0, r1 then; r8 now (r9 the links brought)
+    # r0, r1 then; r8 now (r9 the links brought)
+    assert ledger.first_shown == {"red": {"http://site/r0", "http://site/r1", "http://site/r8"}}
     again = ListReader(ledger, SETTINGS, lambda url: url, "blue", skip=1, threshold=1.0)
     again(_page(2, ["r7"], total=None, last=True), 2)
     keep_list(ledger, again, QueryResult(keyword="blue", pages=1, outcome="ok"), cap=50)
