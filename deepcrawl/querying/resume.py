@@ -42,11 +42,14 @@ logger = logging.getLogger(__name__)
 def next_unfinished(ledger: Ledger, settings: Settings) -> tuple[str, int, str | None] | None:
     """The next list cut short worth reading on (:func:`reads_on`), taken off the ledger's:
     its word, the pages read before, and the URL of the page after them (None: read again from
-    the first). Those not worth it are dropped, their totals kept as the stop's evidence."""
+    the first). Those not worth it are dropped, their totals kept as the stop's evidence; all
+    of them once a list read to its end holds every record known (the records' frame words'):
+    their rest holds records the crawl knows."""
+    listed = any(ids >= ledger.records for ids in ledger.complete.values())
     while ledger.unfinished:
         word, skip = ledger.unfinished.pop(0)
         url = ledger.resume_urls.pop(word, None)
-        if reads_on(ledger, settings, word, resumed=url is not None):
+        if not listed and reads_on(ledger, settings, word, resumed=url is not None):
             return word, skip, url
         logger.debug("list of %r not read on: its total leaves too little", word)
         if (check := list_check(ledger, settings, word)) is not None:

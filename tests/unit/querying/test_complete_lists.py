@@ -269,6 +269,28 @@ def test_the_frame_query_goes_before_the_lists_the_setup_phase_cut_short() -> No
     assert loop.judged_complete
 
 
+def test_after_a_list_of_every_record_known_the_cut_lists_are_not_read_on() -> None:
+    """As above with 36 notes known before the list of every note: too few recaptured. The cut
+    list "like" holds notes the crawl knows, and is not read on; the next words' first pages
+    recapture the notes the list brought."""
+    notes = [f"n{i}" for i in range(240)]
+    lists = {"home plain": notes, "like": notes[:200], "more": notes[100:110]}
+    search = FakeSearch({**lists, "other": notes[110:120], "third": notes[120:130]}, by_url=True)
+    loop = _loop(seeds=(), frequent=["more", "other", "third"], paging_min_new=1.0)
+    loop.words.record_stopword_probe(False)
+    for i in range(20):
+        loop.words.learn_record(f"Home Plain {'abcdefghijklmnopqrst'[i] * 3}")
+    loop.observe(notes[:36])
+    loop.ledger.unfinished = [("like", 3)]
+    loop.ledger.resume_urls = {"like": "http://site/search?q=like&page=4"}
+    while asyncio.run(loop.step(cast("FormSearch", search))) is not None:
+        pass
+    read = [(word, pages) for word, pages in search.read if pages]  # words of no list aside
+    assert read[0] == ("home plain", 24)
+    assert "like" not in dict(read)
+    assert {word for word, _ in read[1:]} <= {"more", "other", "third"}
+
+
 def test_without_the_frame_query_the_same_list_stops_at_its_first_page() -> None:
     notes = [f"n{i}" for i in range(240)]
     search = FakeSearch({"home plain": notes}, by_url=True)
