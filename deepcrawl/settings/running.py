@@ -73,10 +73,10 @@ class CrawlSettings(Section):
     setup_first_pages: int = 3
     """Result pages the setup phase reads of its queries until one list was read past its
     first page: how a list goes on (the kinds listed after those first, its pager)."""
-    setup_result_pages: int = 1
-    """Result pages read per setup-phase query after that: its first page has links enough to
-    prototype. The normal phase reads such lists on from the page after, as far as its paging
-    control finds worth it (a setup page is read whatever it brings)."""
+    setup_result_pages: int = 3
+    """Result pages read per setup-phase query after that (1: its first page, links enough to
+    prototype; the normal phase reads the lists on as far as they pay, but fewer records known
+    early can delay the stops on the lists' totals)."""
     worker_lease_s: float = 900.0
     """How long a fetch worker holds a frontier URL before another may take it (a resumed crawl
     releases every lease at once; too short, two workers fetch one URL)."""

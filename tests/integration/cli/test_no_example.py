@@ -151,13 +151,15 @@ def test_a_setup_list_repeating_the_help_pages_first_is_read_on_past_them(
     fixture_server: Callable[..., FixtureServer], tmp_path: Path
 ) -> None:
     """The tracker's search lists the same help pages first for every word. The setup phase
-    reads a list's first page only once one list was read past its first; a first page that
+    set to read a list's first page only once one list was read past its first (not the
+    default): a first page that
     repeats the help pages in their order is read on at once, and the issues after them are
     the pick."""
     server = fixture_server("tracker", records=200, seed=3)
     out = tmp_path / "out"
-    done = run_deepcrawl(tmp_path, "crawl", server.url + "/", "--db", "sqlite:///c.db",
-                         "--out", str(out), "--max-pages", "5")  # fmt: skip
+    done = run_deepcrawl(tmp_path, "--set", "crawl.setup_result_pages=1", "crawl",
+                         server.url + "/", "--db", "sqlite:///c.db", "--out", str(out),
+                         "--max-pages", "5")  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert json.loads((out / "stats.json").read_text())["picked"]["kind"] == "/issue/‹number›"
     with sqlite3.connect(tmp_path / "c.db") as db:
