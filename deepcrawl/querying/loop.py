@@ -465,7 +465,7 @@ class QueryLoop:
         ledger, words, settings = self.ledger, self.words, self.settings
         if accepts_empty and not ledger.history and "" not in words.issued:
             # first of all, the empty query: read while its pages bring new records (a list of
-            # everything is read past the setup phase's first page)
+            # everything is read past the setup phase's few pages)
             return _Ask("", max_pages=None)
         if probes := words.stopword_probe_queries():
             return _Ask(probes[0], max_pages=self.max_pages)
