@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     from deepcrawl.forms.critic import CriticVerdict
     from deepcrawl.search.backend import QueryBackend
     from deepcrawl.search.results import QueryResult
-    from deepcrawl.settings import Settings
+    from deepcrawl.settings import CrawlSettings, Settings
     from deepcrawl.storage.tables import QueryRead
 
 __all__ = [
@@ -69,6 +69,7 @@ __all__ = [
     "repeats_one_listing",
     "run_setup",
     "setup_fetch",
+    "setup_pages",
 ]
 
 logger = logging.getLogger(__name__)
@@ -350,8 +351,10 @@ async def run_setup(
     # every result link shown so far, by the order it was first shown in
     shown: dict[str, int] = {}
     past_first = False  # whether a list was read past its first page
+    totalled = False  # whether a list reported its total
     for query in ctx.state.queries():
         past_first |= query.row.result_pages > 1
+        totalled |= query.row.results_reported is not None
         for url, _text in query.result_links():
             shown.setdefault(url, len(shown))
     stale = False  # no example: the last query's list repeated one listing first
@@ -361,12 +364,13 @@ async def run_setup(
             asked = len(loop.ledger.history)
             if asked >= (settings.setup_queries if seen else settings.like_setup_queries):
                 break
-            pages = settings.setup_result_pages if past_first else settings.setup_first_pages
+            pages = setup_pages(settings, past_first=past_first, totalled=totalled)
             deeper = max(pages, settings.like_result_pages)
             loop.max_pages = pages if seen and not stale else deeper
             if (result := await loop.step(search)) is None:
                 break
             past_first |= result.pages > 1
+            totalled |= result.total_results is not None
             if not seen:
                 seen = like_seen(ctx.state.link_urls(), wanted, ctx)
             if not wanted:
@@ -381,6 +385,22 @@ async def run_setup(
     finally:
         ctx.sessions.listeners.remove(merge)
     return loop
+
+
+def setup_pages(settings: CrawlSettings, *, past_first: bool, totalled: bool) -> int:
+    """Result pages the next setup query reads: ``crawl.setup_first_pages`` until a list was
+    read past its first page (how a list goes on); then ``crawl.setup_result_pages`` where the
+    lists report their totals, ``crawl.setup_untotalled_pages`` where none did.
+
+    With totals, the stop judges each list by its total against the fetched records' words,
+    and a setup list's later pages bring the records that rank low in it, which no first page
+    of a later query shows. With none, the stop's evidence is lists read to their end, and
+    those bring every record the later pages of the setup's lists would: read in the setup
+    too, those pages are paid twice.
+    """
+    if not past_first:
+        return settings.setup_first_pages
+    return settings.setup_result_pages if totalled else settings.setup_untotalled_pages
 
 
 async def _read_on(

@@ -74,9 +74,14 @@ class CrawlSettings(Section):
     """Result pages the setup phase reads of its queries until one list was read past its
     first page: how a list goes on (the kinds listed after those first, its pager)."""
     setup_result_pages: int = 3
-    """Result pages read per setup-phase query after that (1: its first page, links enough to
-    prototype; the normal phase reads the lists on as far as they pay, but fewer records known
-    early can delay the stops on the lists' totals)."""
+    """Result pages read per setup-phase query after that, where the lists report their totals
+    (1: its first page, links enough to prototype; the normal phase reads the lists on as far
+    as they pay, but the records that rank low in every list, which a setup list's later pages
+    show, are then found late, and the stop by the lists' totals waits for them)."""
+    setup_untotalled_pages: int = 1
+    """Result pages read per setup-phase query after the first list where no list reported a
+    total: the stop then needs lists read to their end, which bring what later pages of the
+    setup's lists would."""
     worker_lease_s: float = 900.0
     """How long a fetch worker holds a frontier URL before another may take it (a resumed crawl
     releases every lease at once; too short, two workers fetch one URL)."""
