@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping
     from pathlib import Path
 
-    from deepcrawl.page.fetched import Exchange
+    from deepcrawl.page.fetched import Exchange, FetchedPage
     from deepcrawl.storage import PageRead, Repository
 
 __all__ = [
@@ -154,6 +154,7 @@ def page_records(
     *,
     bodies: Literal["inline", "path"] = "inline",
     text: bool = False,
+    fetched: Mapping[int, FetchedPage] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """One export record per page (failed fetches are skipped: they have no body to extract).
 
@@ -161,6 +162,8 @@ def page_records(
         bodies: ``inline`` puts the decoded body in ``body``; ``path`` leaves ``body`` empty and
             gives ``body_path`` where the body is a file (large bodies only).
         text: add the main ``text`` field (:func:`page_text`).
+        fetched: pages just fetched and stored, by their stored id: their body and headers
+            are taken as fetched (what the store holds of them) instead of read back.
 
     Raises:
         ConfigError: ``text`` is asked for and trafilatura is not installed.
@@ -170,7 +173,12 @@ def page_records(
     for page in pages:
         if page.error is not None:
             continue
-        raw = repo.body(page.id) or b""
+        held = fetched.get(page.id) if fetched else None
+        if held is not None:
+            raw, headers = held.stored_body(), header_fields(held.exchange)
+        else:
+            raw = repo.body(page.id) or b""
+            headers = header_fields(repo.exchange(page.id, with_body=False))
         record = {
             "url": page.url,
             "final_url": page.final_url,
@@ -186,7 +194,7 @@ def page_records(
             else repo.prototype_regex(page.site_id, page.prototype_id),
             "query": _query(repo, page),
             "content_type": page.content_type,
-            "headers": header_fields(repo.exchange(page.id, with_body=False)),
+            "headers": headers,
             "title": page_title(raw),
             "via": page.via,
             "sha256": page.sha256,

@@ -41,6 +41,9 @@ __all__ = ["Decision", "LabelStats", "URLClassifier", "URLFeatures"]
 #: The label of URLs that are not wanted.
 IRRELEVANT = "-"
 
+#: Feature sets whose class probabilities the classifier keeps (:meth:`URLClassifier.decide_many`).
+_PROBA_CACHE = 10_000
+
 
 @dataclass(frozen=True, slots=True)
 class Decision:
@@ -180,6 +183,7 @@ class URLClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
             self.model_: Pipeline | None = None
             self.constant_ = str(self.classes_[0]) if len(self.classes_) else IRRELEVANT
             return self
+        self.proba_by_features_: dict[frozenset[str], np.ndarray[Any, np.dtype[np.float64]]] = {}
         self.model_ = Pipeline(
             [
                 ("features", URLFeatures()),
@@ -223,7 +227,7 @@ class URLClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
             relevant = self.constant_ != IRRELEVANT
             label = self.constant_ if relevant else None
             return [Decision(u, label, relevant, float(relevant), "model") for u in urls]
-        proba = self.model_.predict_proba(urls)
+        proba = self._probabilities(urls)
         classes = list(self.model_.classes_)
         irrelevant = classes.index(IRRELEVANT) if IRRELEVANT in classes else None
         out = []
@@ -243,6 +247,25 @@ class URLClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
                 name = classes[ranked[0]]
             out.append(Decision(url, name, relevant, relevant_score, source))
         return out
+
+    def _probabilities(self, urls: list[str]) -> list[np.ndarray[Any, np.dtype[np.float64]]]:
+        """The model's class probabilities of each URL, by its features the model knows (the
+        vectoriser drops the others): URLs of one shape (ids left to their types, a literal
+        never seen in training) have the same, and a crawl's links are few shapes over many
+        ids, while each run of the pipeline costs a scikit-learn call's checks a batch."""
+        assert self.model_ is not None
+        features = self.model_.named_steps["features"].transform(urls)
+        vocabulary = self.model_.named_steps["vectorise"].vocabulary_
+        # every feature's value is 1.0: the set of those known is the model's input
+        keys = [frozenset(name for name in f if name in vocabulary) for f in features]
+        known = self.proba_by_features_
+        missing = {key: f for key, f in zip(keys, features, strict=True) if key not in known}
+        if missing:
+            if len(known) + len(missing) > _PROBA_CACHE:  # a crawl of many slugs: start afresh
+                known.clear()
+            rest = self.model_[1:].predict_proba(list(missing.values()))
+            known.update(zip(missing, rest, strict=True))
+        return [known[key] for key in keys]
 
     def predict(self, X: Iterable[str]) -> np.ndarray[Any, np.dtype[np.object_]]:
         """The label of each URL (``"-"`` for not wanted, unsure counted as not wanted)."""

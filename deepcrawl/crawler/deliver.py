@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 
     from deepcrawl._tasks import Supervisor
     from deepcrawl.crawler.context import CrawlContext
+    from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.storage import PageRead
 
     Record = dict[str, Any]
@@ -82,11 +83,21 @@ class Sink(abc.ABC):
         more than the record (a WARC file: the bytes as they went over the wire) reads it here."""
         await self.write(record)
 
-    async def deliver_page(self, ctx: CrawlContext, page: PageRead) -> None:
-        """Write a stored page's record, then remember that it was delivered."""
+    async def deliver_page(
+        self, ctx: CrawlContext, page: PageRead, fetched: FetchedPage | None = None
+    ) -> None:
+        """Write a stored page's record, then remember that it was delivered.
+
+        ``fetched`` is the page as it was fetched, when the crawl delivers it as it stores it:
+        its body and headers are those stored, and are not read back.
+        """
         crawl = ctx.settings.crawl
         bodies: Literal["inline", "path"] = "inline" if crawl.deliver_bodies else "path"
-        for record in page_records(ctx.repo, [page], bodies=bodies, text=crawl.deliver_text):
+        held = {page.id: fetched} if fetched is not None else None
+        records = page_records(
+            ctx.repo, [page], bodies=bodies, text=crawl.deliver_text, fetched=held
+        )
+        for record in records:
             await self.write_page(ctx, page, record)
         ctx.state.mark_delivered(page.id)
 
@@ -99,7 +110,9 @@ class NullSink(Sink):
     async def write(self, record: Record) -> None:
         return None
 
-    async def deliver_page(self, ctx: CrawlContext, page: PageRead) -> None:
+    async def deliver_page(
+        self, ctx: CrawlContext, page: PageRead, fetched: FetchedPage | None = None
+    ) -> None:
         return None
 
 

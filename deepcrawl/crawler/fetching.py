@@ -242,7 +242,7 @@ class FetchWorkers:
 
     async def _store(self, lease: Lease, page: FetchedPage) -> None:
         ctx = self.ctx
-        if ctx.repo.page(ctx.site.id, lease.url) is not None:  # another worker stored it
+        if ctx.state.stored(lease.url):  # another worker stored it
             self.frontier.complete(lease.id)
             return
         decision = self.admission.decide(lease.url)
@@ -283,7 +283,7 @@ class FetchWorkers:
         for observer in self.on_fetch:
             observer(page)
         if self.delivery == "direct":
-            await self.deliver(row)
+            await self.deliver(row, page)
         elif self.poller is not None:
             self.poller.wake()
         # settled after the (direct) delivery: a process killed before it leaves the URL leased,
@@ -291,11 +291,12 @@ class FetchWorkers:
         # with a delivery point, settled once stored (a lease still pending holds up the sweep)
         self.frontier.complete(lease.id)
 
-    async def deliver(self, page: PageRead) -> None:
-        """Hand a stored page to the sink (direct delivery), unless the page budget is spent."""
+    async def deliver(self, page: PageRead, fetched: FetchedPage | None = None) -> None:
+        """Hand a stored page to the sink (direct delivery), unless the page budget is spent;
+        ``fetched``: the page as just fetched (:meth:`Sink.deliver_page`)."""
         if self.ctx.budget.spent:
             return
-        await self.sink.deliver_page(self.ctx, page)
+        await self.sink.deliver_page(self.ctx, page, fetched)
         self.ctx.stats.pages_delivered += 1
         self.ctx.changed()
 

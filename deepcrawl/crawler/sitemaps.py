@@ -294,7 +294,7 @@ class SitemapReader:
         page = tried.page
         assert page is not None  # no failure: an answer came
         if page.status < 400:
-            return page, page.body.encode("utf-8", errors="surrogateescape")
+            return page, page.stored_body()
         if page.status in _ABSENT and not required:
             self._save(replace(page, body=""))  # "no sitemap here" is an answer, no failure
             return None

@@ -113,3 +113,8 @@ class FetchedPage:
     def is_html(self) -> bool:
         """True when the answer is an HTML document."""
         return self.content_type in {"text/html", "application/xhtml+xml"}
+
+    def stored_body(self) -> bytes:
+        """The body as the store keeps it: UTF-8, the bytes no charset decoded kept as they
+        came (``surrogateescape``)."""
+        return self.body.encode("utf-8", errors="surrogateescape")

@@ -74,10 +74,9 @@ class CrawlSettings(Section):
     """Result pages the setup phase reads of its queries until one list was read past its
     first page: how a list goes on (the kinds listed after those first, its pager)."""
     setup_result_pages: int = 3
-    """Result pages read per setup-phase query after that, where the lists report their totals
-    (1: its first page, links enough to prototype; the normal phase reads the lists on as far
-    as they pay, but the records that rank low in every list, which a setup list's later pages
-    show, are then found late, and the stop by the lists' totals waits for them)."""
+    """Result pages read per setup-phase query after that, where a list reported its total: the
+    later pages show records that rank low in every list, which the stop by the lists' totals
+    otherwise waits for (:func:`~deepcrawl.crawler.setup.setup_pages`)."""
     setup_untotalled_pages: int = 1
     """Result pages read per setup-phase query after the first list where no list reported a
     total: the stop then needs lists read to their end, which bring what later pages of the

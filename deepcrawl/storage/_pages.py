@@ -77,7 +77,7 @@ def save_page(
         inline_max: the largest body kept in the row; None: every body.
         write_body: stores a larger body as a file (by its SHA-256) and returns the path.
     """
-    raw = page.body.encode("utf-8", errors="surrogateescape")
+    raw = page.stored_body()
     digest = hashlib.sha256(raw).hexdigest()
     inline = inline_max is None or len(raw) <= inline_max
     fields = t.PageBase.model_construct(  # the defaults filled in; checked as it is read back

@@ -63,6 +63,8 @@ class Repository:
         # a server database is shared by machines: no body may live in one machine's folder
         self._inline_all = engine.dialect.name == "postgresql"
         self._bad_sites: list[tuple[int, str]] = []
+        # a prototype's key is a digest of its regex: once read, the pair holds for good
+        self._regexes: dict[tuple[int, str], str] = {}
 
     @classmethod
     def open(
@@ -364,9 +366,15 @@ class Repository:
             return _prototypes.prototypes(s, site_id)
 
     def prototype_regex(self, site_id: int, key: str) -> str | None:
-        """The regular expression of the site's prototype ``key``; None when there is none."""
+        """The regular expression of the site's prototype ``key``; None when there is none
+        (every delivered page names its prototype's: read once a prototype)."""
+        if (known := self._regexes.get((site_id, key))) is not None:
+            return known
         with self._guard("read prototype"), self._session() as s:
-            return _prototypes.prototype_regex(s, site_id, key)
+            found = _prototypes.prototype_regex(s, site_id, key)
+        if found is not None:
+            self._regexes[site_id, key] = found
+        return found
 
     def set_label(
         self, site_id: int, prototype_key: str, *, name: str, relevant: bool

@@ -41,6 +41,10 @@ _DELIVERY: sa.Table = t.Delivery.__table__  # type: ignore[attr-defined]
 # Once per page delivered: built once (building a statement cost more than running it).
 _DELIVERED = sa.select(_DELIVERY.c.id).where(_DELIVERY.c.page_id == sa.bindparam("page_id"))
 _MARK_DELIVERED = sa.insert(_DELIVERY)
+# Once per page fetched: whether another worker stored it while this one fetched it.
+_STORED = sa.select(_PAGE.c.id).where(
+    _PAGE.c.site_id == sa.bindparam("site_id"), _PAGE.c.url == sa.bindparam("url")
+)
 
 
 class ResultLinkLike(Protocol):
@@ -221,6 +225,12 @@ class CrawlState:
             if len(found) < batch:
                 return
             after = found[-1].id
+
+    def stored(self, url: str) -> bool:
+        """Whether a page is stored under ``url`` (the dedup key): an index probe, asked once
+        for every page fetched."""
+        with self._guard(f"look for the stored page of {url}"), self.engine.connect() as conn:
+            return conn.execute(_STORED, {"site_id": self.site_id, "url": url}).first() is not None
 
     def delivered(self, page_id: int) -> bool:
         """Whether the extractor already received this page (from any process)."""

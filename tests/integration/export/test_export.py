@@ -10,7 +10,7 @@ from pathlib import Path
 from warcio.archiveiterator import ArchiveIterator
 
 from deepcrawl.export import EXPORT_FIELDS, page_records, write_csv, write_jsonl, write_warc
-from deepcrawl.page.fetched import FetchedPage
+from deepcrawl.page.fetched import Exchange, FetchedPage
 from deepcrawl.page.html import page_title
 from deepcrawl.storage import Repository
 
@@ -66,6 +66,22 @@ def test_jsonl_and_csv_carry_the_same_records(tmp_path: Path) -> None:
         rows = list(csv.DictReader(io.StringIO(table.getvalue())))
         assert rows[1]["url"] == "http://example.test/r/2"
         assert rows[1]["body"] == BODY
+
+
+def test_a_page_delivered_as_fetched_gives_the_record_read_back(tmp_path: Path) -> None:
+    """The crawl delivers a page as it stores it, from the page in hand: the same record as
+    read back from the store, headers and bytes no charset decoded included."""
+    body = BODY.replace("é", "é \udcff")  # a byte that was no UTF-8, kept as it came
+    headers = (("Content-Type", "text/html"), ("Set-Cookie", "a=1"), ("set-cookie", "b=2"))
+    url = "http://example.test/r/9"
+    page = FetchedPage(url=url, final_url=url, status=200, content_type="text/html", body=body)
+    page.exchange = Exchange("GET", url, (), "HTTP/1.1", 200, "OK", headers, b"")
+    with Repository.open(f"sqlite:///{tmp_path / 'x.db'}") as repo:
+        site = repo.site("http://example.test/")
+        row = repo.save_page(site.id, page, label="record", prototype_id="p1")
+        held = next(page_records(repo, [row], fetched={row.id: page}))
+        assert held == next(page_records(repo, [row]))
+        assert held["headers"] == {"content-type": "text/html", "set-cookie": "a=1, b=2"}
 
 
 def test_warc_keeps_pages_stored_without_their_exchange_as_resources(tmp_path: Path) -> None:

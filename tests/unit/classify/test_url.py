@@ -53,6 +53,21 @@ def test_model_scores_urls_no_prototype_matches(classifier: URLClassifier) -> No
     assert not other.relevant
 
 
+def test_urls_of_one_shape_share_the_models_run(classifier: URLClassifier) -> None:
+    """The model's scores are the pipeline's, and a URL whose features an earlier one had
+    (another id of one shape) takes them without a run of the pipeline."""
+    urls = [f"{BASE}/book/{n}a" for n in (12, 13)] + [f"{BASE}/help/contact-us/form"]
+    decisions = classifier.decide_many(urls)
+    assert classifier.model_ is not None
+    proba = classifier.model_.predict_proba(urls)
+    irrelevant = list(classifier.model_.classes_).index("-")
+    assert [d.score for d in decisions] == pytest.approx([1 - row[irrelevant] for row in proba])
+    assert decisions[0].score == decisions[1].score
+    cached = len(classifier.proba_by_features_)
+    assert classifier.decide(f"{BASE}/book/777a").score == decisions[0].score
+    assert len(classifier.proba_by_features_) == cached
+
+
 def test_invalid_urls_are_rejected_not_raised(classifier: URLClassifier) -> None:
     decision = classifier.decide("http://exa mple.test/ bad")
     assert decision == Decision("http://exa mple.test/ bad", None, False, 0.0, "invalid")

@@ -1,9 +1,10 @@
-"""How deep a setup-phase query reads with no example: deeper only where the lists repeat one
-listing first (:func:`~deepcrawl.crawler.setup.repeats_one_listing`)."""
+"""How deep a setup-phase query reads: deeper with no example where the lists repeat one listing
+first (:func:`~deepcrawl.crawler.setup.repeats_one_listing`); by the lists' totals after the first
+(:func:`~deepcrawl.crawler.setup.setup_pages`)."""
 
 from __future__ import annotations
 
-from deepcrawl.crawler.setup import repeats_one_listing
+from deepcrawl.crawler.setup import repeats_one_listing, setup_pages
 from deepcrawl.settings import Settings
 
 SETTINGS = Settings()
@@ -49,3 +50,16 @@ def test_a_list_too_short_to_tell_an_order_says_nothing() -> None:
     help_pages = [f"/wiki/Help{i}" for i in range(10)]
     assert repeats_one_listing(help_pages[:1], _shown(help_pages), SETTINGS) is None
     assert repeats_one_listing([], _shown(help_pages), SETTINGS) is None
+
+
+def test_the_setup_reads_deep_until_a_list_goes_on_then_by_its_totals() -> None:
+    """The first list is read ``setup_first_pages`` deep whatever it reports; then lists read
+    ``setup_result_pages`` deep where a list reported its total, and
+    ``setup_untotalled_pages`` where none did (the stop then reads whole lists anyway)."""
+    crawl = Settings().with_overrides(
+        crawl={"setup_first_pages": 4, "setup_result_pages": 3, "setup_untotalled_pages": 1}
+    ).crawl
+    assert setup_pages(crawl, past_first=False, totalled=False) == 4
+    assert setup_pages(crawl, past_first=False, totalled=True) == 4
+    assert setup_pages(crawl, past_first=True, totalled=True) == 3
+    assert setup_pages(crawl, past_first=True, totalled=False) == 1
