@@ -195,7 +195,8 @@ class FetchWorkers:
         if (key := self.ctx.sessions.drop(lease.url)) != lease.url:  # queued before it was learnt
             lease = dataclasses.replace(lease, url=key)  # fetched and stored under today's key
         ctx, url = self.ctx, lease.url
-        stored = ctx.repo.page(ctx.site.id, url)
+        # an index probe first: nearly every URL leased is not stored yet
+        stored = ctx.repo.page(ctx.site.id, url) if ctx.state.stored(url) else None
         if stored is None or stored.kind == "duplicate":  # the record under another URL?
             alias = self.identities.stored_as(url) if stored is None else stored.canonical_url
             stored = (ctx.repo.page(ctx.site.id, alias) if alias else None) or stored

@@ -93,9 +93,9 @@ def query_links(s: Session, site_id: int) -> list[tuple[int, str, str, str]]:
     return [(r.query_id, r.url, r.text, r.role) for r in rows.all()]
 
 
-def found_by(s: Session, site_id: int, url: str) -> str | None:
+def found_by(conn: sa.Connection, site_id: int, url: str) -> str | None:
     """The ``source`` of the frontier entry of ``url``; None when it never was in the frontier."""
-    found = s.execute(_SOURCE, {"site_id": site_id, "url": url}).scalar()
+    found = conn.execute(_SOURCE, {"site_id": site_id, "url": url}).scalar()
     return None if found is None else str(found)
 
 

@@ -52,7 +52,7 @@ _INSERT_LINK = sa.insert(t.Link.__table__)  # type: ignore[attr-defined]
 
 
 def save_page(
-    s: Session,
+    conn: sa.Connection,
     site_id: int,
     page: FetchedPage,
     *,
@@ -67,7 +67,7 @@ def save_page(
     write_body: Callable[[str, bytes], str],
 ) -> t.PageRead:
     """Store a fetched page under ``url``, its body, its exchange if it has one and (if
-    ``with_links``) its links.
+    ``with_links``) its links, in the transaction of ``conn`` (the caller commits).
 
     Core inserts of plain values (the links in one ``executemany``): ORM objects, their
     flush and their unit of work cost several times the inserts for a page a crawl stores
@@ -98,9 +98,9 @@ def save_page(
         fingerprint=fingerprint,
     ).model_dump()
     values = {**fields, "site_id": site_id, "body": raw if inline else None}
-    page_id = s.execute(_INSERT_PAGE, values).scalar_one()
+    page_id = conn.execute(_INSERT_PAGE, values).scalar_one()
     if page.exchange is not None:
-        s.execute(
+        conn.execute(
             _INSERT_EXCHANGE,
             exchange_values(
                 page_id,
@@ -111,8 +111,7 @@ def save_page(
             ),
         )
     if with_links and page.links:
-        s.execute(_INSERT_LINK, link_values(page_id, page.links))
-    s.commit()
+        conn.execute(_INSERT_LINK, link_values(page_id, page.links))
     return t.PageRead.model_validate({**fields, "id": page_id, "site_id": site_id})
 
 

@@ -198,9 +198,11 @@ class Repository:
             StorageError: the page is already stored under that URL, or the write failed.
         """
         key = url or page.url
-        with self._guard(f"save page {key}"), self._session() as s:
+        # a connection, not a session: a page is stored by Core inserts alone, and a session's
+        # execution and commit cost more than the inserts
+        with self._guard(f"save page {key}"), self.engine.begin() as conn:
             return _pages.save_page(
-                s,
+                conn,
                 site_id,
                 page,
                 url=key,
@@ -307,8 +309,8 @@ class Repository:
     def found_by(self, site_id: int, url: str) -> str | None:
         """Why ``url`` (a frontier key) was first queued: its frontier entry's ``source``
         (``results of 'river'``, ``link on …``); None when it never was in the frontier."""
-        with self._guard("read frontier source"), self._session() as s:
-            return _links.found_by(s, site_id, url)
+        with self._guard("read frontier source"), self.engine.connect() as conn:
+            return _links.found_by(conn, site_id, url)  # once a page delivered: no session
 
     def first_query_showing(self, site_id: int, urls: Iterable[str]) -> str | None:
         """The keyword of the site's first query whose result pages showed one of ``urls``.
