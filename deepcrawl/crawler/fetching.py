@@ -243,9 +243,6 @@ class FetchWorkers:
 
     async def _store(self, lease: Lease, page: FetchedPage) -> None:
         ctx = self.ctx
-        if ctx.state.stored(lease.url):  # another worker stored it
-            self.frontier.complete(lease.id)
-            return
         decision = self.admission.decide(lease.url)
         follow = ctx.settings.crawl.follow_record_links
         identity, record = self.identities.judge(lease.url, page)
@@ -262,7 +259,8 @@ class FetchWorkers:
                 fingerprint=identity.fingerprint,
             )
         except StorageError:
-            # our lease expired while we fetched and another worker stored the page first
+            # our lease expired while we fetched and another worker stored the page first (a
+            # rare race: no probe before each store, the unique key tells)
             if ctx.repo.page(ctx.site.id, lease.url) is None:
                 raise
             self.frontier.complete(lease.id)

@@ -1,8 +1,9 @@
 """The lists a page cap cut short (the setup phase's): whether, and from where, they are read on.
 
-The setup phase reads a few pages of each of its queries (``crawl.setup_result_pages``),
-whatever the lists hold; the normal phase reads them on first (:meth:`QueryLoop.replay
-<deepcrawl.querying.loop.QueryLoop.replay>` keeps them, :func:`next_unfinished` hands them out).
+The setup phase reads a few pages of each of its queries
+(:func:`~deepcrawl.crawler.setup.setup_pages`), whatever the lists hold; the normal phase reads
+them on first (:meth:`QueryLoop.replay <deepcrawl.querying.loop.QueryLoop.replay>` keeps them,
+:func:`next_unfinished` hands them out).
 A list goes on from the page after its last one read where its pager says which link leads
 there (:func:`resume_url`) — every page read again is a request that brings nothing — and only
 where the total its first page reported, less the fetched records holding the word, leaves
