@@ -56,9 +56,8 @@ def test_the_setup_reads_deep_until_a_list_goes_on_then_by_its_totals() -> None:
     """The first list is read ``setup_first_pages`` deep whatever it reports; then lists read
     ``setup_result_pages`` deep where a list reported its total, and
     ``setup_untotalled_pages`` where none did (the stop then reads whole lists anyway)."""
-    crawl = Settings().with_overrides(
-        crawl={"setup_first_pages": 4, "setup_result_pages": 3, "setup_untotalled_pages": 1}
-    ).crawl
+    pages = {"setup_first_pages": 4, "setup_result_pages": 3, "setup_untotalled_pages": 1}
+    crawl = Settings().with_overrides(crawl=pages).crawl
     assert setup_pages(crawl, past_first=False, totalled=False) == 4
     assert setup_pages(crawl, past_first=False, totalled=True) == 4
     assert setup_pages(crawl, past_first=True, totalled=True) == 3
