@@ -52,7 +52,8 @@ def next_unfinished(ledger: Ledger, settings: Settings) -> tuple[str, int, str |
         url = ledger.resume_urls.pop(word, None)
         if not listed and reads_on(ledger, settings, word, resumed=url is not None):
             return word, skip, url
-        logger.debug("list of %r not read on: its total leaves too little", word)
+        why = "a whole list holds every record known" if listed else "its total leaves too little"
+        logger.debug("list of %r not read on: %s", word, why)
         if (check := list_check(ledger, settings, word)) is not None:
             ledger.checked.append(check)  # as its first page read again would say
     return None

@@ -119,6 +119,17 @@ def _loop(
     return fake_query_loop(settings, seeds=seeds, frequent=frequent)
 
 
+def _frame_words_loop(frequent: Sequence[str], known: Sequence[str]) -> QueryLoop:
+    """A loop whose 20 fetched notes share the frame words "home plain" (no stop word
+    indexed), ``known`` observed."""
+    loop = _loop(seeds=(), frequent=frequent, paging_min_new=1.0)
+    loop.words.record_stopword_probe(False)
+    for i in range(20):
+        loop.words.learn_record(f"Home Plain {'abcdefghijklmnopqrst'[i] * 3}")
+    loop.observe(known)
+    return loop
+
+
 def test_a_list_read_on_past_the_setup_pages_is_whole_and_the_two_lists_stop_the_querying() -> None:
     """No total: "the" was read three pages deep by the setup phase and goes on from page 4;
     with the records of those pages it is whole, and "a" read to its end makes the second
@@ -239,11 +250,7 @@ def test_the_frame_words_list_is_read_to_its_end_and_alone_stops_the_querying() 
     as records known is read to its end; with the records learnt before it, it is the stop."""
     notes = [f"n{i}" for i in range(240)]
     search = FakeSearch({"home plain": notes, "more": ["n1"]}, by_url=True)
-    loop = _loop(seeds=(), frequent=["more"], paging_min_new=1.0)
-    loop.words.record_stopword_probe(False)
-    for i in range(20):
-        loop.words.learn_record(f"Home Plain {'abcdefghijklmnopqrst'[i] * 3}")
-    loop.observe(notes[:93])
+    loop = _frame_words_loop(["more"], notes[:93])
     while asyncio.run(loop.step(cast("FormSearch", search))) is not None:
         pass
     assert search.read == [("home plain", 24)]
@@ -256,11 +263,7 @@ def test_the_frame_query_goes_before_the_lists_the_setup_phase_cut_short() -> No
     every note is asked first, and after it "like" has nothing to bring: it is never read on."""
     notes = [f"n{i}" for i in range(240)]
     search = FakeSearch({"home plain": notes, "like": notes[:200]}, by_url=True)
-    loop = _loop(seeds=(), frequent=["more"], paging_min_new=1.0)
-    loop.words.record_stopword_probe(False)
-    for i in range(20):
-        loop.words.learn_record(f"Home Plain {'abcdefghijklmnopqrst'[i] * 3}")
-    loop.observe(notes[:93])
+    loop = _frame_words_loop(["more"], notes[:93])
     loop.ledger.unfinished = [("like", 3)]
     loop.ledger.resume_urls = {"like": "http://site/search?q=like&page=4"}
     while asyncio.run(loop.step(cast("FormSearch", search))) is not None:
@@ -276,11 +279,7 @@ def test_after_a_list_of_every_record_known_the_cut_lists_are_not_read_on() -> N
     notes = [f"n{i}" for i in range(240)]
     lists = {"home plain": notes, "like": notes[:200], "more": notes[100:110]}
     search = FakeSearch({**lists, "other": notes[110:120], "third": notes[120:130]}, by_url=True)
-    loop = _loop(seeds=(), frequent=["more", "other", "third"], paging_min_new=1.0)
-    loop.words.record_stopword_probe(False)
-    for i in range(20):
-        loop.words.learn_record(f"Home Plain {'abcdefghijklmnopqrst'[i] * 3}")
-    loop.observe(notes[:36])
+    loop = _frame_words_loop(["more", "other", "third"], notes[:36])
     loop.ledger.unfinished = [("like", 3)]
     loop.ledger.resume_urls = {"like": "http://site/search?q=like&page=4"}
     while asyncio.run(loop.step(cast("FormSearch", search))) is not None:
