@@ -46,6 +46,7 @@ from deepcrawl.querying.stops import (
     fruitless,
     gap,
     keys_complete,
+    whole_listed,
     words_stop,
 )
 from deepcrawl.querying.texts import main_text
@@ -272,6 +273,10 @@ class QueryLoop:
             )
             if row.keyword in unfinished:
                 ledger.fresh_before[row.keyword.casefold()] = fresh
+            elif row.outcome == "ok" and 0 < (row.results_reported or 0) <= len(texts):
+                # it showed every match it reported: read to its end, as when it was asked
+                ledger.complete.pop(row.keyword.casefold(), None)  # kept in the order read
+                ledger.complete[row.keyword.casefold()] = frozenset(texts)
             count += 1
         ledger.unfinished = list(unfinished.items())
         ledger.lead = lead_pages(stored, self.record_id, self.settings)
@@ -476,7 +481,8 @@ class QueryLoop:
             and not self._deepening_next()
         ):
             return verdict
-        if verdict := complete_out(ledger, settings):  # before the unfinished lists
+        # before the unfinished lists
+        if verdict := complete_out(ledger, settings) or whole_listed(ledger, settings):
             return verdict
         if ledger.unfinished and not ledger.deepening and words.frame_due:
             # a list of every record first: the unfinished lists' pages bring nothing after it

@@ -202,6 +202,7 @@ _PAGE_RULES: dict[str, object] = {
     "stop_checked_records": 0,
     "stop_complete_coverage": 1.0,
     "stop_keys_lists": 0,
+    "stop_whole_lists": 0,
 }
 
 

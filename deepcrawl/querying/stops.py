@@ -15,6 +15,8 @@ judged complete by their own evidence — or None while the querying should go o
   words, lack almost nothing (``querying.stop_checked_*``);
 * :func:`complete_out` — the lists read to their end put the database's size at the records
   known (``querying.stop_complete_*``): the evidence of a search that reports no total;
+* :func:`whole_listed` — a list read to its end showed every match it reported and holds every
+  record known, and the lists asked since showed none outside it (``querying.stop_whole_lists``);
 * :func:`keys_complete` — the records' serial keys run from 1 to the highest with none
   missing, and the lists, highest key first, show none above it (``querying.stop_keys_lists``);
 * :func:`covered` — the capture–recapture estimate is reached (``querying.stop_coverage``, off by
@@ -54,6 +56,7 @@ __all__ = [
     "lists_checked_out",
     "lists_complete_out",
     "unread_matches",
+    "whole_listed",
     "words_stop",
 ]
 
@@ -185,6 +188,38 @@ def complete_out(ledger: Ledger, settings: Settings) -> Verdict | None:
         "the result lists read to their end put the records at those the crawl knows",
         complete=True,
     )
+
+
+def whole_listed(ledger: Ledger, settings: Settings) -> Verdict | None:
+    """A list of every record was read to its end.
+
+    The list showed every match its first page reported (its records at least its total), it
+    holds every record the crawl knows — by any query, link, sitemap or hub — and the latest
+    ``querying.stop_whole_lists`` lists asked after it showed records, none outside it: the
+    search answers every word from the records it listed, and a record it did not list would
+    be one no word finds. The stop of a search whose empty query lists everything in a fixed
+    order, read whole, where the keyword lists' first pages show only records known.
+    """
+    need = settings.querying.stop_whole_lists
+    if need <= 0 or not ledger.records:
+        return None
+    history = ledger.history
+    for key, ids in ledger.complete.items():
+        if not ids >= ledger.records:
+            continue
+        # a list narrowed by field values has a key no query's word alone spells
+        asked = [i for i, outcome in enumerate(history) if outcome.query.casefold() == key]
+        total = max((history[i].total_results or 0 for i in asked), default=0)
+        if not 0 < total <= len(ids):
+            continue
+        since = [o for o in history[asked[-1] + 1 :] if o.results and not o.error]
+        if len(since) >= need:
+            return Verdict(
+                f"a result list read to its end showed all {total} matches it reported, every "
+                f"record known, and the {len(since)} lists since showed none outside it",
+                complete=True,
+            )
+    return None
 
 
 def keys_complete(ledger: Ledger, settings: Settings) -> Verdict | None:

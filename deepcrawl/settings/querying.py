@@ -222,6 +222,10 @@ class QuerySettings(Section):
     """Lists in a row showing records, none new, that end the querying once the records' keys
     (their URLs' last numbers) run from 1 to the highest with none missing, where the search
     lists the highest key first (:func:`~deepcrawl.querying.stops.keys_complete`). 0: off."""
+    stop_whole_lists: int = 3
+    """Lists asked after a list read to its end that showed every match it reported and holds
+    every record known, each showing records and none outside it, that end the querying
+    (:func:`~deepcrawl.querying.stops.whole_listed`). 0: off."""
     stop_complete_coverage: float = 0.99
     """Stop querying once the records known reach this share of the database's size as
     estimated from the lists read to their end (:func:`~deepcrawl.keywords.estimate.lists_estimate`)

@@ -637,3 +637,40 @@ def test_the_lead_of_other_kinds_the_stored_lists_showed_is_learnt_from_two_list
     assert loop.ledger.lead == 1
     loop.replay([_shown(1, records(1) + helps, 2), _shown(2, records(2) + helps, 2)])
     assert loop.ledger.lead == 0
+
+
+def _listed(
+    query_id: int, keyword: str, links: list[str], *, reported: int, capped: bool
+) -> StoredQuery:
+    row = QueryRead(
+        id=query_id, site_id=1, keyword=keyword, submitted_url="http://site/search",
+        result_count=len(links), new_records=0, result_pages=3, outcome="ok",
+        error="stopped at the page cap (3 result pages)" if capped else None,
+        field_values={}, form_id=None, submitted_at=datetime.now(UTC), results_reported=reported,
+    )  # fmt: skip
+    return StoredQuery(row, tuple((url, url, "result") for url in links))
+
+
+def test_a_stored_list_of_every_record_read_whole_ends_the_querying_before_any_request() -> None:
+    """The setup phase read the empty query's list to its end (200 records of the 200 it
+    reported), then three words whose lists, cut at three pages, showed only records of it.
+    Resumed from the store, the loop knows the list was whole: no list is read on, no word
+    asked; the querying ends on that evidence."""
+    ids = [f"http://site/r{i}" for i in range(200)]
+    search = FakeSearch({"red": ids, "blue": ids})
+    loop = _deepening_loop(deepen_min_new=0.0, stop_whole_lists=3)
+    loop.replay(
+        [
+            _listed(1, "", ids, reported=200, capped=False),
+            *(
+                _listed(n, word, ids[n * 10 : n * 10 + 30], reported=150, capped=True)
+                for n, word in ((2, "the"), (3, "of"), (4, "a"))
+            ),
+        ]
+    )
+    assert loop.ledger.complete[""] == frozenset(ids)
+    assert asyncio.run(loop.step(cast("FormSearch", search))) is None
+    assert search.read == []
+    assert loop.verdict is not None
+    assert loop.verdict.complete
+    assert "showed all 200 matches" in loop.verdict.reason

@@ -16,6 +16,7 @@ from deepcrawl.querying.stops import (
     gap,
     keys_complete,
     unread_matches,
+    whole_listed,
     words_stop,
 )
 from deepcrawl.settings import Settings
@@ -228,3 +229,36 @@ def test_serial_keys_with_none_missing_end_the_querying_where_the_highest_heads_
         rising.record(f"w{n}", _keyed(1, 2))
     assert rising.order.fixed
     assert keys_complete(rising, settings) is None
+
+
+def test_a_whole_list_of_every_record_ends_the_querying_once_the_lists_since_show_none_outside() -> (
+    None
+):
+    settings = _settings(querying={"stop_whole_lists": 3})
+    everything = {f"r{i}" for i in range(200)}
+    ledger = Ledger()
+    ledger.record("", everything, total_results=200)
+    ledger.complete[""] = frozenset(everything)  # read to its end
+    ledger.record("the", {f"r{i}" for i in range(0, 100)}, total_results=140)
+    ledger.record("zzz", set())  # a word nothing matched: no list, no evidence either way
+    ledger.record("a", {f"r{i}" for i in range(0, 100)}, total_results=150)
+    assert whole_listed(ledger, settings) is None  # two lists since
+    ledger.record("of", {f"r{i}" for i in range(50, 150)}, total_results=120)
+    verdict = whole_listed(ledger, settings)
+    assert verdict is not None
+    assert verdict.complete
+    assert "all 200 matches" in verdict.reason
+    assert whole_listed(ledger, _settings(querying={"stop_whole_lists": 0})) is None
+    ledger.observe({"r999"})  # a link led to a record the list did not show
+    assert whole_listed(ledger, settings) is None
+
+
+def test_a_whole_list_short_of_its_total_is_no_list_of_every_record() -> None:
+    settings = _settings(querying={"stop_whole_lists": 1})
+    shown = {f"r{i}" for i in range(150)}
+    ledger = Ledger()
+    ledger.record("", shown, total_results=200)  # its total counts what it did not show
+    ledger.complete[""] = frozenset(shown)
+    for word in ("the", "a"):
+        ledger.record(word, {"r1", "r2"}, total_results=90)
+    assert whole_listed(ledger, settings) is None
