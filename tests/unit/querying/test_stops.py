@@ -231,7 +231,7 @@ def test_serial_keys_with_none_missing_end_the_querying_where_the_highest_heads_
     assert keys_complete(rising, settings) is None
 
 
-def test_a_whole_list_of_every_record_ends_the_querying_once_the_lists_since_show_none_outside() -> (
+def test_a_whole_list_of_every_record_ends_the_querying_once_later_lists_show_none_outside() -> (
     None
 ):
     settings = _settings(querying={"stop_whole_lists": 3})
@@ -239,9 +239,9 @@ def test_a_whole_list_of_every_record_ends_the_querying_once_the_lists_since_sho
     ledger = Ledger()
     ledger.record("", everything, total_results=200)
     ledger.complete[""] = frozenset(everything)  # read to its end
-    ledger.record("the", {f"r{i}" for i in range(0, 100)}, total_results=140)
+    ledger.record("the", {f"r{i}" for i in range(100)}, total_results=140)
     ledger.record("zzz", set())  # a word nothing matched: no list, no evidence either way
-    ledger.record("a", {f"r{i}" for i in range(0, 100)}, total_results=150)
+    ledger.record("a", {f"r{i}" for i in range(100)}, total_results=150)
     assert whole_listed(ledger, settings) is None  # two lists since
     ledger.record("of", {f"r{i}" for i in range(50, 150)}, total_results=120)
     verdict = whole_listed(ledger, settings)
