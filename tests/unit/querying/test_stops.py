@@ -231,9 +231,7 @@ def test_serial_keys_with_none_missing_end_the_querying_where_the_highest_heads_
     assert keys_complete(rising, settings) is None
 
 
-def test_a_whole_list_of_every_record_ends_the_querying_once_later_lists_show_none_outside() -> (
-    None
-):
+def test_a_whole_list_of_every_record_stops_once_later_lists_show_none_outside() -> None:
     settings = _settings(querying={"stop_whole_lists": 3})
     everything = {f"r{i}" for i in range(200)}
     ledger = Ledger()
