@@ -20,6 +20,7 @@ import csv
 import itertools
 import json
 import os
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import IO, TYPE_CHECKING, Any, Literal, TextIO
 
@@ -39,6 +40,7 @@ __all__ = [
     "EXPORT_FIELDS",
     "FAILURE_FIELDS",
     "TEXT_FIELD",
+    "Held",
     "JsonLines",
     "failure_records",
     "header_fields",
@@ -148,13 +150,23 @@ def failure_records(pages: Iterable[PageRead]) -> Iterator[dict[str, Any]]:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class Held:
+    """What the crawl holds in hand of a page it delivers as it stores it: the page as fetched
+    (its body and headers are those stored) and why its URL was queued (its frontier entry's
+    ``source``; None: not known here, read from the store). Nothing of it is read back."""
+
+    page: FetchedPage
+    source: str | None = None
+
+
 def page_records(
     repo: Repository,
     pages: Iterable[PageRead],
     *,
     bodies: Literal["inline", "path"] = "inline",
     text: bool = False,
-    fetched: Mapping[int, FetchedPage] | None = None,
+    fetched: Mapping[int, Held] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """One export record per page (failed fetches are skipped: they have no body to extract).
 
@@ -162,8 +174,9 @@ def page_records(
         bodies: ``inline`` puts the decoded body in ``body``; ``path`` leaves ``body`` empty and
             gives ``body_path`` where the body is a file (large bodies only).
         text: add the main ``text`` field (:func:`page_text`).
-        fetched: pages just fetched and stored, by their stored id: their body and headers
-            are taken as fetched (what the store holds of them) instead of read back.
+        fetched: pages just fetched and stored, by their stored id: their body, headers and
+            source are taken from the page in hand (what the store holds of them) instead of
+            read back.
 
     Raises:
         ConfigError: ``text`` is asked for and trafilatura is not installed.
@@ -174,8 +187,9 @@ def page_records(
         if page.error is not None:
             continue
         held = fetched.get(page.id) if fetched else None
+        tree = None if held is None else held.page.root()  # the page as parsed when fetched
         if held is not None:
-            raw, headers = held.stored_body(), header_fields(held.exchange)
+            raw, headers = held.page.stored_body(), header_fields(held.page.exchange)
         else:
             raw = repo.body(page.id) or b""
             headers = header_fields(repo.exchange(page.id, with_body=False))
@@ -192,10 +206,10 @@ def page_records(
             "prototype_regex": None
             if page.prototype_id is None
             else repo.prototype_regex(page.site_id, page.prototype_id),
-            "query": _query(repo, page),
+            "query": _query(repo, page, None if held is None else held.source),
             "content_type": page.content_type,
             "headers": headers,
-            "title": page_title(raw),
+            "title": page_title(raw if tree is None else tree),
             "via": page.via,
             "sha256": page.sha256,
             "body": raw.decode("utf-8", errors="replace") if bodies == "inline" else None,
@@ -290,10 +304,12 @@ def write_csv(records: Iterable[dict[str, Any]], out: TextIO) -> int:
     return count
 
 
-def _query(repo: Repository, page: PageRead) -> str | None:
-    """The keyword whose result pages led to the page: its frontier entry's source, or for a
-    page the setup phase fetched (queued as ``setup``), the first query that showed it."""
-    source = repo.found_by(page.site_id, page.url)
+def _query(repo: Repository, page: PageRead, source: str | None = None) -> str | None:
+    """The keyword whose result pages led to the page: its frontier entry's ``source`` (read
+    from the store when not given), or for a page the setup phase fetched (queued as
+    ``setup``), the first query that showed it."""
+    if source is None:
+        source = repo.found_by(page.site_id, page.url)
     if source == SETUP_SOURCE:
         return repo.first_query_showing(page.site_id, {page.url, page.final_url})
     return source_query(source)

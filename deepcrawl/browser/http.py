@@ -41,7 +41,7 @@ from deepcrawl.errors import (
     NetworkError,
 )
 from deepcrawl.page.fetched import Exchange, FetchedPage, Link
-from deepcrawl.page.html import base_url, parse_html
+from deepcrawl.page.html import base_url
 from deepcrawl.page.static_forms import parse_forms
 from deepcrawl.urls import browser_url, with_query_encoding
 
@@ -103,7 +103,7 @@ def extract_links(root: HtmlElement, page_url: str, encoding: str = "utf-8") -> 
     """Links of a parsed page, as the browser's ``links.js`` reports them.
 
     Args:
-        root: the document, parsed by :func:`deepcrawl.page.html.parse_html`.
+        root: the document, parsed (:meth:`deepcrawl.page.fetched.FetchedPage.root`).
         page_url: the page's final URL (``<base href>`` overrides it for resolution).
         encoding: the page's encoding, in which a query's non-ASCII characters are encoded
             (:func:`deepcrawl.urls.with_query_encoding`).
@@ -481,7 +481,7 @@ class HttpFetcher(Fetcher):
             exchange=exchange,
         )
         if content_type in _TEXT_TYPES and raw:
-            root = parse_html(body)
+            root = page.root()  # parsed once: the crawl reads its main text from it too
             if root is not None:
                 page.links = extract_links(root, final_url, encoding)
             if self.forms and _FORMISH.search(body):

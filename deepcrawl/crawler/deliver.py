@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Literal, TextIO
 
 from deepcrawl.errors import OutputClosedError, OutputError, StorageError
-from deepcrawl.export import JsonLines, json_line, page_records
+from deepcrawl.export import Held, JsonLines, json_line, page_records
 from deepcrawl.warc import WarcFile
 
 if TYPE_CHECKING:
@@ -40,7 +40,6 @@ if TYPE_CHECKING:
 
     from deepcrawl._tasks import Supervisor
     from deepcrawl.crawler.context import CrawlContext
-    from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.storage import PageRead
 
     Record = dict[str, Any]
@@ -84,18 +83,21 @@ class Sink(abc.ABC):
         await self.write(record)
 
     async def deliver_page(
-        self, ctx: CrawlContext, page: PageRead, fetched: FetchedPage | None = None
+        self, ctx: CrawlContext, page: PageRead, held: Held | None = None
     ) -> None:
         """Write a stored page's record, then remember that it was delivered.
 
-        ``fetched`` is the page as it was fetched, when the crawl delivers it as it stores it:
-        its body and headers are those stored, and are not read back.
+        ``held`` is what the crawl has in hand of a page it delivers as it stores it (the page
+        as fetched, its frontier source): that is not read back.
         """
         crawl = ctx.settings.crawl
         bodies: Literal["inline", "path"] = "inline" if crawl.deliver_bodies else "path"
-        held = {page.id: fetched} if fetched is not None else None
         records = page_records(
-            ctx.repo, [page], bodies=bodies, text=crawl.deliver_text, fetched=held
+            ctx.repo,
+            [page],
+            bodies=bodies,
+            text=crawl.deliver_text,
+            fetched=None if held is None else {page.id: held},
         )
         for record in records:
             await self.write_page(ctx, page, record)
@@ -111,7 +113,7 @@ class NullSink(Sink):
         return None
 
     async def deliver_page(
-        self, ctx: CrawlContext, page: PageRead, fetched: FetchedPage | None = None
+        self, ctx: CrawlContext, page: PageRead, held: Held | None = None
     ) -> None:
         return None
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Literal
 
 from deepcrawl.crawler.identity import Identities
 from deepcrawl.errors import FetchError, HTTPStatusError, StorageError
+from deepcrawl.export import Held
 from deepcrawl.querying import main_text
 from deepcrawl.storage.frontier import SqlFrontier
 
@@ -195,11 +196,12 @@ class FetchWorkers:
         if (key := self.ctx.sessions.drop(lease.url)) != lease.url:  # queued before it was learnt
             lease = dataclasses.replace(lease, url=key)  # fetched and stored under today's key
         ctx, url = self.ctx, lease.url
-        # an index probe first: nearly every URL leased is not stored yet
-        stored = ctx.repo.page(ctx.site.id, url) if ctx.state.stored(url) else None
-        if stored is None or stored.kind == "duplicate":  # the record under another URL?
-            alias = self.identities.stored_as(url) if stored is None else stored.canonical_url
-            stored = (ctx.repo.page(ctx.site.id, alias) if alias else None) or stored
+        # a probe first: nearly every URL leased is not stored yet, under its own key or as
+        # the canonical URL of a record stored under another
+        found = ctx.state.stored_key(url)
+        stored = ctx.repo.page(ctx.site.id, found) if found is not None else None
+        if stored is not None and stored.kind == "duplicate" and stored.canonical_url:
+            stored = ctx.repo.page(ctx.site.id, stored.canonical_url) or stored  # the record
         if stored is not None:  # stored before a crash, or under another URL
             # a record (not a sitemap or results page stored under the same URL)
             direct = self.delivery == "direct" and stored.kind == "record"
@@ -282,7 +284,7 @@ class FetchWorkers:
         for observer in self.on_fetch:
             observer(page)
         if self.delivery == "direct":
-            await self.deliver(row, page)
+            await self.deliver(row, Held(page, lease.source))
         elif self.poller is not None:
             self.poller.wake()
         # settled after the (direct) delivery: a process killed before it leaves the URL leased,
@@ -290,12 +292,12 @@ class FetchWorkers:
         # with a delivery point, settled once stored (a lease still pending holds up the sweep)
         self.frontier.complete(lease.id)
 
-    async def deliver(self, page: PageRead, fetched: FetchedPage | None = None) -> None:
+    async def deliver(self, page: PageRead, held: Held | None = None) -> None:
         """Hand a stored page to the sink (direct delivery), unless the page budget is spent;
-        ``fetched``: the page as just fetched (:meth:`Sink.deliver_page`)."""
+        ``held``: what the crawl has in hand of a page just fetched (:meth:`Sink.deliver_page`)."""
         if self.ctx.budget.spent:
             return
-        await self.sink.deliver_page(self.ctx, page, fetched)
+        await self.sink.deliver_page(self.ctx, page, held)
         self.ctx.stats.pages_delivered += 1
         self.ctx.changed()
 

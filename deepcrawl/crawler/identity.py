@@ -29,10 +29,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import unquote_plus
 
-from deepcrawl.page.html import join_url, parse_html
+from deepcrawl.page.html import join_url
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+
+    from lxml.html import HtmlElement
 
     from deepcrawl.crawler.context import CrawlContext
     from deepcrawl.page.fetched import FetchedPage
@@ -54,8 +56,8 @@ _REL_CANONICAL = re.compile(r"""(?:^|;)\s*rel\s*=\s*"?(?:[^";,]*\s)?canonical[\s
 
 def canonical_link(page: FetchedPage) -> str | None:
     """The URL the page names as its canonical one (absolute, as written), or None."""
-    if page.is_html and "canonical" in page.body.lower():  # most pages name none: no parse
-        root = parse_html(page.body)
+    if page.is_html and "canonical" in page.body.lower():  # most pages name none: no walk
+        root = page.root()
         if root is not None:
             for link in root.iterfind(".//link[@rel][@href]"):
                 rel = link.get("rel", "").lower().split()
@@ -165,14 +167,15 @@ class Identities:
         ctx: the crawl's context (its scope, its stored records, its learnt parameters).
         key: the frontier's key of a URL (its normal form less the parameters that are no
             part of it), None when it cannot be read.
-        main_text: the main text of a page's body.
+        main_text: the main text of a parsed page (:meth:`FetchedPage.root
+            <deepcrawl.page.fetched.FetchedPage.root>`; None: no text).
     """
 
     def __init__(
         self,
         ctx: CrawlContext,
         key: Callable[[str], str | None],
-        main_text: Callable[[str], str],
+        main_text: Callable[[HtmlElement | None], str],
     ) -> None:
         self.ctx = ctx
         self.key = key
@@ -188,18 +191,12 @@ class Identities:
             key = self.key(link)
             if key is not None and key != url and extra_items(url, key) is not None:
                 canonical = key
-        text = self.main_text(page.body) if page.is_html and page.body else ""
+        text = self.main_text(page.root())
         return Identity(canonical, fingerprint(text, min_words=self.min_words), text)
 
     def stored(self, url: str, identity: Identity) -> str | None:
         """The key of the record stored before that the page under ``url`` shows, or None."""
         found = self.ctx.state.stored_record(identity.canonical, identity.fingerprint)
-        return None if found == url else found
-
-    def stored_as(self, url: str) -> str | None:
-        """The key of a record stored before under another URL that names ``url`` as its
-        canonical URL (``url`` need not be fetched), or None."""
-        found = self.ctx.state.stored_record(url, None)
         return None if found == url else found
 
     def judge(self, url: str, page: FetchedPage) -> tuple[Identity, str | None]:

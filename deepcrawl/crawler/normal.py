@@ -35,6 +35,7 @@ ignores known ones), stale leases released, and stored pages not yet delivered d
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 from typing import TYPE_CHECKING
 
@@ -267,7 +268,14 @@ class NormalPhase:
         if ctx.budget.spent:
             return
         ctx.changed()
-        await self._fetch_while(self._sitemaps_then_queries())
+        # what the setup built (the models, the stored lists, the frontier's known URLs) lives
+        # as long as the phase: left out of the collector's full passes, which would walk it
+        # again every few thousand pages fetched; given back to the collector when it ends
+        gc.freeze()
+        try:
+            await self._fetch_while(self._sitemaps_then_queries())
+        finally:
+            gc.unfreeze()
 
     async def _sitemaps_then_queries(self) -> None:
         if self.ctx.settings.crawl.sitemaps:  # the records they list are known to the queries

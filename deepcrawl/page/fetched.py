@@ -12,7 +12,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Literal
 
+from deepcrawl.page.html import parse_html
+
 if TYPE_CHECKING:
+    from lxml.html import HtmlElement
+
     from deepcrawl.page.form import Form
 
 __all__ = ["Exchange", "FetchedPage", "Link", "LinkOrigin"]
@@ -108,11 +112,22 @@ class FetchedPage:
     elapsed_s: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
     exchange: Exchange | None = None
+    _root: HtmlElement | None = field(default=None, init=False, repr=False, compare=False)
+    _parsed: bool = field(default=False, init=False, repr=False, compare=False)
 
     @property
     def is_html(self) -> bool:
         """True when the answer is an HTML document."""
         return self.content_type in {"text/html", "application/xhtml+xml"}
+
+    def root(self) -> HtmlElement | None:
+        """The body parsed (:func:`~deepcrawl.page.html.parse_html`), once for every reader of
+        the page — its links, its main text, its canonical link, its title; None for an answer
+        that is not HTML, or empty. Shared: read it, and copy it before changing it."""
+        if not self._parsed:
+            self._root = parse_html(self.body) if self.is_html and self.body else None
+            self._parsed = True
+        return self._root
 
     def stored_body(self) -> bytes:
         """The body as the store keeps it: UTF-8, the bytes no charset decoded kept as they

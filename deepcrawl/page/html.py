@@ -78,8 +78,9 @@ def parse_html(html: str | bytes, *, comments: bool = False) -> HtmlElement | No
 
 def base_url(root: HtmlElement, page_url: str) -> str:
     """The URL a page's relative links resolve against: its first ``<base href>``, else its own."""
-    for href in root.xpath("//base/@href"):
-        return join_url(page_url, str(href).strip())
+    for base in root.iter("base"):  # an element walk: an XPath is compiled on every call
+        if (href := base.get("href")) is not None:
+            return join_url(page_url, href.strip())
     return page_url
 
 
@@ -87,13 +88,16 @@ _TITLE_END = re.compile(r"</title\s*>", re.IGNORECASE)
 _TITLE_END_BYTES = re.compile(_TITLE_END.pattern.encode(), re.IGNORECASE)
 
 
-def page_title(body: str | bytes) -> str:
+def page_title(body: str | bytes | HtmlElement) -> str:
     """The document's ``<title>``, whitespace-collapsed; empty when it has none.
 
-    Every delivered page is asked for its title: the part up to the first ``</title>`` is
-    parsed first (the head of a page, not its body), the whole page only where that part holds
-    no title element (the first ``</title>`` sat in a script or a comment).
+    Every delivered page is asked for its title: of a document parsed already, its first title
+    element; else the part up to the first ``</title>`` is parsed first (the head of a page,
+    not its body), the whole page only where that part holds no title element (the first
+    ``</title>`` sat in a script or a comment).
     """
+    if not isinstance(body, str | bytes):
+        return collapse(body.findtext(".//title"))
     end = _TITLE_END.search(body) if isinstance(body, str) else _TITLE_END_BYTES.search(body)
     if end is not None:
         head = parse_html(body[: end.end()])

@@ -325,9 +325,10 @@ class QueryLoop:
         body) for the paging control and the keyword manager."""
         if record_id in self.ledger.texts:
             return
-        self.ledger.texts.add(record_id, text)
+        terms = self.ledger.texts.add(record_id, text)
         self.ledger.content.add(text)
-        self.words.learn_record(text)
+        same = self.ledger.texts.min_length == self.words.settings.min_term_length
+        self.words.learn_record(text, terms if same else None)  # its words counted once
 
     def ran_away(self) -> Verdict | None:
         """Whether the crawl ran away (:func:`~deepcrawl.querying.runaway.runaway`): its

@@ -26,6 +26,8 @@ record's words are kept for this as a small Bloom filter, not as a set.
 
 from __future__ import annotations
 
+import copy
+import functools
 import zlib
 from collections import Counter
 from typing import TYPE_CHECKING
@@ -35,6 +37,8 @@ from deepcrawl.page.html import parse_html
 
 if TYPE_CHECKING:
     from collections.abc import Collection
+
+    from lxml.html import HtmlElement
 
 __all__ = ["KnownTexts", "main_text"]
 
@@ -57,8 +61,10 @@ _BLOOM_HASHES = 2
 _MIN_SHARE_SAMPLE = 5
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _bloom_bits(word: str) -> int:
-    """The bits ``word`` sets in a record's Bloom filter."""
+    """The bits ``word`` sets in a record's Bloom filter (kept for the words seen most: a
+    site's records share most of their words)."""
     digest = zlib.crc32(word.encode())
     bits = 0
     for i in range(_BLOOM_HASHES):
@@ -66,16 +72,23 @@ def _bloom_bits(word: str) -> int:
     return bits
 
 
-def main_text(html: str | bytes) -> str:
+def main_text(html: str | bytes | HtmlElement | None) -> str:
     """The text of a record page (its ``<main>`` when it has one) without its frame and its
     lists of links; a ``<form>`` holding most of the page's text wraps the page, and only its
-    controls are frame."""
-    root = parse_html(html)
+    controls are frame.
+
+    ``html`` is the page's body, or the page parsed already (:meth:`FetchedPage.root
+    <deepcrawl.page.fetched.FetchedPage.root>`), which is read and left as it was.
+    """
+    shared = html is not None and not isinstance(html, str | bytes)
+    root = parse_html(html) if isinstance(html, str | bytes) else html
     if root is None:
         return ""
     main = root.find(".//main")  # the page's own statement of where its content is
     if main is not None:
         root = main
+    if shared:  # a tree others read: its frame is cut from a copy (cheaper than a parse)
+        root = copy.deepcopy(root)
     whole = len(root.text_content())
     for el in list(root.iter(*_FRAME)):
         if el.tag == "form" and len(el.text_content()) > _PAGE_WIDE_FORM * whole:
@@ -112,10 +125,12 @@ class KnownTexts:
     def __contains__(self, record_id: object) -> bool:
         return record_id in self._ids
 
-    def add(self, record_id: str, text: str) -> None:
-        """Count one fetched record's words (a second text of the same record is ignored)."""
+    def add(self, record_id: str, text: str) -> frozenset[str]:
+        """Count one fetched record's words (a second text of the same record is ignored);
+        returns the words counted (:func:`~deepcrawl.keywords.text.record_terms`), for another
+        index of the same text. Empty for a record counted before."""
         if record_id in self._ids:
-            return
+            return frozenset()
         self._ids.add(record_id)
         terms = record_terms(text, min_length=self.min_length)
         self._df.update(terms)
@@ -123,6 +138,7 @@ class KnownTexts:
         for term in terms:
             bloom |= _bloom_bits(term)
         self._words[record_id] = bloom
+        return terms
 
     def match_share(self, word: str, shown: Collection[str]) -> float | None:
         """The share of the fetched records among ``shown`` (a list's results) whose text

@@ -392,9 +392,11 @@ class KeywordManager:
             self._frame.add(hash(norm))
             self._take_back(norm)
 
-    def learn_record(self, text: str) -> None:
-        """Learn terms from the main text of a fetched record page (one record's)."""
-        terms = record_terms(text, min_length=self.settings.min_term_length)
+    def learn_record(self, text: str, terms: frozenset[str] | None = None) -> None:
+        """Learn terms from the main text of a fetched record page (one record's); ``terms``:
+        its :func:`~deepcrawl.keywords.text.record_terms`, where another index counted them."""
+        if terms is None:
+            terms = record_terms(text, min_length=self.settings.min_term_length)
         self._terms[WordSource.RECORDS].add(self._usable(terms))
 
     def learn_texts(self, ids: Collection[str], texts: Mapping[str, str]) -> None:

@@ -41,10 +41,29 @@ _DELIVERY: sa.Table = t.Delivery.__table__  # type: ignore[attr-defined]
 # Once per page delivered: built once (building a statement cost more than running it).
 _DELIVERED = sa.select(_DELIVERY.c.id).where(_DELIVERY.c.page_id == sa.bindparam("page_id"))
 _MARK_DELIVERED = sa.insert(_DELIVERY)
-# Once per page fetched: whether another worker stored it while this one fetched it.
-_STORED = sa.select(_PAGE.c.id).where(
-    _PAGE.c.site_id == sa.bindparam("site_id"), _PAGE.c.url == sa.bindparam("url")
-)
+# Once per URL leased: the key its page is stored under, if any (:meth:`CrawlState.stored_key`)
+# — a page under the URL itself first, then a record naming it as its canonical URL; two index
+# probes, each a subquery (SQLite refuses a LIMIT on a compound's own members).
+_STORED_KEY = sa.union_all(
+    *(
+        sa.select(sub.c.url)
+        for sub in (
+            sa.select(_PAGE.c.url)
+            .where(_PAGE.c.site_id == sa.bindparam("site_id"), _PAGE.c.url == sa.bindparam("url"))
+            .limit(1)
+            .subquery("own"),
+            sa.select(_PAGE.c.url)
+            .where(
+                _PAGE.c.site_id == sa.bindparam("site_id"),
+                _PAGE.c.canonical_url == sa.bindparam("url"),
+                _PAGE.c.kind == "record",
+                _PAGE.c.error.is_(None),
+            )
+            .limit(1)
+            .subquery("named"),
+        )
+    )
+).limit(1)
 
 
 class ResultLinkLike(Protocol):
@@ -226,11 +245,17 @@ class CrawlState:
                 return
             after = found[-1].id
 
-    def stored(self, url: str) -> bool:
-        """Whether a page is stored under ``url`` (the dedup key): an index probe, asked once
-        for every page fetched."""
+    def stored_key(self, url: str) -> str | None:
+        """The key the page for ``url`` (a dedup key) is stored under: ``url`` itself where a
+        page is stored under it, else that of a record stored under another URL that names
+        ``url`` as its canonical URL; None where neither (nearly every URL a crawl leases).
+
+        One statement of two index probes, asked once for every URL leased.
+        """
+        args = {"site_id": self.site_id, "url": url}
         with self._guard(f"look for the stored page of {url}"), self.engine.connect() as conn:
-            return conn.execute(_STORED, {"site_id": self.site_id, "url": url}).first() is not None
+            found = conn.execute(_STORED_KEY, args).scalar()
+        return None if found is None else str(found)
 
     def delivered(self, page_id: int) -> bool:
         """Whether the extractor already received this page (from any process)."""

@@ -78,13 +78,15 @@ def source_query(source: str | None) -> str | None:
 
 @dataclass(frozen=True, slots=True)
 class Lease:
-    """A URL handed to a worker; settle it with its ``id``."""
+    """A URL handed to a worker; settle it with its ``id``. ``source`` says why it was
+    queued (:attr:`NewURL.source`): a page delivered as it is fetched names its query with it."""
 
     id: int
     url: str
     priority: float
     depth: int
     attempts: int
+    source: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -86,7 +86,7 @@ class MemoryFrontier(Frontier):
             entry.at, entry.attempts = until, entry.attempts + 1
             heapq.heappush(self._later, (until, entry.order, entry_id))
             u = entry.url
-            leases.append(Lease(entry_id, u.url, entry.priority, u.depth, entry.attempts))
+            leases.append(Lease(entry_id, u.url, entry.priority, u.depth, entry.attempts, u.source))
         self._compact()
         return leases
 

@@ -84,7 +84,7 @@ class SqlFrontier(Frontier):
         c = _TABLE.c
         mine = c.site_id == self.site_id
         pick = (
-            sa.select(c.id, c.url, c.host, c.priority, c.depth, c.attempts)
+            sa.select(c.id, c.url, c.host, c.priority, c.depth, c.attempts, c.source)
             .where(mine, c.state == "queued", c.ready_at <= sa.bindparam("now"))
             .order_by(c.priority.desc(), c.id)
             .limit(sa.bindparam("n"))
@@ -165,7 +165,7 @@ class SqlFrontier(Frontier):
                 taken = {"ids": [r.id for r in rows], "until": until, "holder": self.holder}
                 conn.execute(self._take, taken)
         # An expired lease (a dead worker) counts as an attempt.
-        return [Lease(r.id, r.url, r.priority, r.depth, r.attempts + 1) for r in rows]
+        return [Lease(r.id, r.url, r.priority, r.depth, r.attempts + 1, r.source) for r in rows]
 
     def _reclaim(self, conn: Connection, now: datetime) -> int:
         """Queue again, ready at once, the leases that expired and those of a process judged

@@ -9,7 +9,14 @@ from pathlib import Path
 
 from warcio.archiveiterator import ArchiveIterator
 
-from deepcrawl.export import EXPORT_FIELDS, page_records, write_csv, write_jsonl, write_warc
+from deepcrawl.export import (
+    EXPORT_FIELDS,
+    Held,
+    page_records,
+    write_csv,
+    write_jsonl,
+    write_warc,
+)
 from deepcrawl.page.fetched import Exchange, FetchedPage
 from deepcrawl.page.html import page_title
 from deepcrawl.storage import Repository
@@ -79,9 +86,13 @@ def test_a_page_delivered_as_fetched_gives_the_record_read_back(tmp_path: Path) 
     with Repository.open(f"sqlite:///{tmp_path / 'x.db'}") as repo:
         site = repo.site("http://example.test/")
         row = repo.save_page(site.id, page, label="record", prototype_id="p1")
-        held = next(page_records(repo, [row], fetched={row.id: page}))
+        held = next(page_records(repo, [row], fetched={row.id: Held(page)}))
         assert held == next(page_records(repo, [row]))
         assert held["headers"] == {"content-type": "text/html", "set-cookie": "a=1, b=2"}
+        # the query its lease named, not read back from the frontier (where the page is not)
+        leased = next(page_records(repo, [row], fetched={row.id: Held(page, "results of 'x'")}))
+        assert leased["query"] == "x"
+        assert held["query"] is None
 
 
 def test_warc_keeps_pages_stored_without_their_exchange_as_resources(tmp_path: Path) -> None:

@@ -43,6 +43,13 @@ def test_dedup_by_url(frontier: Frontier) -> None:
     assert frontier.counts().queued == 3
 
 
+def test_a_lease_names_why_its_url_was_queued(frontier: Frontier) -> None:
+    frontier.add([NewURL("http://example.test/r/1", source="results of 'river'")])
+    frontier.add([NewURL("http://example.test/r/1", source="link on elsewhere")])  # known
+    (lease,) = frontier.lease(1)
+    assert lease.source == "results of 'river'"
+
+
 def test_priority_then_insertion_order(frontier: Frontier) -> None:
     frontier.add(_urls("/low1", "/low2", priority=0.1))
     frontier.add(_urls("/high", priority=0.9))
