@@ -89,6 +89,14 @@ class SqlFrontier(Frontier):
             .order_by(c.priority.desc(), c.id)
             .limit(sa.bindparam("n"))
         )
+        self._live = (
+            sa.select(c.host, sa.func.count()).where(mine, c.state == "leased").group_by(c.host)
+        )
+        if host_cap is not None:
+            # the hosts at their cap left out by the pick itself: a single lease needs no
+            # second statement, and a host at its cap holds up no other host's URLs
+            full = self._live.with_only_columns(c.host).having(sa.func.count() >= host_cap)
+            pick = pick.where(c.host.not_in(full))
         if self._dialect == "postgresql":
             pick = pick.with_for_update(skip_locked=True)
         self._pick = pick
@@ -101,9 +109,6 @@ class SqlFrontier(Frontier):
                 attempts=c.attempts + 1,
                 holder=sa.bindparam("holder"),
             )
-        )
-        self._live = (
-            sa.select(c.host, sa.func.count()).where(mine, c.state == "leased").group_by(c.host)
         )
         #: Sets the values it is run with on the entry ``lease_id``.
         self._settle_stmt = sa.update(_TABLE).where(c.id == sa.bindparam("lease_id"))
@@ -160,7 +165,8 @@ class SqlFrontier(Frontier):
             rows = list(conn.execute(self._pick, asked).all())
             if (len(rows) < n or time.monotonic() >= self._reclaim_at) and self._reclaim(conn, now):
                 rows = list(conn.execute(self._pick, asked).all())
-            rows = self._within_host_cap(conn, rows)
+            if len(rows) > 1:  # several of one host may pass its cap between them
+                rows = self._within_host_cap(conn, rows)
             if rows:
                 taken = {"ids": [r.id for r in rows], "until": until, "holder": self.holder}
                 conn.execute(self._take, taken)

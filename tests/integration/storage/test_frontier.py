@@ -141,6 +141,18 @@ def test_host_cap_counts_the_live_leases_of_every_process(db_url: str) -> None:
         assert [x.url for x in second.lease(2)] == ["http://example.test/c"]
 
 
+def test_a_host_at_its_cap_holds_up_no_other_hosts_url(db_url: str) -> None:
+    with Repository.open(db_url) as repo:
+        site = repo.site("http://example.test/")
+        frontier = SqlFrontier(repo.engine, site.id, host_cap=1)
+        frontier.add(_urls("/a", "/b", priority=2.0))
+        frontier.add([NewURL("http://other.test/x", priority=1.0)])
+        assert frontier.lease(1)[0].url == "http://example.test/a"
+        # example.test's next URL ranks first, but its one lease is out: one lease at a time
+        assert frontier.lease(1)[0].url == "http://other.test/x"
+        assert frontier.lease(1) == []
+
+
 def test_lease_reads_the_lease_index_not_the_table(db_url: str) -> None:
     with Repository.open(db_url) as repo:
         site = repo.site("http://example.test/")
