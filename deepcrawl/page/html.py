@@ -78,7 +78,9 @@ def parse_html(html: str | bytes, *, comments: bool = False) -> HtmlElement | No
 
 def base_url(root: HtmlElement, page_url: str) -> str:
     """The URL a page's relative links resolve against: its first ``<base href>``, else its own."""
-    for base in root.iter("base"):  # an element walk: an XPath is compiled on every call
+    # the document's, whatever part of it ``root`` is; an element walk, where an XPath is
+    # compiled on every call
+    for base in root.getroottree().getroot().iter("base"):
         if (href := base.get("href")) is not None:
             return join_url(page_url, href.strip())
     return page_url

@@ -29,7 +29,7 @@ import logging
 import math
 from typing import TYPE_CHECKING
 
-from deepcrawl.keywords.outcome import StopReason
+from deepcrawl.keywords.outcome import StopReason, WordSource
 from deepcrawl.querying.order import record_key
 from deepcrawl.querying.schedule import deferred, on_trial, spent
 from deepcrawl.querying.size import size_estimate, whole_lists_estimate
@@ -193,12 +193,13 @@ def complete_out(ledger: Ledger, settings: Settings) -> Verdict | None:
 def whole_listed(ledger: Ledger, settings: Settings) -> Verdict | None:
     """A list of every record was read to its end.
 
-    The list showed every match its first page reported (its records at least its total), it
-    holds every record the crawl knows — by any query, link, sitemap or hub — and the latest
-    ``querying.stop_whole_lists`` lists asked after it showed records, none outside it: the
-    search answers every word from the records it listed, and a record it did not list would
-    be one no word finds. The stop of a search whose empty query lists everything in a fixed
-    order, read whole, where the keyword lists' first pages show only records known.
+    The list — the empty query's, or a frame word's (one every record holds) — showed every
+    match its first page reported (its records at least its total, the largest any list
+    reported); it holds every record the crawl knows, by any query, link, sitemap or hub; and
+    the latest ``querying.stop_whole_lists`` lists asked after it showed records, none outside
+    it. The search answers every word from the records it listed, and a record it did not list
+    would be one no word finds. The stop of a search whose empty query lists everything in a
+    fixed order, read whole, where the keyword lists' first pages show only records known.
     """
     need = settings.querying.stop_whole_lists
     if need <= 0 or not ledger.records:
@@ -209,8 +210,12 @@ def whole_listed(ledger: Ledger, settings: Settings) -> Verdict | None:
             continue
         # a list narrowed by field values has a key no query's word alone spells
         asked = [i for i, outcome in enumerate(history) if outcome.query.casefold() == key]
+        # the empty query's, or a word every record holds: a rare word's list may hold the
+        # few records known so far (the example's own words each list the example)
+        if key and not any(history[i].source is WordSource.FRAME for i in asked):
+            continue
         total = max((history[i].total_results or 0 for i in asked), default=0)
-        if not 0 < total <= len(ids):
+        if not 0 < total <= len(ids) or total < ledger.largest_total:
             continue
         since = [o for o in history[asked[-1] + 1 :] if o.results and not o.error]
         if len(since) >= need:

@@ -260,3 +260,16 @@ def test_a_whole_list_short_of_its_total_is_no_list_of_every_record() -> None:
     for word in ("the", "a"):
         ledger.record(word, {"r1", "r2"}, total_results=90)
     assert whole_listed(ledger, settings) is None
+
+
+def test_a_rare_words_whole_list_of_the_few_records_known_is_no_list_of_every_record() -> None:
+    """The example's own words each list the example alone: the first of them, read to its
+    end, holds every record known, and the lists since show none outside it."""
+    settings = _settings(querying={"stop_whole_lists": 3})
+    for word, source, stops in (("chinese", None, False), ("chinese", WordSource.FRAME, True)):
+        ledger = Ledger()
+        ledger.record(word, {"r1"}, total_results=1, source=source)
+        ledger.complete[word] = frozenset({"r1"})
+        for other in ("ways", "extra", "biggest"):
+            ledger.record(other, {"r1"}, total_results=1)
+        assert (whole_listed(ledger, settings) is not None) is stops
