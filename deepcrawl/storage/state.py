@@ -38,6 +38,9 @@ __all__ = ["CrawlState", "ResultLinkLike", "StoredQuery", "stored_record_stmt"]
 #: The page table, for Core statements.
 _PAGE: sa.Table = t.Page.__table__  # type: ignore[attr-defined]
 _DELIVERY: sa.Table = t.Delivery.__table__  # type: ignore[attr-defined]
+_QUERY: sa.Table = t.Query.__table__  # type: ignore[attr-defined]
+_LINK: sa.Table = t.QueryLink.__table__  # type: ignore[attr-defined]
+_INSERT_LINK = sa.insert(_LINK)
 # Once per page delivered: built once (building a statement cost more than running it).
 _DELIVERED = sa.select(_DELIVERY.c.id).where(_DELIVERY.c.page_id == sa.bindparam("page_id"))
 _MARK_DELIVERED = sa.insert(_DELIVERY)
@@ -117,7 +120,11 @@ class CrawlState:
     def save_query(
         self, query: t.QueryBase, links: Iterable[ResultLinkLike], *, form_id: int | None
     ) -> t.QueryRead:
-        """Store a query and every link of its result pages in one transaction."""
+        """Store a query and every link of its result pages in one transaction.
+
+        The links go in as plain rows, one ``executemany``: a list of everything holds tens of
+        thousands, and an ORM object each costs a hundred times the insert.
+        """
         with self._guard(f"record query {query.keyword!r}"), self._session() as s:
             row = t.Query.model_validate(
                 query, update={"site_id": self.site_id, "form_id": form_id}
@@ -125,10 +132,12 @@ class CrawlState:
             s.add(row)
             s.flush()
             assert row.id is not None
-            s.add_all(
-                t.QueryLink(query_id=row.id, url=link.url[:4096], text=link.text, role=link.role)
+            rows = [
+                {"query_id": row.id, "url": link.url[:4096], "text": link.text, "role": link.role}
                 for link in links
-            )
+            ]
+            if rows:
+                s.connection().execute(_INSERT_LINK, rows)
             s.commit()
             return t.QueryRead.model_validate(row)
 
@@ -139,14 +148,16 @@ class CrawlState:
                 select(t.Query).where(t.Query.site_id == self.site_id).order_by(col(t.Query.id))
             ).all()
             links: dict[int, list[tuple[str, str, str]]] = {}
+            # plain rows, not ORM objects: the links of a list of everything are tens of
+            # thousands, and a resumed crawl reads them all
             stmt = (
-                select(t.QueryLink)
-                .join(t.Query, col(t.QueryLink.query_id) == col(t.Query.id))
-                .where(t.Query.site_id == self.site_id)
-                .order_by(col(t.QueryLink.id))
+                sa.select(_LINK.c.query_id, _LINK.c.url, _LINK.c.text, _LINK.c.role)
+                .join(_QUERY, _LINK.c.query_id == _QUERY.c.id)
+                .where(_QUERY.c.site_id == self.site_id)
+                .order_by(_LINK.c.id)
             )
-            for link in s.exec(stmt):
-                links.setdefault(link.query_id, []).append((link.url, link.text, link.role))
+            for query_id, url, text, role in s.execute(stmt):
+                links.setdefault(query_id, []).append((url, text, role))
         return [
             StoredQuery(t.QueryRead.model_validate(r), tuple(links.get(r.id or 0, ())))
             for r in rows
