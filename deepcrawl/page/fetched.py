@@ -129,6 +129,12 @@ class FetchedPage:
             self._parsed = True
         return self._root
 
+    def forget_tree(self) -> None:
+        """Let the parsed body go (:meth:`root` parses it again if asked): a page kept long —
+        a cut list's last page, held for its state — need not hold a tree several times the
+        size of its body."""
+        self._root, self._parsed = None, False
+
     def stored_body(self) -> bytes:
         """The body as the store keeps it: UTF-8, the bytes no charset decoded kept as they
         came (``surrogateescape``)."""

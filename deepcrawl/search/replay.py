@@ -218,6 +218,7 @@ class FormReplay(QueryBackend):
                 break
             if len(pages) >= cap:  # the page cap, not the list, ends it: kept to read on
                 if submitting is not None:
+                    fetched.forget_tree()  # kept as long as the crawl: its state, not its tree
                     self._cut[key] = (number, fetched)
                 break
             try:
