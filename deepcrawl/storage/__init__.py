@@ -17,7 +17,7 @@ from deepcrawl.storage.engine import (
     open_engine,
     safe_url,
 )
-from deepcrawl.storage.repository import Repository
+from deepcrawl.storage.repository import PageWrite, Repository
 from deepcrawl.storage.tables import (
     FormRead,
     LabelRead,
@@ -38,6 +38,7 @@ __all__ = [
     "LabelRead",
     "LinkBase",
     "PageRead",
+    "PageWrite",
     "PrototypeBase",
     "PrototypeRead",
     "QueryBase",

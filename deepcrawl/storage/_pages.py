@@ -12,7 +12,8 @@ method, see :mod:`deepcrawl.storage.repository`); one that writes commits.
 from __future__ import annotations
 
 import hashlib
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 from sqlmodel import col, select
@@ -30,7 +31,16 @@ if TYPE_CHECKING:
 
     from deepcrawl.page.fetched import Exchange, FetchedPage
 
-__all__ = ["batch", "body", "exchange", "failures", "page", "save_failure", "save_page"]
+__all__ = [
+    "PageWrite",
+    "batch",
+    "body",
+    "exchange",
+    "failures",
+    "page",
+    "save_failure",
+    "save_pages",
+]
 
 #: Pages read per batch when a site's pages are listed.
 _BATCH = 500
@@ -46,42 +56,99 @@ _PAGE_BY_URL = sa.select(*(_PAGE.c[name] for name in t.PageRead.model_fields)).w
 )
 _BODY = sa.select(_PAGE.c.body, _PAGE.c.body_path).where(_PAGE.c.id == sa.bindparam("id"))
 _EXCHANGE_BY_PAGE = sa.select(_EXCHANGE).where(_EXCHANGE.c.page_id == sa.bindparam("id"))
-_INSERT_PAGE = sa.insert(_PAGE).returning(_PAGE.c.id)
+#: The page rows of a batch, their ids in the order of the rows given.
+_INSERT_PAGES = sa.insert(_PAGE).returning(_PAGE.c.id, sort_by_parameter_order=True)
 _INSERT_EXCHANGE = sa.insert(_EXCHANGE)
 _INSERT_LINK = sa.insert(t.Link.__table__)  # type: ignore[attr-defined]
 
 
-def save_page(
+@dataclass(frozen=True, slots=True)
+class PageWrite:
+    """One fetched page to store (:meth:`Repository.save_pages
+    <deepcrawl.storage.repository.Repository.save_pages>`): the page and what the crawl knows of
+    it.
+
+    Attributes:
+        page: the page as fetched.
+        url: the dedup key (the normalised URL); ``page.url`` when None.
+        kind, prototype_id, label: the page's kind and its URL's prototype and label.
+        with_links: whether its links are stored too.
+        canonical_url, fingerprint: the record's identity (:class:`~deepcrawl.storage.tables
+            .PageBase`).
+    """
+
+    page: FetchedPage
+    url: str | None = None
+    kind: str | None = None
+    prototype_id: str | None = None
+    label: str | None = None
+    with_links: bool = True
+    canonical_url: str | None = None
+    fingerprint: str | None = None
+
+
+def save_pages(
     conn: sa.Connection,
     site_id: int,
-    page: FetchedPage,
+    writes: Sequence[PageWrite],
     *,
-    url: str,
-    kind: str | None,
-    prototype_id: str | None,
-    label: str | None,
-    with_links: bool,
-    canonical_url: str | None,
-    fingerprint: str | None,
     inline_max: int | None,
     write_body: Callable[[str, bytes], str],
-) -> t.PageRead:
-    """Store a fetched page under ``url``, its body, its exchange if it has one and (if
-    ``with_links``) its links, in the transaction of ``conn`` (the caller commits).
+) -> list[t.PageRead]:
+    """Store fetched pages, their bodies, their exchanges and (where asked) their links, in the
+    transaction of ``conn`` (the caller commits); the rows in the order of ``writes``.
 
-    Core inserts of plain values (the links in one ``executemany``): ORM objects, their
-    flush and their unit of work cost several times the inserts for a page a crawl stores
-    once and never updates.
+    Core ``executemany`` inserts of plain values, one per table whatever the number of pages:
+    ORM objects, their flush and their unit of work, and a statement per page, cost several
+    times the inserts for pages a crawl stores once and never updates (issue 27).
 
     Args:
         inline_max: the largest body kept in the row; None: every body.
         write_body: stores a larger body as a file (by its SHA-256) and returns the path.
     """
-    raw = page.stored_body()
+    if not writes:
+        return []
+    raws = [w.page.stored_body() for w in writes]
+    fields = [
+        _page_fields(w, raw, inline_max, write_body) for w, raw in zip(writes, raws, strict=True)
+    ]
+    values = [
+        {**f, "site_id": site_id, "body": raw if f["body_path"] is None else None}
+        for f, raw in zip(fields, raws, strict=True)
+    ]
+    ids = list(conn.execute(_INSERT_PAGES, values).scalars())
+    exchanges = [
+        exchange_values(
+            page_id, w.page.exchange, page_body=raw, inline_max=inline_max, write_body=write_body
+        )
+        for page_id, w, raw in zip(ids, writes, raws, strict=True)
+        if w.page.exchange is not None
+    ]
+    if exchanges:
+        conn.execute(_INSERT_EXCHANGE, exchanges)
+    links = [
+        value
+        for page_id, w in zip(ids, writes, strict=True)
+        if w.with_links
+        for value in link_values(page_id, w.page.links)
+    ]
+    if links:
+        conn.execute(_INSERT_LINK, links)
+    return [
+        t.PageRead.model_validate({**f, "id": page_id, "site_id": site_id})
+        for f, page_id in zip(fields, ids, strict=True)
+    ]
+
+
+def _page_fields(
+    write: PageWrite, raw: bytes, inline_max: int | None, write_body: Callable[[str, bytes], str]
+) -> dict[str, Any]:
+    """The page row's own columns (the defaults filled in; checked as it is read back)."""
+    page = write.page
     digest = hashlib.sha256(raw).hexdigest()
     inline = inline_max is None or len(raw) <= inline_max
-    fields = t.PageBase.model_construct(  # the defaults filled in; checked as it is read back
-        url=url,
+    return t.PageBase.model_construct(
+        url=write.url or page.url,
         final_url=page.final_url,
         status=page.status,
         content_type=page.content_type,
@@ -91,28 +158,12 @@ def save_page(
         via=page.via,
         fetched_at=page.fetched_at,
         elapsed_s=page.elapsed_s,
-        kind=kind,
-        prototype_id=prototype_id,
-        label=label,
-        canonical_url=canonical_url,
-        fingerprint=fingerprint,
+        kind=write.kind,
+        prototype_id=write.prototype_id,
+        label=write.label,
+        canonical_url=write.canonical_url,
+        fingerprint=write.fingerprint,
     ).model_dump()
-    values = {**fields, "site_id": site_id, "body": raw if inline else None}
-    page_id = conn.execute(_INSERT_PAGE, values).scalar_one()
-    if page.exchange is not None:
-        conn.execute(
-            _INSERT_EXCHANGE,
-            exchange_values(
-                page_id,
-                page.exchange,
-                page_body=raw,
-                inline_max=inline_max,
-                write_body=write_body,
-            ),
-        )
-    if with_links and page.links:
-        conn.execute(_INSERT_LINK, link_values(page_id, page.links))
-    return t.PageRead.model_validate({**fields, "id": page_id, "site_id": site_id})
 
 
 def save_failure(

@@ -29,12 +29,13 @@ from deepcrawl.errors import ConfigError
 from deepcrawl.settings import StorageSettings
 from deepcrawl.storage import _files, _links, _pages, _prototypes, _sites
 from deepcrawl.storage import tables as t
+from deepcrawl.storage._pages import PageWrite
 from deepcrawl.storage.content import StoredContent, body_of
 from deepcrawl.storage.engine import open_engine, safe_url
 from deepcrawl.storage.guard import StorageGuard
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Sequence
     from types import TracebackType
 
     from sqlalchemy.engine import Engine
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
     from deepcrawl.page.fetched import Exchange, FetchedPage
     from deepcrawl.page.form import Form as FormModel
 
-__all__ = ["Repository", "StoredContent"]
+__all__ = ["PageWrite", "Repository", "StoredContent"]
 
 
 class Repository:
@@ -65,6 +66,10 @@ class Repository:
         self._bad_sites: list[tuple[int, str]] = []
         # a prototype's key is a digest of its regex: once read, the pair holds for good
         self._regexes: dict[tuple[int, str], str] = {}
+        #: Told of every page this repository stores (its site and its row), once committed:
+        #: how :meth:`CrawlState.own_pages <deepcrawl.storage.state.CrawlState.own_pages>`
+        #: keeps its index of the stored pages whole.
+        self.page_listeners: list[Callable[[int, Sequence[t.PageRead]], None]] = []
 
     @classmethod
     def open(
@@ -197,24 +202,47 @@ class Repository:
         Raises:
             StorageError: the page is already stored under that URL, or the write failed.
         """
-        key = url or page.url
-        # a connection, not a session: a page is stored by Core inserts alone, and a session's
+        write = _pages.PageWrite(
+            page,
+            url=url,
+            kind=kind,
+            prototype_id=prototype_id,
+            label=label,
+            with_links=with_links,
+            canonical_url=canonical_url,
+            fingerprint=fingerprint,
+        )
+        return self.save_pages(site_id, [write])[0]
+
+    def save_pages(self, site_id: int, writes: Sequence[PageWrite]) -> list[t.PageRead]:
+        """Store fetched pages (their bodies, and their links where asked) in one transaction:
+        all of them or none; the rows in the order given.
+
+        A crawl stores the pages its workers fetched a batch at a time: a transaction and a
+        statement per page cost more than the inserts (issue 27).
+
+        Raises:
+            StorageError: a page is already stored under its URL (none of the batch is stored),
+                or the write failed.
+        """
+        first = writes[0].url or writes[0].page.url if writes else ""
+        what = f"save page {first}" if len(writes) == 1 else f"save {len(writes)} pages"
+        # a connection, not a session: pages are stored by Core inserts alone, and a session's
         # execution and commit cost more than the inserts
-        with self._guard(f"save page {key}"), self.engine.begin() as conn:
-            return _pages.save_page(
+        with self._guard(what), self.engine.begin() as conn:
+            rows = _pages.save_pages(
                 conn,
                 site_id,
-                page,
-                url=key,
-                kind=kind,
-                prototype_id=prototype_id,
-                label=label,
-                with_links=with_links,
-                canonical_url=canonical_url,
-                fingerprint=fingerprint,
+                writes,
                 inline_max=None if self._inline_all else self.settings.bodies_inline_max,
                 write_body=self._write_body,
             )
+        self._saved(site_id, rows)
+        return rows
+
+    def _saved(self, site_id: int, rows: Sequence[t.PageRead]) -> None:
+        for listener in self.page_listeners:
+            listener(site_id, rows)
 
     def save_failure(
         self,
@@ -236,7 +264,7 @@ class Repository:
             attempts: fetches tried before giving up.
         """
         with self._guard(f"record failure of {url}"), self._session() as s:
-            return _pages.save_failure(
+            row = _pages.save_failure(
                 s,
                 site_id,
                 url,
@@ -246,6 +274,8 @@ class Repository:
                 error_class=error_class,
                 attempts=attempts,
             )
+        self._saved(site_id, [row])
+        return row
 
     def page(self, site_id: int, url: str) -> t.PageRead | None:
         """The stored page for ``url`` (the dedup key), or None."""

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol, cast
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import defer
 from sqlmodel import Session, col, select
@@ -26,7 +27,7 @@ from deepcrawl.storage.engine import is_shared
 from deepcrawl.storage.guard import StorageGuard
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Iterable, Iterator, Sequence
 
     from sqlalchemy.orm import QueryableAttribute
     from sqlmodel.sql.expression import SelectOfScalar
@@ -43,7 +44,11 @@ _LINK: sa.Table = t.QueryLink.__table__  # type: ignore[attr-defined]
 _INSERT_LINK = sa.insert(_LINK)
 # Once per page delivered: built once (building a statement cost more than running it).
 _DELIVERED = sa.select(_DELIVERY.c.id).where(_DELIVERY.c.page_id == sa.bindparam("page_id"))
-_MARK_DELIVERED = sa.insert(_DELIVERY)
+#: A delivery remembered once: one already there (a resumed run offered its page again) is kept.
+_MARK_DELIVERED = {
+    "sqlite": sqlite.insert(_DELIVERY).on_conflict_do_nothing(index_elements=["page_id"]),
+    "postgresql": postgresql.insert(_DELIVERY).on_conflict_do_nothing(index_elements=["page_id"]),
+}
 # Once per URL leased: the key its page is stored under, if any (:meth:`CrawlState.stored_key`)
 # — a page under the URL itself first, then a record naming it as its canonical URL; two index
 # probes, each a subquery (SQLite refuses a LIMIT on a compound's own members).
@@ -110,6 +115,9 @@ class CrawlState:
         #: heartbeat by which other processes are judged alive.
         self.worker_id: int | None = None
         self.heartbeat_s = 5.0
+        #: What the site's stored pages answer the two probes by, where this process alone
+        #: writes them (:meth:`own_pages`); None: the probes ask the database every time.
+        self._owned: _StoredIndex | None = None
 
     def _session(self) -> Session:
         return Session(self.engine, expire_on_commit=False)
@@ -256,13 +264,47 @@ class CrawlState:
                 return
             after = found[-1].id
 
+    def own_pages(self) -> None:
+        """This process alone writes the site's pages (one crawl process on SQLite): the probes
+        :meth:`stored_key` and :meth:`stored_record` answer "not stored" without the database.
+
+        An index of the stored pages' keys, canonical URLs and fingerprints is read once and
+        kept whole from then on by the repository (:attr:`Repository.page_listeners
+        <deepcrawl.storage.repository.Repository.page_listeners>`): nearly every URL a crawl
+        leases and every record it fetches is new, and each probe was a read a page (issue 27).
+        A probe the index answers "maybe" still asks the database. Idempotent.
+        """
+        if self._owned is not None:
+            return
+        owned = _StoredIndex()
+        c = _PAGE.c
+        stmt = sa.select(c.url, c.kind, c.error, c.canonical_url, c.fingerprint).where(
+            c.site_id == self.site_id
+        )
+        with (
+            self._guard(f"read the stored pages of site {self.site_id}"),
+            self.engine.connect() as conn,
+        ):
+            for row in conn.execute(stmt):
+                owned.add(row.url, row.kind, row.error, row.canonical_url, row.fingerprint)
+        self._owned = owned
+        self.repo.page_listeners.append(self._saved)
+
+    def _saved(self, site_id: int, rows: Sequence[t.PageRead]) -> None:
+        if self._owned is not None and site_id == self.site_id:
+            for row in rows:
+                self._owned.add(row.url, row.kind, row.error, row.canonical_url, row.fingerprint)
+
     def stored_key(self, url: str) -> str | None:
         """The key the page for ``url`` (a dedup key) is stored under: ``url`` itself where a
         page is stored under it, else that of a record stored under another URL that names
         ``url`` as its canonical URL; None where neither (nearly every URL a crawl leases).
 
-        One statement of two index probes, asked once for every URL leased.
+        One statement of two index probes, asked once for every URL leased (unless the
+        process owns the pages, :meth:`own_pages`, and no page names ``url``).
         """
+        if self._owned is not None and not self._owned.may_hold(url):
+            return None
         args = {"site_id": self.site_id, "url": url}
         with self._guard(f"look for the stored page of {url}"), self.engine.connect() as conn:
             found = conn.execute(_STORED_KEY, args).scalar()
@@ -274,15 +316,20 @@ class CrawlState:
             return conn.execute(_DELIVERED, {"page_id": page_id}).first() is not None
 
     def mark_delivered(self, page_id: int) -> None:
-        """Remember that the extractor received this page (once per page delivered: a Core
-        insert built once, not an ORM object)."""
-        row = {"site_id": self.site_id, "page_id": page_id, "delivered_at": datetime.now(UTC)}
-        with self._guard(f"record the delivery of page {page_id}"):
-            try:
-                with self.engine.begin() as conn:
-                    conn.execute(_MARK_DELIVERED, row)
-            except IntegrityError:  # delivered already (a resumed run re-offered it)
-                return
+        """Remember that the extractor received this page."""
+        self.mark_delivered_many([page_id])
+
+    def mark_delivered_many(self, page_ids: Sequence[int]) -> None:
+        """Remember that the extractor received these pages: one transaction, one Core
+        ``executemany`` (a crawl delivers its pages a batch at a time). A page remembered
+        already (a resumed run offered it again) is left as it is."""
+        if not page_ids:
+            return
+        now = datetime.now(UTC)
+        rows = [{"site_id": self.site_id, "page_id": i, "delivered_at": now} for i in page_ids]
+        what = f"record the delivery of {len(rows)} pages"
+        with self._guard(what), self.engine.begin() as conn:
+            conn.execute(_MARK_DELIVERED[conn.dialect.name], rows)
 
     def count(self, what: str) -> int:
         """``delivered`` pages, ``records`` fetched, ``failed`` fetches, or ``queries`` stored
@@ -355,6 +402,8 @@ class CrawlState:
         """
         if not canonical_url and not fingerprint:
             return None
+        if self._owned is not None and not self._owned.may_show(canonical_url, fingerprint):
+            return None
         stmt = stored_record_stmt(by_url=bool(canonical_url), by_fingerprint=bool(fingerprint))
         args = {"site_id": self.site_id, "url": canonical_url, "fingerprint": fingerprint}
         with (
@@ -387,6 +436,49 @@ class CrawlState:
 
 
 @functools.cache
+class _StoredIndex:
+    """The stored pages of a site as the probes of :class:`CrawlState` ask for them, held as
+    string hashes (a hash names no page for sure; one that matches may be a collision, and the
+    probe then asks the database)."""
+
+    __slots__ = ("_fingerprints", "_keys", "_records")
+
+    def __init__(self) -> None:
+        #: Every page's key, and every record's canonical URL (:meth:`CrawlState.stored_key`).
+        self._keys: set[int] = set()
+        #: Every record's key and canonical URL; its fingerprint (:meth:`CrawlState
+        #: .stored_record`).
+        self._records: set[int] = set()
+        self._fingerprints: set[int] = set()
+
+    def add(
+        self,
+        url: str,
+        kind: str | None,
+        error: str | None,
+        canonical_url: str | None,
+        fingerprint: str | None,
+    ) -> None:
+        self._keys.add(hash(url))
+        if kind != "record" or error is not None:
+            return
+        self._records.add(hash(url))
+        if canonical_url:
+            self._keys.add(hash(canonical_url))
+            self._records.add(hash(canonical_url))
+        if fingerprint:
+            self._fingerprints.add(hash(fingerprint))
+
+    def may_hold(self, url: str) -> bool:
+        return hash(url) in self._keys
+
+    def may_show(self, canonical_url: str | None, fingerprint: str | None) -> bool:
+        return bool(
+            (canonical_url and hash(canonical_url) in self._records)
+            or (fingerprint and hash(fingerprint) in self._fingerprints)
+        )
+
+
 def stored_record_stmt(*, by_url: bool, by_fingerprint: bool) -> sa.CompoundSelect[tuple[str]]:
     """The statement behind :meth:`CrawlState.stored_record`: one index probe per test (the
     page's key, its canonical URL — both the ``url`` parameter —, its ``fingerprint``), joined by

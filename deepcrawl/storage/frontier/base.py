@@ -120,6 +120,12 @@ class Frontier(abc.ABC):
     def complete(self, lease_id: int) -> None:
         """Mark a leased URL as fetched."""
 
+    def complete_many(self, lease_ids: Iterable[int]) -> None:
+        """Mark leased URLs as fetched (a crawl settles its pages a batch at a time); backends
+        do it in one write."""
+        for lease_id in lease_ids:
+            self.complete(lease_id)
+
     @abc.abstractmethod
     def fail(self, lease_id: int, reason: str) -> None:
         """Mark a leased URL as failed for good (the reason is kept)."""

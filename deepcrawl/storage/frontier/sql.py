@@ -212,6 +212,13 @@ class SqlFrontier(Frontier):
     def complete(self, lease_id: int) -> None:
         self._settle(lease_id, state="done")
 
+    def complete_many(self, lease_ids: Iterable[int]) -> None:
+        rows = [{"lease_id": i, "state": "done"} for i in lease_ids]
+        if not rows:
+            return
+        with self._guard(f"settle {len(rows)} frontier entries"), self.engine.begin() as conn:
+            conn.execute(self._settle_stmt, rows)
+
     def fail(self, lease_id: int, reason: str) -> None:
         self._settle(lease_id, state="failed", error=reason[:2000])
 

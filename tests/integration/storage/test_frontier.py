@@ -70,6 +70,17 @@ def test_settled_urls_never_come_back(frontier: Frontier) -> None:
     assert (counts.done, counts.failed, counts.pending) == (1, 1, 0)
 
 
+def test_a_batch_of_leases_is_settled_at_once(frontier: Frontier) -> None:
+    frontier.add(_urls("/a", "/b", "/c"))
+    a, b, c = frontier.lease(3)
+    frontier.complete_many([a.id, c.id])
+    frontier.complete_many([])
+    counts = frontier.counts()
+    assert (counts.done, counts.leased, counts.pending) == (2, 1, 1)
+    frontier.complete_many(iter([b.id]))  # any iterable
+    assert frontier.pending() == 0
+
+
 def test_expired_lease_is_handed_out_again(frontier: Frontier) -> None:
     frontier.add(_urls("/a"))
     [first] = frontier.lease(1, lease_s=SHORT_S)

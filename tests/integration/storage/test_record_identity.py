@@ -34,6 +34,42 @@ def test_a_record_stored_before_is_found_by_its_canonical_url_or_its_text(db_url
         assert repo.page(site.id, f"{SITE}/b?hl=x").canonical_url == f"{SITE}/b"  # type: ignore[union-attr]
 
 
+def test_a_process_owning_the_pages_answers_the_probes_as_the_database_does(
+    db_url: str,
+) -> None:
+    urls = [f"{SITE}/{name}" for name in ("a", "b", "b?hl=x", "c", "d", "e", "gone", "x")]
+    fingerprints = ["f" * 32, "c" * 32, "e" * 32, "0" * 32]
+
+    def answers(state: CrawlState) -> list[str | None]:
+        return [state.stored_key(url) for url in urls] + [
+            state.stored_record(url, fp) for url in (*urls, None) for fp in (*fingerprints, None)
+        ]
+
+    with Repository.open(db_url) as repo:
+        site = repo.site(f"{SITE}/")
+        other = repo.site("http://other.test/")
+        repo.save_page(site.id, _page(f"{SITE}/a"), kind="record", fingerprint="f" * 32)
+        repo.save_page(site.id, _page(f"{SITE}/b?hl=x"), kind="record", canonical_url=f"{SITE}/b")
+        asking, owning = CrawlState(repo, site.id), CrawlState(repo, site.id)
+        owning.own_pages()  # read from here on, kept whole as pages are stored
+        owning.own_pages()  # idempotent
+        repo.save_page(site.id, _page(f"{SITE}/c"), kind="results", fingerprint="c" * 32)
+        repo.save_page(
+            site.id, _page(f"{SITE}/d"), kind="duplicate", canonical_url=f"{SITE}/a"
+        )  # not a record: names nothing
+        repo.save_page(
+            site.id, _page(f"{SITE}/e?s=1"), kind="record", canonical_url=f"{SITE}/e",
+            fingerprint="e" * 32,
+        )  # fmt: skip
+        repo.save_failure(site.id, f"{SITE}/gone", "HTTP status 404", kind="record")
+        repo.save_page(other.id, _page(f"{SITE}/x"), kind="record", fingerprint="0" * 32)
+        assert answers(owning) == answers(asking)
+        assert owning.stored_key(f"{SITE}/gone") == f"{SITE}/gone"  # a failure is stored too
+        assert owning.stored_key(f"{SITE}/e") == f"{SITE}/e?s=1"
+        assert owning.stored_record(None, "e" * 32) == f"{SITE}/e?s=1"
+        assert owning.stored_key(f"{SITE}/x") is None  # another site's page
+
+
 def test_learnt_parameters_keep_their_kind(db_url: str) -> None:
     with Repository.open(db_url) as repo:
         state = CrawlState(repo, repo.site(f"{SITE}/").id)

@@ -12,7 +12,7 @@ from deepcrawl.errors import ConfigError, SchemaVersionError, StorageError
 from deepcrawl.page.fetched import Exchange, FetchedPage, Link
 from deepcrawl.page.form import Form, FormField
 from deepcrawl.settings import StorageSettings
-from deepcrawl.storage import SCHEMA_VERSION, PrototypeBase, QueryBase, Repository
+from deepcrawl.storage import SCHEMA_VERSION, PageWrite, PrototypeBase, QueryBase, Repository
 from deepcrawl.storage.frontier import NewURL, SqlFrontier
 
 
@@ -208,6 +208,59 @@ def test_pages_links_and_bodies(db_url: str, tmp_path: Path) -> None:
         assert stored.error == "timeout after 10 s"
         with pytest.raises(StorageError, match="save page http://example.test/1"):
             repo.save_page(site.id, _page("http://example.test/1"))
+
+
+def test_a_batch_of_pages_is_stored_whole_or_not_at_all(db_url: str, tmp_path: Path) -> None:
+    settings = StorageSettings(bodies_inline_max=100, bodies_dir=tmp_path / "bodies")
+    big = "<html>" + "z" * 500 + "</html>"
+    exchange = Exchange(
+        method="GET",
+        url="http://example.test/2",
+        request_headers=(("Host", "example.test"),),
+        protocol="HTTP/1.1",
+        status=200,
+        reason="OK",
+        headers=(("Content-Type", "text/html"),),
+        body=big.encode(),
+    )
+    with Repository.open(db_url, settings) as repo:
+        site = repo.site("http://example.test/")
+        rows = repo.save_pages(
+            site.id,
+            [
+                PageWrite(_page("http://example.test/1"), kind="record", fingerprint="f1"),
+                PageWrite(
+                    dataclasses.replace(_page("http://example.test/2", big), exchange=exchange),
+                    url="http://example.test/two",
+                    kind="duplicate",
+                    canonical_url="http://example.test/1",
+                    with_links=False,
+                ),
+            ],
+        )
+        assert [(r.url, r.kind) for r in rows] == [
+            ("http://example.test/1", "record"),
+            ("http://example.test/two", "duplicate"),
+        ]
+        assert rows[0].fingerprint == "f1"
+        assert rows[1].canonical_url == "http://example.test/1"
+        assert repo.body(rows[1].id) == big.encode()
+        assert len(repo.links(rows[0].id)) == 2
+        assert repo.links(rows[1].id) == []  # not asked for
+        stored = repo.exchange(rows[1].id)
+        assert stored is not None
+        assert stored.body == big.encode()
+        # one page of the batch stored before: none of the batch is stored
+        with pytest.raises(StorageError, match="save 2 pages"):
+            repo.save_pages(
+                site.id,
+                [
+                    PageWrite(_page("http://example.test/3")),
+                    PageWrite(_page("http://example.test/1")),
+                ],
+            )
+        assert repo.page(site.id, "http://example.test/3") is None
+        assert repo.save_pages(site.id, []) == []
 
 
 def test_contents_read_pages_with_their_bodies_and_links_in_batches(
