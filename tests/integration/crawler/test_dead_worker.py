@@ -45,6 +45,11 @@ SETTINGS = {
     "DEEPCRAWL_CRAWL__DELIVER_POLL_S": "0.2",
     "DEEPCRAWL_BROWSER__RENDER": "never",
 }
+#: The crawl process's own: two fetch tasks under a cap of two live leases, so that the
+#: worker's (its cap four) always finds seats. With the cap of four for both, the crawl's four
+#: tasks held every seat whenever URLs were ready — each leases again as it settles — and the
+#: worker got a lease only by chance: the crawl was often over first.
+CRAWL_SETTINGS = {**SETTINGS, "DEEPCRAWL_POLITENESS__CONCURRENCY_PER_HOST": "2"}
 #: How long the crawl may take to end once the worker is killed.
 WITHIN_S = 60.0
 
@@ -85,14 +90,13 @@ def test_a_killed_workers_leases_come_back_once_it_is_judged_dead(
     truth = server.truth()
     db = make_db("postgres")
     out = tmp_path / "out"
-    env = cli_env(tmp_path, **SETTINGS)
 
-    def spawn(*args: str) -> subprocess.Popen[bytes]:
-        return spawn_deepcrawl([*args], env=env, cwd=tmp_path,
+    def spawn(*args: str, settings: dict[str, str] = SETTINGS) -> subprocess.Popen[bytes]:
+        return spawn_deepcrawl([*args], env=cli_env(tmp_path, **settings), cwd=tmp_path,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
 
     crawl = spawn("crawl", server.url + "/", "--like", truth.detail_paths[0], "--db", db,
-                  "--out", str(out))  # fmt: skip
+                  "--out", str(out), settings=CRAWL_SETTINGS)  # fmt: skip
     time.sleep(1.0)  # the crawl creates the site's row first (the worker waits for its labels)
     worker = spawn("worker", "--db", db, "--concurrency", "2")
     engine = sa.create_engine(db)
