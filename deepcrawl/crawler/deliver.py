@@ -36,7 +36,7 @@ from deepcrawl.export import Held, JsonLines, json_line, page_records
 from deepcrawl.warc import WarcFile
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable, Iterable, Mapping
+    from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 
     from deepcrawl._tasks import Supervisor
     from deepcrawl.crawler.context import CrawlContext
@@ -90,18 +90,34 @@ class Sink(abc.ABC):
         ``held`` is what the crawl has in hand of a page it delivers as it stores it (the page
         as fetched, its frontier source): that is not read back.
         """
+        await self.deliver_pages(ctx, [(page, held)])
+
+    async def deliver_pages(
+        self, ctx: CrawlContext, pages: Sequence[tuple[PageRead, Held | None]]
+    ) -> None:
+        """Write the records of stored pages, in order, then remember that they were delivered
+        (one write to the store for them all); each with what the crawl has in hand of it, if
+        anything (:meth:`deliver_page`).
+
+        A write that fails leaves the pages written before it remembered, and raises.
+        """
         crawl = ctx.settings.crawl
         bodies: Literal["inline", "path"] = "inline" if crawl.deliver_bodies else "path"
-        records = page_records(
-            ctx.repo,
-            [page],
-            bodies=bodies,
-            text=crawl.deliver_text,
-            fetched=None if held is None else {page.id: held},
-        )
-        for record in records:
-            await self.write_page(ctx, page, record)
-        ctx.state.mark_delivered(page.id)
+        written: list[int] = []
+        try:
+            for page, held in pages:
+                records = page_records(
+                    ctx.repo,
+                    [page],
+                    bodies=bodies,
+                    text=crawl.deliver_text,
+                    fetched=None if held is None else {page.id: held},
+                )
+                for record in records:
+                    await self.write_page(ctx, page, record)
+                written.append(page.id)
+        finally:
+            ctx.state.mark_delivered_many(written)
 
 
 class NullSink(Sink):
@@ -112,8 +128,8 @@ class NullSink(Sink):
     async def write(self, record: Record) -> None:
         return None
 
-    async def deliver_page(
-        self, ctx: CrawlContext, page: PageRead, held: Held | None = None
+    async def deliver_pages(
+        self, ctx: CrawlContext, pages: Sequence[tuple[PageRead, Held | None]]
     ) -> None:
         return None
 

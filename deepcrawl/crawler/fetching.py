@@ -7,23 +7,31 @@ its strategy meets is fetched the workers' way, :meth:`FetchWorkers.fetch_leased
 
 A URL that fails for good is stored with its reason; a transient failure goes back to the
 frontier with its back-off; a page stored by a process that died before delivering it is
-delivered by the one that takes its expired lease. A worker waits while the frontier is empty
-and the query loop may still add URLs (:attr:`FetchWorkers.querying`), and ends once neither
-holds — or once the crawl's page budget is spent.
+delivered by the one that takes its expired lease, or by the next run. One process alone on its
+store (SQLite) leases a batch's worth of URLs at a time and stores, settles and delivers its
+pages a batch at a time (:mod:`deepcrawl.crawler.batch`); in a crawl shared by processes a page
+is stored as it is fetched, since the frontier counts a lease as a fetch in flight.
+
+A worker waits while the frontier is empty and the query loop may still add URLs
+(:attr:`FetchWorkers.querying`), and ends once neither holds — or once the crawl's page budget
+is spent.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import dataclasses
 import logging
 from typing import TYPE_CHECKING, Literal
 
+from deepcrawl.crawler.batch import StoreBatch, Unsaved
 from deepcrawl.crawler.identity import Identities
 from deepcrawl.errors import FetchError, HTTPStatusError, StorageError
 from deepcrawl.export import Held
 from deepcrawl.querying import main_text
+from deepcrawl.storage import PageWrite, is_shared
 from deepcrawl.storage.frontier import SqlFrontier
 
 if TYPE_CHECKING:
@@ -53,12 +61,17 @@ _IDLE_S = 0.25
 def shared_frontier(ctx: CrawlContext) -> SqlFrontier:
     """The crawl's frontier, its per-host cap of live leases held across every worker process
     (PostgreSQL); a lease names this process, whose leases come back at once if it is judged
-    dead."""
+    dead.
+
+    One process alone (SQLite) needs no cap in the frontier: the crawl's gate holds each host
+    to its concurrency (:mod:`deepcrawl.fetch.politeness`), and a lease then reads no count
+    of the live leases.
+    """
     cap = ctx.settings.politeness.concurrency_per_host
     return SqlFrontier(
         ctx.repo.engine,
         ctx.site.id,
-        host_cap=max(1, cap),
+        host_cap=max(1, cap) if is_shared(ctx.repo.engine) else None,
         holder=ctx.state.worker_id,
         heartbeat_s=ctx.settings.crawl.heartbeat_s,
     )
@@ -123,6 +136,21 @@ class FetchWorkers:
         #: Whether URLs may still come (the query loop runs, here or in another process).
         self.querying = True
         self.in_flight = 0
+        crawl = ctx.settings.crawl
+        # A frontier that caps each host's live leases (shared by many processes) counts a
+        # lease as a fetch in flight: a URL leased ahead, or whose page waits in the batch,
+        # would hold a seat another process could use. There a page is stored as it is
+        # fetched, and a worker leases one URL at a time.
+        alone = frontier.host_cap is None
+        #: The pages fetched and not stored yet (:mod:`deepcrawl.crawler.batch`).
+        self.batch = StoreBatch(crawl.store_batch if alone else 1, crawl.store_batch_s)
+        #: URLs leased for the workers and not taken yet: a batch's worth leased at once (at
+        #: least one for each worker).
+        self._leased: collections.deque[Lease] = collections.deque()
+        workers = max(1, ctx.settings.politeness.concurrency_per_host)
+        self._lease_n = max(workers, self.batch.size) if alone else 1
+        if not is_shared(ctx.repo.engine):  # every stored page is this process's: the
+            ctx.state.own_pages()  # probes of a new URL need no read
         self._stop = asyncio.Event()
         self._wake = asyncio.Event()
 
@@ -147,27 +175,59 @@ class FetchWorkers:
 
     async def work(self) -> None:
         """One worker: lease, fetch, store, deliver, until the frontier is drained and no URL
-        may come, the workers are stopped, or the page budget is spent."""
+        may come, the workers are stopped, or the page budget is spent.
+
+        The pages it fetched are stored a batch at a time (:mod:`deepcrawl.crawler.batch`); the
+        batch is stored when a worker finds nothing to lease and when it ends. A worker
+        cancelled (the crawl failed or was stopped) stores the batch without delivering it (the
+        next run delivers it) and gives back the URLs leased and not fetched.
+        """
         lease_s = self.ctx.settings.crawl.worker_lease_s
-        while not self._stop.is_set():
-            if self.ctx.budget.spent:
-                self._stop.set()
-                return
-            # leased in the event loop's thread: SQLite has no row locks, and one lease at a
-            # time is what keeps two workers from taking the same URL
-            leases = self.frontier.lease(1, lease_s=lease_s)
-            if not leases:
-                if not self.querying and self.in_flight == 0 and self.frontier.pending() == 0:
-                    return
-                # wait for the query loop to add URLs (or a back-off to expire)
-                self._wake.clear()
-                await _wait(self._wake, _IDLE_S)
-                continue
-            self.in_flight += 1
-            try:
-                await self.fetch_leased(leases[0])
-            finally:
-                self.in_flight -= 1
+        try:
+            while not self._stop.is_set():
+                if self.ctx.budget.spent:
+                    self._stop.set()
+                    break
+                lease = self._next_lease(lease_s)
+                if lease is None:
+                    if self.batch:  # idle: what was fetched is stored and delivered now
+                        await self.flush()
+                        continue
+                    if not self.querying and self.in_flight == 0 and self.frontier.pending() == 0:
+                        break
+                    # wait for the query loop to add URLs (or a back-off to expire)
+                    self._wake.clear()
+                    await _wait(self._wake, _IDLE_S)
+                    continue
+                self.in_flight += 1
+                try:
+                    await self.fetch_leased(lease, batched=True)
+                finally:
+                    self.in_flight -= 1
+            await self.flush()
+        finally:
+            self._give_back()
+            with contextlib.suppress(StorageError):
+                self._store_batch()  # stored undelivered: the next run delivers it
+
+    def _next_lease(self, lease_s: float) -> Lease | None:
+        """The next URL leased for this process's workers, None when the frontier has none
+        ready: leased a batch's worth at a time (one lease transaction), held here until a
+        worker takes it.
+
+        Leased in the event loop's thread: SQLite has no row locks, and one lease at a time is
+        what keeps two workers from taking the same URL.
+        """
+        if not self._leased:
+            self._leased.extend(self.frontier.lease(self._lease_n, lease_s=lease_s))
+        return self._leased.popleft() if self._leased else None
+
+    def _give_back(self) -> None:
+        """Queue again, ready at once, the URLs leased that no worker took (the workers end)."""
+        while self._leased:
+            lease = self._leased.popleft()
+            with contextlib.suppress(StorageError):
+                self.frontier.retry(lease.id, after_s=0)
 
     async def drained(self) -> None:
         """Wait until no wanted page is pending or in flight (links first, queries after)."""
@@ -179,23 +239,28 @@ class FetchWorkers:
 
     # -- one URL ---------------------------------------------------------------------------
 
-    async def fetch_leased(self, lease: Lease) -> None:
+    async def fetch_leased(self, lease: Lease, *, batched: bool = False) -> None:
         """Fetch, store and deliver one leased URL.
+
+        ``batched``: the page waits in the workers' batch until the batch is stored (by
+        default it is stored, and delivered, before this returns — with the batch).
 
         A fetch cut short — the crawl stopped or failed meanwhile — gives its lease back: the
         URL is queued again, and the next run fetches it (or delivers the page stored already).
         """
         try:
-            await self._fetch(lease)
+            await self._fetch(lease, batched=batched)
         except BaseException:
             with contextlib.suppress(StorageError):
                 self.frontier.retry(lease.id, after_s=0)
             raise
 
-    async def _fetch(self, lease: Lease) -> None:
+    async def _fetch(self, lease: Lease, *, batched: bool) -> None:
         if (key := self.ctx.sessions.drop(lease.url)) != lease.url:  # queued before it was learnt
             lease = dataclasses.replace(lease, url=key)  # fetched and stored under today's key
         ctx, url = self.ctx, lease.url
+        if self.batch.holds(url):  # the store says what it holds once the batch is in it
+            await self.flush()
         # a probe first: nearly every URL leased is not stored yet, under its own key or as
         # the canonical URL of a record stored under another
         found = ctx.state.stored_key(url)
@@ -223,7 +288,7 @@ class FetchWorkers:
                 lease, f"HTTP status {page.status}", status=page.status, kind=HTTPStatusError
             )
             return
-        await self._store(lease, page)
+        await self._store(lease, page, batched=batched)
 
     def _fail(self, lease: Lease, reason: str, *, status: int = 0, kind: type[FetchError]) -> None:
         """Give the URL up, its reason, the error's class and the attempts stored."""
@@ -243,63 +308,120 @@ class FetchWorkers:
         ctx.stats.errors += 1
         ctx.changed()
 
-    async def _store(self, lease: Lease, page: FetchedPage) -> None:
+    async def _store(self, lease: Lease, page: FetchedPage, *, batched: bool) -> None:
+        """Judge a page fetched for ``lease``, learn from it, and put it in the batch (stored
+        with the batch, or at once unless ``batched``)."""
         ctx = self.ctx
         decision = self.admission.decide(lease.url)
         follow = ctx.settings.crawl.follow_record_links
-        identity, record = self.identities.judge(lease.url, page)
-        try:
-            row = ctx.repo.save_page(
-                ctx.site.id,
-                page,
-                url=lease.url,
-                kind="record" if record is None else "duplicate",
-                prototype_id=decision.prototype,
-                label=decision.label,
-                with_links=follow and record is None,
-                canonical_url=record or identity.canonical,
-                fingerprint=identity.fingerprint,
-            )
-        except StorageError:
-            # our lease expired while we fetched and another worker stored the page first (a
-            # rare race: no probe before each store, the unique key tells)
-            if ctx.repo.page(ctx.site.id, lease.url) is None:
-                raise
-            self.frontier.complete(lease.id)
-            return
+        identity = self.identities.of(lease.url, page)
+        if self.batch.shows(identity.canonical, identity.fingerprint):
+            await self.flush()  # it shows a record of the batch: stored first, to be found
+        identity, record = self.identities.judge(lease.url, page, identity)
+        write = PageWrite(
+            page,
+            url=lease.url,
+            kind="record" if record is None else "duplicate",
+            prototype_id=decision.prototype,
+            label=decision.label,
+            with_links=follow and record is None,
+            canonical_url=record or identity.canonical,
+            fingerprint=identity.fingerprint,
+        )
         if record is not None:  # one record under two URLs: neither delivered nor counted again
             logger.info("%s: the record stored as %s", lease.url, record)
             ctx.stats.duplicates += 1
             if self.same is not None:
                 self.same(lease.url, record, page.body)
-            self.frontier.complete(lease.id)
+            self.batch.add(Unsaved(lease, write, None))
+        else:
+            if page.body and self.learn is not None:  # the text the fingerprint was taken from
+                self.learn(lease.url, identity.text or main_text(page.body))
+            ctx.sessions.observe(link.url for link in page.links)
+            if follow and not self.ran_away():  # a crawl that ran away follows no link
+                links = [(link.url, link.text) for link in page.links]
+                scout = lease.url
+                self.admission.enqueue(links, f"link on {lease.url}", on_record=True, scout=scout)
+            ctx.stats.pages_fetched += 1
+            for observer in self.on_fetch:
+                observer(page)
+            self.batch.add(Unsaved(lease, write, Held(page, lease.source)))
+        if not batched or self.batch.ready or self._budget_in_batch():
+            await self.flush()
+
+    def _budget_in_batch(self) -> bool:
+        """Whether the batch holds what is left of the page budget (stored and delivered now,
+        so that the workers stop at the budget, not a batch after it)."""
+        budget = self.ctx.budget
+        return budget.cap is not None and self.ctx.stats.pages_delivered + len(self.batch) >= (
+            budget.cap
+        )
+
+    async def flush(self) -> None:
+        """Store the batch's pages in one transaction and settle their URLs, then deliver them
+        (``direct``) or wake the delivery point (``poll``).
+
+        Settled before they are delivered: a process killed between the two leaves them stored
+        and undelivered, and the next run delivers them before it fetches
+        (:meth:`NormalPhase.run <deepcrawl.crawler.normal.NormalPhase.run>`).
+        """
+        stored = self._store_batch()
+        if not stored:
             return
-        if page.body and self.learn is not None:  # the text the fingerprint was taken from
-            self.learn(lease.url, identity.text or main_text(page.body))
-        ctx.sessions.observe(link.url for link in page.links)
-        if follow and not self.ran_away():  # a crawl that ran away follows no link
-            links = [(link.url, link.text) for link in page.links]
-            self.admission.enqueue(links, f"link on {lease.url}", on_record=True, scout=lease.url)
-        ctx.stats.pages_fetched += 1
-        for observer in self.on_fetch:
-            observer(page)
         if self.delivery == "direct":
-            await self.deliver(row, Held(page, lease.source))
+            await self.deliver_many(stored)
         elif self.poller is not None:
             self.poller.wake()
-        # settled after the (direct) delivery: a process killed before it leaves the URL leased,
-        # and the process that takes the expired lease delivers the stored page (see ``_fetch``);
-        # with a delivery point, settled once stored (a lease still pending holds up the sweep)
-        self.frontier.complete(lease.id)
+
+    def _store_batch(self) -> list[tuple[PageRead, Held]]:
+        """Store the batch and settle its URLs; the stored pages to deliver, with their held
+        page."""
+        items = self.batch.take()
+        if not items:
+            return []
+        ctx = self.ctx
+        try:
+            rows: list[PageRead | None] = list(
+                ctx.repo.save_pages(ctx.site.id, [item.write for item in items])
+            )
+        except StorageError:
+            # a page of the batch was stored meanwhile by another process, whose lease of the
+            # URL expired while we fetched (a rare race: the unique key tells): each on its own
+            rows = [self._store_one(item) for item in items]
+        self.frontier.complete_many(item.lease.id for item in items)
+        return [
+            (row, item.held)
+            for row, item in zip(rows, items, strict=True)
+            if row is not None and item.held is not None
+        ]
+
+    def _store_one(self, item: Unsaved) -> PageRead | None:
+        """Store one page of a batch that could not be stored whole; None where the page was
+        stored first by another process."""
+        ctx = self.ctx
+        try:
+            return ctx.repo.save_pages(ctx.site.id, [item.write])[0]
+        except StorageError:
+            if ctx.repo.page(ctx.site.id, item.lease.url) is None:
+                raise
+            return None
+
+    async def deliver_many(self, pages: Sequence[tuple[PageRead, Held | None]]) -> None:
+        """Hand stored pages to the sink (direct delivery), as many as the page budget has
+        left."""
+        budget = self.ctx.budget
+        if budget.cap is not None:
+            pages = pages[: max(0, budget.cap - self.ctx.stats.pages_delivered)]
+        if not pages:
+            return
+        await self.sink.deliver_pages(self.ctx, pages)
+        self.ctx.stats.pages_delivered += len(pages)
+        self.ctx.changed()
 
     async def deliver(self, page: PageRead, held: Held | None = None) -> None:
         """Hand a stored page to the sink (direct delivery), unless the page budget is spent;
         ``held``: what the crawl has in hand of a page just fetched (:meth:`Sink.deliver_page`)."""
-        if self.ctx.budget.spent:
-            return
-        await self.sink.deliver_page(self.ctx, page, held)
-        self.ctx.stats.pages_delivered += 1
-        self.ctx.changed()
+        await self.deliver_many([(page, held)])
 
 
 async def _wait(event: asyncio.Event, timeout_s: float) -> None:

@@ -199,10 +199,14 @@ class Identities:
         found = self.ctx.state.stored_record(identity.canonical, identity.fingerprint)
         return None if found == url else found
 
-    def judge(self, url: str, page: FetchedPage) -> tuple[Identity, str | None]:
-        """What ``page``, fetched for the key ``url``, says of its record, and the key of the
-        record stored before that it shows (None: a record of its own); learnt from."""
-        identity = self.of(url, page)
+    def judge(
+        self, url: str, page: FetchedPage, identity: Identity | None = None
+    ) -> tuple[Identity, str | None]:
+        """What ``page``, fetched for the key ``url``, says of its record (``identity``, when
+        read already with :meth:`of`), and the key of the record stored before that it shows
+        (None: a record of its own); learnt from."""
+        if identity is None:
+            identity = self.of(url, page)
         record = self.stored(url, identity)
         self.learn(url, identity, record)
         return identity, record

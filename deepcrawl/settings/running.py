@@ -84,6 +84,14 @@ class CrawlSettings(Section):
     worker_lease_s: float = 900.0
     """How long a fetch worker holds a frontier URL before another may take it (a resumed crawl
     releases every lease at once; too short, two workers fetch one URL)."""
+    store_batch: int = 32
+    """Pages the fetch workers store in one transaction (their frontier URLs settled in one
+    more); 1 stores each page as it is fetched. A crawl killed loses the pages of its unstored
+    batch: their URLs stay leased, and the next run fetches them again."""
+    store_batch_s: float = 1.0
+    """Seconds after which a batch not full is stored anyway (and delivered), at the next page
+    fetched or the next idle worker: on a slow site, how long a page may wait for the
+    extractor."""
     heartbeat_s: float = 5.0
     """How often a process of a crawl (``deepcrawl crawl`` or ``deepcrawl worker``) records that
     it is alive and its figures; one not heard of for three heartbeats counts as dead."""

@@ -222,3 +222,26 @@ def _explain_the_poll(ctx: CrawlContext) -> None:
     scans = "Seq Scan" in plan or "Sort" in plan
     assert (walks_the_key, probes, scans) == (True, True, False), plan
     assert len(list(ctx.state.undelivered_after(top - 100))) == 100
+
+
+async def test_a_batch_is_delivered_in_order_and_remembered_up_to_a_failed_write(
+    ctx: CrawlContext,
+) -> None:
+    pages = [store(ctx, f"/book/{i}") for i in range(4)]
+    got: list[str] = []
+
+    def write(record: dict[str, Any]) -> None:
+        if record["url"].endswith("/book/2"):
+            raise OSError("the extractor is gone")
+        got.append(record["url"].removeprefix(BASE))
+
+    with pytest.raises(OSError, match="extractor"):
+        await CallbackSink(write).deliver_pages(ctx, [(page, None) for page in pages])
+    assert got == ["/book/0", "/book/1"]
+    # those written are remembered (one write for them all); the rest is left to a later run
+    assert [p.url for p in ctx.state.undelivered()] == [BASE + "/book/2", BASE + "/book/3"]
+    # a page offered again (a resumed run) is remembered once
+    sink, again = collector()
+    await sink.deliver_pages(ctx, [(pages[0], None), (pages[3], None)])
+    assert ctx.state.count("delivered") == 3
+    assert again == ["/book/0", "/book/3"]
