@@ -27,7 +27,7 @@ import logging
 from typing import TYPE_CHECKING, Literal
 
 from deepcrawl.crawler.batch import StoreBatch, Unsaved
-from deepcrawl.crawler.identity import Identities
+from deepcrawl.crawler.identity import Identities, Identity
 from deepcrawl.errors import FetchError, HTTPStatusError, StorageError
 from deepcrawl.export import Held
 from deepcrawl.querying import main_text
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from deepcrawl.browser.base import Fetcher
+    from deepcrawl.classify.url import Decision
     from deepcrawl.crawler.admission import Admission
     from deepcrawl.crawler.context import CrawlContext
     from deepcrawl.crawler.deliver import DeliveryPoller, Sink
@@ -318,16 +319,7 @@ class FetchWorkers:
         if self.batch.shows(identity.canonical, identity.fingerprint):
             await self.flush()  # it shows a record of the batch: stored first, to be found
         identity, record = self.identities.judge(lease.url, page, identity)
-        write = PageWrite(
-            page,
-            url=lease.url,
-            kind="record" if record is None else "duplicate",
-            prototype_id=decision.prototype,
-            label=decision.label,
-            with_links=follow and record is None,
-            canonical_url=record or identity.canonical,
-            fingerprint=identity.fingerprint,
-        )
+        write = self.write_of(lease.url, page, decision, identity, record)
         if record is not None:  # one record under two URLs: neither delivered nor counted again
             logger.info("%s: the record stored as %s", lease.url, record)
             ctx.stats.duplicates += 1
@@ -348,6 +340,28 @@ class FetchWorkers:
             self.batch.add(Unsaved(lease, write, Held(page, lease.source)))
         if not batched or self.batch.ready or self._budget_in_batch():
             await self.flush()
+
+    def write_of(
+        self,
+        key: str,
+        page: FetchedPage,
+        decision: Decision,
+        identity: Identity,
+        record: str | None,
+    ) -> PageWrite:
+        """How a wanted page fetched for the key ``key`` is stored: a record of its own, or
+        (``record``: the key of the record stored before that it shows) a duplicate of it; its
+        links with a record's, when record pages' links are followed."""
+        return PageWrite(
+            page,
+            url=key,
+            kind="record" if record is None else "duplicate",
+            prototype_id=decision.prototype,
+            label=decision.label,
+            with_links=self.ctx.settings.crawl.follow_record_links and record is None,
+            canonical_url=record or identity.canonical,
+            fingerprint=identity.fingerprint,
+        )
 
     def _budget_in_batch(self) -> bool:
         """Whether the batch holds what is left of the page budget (stored and delivered now,

@@ -182,7 +182,7 @@ class NormalPhase:
         (see :meth:`FetchWorkers.fetch_leased`): no URL is fetched twice, by this process or a
         worker.
         """
-        ctx, follow, adopted = self.ctx, self.ctx.settings.crawl.follow_record_links, 0
+        ctx, adopted = self.ctx, 0
         for page in pages:
             decision = self.admission.decide(page.url)
             if page.status < 400 and not decision.relevant and self.admission.hubs.enabled:
@@ -193,17 +193,8 @@ class NormalPhase:
             if ctx.repo.page(ctx.site.id, key) is not None:  # stored already (a resumed crawl)
                 continue
             identity, record = self.workers.identities.judge(key, page)
-            ctx.repo.save_page(
-                ctx.site.id,
-                page,
-                url=key,
-                kind="record" if record is None else "duplicate",
-                prototype_id=decision.prototype,
-                label=decision.label,
-                with_links=follow and record is None,
-                canonical_url=record or identity.canonical,
-                fingerprint=identity.fingerprint,
-            )
+            write = self.workers.write_of(key, page, decision, identity, record)
+            ctx.repo.save_pages(ctx.site.id, [write])
             if record is not None:  # one record under two URLs: stored once
                 ctx.stats.duplicates += 1
                 self.loop.repeated(key, record, page.body)
