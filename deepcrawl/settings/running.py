@@ -85,10 +85,9 @@ class CrawlSettings(Section):
     """How long a fetch worker holds a frontier URL before another may take it (a resumed crawl
     releases every lease at once; too short, two workers fetch one URL)."""
     store_batch: int = 32
-    """Pages the fetch workers of a process alone on its store (SQLite) store in one
-    transaction (their frontier URLs settled in one more); 1 stores each page as it is fetched,
-    as a crawl shared by processes always does. A crawl killed loses the pages of its unstored
-    batch: their URLs stay leased, and the next run fetches them again."""
+    """Pages a crawl alone on its store (SQLite) stores in one transaction; 1 stores each as it
+    is fetched, as a crawl shared by processes does. A crash loses the batch not stored: its
+    URLs stay leased, and the next run fetches them again."""
     store_batch_s: float = 1.0
     """Seconds after which a batch not full is stored anyway (and delivered), at the next page
     fetched or the next idle worker: on a slow site, how long a page may wait for the
