@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
     from deepcrawl.storage.repository import Repository
 
-__all__ = ["CrawlState", "ResultLinkLike", "StoredQuery", "stored_record_stmt"]
+__all__ = ["CrawlState", "ResultLinkLike", "StoredIndex", "StoredQuery", "stored_record_stmt"]
 
 #: The page table, for Core statements.
 _PAGE: sa.Table = t.Page.__table__  # type: ignore[attr-defined]
@@ -117,7 +117,7 @@ class CrawlState:
         self.heartbeat_s = 5.0
         #: What the site's stored pages answer the two probes by, where this process alone
         #: writes them (:meth:`own_pages`); None: the probes ask the database every time.
-        self._owned: _StoredIndex | None = None
+        self._owned: StoredIndex | None = None
 
     def _session(self) -> Session:
         return Session(self.engine, expire_on_commit=False)
@@ -276,7 +276,7 @@ class CrawlState:
         """
         if self._owned is not None:
             return
-        owned = _StoredIndex()
+        owned = StoredIndex()
         c = _PAGE.c
         stmt = sa.select(c.url, c.kind, c.error, c.canonical_url, c.fingerprint).where(
             c.site_id == self.site_id
@@ -435,11 +435,11 @@ class CrawlState:
             return int(conn.execute(stmt).rowcount or 0)
 
 
-@functools.cache
-class _StoredIndex:
-    """The stored pages of a site as the probes of :class:`CrawlState` ask for them, held as
-    string hashes (a hash names no page for sure; one that matches may be a collision, and the
-    probe then asks the database)."""
+class StoredIndex:
+    """Pages as the probes of :class:`CrawlState` ask for them, held as string hashes: a page
+    under a key, a record under (or naming) a canonical URL, a record with a fingerprint. A
+    "no" is sure; a "maybe" may be a collision, and the probe then asks the database. The
+    fetch workers' batch answers for its pages not stored yet by one too."""
 
     __slots__ = ("_fingerprints", "_keys", "_records")
 
@@ -459,6 +459,7 @@ class _StoredIndex:
         canonical_url: str | None,
         fingerprint: str | None,
     ) -> None:
+        """Count a page: its key, and a record's (no failure's) canonical URL and text."""
         self._keys.add(hash(url))
         if kind != "record" or error is not None:
             return
@@ -470,15 +471,20 @@ class _StoredIndex:
             self._fingerprints.add(hash(fingerprint))
 
     def may_hold(self, url: str) -> bool:
+        """Whether a page may be under the key ``url``, or a record may name it (:meth:`CrawlState
+        .stored_key`)."""
         return hash(url) in self._keys
 
     def may_show(self, canonical_url: str | None, fingerprint: str | None) -> bool:
+        """Whether a record may be under (or name) ``canonical_url``, or have the text
+        ``fingerprint`` (:meth:`CrawlState.stored_record`)."""
         return bool(
             (canonical_url and hash(canonical_url) in self._records)
             or (fingerprint and hash(fingerprint) in self._fingerprints)
         )
 
 
+@functools.cache
 def stored_record_stmt(*, by_url: bool, by_fingerprint: bool) -> sa.CompoundSelect[tuple[str]]:
     """The statement behind :meth:`CrawlState.stored_record`: one index probe per test (the
     page's key, its canonical URL — both the ``url`` parameter —, its ``fingerprint``), joined by
