@@ -20,6 +20,8 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from deepcrawl.storage.state import StoredIndex
+
 if TYPE_CHECKING:
     from deepcrawl.export import Held
     from deepcrawl.storage import PageWrite
@@ -57,11 +59,9 @@ class StoreBatch:
         self.max_age_s = max_age_s
         self._items: list[Unsaved] = []
         self._since = 0.0
-        #: The keys of the batch's pages and the canonical URLs of its records.
-        self._urls: set[str] = set()
-        #: The batch's records: their keys and canonical URLs; their fingerprints.
-        self._records: set[str] = set()
-        self._fingerprints: set[str] = set()
+        #: The batch's pages as the store's probes will see them once stored (by hashes: a
+        #: collision says yes, and the batch is only stored early).
+        self._index = StoredIndex()
 
     def __len__(self) -> int:
         return len(self._items)
@@ -73,15 +73,7 @@ class StoreBatch:
         self._items.append(item)
         write = item.write
         key = write.url or write.page.url
-        self._urls.add(key)
-        if write.canonical_url:
-            self._urls.add(write.canonical_url)
-        if write.kind == "record":
-            self._records.add(key)
-            if write.canonical_url:
-                self._records.add(write.canonical_url)
-            if write.fingerprint:
-                self._fingerprints.add(write.fingerprint)
+        self._index.add(key, write.kind, None, write.canonical_url, write.fingerprint)
 
     @property
     def ready(self) -> bool:
@@ -93,21 +85,16 @@ class StoreBatch:
     def holds(self, url: str) -> bool:
         """Whether a page of the batch is under the key ``url``, or a record of it names
         ``url`` as its canonical URL: what the store will say of ``url`` once it is stored."""
-        return url in self._urls
+        return self._index.may_hold(url)
 
     def shows(self, canonical_url: str | None, fingerprint: str | None) -> bool:
         """Whether a record of the batch is under (or names) the canonical URL
         ``canonical_url``, or has the main text ``fingerprint``: a page that says so shows a
         record the store does not hold yet."""
-        return bool(
-            (canonical_url and canonical_url in self._records)
-            or (fingerprint and fingerprint in self._fingerprints)
-        )
+        return self._index.may_show(canonical_url, fingerprint)
 
     def take(self) -> list[Unsaved]:
         """Empty the batch; its pages in the order they were put in."""
         items, self._items = self._items, []
-        self._urls.clear()
-        self._records.clear()
-        self._fingerprints.clear()
+        self._index = StoredIndex()
         return items
