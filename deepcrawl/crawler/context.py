@@ -97,6 +97,9 @@ class CrawlStats:
     picked: dict[str, Any] | None = None
     """With no example: the kind the crawl picked as the records, its evidence and the kinds
     left (:meth:`deepcrawl.records.pick.Pick.to_dict`)."""
+    querying: dict[str, Any] = field(default_factory=dict)
+    """The querying's rules: by name, the times each was asked and decided (``rules``), and
+    the verdict that ended the querying (``verdict``: its rule, reason, whether complete)."""
     stop_reason: str | None = None
     waiting_s: float = 0.0
     """Seconds this run spent waiting for the user (the interactive labelling prompt)."""

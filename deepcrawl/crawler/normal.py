@@ -44,7 +44,7 @@ from deepcrawl.browser.wrapped import teach_fetcher
 from deepcrawl.crawler.admission import Admission
 from deepcrawl.crawler.deliver import DeliveryPoller
 from deepcrawl.crawler.fetching import FetchWorkers, shared_frontier
-from deepcrawl.crawler.setup import query_loop
+from deepcrawl.crawler.queries import NORMAL, query_loop
 from deepcrawl.links.hubs import query_yield
 from deepcrawl.querying import main_text
 from deepcrawl.records.kinds import page_kind
@@ -122,10 +122,12 @@ class NormalPhase:
         self.admission = Admission(
             ctx,
             self.frontier,
-            known=lambda ids, texts: self.loop.observe(ids, texts),
+            known=lambda ids, texts: self.loop.facts.observe(ids, texts),
             queued=lambda: self.workers.wake(),
         )
-        self.loop = query_loop(ctx, form_id, record_id=self.admission.record_id, examples=examples)
+        self.loop = query_loop(
+            ctx, form_id, phase=NORMAL, record_id=self.admission.record_id, examples=examples
+        )
         self.workers = FetchWorkers(
             ctx,
             fetcher,
@@ -135,8 +137,8 @@ class NormalPhase:
             delivery=delivery,
             poller=self._poller,
             on_fetch=on_fetch,
-            learn=self.loop.learn_text,
-            same=self.loop.repeated,
+            learn=self.loop.facts.learn_text,
+            same=self.loop.facts.repeated,
             ran_away=lambda: self.loop.ran_away() is not None,
         )
         teach_fetcher(fetcher, self.admission.prototype_key)
@@ -149,7 +151,7 @@ class NormalPhase:
         self.admission.lend_labels()
         for query in self.ctx.state.queries():
             self.admission.enqueue(query.result_links(), query_source(query.row.keyword))
-        self.loop.merge()  # the records known under their old ids count once
+        self.loop.facts.merge()  # the records known under their old ids count once
 
     async def _read_hub(self, *, querying: bool) -> bool:
         """Fetch the hub page the scout finds worth a request now, if any, and queue the wanted
@@ -198,10 +200,10 @@ class NormalPhase:
             ctx.repo.save_pages(ctx.site.id, [write])
             if record is not None:  # one record under two URLs: stored once
                 ctx.stats.duplicates += 1
-                self.loop.repeated(key, record, page.body)
+                self.loop.facts.repeated(key, record, page.body)
                 continue
             if page.body:
-                self.loop.learn_text(key, identity.text or main_text(page.body))
+                self.loop.facts.learn_text(key, identity.text or main_text(page.body))
             ctx.stats.pages_fetched += 1
             for observer in self.workers.on_fetch:
                 observer(page)
@@ -223,19 +225,21 @@ class NormalPhase:
         self.ctx.stats.hub_records += new
 
     def _learn_stored(self, *, follow: bool) -> None:
-        """The record pages stored before a crash, learnt as when they were fetched: their
-        words for the paging control and, with ``follow``, their links enqueued again (the
-        frontier ignores known ones) and known to the manager."""
-        ctx = self.ctx
+        """The record pages stored before a crash: with ``follow``, their links enqueued again
+        (the frontier ignores known ones). What the querying learnt of them comes back with
+        its event log; a page whose event a crash lost is learnt again, as when it was
+        fetched."""
+        ctx, ledger = self.ctx, self.loop.ledger
         for stored in ctx.repo.contents(ctx.site.id, kind="record"):
             page = stored.page
             # the record's id as links name it now (its canonical URL, the learnt parameters
             # dropped), not the URL it was stored under
             rid = self.admission.key(page.canonical_url or page.url) or page.url
-            if stored.body and page.error is None:
-                self.loop.learn_text(rid, main_text(stored.body))
+            if stored.body and page.error is None and rid not in ledger.texts:
+                self.loop.facts.learn_text(rid, main_text(stored.body))
             if follow:
-                self.loop.observe([rid])
+                if rid not in ledger.records:
+                    self.loop.facts.observe([rid])
                 links = [(link.target_url, link.text) for link in stored.links]
                 self.admission.enqueue(links, f"link on {page.url}", on_record=True)
 
@@ -247,7 +251,6 @@ class NormalPhase:
         ctx.enter("crawling")
         ctx.state.release_leases()
         stored = ctx.state.queries()
-        self.loop.replay(stored)
         for query in stored:
             self.admission.enqueue(query.result_links(), query_source(query.row.keyword))
         self._learn_stored(follow=ctx.settings.crawl.follow_record_links)
@@ -268,6 +271,8 @@ class NormalPhase:
             await self._fetch_while(self._sitemaps_then_queries())
         finally:
             gc.unfreeze()
+            if self.loop.log is not None:  # what the querying learnt while the frontier drained
+                self.loop.log.flush()
 
     async def _sitemaps_then_queries(self) -> None:
         if self.ctx.settings.crawl.sitemaps:  # the records they list are known to the queries

@@ -26,8 +26,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
+from deepcrawl.crawler.queries import SETUP, query_loop
 from deepcrawl.errors import ConfigError, FormError, InvalidURLError, UnsafeFormError
-from deepcrawl.page.fetched import FetchedPage, Link
+from deepcrawl.page.fetched import FetchedPage
 from deepcrawl.page.form import Form
 from deepcrawl.prototypes import (
     LabelSession,
@@ -44,7 +45,7 @@ from deepcrawl.search.results import PAGE_CAP_NOTE
 from deepcrawl.urls import normalise_or_none
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Mapping, Sequence
     from pathlib import Path
 
     from deepcrawl.browser.base import Fetcher
@@ -54,7 +55,6 @@ if TYPE_CHECKING:
     from deepcrawl.search.backend import QueryBackend
     from deepcrawl.search.results import QueryResult
     from deepcrawl.settings import CrawlSettings, Settings
-    from deepcrawl.storage.tables import QueryRead
 
 __all__ = [
     "SearchForm",
@@ -184,76 +184,6 @@ async def _discover_form(
     ) from cause
 
 
-class StoredQueries:
-    """Where a crawl's query loop stores its queries (:class:`~deepcrawl.querying.loop
-    .QueryStore`): each query and its links in the crawl's state, its first result page as a
-    ``results`` page (:func:`store_results_page`).
-
-    Args:
-        ctx: the crawl's context.
-        form_id: the stored form the queries go to.
-    """
-
-    def __init__(self, ctx: CrawlContext, form_id: int | None) -> None:
-        self.ctx = ctx
-        self.form_id = form_id
-
-    def save(self, result: QueryResult, *, new_records: int) -> None:
-        """Store one query as it came back."""
-        row = self.ctx.state.save_query(
-            result.to_query_row(new_records=new_records), result.links, form_id=self.form_id
-        )
-        store_results_page(self.ctx, result, row)
-
-
-def query_loop(
-    ctx: CrawlContext,
-    form_id: int | None,
-    *,
-    record_id: Callable[[str], str | None] = normalise_or_none,
-    examples: Sequence[str] = (),
-    max_pages: int | None = None,
-) -> QueryLoop:
-    """The crawl's query loop over the form ``form_id``: its queries stored in the crawl's
-    state (:class:`StoredQueries`), its figures the crawl's, its results' links shown to the
-    learner of session parameters before they are counted; each request a query sends takes its
-    own rate slot, and is counted, at the crawl's gate (the other arguments:
-    :class:`~deepcrawl.querying.loop.QueryLoop`)."""
-    return QueryLoop(
-        ctx.settings,
-        record_id=record_id,
-        examples=examples,
-        max_pages=max_pages,
-        store=StoredQueries(ctx, form_id),
-        figures=ctx.stats,
-        on_change=ctx.changed,
-        on_result=lambda result: ctx.sessions.observe_result(
-            result.links, result.keyword, result.submitted
-        ),
-    )
-
-
-def store_results_page(ctx: CrawlContext, result: QueryResult, row: QueryRead) -> None:
-    """Keep a query's result links as a ``results`` page, where ``deepcrawl label`` finds them.
-
-    The body is not kept (the links are what the prototyper reads); the page's key carries the
-    query id, as a POST form's result pages share one URL.
-    """
-    if not result.submitted:
-        return
-    first = result.submitted[0]
-    page = FetchedPage(
-        url=first,
-        final_url=first,
-        status=200,
-        content_type="text/html",
-        body="",
-        links=[Link(url=link.url, text=link.text, dom_path=link.dom_path) for link in result.links],
-        via=result.via,
-    )
-    ctx.repo.save_page(ctx.site.id, page, url=f"{first}#query-{row.id}", kind="results")
-
-
 def example_urls(ctx: CrawlContext, like: Sequence[str]) -> list[str]:
     """The ``--like`` examples as absolute URLs (a path is resolved against the start URL)."""
     return list(dict.fromkeys(urljoin(ctx.start_url, example) for example in like))
@@ -336,6 +266,7 @@ async def run_setup(
     loop = query_loop(
         ctx,
         form_id,
+        phase=SETUP,
         # no parameter learnt to be no part of a URL makes another record
         record_id=lambda url: (
             None if (n := normalise_or_none(url)) is None else ctx.sessions.drop(n)
@@ -343,13 +274,12 @@ async def run_setup(
         max_pages=settings.setup_result_pages,
         examples=example_texts(example_pages),
     )
-    loop.replay(ctx.state.queries())
     ctx.changed()
     wanted = example_urls(ctx, examples)
     seen = like_seen(ctx.state.link_urls(), wanted, ctx)
 
     def merge(_learnt: set[str]) -> None:
-        loop.merge()  # the records known under their old ids count once
+        loop.facts.merge()  # the records known under their old ids count once
 
     # every result link shown so far, by the order it was first shown in
     shown: dict[str, int] = {}
@@ -415,10 +345,9 @@ async def _read_on(
     shown: dict[str, int],
 ) -> None:
     """Read the list of ``result`` on, ``pages`` more, from the page after those it read (its
-    stored query's pager names it); the links it shows join ``shown``."""
-    stored = ctx.state.queries()[-1]
+    pager names it); the links it shows join ``shown``."""
     more = await loop.read_on(
-        search, result.keyword, skip=result.pages, url=resume_url(stored), pages=pages
+        search, result.keyword, skip=result.pages, url=resume_url(result), pages=pages
     )
     for link in more.result_links:
         shown.setdefault(link.url, len(shown))

@@ -16,25 +16,25 @@ import heapq
 import itertools
 from typing import TYPE_CHECKING
 
-from deepcrawl.querying.paging import beyond_known, page_cap, records_total, unknown_left
+from deepcrawl.querying.totals import beyond_known, page_cap, records_total, unknown_left
 
 if TYPE_CHECKING:
-    from deepcrawl.querying.ledger import Ledger, ListRead
+    from deepcrawl.querying.lists import ListRead
+    from deepcrawl.querying.view import LedgerView
     from deepcrawl.settings import Settings
 
-__all__ = ["Deepening", "deepen_value", "prune_unheld"]
+__all__ = ["Deepening", "deepen_value"]
 
 
-def deepen_value(lst: ListRead, ledger: Ledger, settings: Settings, *, cap: int) -> float:
+def deepen_value(lst: ListRead, ledger: LedgerView, settings: Settings, *, cap: int) -> float:
     """Records a re-read of ``lst`` is expected to bring per request, its first pages read
     again included; 0 when it cannot bring any (no count, read to its end, or the page ``cap``
-    reached: ``cap``, or the list's own by its total, :func:`~deepcrawl.querying.paging.page_cap`).
+    reached: ``cap``, or the list's own by its total, :func:`~deepcrawl.querying.totals.page_cap`).
     Its records whose page was fetched since are no longer counted as unheld."""
-    lst.unheld = {rid for rid in lst.unheld if rid not in ledger.texts}
     cap = min(cap, page_cap(ledger, settings, lst.total, lst.size))
-    # the records among its total: a site-wide search counts other kinds of content in it
+    # the records among its total (the share of records among the list's entries)
     total = records_total(ledger, lst.total, lst.per_page) or 0
-    left = unknown_left(ledger, settings, lst.word, total, lst.unheld, lst.sample)
+    left = unknown_left(ledger, settings, lst.word, total, ledger.unheld(lst), lst.sample)
     if left is None:  # no count by the words: a total above every record known lacks the rest
         left = beyond_known(ledger, total)
     unread = min(total, cap * lst.size) - lst.shown
@@ -46,54 +46,35 @@ def deepen_value(lst: ListRead, ledger: Ledger, settings: Settings, *, cap: int)
     return expected / (lst.pages + -(-unread // lst.size))
 
 
-def prune_unheld(ledger: Ledger) -> None:
-    """Forget, in every list, the records whose page was fetched since (memory only)."""
-    for lst in ledger.lists.values():
-        lst.unheld = {rid for rid in lst.unheld if rid not in ledger.texts}
-
-
 class Deepening:
-    """The lists to read again, best first, re-valued lazily as record pages are fetched.
+    """The lists to read again, best first, re-valued lazily as record pages are fetched: the
+    deepening rule's own state, built from the events (every list read so far when the
+    deepening begins, each list read again since)."""
 
-    Args:
-        ledger: the lists read so far (:attr:`Ledger.lists
-            <deepcrawl.querying.ledger.Ledger.lists>`) and the fetched records' words.
-        settings: ``querying.deepen_min_new``.
-        cap: result pages a list is read to at most.
-    """
-
-    def __init__(self, ledger: Ledger, settings: Settings, *, cap: int) -> None:
-        self.ledger = ledger
-        self.settings = settings
-        self.cap = cap
+    def __init__(self) -> None:
         self._heap: list[tuple[float, int, str]] = []
         self._order = itertools.count()
 
-    def start(self) -> None:
+    def start(self, ledger: LedgerView) -> None:
         """Every list read so far becomes a candidate."""
-        self._heap = [(-1.0, next(self._order), key) for key in self.ledger.lists]
+        self._heap = [(-1.0, next(self._order), key) for key in ledger.lists]
 
     def push(self, key: str) -> None:
         """The list of ``key`` was read (again): a candidate anew."""
         heapq.heappush(self._heap, (-1.0, next(self._order), key))
 
-    def value(self, lst: ListRead) -> float:
-        """:func:`deepen_value` of ``lst`` under this deepening's page cap."""
-        return deepen_value(lst, self.ledger, self.settings, cap=self.cap)
-
-    def any_worth(self, threshold: float) -> bool:
-        """Whether some list is expected to bring ``threshold`` records a request."""
-        return any(self.value(lst) >= threshold for lst in self.ledger.lists.values())
-
-    def next(self, threshold: float) -> tuple[str, int] | None:
+    def next(
+        self, ledger: LedgerView, settings: Settings, *, cap: int, threshold: float
+    ) -> tuple[str, int] | None:
         """The list to re-read next and its pages read before, or None when no list is
-        expected to bring ``threshold`` records per request."""
+        expected to bring ``threshold`` records per request (a re-read reaches no further than
+        ``cap`` pages)."""
         while self._heap:
             _, _, key = heapq.heappop(self._heap)
-            lst = self.ledger.lists[key]
+            lst = ledger.lists[key]
             # values only fall as record pages are fetched (a list's own re-read is pushed
             # anew): re-value the best, take it if it still beats the next best's old value
-            value = self.value(lst)
+            value = deepen_value(lst, ledger, settings, cap=cap)
             if value <= 0 or value < threshold:
                 continue
             if self._heap and value < -self._heap[0][0]:

@@ -1,11 +1,11 @@
-"""The ledger: what a crawl learnt by querying, as facts, for the rules to read.
+"""The ledger: what a crawl learnt by querying, folded from its events, for the rules to read.
 
 Every decision of the querying — which word next, whether to read a list's next page, when to
-stop — is a rule over the facts kept here (:mod:`~deepcrawl.querying.stops`,
-:mod:`~deepcrawl.querying.schedule`, :mod:`~deepcrawl.querying.paging`). The ledger itself decides
-nothing: the query loop writes what each query brought, the records reached otherwise and the
-fetched records' words; the rules read them. A rule is tested on a ledger built in a line or
-two, with no crawl around it.
+stop — is a rule over the facts kept here (:mod:`~deepcrawl.querying.rule`). The ledger decides
+nothing and has one writer: :meth:`Ledger.apply`, which folds one event
+(:mod:`~deepcrawl.querying.events`) into the facts. A live crawl, a resumed one reading its
+events back and a simulation fold the same events, so none of them can know something the
+others do not. A rule is tested on a ledger built from a few events, or on a view of its own.
 
 The facts:
 
@@ -25,140 +25,91 @@ The facts:
 
 from __future__ import annotations
 
-from collections import Counter, deque
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections import deque
 from typing import TYPE_CHECKING
 
 from deepcrawl.keywords.estimate import CaptureRecapture, CoverageEstimate
-from deepcrawl.keywords.outcome import QueryOutcome
+from deepcrawl.keywords.outcome import LEAVABLE, QueryOutcome
+from deepcrawl.querying.events import (
+    ContentRepeated,
+    DeepeningBegun,
+    ListsDropped,
+    QueryEvent,
+    Reading,
+    RecordRead,
+    RecordsMerged,
+    RecordsReached,
+    SourceLeft,
+    WordsExhausted,
+)
+from deepcrawl.querying.lists import ListRead, list_key
 from deepcrawl.querying.order import ListOrder
+from deepcrawl.querying.paging import ListReader
 from deepcrawl.querying.runaway import ContentLedger
+from deepcrawl.querying.schedule import SourceRecord
 from deepcrawl.querying.texts import KnownTexts
+from deepcrawl.search.results import PAGE_CAP_NOTE
 
 if TYPE_CHECKING:
-    from collections.abc import Collection, Iterable
+    from collections.abc import Collection, Iterable, Mapping
 
-    from deepcrawl.keywords.estimate import Estimator
-    from deepcrawl.keywords.outcome import WordSource
+    from deepcrawl.querying.events import Event
     from deepcrawl.settings import Settings
 
-__all__ = ["Ledger", "ListRead", "SourceRecord", "Values", "list_key", "value_pairs"]
+__all__ = ["Ledger"]
 
-
-@dataclass(slots=True)
-class ListRead:
-    """What the crawl read of one query's result list (one with a reported total)."""
-
-    word: str
-    total: int
-    """The result count its first page reported."""
-    size: int
-    """Records a result page held at most."""
-    pages: int
-    """Result pages read, from the first: a re-read starts over, so these are read again."""
-    shown: int
-    """Records its pages showed."""
-    unheld: set[str]
-    """Records its pages showed whose page the crawl had not fetched when last looked at."""
-    complete: bool = False
-    """Read to its end: its last page read showed no next one."""
-    sample: list[str] = field(default_factory=list)
-    """Records it showed, a page's worth: which share of its matches the fetched words
-    account for (:meth:`KnownTexts.match_share
-    <deepcrawl.querying.texts.KnownTexts.match_share>`)."""
-    per_page: int = 0
-    """Records new to the list a page brought at most (a "load more" page shows those before
-    it again): against other lists', the share of its entries that are records
-    (:func:`~deepcrawl.querying.paging.records_total`)."""
-
-
-Values = tuple[tuple[str, str], ...]
-
-
-def value_pairs(values: Mapping[str, str] | Values) -> Values:
-    """Field values as the ledger keeps them: (name, value) pairs in name order."""
-    return tuple(sorted(values.items() if isinstance(values, Mapping) else values))
-
-
-def list_key(word: str, values: Mapping[str, str] | Values = ()) -> str:
-    """The ledger's key of a list: its case-folded word, and the field values that narrowed
-    it (``water [region=Tuscany]``)."""
-    pairs = value_pairs(values)
-    key = word.casefold()
-    return f"{key} [{', '.join(f'{n}={v}' for n, v in pairs)}]" if pairs else key
-
-
-@dataclass(slots=True)
-class SourceRecord:
-    """What the sources of words did: queries answered, empty answers, and the schedule's
-    marks (sources left, the source on trial)."""
-
-    used: Counter[WordSource] = field(default_factory=Counter)
-    """Queries answered (not failed), by source."""
-    empty: Counter[WordSource] = field(default_factory=Counter)
-    """Of those, the empty answers."""
-    empty_run: Counter[WordSource] = field(default_factory=Counter)
-    """Empty answers in a row, by source."""
-    left: set[WordSource] = field(default_factory=set)
-    """Sources left for good: their words kept coming back empty, or they saturated."""
-    since: int = 0
-    """Saturation is judged over the queries from this one on (the last source left)."""
-    trial: int | None = None
-    """The first query of the source on trial, if one is."""
-    trial_length: int = 0
-    """Queries the source on trial is given."""
+#: Queries between two prunings of the lists' shown-but-unfetched records (memory only).
+_PRUNE_EVERY = 500
 
 
 class Ledger:
     """The facts of one crawl's querying; see the module docstring.
 
     Args:
-        estimator: the capture–recapture estimator of the database's size.
-        identical_window: answers kept to tell a form that answers every word alike.
-        min_term_length: shorter words of the fetched records are not counted.
-        content_window: the latest fetched pages whose repeats of earlier content are counted.
+        settings: the crawl's settings (the paging thresholds a list's pages are judged by,
+            the estimator, the windows of the rules).
+        reads_on: whether the querying reads on the lists a page cap of their own loop cut
+            short (the setup phase's, read by the normal phase): such lists are kept as
+            unfinished, and the pages they showed before their first record are the lists'
+            lead.
     """
 
-    def __init__(
-        self,
-        *,
-        estimator: Estimator = "chao1",
-        identical_window: int = 5,
-        min_term_length: int = 2,
-        content_window: int = 40,
-        order: ListOrder | None = None,
-    ) -> None:
+    def __init__(self, settings: Settings, *, reads_on: bool = False) -> None:
+        querying, keywords = settings.querying, settings.keywords
+        self.settings = settings
+        self.reads_on = reads_on
         self.history: list[QueryOutcome] = []
         """Every query recorded, in order, with what it brought."""
         self.asked = 0
-        """Queries submitted: every one recorded, and those counted without an answer
-        (:meth:`skip`) — one a stored query, the count ``deepcrawl status`` shows."""
+        """Queries submitted: every one recorded, and those counted without an answer (an
+        empty query that found nothing) — one a stored query, the count ``deepcrawl status``
+        shows."""
         self.records: set[str] = set()
         """Records known: shown by a query, or reached otherwise (links, sitemaps, hubs)."""
-        self.capture = CaptureRecapture(estimator)
+        self.capture = CaptureRecapture(keywords.estimator)
         """Which queries caught which records (links and sitemaps catch none)."""
         self.cost = 0
         """Requests the recorded queries used."""
         self.page_size: int | None = None
         """Largest number of results one result page held so far."""
         self.lead = 0
-        """Result pages a list shows before its first wanted record, as the stored lists showed
-        it (:meth:`~deepcrawl.querying.loop.QueryLoop.replay`): read past, not taken for pages
-        that brought nothing."""
+        """Result pages the cut lists showed before their first record (read past, not taken
+        for pages that brought nothing): the least of the largest few such leads."""
+        self.leads: list[int] = []
+        """The cut lists' leads, each a list's (see :attr:`lead`)."""
         self.errors_in_row = 0
         """Failed queries since the last that did not fail."""
-        self.recent: deque[frozenset[str]] = deque(maxlen=max(1, identical_window))
+        self.recent: deque[frozenset[str]] = deque(maxlen=max(1, querying.identical_window))
         """The latest answers (not failed): the records of each."""
         self.exhausted = False
         """Whether the words ran out: no source had a word left to give."""
         self.sources = SourceRecord()
-        self.texts = KnownTexts(min_term_length)
+        self.texts = KnownTexts(keywords.min_term_length)
         """The words of the record pages fetched."""
-        self.content = ContentLedger(content_window)
+        self.content = ContentLedger(querying.runaway_window)
         """The record pages fetched, by a fingerprint of their main text: which repeat one
         fetched before (:mod:`~deepcrawl.querying.runaway`)."""
-        self.order = order if order is not None else ListOrder()
+        self.order = ListOrder(share=querying.fixed_order_share, lists=querying.fixed_order_lists)
         """Whether the search lists in a fixed order (:mod:`~deepcrawl.querying.order`)."""
         self.largest_total = 0
         """The largest result count a list reported."""
@@ -166,148 +117,267 @@ class Ledger:
         """Per query with a usable total, oldest first: (its total, the records of it the crawl
         lacked)."""
         self.complete: dict[str, frozenset[str]] = {}
-        """By case-folded word, oldest first: the records of the lists read to their end."""
+        """By list key, oldest first: the records of the lists read to their end."""
         self.first_shown: dict[str, frozenset[str]] = {}
         """Of the lists read to their end in one read, the records new to the crawl they
         showed (the others it had learnt otherwise: a second capture)."""
         self.lists: dict[str, ListRead] = {}
-        """By case-folded word: the lists with a total, for deepening."""
+        """By list key: the lists with a total."""
         self.refutations = 0
         """Lists whose pages refuted the estimate from their total."""
         self.tested = 0
         """Lists whose pages put the estimate from their total to the test."""
-        self.unfinished: list[tuple[str, int]] = []
-        """Keywords whose paging a page cap stopped (the setup phase's), with the pages read."""
+        self.unfinished: dict[str, int] = {}
+        """The lists a page cap cut short (the setup phase's), to read on: by word, the pages
+        read."""
         self.resume_urls: dict[str, str] = {}
-        """Of the unfinished keywords, the URL of the page after the last one read, where the
+        """Of the unfinished lists, the URL of the page after the last one read, where the
         pager named it."""
-        self.read_before: dict[str, set[str]] = {}
-        """By case-folded word, of the unfinished keywords: the records their pages read
-        before showed (a list read on from the page after them is whole with them)."""
+        self.read_before: dict[str, frozenset[str]] = {}
+        """By list key, of the lists cut short: the records their pages read so far showed (a
+        list read on from the page after them is whole with them)."""
         self.fresh_before: dict[str, frozenset[str]] = {}
-        """By case-folded word, of the unfinished keywords: the records their pages read before
-        showed that were new to the crawl then (a list read on from there is one read for
+        """By list key, of the unfinished lists: the records their pages read before showed
+        that were new to the crawl then (a list read on from there is one read for
         :attr:`first_shown`)."""
         self.open_lists: dict[str, tuple[str, int, str, frozenset[str]]] = {}
-        """By case-folded word, the lists without a total cut short: the word, its pages read,
-        the URL of the page after them, and the records they showed."""
-        self.completing = False
-        """Whether a list was read on to complete the stop's evidence
-        (:func:`~deepcrawl.querying.resume.completing_list`)."""
+        """By list key, the lists without a total cut short: the word, its pages read, the URL
+        of the page after them, and the records they showed."""
+        self.completed = 0
+        """Lists cut short read on to their end to complete the stop's evidence."""
         self.deepening = False
         """Whether the querying has gone over to reading again the lists already asked."""
         self.deepened = 0
         """Lists read again so far."""
         self.deepened_from = 0
         """The query the deepening started at."""
+        self.kept: str | None = None
+        """The key of the list the latest query kept among :attr:`lists` (None: none, a list
+        without a total)."""
 
-    @classmethod
-    def for_settings(cls, settings: Settings) -> Ledger:
-        """An empty ledger for the querying ``settings`` describe."""
-        return cls(
-            estimator=settings.keywords.estimator,
-            identical_window=settings.querying.identical_window,
-            min_term_length=settings.keywords.min_term_length,
-            content_window=settings.querying.runaway_window,
-            order=ListOrder(
-                share=settings.querying.fixed_order_share,
-                lists=settings.querying.fixed_order_lists,
-            ),
+    # -- the one writer --------------------------------------------------------------------
+
+    def apply(self, event: Event) -> None:
+        """Fold one event into the facts: the only way the ledger changes."""
+        match event:
+            case QueryEvent():
+                self._query(event)
+            case RecordRead(record, text, terms):
+                if record not in self.texts:
+                    self.texts.add(record, text, terms)
+                    self.content.add(text)
+            case RecordsReached(records):
+                self._observe(records)
+            case RecordsMerged(same):
+                self._merge(same)
+            case ContentRepeated(same, text):
+                self._merge(same)
+                self.content.add(text)
+            case SourceLeft():
+                self._leave(event)
+            case ListsDropped(dropped):
+                for word, check in dropped:
+                    self.unfinished.pop(word, None)
+                    self.resume_urls.pop(word, None)
+                    if check is not None:
+                        self.checked.append(check)
+            case WordsExhausted():
+                self.exhausted = True
+            case DeepeningBegun():
+                self.deepening = True
+                self.deepened_from = len(self.history)
+
+    def replayed(self, events: Iterable[Event]) -> Ledger:
+        """Fold ``events`` in order; returns the ledger."""
+        for event in events:
+            self.apply(event)
+        return self
+
+    def _query(self, event: QueryEvent) -> None:
+        key = list_key(event.word, event.values)
+        cut = self.reads_on and event.capped and (event.error or "").startswith(PAGE_CAP_NOTE)
+        before = self._before(event, key)
+        self._keep(event, key, before)
+        self.largest_total = max(self.largest_total, event.total or 0)
+        texts = event.record_texts()
+        if not event.word and not texts:  # the empty query found nothing: the search wants words
+            self.asked += 1
+            return
+        reread = event.skip if event.first_page == 1 else 0
+        sample = None
+        if reread:  # the pages read before were sampled by the list's first read
+            sample = {rid for _u, _t, rid, page in event.results if rid and page > reread}
+        fresh = frozenset(texts) - self.records
+        self._record(event, set(texts), sample)
+        if cut:
+            self.unfinished.pop(event.word, None)
+            self.unfinished[event.word] = event.result_pages
+            self.read_before[key] = frozenset(texts)
+            self.fresh_before[key] = fresh
+            if event.resume_url is not None:
+                self.resume_urls[event.word] = event.resume_url
+            if key not in self.lists and (lst := ListRead.stored(event, texts)) is not None:
+                self.lists[key] = lst
+            self._lead(event)
+        elif self.reads_on and event.capped:
+            self._lead(event)
+        if event.reading is Reading.DEEPEN:
+            self.deepened += 1
+        if len(self.history) % _PRUNE_EVERY == 0:
+            self.lists = {key: lst.pruned(self.texts) for key, lst in self.lists.items()}
+
+    def _before(self, event: QueryEvent, key: str) -> frozenset[str]:
+        """The records the list's pages read before showed, where it is read on (a list cut
+        short is taken off the lists to read on: a new read of its word supersedes it)."""
+        if event.reading is Reading.COMPLETE:
+            self.completed += 1
+            if (opened := self.open_lists.pop(key, None)) is not None:
+                self.read_before[key] = opened[3]  # whole with them
+        if not event.values:
+            self.unfinished.pop(event.word, None)
+            self.resume_urls.pop(event.word, None)
+        return self.read_before.get(key, frozenset())
+
+    def _keep(self, event: QueryEvent, key: str, before: frozenset[str]) -> None:
+        """What the query's list showed, read page by page as its reader read it.
+
+        A list read to its end (its last page showed no next one, or the paging asked for a
+        page it did not have, under the loop's page cap) says exactly what the crawl lacked of
+        it: its records and those new to the crawl — whatever its total counts; not a live list
+        that stopped rendering short of its total (its total stays).
+        """
+        reader = ListReader.for_event(self, event, before=before)
+        for page in event.pages:
+            reader.read(page)
+        self.tested += reader.tested or reader.refuted
+        self.refutations += reader.refuted
+        self.order.observe([rid for rid, _ in reader.order], [text for _, text in reader.order])
+        checked_at = None
+        if reader.check is not None:
+            checked_at = len(self.checked)
+            self.checked.append(reader.check)
+        pages = event.result_pages
+        complete = event.outcome == "ok" and (reader.ended or (reader.more and pages < event.cap))
+        # the setup phase's part of the list, new records then: this read goes on from it
+        fresh_before = self.fresh_before.pop(key, None)
+        if complete and reader.shown and not reader.cut_short():
+            self.complete.pop(key, None)  # kept in the order read
+            earlier = self.read_before.pop(key, frozenset())
+            self.complete[key] = frozenset(reader.shown | earlier)
+            if fresh_before is not None:  # read on from the setup phase's pages: one read
+                self.first_shown[key] = fresh_before | reader.fresh_ids
+            elif event.skip or earlier:  # what its first read brought the crawl is not known
+                self.first_shown.pop(key, None)
+            else:
+                self.first_shown[key] = frozenset(reader.fresh_ids)
+            checked = (len(reader.shown), sum(reader.fresh))
+            if checked_at is None:
+                self.checked.append(checked)
+            else:
+                self.checked[checked_at] = checked
+        self.open_lists.pop(key, None)
+        if not complete and reader.total is None and reader.next_url and not event.values:
+            # cut short with no total: the list that may complete the stop's evidence
+            shown = frozenset(reader.shown | reader.before)
+            self.open_lists[key] = (event.word, reader.pages, reader.next_url, shown)
+        self.kept = None
+        if reader.total is None or not reader.size:
+            return
+        self.kept = key
+        old = self.lists.get(key)
+        self.lists[key] = ListRead(
+            event.word,
+            reader.total,
+            reader.size,
+            max(pages, reader.pages, old.pages if old else 0),
+            max(len(reader.shown), old.shown if old else 0),
+            frozenset(rid for rid in reader.shown if rid not in self.texts),
+            complete=complete,
+            sample=tuple(sorted(reader.shown)[: reader.size]),
+            per_page=max(reader.per_page, old.per_page if old else 0),
         )
 
-    # -- what the queries brought ----------------------------------------------------------
-
-    def record(
-        self,
-        query: str,
-        result_ids: Collection[str],
-        cost: int = 1,
-        *,
-        total_results: int | None = None,
-        error: str | None = None,
-        sample: Collection[str] | None = None,
-        source: WordSource | None = None,
+    def _record(
+        self, event: QueryEvent, ids: Collection[str], sample: Collection[str] | None
     ) -> QueryOutcome:
-        """Record what one submitted query brought.
-
-        Args:
-            query: the keyword submitted.
-            result_ids: ids of the records in all its result pages.
-            cost: requests used: the submission plus every further result page (>= 1).
-            total_results: the result count the site reported, if it shows one.
-            error: why the query failed (error page, timeout); its results are then empty.
-            sample: the results that count as a capture–recapture sample (default: all). A
-                list read again passes those of its pages not read before: the first read
-                sampled the others, and counting them again would call them recaptured.
-            source: where its word came from (None: not handed out by the word supply).
-
-        Returns:
-            The query's outcome, also appended to :attr:`history`.
-        """
+        """What one query brought: its records (those of ``sample`` as the capture–recapture
+        sample: a list read again passes those of its pages not read before), its cost."""
         self.asked += 1
-        ids = frozenset(result_ids)
-        new = ids - self.records
+        cost, error, source = event.cost, event.failed, event.source
+        found = frozenset(ids)
+        new = found - self.records
         self.records |= new
-        self.capture.add(ids if sample is None else frozenset(sample) & ids)
-        self.cost += max(cost, 1)
-        if ids and cost >= 1:
-            self.page_size = max(self.page_size or 0, -(-len(ids) // cost))
+        self.capture.add(found if sample is None else frozenset(sample) & found)
+        self.cost += cost
+        if found:
+            self.page_size = max(self.page_size or 0, -(-len(found) // cost))
         outcome = QueryOutcome(
-            query,
-            len(ids),
-            len(new),
-            max(cost, 1),
-            total_results,
-            error,
-            len(self.records),
-            source,
+            event.word, len(found), len(new), cost, event.total, error, len(self.records), source
         )
         self.history.append(outcome)
         self.errors_in_row = self.errors_in_row + 1 if error else 0
         if source is not None and not error:
-            self.sources.used[source] += 1
-            self.sources.empty[source] += not ids
-            self.sources.empty_run[source] = 0 if ids else self.sources.empty_run[source] + 1
+            sources = self.sources
+            sources.used[source] += 1
+            sources.empty[source] += not found
+            sources.empty_run[source] = 0 if found else sources.empty_run[source] + 1
+            run = self.settings.querying.source_empty_run
+            if run and source in LEAVABLE and sources.empty_run[source] >= run:
+                sources.left.add(source)  # its words are not what the search matches
         if not error:
-            self.recent.append(ids)
+            self.recent.append(found)
         return outcome
 
-    def skip(self) -> None:
-        """Count a query submitted whose answer is no evidence (an empty query that found
-        nothing says only that the search wants words): not in :attr:`history`, which the stop
-        rules read, but in :attr:`asked` and so in the query budget."""
-        self.asked += 1
+    def _lead(self, event: QueryEvent) -> None:
+        """A cut list's lead: the result pages it showed before its first record."""
+        querying = self.settings.querying
+        results, pages = event.results, event.result_pages
+        first = next((i for i, (_u, _t, rid, _p) in enumerate(results) if rid is not None), None)
+        lead = min(querying.paging_lead_pages, first * pages // len(results)) if first else 0
+        if lead and pages > 1:
+            self.leads.append(lead)
+        leads, need = sorted(self.leads), max(1, querying.paging_lead_lists)
+        self.lead = leads[-need] if len(leads) >= need else 0
 
-    def observe(self, ids: Iterable[str]) -> frozenset[str]:
-        """Count records reached without a query (links, sitemaps, hubs) as known; returns
-        those not known before. The capture–recapture samples stay the queries' own."""
+    def _observe(self, ids: Iterable[str]) -> frozenset[str]:
+        """Records reached without a query count as known; the capture–recapture samples
+        stay the queries' own."""
         new = frozenset(ids) - self.records
         self.records |= new
         return new
 
-    def merge(self, same: Mapping[str, str]) -> int:
-        """Records found to be others under another id (``old id -> id``: a parameter learnt
-        to be no part of a URL, a page showing a record stored before) count as those: no
-        repeated record is known, or estimated, twice. Returns how many ids went."""
+    def _merge(self, same: Mapping[str, str]) -> None:
+        """Records found to be others under another id count as those: no repeated record is
+        known, or estimated, twice."""
         same = {old: new for old, new in same.items() if old != new and old in self.records}
         if not same:
-            return 0
+            return
         self.records = {same.get(record, record) for record in self.records}
         self.capture.merge(same)
-        for word, ids in self.complete.items():
+        for key, ids in self.complete.items():
             if not ids.isdisjoint(same):
-                self.complete[word] = frozenset(same.get(record, record) for record in ids)
-        return len(same)
+                self.complete[key] = frozenset(same.get(record, record) for record in ids)
 
-    def first_shown_figures(self, words: Iterable[str]) -> tuple[list[int], list[int]]:
-        """Per whole list of ``words`` (case-folded): the records new to the crawl when it
-        showed them (-1: not known, a list read in parts), and how many of those another query
-        caught since (a list read again counts the pages it read before once)."""
+    def _leave(self, switch: SourceLeft) -> None:
+        """A source left: saturation judged afresh from the next query on, the trial begun."""
+        sources = self.sources
+        if switch.source is not None:
+            sources.left.add(switch.source)
+            sources.since = len(self.history)
+        sources.trial = len(self.history) if switch.trial else None
+        sources.trial_length = switch.trial_length
+        sources.switched_at = len(self.history)
+
+    # -- what the rules read ---------------------------------------------------------------
+
+    def first_shown_figures(self, keys: Iterable[str]) -> tuple[list[int], list[int]]:
+        """Per whole list of ``keys``: the records new to the crawl when it showed them (-1:
+        not known, a list read in parts), and how many of those another query caught since."""
         counts = self.capture.counts
         shown: list[int] = []
         again: list[int] = []
-        for word in words:
-            fresh = self.first_shown.get(word)
+        for key in keys:
+            fresh = self.first_shown.get(key)
             shown.append(-1 if fresh is None else len(fresh))
             again.append(sum(counts[record] > 1 for record in fresh or ()))
         return shown, again
@@ -321,6 +391,6 @@ class Ledger:
         """The capture–recapture estimate of the database size, None while unknown."""
         return self.capture.estimate().estimated
 
-    def queries_since(self, start: int) -> list[QueryOutcome]:
-        """The queries recorded from number ``start`` on (0: all of them)."""
-        return self.history[start:]
+    def unheld(self, lst: ListRead) -> frozenset[str]:
+        """The records ``lst`` showed whose page the crawl has not fetched."""
+        return frozenset(rid for rid in lst.unheld if rid not in self.texts)

@@ -26,149 +26,57 @@ of what it predicted, it is refuted and novelty decides; after
 ``querying.paging_distrust_after`` refuted lists the crawl uses no total of that search again
 (:func:`trusts_totals`).
 
-A reader decides from the ledger and what its own pages showed, and writes nothing else: once
-the query is over, :func:`keep_list` writes what the list showed into the ledger. A list a page
-cap stopped (the setup phase's) is read on later (:mod:`~deepcrawl.querying.resume`).
+A reader decides from the ledger and what its own pages showed, and writes nothing else. It
+reads a list twice over: live, page by page as the search fetches them, to say whether the
+next one pays; and again when the query's event is folded into the ledger
+(:meth:`Ledger.apply <deepcrawl.querying.ledger.Ledger.apply>`), over the same pages, for what
+the list showed. A list a page cap stopped (the setup phase's) is read on later
+(:mod:`~deepcrawl.querying.reading`).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from deepcrawl.querying.ledger import ListRead, Values, list_key
+from deepcrawl.querying.events import PageRead
+from deepcrawl.querying.lists import list_key
+from deepcrawl.querying.totals import beyond_known, page_cap, records_total, unknown_left
 from deepcrawl.search.pagination import next_page
 from deepcrawl.search.results import total_results
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Collection, Sequence
+    from collections.abc import Callable, Collection
 
-    from deepcrawl.querying.ledger import Ledger
-    from deepcrawl.search.results import QueryResult, ResultPage
+    from deepcrawl.querying.events import QueryEvent, Values
+    from deepcrawl.querying.view import LedgerView
+    from deepcrawl.search.results import ResultPage
     from deepcrawl.settings import Settings
-    from deepcrawl.storage.state import StoredQuery
 
-__all__ = [
-    "ListReader",
-    "beyond_known",
-    "keep_list",
-    "lead_pages",
-    "page_cap",
-    "records_total",
-    "trusts_totals",
-    "unknown_left",
-]
+__all__ = ["ListReader", "page_read"]
 
 
-def trusts_totals(ledger: Ledger, settings: Settings) -> bool:
-    """Whether the result totals of this search measure what the crawl lacks.
-
-    Not once ``querying.paging_distrust_after`` lists, and half the lists put to the test
-    or more, had their estimate refuted by their own pages: the search matches or counts
-    otherwise than the fetched pages' words say (substrings, stems, other kinds of content in
-    its total). Always where the search lists in a fixed order
-    (:attr:`Ledger.order <deepcrawl.querying.ledger.Ledger.order>`): a list's first pages
-    show the records the crawl read first, and refute nothing of the rest.
-    """
-    if ledger.order.fixed:  # the refuting pages were a fixed order's first: known records
-        return True
-    after = settings.querying.paging_distrust_after
-    return not (after > 0 and ledger.refutations >= max(after, ledger.tested / 2))
-
-
-def beyond_known(ledger: Ledger, total: int, shown: Collection[str] = ()) -> int:
-    """Records a list of ``total`` records holds that the crawl lacks at least, whatever its
-    word: those past every record it knows, less those its pages read so far showed. The
-    measure of a list whose word the fetched words do not count (too short, on every page)."""
-    unknown_shown = sum(1 for rid in shown if rid not in ledger.records)
-    return max(0, total - len(ledger.records) - unknown_shown)
-
-
-def records_total(ledger: Ledger, total: int | None, per_page: int) -> int | None:
-    """The records among a list's reported ``total`` matches, where the search lists other
-    kinds of content beside them (a site-wide search: tickets beside wiki pages and changesets).
-
-    A list whose pages brought ``per_page`` records at most, where another list's page brought
-    more, shows other entries beside its records: its total is scaled by the share of its
-    pages' records against the most a page brought. The total itself where no page brought
-    more, or where the most a page brought covers the whole list (its pages need not be full).
-    """
-    if total is None or per_page <= 0:
-        return total
-    most = max((lst.per_page for lst in ledger.lists.values()), default=0)
-    if most <= per_page or total <= most:
-        return total
-    return round(total * per_page / most)
-
-
-def page_cap(ledger: Ledger, settings: Settings, total: int | None, size: int) -> int:
-    """Result pages a list is read to at most: ``querying.max_result_pages``, or twice as many
-    as its reported ``total`` fills at ``size`` results a page if more, never past
-    ``querying.max_list_pages`` nor the querying's request budget left (``querying.max_cost``).
-    Twice: ``size`` counts the links a page shows beside its results (facets, sort orders)
-    that the crawl cannot tell from them before it learnt the records' URLs.
-
-    A constant cap cuts every long list at the same depth: on a site listing its records in
-    a fixed order (by key, by date) that is the same records for every query, and the rest of
-    the database out of reach of any word.
-    """
-    querying = settings.querying
-    cap = querying.max_result_pages
-    if total is not None and size > 0:
-        cap = max(cap, -(-2 * total // size))
-    cap = min(cap, querying.max_list_pages)
-    if querying.max_cost is not None:
-        cap = min(cap, max(1, querying.max_cost - ledger.cost))
-    return cap
-
-
-def unknown_left(
-    ledger: Ledger,
-    settings: Settings,
-    word: str,
-    total: int | None,
-    shown: Collection[str],
-    sample: Collection[str] | None = None,
-    *,
-    scaled: bool = True,
-) -> int | None:
-    """Records of ``word``'s list the crawl lacks and its pages have not shown, by the total
-    and the fetched texts (:meth:`KnownTexts.unknown_left
-    <deepcrawl.querying.texts.KnownTexts.unknown_left>`); None when the search's totals are not
-    trusted (:func:`trusts_totals`), or, not ``scaled``, when only a count scaled by the list's
-    match share would say it."""
-    if not trusts_totals(ledger, settings):
-        return None
-    return ledger.texts.unknown_left(word, total, shown, sample, scaled=scaled)
-
-
-def lead_pages(
-    stored: Sequence[StoredQuery], record_id: Callable[[str], str | None], settings: Settings
-) -> int:
-    """Result pages the stored lists showed before their first wanted record (the ledger's
-    ``lead``): the least of the ``querying.paging_lead_lists`` largest such leads, at most
-    ``querying.paging_lead_pages`` (0 when fewer lists showed one)."""
-    querying = settings.querying
-    leads = []
-    for query in stored:
-        links = query.result_links()
-        pages = query.row.result_pages
-        first = next((i for i, (url, _t) in enumerate(links) if record_id(url) is not None), None)
-        if first is not None and pages > 1 and links:
-            leads.append(min(querying.paging_lead_pages, first * pages // len(links)))
-    leads = sorted(lead for lead in leads if lead > 0)
-    need = max(1, querying.paging_lead_lists)
-    return leads[-need] if len(leads) >= need else 0
+def page_read(page: ResultPage, number: int, record_id: Callable[[str], str | None]) -> PageRead:
+    """Result page ``number`` as its list's reader takes it in: its links with their records
+    (``record_id``), its total (the first page's), its way on, its text blocks."""
+    turn = None if page.scrolls else next_page(page, number, ())
+    return PageRead(
+        number,
+        tuple((link.url, link.text, record_id(link.url)) for link in page.links),
+        total=total_results(page) if number == 1 else None,
+        ended=not page.scrolls and turn is None,
+        next_url=turn.url if turn is not None and turn.kind == "link" else None,
+        scrolls=page.scrolls,
+        blocks=tuple(page.blocks),
+    )
 
 
 class ListReader:
-    """One query's paging control, called by the search after each result page with its
-    number: whether the next page is worth reading. What its pages showed stays with it, for
-    :func:`keep_list`.
+    """One query's paging control, given each result page in turn (:meth:`read`): whether the
+    next page is worth reading. What its pages showed stays with it, for the ledger to keep.
 
     Args:
         ledger: what the querying learnt (read only).
         settings: the crawl's settings.
-        record_id: maps a result URL to a record id, or None when it is no record.
         word: the query.
         skip: pages read whatever they bring (a re-read list's pages read before: the form has
             no way to start a list on a later page).
@@ -187,9 +95,8 @@ class ListReader:
 
     def __init__(
         self,
-        ledger: Ledger,
+        ledger: LedgerView,
         settings: Settings,
-        record_id: Callable[[str], str | None],
         word: str,
         *,
         skip: int = 0,
@@ -202,7 +109,6 @@ class ListReader:
         self.ledger = ledger
         self.values = values
         self.settings = settings
-        self.record_id = record_id
         self.whole = whole
         self.word = word
         self.skip = skip
@@ -243,17 +149,40 @@ class ListReader:
         self._predicted: tuple[int, float] | None = None  # (pages past skip, records a page)
         self._led = False  # whether pages of other kinds, listed first, were read past
 
-    def __call__(self, page: ResultPage, number: int) -> bool:
+    @classmethod
+    def for_event(
+        cls, ledger: LedgerView, event: QueryEvent, *, before: Collection[str] = ()
+    ) -> ListReader:
+        """The reader the query of ``event`` was read by (its word, values, re-read pages and
+        threshold), over ``ledger`` as it was then; ``before``: the records its pages read
+        before showed."""
+        settings = ledger.settings
+        threshold = event.threshold
+        return cls(
+            ledger,
+            settings,
+            event.word,
+            skip=event.skip,
+            threshold=settings.querying.paging_min_new if threshold is None else threshold,
+            test=threshold is None,
+            before=before,
+            whole=event.whole,
+            values=event.values,
+        )
+
+    def read(self, page: PageRead) -> bool:
+        """Take in result page ``page``; whether the next one is worth reading."""
         ledger = self.ledger
+        number = page.number
         self.blocks += page.blocks
         listed: dict[str, str] = {}  # in list order, each record once
-        for link in page.links:
-            if (rid := self.record_id(link.url)) is not None:
-                listed.setdefault(rid, link.text)
+        for _url, text, rid in page.links:
+            if rid is not None:
+                listed.setdefault(rid, text)
         ids = set(listed)
         self.pages = max(self.pages, number)
         if number == 1:
-            self.total = total_results(page)
+            self.total = page.total
             if self.whole and (self.total or 0) >= max(1, len(ledger.records)):
                 self.threshold = 0.0  # as many results as records known: every record's list
         if not ids and not self.shown and self.skip < number <= ledger.lead:
@@ -278,9 +207,8 @@ class ListReader:
                 self.check = (total, lacking)
         # a typed list goes on as it is scrolled: only asking for more and not getting it ends it
         self.scrolls = page.scrolls
-        turn = None if page.scrolls else next_page(page, number, ())
-        self.ended = not page.scrolls and turn is None
-        self.next_url = turn.url if turn is not None and turn.kind == "link" else None
+        self.ended = page.ended
+        self.next_url = page.next_url
         ids -= self.shown
         self.order += [(rid, text) for rid, text in listed.items() if rid in ids]
         self.shown.update(ids)
@@ -440,64 +368,3 @@ class ListReader:
         if settings.paging_check_pages <= 0 or len(since) < settings.paging_check_pages:
             return False
         return sum(since) < settings.paging_check_share * per_page * len(since)
-
-
-def keep_list(ledger: Ledger, reader: ListReader, result: QueryResult, *, cap: int) -> str | None:
-    """Write what one query's list showed into the ledger, after the query and before its
-    outcome is recorded; returns the case-folded word of a list with a total (a candidate to
-    read again), else None.
-
-    A list read to its end (its last page showed no next one, or the paging asked for a page
-    it did not have, under the page ``cap``) says exactly what the crawl lacked of it: its
-    records and those new to the crawl — whatever its total counts (other kinds of content);
-    not a live list that stopped rendering short of its total (its total stays).
-    """
-    ledger.tested += reader.tested or reader.refuted
-    ledger.refutations += reader.refuted
-    ledger.order.observe([rid for rid, _ in reader.order], [text for _, text in reader.order])
-    checked_at = None
-    if reader.check is not None:
-        checked_at = len(ledger.checked)
-        ledger.checked.append(reader.check)
-    pages = result.pages
-    complete = result.outcome == "ok" and (reader.ended or (reader.more and pages < cap))
-    key = reader.key
-    # the setup phase's part of the list, new records then: this read goes on from it (a read
-    # between them would leave its own part uncounted)
-    fresh_before = ledger.fresh_before.pop(key, None)
-    if complete and reader.shown and not reader.cut_short():
-        ledger.complete.pop(key, None)  # kept in the order read
-        earlier = ledger.read_before.pop(key, set())
-        ledger.complete[key] = frozenset(reader.shown | earlier)
-        if fresh_before is not None:  # read on from the setup phase's pages: one read in parts
-            ledger.first_shown[key] = fresh_before | reader.fresh_ids
-        elif reader.skip or earlier:  # what its first read brought the crawl is not known
-            ledger.first_shown.pop(key, None)
-        else:
-            ledger.first_shown[key] = frozenset(reader.fresh_ids)
-        checked = (len(reader.shown), sum(reader.fresh))
-        if checked_at is None:
-            ledger.checked.append(checked)
-        else:
-            ledger.checked[checked_at] = checked
-    ledger.open_lists.pop(key, None)
-    if not complete and reader.total is None and reader.next_url and not reader.values:
-        # cut short with no total: the list that may complete the stop's evidence
-        # (:func:`~deepcrawl.querying.resume.completing_list`)
-        shown = frozenset(reader.shown | reader.before)
-        ledger.open_lists[key] = (reader.word, reader.pages, reader.next_url, shown)
-    if reader.total is None or not reader.size:
-        return None
-    before = ledger.lists.get(key)
-    ledger.lists[key] = ListRead(
-        reader.word,
-        reader.total,
-        reader.size,
-        max(pages, reader.pages, before.pages if before else 0),
-        max(len(reader.shown), before.shown if before else 0),
-        {rid for rid in reader.shown if rid not in ledger.texts},
-        complete=complete,
-        sample=sorted(reader.shown)[: reader.size],
-        per_page=max(reader.per_page, before.per_page if before else 0),
-    )
-    return key

@@ -11,7 +11,7 @@ a list of its own under the cut — or cut in turn, and split again by another f
 :class:`Partitioner` keeps the splits. A list is cut (:func:`cut_lists`) when the search cut
 two lists or more at the same count short of their totals
 (:func:`~deepcrawl.querying.size.capped_lists`), or when its total fills more pages than its
-page cap allows (:func:`~deepcrawl.querying.paging.page_cap`). Each cut list is split by each
+page cap allows (:func:`~deepcrawl.querying.totals.page_cap`). Each cut list is split by each
 field the search offers (:attr:`QueryBackend.partitions
 <deepcrawl.search.backend.QueryBackend.partitions>`; the safety gate already took out the
 fields it refuses), one value a query; which field goes on is chosen by the records new to the
@@ -26,14 +26,15 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from deepcrawl.querying.ledger import Values, list_key, value_pairs
-from deepcrawl.querying.paging import page_cap
+from deepcrawl.querying.lists import list_key, value_pairs
 from deepcrawl.querying.size import capped_lists
+from deepcrawl.querying.totals import page_cap
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from deepcrawl.querying.ledger import Ledger
+    from deepcrawl.querying.events import QueryEvent, Values
+    from deepcrawl.querying.view import LedgerView as Ledger
     from deepcrawl.settings import Settings
 
 __all__ = ["Part", "Partitioner", "cut_lists"]
@@ -55,6 +56,13 @@ class Part:
         """Its own list's key (:func:`list_key`)."""
         return list_key(self.word, self.values)
 
+    @classmethod
+    def of(cls, event: QueryEvent) -> Part | None:
+        """The sub-list ``event`` read, None for a list of its own."""
+        if not event.part_of:
+            return None
+        return cls(event.word, event.values, event.part_of, event.split_by)
+
 
 def cut_lists(ledger: Ledger, settings: Settings) -> list[str]:
     """The keys of the lists cut short, most matches unread first: capped by the search
@@ -73,22 +81,19 @@ def cut_lists(ledger: Ledger, settings: Settings) -> list[str]:
 
 
 class Partitioner:
-    """The sub-lists to read next, by the fields that pay best (see the module docstring).
+    """The sub-lists to read next, by the fields that pay best (see the module docstring): the
+    splitting rule's own state, built from the queries' events (:meth:`remember`,
+    :meth:`outcome`), so that a resumed crawl asks no sub-list twice.
 
     Args:
-        ledger: the lists read (:attr:`Ledger.lists <deepcrawl.querying.ledger.Ledger.lists>`).
         settings: ``querying.partition_*``.
         fields: the search's fields that split its lists, their values by name (None: not
             known yet, :meth:`offer`).
     """
 
     def __init__(
-        self,
-        ledger: Ledger,
-        settings: Settings,
-        fields: Mapping[str, Sequence[str]] | None = None,
+        self, settings: Settings, fields: Mapping[str, Sequence[str]] | None = None
     ) -> None:
-        self.ledger = ledger
         self.settings = settings
         self.fields: dict[str, list[str]] | None = None
         if fields is not None:
@@ -100,8 +105,8 @@ class Partitioner:
         self._split: set[str] = set()
         self._words: dict[str, tuple[str, Values]] = {}
         """Each list's word and values, by key, for the lists split or to split."""
-        self.asked = 0
-        """Sub-lists asked."""
+        self._asked: set[str] = set()
+        """The keys of the sub-lists asked."""
 
     def offer(self, fields: Mapping[str, Sequence[str]]) -> None:
         """The search's fields that split its lists (the backend's, known at its first query)."""
@@ -112,27 +117,32 @@ class Partitioner:
         pairs = value_pairs(values)
         self._words.setdefault(list_key(word, pairs), (word, pairs))
 
-    def next(self) -> Part | None:
+    @property
+    def asked(self) -> int:
+        """Sub-lists asked."""
+        return len(self._asked)
+
+    def next(self, ledger: Ledger) -> Part | None:
         """The next sub-list to read, or None while no list is cut or every split is spent."""
         if not self.fields or self.settings.querying.partition_min_new <= 0:
             return None
-        for key in cut_lists(self.ledger, self.settings):
+        for key in cut_lists(ledger, self.settings):
             if key not in self._split and key in self._words:
                 self._split.add(key)
                 self._plan(key)
-        best = max(self._pending, key=self._worth, default=None)
-        if best is None:
-            return None
-        parts = self._pending[best]
-        part = parts.pop(0)
-        if not parts or not self._pays(best):
-            del self._pending[best]
-        self.asked += 1
-        return part
+        while (best := max(self._pending, key=self._worth, default=None)) is not None:
+            parts = self._pending[best]
+            part = parts.pop(0)
+            if not parts or not self._pays(best):
+                del self._pending[best]
+            if part.key not in self._asked:  # (a resumed crawl asked it before)
+                return part
+        return None
 
     def outcome(self, part: Part, new: int, requests: int) -> None:
         """What the sub-list ``part`` brought: ``new`` records in ``requests`` requests."""
         branch = (part.parent, part.field)
+        self._asked.add(part.key)
         self._paid[branch].append((new, max(1, requests)))
         self.remember(part.word, part.values)
         if branch in self._pending and not self._pays(branch):

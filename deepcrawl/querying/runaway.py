@@ -12,10 +12,11 @@ delivered instead of at URLs, so they stop such a crawl whatever its identity ru
   before (``querying.runaway_window``, ``querying.runaway_repeat_share``): the same records again
   under new URLs. :class:`ContentLedger` keeps the counts, by a hash of each page's main text.
 
-Each rule is a pure function of plain counters and the settings, returning a
-:class:`~deepcrawl.querying.stops.Verdict` with its reason (the crawl's ``stop_reason``) or None;
-:func:`runaway` applies both to the ledger. The crawl stops its querying and its link following
-on a verdict; the URLs already queued are fetched.
+Each is a pure function of plain counters and the settings, returning a
+:class:`~deepcrawl.querying.verdict.Verdict` with its reason (the crawl's ``stop_reason``) or
+None; :func:`runaway` applies both to the ledger, and :class:`Runaway` is the rule the loop asks
+first. The crawl stops its querying and its link following on a verdict; the URLs already
+queued are fetched.
 """
 
 from __future__ import annotations
@@ -24,13 +25,15 @@ import hashlib
 from collections import deque
 from typing import TYPE_CHECKING
 
+from deepcrawl.querying.rule import Rule
 from deepcrawl.querying.verdict import Verdict
 
 if TYPE_CHECKING:
-    from deepcrawl.querying.ledger import Ledger
-    from deepcrawl.settings import QuerySettings
+    from deepcrawl.querying.rule import QueryView
+    from deepcrawl.querying.view import LedgerView as Ledger
+    from deepcrawl.settings import QuerySettings, Settings
 
-__all__ = ["ContentLedger", "outgrown", "repeating", "runaway"]
+__all__ = ["ContentLedger", "Runaway", "outgrown", "repeating", "runaway"]
 
 
 def outgrown(
@@ -96,6 +99,22 @@ def runaway(ledger: Ledger, settings: QuerySettings, *, delivered: int) -> Verdi
         factor=settings.runaway_factor,
         slack=settings.runaway_slack,
     )
+
+
+class Runaway(Rule):
+    """The crawl ran away (:func:`runaway`): its querying and its link following stop. Once
+    found, the verdict stays."""
+
+    name = "runaway"
+
+    def __init__(self) -> None:
+        self.found: Verdict | None = None
+        """The verdict, once the crawl ran away."""
+
+    def decide(self, view: QueryView, settings: Settings) -> Verdict | None:
+        if self.found is None:
+            self.found = runaway(view.ledger, settings.querying, delivered=view.delivered)
+        return self.found
 
 
 class ContentLedger:

@@ -9,32 +9,37 @@ Chao's estimate under-counts what one source's words never reach, since their qu
 the same records. A source whose last ``source_empty_run`` queries all came back empty is left
 at once: its words are not what the search matches.
 
-Every rule reads the ledger and the word supply and decides; :func:`next_switch` and
-:func:`empty_source` return what to do as a value, which the query loop applies to the ledger
-(:func:`apply_switch`).
+Every function reads the ledger and the word supply and decides; :class:`SourceSchedule` is
+the rule: the switch it finds is a note (:class:`~deepcrawl.querying.events.SourceLeft`) the
+loop folds into the ledger before the other rules read it. A source whose words keep coming
+back empty is left by the fold itself (:meth:`Ledger.apply
+<deepcrawl.querying.ledger.Ledger.apply>`): that is a fact of its answers, not a choice.
 """
 
 from __future__ import annotations
 
+import logging
 import math
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from deepcrawl.keywords.outcome import LEAVABLE
+from deepcrawl.querying.events import SourceLeft
+from deepcrawl.querying.rule import Rule
 from deepcrawl.querying.saturation import records_saturated, window_saturated
 
 if TYPE_CHECKING:
     from deepcrawl.keywords.outcome import WordSource
-    from deepcrawl.querying.ledger import Ledger
+    from deepcrawl.querying.rule import QueryView
+    from deepcrawl.querying.view import LedgerView as Ledger
     from deepcrawl.querying.words import KeywordManager
-    from deepcrawl.settings import QuerySettings
+    from deepcrawl.settings import QuerySettings, Settings
 
 __all__ = [
-    "Switch",
-    "apply_switch",
+    "SourceRecord",
+    "SourceSchedule",
     "current_source",
     "deferred",
-    "empty_source",
     "most_missing",
     "next_switch",
     "on_trial",
@@ -43,15 +48,31 @@ __all__ = [
     "trial_failed",
 ]
 
+logger = logging.getLogger(__name__)
 
-@dataclass(frozen=True, slots=True)
-class Switch:
-    """Leave ``source`` (None: no query has a source yet) and judge saturation afresh; with a
-    ``trial``, the next source is on trial for ``trial_length`` queries."""
 
-    source: WordSource | None
-    trial: bool
-    trial_length: int
+@dataclass(slots=True)
+class SourceRecord:
+    """What the sources of words did: queries answered, empty answers, and the schedule's
+    marks (sources left, the source on trial)."""
+
+    used: Counter[WordSource] = field(default_factory=Counter)
+    """Queries answered (not failed), by source."""
+    empty: Counter[WordSource] = field(default_factory=Counter)
+    """Of those, the empty answers."""
+    empty_run: Counter[WordSource] = field(default_factory=Counter)
+    """Empty answers in a row, by source."""
+    left: set[WordSource] = field(default_factory=set)
+    """Sources left for good: their words kept coming back empty, or they saturated."""
+    since: int = 0
+    """Saturation is judged over the queries from this one on (the last source left)."""
+    trial: int | None = None
+    """The first query of the source on trial, if one is."""
+    trial_length: int = 0
+    """Queries the source on trial is given."""
+    switched_at: int | None = None
+    """The number of queries recorded when a source was last left (the fruitless run starts
+    afresh there)."""
 
 
 def current_source(ledger: Ledger) -> WordSource | None:
@@ -126,7 +147,7 @@ def deferred(ledger: Ledger, words: KeywordManager, settings: QuerySettings) -> 
 
 def next_switch(
     ledger: Ledger, words: KeywordManager, settings: QuerySettings, *, stopped: bool = False
-) -> Switch | None:
+) -> SourceLeft | None:
     """The switch to the next source, if the current one is spent while saturation waits
     (``stopped``: the words ran out, and nothing is switched).
 
@@ -136,7 +157,7 @@ def next_switch(
     """
     if stopped or not spent(ledger, settings) or not deferred(ledger, words, settings):
         return None
-    return Switch(
+    return SourceLeft(
         current_source(ledger),
         trial=settings.source_trial_queries > 0 and not most_missing(ledger, settings),
         trial_length=max(
@@ -146,24 +167,15 @@ def next_switch(
     )
 
 
-def apply_switch(ledger: Ledger, switch: Switch) -> None:
-    """Write ``switch`` into the ledger: the source left, saturation judged afresh from the
-    next query on, the trial begun."""
-    sources = ledger.sources
-    if switch.source is not None:
-        sources.left.add(switch.source)
-        sources.since = len(ledger.history)
-    sources.trial = len(ledger.history) if switch.trial else None
-    sources.trial_length = switch.trial_length
+class SourceSchedule(Rule):
+    """The current source of words is spent while saturation waits: leave it, and judge
+    saturation afresh over the next source's words (:func:`next_switch`)."""
 
+    name = "source-schedule"
 
-def empty_source(
-    ledger: Ledger, source: WordSource | None, settings: QuerySettings
-) -> WordSource | None:
-    """The source to leave after its latest answer: one whose last ``source_empty_run``
-    queries all came back empty (the user's words are all sent, and the frequent words are the
-    last resort); None when none is."""
-    run = settings.source_empty_run
-    if source is None or not run or source not in LEAVABLE:
-        return None
-    return source if ledger.sources.empty_run[source] >= run else None
+    def decide(self, view: QueryView, settings: Settings) -> SourceLeft | None:
+        ledger = view.ledger
+        switch = next_switch(ledger, view.words, settings.querying, stopped=ledger.exhausted)
+        if switch is not None:
+            logger.info("words from %s saturated: on to the next source", switch.source)
+        return switch

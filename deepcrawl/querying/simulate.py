@@ -201,7 +201,6 @@ _PAGE_RULES: dict[str, object] = {
     "stop_fruitless_queries": 0,
     "stop_checked_records": 0,
     "stop_complete_coverage": 1.0,
-    "stop_keys_lists": 0,
     "stop_whole_lists": 0,
 }
 

@@ -40,15 +40,17 @@ from deepcrawl.keywords.estimate import chapman, lists_estimate
 if TYPE_CHECKING:
     from collections.abc import Collection, Sequence
 
-    from deepcrawl.querying.ledger import Ledger
+    from deepcrawl.querying.view import LedgerView as Ledger
     from deepcrawl.settings import QuerySettings
 
 __all__ = [
     "SizeEstimate",
     "capped_lists",
+    "gap",
     "overflow_rate",
     "size_estimate",
     "totals_estimate",
+    "unread_matches",
     "whole_lists_estimate",
 ]
 
@@ -203,3 +205,27 @@ def _whole_lists(ledger: Ledger, settings: QuerySettings, capped: set[str]) -> f
         again=again,
     )
     return None if found is None else found[0]
+
+
+def gap(ledger: Ledger, settings: QuerySettings) -> str:
+    """What a stop leaves behind, for the stop reason: the records missing by the reported
+    estimate (:func:`size_estimate`) with the word sources tried, and
+    the matches the result lists reported that the crawl did not read; empty when neither."""
+    parts: list[str] = []
+    estimated, reached = size_estimate(ledger, settings).value, ledger.capture.reached
+    if estimated is not None and estimated - reached >= 1:
+        record = ledger.sources
+        tried = ", ".join(f"{s} {record.used[s]} ({record.empty[s]} empty)" for s in record.used)
+        parts.append(
+            f"the estimate says ~{round(estimated - reached)} of ~{round(estimated)} records "
+            f"are missing (word sources tried: {tried or 'none'})"
+        )
+    if unread := unread_matches(ledger):
+        parts.append(f"the result lists reported {unread} matches it did not read")
+    return "".join(f"; {part}" for part in parts)
+
+
+def unread_matches(ledger: Ledger) -> int:
+    """The matches the result lists reported beyond the records the crawl read of them (a list
+    read again counts once, as read the furthest)."""
+    return sum(max(0, read.total - read.shown) for read in ledger.lists.values())

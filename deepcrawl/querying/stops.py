@@ -1,26 +1,29 @@
-"""When the querying stops: every rule, a pure function of the ledger and the settings.
+"""When the querying stops: each stop a rule object over a pure function of the ledger.
 
-Each rule reads the :class:`~deepcrawl.querying.ledger.Ledger` (and, for the words' own rules,
-the word supply) and returns a :class:`Verdict` — the reason, and whether the records are
-judged complete by their own evidence — or None while the querying should go on. The query loop
-(:mod:`~deepcrawl.querying.loop`) asks them in one order after every query.
+Each function reads the ledger (:class:`~deepcrawl.querying.view.LedgerView`; for the words'
+own reasons, the word supply too) and returns a :class:`Verdict` — the reason, and whether the
+records are judged complete by their own evidence — or None while the querying should go on;
+each rule (:class:`~deepcrawl.querying.rule.Rule`) asks one of them in the loop's order. Each is
+a property of a search, not of a site:
 
-* :func:`words_stop` — the keyword manager's reasons: the words ran out, the form keeps failing
-  or answers every word alike, the words are saturated (:mod:`~deepcrawl.querying.schedule`),
-  a budget is spent;
-* :func:`fruitless` — a run of queries bringing no new record, whatever the totals and the
-  estimate say: a search that reports no total, or an estimate that never reaches the count,
-  would otherwise query on until killed;
-* :func:`checked_out` — the latest lists, by their reported totals and the fetched records'
-  words, lack almost nothing (``querying.stop_checked_*``);
-* :func:`complete_out` — the lists read to their end put the database's size at the records
-  known (``querying.stop_complete_*``): the evidence of a search that reports no total;
-* :func:`whole_listed` — a list read to its end showed every match it reported and holds every
-  record known, and the lists asked since showed none outside it (``querying.stop_whole_lists``);
-* :func:`keys_complete` — the records' serial keys run from 1 to the highest with none
-  missing, and the lists, highest key first, show none above it (``querying.stop_keys_lists``);
-* :func:`covered` — the capture–recapture estimate is reached (``querying.stop_coverage``, off by
-  default).
+* :class:`FruitlessRun` (:func:`fruitless`) — a run of queries bringing no new record: a
+  search whose lists report no total, or whose estimate never reaches the count, would
+  otherwise be queried until killed;
+* :class:`WholeListsEstimate` (:func:`complete_out`) — lists read to their end are samples no
+  ranking biases: where their overlaps put the database's size at the records known, nothing
+  is missing (capture–recapture over whole lists: the evidence of a search that reports no
+  total);
+* :class:`ListOfEverything` (:func:`whole_listed`) — a list read to its end whose reported total
+  equals its distinct records, holding every record known, and no list since showing one
+  outside it: the search answers every word from the records that list holds;
+* :class:`TotalsCovered` (:func:`checked_out`) — a list's reported total, less the fetched
+  records holding its word, is what it lacks: the latest lists, by their totals, lack almost
+  nothing;
+* :class:`CoverageEstimate` (:func:`covered`) — the capture–recapture estimate (Chao's) is
+  reached and the last queries brought nothing (off by default);
+* :class:`WordsSpent` (:func:`words_stop`) — the words ran out, the form keeps failing or
+  answers every word alike, they are saturated (:mod:`~deepcrawl.querying.schedule`), a budget
+  is spent.
 """
 
 from __future__ import annotations
@@ -30,32 +33,36 @@ import math
 from typing import TYPE_CHECKING
 
 from deepcrawl.keywords.outcome import StopReason, WordSource
-from deepcrawl.querying.order import record_key
+from deepcrawl.querying.rule import Rule
 from deepcrawl.querying.schedule import deferred, on_trial, spent
-from deepcrawl.querying.size import size_estimate, whole_lists_estimate
+from deepcrawl.querying.size import whole_lists_estimate
 from deepcrawl.querying.verdict import Verdict
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Sequence
 
-    from deepcrawl.querying.ledger import Ledger
+    from deepcrawl.querying.rule import QueryView
+    from deepcrawl.querying.view import LedgerView as Ledger
     from deepcrawl.querying.words import KeywordManager
     from deepcrawl.settings import QuerySettings, Settings
 
 __all__ = [
     "BUDGETS",
     "DEEPEN_AFTER",
+    "CoverageEstimate",
+    "FruitlessRun",
+    "ListOfEverything",
+    "TotalsCovered",
     "Verdict",
+    "WholeListsEstimate",
+    "WordsSpent",
     "checked_need",
     "checked_out",
     "complete_out",
     "covered",
     "fruitless",
-    "gap",
-    "keys_complete",
     "lists_checked_out",
     "lists_complete_out",
-    "unread_matches",
     "whole_listed",
     "words_stop",
 ]
@@ -172,10 +179,10 @@ def complete_out(ledger: Ledger, settings: Settings) -> Verdict | None:
     """The records known are the database's size by the lists read to their end
     (:func:`lists_complete_out`, ``querying.stop_complete_*``): the stop evidence of a search that
     reports no total, where :func:`checked_out` has none."""
-    words = list(ledger.complete)
-    shown, again = ledger.first_shown_figures(words)
+    keys = list(ledger.complete)
+    shown, again = ledger.first_shown_figures(keys)
     found = lists_complete_out(
-        [ledger.complete[w] for w in words],
+        [ledger.complete[key] for key in keys],
         len(ledger.records),
         settings.querying,
         first_shown=shown,
@@ -227,36 +234,6 @@ def whole_listed(ledger: Ledger, settings: Settings) -> Verdict | None:
     return None
 
 
-def keys_complete(ledger: Ledger, settings: Settings) -> Verdict | None:
-    """The records' keys say every record is known.
-
-    Each record's URL carries a key (:func:`~deepcrawl.querying.order.record_key`), one per
-    record, and those known run from 1 (or 0) to the highest with none missing: a database of
-    serial keys lacks none below it. The search lists the highest key first
-    (:attr:`ListOrder.falling <deepcrawl.querying.order.ListOrder.falling>`), so a record above
-    it would head the list of every word it holds; the latest ``querying.stop_keys_lists``
-    lists showed records, none of them new (a word nothing matched shows no list).
-    """
-    need = settings.querying.stop_keys_lists
-    if need <= 0 or not ledger.order.falling:
-        return None
-    # a word nothing matched shows no list: it says nothing of a key above the highest
-    latest = [outcome for outcome in ledger.history if outcome.results][-need:]
-    if len(latest) < need or any(outcome.new for outcome in latest):
-        return None
-    keys = {key for record in ledger.records if (key := record_key(record)) is not None}
-    if not keys or len(keys) != len(ledger.records):  # a record without a key, or two alike
-        return None
-    low, high = min(keys), max(keys)
-    if low > 1 or high - low + 1 != len(keys):
-        return None
-    return Verdict(
-        f"the records' keys run from {low} to {high} with none missing, and no list shows a "
-        "higher one",
-        complete=True,
-    )
-
-
 def covered(ledger: Ledger, settings: Settings) -> Verdict | None:
     """The estimate says the wanted records are all but reached.
 
@@ -279,30 +256,6 @@ def covered(ledger: Ledger, settings: Settings) -> Verdict | None:
     if ratio is None or ratio < querying.stop_coverage:
         return None
     return Verdict("the coverage estimate says every record is reached", complete=True)
-
-
-def gap(ledger: Ledger, settings: QuerySettings) -> str:
-    """What a stop leaves behind, for the stop reason: the records missing by the reported
-    estimate (:func:`~deepcrawl.querying.size.size_estimate`) with the word sources tried, and
-    the matches the result lists reported that the crawl did not read; empty when neither."""
-    parts: list[str] = []
-    estimated, reached = size_estimate(ledger, settings).value, ledger.capture.reached
-    if estimated is not None and estimated - reached >= 1:
-        record = ledger.sources
-        tried = ", ".join(f"{s} {record.used[s]} ({record.empty[s]} empty)" for s in record.used)
-        parts.append(
-            f"the estimate says ~{round(estimated - reached)} of ~{round(estimated)} records "
-            f"are missing (word sources tried: {tried or 'none'})"
-        )
-    if unread := unread_matches(ledger):
-        parts.append(f"the result lists reported {unread} matches it did not read")
-    return "".join(f"; {part}" for part in parts)
-
-
-def unread_matches(ledger: Ledger) -> int:
-    """The matches the result lists reported beyond the records the crawl read of them (a list
-    read again counts once, as read the furthest)."""
-    return sum(max(0, read.total - read.shown) for read in ledger.lists.values())
 
 
 def lists_checked_out(
@@ -357,3 +310,74 @@ def lists_complete_out(
         return None
     estimate, _ = found
     return found if coverage * estimate <= known <= estimate / coverage else None
+
+
+def deepening_next(view: QueryView, settings: Settings) -> bool:
+    """Whether the words are spent or saturated and the deepening of the lists is about to
+    begin (the fruitless run starts afresh there)."""
+    return (
+        not view.ledger.deepening
+        and words_stop(view.ledger, view.words, settings) in DEEPEN_AFTER
+        and settings.querying.deepen_min_new > 0
+    )
+
+
+class FruitlessRun(Rule):
+    """A run of queries bringing no new record ends the querying (:func:`fruitless`); the run
+    starts afresh where a source of words was just left, or the deepening is about to begin."""
+
+    name = "fruitless-run"
+
+    def decide(self, view: QueryView, settings: Settings) -> Verdict | None:
+        ledger = view.ledger
+        if ledger.sources.switched_at == len(ledger.history) or deepening_next(view, settings):
+            return None
+        return fruitless(ledger, settings)
+
+
+class WholeListsEstimate(Rule):
+    """The lists read to their end put the database's size at the records known
+    (:func:`complete_out`)."""
+
+    name = "whole-lists"
+
+    def decide(self, view: QueryView, settings: Settings) -> Verdict | None:
+        return complete_out(view.ledger, settings)
+
+
+class ListOfEverything(Rule):
+    """A list read to its end showed all it reported and every record known, and no list since
+    showed one outside it (:func:`whole_listed`)."""
+
+    name = "list-of-everything"
+
+    def decide(self, view: QueryView, settings: Settings) -> Verdict | None:
+        return whole_listed(view.ledger, settings)
+
+
+class CoverageEstimate(Rule):
+    """The capture–recapture estimate is reached (:func:`covered`)."""
+
+    name = "coverage-estimate"
+
+    def decide(self, view: QueryView, settings: Settings) -> Verdict | None:
+        return covered(view.ledger, settings)
+
+
+class TotalsCovered(Rule):
+    """The latest lists, by their reported totals, lack almost nothing (:func:`checked_out`)."""
+
+    name = "totals-covered"
+
+    def decide(self, view: QueryView, settings: Settings) -> Verdict | None:
+        return checked_out(view.ledger, settings)
+
+
+class WordsSpent(Rule):
+    """The last rule: the words stop (:func:`words_stop`), or ran out."""
+
+    name = "words-spent"
+
+    def decide(self, view: QueryView, settings: Settings) -> Verdict:
+        reason = words_stop(view.ledger, view.words, settings)
+        return Verdict(str(reason) if reason is not None else str(StopReason.EXHAUSTED))

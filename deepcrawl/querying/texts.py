@@ -125,14 +125,16 @@ class KnownTexts:
     def __contains__(self, record_id: object) -> bool:
         return record_id in self._ids
 
-    def add(self, record_id: str, text: str) -> frozenset[str]:
+    def add(self, record_id: str, text: str, terms: frozenset[str] | None = None) -> frozenset[str]:
         """Count one fetched record's words (a second text of the same record is ignored);
-        returns the words counted (:func:`~deepcrawl.keywords.text.record_terms`), for another
-        index of the same text. Empty for a record counted before."""
+        returns the words counted (:func:`~deepcrawl.keywords.text.record_terms`, or ``terms``
+        where the caller counted them already at this index's ``min_length``). Empty for a
+        record counted before."""
         if record_id in self._ids:
             return frozenset()
         self._ids.add(record_id)
-        terms = record_terms(text, min_length=self.min_length)
+        if terms is None:
+            terms = record_terms(text, min_length=self.min_length)
         self._df.update(terms)
         bloom = 0
         for term in terms:

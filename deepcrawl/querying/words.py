@@ -24,8 +24,7 @@ downloaded; the greedy policy learns its terms from them.
 
 from __future__ import annotations
 
-import re
-from collections import Counter, OrderedDict
+from collections import Counter
 from typing import TYPE_CHECKING
 
 from deepcrawl.keywords.outcome import LEARNT, WordSource
@@ -34,21 +33,16 @@ from deepcrawl.keywords.samples import seed_queries_from_samples
 from deepcrawl.keywords.sources import frequent_words, load_word_list, stopwords
 from deepcrawl.keywords.terms import PageTerms, ResultTerms, SourceTerms
 from deepcrawl.keywords.text import record_terms
+from deepcrawl.querying.entries import EntryBlocks
 from deepcrawl.settings import QuerySettings
 
 if TYPE_CHECKING:
-    from collections.abc import Collection, Iterable, Mapping, Sequence
+    from collections.abc import Collection, Mapping, Sequence
 
-    from deepcrawl.querying.ledger import Ledger
+    from deepcrawl.querying.view import LedgerView as Ledger
     from deepcrawl.settings import KeywordSettings
 
 __all__ = ["KeywordManager", "expected_pages", "make_policy"]
-
-
-#: Numbers in a result-page block (a count beside the echoed query), blanked to compare echoes.
-_DIGITS = re.compile(r"\d+")
-#: Entry blocks counted lately whose count can be taken back once they show as frame.
-_COUNTED_KEPT = 2000
 
 
 def make_policy(settings: KeywordSettings) -> QueryPolicy:
@@ -139,15 +133,9 @@ class KeywordManager:
         }
         self._frame_asked = False
         self._source_of: dict[str, WordSource] = {}  # case-folded query -> where it came from
-        # result-page blocks with the query blanked: those seen (hashed: a large crawl sees
-        # millions), and the latest query's counted ones
-        self._echoes: set[int] = set()
-        # the latest query's counted blocks, and those with a number waiting: by echo, the
-        # block (numbers blanked) and its terms
-        self._latest: dict[str, tuple[str, frozenset[str]]] = {}
-        self._held: dict[str, tuple[str, frozenset[str]]] = {}
-        self._frame: set[int] = set()  # blocks of the page's frame, numbers blanked (hashed)
-        self._counted: OrderedDict[int, frozenset[str]] = OrderedDict()  # the latest counted
+        self._entries = EntryBlocks(
+            self._terms[WordSource.ENTRIES], settings.min_term_length, usable=self._usable
+        )
 
     # -- the QueryState protocol read by policies ------------------------------------------
 
@@ -219,10 +207,15 @@ class KeywordManager:
         self._source_of.setdefault(query.casefold(), source)
         return query
 
-    def mark_issued(self, query: str) -> None:
+    def mark_issued(self, query: str, source: WordSource | None = None) -> None:
         """Count ``query`` as asked (a probe, an empty query, a list read again): never handed
-        out by :meth:`next_query`."""
-        self._issued.add(query.casefold())
+        out by :meth:`next_query`; ``source``: where it came from (a query asked before, read
+        back)."""
+        folded = query.casefold()
+        self._issued.add(folded)
+        if source is not None:
+            self._source_of.setdefault(folded, source)
+            self._frame_asked |= source is WordSource.FRAME
 
     def _choose(self) -> tuple[str, WordSource] | None:
         """The next word and its source: the user's, the frame query while due (a list of
@@ -317,80 +310,13 @@ class KeywordManager:
         return queries
 
     def learn_entries(self, query: str, blocks: Sequence[str], *, empty: bool = False) -> int:
-        """Learn terms from the text a query's result pages showed (short text blocks).
-
-        Only the blocks holding the query's words count: the search matched them there, so
-        they are text it indexes — a row's searchable columns, a hit's title and snippet —
-        unlike the page's frame or a record's codes. A block that holds the query only by
-        echoing it ("12 results for …") is frame too: blanked of the query and its numbers, it
-        reads the same for the next query that shows its word, and its count is taken back
-        then; a block with a number, the likeliest echo, is counted only once that next query
-        did not show it. A block counted once is not counted again.
-
-        The page's frame is learnt where it shows alone: every block of an ``empty`` answer
-        (the search said nothing matched), and a block on two pages of one list (their entries
-        are other records) — a footer, a sidebar. It is not counted from then on, and a count
-        it got among the latest blocks counted is taken back.
-
-        A query whose latest answer was empty shows no entries (any block holding its word
-        echoes it), and teaches nothing.
-
-        Returns:
-            How many blocks were counted.
-        """
-        words = record_terms(query, min_length=1)
+        """Learn terms from the text a query's result pages showed (short text blocks: see
+        :class:`~deepcrawl.querying.entries.EntryBlocks`); ``empty``: the search said nothing
+        matched. Returns how many blocks were counted."""
         history = self.ledger.history
         latest = history[-1] if history else None
-        shown = Counter(_DIGITS.sub("#", block.casefold()) for block in blocks)
         empty = empty or (latest is not None and latest.query == query and not latest.results)
-        self._learn_frame(norm for norm, times in shown.items() if empty or times > 1)
-        if not words or empty:
-            return 0
-        folded = query.casefold()
-        matched: dict[str, tuple[str, frozenset[str]]] = {}  # the block, query blanked -> …
-        for block in dict.fromkeys(blocks):
-            norm = _DIGITS.sub("#", block.casefold())
-            found = record_terms(block, min_length=self.settings.min_term_length)
-            if words <= found and hash(norm) not in self._frame:
-                echo = _DIGITS.sub("#", block.casefold().replace(folded, "\x00"))
-                matched.setdefault(echo, (norm, found))
-        if not matched:  # no evidence either way: the latest blocks wait for a query that has
-            return 0
-        for echo in self._latest.keys() & matched.keys():  # an echo of the query: take it back
-            self._take_back(self._latest[echo][0])
-        for echo, (norm, found) in self._held.items():  # not shown again: an entry after all
-            if echo not in matched and hash(norm) not in self._frame:
-                self._count(norm, found)
-        fresh = {
-            echo: (norm, self._usable(found))
-            for echo, (norm, found) in matched.items()
-            if hash(echo) not in self._echoes
-        }
-        self._echoes |= {hash(echo) for echo in matched}
-        # a count beside the query ("12 results for …") is the likeliest echo: it waits
-        self._held = {echo: entry for echo, entry in fresh.items() if "#" in echo}
-        self._latest = {echo: entry for echo, entry in fresh.items() if "#" not in echo}
-        for norm, found in self._latest.values():
-            self._count(norm, found)
-        return len(self._latest)
-
-    def _count(self, norm: str, found: frozenset[str]) -> None:
-        """Count one entry block's terms, remembered a while to be taken back."""
-        self._terms[WordSource.ENTRIES].add(found)
-        self._counted[hash(norm)] = found
-        if len(self._counted) > _COUNTED_KEPT:
-            self._counted.popitem(last=False)
-
-    def _take_back(self, norm: str) -> None:
-        """Take back a block's count, if it is among those remembered."""
-        if (found := self._counted.pop(hash(norm), None)) is not None:
-            self._terms[WordSource.ENTRIES].remove(found)
-
-    def _learn_frame(self, norms: Iterable[str]) -> None:
-        """Blocks (numbers blanked) that are the page's frame: never counted, counts taken back."""
-        for norm in norms:
-            self._frame.add(hash(norm))
-            self._take_back(norm)
+        return self._entries.learn(query, blocks, empty=empty)
 
     def learn_record(self, text: str, terms: frozenset[str] | None = None) -> None:
         """Learn terms from the main text of a fetched record page (one record's); ``terms``:

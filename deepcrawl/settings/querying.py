@@ -106,11 +106,32 @@ class QuerySettings(Section):
 
     max_queries: User[int] = 500
     """Query budget of one crawl (form submissions)."""
+    rules: tuple[str, ...] = (
+        "runaway",
+        "empty-query",
+        "stopword-probe",
+        "source-schedule",
+        "fruitless-run",
+        "whole-lists",
+        "list-of-everything",
+        "frame-first",
+        "complete-a-list",
+        "read-on-cut-lists",
+        "split-cut-lists",
+        "coverage-estimate",
+        "totals-covered",
+        "next-word",
+        "deepen-lists",
+        "words-spent",
+    )
+    """The querying's rules by name, in the order the loop asks them after every query: the
+    first that decides names the next list to read or stops the querying
+    (:mod:`deepcrawl.querying.registry`). Leave one out to switch it off."""
     max_cost: User[int | None] = None
     """Request budget of one crawl's querying (submissions plus result pages); None: no limit."""
     max_result_pages: int = 50
     """Result pages followed per query at most, or as many as the list's reported total fills
-    if more (:func:`~deepcrawl.querying.paging.page_cap`), up to ``max_list_pages``."""
+    if more (:func:`~deepcrawl.querying.totals.page_cap`), up to ``max_list_pages``."""
     max_list_pages: int = 5000
     """Result pages of one list at most, whatever total it reports: a guard against a total
     that lies (a pager that goes on past it is a trap)."""
@@ -218,10 +239,6 @@ class QuerySettings(Section):
     """Whether a list's count scaled by its match share (a search matching stems or substrings:
     :meth:`~deepcrawl.keywords.known.KnownTexts.match_share`) is evidence for
     ``stop_checked_records``; off, such lists are none."""
-    stop_keys_lists: int = 5
-    """Lists in a row showing records, none new, that end the querying once the records' keys
-    (their URLs' last numbers) run from 1 to the highest with none missing, where the search
-    lists the highest key first (:func:`~deepcrawl.querying.stops.keys_complete`). 0: off."""
     stop_whole_lists: int = 3
     """Lists asked after a list read to its end that showed every match it reported and holds
     every record known, each showing records and none outside it, that end the querying

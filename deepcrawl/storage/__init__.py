@@ -17,6 +17,7 @@ from deepcrawl.storage.engine import (
     open_engine,
     safe_url,
 )
+from deepcrawl.storage.events import EventStore
 from deepcrawl.storage.repository import PageWrite, Repository
 from deepcrawl.storage.tables import (
     FormRead,
@@ -34,6 +35,7 @@ from deepcrawl.storage.tables import (
 __all__ = [
     "SCHEMA_VERSION",
     "Engine",
+    "EventStore",
     "FormRead",
     "LabelRead",
     "LinkBase",

@@ -50,7 +50,7 @@ __all__ = [
 #: Version of the schema this code writes. Bump it and add a migration when tables change, or
 #: when what they hold changes meaning (version 5: the URL normal form; 6: the lease's holder;
 #: 7: the normal form without session ids).
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 _log = logging.getLogger(__name__)
 
@@ -131,6 +131,11 @@ def _to_v9(conn: Connection) -> None:
         conn.execute(sa.text("ALTER TABLE query ADD COLUMN results_reported INTEGER"))
 
 
+def _to_v10(conn: Connection) -> None:
+    """Version 10: a site's querying is kept as its events (the ``querying_event`` table, made
+    by ``create_all``); a crawl stored before it resumes from its stored queries."""
+
+
 #: ``MIGRATIONS[n]`` upgrades a database from version ``n`` to ``n + 1``.
 MIGRATIONS: dict[int, Callable[[Connection], None]] = {
     1: _to_v2,
@@ -141,6 +146,7 @@ MIGRATIONS: dict[int, Callable[[Connection], None]] = {
     6: _to_v7,
     7: _to_v8,
     8: _to_v9,
+    9: _to_v10,
 }
 
 #: Key of the PostgreSQL advisory lock under which a process creates or migrates the schema.

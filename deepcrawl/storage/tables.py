@@ -38,6 +38,7 @@ __all__ = [
     "QueryBase",
     "QueryEnd",
     "QueryLink",
+    "QueryingEvent",
     "QueryRead",
     "Site",
     "SiteBase",
@@ -471,6 +472,22 @@ class SessionParam(SQLModel, table=True):
     """Dropped whatever its value (it echoes the query, canonical links drop it); else only an
     id-like value is."""
     learnt_at: datetime = Field(default_factory=_now)
+
+
+class QueryingEvent(SQLModel, table=True):
+    """One event of a site's querying, in order (``deepcrawl.querying.events``): what a
+    resumed crawl folds back into its ledger. One log a phase (``setup``, ``normal``): the
+    normal phase reads the setup's queries with its own idea of a record."""
+
+    __tablename__ = "querying_event"
+
+    id: int | None = Field(default=None, primary_key=True)
+    site_id: int = Field(foreign_key="site.id", index=True)
+    phase: str = Field(max_length=16)
+    kind: str = Field(max_length=32)
+    body: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    """The event as JSON, compressed (a list of every record holds tens of thousands of
+    links)."""
 
 
 class Delivery(SQLModel, table=True):
