@@ -24,7 +24,7 @@ which is how the storage keeps it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, TypeAlias
@@ -152,6 +152,28 @@ class QueryEvent:
     resume_url: str | None = None
     part_of: str = ""
     split_by: str = ""
+
+    @classmethod
+    def of(
+        cls,
+        word: str,
+        records: Iterable[str],
+        *,
+        texts: Mapping[str, str] | None = None,
+        cost: int = 1,
+        total: int | None = None,
+        error: str | None = None,
+        source: WordSource | None = None,
+    ) -> QueryEvent:
+        """A query answered with its ``records`` alone, no page read (a simulated search, a
+        test): each record its own result link, with its text from ``texts``."""
+        texts = texts or {}
+        results = tuple((rid, texts.get(rid, ""), rid, 1) for rid in records)
+        outcome = "error" if error else "ok" if results else "no_results"
+        return cls(
+            word, results=results, result_pages=cost, total=total, outcome=outcome,
+            error=error, source=source,
+        )  # fmt: skip
 
     @classmethod
     def answered(

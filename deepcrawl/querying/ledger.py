@@ -67,14 +67,18 @@ class Ledger:
 
     Args:
         settings: the crawl's settings (the paging thresholds a list's pages are judged by,
-            the estimator, the windows of the rules).
+            the estimator, the windows of the rules; default: the defaults).
         reads_on: whether the querying reads on the lists a page cap of their own loop cut
             short (the setup phase's, read by the normal phase): such lists are kept as
             unfinished, and the pages they showed before their first record are the lists'
             lead.
     """
 
-    def __init__(self, settings: Settings, *, reads_on: bool = False) -> None:
+    def __init__(self, settings: Settings | None = None, *, reads_on: bool = False) -> None:
+        if settings is None:
+            from deepcrawl.settings import Settings
+
+            settings = Settings()
         querying, keywords = settings.querying, settings.keywords
         self.settings = settings
         self.reads_on = reads_on

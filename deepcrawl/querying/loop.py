@@ -20,13 +20,13 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from deepcrawl.querying.events import QueryEvent
+from deepcrawl.querying.events import QueryEvent, WordsExhausted
 from deepcrawl.querying.facts import FetchFacts
 from deepcrawl.querying.figures import QueryFigures, refresh
 from deepcrawl.querying.fold import Fold
 from deepcrawl.querying.ledger import Ledger
 from deepcrawl.querying.paging import ListReader, page_read
-from deepcrawl.querying.reading import SplitCutLists
+from deepcrawl.querying.reading import SplitCutLists, take_word
 from deepcrawl.querying.registry import make_rules
 from deepcrawl.querying.resume import resume_url
 from deepcrawl.querying.rule import Ask, QueryView
@@ -273,9 +273,18 @@ class QueryLoop:
         return result
 
     def apply(self, event: Event) -> None:
-        """Fold one event as if it had just come (a simulation querying by itself)."""
+        """Fold one event as if it had just come (a caller querying by itself)."""
         self._fold(event)
         self._refresh()
+
+    def next_word(self) -> str | None:
+        """The word supply's next word, None when the words stop (a caller querying by itself
+        drives the words with it and :meth:`apply`)."""
+        asked = take_word(self.view, self.settings)
+        if isinstance(asked, WordsExhausted):
+            self._fold(asked)
+            return None
+        return None if asked is None else asked.word
 
     def _moved(self) -> None:
         """An event of the fetch side was folded: the figures move."""
