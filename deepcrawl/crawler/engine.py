@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from deepcrawl.crawler.deliver import Record, Sink
     from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.prototypes import LabelSession
+    from deepcrawl.querying import QueryLoop
     from deepcrawl.records.pick import Pick
 
 __all__ = ["Crawl", "CrawlReport", "crawl_each", "crawl_pages"]
@@ -145,6 +146,8 @@ class Crawl:
         self.ctx: CrawlContext | None = None
         #: How the latest :meth:`run` (or :meth:`pages`) ended (None until it has).
         self.report: CrawlReport | None = None
+        self.querying: QueryLoop | None = None
+        """The normal phase's query loop once it ran (its ledger, its rules' firings)."""
 
     async def __aenter__(self) -> Self:
         if self._entered:
@@ -294,6 +297,7 @@ class Crawl:
                         ctx, search, found.form_id, fetcher, sink, on_fetch=self.on_fetch,
                         tasks=tasks, examples=example_texts(examples),
                     )  # fmt: skip
+                    self.querying = phase.loop
                     phase.adopt(looked_at)  # the setup's fetches are not repeated
                     await phase.run()
                     if ctx.settings.crawl.navigate:

@@ -34,7 +34,8 @@ class FetchFacts:
     Args:
         fold: where an event goes.
         record_id: maps a URL to a record id (the ids a merge maps every record by anew).
-        folded: called after each event folded from here (the loop's figures move).
+        folded: called after a merge is folded (the loop's figures move; a record page's
+            text or a link moves none of them).
     """
 
     def __init__(
@@ -100,6 +101,7 @@ class FetchFacts:
     def _add(self, event: Event) -> None:
         if self._held is not None:
             self._held.append(event)
-        else:
-            self.fold(event)
+            return
+        self.fold(event)
+        if isinstance(event, RecordsMerged | ContentRepeated):
             self.folded()

@@ -250,7 +250,7 @@ class Ledger:
         it: its records and those new to the crawl — whatever its total counts; not a live list
         that stopped rendering short of its total (its total stays).
         """
-        reader = ListReader.for_event(self, event, before=before)
+        reader = ListReader.asked(self, event, before=before)
         for page in event.pages:
             reader.read(page)
         self.tested += reader.tested or reader.refuted

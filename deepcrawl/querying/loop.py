@@ -31,6 +31,7 @@ from deepcrawl.querying.registry import make_rules
 from deepcrawl.querying.resume import resume_url
 from deepcrawl.querying.rule import Ask, QueryView
 from deepcrawl.querying.runaway import Runaway
+from deepcrawl.querying.schedule import SourceSchedule
 from deepcrawl.querying.size import gap
 from deepcrawl.querying.stops import BUDGETS, words_stop
 from deepcrawl.querying.verdict import Verdict
@@ -162,22 +163,19 @@ class QueryLoop:
         """Whether the crawl ran away (the ``runaway`` rule): its querying and its link
         following stop, the verdict its stop reason. Once found, it stays."""
         rule = next((r for r in self.rules if isinstance(r, Runaway)), None)
-        if rule is None or rule.found is not None:
-            return None if rule is None else rule.found
+        if rule is None or rule.found is not None:  # none, or found before
+            return rule.found if rule is not None else None
         if (found := rule.decide(self.view, self.settings)) is not None:
             self.figures.stop_reason = found.reason
             logger.warning("%s: querying and link following stop", found.reason)
         return found
 
-    # -- the loop --------------------------------------------------------------------------
-
     async def step(self, search: QueryBackend) -> QueryResult | None:
         """Submit the next query the rules ask for and store it; None when they say stop (the
         reason in :attr:`verdict` and the figures' ``stop_reason``)."""
         self._accepts_empty = search.accepts_empty
-        for rule in self.rules:
-            if isinstance(rule, SplitCutLists):
-                rule.offer(search.partitions)
+        for rule in (r for r in self.rules if isinstance(r, SplitCutLists)):
+            rule.offer(search.partitions)
         self.ran_away()  # said once, as soon as it holds
         ask = self._next()
         if isinstance(ask, Verdict):
@@ -219,18 +217,7 @@ class QueryLoop:
         return Verdict("no rule asked for a query")
 
     async def _submit(self, search: QueryBackend, ask: Ask) -> QueryResult:
-        threshold = self.settings.querying.paging_min_new
-        reader = ListReader(
-            self.ledger,
-            self.settings,
-            ask.word,
-            skip=ask.skip,
-            threshold=threshold if ask.threshold is None else ask.threshold,
-            test=ask.threshold is None,
-            before=ask.before,
-            whole=ask.whole,
-            values=ask.values,
-        )
+        reader = ListReader.asked(self.ledger, ask, before=ask.before)
         pages: list[PageRead] = []
 
         def more(page: ResultPage, number: int) -> bool:
@@ -238,13 +225,14 @@ class QueryLoop:
             return reader.read(pages[-1])
 
         merges = self.facts.merges
+        # no page cap of its own (the empty query, a frame word): read past the loop's cap
+        cap = ask.max_pages or self.settings.querying.max_list_pages
         with (
             self.facts.hold() as held
         ):  # a request takes its rate slot, and is counted, at its gate
             result = await search.query(
-                ask.word, dict(ask.values) or None, max_pages=ask.max_pages or self.cap,
-                more=more, resume=ask.resume,
-            )  # fmt: skip
+                ask.word, dict(ask.values) or None, max_pages=cap, more=more, resume=ask.resume
+            )
         logger.info(
             "query %r%s: %s, %d result pages, %d result links, %s results reported",
             ask.word, f" (from page {ask.skip + 1})" if ask.skip else "", result.outcome,
@@ -266,10 +254,7 @@ class QueryLoop:
             self._fold(waiting)
         if self.store is not None:
             self.store.save(result, new_records=new)
-        self._refresh()
-        if self.ledger.deepening:
-            self.figures.stop_reason = None
-        self._changed()
+        self._moved()
         return result
 
     def apply(self, event: Event) -> None:
@@ -278,8 +263,12 @@ class QueryLoop:
         self._refresh()
 
     def next_word(self) -> str | None:
-        """The word supply's next word, None when the words stop (a caller querying by itself
-        drives the words with it and :meth:`apply`)."""
+        """The word supply's next word, None when the words stop; a spent source of words is
+        left first, as the rules leave it in :meth:`step` (a caller querying by itself drives
+        the words with it and :meth:`apply`)."""
+        for rule in self.rules:
+            if isinstance(rule, SourceSchedule) and (left := rule.decide(self.view, self.settings)):
+                self._fold(left)
         asked = take_word(self.view, self.settings)
         if isinstance(asked, WordsExhausted):
             self._fold(asked)
@@ -287,9 +276,12 @@ class QueryLoop:
         return None if asked is None else asked.word
 
     def _moved(self) -> None:
-        """An event of the fetch side was folded: the figures move."""
+        """The ledger moved (a query, a merge): so do the figures."""
         self._refresh()
-        self._changed()
+        if self.ledger.deepening:
+            self.figures.stop_reason = None
+        if self._on_change is not None:
+            self._on_change()
 
     def _end(self, verdict: Verdict) -> None:
         """End the querying; a stop that does not judge the records complete says what the
@@ -306,7 +298,3 @@ class QueryLoop:
     def _refresh(self) -> None:
         stop = self.words_stop
         refresh(self.figures, self.ledger, self.settings.querying, stop=stop, fired=self.fired)
-
-    def _changed(self) -> None:
-        if self._on_change is not None:
-            self._on_change()

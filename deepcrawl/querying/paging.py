@@ -36,7 +36,7 @@ the list showed. A list a page cap stopped (the setup phase's) is read on later
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from deepcrawl.querying.events import PageRead
 from deepcrawl.querying.lists import list_key
@@ -47,12 +47,27 @@ from deepcrawl.search.results import total_results
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection
 
-    from deepcrawl.querying.events import QueryEvent, Values
+    from deepcrawl.querying.events import Values
     from deepcrawl.querying.view import LedgerView
     from deepcrawl.search.results import ResultPage
     from deepcrawl.settings import Settings
 
-__all__ = ["ListReader", "page_read"]
+__all__ = ["Asked", "ListReader", "page_read"]
+
+
+class Asked(Protocol):
+    """What a list's reader is told of its query: the word and how it is read."""
+
+    @property
+    def word(self) -> str: ...
+    @property
+    def skip(self) -> int: ...
+    @property
+    def threshold(self) -> float | None: ...
+    @property
+    def whole(self) -> bool: ...
+    @property
+    def values(self) -> Values: ...
 
 
 def page_read(page: ResultPage, number: int, record_id: Callable[[str], str | None]) -> PageRead:
@@ -150,24 +165,23 @@ class ListReader:
         self._led = False  # whether pages of other kinds, listed first, were read past
 
     @classmethod
-    def for_event(
-        cls, ledger: LedgerView, event: QueryEvent, *, before: Collection[str] = ()
-    ) -> ListReader:
-        """The reader the query of ``event`` was read by (its word, values, re-read pages and
-        threshold), over ``ledger`` as it was then; ``before``: the records its pages read
-        before showed."""
+    def asked(cls, ledger: LedgerView, asked: Asked, *, before: Collection[str] = ()) -> ListReader:
+        """The reader of the list ``asked`` names (an :class:`~deepcrawl.querying.rule.Ask`,
+        or the :class:`~deepcrawl.querying.events.QueryEvent` it became: its word, values,
+        re-read pages and threshold), over ``ledger`` as it is when the query is sent;
+        ``before``: the records its pages read before showed."""
         settings = ledger.settings
-        threshold = event.threshold
+        threshold = asked.threshold
         return cls(
             ledger,
             settings,
-            event.word,
-            skip=event.skip,
+            asked.word,
+            skip=asked.skip,
             threshold=settings.querying.paging_min_new if threshold is None else threshold,
             test=threshold is None,
             before=before,
-            whole=event.whole,
-            values=event.values,
+            whole=asked.whole,
+            values=asked.values,
         )
 
     def read(self, page: PageRead) -> bool:
