@@ -67,20 +67,31 @@ class ListOrder:
     """Lists whose records ran one way."""
     ranked_lists: int = 0
     """Lists whose records did not."""
+    falling_lists: int = 0
+    """Fixed lists whose records' keys ran down: the highest key first."""
 
     def observe(self, ids: Sequence[str], texts: Sequence[str] = ()) -> bool | None:
         """Judge one list by its records' ids in list order (and their link texts, where the
         ids carry no keys); returns whether it was in a fixed order (None: too short)."""
         keys = [key for rid in ids if (key := record_key(rid)) is not None]
-        found = one_way_share(keys) if len(keys) == len(ids) else None
+        keyed = len(keys) == len(ids)
+        found = one_way_share(keys) if keyed else None
         if found is None:
+            keyed = False
             found = one_way_share([t.casefold() for t in texts if t.strip()])
         if found is None:
             return None
         fixed = found >= self.share
         self.fixed_lists += fixed
         self.ranked_lists += not fixed
+        self.falling_lists += fixed and keyed and keys[0] > keys[-1]
         return fixed
+
+    @property
+    def falling(self) -> bool:
+        """Whether the search lists in a fixed order of falling keys (the highest first):
+        most fixed lists ran down."""
+        return self.fixed and 2 * self.falling_lists > self.fixed_lists
 
     @property
     def fixed(self) -> bool:

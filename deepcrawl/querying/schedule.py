@@ -175,6 +175,8 @@ class SourceSchedule(Rule):
 
     def decide(self, view: QueryView, settings: Settings) -> SourceLeft | None:
         ledger = view.ledger
+        if ledger.sources.switched_at == len(ledger.history):
+            return None  # noted since the latest query (a switch leaving no source stays spent)
         switch = next_switch(ledger, view.words, settings.querying, stopped=ledger.exhausted)
         if switch is not None:
             logger.info("words from %s saturated: on to the next source", switch.source)

@@ -47,6 +47,7 @@ __all__ = [
     "SizeEstimate",
     "capped_lists",
     "gap",
+    "lists_complete_out",
     "overflow_rate",
     "size_estimate",
     "totals_estimate",
@@ -229,3 +230,30 @@ def unread_matches(ledger: Ledger) -> int:
     """The matches the result lists reported beyond the records the crawl read of them (a list
     read again counts once, as read the furthest)."""
     return sum(max(0, read.total - read.shown) for read in ledger.lists.values())
+
+
+def lists_complete_out(
+    lists: Sequence[Collection[str]],
+    known: int,
+    settings: QuerySettings,
+    *,
+    first_shown: Sequence[int] = (),
+    again: Sequence[int] = (),
+) -> tuple[float, int] | None:
+    """Whether the result lists read to their end put the database at the records known.
+
+    The estimate and its arguments are :func:`~deepcrawl.querying.size.whole_lists_estimate`'s
+    (``settings.stop_complete_share``, ``stop_complete_lists``, ``stop_complete_overlap``).
+
+    Returns:
+        (the estimate, its recaptures) when ``known`` is within ``stop_complete_coverage`` of
+        the estimate (either way: a crawl knowing more refutes it); else None.
+    """
+    coverage = settings.stop_complete_coverage
+    if coverage >= 1.0:
+        return None
+    found = whole_lists_estimate(lists, known, settings, first_shown=first_shown, again=again)
+    if found is None:
+        return None
+    estimate, _ = found
+    return found if coverage * estimate <= known <= estimate / coverage else None

@@ -16,6 +16,10 @@ a property of a search, not of a site:
 * :class:`ListOfEverything` (:func:`whole_listed`) — a list read to its end whose reported total
   equals its distinct records, holding every record known, and no list since showing one
   outside it: the search answers every word from the records that list holds;
+* :class:`NumberedKeys` (:func:`keys_complete`) — a search listing in a fixed order of the
+  records' numbering key, the highest first, heads each word's list with the highest key it
+  matches: once the keys known are consecutive from the first number, a record the crawl
+  lacks could only be numbered above them, and would head the lists of its words;
 * :class:`TotalsCovered` (:func:`checked_out`) — a list's reported total, less the fetched
   records holding its word, is what it lacks: the latest lists, by their totals, lack almost
   nothing;
@@ -33,18 +37,19 @@ import math
 from typing import TYPE_CHECKING
 
 from deepcrawl.keywords.outcome import StopReason, WordSource
+from deepcrawl.querying.order import record_key
 from deepcrawl.querying.rule import Rule
 from deepcrawl.querying.schedule import deferred, on_trial, spent
-from deepcrawl.querying.size import whole_lists_estimate
+from deepcrawl.querying.size import lists_complete_out
+from deepcrawl.querying.totals import lists_checked_out
 from deepcrawl.querying.verdict import Verdict
 
 if TYPE_CHECKING:
-    from collections.abc import Collection, Sequence
 
     from deepcrawl.querying.rule import QueryView
     from deepcrawl.querying.view import LedgerView as Ledger
     from deepcrawl.querying.words import KeywordManager
-    from deepcrawl.settings import QuerySettings, Settings
+    from deepcrawl.settings import Settings
 
 __all__ = [
     "BUDGETS",
@@ -52,6 +57,7 @@ __all__ = [
     "CoverageEstimate",
     "FruitlessRun",
     "ListOfEverything",
+    "NumberedKeys",
     "TotalsCovered",
     "Verdict",
     "WholeListsEstimate",
@@ -61,8 +67,7 @@ __all__ = [
     "complete_out",
     "covered",
     "fruitless",
-    "lists_checked_out",
-    "lists_complete_out",
+    "keys_complete",
     "whole_listed",
     "words_stop",
 ]
@@ -234,6 +239,40 @@ def whole_listed(ledger: Ledger, settings: Settings) -> Verdict | None:
     return None
 
 
+#: Lists in a row, each showing records and none new, the numbered-keys stop asks for.
+KEYS_LISTS = 5
+
+
+def keys_complete(ledger: Ledger, *, lists: int = KEYS_LISTS) -> Verdict | None:
+    """The records' numbering says every record is known.
+
+    Each record's URL carries a key (:func:`~deepcrawl.querying.order.record_key`), one per
+    record, and those known are consecutive from the first number (1, or 0) to the highest:
+    the numbering lacks none below the highest. The search lists in a fixed order of those
+    keys, the highest first (:attr:`ListOrder.falling
+    <deepcrawl.querying.order.ListOrder.falling>`), so a record numbered above the highest
+    would head the list of every word it holds; the latest ``lists`` lists showed records,
+    none of them new (a word nothing matched shows no list).
+    """
+    if lists <= 0 or not ledger.order.falling:
+        return None
+    # a word nothing matched shows no list: it says nothing of a key above the highest
+    latest = [outcome for outcome in ledger.history if outcome.results][-lists:]
+    if len(latest) < lists or any(outcome.new for outcome in latest):
+        return None
+    keys = {key for record in ledger.records if (key := record_key(record)) is not None}
+    if not keys or len(keys) != len(ledger.records):  # a record without a key, or two alike
+        return None
+    low, high = min(keys), max(keys)
+    if low > 1 or high - low + 1 != len(keys):
+        return None
+    return Verdict(
+        f"the records' keys run from {low} to {high} with none missing, and no list shows a "
+        "higher one",
+        complete=True,
+    )
+
+
 def covered(ledger: Ledger, settings: Settings) -> Verdict | None:
     """The estimate says the wanted records are all but reached.
 
@@ -256,60 +295,6 @@ def covered(ledger: Ledger, settings: Settings) -> Verdict | None:
     if ratio is None or ratio < querying.stop_coverage:
         return None
     return Verdict("the coverage estimate says every record is reached", complete=True)
-
-
-def lists_checked_out(
-    checked: Sequence[tuple[int, int]], *, need: int, share: float, lists: int = 1
-) -> bool:
-    """Whether the latest result lists, ``need`` records between them, lack under ``share``.
-
-    Args:
-        checked: per query, oldest first: (records its list held by the reported total,
-            records of them the crawl lacked).
-        need: records of evidence: the most recent lists are summed until they reach it.
-        share: the share of lacking records under which the lists count as checked out.
-        lists: lists of evidence at least, however many records fewer lists hold: the lists
-            of words most records hold are nearly the same records, so two of them are not
-            twice the evidence.
-
-    Returns:
-        False while the lists hold fewer than ``need`` records in all, or are fewer than
-        ``lists``.
-    """
-    seen = missing = 0
-    for count, (total, lacking) in enumerate(reversed(checked), 1):
-        seen += total
-        missing += lacking
-        if seen >= need and count >= lists:
-            return missing < share * seen
-    return False
-
-
-def lists_complete_out(
-    lists: Sequence[Collection[str]],
-    known: int,
-    settings: QuerySettings,
-    *,
-    first_shown: Sequence[int] = (),
-    again: Sequence[int] = (),
-) -> tuple[float, int] | None:
-    """Whether the result lists read to their end put the database at the records known.
-
-    The estimate and its arguments are :func:`~deepcrawl.querying.size.whole_lists_estimate`'s
-    (``settings.stop_complete_share``, ``stop_complete_lists``, ``stop_complete_overlap``).
-
-    Returns:
-        (the estimate, its recaptures) when ``known`` is within ``stop_complete_coverage`` of
-        the estimate (either way: a crawl knowing more refutes it); else None.
-    """
-    coverage = settings.stop_complete_coverage
-    if coverage >= 1.0:
-        return None
-    found = whole_lists_estimate(lists, known, settings, first_shown=first_shown, again=again)
-    if found is None:
-        return None
-    estimate, _ = found
-    return found if coverage * estimate <= known <= estimate / coverage else None
 
 
 def deepening_next(view: QueryView, settings: Settings) -> bool:
@@ -362,6 +347,23 @@ class CoverageEstimate(Rule):
 
     def decide(self, view: QueryView, settings: Settings) -> Verdict | None:
         return covered(view.ledger, settings)
+
+
+class NumberedKeys(Rule):
+    """The records' keys are consecutive from the first number and the lists, highest key
+    first, show none above them (:func:`keys_complete`).
+
+    Args:
+        lists: the lists in a row, each showing records and none new, it asks for.
+    """
+
+    name = "numbered-keys"
+
+    def __init__(self, lists: int = KEYS_LISTS) -> None:
+        self.lists = lists
+
+    def decide(self, view: QueryView, settings: Settings) -> Verdict | None:
+        return keys_complete(view.ledger, lists=self.lists)
 
 
 class TotalsCovered(Rule):

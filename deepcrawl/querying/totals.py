@@ -12,12 +12,19 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Collection
+    from collections.abc import Collection, Sequence
 
     from deepcrawl.querying.view import LedgerView
     from deepcrawl.settings import Settings
 
-__all__ = ["beyond_known", "page_cap", "records_total", "trusts_totals", "unknown_left"]
+__all__ = [
+    "beyond_known",
+    "lists_checked_out",
+    "page_cap",
+    "records_total",
+    "trusts_totals",
+    "unknown_left",
+]
 
 
 def trusts_totals(ledger: LedgerView, settings: Settings) -> bool:
@@ -101,3 +108,30 @@ def unknown_left(
     if not trusts_totals(ledger, settings):
         return None
     return ledger.texts.unknown_left(word, total, shown, sample, scaled=scaled)
+
+
+def lists_checked_out(
+    checked: Sequence[tuple[int, int]], *, need: int, share: float, lists: int = 1
+) -> bool:
+    """Whether the latest result lists, ``need`` records between them, lack under ``share``.
+
+    Args:
+        checked: per query, oldest first: (records its list held by the reported total,
+            records of them the crawl lacked).
+        need: records of evidence: the most recent lists are summed until they reach it.
+        share: the share of lacking records under which the lists count as checked out.
+        lists: lists of evidence at least, however many records fewer lists hold: the lists
+            of words most records hold are nearly the same records, so two of them are not
+            twice the evidence.
+
+    Returns:
+        False while the lists hold fewer than ``need`` records in all, or are fewer than
+        ``lists``.
+    """
+    seen = missing = 0
+    for count, (total, lacking) in enumerate(reversed(checked), 1):
+        seen += total
+        missing += lacking
+        if seen >= need and count >= lists:
+            return missing < share * seen
+    return False

@@ -120,6 +120,7 @@ class QuerySettings(Section):
         "split-cut-lists",
         "coverage-estimate",
         "totals-covered",
+        "numbered-keys",
         "next-word",
         "deepen-lists",
         "words-spent",

@@ -10,25 +10,37 @@ from typing import TYPE_CHECKING
 
 from deepcrawl.page.fetched import Link
 from deepcrawl.querying import QueryLoop
-from deepcrawl.querying.ledger import list_key
+from deepcrawl.querying.lists import list_key
 from deepcrawl.search.results import QueryResult, ResultLink, ResultPage
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Callable, Iterable, Mapping, Sequence
 
+    from deepcrawl.querying import Event, EventLog
     from deepcrawl.settings import Settings
 
 
 def fake_query_loop(
-    settings: Settings, seeds: Sequence[str], frequent: Sequence[str] = ()
+    settings: Settings,
+    seeds: Sequence[str],
+    frequent: Sequence[str] = (),
+    *,
+    max_pages: int | None = None,
+    events: Iterable[Event] = (),
+    log: EventLog | None = None,
 ) -> QueryLoop:
     """A query loop of ``settings`` whose words are ``seeds``, then ``frequent`` (none by
-    default: it runs out of words once the seeds are asked)."""
+    default: it runs out of words once the seeds are asked); ``max_pages``: its own page cap
+    (the setup phase's); ``events``: an earlier run's, folded first (a resumed crawl's);
+    ``log``: where it keeps the events it folds."""
     return QueryLoop(
         settings,
         record_id=lambda url: None if url.startswith("http://site/search") else url,
         seeds=seeds,
         frequent=frequent,
+        max_pages=max_pages,
+        events=events,
+        log=log,
     )
 
 
@@ -39,7 +51,7 @@ class FakeSearch:
     """A search form over hand-made lists, ten results a page (or ``size``), a next link on
     every page but the last, and the total on every page (the list's length, else ``totals``';
     0 or ``reports_totals`` false: none). A list narrowed by field values is the one under its
-    :func:`~deepcrawl.querying.ledger.list_key` (``"red [cat=a]"``); the fields are
+    :func:`~deepcrawl.querying.lists.list_key` (``"red [cat=a]"``); the fields are
     ``partitions``. With ``shows``, no list shows more than that many results (its total
     still counts them all), as a search that shows only the top of its lists."""
 

@@ -10,15 +10,18 @@ import pytest
 
 from deepcrawl.keywords.estimate import chapman, lists_estimate
 from deepcrawl.querying import QueryLoop
+from deepcrawl.querying.events import QueryEvent
 from deepcrawl.querying.ledger import Ledger
 from deepcrawl.querying.stops import complete_out, lists_complete_out
 from deepcrawl.settings import QuerySettings
+from tests.unit.querying.answers import cut_event, list_event
 from tests.unit.querying.fake_search import FakeSearch, fake_query_loop
 from tests.unit.querying.sections import settings_of
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
 
+    from deepcrawl.querying import Event
     from deepcrawl.search.form_search import FormSearch
 
 
@@ -107,26 +110,44 @@ def test_records_of_the_one_whole_list_that_later_queries_caught_are_learnt_othe
 
 
 def _loop(
-    *, seeds: Sequence[str] = ("a", "more"), frequent: Sequence[str] = (), **keywords: object
+    *,
+    seeds: Sequence[str] = ("a", "more"),
+    frequent: Sequence[str] = (),
+    events: Iterable[Event] = (),
+    **keywords: object,
 ) -> QueryLoop:
+    """A normal phase's loop; ``events``: the setup phase's, folded first."""
     defaults = {
         "stopword_probes": (),
         "paging_min_new": 0.0,
         "deepen_min_new": 0.0,
         "paging_prior_pages": 0.0,
+        "runaway_window": 0,  # the fetched pages' texts are a word or two, many alike: no trap
     }
     settings = settings_of(**{**defaults, **keywords})
-    return fake_query_loop(settings, seeds=seeds, frequent=frequent)
+    return fake_query_loop(settings, seeds=seeds, frequent=frequent, events=events)
 
 
-def _frame_words_loop(frequent: Sequence[str], known: Sequence[str]) -> QueryLoop:
+def _fetched(loop: QueryLoop, texts: dict[str, str]) -> None:
+    for rid, text in texts.items():
+        loop.facts.learn_text(rid, text)
+
+
+def _text(word: str, n: int) -> str:
+    """A fetched record page's text: ``word``, and a word of its own (no page's frame)."""
+    return f"{word} k{'abcdefghij'[n // 10]}{'abcdefghij'[n % 10]}"
+
+
+def _frame_words_loop(
+    frequent: Sequence[str], known: Sequence[str], events: Iterable[Event] = ()
+) -> QueryLoop:
     """A loop whose 20 fetched notes share the frame words "home plain" (no stop word
-    indexed), ``known`` observed."""
-    loop = _loop(seeds=(), frequent=frequent, paging_min_new=1.0)
+    indexed), ``known`` observed; ``events``: the setup phase's."""
+    loop = _loop(seeds=(), frequent=frequent, paging_min_new=1.0, events=events)
     loop.words.record_stopword_probe(False)
     for i in range(20):
         loop.words.learn_record(f"Home Plain {'abcdefghijklmnopqrst'[i] * 3}")
-    loop.observe(known)
+    loop.facts.observe(known)
     return loop
 
 
@@ -136,11 +157,9 @@ def test_a_list_read_on_past_the_setup_pages_is_whole_and_the_two_lists_stop_the
     list: the records known are the estimate, and querying stops before the word "more"."""
     _, the, a = _wagtail_like()
     search = FakeSearch({"the": the, "a": a, "more": ["r239"]}, reports_totals=False, by_url=True)
-    loop = _loop()
-    loop.observe(the[:30])
-    loop.ledger.read_before = {"the": set(the[:30])}
-    loop.ledger.unfinished = [("the", 3)]
-    loop.ledger.resume_urls = {"the": "http://site/search?q=the&page=4"}
+    loop = _loop(events=[cut_event("the", the, 3)])
+    assert loop.ledger.read_before == {"the": set(the[:30])}
+    assert loop.ledger.resume_urls == {"the": "http://site/search?q=the&page=4"}
     while asyncio.run(loop.step(cast("FormSearch", search))) is not None:
         pass
     assert search.read == [("the", 19), ("a", 23)]
@@ -153,7 +172,7 @@ def test_a_list_without_a_total_cut_short_is_kept_with_its_next_pages_url() -> N
     _, the, _ = _wagtail_like()
     search = FakeSearch({"the": the}, reports_totals=False, by_url=True)
     loop = _loop(seeds=("the",), paging_min_new=1.0)
-    loop.observe(the[:100])  # its first page brings nothing new: the paging stops there
+    loop.facts.observe(the[:100])  # its first page brings nothing new: the paging stops there
     asyncio.run(loop.step(cast("FormSearch", search)))
     assert search.read == [("the", 1)]
     assert loop.ledger.open_lists["the"] == (
@@ -173,13 +192,16 @@ def test_a_list_cut_short_is_read_to_its_end_where_it_completes_the_stops_eviden
     records, the, a = _wagtail_like()
     search = FakeSearch({"the": the, "a": a, "more": ["r1"]}, reports_totals=False, by_url=True)
     loop = _loop(seeds=("more",), paging_min_new=1.0)
-    loop.observe(records[:238])
-    for rid in records[:40]:
-        loop.ledger.texts.add(rid, "the lighthouse" if rid in the else "a lighthouse")
     if a_whole:
-        loop.ledger.complete = {"a": frozenset(a)}
+        loop.apply(list_event("a", a))  # read to its end, its records new then
+        assert loop.ledger.complete == {"a": frozenset(a)}
+    loop.facts.observe(records[:238])
+    _fetched(
+        loop, {rid: _text("the" if rid in the else "a", n) for n, rid in enumerate(records[:40])}
+    )
+    loop.apply(list_event("the", the[:50], ended=False))  # five pages, the paging stopped it
     url = "http://site/search?q=the&page=6"
-    loop.ledger.open_lists = {"the": ("the", 5, url, frozenset(the[:50]))}
+    assert loop.ledger.open_lists == {"the": ("the", 5, url, frozenset(the[:50]))}
     asyncio.run(loop.step(cast("FormSearch", search)))
     if not a_whole:
         assert search.read == [("more", 1)]
@@ -197,14 +219,13 @@ def test_the_setup_phases_list_that_completes_the_evidence_is_read_on_before_the
     records, the, most = _wagtail_like()
     one = records[200:240]
     search = FakeSearch({"the": the, "and": most, "one": one}, reports_totals=False, by_url=True)
-    loop = _loop(seeds=(), paging_min_new=1.0)
-    loop.observe(records[:230])
-    for rid in records[:40]:
-        loop.ledger.texts.add(rid, "and lighthouse" if rid in most else "one lighthouse")
-    loop.ledger.complete = {"the": frozenset(the)}
-    loop.ledger.read_before = {"one": set(one[:10]), "and": set(most[:10])}
-    loop.ledger.unfinished = [("one", 1), ("and", 1)]
-    loop.ledger.resume_urls = {w: f"http://site/search?q={w}&page=2" for w in ("one", "and")}
+    setup = [list_event("the", the), cut_event("one", one, 1), cut_event("and", most, 1)]
+    loop = _loop(seeds=(), paging_min_new=1.0, events=setup)
+    assert loop.ledger.unfinished == {"one": 1, "and": 1}
+    loop.facts.observe(records[:230])
+    _fetched(
+        loop, {rid: _text("and" if rid in most else "one", n) for n, rid in enumerate(records[:40])}
+    )
     while asyncio.run(loop.step(cast("FormSearch", search))) is not None:
         pass
     assert search.read == [("and", 22)]
@@ -223,22 +244,17 @@ def test_a_list_without_a_total_holding_most_records_is_read_on_to_its_end(
     of them, is read to its end at that."""
     ids = [f"r{i}" for i in range(100)]
     new = {"r60", "r80"}
-    loop = _loop(paging_min_new=1.0, paging_min_new_whole=whole)
-    loop.observe(rid for rid in ids if rid not in new)
-    loop.ledger.read_before = {"a": set(ids[:60])}
-    loop.ledger.complete = {"the": frozenset(ids[:95])}
-    loop.ledger.unfinished = [("a", 6)]
-    loop.ledger.resume_urls = {"a": "http://site/search?q=a&page=7"}
+    known = [rid for rid in ids if rid not in new]
+    setup = [list_event("the", known[:95]), cut_event("a", ids, 6)]
+    loop = _loop(paging_min_new=1.0, paging_min_new_whole=whole, events=setup)
+    loop.facts.observe(known)
     search = FakeSearch({"a": ids}, reports_totals=False, by_url=True)
     asyncio.run(loop.step(cast("FormSearch", search)))
     assert search.read == [("a", pages)]
     assert ("a" in loop.ledger.complete) == (pages == 4)
     # the first such list is read at ``querying.paging_min_new``: no second list to pair
-    loop = _loop(paging_min_new=1.0, paging_min_new_whole=whole)
-    loop.observe(rid for rid in ids if rid not in new)
-    loop.ledger.read_before = {"a": set(ids[:60])}
-    loop.ledger.unfinished = [("a", 6)]
-    loop.ledger.resume_urls = {"a": "http://site/search?q=a&page=7"}
+    loop = _loop(paging_min_new=1.0, paging_min_new_whole=whole, events=[cut_event("a", ids, 6)])
+    loop.facts.observe(known)
     search = FakeSearch({"a": ids}, reports_totals=False, by_url=True)
     asyncio.run(loop.step(cast("FormSearch", search)))
     assert search.read == [("a", 2)]
@@ -263,9 +279,7 @@ def test_the_frame_query_goes_before_the_lists_the_setup_phase_cut_short() -> No
     every note is asked first, and after it "like" has nothing to bring: it is never read on."""
     notes = [f"n{i}" for i in range(240)]
     search = FakeSearch({"home plain": notes, "like": notes[:200]}, by_url=True)
-    loop = _frame_words_loop(["more"], notes[:93])
-    loop.ledger.unfinished = [("like", 3)]
-    loop.ledger.resume_urls = {"like": "http://site/search?q=like&page=4"}
+    loop = _frame_words_loop(["more"], notes[:93], [cut_event("like", notes[:200], 3, total=200)])
     while asyncio.run(loop.step(cast("FormSearch", search))) is not None:
         pass
     assert search.read == [("home plain", 24)]
@@ -279,9 +293,8 @@ def test_after_a_list_of_every_record_known_the_cut_lists_are_not_read_on() -> N
     notes = [f"n{i}" for i in range(240)]
     lists = {"home plain": notes, "like": notes[:200], "more": notes[100:110]}
     search = FakeSearch({**lists, "other": notes[110:120], "third": notes[120:130]}, by_url=True)
-    loop = _frame_words_loop(["more", "other", "third"], notes[:36])
-    loop.ledger.unfinished = [("like", 3)]
-    loop.ledger.resume_urls = {"like": "http://site/search?q=like&page=4"}
+    cut = cut_event("like", notes[:200], 3, total=200)
+    loop = _frame_words_loop(["more", "other", "third"], notes[:36], [cut])
     while asyncio.run(loop.step(cast("FormSearch", search))) is not None:
         pass
     read = [(word, pages) for word, pages in search.read if pages]  # words of no list aside
@@ -295,7 +308,7 @@ def test_without_the_frame_query_the_same_list_stops_at_its_first_page() -> None
     search = FakeSearch({"home plain": notes}, by_url=True)
     loop = _loop(seeds=["home plain"], paging_min_new=1.0, frame_query_terms=0)
     loop.words.record_stopword_probe(False)
-    loop.observe(notes[:93])
+    loop.facts.observe(notes[:93])
     asyncio.run(loop.step(cast("FormSearch", search)))
     assert search.read == [("home plain", 1)]
 
@@ -303,16 +316,16 @@ def test_without_the_frame_query_the_same_list_stops_at_its_first_page() -> None
 def test_the_stop_counts_the_whole_lists_records_that_later_queries_caught() -> None:
     frame = [f"r{i}" for i in range(240)]
     ledger = Ledger()
-    ledger.record("one", frame[:36])
-    ledger.record("home plain", frame)
-    ledger.complete["home plain"] = frozenset(frame)
-    ledger.first_shown["home plain"] = frozenset(frame[36:])
+    ledger.apply(QueryEvent.of("one", frame[:36]))
+    ledger.apply(list_event("home plain", frame))  # read to its end
+    assert ledger.complete["home plain"] == frozenset(frame)
+    assert ledger.first_shown["home plain"] == frozenset(frame[36:])
     settings = settings_of()
     assert complete_out(ledger, settings) is None  # 36 recaptures
-    ledger.record("like", frame[30:45])  # 9 of those the list brought
+    ledger.apply(QueryEvent.of("like", frame[30:45]))  # 9 of those the list brought
     assert ledger.first_shown_figures(["home plain"]) == ([204], [9])
     assert complete_out(ledger, settings) is None  # 45 recaptures, known before or since
-    ledger.record("called", frame[40:60])
+    ledger.apply(QueryEvent.of("called", frame[40:60]))
     assert ledger.first_shown_figures(["home plain"]) == ([204], [24])
     verdict = complete_out(ledger, settings)
     assert verdict is not None

@@ -4,39 +4,46 @@ from __future__ import annotations
 
 import asyncio
 import random
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, cast
 
 import pytest
 
 from deepcrawl.page.fetched import Link
-from deepcrawl.querying import KnownTexts, QueryLoop, main_text, resume_url
-from deepcrawl.querying.paging import trusts_totals, unknown_left
+from deepcrawl.querying import KnownTexts, ListReader, QueryLoop, main_text, resume_url
+from deepcrawl.querying.events import QueryEvent
+from deepcrawl.querying.paging import page_read
+from deepcrawl.querying.rule import Ask
+from deepcrawl.querying.size import gap
 from deepcrawl.querying.stops import (
     checked_need,
     checked_out,
-    gap,
     lists_checked_out,
 )
+from deepcrawl.querying.totals import trusts_totals, unknown_left
 from deepcrawl.search.judge import without_chrome
 from deepcrawl.search.results import ChromeFilter, QueryResult, ResultLink, ResultPage
-from deepcrawl.storage.state import StoredQuery
-from deepcrawl.storage.tables import QueryRead
+from tests.unit.querying.answers import cut_event, list_event, record
 from tests.unit.querying.fake_search import FakeSearch, fake_query_loop
 from tests.unit.querying.sections import settings_of
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Callable, Iterable, Mapping, Sequence
 
+    from deepcrawl.querying import Event
     from deepcrawl.search.form_search import FormSearch
 
 DATA = Path(__file__).parents[2] / "data" / "real"
 
 
+def _record_id(url: str) -> str | None:
+    return None if "/search" in url else url
+
+
 def _loop(**crawl: object) -> QueryLoop:
-    # the stop rule reads the settings and the ledger only: no storage, no limiter
-    return QueryLoop(settings_of(**crawl))
+    # the stop rule reads the settings and the ledger only: no storage, no limiter; the fetched
+    # pages' texts are a word or two each, many alike: no trap repeating content
+    return QueryLoop(settings_of(runaway_window=0, **crawl), record_id=_record_id)
 
 
 def test_lists_checked_out_sums_the_latest_lists_until_the_evidence_is_reached() -> None:
@@ -53,27 +60,30 @@ def test_lists_checked_out_sums_the_latest_lists_until_the_evidence_is_reached()
 def test_the_evidence_grows_with_the_records_known() -> None:
     loop = _loop(stop_checked_records=300, stop_checked_fraction=0.1)
     assert checked_need(loop.ledger, loop.settings) == 300  # nothing known: the floor
-    loop.observe(f"r{i}" for i in range(10_000))
+    loop.facts.observe(f"r{i}" for i in range(10_000))
     assert checked_need(loop.ledger, loop.settings) == 1000
     off = _loop(stop_checked_records=0)
     assert checked_need(off.ledger, off.settings) == 0  # the rule is off
 
 
 def _page(total: int, ids: list[str]) -> ResultPage:
+    """The first result page of a list that goes on (its end is not in question here)."""
     return ResultPage(
         url="http://site/search?q=w",
         blocks=[f"{total} results for “w”"],
-        links=[Link(f"http://site/{rid}") for rid in ids],
+        links=[
+            *(Link(f"http://site/{rid}") for rid in ids),
+            Link("http://site/search?q=w&page=2", "Next", rel="next"),
+        ],
     )
 
 
 def _check_first_page(loop: QueryLoop, word: str, page: ResultPage) -> None:
-    """Read the first page of ``word``'s list and keep what it says the list lacks, as the
-    loop keeps it (the list's end is not in question here)."""
-    reader = loop.reader(word)
-    reader(page, 1)
-    if reader.check is not None:
-        loop.ledger.checked.append(reader.check)
+    """Query ``word``, its list's first page read: the loop keeps what it says the list
+    lacks."""
+    read = page_read(page, 1, loop.record_id)
+    results = tuple((url, text, rid, 1) for url, text, rid in read.links if rid is not None)
+    loop.apply(QueryEvent(word, (read,), results, total=read.total))
 
 
 @pytest.mark.parametrize(("known", "stops"), [(1_000, True), (10_000, False)])
@@ -82,14 +92,14 @@ def test_a_lucky_window_stops_a_small_site_but_not_a_large_one(known: int, stops
     records, 2 lacking). The 300 records asked for with 1,000 records known stop the crawl;
     with 10,000 known the rule asks for 1,000, and those lack 21: 2.1%, above 1%."""
     loop = _loop(stop_checked_records=300, stop_checked_fraction=0.1, stop_checked_share=0.01)
-    loop.observe(f"r{i}" for i in range(known))
+    loop.facts.observe(f"http://site/r{i}" for i in range(known))  # each list's record among them
     lacking = [2, 1, 1, 2, 1, 1, 2, 1, 1, 2, 1, 1, 2, 1, 0, 1, 0, 0, 1, 0]  # the last six: lucky
     for n, lack in enumerate(lacking):
         word = "word" + "abcdefghijklmnopqrst"[n]
         for i in range(50 - lack):  # the fetched records holding the word: 50 - lack
-            loop.ledger.texts.add(f"held-{n}-{i}", word)
+            loop.facts.learn_text(f"held-{n}-{i}", word)
         # the first page reports the whole list's total: 50, of which ``lack`` are not held
-        _check_first_page(loop, word, _page(50, [f"x{n}"]))
+        _check_first_page(loop, word, _page(50, [f"r{n}"]))
     assert checked_need(loop.ledger, loop.settings) == (300 if known == 1_000 else 1_000)
     assert (checked_out(loop.ledger, loop.settings) is not None) is stops
 
@@ -112,20 +122,31 @@ def _deepening_loop(
     seeds: Sequence[str] = ("red", "blue"),
     frequent: Sequence[str] = (),
     crawl: dict[str, object] | None = None,
+    max_pages: int | None = None,
+    events: Iterable[Event] = (),
     **keywords: object,
 ) -> QueryLoop:
-    fields = {"stopword_probes": (), **keywords, "stop_checked_records": 0, **(crawl or {})}
+    # the fetched pages' texts are a word or two each, many alike: no trap repeating content
+    fields = {
+        "stopword_probes": (),
+        "runaway_window": 0,
+        **keywords,
+        "stop_checked_records": 0,
+        **(crawl or {}),
+    }
     # as a settings override takes them: None leaves the default
     settings = settings_of(**{key: value for key, value in fields.items() if value is not None})
     # by default the two seeds and no other word: the manager runs out after them
-    return fake_query_loop(settings, seeds=seeds, frequent=frequent)
+    return fake_query_loop(
+        settings, seeds=seeds, frequent=frequent, max_pages=max_pages, events=events
+    )
 
 
 async def _crawl(loop: QueryLoop, search: FakeSearch, texts: dict[str, str]) -> None:
     """Query until the loop stops, fetching every record a query showed before the next."""
     while (result := await loop.step(cast("FormSearch", search))) is not None:
         for link in result.result_links:
-            loop.ledger.texts.add(link.url, texts[link.url])
+            loop.facts.learn_text(link.url, texts[link.url])
 
 
 @pytest.mark.parametrize(
@@ -141,10 +162,7 @@ def test_the_lists_lacking_the_most_are_read_again_once_the_words_are_spent(
     texts = {f"r{i}": "red" if i < 60 else "blue" for i in range(120)}
     search = FakeSearch({w: [r for r, t in texts.items() if t == w] for w in ("red", "blue")})
     loop = _deepening_loop(paging_min_new=11.0, deepen_min_new=threshold)
-    linked = [f"r{i}" for i in range(60, 115)]
-    loop.observe(linked)
-    for rid in linked:
-        loop.ledger.texts.add(rid, texts[rid])
+    _known(loop, [f"r{i}" for i in range(60, 115)], texts)
     asyncio.run(_crawl(loop, search, texts))
     assert search.read[:2] == [("red", 1), ("blue", 1)]
     assert search.read[2:] == [(word, 6) for word in rereads]  # from page 1 to the end
@@ -166,8 +184,7 @@ def test_the_empty_query_goes_first_and_is_read_past_the_setup_pages_while_pages
     texts = {f"r{i}": "red" if i < 20 else "blue" for i in range(45)}
     lists = {w: [r for r, t in texts.items() if t == w] for w in ("red", "blue")}
     search = FakeSearch({"": list(texts), **lists}, accepts_empty=True)
-    loop = _deepening_loop(paging_min_new=1.0)
-    loop.max_pages = 3
+    loop = _deepening_loop(paging_min_new=1.0, max_pages=3)
     asyncio.run(_crawl(loop, search, texts))
     assert search.read[0] == ("", 5)
     assert len(loop.ledger.records) == 45
@@ -190,10 +207,7 @@ def test_a_list_whose_total_passes_every_record_known_is_read_again_without_word
     texts = {f"r{i}": "a b" for i in range(120)}
     search = FakeSearch({"a": list(texts)})
     loop = _deepening_loop(seeds=("a",), paging_min_new=5.0, deepen_min_new=0.2)
-    known = [f"r{i}" for i in range(110)]
-    loop.observe(known)
-    for rid in known:
-        loop.ledger.texts.add(rid, texts[rid])
+    _known(loop, [f"r{i}" for i in range(110)], texts)
     asyncio.run(_crawl(loop, search, texts))
     assert search.read == [("a", 1), ("a", 12)]
     assert len(loop.ledger.records) == 120
@@ -202,8 +216,7 @@ def test_a_list_whose_total_passes_every_record_known_is_read_again_without_word
 def test_a_list_read_to_the_page_cap_is_not_read_again() -> None:
     texts = {f"r{i}": "red" for i in range(100)}
     search = FakeSearch({"red": list(texts)})
-    loop = _deepening_loop(paging_min_new=0.0, deepen_min_new=0.01, max_result_pages=3)
-    loop.max_pages = 3
+    loop = _deepening_loop(paging_min_new=0.0, deepen_min_new=0.01, max_result_pages=3, max_pages=3)
     asyncio.run(_crawl(loop, search, texts))
     # 70 records past the cap lack, but no page of the form reaches them
     assert search.read == [("red", 3), ("blue", 0)]
@@ -275,7 +288,7 @@ def test_the_stop_reason_reports_the_gap_the_estimate_sees_and_the_sources_tried
     for i in range(6):  # six rare records, each caught once: the estimate says more are missing
         word = loop.next_word()
         assert word is not None
-        loop.record(word, {f"r{i}"})
+        record(loop, word, {f"r{i}"})
     reason = "saturated" + gap(loop.ledger, loop.settings.querying)
     assert reason.startswith("saturated; the estimate says ~15 of ~21 records are missing")
     assert reason.endswith("(word sources tried: user 2 (0 empty), frequent 4 (0 empty))")
@@ -285,9 +298,10 @@ def test_the_stop_reason_reports_the_gap_the_estimate_sees_and_the_sources_tried
 
 
 def _known(loop: QueryLoop, ids: list[str], texts: dict[str, str]) -> None:
-    loop.observe(ids)
+    """Records the links brought, their pages fetched."""
+    loop.facts.observe(ids)
     for rid in ids:
-        loop.ledger.texts.add(rid, texts[rid])
+        loop.facts.learn_text(rid, texts[rid])
 
 
 def test_pages_bringing_nothing_refute_the_totals_estimate_and_paging_stops() -> None:
@@ -330,7 +344,7 @@ def test_without_a_total_the_novelty_of_the_pages_read_decides(window: int, page
     ids = [f"r{i}" for i in range(200)]
     search = FakeSearch({"red": ids}, totals={"red": 0})
     loop = _deepening_loop(deepen_min_new=0.0, paging_window=window)
-    loop.observe(ids[10:])
+    loop.facts.observe(ids[10:])
     asyncio.run(loop.step(cast("FormSearch", search)))
     assert search.read == [("red", pages)]
 
@@ -354,12 +368,16 @@ def test_an_unfinished_list_is_read_again_past_the_pages_read_before() -> None:
     ids = [f"r{i}" for i in range(60)]
     texts = dict.fromkeys(ids, "red")
     search = FakeSearch({"red": ids})
-    loop = _deepening_loop(deepen_min_new=0.0)
+    # its pager named no page: read again from the first
+    loop = _deepening_loop(deepen_min_new=0.0, events=[cut_event("red", ids, 3, resume=False)])
+    assert loop.ledger.unfinished == {"red": 3}
     _known(loop, ids[:30], texts)
-    loop.ledger.unfinished = [("red", 3)]
     asyncio.run(loop.step(cast("FormSearch", search)))
     assert search.read == [("red", 6)]
     assert len(loop.ledger.records) == 60
+    assert loop.ledger.unfinished == {}
+    # the pages read before, read again, are no second capture of their records
+    assert set(loop.ledger.capture.counts.values()) == {1}
 
 
 def test_an_unfinished_list_goes_on_from_its_next_pages_url_where_the_search_loads_it() -> None:
@@ -369,45 +387,44 @@ def test_an_unfinished_list_goes_on_from_its_next_pages_url_where_the_search_loa
     ids = [f"r{i}" for i in range(60)]
     texts = dict.fromkeys(ids, "red")
     search = FakeSearch({"red": ids}, by_url=True)
-    loop = _deepening_loop(deepen_min_new=0.0)
+    loop = _deepening_loop(deepen_min_new=0.0, events=[cut_event("red", ids, 3)])
+    assert loop.ledger.resume_urls == {"red": "http://site/search?q=red&page=4"}
     _known(loop, ids[:30], texts)
-    loop.ledger.unfinished = [("red", 3)]
-    loop.ledger.resume_urls = {"red": "http://site/search?q=red&page=4"}
     asyncio.run(loop.step(cast("FormSearch", search)))
     assert search.read == [("red", 3)]
     assert len(loop.ledger.records) == 60
-    assert loop.ledger.capture.reached == 30
+    # the setup phase's pages caught the first 30, the pages read now the other 30: once each
+    assert loop.ledger.capture.reached == 60
+    assert set(loop.ledger.capture.counts.values()) == {1}
 
 
-def _stored(
-    submitted: str,
-    pages: int,
-    pager: list[str],
-    *,
-    results: Sequence[str] = ("http://site/r1",),
-    reported: int | None = None,
-) -> StoredQuery:
-    row = QueryRead(
-        id=1, site_id=1, keyword="red", submitted_url=submitted, result_count=10 * pages,
-        new_records=0, result_pages=pages, outcome="ok", error="stopped at the page cap",
-        field_values={}, form_id=None, submitted_at=datetime.now(UTC), results_reported=reported,
-    )  # fmt: skip
-    links = tuple((url, "Next", "pager") for url in pager)
-    return StoredQuery(row, (*((url, url, "result") for url in results), *links))
+def _cut(submitted: str, pages: int, pager: list[str]) -> QueryResult:
+    """A query of "red" its page cap stopped after ``pages`` pages from ``submitted``, its
+    pages' pager links ``pager``."""
+    links = [ResultLink(url="http://site/r1", text="r1")]
+    links += [ResultLink(url=url, text="Next", role="pager") for url in pager]
+    return QueryResult(
+        keyword="red",
+        submitted=[submitted],
+        links=links,
+        pages=pages,
+        outcome="ok",
+        error="stopped at the page cap",
+    )
 
 
-def test_a_stored_lists_resume_url_is_its_pager_link_to_the_page_after_those_read() -> None:
+def test_a_cut_lists_resume_url_is_its_pager_link_to_the_page_after_those_read() -> None:
     pager = [f"http://site/search?q=red&page={n}" for n in range(2, 25)]
-    assert resume_url(_stored("http://site/search?q=red", 10, pager)) == pager[9]  # page=11
+    assert resume_url(_cut("http://site/search?q=red", 10, pager)) == pager[9]  # page=11
     # a list resumed on page 11 and read 12 pages more goes on from page 23
-    assert resume_url(_stored(pager[9], 12, pager)) == pager[21]
+    assert resume_url(_cut(pager[9], 12, pager)) == pager[21]
     # offsets, or a pager naming no page by number: read again from the first page
-    assert resume_url(_stored("http://site/search?q=red", 3, ["http://site/more"])) is None
+    assert resume_url(_cut("http://site/search?q=red", 3, ["http://site/more"])) is None
     # a pager naming its pages in the path: the "next" link each page read showed, the last
     # one the last page's
     older = [f"http://site/page/{n}/?s=red" for n in (2, 3, 4)]
-    assert resume_url(_stored("http://site/?s=red", 3, older)) == older[2]
-    assert resume_url(_stored("http://site/?s=red", 3, older[:2])) is None  # one page showed none
+    assert resume_url(_cut("http://site/?s=red", 3, older)) == older[2]
+    assert resume_url(_cut("http://site/?s=red", 3, older[:2])) is None  # one page showed none
 
 
 def test_a_stored_list_lacking_nothing_by_its_reported_total_costs_no_request() -> None:
@@ -417,9 +434,8 @@ def test_a_stored_list_lacking_nothing_by_its_reported_total_costs_no_request() 
     evidence of the stop by the lists' totals its first page would have given."""
     ids = [f"http://site/r{i}" for i in range(60)]
     search = FakeSearch({"red": ids, "blue": ids[:5]})
-    loop = _deepening_loop(deepen_min_new=0.0)
-    loop.replay([_stored("http://site/search?q=red", 3, [], results=ids[:30], reported=60)])
-    assert loop.ledger.unfinished == [("red", 3)]
+    loop = _deepening_loop(deepen_min_new=0.0, events=[cut_event("red", ids, 3, total=60)])
+    assert loop.ledger.unfinished == {"red": 3}
     assert loop.ledger.lists["red"].total == 60
     blue = [f"b{i}" for i in range(40)]  # a word on every page would be no evidence
     _known(loop, ids + blue, {**dict.fromkeys(ids, "red"), **dict.fromkeys(blue, "blue")})
@@ -438,9 +454,9 @@ def test_without_a_total_a_barren_page_ends_no_list_while_the_estimate_sees_many
     for weight, pages in ((1.0, 5), (0.0, 1)):
         search = FakeSearch({"red": known[:10] + [f"n{i}" for i in range(40)]}, totals={"red": 0})
         loop = _deepening_loop(deepen_min_new=0.0, paging_prior_pages=weight)
-        loop.observe(known)
-        loop.ledger.capture.add(known[:30])
-        loop.ledger.capture.add(known[20:])
+        loop.facts.observe(known)
+        record(loop, "w0", known[:30])
+        record(loop, "w1", known[20:])
         assert round(loop.ledger.estimated_size or 0) == 121
         asyncio.run(loop.step(cast("FormSearch", search)))
         assert search.read == [("red", pages)]
@@ -461,7 +477,7 @@ def test_a_list_read_to_its_end_is_exact_evidence_for_the_stop_whatever_its_tota
     lists = {w: [f"{w}-{i}" for i in range(50)] for w in words}
     loop = _deepening_loop(seeds=words, crawl={"stop_checked_records": 300}, deepen_min_new=0.0)
     for w in words:
-        loop.observe(lists[w][1:] if w == "worda" else lists[w])  # one record new to the crawl
+        loop.facts.observe(lists[w][1:] if w == "worda" else lists[w])  # one new to the crawl
     search = FakeSearch(lists, totals=dict.fromkeys(words, 400), size=50)
     for _ in words:
         asyncio.run(loop.step(cast("FormSearch", search)))
@@ -500,15 +516,14 @@ def test_a_search_matching_more_than_the_words_is_measured_by_the_records_it_sho
 
 
 def test_an_unfinished_list_lacking_nothing_by_its_total_is_not_read_again() -> None:
-    """The setup phase read three pages of "red"; since then every record of its 60 was
-    fetched. Its first page, asked again, reports the total: nothing lies past the pages read
-    before, and re-reading them is not paid for."""
+    """The setup phase read three pages of "red" and kept no count of it; since then every
+    record of its 60 was fetched. Its first page, asked again, reports the total: nothing lies
+    past the pages read before, and re-reading them is not paid for."""
     ids = [f"r{i}" for i in range(60)]
     blue = [f"b{i}" for i in range(40)]  # a word on every page would be no evidence
     search = FakeSearch({"red": ids})
-    loop = _deepening_loop(deepen_min_new=0.0)
+    loop = _deepening_loop(deepen_min_new=0.0, events=[cut_event("red", ids, 3, resume=False)])
     _known(loop, ids + blue, {**dict.fromkeys(ids, "red"), **dict.fromkeys(blue, "blue")})
-    loop.ledger.unfinished = [("red", 3)]
     asyncio.run(loop.step(cast("FormSearch", search)))
     assert search.read == [("red", 1)]
 
@@ -533,13 +548,19 @@ def test_the_paging_control_sees_a_page_without_its_chrome() -> None:
     chrome = ChromeFilter()
     chrome.learn_baseline(nav)
     loop = _deepening_loop()
-    loop.observe(link.url for link in nav)
+    loop.facts.observe(link.url for link in nav)
     page = ResultPage(url="http://site/search", blocks=["214 results"], links=nav + results)
-    seen = loop.reader("word")
-    seen(page, 1)
+
+    def reader() -> tuple[ListReader, Callable[[ResultPage, int], bool]]:
+        """The paging control of a query of "word", as the search asks it after each page."""
+        paging = ListReader.asked(loop.ledger, Ask("word", None))
+        return paging, lambda page, number: paging.read(page_read(page, number, loop.record_id))
+
+    seen, more = reader()
+    more(page, 1)
     assert (len(seen.shown), seen.fresh) == (214, [14])  # the navigation counted
-    paging = loop.reader("word")
-    without_chrome(paging, chrome)(page, 1)
+    paging, more = reader()
+    without_chrome(more, chrome)(page, 1)
     assert paging.shown == {link.url for link in results}
     assert (paging.size, paging.fresh) == (14, [14])
 
@@ -570,11 +591,12 @@ def test_a_count_scaled_by_its_match_share_is_stop_evidence_only_if_asked(scaled
     loop = _loop(stop_checked_scaled=scaled)
     ids = [f"http://site/p{i}" for i in range(40)]
     for i, rid in enumerate(ids):
-        loop.ledger.texts.add(rid, ("use red" if i % 3 == 0 else "used uses") if i < 30 else "blue")
+        loop.facts.learn_text(rid, ("use red" if i % 3 == 0 else "used uses") if i < 30 else "blue")
+    # ten records a page each (a page of fewer would read as a list of other kinds too)
     _check_first_page(loop, "use", _page(30, [rid.rsplit("/", 1)[1] for rid in ids[:10]]))
-    _check_first_page(loop, "red", _page(12, [rid.rsplit("/", 1)[1] for rid in ids[:15:3]]))
+    _check_first_page(loop, "red", _page(12, [rid.rsplit("/", 1)[1] for rid in ids[:30:3]]))
     assert loop.ledger.texts.match_share("use", ids[:10]) == 0.4
-    assert loop.ledger.texts.match_share("red", ids[:15:3]) == 1.0
+    assert loop.ledger.texts.match_share("red", ids[:30:3]) == 1.0
     assert loop.ledger.checked == ([(30, 5), (12, 2)] if scaled else [(12, 2)])
 
 
@@ -613,64 +635,58 @@ def test_in_a_fixed_order_a_lists_first_pages_do_not_refute_its_total(
     assert search.read[-1] == ("red", pages)
 
 
-def _shown(query_id: int, links: list[str], pages: int) -> StoredQuery:
-    row = QueryRead(
-        id=query_id, site_id=1, keyword=f"w{query_id}", submitted_url="http://site/search",
-        result_count=len(links), new_records=0, result_pages=pages, outcome="ok", error=None,
-        field_values={}, form_id=None, submitted_at=datetime.now(UTC),
-    )  # fmt: skip
-    return StoredQuery(row, tuple((url, url, "result") for url in links))
-
-
-def test_the_lead_of_other_kinds_the_stored_lists_showed_is_learnt_from_two_lists() -> None:
+def test_the_lead_of_other_kinds_the_setup_lists_showed_is_learnt_from_two_lists() -> None:
     """Help pages fill each list's first page (ten a page), the records follow: a lead of one
-    page, learnt once two lists show it; records first, no lead."""
+    page, learnt once two lists of the setup phase show it; records first, no lead."""
     helps = [f"http://site/help/{i}" for i in range(10)]
 
-    def records(query_id: int) -> list[str]:
-        return [f"http://site/r{query_id}-{i}" for i in range(10)]
+    def records(n: int) -> list[str]:
+        return [f"http://site/r{n}-{i}" for i in range(10)]
 
-    loop = QueryLoop(settings_of(), record_id=lambda url: None if "/help/" in url else url)
-    loop.replay([_shown(1, helps + records(1), 2)])
-    assert loop.ledger.lead == 0  # one list is no pattern
-    loop.replay([_shown(1, helps + records(1), 2), _shown(2, helps + records(2), 2)])
-    assert loop.ledger.lead == 1
-    loop.replay([_shown(1, records(1) + helps, 2), _shown(2, records(2) + helps, 2)])
-    assert loop.ledger.lead == 0
+    def resumed(*lists: list[str]) -> QueryLoop:
+        """A normal phase folding the setup's lists, each cut at its second page."""
 
+        def record_id(url: str) -> str | None:
+            return None if "/help/" in url else url
 
-def _listed(
-    query_id: int, keyword: str, links: list[str], *, reported: int, capped: bool
-) -> StoredQuery:
-    row = QueryRead(
-        id=query_id, site_id=1, keyword=keyword, submitted_url="http://site/search",
-        result_count=len(links), new_records=0, result_pages=3, outcome="ok",
-        error="stopped at the page cap (3 result pages)" if capped else None,
-        field_values={}, form_id=None, submitted_at=datetime.now(UTC), results_reported=reported,
-    )  # fmt: skip
-    return StoredQuery(row, tuple((url, url, "result") for url in links))
+        events = [cut_event(f"w{n}", ids, 2).rekeyed(record_id) for n, ids in enumerate(lists)]
+        return QueryLoop(settings_of(), record_id=record_id, events=events)
+
+    assert resumed(helps + records(1)).ledger.lead == 0  # one list is no pattern
+    assert resumed(helps + records(1), helps + records(2)).ledger.lead == 1
+    assert resumed(records(1) + helps, records(2) + helps).ledger.lead == 0
 
 
-def test_a_stored_list_of_every_record_read_whole_ends_the_querying_before_any_request() -> None:
+@pytest.mark.parametrize(
+    ("step", "reason"),
+    [
+        (5, "showed all 200 matches"),  # 40 of its records caught again: the list of everything
+        # 50 caught again: the records learnt since are a second capture, and the whole list's
+        # estimate (asked first) is the records known
+        (10, "the result lists read to their end put the records at those the crawl knows"),
+    ],
+)
+def test_a_stored_list_of_every_record_read_whole_ends_the_querying_before_any_request(
+    step: int, reason: str
+) -> None:
     """The setup phase read the empty query's list to its end (200 records of the 200 it
     reported), then three words whose lists, cut at three pages, showed only records of it.
-    Resumed from the store, the loop knows the list was whole: no list is read on, no word
+    Resumed from its events, the loop knows the list was whole: no list is read on, no word
     asked; the querying ends on that evidence."""
     ids = [f"http://site/r{i}" for i in range(200)]
     search = FakeSearch({"red": ids, "blue": ids})
-    loop = _deepening_loop(deepen_min_new=0.0, stop_whole_lists=3)
-    loop.replay(
-        [
-            _listed(1, "", ids, reported=200, capped=False),
-            *(
-                _listed(n, word, ids[n * 10 : n * 10 + 30], reported=150, capped=True)
-                for n, word in ((2, "the"), (3, "of"), (4, "a"))
-            ),
-        ]
-    )
+    setup = [
+        list_event("", ids, total=200, capped=True),
+        *(
+            cut_event(word, ids[n * step : n * step + 30], 3, total=150)
+            for n, word in ((2, "the"), (3, "of"), (4, "a"))
+        ),
+    ]
+    loop = _deepening_loop(deepen_min_new=0.0, stop_whole_lists=3, events=setup)
     assert loop.ledger.complete[""] == frozenset(ids)
+    assert loop.ledger.first_shown[""] == frozenset(ids)  # all new when it showed them
     assert asyncio.run(loop.step(cast("FormSearch", search))) is None
     assert search.read == []
     assert loop.verdict is not None
     assert loop.verdict.complete
-    assert "showed all 200 matches" in loop.verdict.reason
+    assert reason in loop.verdict.reason

@@ -57,6 +57,11 @@ def test_a_search_listing_the_highest_key_first_is_falling() -> None:
     order.observe(_ids(list(range(0, 30, 3))))
     assert order.fixed
     assert not order.falling
+    names = sorted(f"{letter}ardens" for letter in "abcdefghijklmnop")[::-1]
+    by_name = ListOrder(share=0.9, lists=1)
+    assert by_name.observe([f"http://site/place/{name}" for name in names], names)
+    assert by_name.fixed
+    assert not by_name.falling  # names, not keys: no numbering falls
 
 
 def test_records_without_keys_are_judged_by_their_link_texts() -> None:

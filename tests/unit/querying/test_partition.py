@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, cast
 
-from deepcrawl.querying.ledger import list_key
+from deepcrawl.querying.lists import list_key
 from deepcrawl.querying.partition import cut_lists
 
 from .fake_search import FakeSearch, fake_query_loop

@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
-from deepcrawl.querying import Ledger, Verdict
-from deepcrawl.querying.runaway import ContentLedger, outgrown, repeating, runaway
-from deepcrawl.settings import QuerySettings
+from typing import TYPE_CHECKING, cast
+
+from deepcrawl.querying import Ledger, QueryView, Verdict
+from deepcrawl.querying.events import ContentRepeated, QueryEvent, RecordRead
+from deepcrawl.querying.runaway import ContentLedger, Runaway, outgrown, repeating, runaway
+from tests.unit.querying.sections import settings_of
+
+if TYPE_CHECKING:
+    from deepcrawl.querying import KeywordManager
+
+#: The runaway rule reads no word: a view of the ledger alone.
+_NO_WORDS = cast("KeywordManager", None)
 
 
 def test_deliveries_outgrow_the_estimate_and_the_totals() -> None:
@@ -49,17 +58,33 @@ def test_the_ledger_counts_pages_whose_main_text_was_fetched_before() -> None:
 
 
 def test_runaway_applies_the_rules_with_the_settings() -> None:
-    settings = QuerySettings(runaway_window=4, runaway_repeat_share=0.5, runaway_slack=0)
-    ledger = Ledger(content_window=4)
-    ledger.largest_total = 4  # a list said four records exist
+    settings = settings_of(runaway_window=4, runaway_repeat_share=0.5, runaway_slack=0)
+    ledger = Ledger(settings)
+    ledger.apply(QueryEvent.of("w", [], total=4))  # a list said four records exist
     for text in ("a", "b", "c", "d"):
-        ledger.content.add(text)
-    assert runaway(ledger, settings, delivered=4) is None
-    outgrew = runaway(ledger, settings, delivered=17)
+        ledger.apply(RecordRead(f"r-{text}", text))
+    assert ledger.content.recent == 4
+    assert runaway(ledger, settings.querying, delivered=4) is None
+    outgrew = runaway(ledger, settings.querying, delivered=17)
     assert outgrew is not None
     assert outgrew.rule == "outgrown"
-    ledger.content.add("a")
-    ledger.content.add("b")
-    repeated = runaway(ledger, settings, delivered=17)
+    ledger.apply(ContentRepeated({"r-a2": "r-a"}, "a"))  # a page showing a record fetched before
+    ledger.apply(RecordRead("r-b2", "b"))  # another id, the same content
+    assert ledger.content.recent_repeats == 2
+    repeated = runaway(ledger, settings.querying, delivered=17)
     assert repeated is not None
     assert repeated.rule == "repeating"  # the repeats are named first
+
+
+def test_the_runaway_rule_holds_its_verdict_once_found() -> None:
+    settings = settings_of(runaway_factor=4, runaway_slack=0)
+    ledger = Ledger(settings)
+    ledger.apply(QueryEvent.of("w", ["r1", "r2"], total=2))  # two exist: 8 may be delivered
+    rule = Runaway()
+    assert rule.decide(QueryView(ledger, _NO_WORDS, delivered=8), settings) is None
+    found = rule.decide(QueryView(ledger, _NO_WORDS, delivered=9), settings)
+    assert found is not None
+    assert found.rule == "outgrown"
+    assert rule.found is found
+    # once found it stays, whatever the counts say after
+    assert rule.decide(QueryView(ledger, _NO_WORDS, delivered=0), settings) is found

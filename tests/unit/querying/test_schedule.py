@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from deepcrawl.keywords import WordSource
 from deepcrawl.querying import KeywordManager, Ledger
+from deepcrawl.querying.events import QueryEvent, RecordsReached, SourceLeft
 from deepcrawl.querying.schedule import (
-    apply_switch,
-    empty_source,
     most_missing,
     next_switch,
     on_trial,
@@ -14,24 +13,41 @@ from deepcrawl.querying.schedule import (
     trial_failed,
 )
 from deepcrawl.settings import KeywordSettings, QuerySettings
+from tests.unit.querying.sections import settings_of
 
-SETTINGS = QuerySettings(
+FULL = settings_of(
     saturation_window=3, saturation_records=None, source_trial_queries=2, source_empty_run=2
 )
+SETTINGS = FULL.querying
 
 
 def _ledger(*answers: set[str], source: WordSource = WordSource.RESULTS) -> Ledger:
-    ledger = Ledger()
+    ledger = Ledger(FULL)
     for n, ids in enumerate(answers):
-        ledger.record(f"w{n}", ids, source=source)
+        _ask(ledger, f"w{n}", ids, source=source)
     return ledger
+
+
+def _ask(
+    ledger: Ledger, word: str, ids: set[str], *, source: WordSource = WordSource.RESULTS
+) -> None:
+    ledger.apply(QueryEvent.of(word, sorted(ids), source=source))
+
+
+def _on_trial(ledger: Ledger, length: int) -> None:
+    """The source of the queries so far is left, the next on trial for ``length`` queries."""
+    ledger.apply(SourceLeft(WordSource.RESULTS, trial=True, trial_length=length))
 
 
 def test_saturation_is_judged_since_the_last_source_left() -> None:
     ledger = _ledger({"a"}, {"a"}, {"a"}, {"a"})
     assert saturated(ledger, SETTINGS)
-    ledger.sources.since = 2
-    assert not saturated(ledger, SETTINGS)
+    since = _ledger({"a"}, {"a"})
+    since.apply(SourceLeft(WordSource.RESULTS, trial=False, trial_length=0))
+    for word in ("x", "y"):
+        _ask(since, word, {"a"}, source=WordSource.RECORDS)
+    assert since.sources.since == 2
+    assert not saturated(since, SETTINGS)  # two queries since: no window yet
 
 
 def test_a_spent_source_hands_over_to_an_untried_one_on_trial() -> None:
@@ -43,36 +59,43 @@ def test_a_spent_source_hands_over_to_an_untried_one_on_trial() -> None:
     assert switch is not None
     assert (switch.source, switch.trial, switch.trial_length) == (WordSource.RESULTS, True, 2)
     assert next_switch(ledger, words, SETTINGS, stopped=True) is None  # the words ran out
-    apply_switch(ledger, switch)
+    ledger.apply(switch)
     assert ledger.sources.left == {WordSource.RESULTS}
-    assert ledger.sources.since == ledger.sources.trial == 4
+    assert ledger.sources.since == ledger.sources.trial == ledger.sources.switched_at == 4
     assert on_trial(ledger, SETTINGS)
+    assert next_switch(ledger, words, SETTINGS) is None  # judged afresh: nothing since
 
 
 def test_a_trial_that_brings_nothing_fails_and_one_that_brings_a_record_does_not() -> None:
     ledger = _ledger({"a"})
-    ledger.sources.trial, ledger.sources.trial_length = 1, 2
-    ledger.record("x", {"a"})
+    _on_trial(ledger, 2)
+    _ask(ledger, "x", {"a"})
     assert on_trial(ledger, SETTINGS)
     assert not trial_failed(ledger, SETTINGS)
-    ledger.record("y", {"a"})
+    _ask(ledger, "y", {"a"})
     assert trial_failed(ledger, SETTINGS)
     assert not on_trial(ledger, SETTINGS)
     lucky = _ledger({"a"})
-    lucky.sources.trial, lucky.sources.trial_length = 1, 2
-    lucky.record("x", {"a"})
-    lucky.record("y", {"new"})
+    _on_trial(lucky, 2)
+    _ask(lucky, "x", {"a"})
+    _ask(lucky, "y", {"new"})
     assert not trial_failed(lucky, SETTINGS)
 
 
 def test_a_source_whose_words_keep_coming_back_empty_is_left() -> None:
     ledger = _ledger({"a"}, set())
-    assert empty_source(ledger, WordSource.RECORDS, SETTINGS) is None  # not its answers
-    assert empty_source(ledger, WordSource.RESULTS, SETTINGS) is None  # one empty answer
-    ledger.record("w", set(), source=WordSource.RESULTS)
-    assert empty_source(ledger, WordSource.RESULTS, SETTINGS) is WordSource.RESULTS
+    assert not ledger.sources.left  # one empty answer
+    _ask(ledger, "v", set(), source=WordSource.RECORDS)  # not its answers
+    assert not ledger.sources.left
+    _ask(ledger, "w", set(), source=WordSource.RESULTS)
+    assert ledger.sources.left == {WordSource.RESULTS}
+    assert ledger.sources.empty_run[WordSource.RESULTS] == 2
     users = _ledger(set(), set(), source=WordSource.USER)
-    assert empty_source(users, WordSource.USER, SETTINGS) is None  # the user's are all sent
+    assert not users.sources.left  # the user's are all sent
+    failed = _ledger({"a"})
+    for word in ("x", "y"):  # errors are no answers
+        failed.apply(QueryEvent.of(word, [], error="HTTP 500", source=WordSource.RESULTS))
+    assert not failed.sources.left
 
 
 def test_records_known_by_links_count_against_the_estimate_of_what_is_missing() -> None:
@@ -82,5 +105,5 @@ def test_records_known_by_links_count_against_the_estimate_of_what_is_missing() 
     assert estimated is not None
     assert estimated > 2 * ledger.coverage().reached
     assert most_missing(ledger, settings)
-    ledger.observe(f"linked{n}" for n in range(round(estimated)))  # the links brought many
-    assert not most_missing(ledger, settings)
+    ledger.apply(RecordsReached(tuple(f"linked{n}" for n in range(round(estimated)))))
+    assert not most_missing(ledger, settings)  # the links brought many

@@ -7,17 +7,19 @@ import random
 
 import pytest
 
-from deepcrawl.querying.ledger import Ledger, ListRead
+from deepcrawl.querying.events import QueryEvent, RecordRead
+from deepcrawl.querying.ledger import Ledger
 from deepcrawl.querying.size import capped_lists, overflow_rate, size_estimate
 from deepcrawl.settings import QuerySettings
+from tests.unit.querying.answers import list_event
 
 
 def _list(ledger: Ledger, word: str, shown: set[str], total: int, *, ended: bool) -> None:
-    """What the query loop writes for a list with a total: the query, and what was read."""
-    ledger.record(word, shown, total_results=total)
-    ledger.lists[word] = ListRead(word, total, 10, -(-len(shown) // 10), len(shown), set(), ended)
-    if ended:
-        ledger.complete[word] = frozenset(shown)
+    """A query whose list reported ``total`` and showed ``shown``, ten a page, read to its end
+    where ``ended`` (else stopped by the paging)."""
+    ledger.apply(list_event(word, shown, total=total, ended=ended))
+    assert ledger.lists[word].complete is ended
+    assert (word in ledger.complete) is ended
 
 
 def test_two_whole_lists_give_their_own_estimate_whatever_the_other_captures_say() -> None:
@@ -26,7 +28,7 @@ def test_two_whole_lists_give_their_own_estimate_whatever_the_other_captures_say
     _list(ledger, "the", set(records[:218]), 218, ended=True)
     _list(ledger, "a", set(records[:208] + records[218:238]), 228, ended=True)
     for i in range(20):  # rare words, each catching one record once: Chao's estimate swells
-        ledger.record(f"rare{i}", {records[200 + i]})
+        ledger.apply(QueryEvent.of(f"rare{i}", [records[200 + i]]))
     size = size_estimate(ledger, QuerySettings())
     assert size.method == "whole lists"
     assert size.value == pytest.approx(239, abs=1)
@@ -35,7 +37,7 @@ def test_two_whole_lists_give_their_own_estimate_whatever_the_other_captures_say
 def test_too_few_whole_lists_fall_back_on_the_ledgers_estimator() -> None:
     ledger = Ledger()
     _list(ledger, "the", {f"r{i}" for i in range(100)}, 100, ended=True)
-    ledger.record("rare", {"r1", "x"})
+    ledger.apply(QueryEvent.of("rare", ["r1", "x"]))
     size = size_estimate(ledger, QuerySettings())
     assert size.method == "chao1"
     assert size.value == ledger.coverage().estimated
@@ -70,7 +72,7 @@ def test_capped_lists_ranked_by_relevance_are_told_by_the_fetched_texts() -> Non
     texts = {f"r{i}": set(rng.sample(words, 6)) for i in range(300)}
     ledger = Ledger()
     for rid in list(texts)[:200]:
-        ledger.texts.add(rid, " ".join(sorted(texts[rid])))
+        ledger.apply(RecordRead(rid, " ".join(sorted(texts[rid]))))
     for word in words:
         matched = [rid for rid, held in texts.items() if word in held]
         _list(ledger, word, set(rng.sample(matched, 14)), len(matched), ended=True)

@@ -1,41 +1,66 @@
-"""Each stop rule on its own: a ledger built in a line or two, the settings, the verdict."""
+"""Each stop rule on its own: a ledger built from a few events, the settings, the verdict."""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 import pytest
 
 from deepcrawl.keywords import StopReason, WordSource
 from deepcrawl.querying import KeywordManager, Ledger
-from deepcrawl.querying.ledger import ListRead
+from deepcrawl.querying.events import (
+    ListsDropped,
+    QueryEvent,
+    RecordsReached,
+    SourceLeft,
+    WordsExhausted,
+)
+from deepcrawl.querying.size import gap, unread_matches
 from deepcrawl.querying.stops import (
     checked_need,
     checked_out,
     complete_out,
     covered,
     fruitless,
-    gap,
     keys_complete,
-    unread_matches,
     whole_listed,
     words_stop,
 )
 from deepcrawl.settings import Settings
+from tests.unit.querying.answers import list_event
 from tests.unit.querying.sections import settings_of
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from deepcrawl.querying.events import Event
 
 
 def _settings(**sections: dict[str, object]) -> Settings:
     return Settings().with_overrides(**sections)
 
 
-def _ledger(*answers: set[str] | tuple[set[str], str], known: int = 0) -> Ledger:
+def _ledger(
+    *answers: set[str] | tuple[set[str], str], known: int = 0, settings: Settings | None = None
+) -> Ledger:
     """A ledger of one query per answer (its records, or (records, error)), after ``known``
     records reached by links."""
-    ledger = Ledger()
-    ledger.observe(f"k{i}" for i in range(known))
+    ledger = Ledger(settings)
+    _reached(ledger, (f"k{i}" for i in range(known)))
     for n, answer in enumerate(answers):
         ids, error = answer if isinstance(answer, tuple) else (answer, None)
-        ledger.record(f"w{n}", ids, error=error)
+        ledger.apply(QueryEvent.of(f"w{n}", sorted(ids), error=error))
     return ledger
+
+
+def _reached(ledger: Ledger, ids: Iterable[str]) -> None:
+    ledger.apply(RecordsReached(tuple(ids)))
+
+
+def _checked(ledger: Ledger, *checks: tuple[int, int]) -> None:
+    """Lists whose totals are the stop's evidence: (records, those the crawl lacks) each (the
+    evidence cut lists not read on leave)."""
+    ledger.apply(ListsDropped(tuple((f"cut{n}", check) for n, check in enumerate(checks))))
 
 
 def _words(ledger: Ledger, settings: Settings) -> KeywordManager:
@@ -62,9 +87,13 @@ def test_fruitless_grows_with_the_queries_made_and_starts_afresh_with_a_source()
     assert fruitless(ledger, settings) is not None
     ledger = _ledger({"a"}, {"b"}, {"c"}, {"d"}, {"a"}, {"a"})  # two of six: three needed
     assert fruitless(ledger, settings) is None
-    ledger = _ledger({"a"}, {"a"}, {"a"})
-    ledger.sources.since = 2  # a source was left after the second query: one query since
-    assert fruitless(ledger, settings) is None
+    ledger = _ledger({"a"}, {"a"})
+    ledger.apply(SourceLeft(WordSource.RESULTS, trial=False, trial_length=0))
+    assert fruitless(ledger, settings) is None  # a source was left: no query since
+    ledger.apply(QueryEvent.of("x", ["a"]))
+    assert fruitless(ledger, settings) is None  # one query since
+    ledger.apply(QueryEvent.of("y", ["a"]))
+    assert fruitless(ledger, settings) is not None
 
 
 def test_checked_out_needs_enough_records_of_evidence_lacking_almost_nothing() -> None:
@@ -72,22 +101,24 @@ def test_checked_out_needs_enough_records_of_evidence_lacking_almost_nothing() -
         querying={"stop_checked_records": 100, "stop_checked_lists": 2, "stop_checked_share": 0.05}
     )
     ledger = _ledger(known=500)
-    ledger.checked = [(60, 1), (60, 1)]
+    _checked(ledger, (60, 1), (60, 1))
     verdict = checked_out(ledger, settings)
     assert verdict is not None
     assert verdict.complete
-    ledger.checked = [(60, 1), (60, 6)]  # 7 of 120 lacking: over 5%
-    assert checked_out(ledger, settings) is None
-    ledger.checked = [(60, 0)]  # one list of 60: too little evidence
-    assert checked_out(ledger, settings) is None
+    lacking = _ledger(known=500)
+    _checked(lacking, (60, 1), (60, 6))  # 7 of 120 lacking: over 5%
+    assert checked_out(lacking, settings) is None
+    one = _ledger(known=500)
+    _checked(one, (60, 0))  # one list of 60: too little evidence
+    assert checked_out(one, settings) is None
 
 
 def test_checked_out_waits_while_a_source_is_on_trial() -> None:
     settings = _settings(querying={"stop_checked_records": 100, "stop_checked_lists": 1})
     ledger = _ledger({"a"})
-    ledger.checked = [(200, 0)]
+    _checked(ledger, (200, 0))
     assert checked_out(ledger, settings) is not None
-    ledger.sources.trial, ledger.sources.trial_length = 1, 5  # its queries not all answered
+    ledger.apply(SourceLeft(None, trial=True, trial_length=5))  # its queries not all answered
     assert checked_out(ledger, settings) is None
 
 
@@ -101,16 +132,15 @@ def test_the_checked_evidence_needed_grows_with_the_records_known() -> None:
 def test_complete_out_reads_the_lists_read_to_their_end() -> None:
     settings = Settings()
     records = [f"r{i}" for i in range(240)]
-    ledger = _ledger(known=0)
-    ledger.observe(records[:238])
-    ledger.complete = {
-        "the": frozenset(records[:218]),
-        "a": frozenset(records[:208] + records[218:238]),
-    }
+    ledger = Ledger(settings)
+    ledger.apply(list_event("the", records[:218]))  # read to its end
+    assert complete_out(ledger, settings) is None  # one list, the crawl knowing it alone
+    ledger.apply(list_event("a", records[:208] + records[218:238]))
+    assert set(ledger.complete) == {"the", "a"}
     verdict = complete_out(ledger, settings)
     assert verdict is not None
     assert verdict.complete
-    ledger.observe(records[238:] + [f"x{i}" for i in range(60)])  # more known than estimated
+    _reached(ledger, records[238:] + [f"x{i}" for i in range(60)])  # more known than estimated
     assert complete_out(ledger, settings) is None
 
 
@@ -126,37 +156,35 @@ def test_covered_needs_the_estimate_and_a_patient_tail() -> None:
 
 
 @pytest.mark.parametrize(
-    ("build", "reason"),
+    ("events", "reason"),
     [
-        (lambda ledger: setattr(ledger, "exhausted", True), StopReason.EXHAUSTED),
-        (lambda ledger: setattr(ledger, "errors_in_row", 5), StopReason.ERRORS),
-        (lambda ledger: setattr(ledger, "cost", 10**9), StopReason.COST_BUDGET),
+        ([WordsExhausted()], StopReason.EXHAUSTED),
+        ([QueryEvent.of(f"e{n}", [], error="HTTP 500") for n in range(5)], StopReason.ERRORS),
+        ([QueryEvent.of("dear", ["b"], cost=10**9)], StopReason.COST_BUDGET),
     ],
 )
-def test_the_words_stop_for_their_own_reasons(build: object, reason: StopReason) -> None:
+def test_the_words_stop_for_their_own_reasons(events: list[Event], reason: StopReason) -> None:
     settings = _settings(querying={"max_cost": 1000})
-    ledger = _ledger({"a"})
+    ledger = _ledger({"a"}, settings=settings)
     assert words_stop(ledger, _words(ledger, settings), settings) is None
-    build(ledger)  # type: ignore[operator]
+    ledger.replayed(events)
     assert words_stop(ledger, _words(ledger, settings), settings) is reason
 
 
 def test_the_words_stop_when_the_form_answers_every_word_alike_or_the_budget_is_spent() -> None:
     settings = _settings(querying={"identical_window": 3, "max_queries": 10})
     same = {"a", "b"}
-    ledger = Ledger(identical_window=3)
-    ledger.record("w0", same)
-    ledger.record("w1", same)
+    ledger = _ledger(same, same, settings=settings)
     assert words_stop(ledger, _words(ledger, settings), settings) is None
-    ledger.record("w", same)
+    ledger.apply(QueryEvent.of("w", sorted(same)))
     assert words_stop(ledger, _words(ledger, settings), settings) is StopReason.IDENTICAL
-    many = _ledger(*[{f"r{i}"} for i in range(10)])
+    many = _ledger(*[{f"r{i}"} for i in range(10)], settings=settings)
     assert words_stop(many, _words(many, settings), settings) is StopReason.QUERY_BUDGET
 
 
 def test_saturated_words_wait_for_the_users_words_and_an_untried_source() -> None:
     settings = settings_of(saturation_window=3, saturation_records=None)
-    ledger = _ledger({"a"}, {"a"}, {"a"}, {"a"})
+    ledger = _ledger({"a"}, {"a"}, {"a"}, {"a"}, settings=settings)
     words = _words(ledger, settings)
     assert words_stop(ledger, words, settings) is StopReason.SATURATED
     users = KeywordManager(
@@ -175,7 +203,8 @@ def test_saturated_words_wait_for_the_users_words_and_an_untried_source() -> Non
 def test_the_gap_names_what_the_estimate_misses_and_the_sources_tried() -> None:
     ledger = Ledger()
     for i in range(6):  # six rare records, each caught once: the estimate says more are missing
-        ledger.record(f"w{i}", {f"r{i}"}, source=WordSource.USER if i < 2 else WordSource.FREQUENT)
+        source = WordSource.USER if i < 2 else WordSource.FREQUENT
+        ledger.apply(QueryEvent.of(f"w{i}", [f"r{i}"], source=source))
     assert gap(ledger, Settings().querying) == (
         "; the estimate says ~15 of ~21 records are missing "
         "(word sources tried: user 2 (0 empty), frequent 4 (0 empty))"
@@ -186,8 +215,12 @@ def test_the_gap_names_what_the_estimate_misses_and_the_sources_tried() -> None:
 
 def test_the_gap_names_the_matches_the_lists_reported_and_the_crawl_did_not_read() -> None:
     ledger = _ledger({"a", "b"}, {"a", "b"})
-    ledger.lists["w"] = ListRead("w", 1200, 100, 2, 200, set())
-    ledger.lists["v"] = ListRead("v", 150, 100, 2, 150, set(), complete=True)
+    records = [f"r{i}" for i in range(200)]
+    ledger.apply(list_event("w", records, total=1200, size=100, ended=False))  # two pages read
+    ledger.apply(list_event("v", records[:150], total=150, size=100))  # read to its end
+    ledger.apply(QueryEvent.of("u", records[150:]))  # every record caught twice: none missing
+    assert (ledger.lists["w"].shown, ledger.lists["w"].pages) == (200, 2)
+    assert ledger.lists["v"].complete
     assert unread_matches(ledger) == 1000
     assert (
         gap(ledger, Settings().querying)
@@ -195,59 +228,64 @@ def test_the_gap_names_the_matches_the_lists_reported_and_the_crawl_did_not_read
     )
 
 
-def _keyed(*keys: int) -> set[str]:
-    return {f"http://site/ticket/{key}" for key in keys}
+def _keyed(*keys: int) -> list[str]:
+    return [f"http://site/ticket/{key}" for key in keys]
+
+
+def _falling(ledger: Ledger, *keys: int) -> None:
+    """Two lists of ``keys`` read in a fixed order, the highest key first."""
+    for word in ("f0", "f1"):
+        ledger.apply(list_event(word, _keyed(*sorted(keys, reverse=True))))
 
 
 def test_serial_keys_with_none_missing_end_the_querying_where_the_highest_heads_the_lists() -> None:
-    settings = _settings(querying={"stop_keys_lists": 3})
     ledger = Ledger()
-    ledger.observe(_keyed(*range(1, 101)))  # the links brought keys 1 to 100
-    for _ in range(2):
-        ledger.order.observe(sorted(_keyed(*range(1, 100, 9)), key=lambda u: -int(u[19:])))
+    _reached(ledger, _keyed(*range(1, 101)))  # the links brought keys 1 to 100
+    _falling(ledger, *range(1, 100, 9))  # two lists of evidence
     assert ledger.order.falling
-    ledger.record("w0", _keyed(99, 50, 3))
-    ledger.record("w1", _keyed(97, 12))
-    assert keys_complete(ledger, settings) is None  # two lists of evidence
-    ledger.record("by", set())  # a word nothing matched: no list, no evidence either way
-    assert keys_complete(ledger, settings) is None
-    ledger.record("w2", _keyed(100, 60))
-    verdict = keys_complete(ledger, settings)
+    ledger.apply(QueryEvent.of("w0", _keyed(99, 50, 3)))
+    ledger.apply(QueryEvent.of("w1", _keyed(97, 12)))
+    assert keys_complete(ledger, lists=5) is None  # four lists of evidence
+    ledger.apply(QueryEvent.of("by", []))  # a word nothing matched: no evidence either way
+    assert keys_complete(ledger, lists=5) is None
+    ledger.apply(QueryEvent.of("w2", _keyed(100, 60)))
+    verdict = keys_complete(ledger, lists=5)
     assert verdict is not None
     assert verdict.complete
     assert "1 to 100" in verdict.reason
-    gapped = Ledger(order=ledger.order)
-    gapped.observe(_keyed(*range(1, 50), *range(51, 101)))  # 50 is missing
+    gapped = Ledger()
+    _reached(gapped, _keyed(*range(1, 50), *range(51, 101)))  # 50 is missing
+    _falling(gapped, *range(1, 100, 9))
     for n in range(3):
-        gapped.record(f"w{n}", _keyed(99, 3))
-    assert keys_complete(gapped, settings) is None
+        gapped.apply(QueryEvent.of(f"w{n}", _keyed(99, 3)))
+    assert gapped.order.falling
+    assert keys_complete(gapped, lists=5) is None
     rising = Ledger()
-    rising.observe(_keyed(*range(1, 101)))  # the lowest keys first: the rest lies past them
-    for _ in range(2):
-        rising.order.observe(sorted(_keyed(*range(1, 100, 9)), key=lambda u: int(u[19:])))
+    _reached(rising, _keyed(*range(1, 101)))  # the lowest keys first: the rest lies past them
+    for word in ("r0", "r1"):
+        rising.apply(list_event(word, _keyed(*range(1, 100, 9))))
     for n in range(3):
-        rising.record(f"w{n}", _keyed(1, 2))
+        rising.apply(QueryEvent.of(f"w{n}", _keyed(1, 2)))
     assert rising.order.fixed
-    assert keys_complete(rising, settings) is None
+    assert keys_complete(rising, lists=5) is None
 
 
 def test_a_whole_list_of_every_record_stops_once_later_lists_show_none_outside() -> None:
     settings = _settings(querying={"stop_whole_lists": 3})
     everything = {f"r{i}" for i in range(200)}
     ledger = Ledger()
-    ledger.record("", everything, total_results=200)
-    ledger.complete[""] = frozenset(everything)  # read to its end
-    ledger.record("the", {f"r{i}" for i in range(100)}, total_results=140)
-    ledger.record("zzz", set())  # a word nothing matched: no list, no evidence either way
-    ledger.record("a", {f"r{i}" for i in range(100)}, total_results=150)
+    ledger.apply(list_event("", everything, total=200))  # read to its end
+    ledger.apply(QueryEvent.of("the", [f"r{i}" for i in range(100)], total=140))
+    ledger.apply(QueryEvent.of("zzz", []))  # a word nothing matched: no evidence either way
+    ledger.apply(QueryEvent.of("a", [f"r{i}" for i in range(100)], total=150))
     assert whole_listed(ledger, settings) is None  # two lists since
-    ledger.record("of", {f"r{i}" for i in range(50, 150)}, total_results=120)
+    ledger.apply(QueryEvent.of("of", [f"r{i}" for i in range(50, 150)], total=120))
     verdict = whole_listed(ledger, settings)
     assert verdict is not None
     assert verdict.complete
     assert "all 200 matches" in verdict.reason
     assert whole_listed(ledger, _settings(querying={"stop_whole_lists": 0})) is None
-    ledger.observe({"r999"})  # a link led to a record the list did not show
+    _reached(ledger, ["r999"])  # a link led to a record the list did not show
     assert whole_listed(ledger, settings) is None
 
 
@@ -255,10 +293,10 @@ def test_a_whole_list_short_of_its_total_is_no_list_of_every_record() -> None:
     settings = _settings(querying={"stop_whole_lists": 1})
     shown = {f"r{i}" for i in range(150)}
     ledger = Ledger()
-    ledger.record("", shown, total_results=200)  # its total counts what it did not show
-    ledger.complete[""] = frozenset(shown)
+    ledger.apply(list_event("", shown, total=200))  # its total counts what it did not show
+    assert ledger.complete[""] == shown
     for word in ("the", "a"):
-        ledger.record(word, {"r1", "r2"}, total_results=90)
+        ledger.apply(QueryEvent.of(word, ["r1", "r2"], total=90))
     assert whole_listed(ledger, settings) is None
 
 
@@ -268,8 +306,7 @@ def test_a_rare_words_whole_list_of_the_few_records_known_is_no_list_of_every_re
     settings = _settings(querying={"stop_whole_lists": 3})
     for word, source, stops in (("chinese", None, False), ("chinese", WordSource.FRAME, True)):
         ledger = Ledger()
-        ledger.record(word, {"r1"}, total_results=1, source=source)
-        ledger.complete[word] = frozenset({"r1"})
+        ledger.apply(list_event(word, ["r1"], total=1, source=source))  # read to its end
         for other in ("ways", "extra", "biggest"):
-            ledger.record(other, {"r1"}, total_results=1)
+            ledger.apply(QueryEvent.of(other, ["r1"], total=1))
         assert (whole_listed(ledger, settings) is not None) is stops

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from deepcrawl.querying import KnownTexts, QueryLoop, main_text
 from deepcrawl.settings import Settings
+from tests.unit.querying.answers import record
 
 
 def test_records_reached_by_links_are_not_new_to_later_queries() -> None:
     loop = QueryLoop(Settings(), frequent=["tea"], stop_words=set())
-    assert loop.observe({"r1", "r2"}, {"r1": "green tea", "r2": ""}) == 2
-    assert loop.observe({"r2"}) == 0
+    assert loop.facts.observe({"r1", "r2"}, {"r1": "green tea", "r2": ""}) == 2
+    assert loop.facts.observe({"r2"}) == 0
     assert loop.words.term_df["green"] == 1
-    outcome = loop.record("tea", {"r1", "r2", "r3"})
+    outcome = record(loop, "tea", {"r1", "r2", "r3"})
     assert outcome.new == 1
     assert len(loop.ledger.history) == 1
 

@@ -14,6 +14,7 @@ from deepcrawl.keywords import FrequencyPolicy, StopReason, WordSource
 from deepcrawl.querying import KeywordManager, Ledger, QueryLoop
 from deepcrawl.querying.schedule import on_trial
 from deepcrawl.settings import KeywordSettings
+from tests.unit.querying.answers import record
 from tests.unit.querying.sections import settings_of
 
 FREQUENT = ["the", "a", "of", "house", "garden", "river", "stone", "bread", "light", "road"]
@@ -31,7 +32,7 @@ def test_stopword_probe_rejected_drops_stop_words() -> None:
     probes = m.words.stopword_probe_queries()
     assert probes == ["the", "a", "of"]
     for word in probes:
-        m.record(word, [])
+        record(m, word, [])
     m.words.record_stopword_probe(False)
     assert m.words.stopword_probe_queries() == []
     assert m.words.stopwords_accepted is False
@@ -40,13 +41,13 @@ def test_stopword_probe_rejected_drops_stop_words() -> None:
 
 def test_stopword_probe_accepted_keeps_them_and_greedy_may_use_them() -> None:
     m = manager(stopword_probes=("the",))
-    m.record("the", ["r1", "r2"], {"r1": "the house and the river", "r2": "and stone"})
+    record(m, "the", ["r1", "r2"], {"r1": "the house and the river", "r2": "and stone"})
     m.words.record_stopword_probe(True)
     assert "a" in m.words.cold_start
     assert m.words.term_df["and"] == 2  # stop words are terms once the site accepts them
     assert m.next_word() == "and"
     rejected = manager(stopword_probes=("the",))
-    rejected.record("the", ["r1"], {"r1": "the house and the river"})
+    record(rejected, "the", ["r1"], {"r1": "the house and the river"})
     rejected.words.record_stopword_probe(False)
     assert "and" not in rejected.words.term_df
 
@@ -54,7 +55,7 @@ def test_stopword_probe_accepted_keeps_them_and_greedy_may_use_them() -> None:
 def test_next_query_never_repeats_a_recorded_or_handed_out_query() -> None:
     m = manager(policy="frequency")
     m.words.record_stopword_probe(False)
-    m.record("HOUSE", ["r1"])  # recorded by hand, in another case
+    record(m, "HOUSE", ["r1"])  # recorded by hand, in another case
     seen = []
     while (query := m.next_word()) is not None:
         seen.append(query)
@@ -65,10 +66,10 @@ def test_next_query_never_repeats_a_recorded_or_handed_out_query() -> None:
 
 def test_record_counts_new_records_and_learns_terms_from_new_texts_only() -> None:
     m = manager()
-    first = m.record("house", ["r1", "r2"], {"r1": "red house", "r2": "blue house"}, cost=1)
+    first = record(m, "house", ["r1", "r2"], {"r1": "red house", "r2": "blue house"}, cost=1)
     assert (first.results, first.new, first.reached) == (2, 2, 2)
-    second = m.record(
-        "blue", ["r2", "r3"], {"r2": "ignored text", "r3": "blue river"}, cost=2, total_results=2
+    second = record(
+        m, "blue", ["r2", "r3"], {"r2": "ignored text", "r3": "blue river"}, cost=2, total=2
     )
     assert (second.new, second.reached, second.cost, second.total_results) == (1, 3, 2, 2)
     assert m.words.term_df["blue"] == 2
@@ -83,7 +84,7 @@ def test_greedy_learns_from_the_results() -> None:
     m.words.record_stopword_probe(False)
     assert m.next_word() == "house"  # cold start: the frequent list
     texts = {f"r{i}": "house cheese" + (" wine" if i % 2 else "") for i in range(10)}
-    m.record("house", list(texts), texts)
+    record(m, "house", list(texts), texts)
     assert m.next_word() == "cheese"  # in every record known, unlike wine
     assert m.next_word() == "wine"
 
@@ -91,11 +92,11 @@ def test_greedy_learns_from_the_results() -> None:
 def test_saturation_after_window_without_new_records() -> None:
     m = manager(policy="frequency", saturation_window=3, saturation_min_new=1)
     m.words.record_stopword_probe(False)
-    m.record(m.next_word() or "", ["r1"])
+    record(m, m.next_word() or "", ["r1"])
     for _ in range(2):
-        m.record(m.next_word() or "", ["r1"])
+        record(m, m.next_word() or "", ["r1"])
     assert m.words_stop is None  # the window still holds the query that found r1
-    m.record(m.next_word() or "", [])
+    record(m, m.next_word() or "", [])
     assert m.words_stop is not None
     assert m.words_stop is StopReason.SATURATED
     assert m.next_word() is None
@@ -106,30 +107,30 @@ def test_query_and_request_budgets() -> None:
     m.words.record_stopword_probe(False)
     for i in range(2):
         assert m.next_word() is not None
-        m.record(f"q{i}", [f"r{i}"])
+        record(m, f"q{i}", [f"r{i}"])
     assert m.words_stop is StopReason.QUERY_BUDGET
     m = manager(policy="frequency", max_cost=5)
-    m.record("house", ["r1"], cost=5)
+    record(m, "house", ["r1"], cost=5)
     assert m.words_stop is StopReason.COST_BUDGET
 
 
 def test_identical_results_for_every_keyword_end_the_crawl() -> None:
     m = manager(identical_window=3, saturation_window=50)
     for word in ("house", "garden"):
-        m.record(word, ["same1", "same2"])
+        record(m, word, ["same1", "same2"])
     assert m.words_stop is None
-    m.record("river", ["same1", "same2"])
+    record(m, "river", ["same1", "same2"])
     assert m.words_stop is StopReason.IDENTICAL
     assert "same results" in str(m.words_stop)
 
 
 def test_repeated_errors_end_the_crawl() -> None:
     m = manager(max_consecutive_errors=2, saturation_window=50)
-    m.record("house", [], error="HTTP 500")
-    m.record("garden", ["r1"])
-    m.record("river", [], error="timeout")
+    record(m, "house", [], error="HTTP 500")
+    record(m, "garden", ["r1"])
+    record(m, "river", [], error="timeout")
     assert m.words_stop is None  # not in a row
-    m.record("stone", [], error="timeout")
+    record(m, "stone", [], error="timeout")
     assert m.words_stop is StopReason.ERRORS
 
 
@@ -156,8 +157,8 @@ def test_bad_user_file_is_a_config_error(tmp_path: Path) -> None:
 def test_coverage_is_reported_as_queries_go() -> None:
     m = manager()
     assert m.ledger.coverage().estimated is None
-    m.record("house", ["r1", "r2", "r3"])
-    m.record("garden", ["r3", "r4"])
+    record(m, "house", ["r1", "r2", "r3"])
+    record(m, "garden", ["r3", "r4"])
     coverage = m.ledger.coverage()
     assert coverage.reached == 4
     assert coverage.estimated is not None
@@ -167,12 +168,13 @@ def test_coverage_is_reported_as_queries_go() -> None:
 
 def test_stopword_probe_decided_from_recorded_probes() -> None:
     m = manager(stopword_probes=("the", "a"))
-    m.record("the", [])
-    m.record("a", ["r1"])
-    assert m.settle_probe() is True
+    record(m, "the", [])
+    assert m.words.stopwords_accepted is None  # "a" not answered yet
+    record(m, "a", ["r1"])
+    assert m.words.stopwords_accepted is True  # settled as the last probe is folded
     m = manager(stopword_probes=("the",))
-    m.record("the", [])
-    assert m.settle_probe() is False
+    record(m, "the", [])
+    assert m.words.stopwords_accepted is False
     assert "the" not in m.words.cold_start
 
 
@@ -191,7 +193,7 @@ def test_no_policy_ever_reissues_a_query(policy: str, results: list[set[int]]) -
             break
         handed.append(query.casefold())
         texts = {f"r{i}": f"{FREQUENT[i % 10]} {LETTERS[i]}{LETTERS[i % 7]}" for i in ids}
-        m.record(query, [f"r{i}" for i in ids], texts)
+        record(m, query, [f"r{i}" for i in ids], texts)
     assert len(handed) == len(set(handed))
 
 
@@ -207,19 +209,19 @@ def test_saturation_evidence_grows_with_the_site(fraction: float, queries_to_sat
     )
     m.words.record_stopword_probe(False)
     known = [f"r{i}" for i in range(10_000)]
-    m.observe(known)
+    m.facts.observe(known)
     for n in range(1, 60):
-        m.record(f"q{n}", known[10 * n : 10 * n + 10])
+        record(m, f"q{n}", known[10 * n : 10 * n + 10])
         assert (m.words_stop is not None) is (n >= queries_to_saturate), n
 
 
 def test_a_fruitless_window_of_empty_queries_saturates_at_any_size() -> None:
     m = manager(policy="frequency", saturation_window=3, saturation_fraction=0.05)
     m.words.record_stopword_probe(False)
-    m.observe(f"r{i}" for i in range(10_000))
+    m.facts.observe(f"r{i}" for i in range(10_000))
     for n in range(3):
         assert m.words_stop is None
-        m.record(f"q{n}", [])
+        record(m, f"q{n}", [])
     assert m.words_stop is StopReason.SATURATED
 
 
@@ -243,11 +245,11 @@ def _saturated_titles(**settings: object) -> QueryLoop:
     m = manager(saturation_window=5, saturation_records=None, saturation_fraction=0.0, **settings)
     m.words.record_stopword_probe(False)
     titles = {f"r{i}": word for i, word in enumerate(TITLES)}
-    m.record("seed", titles, titles)
-    m.record("again", titles)
+    record(m, "seed", titles, titles)
+    record(m, "again", titles)
     while (word := m.next_word()) is not None:
         assert word in TITLES
-        m.record(word, {"r0"})
+        record(m, word, {"r0"})
     assert m.words_stop is StopReason.SATURATED
     assert m.ledger.coverage().ratio == 1.0
     m.words.learn_record("messages words here")  # a fetched record page's own text: untried
@@ -262,7 +264,7 @@ def test_a_saturated_source_hands_over_to_an_untried_one_for_a_bounded_trial() -
     tried = []
     while (word := m.next_word()) is not None:
         tried.append(word)
-        m.record(word, {"r1"})  # nothing new
+        record(m, word, {"r1"})  # nothing new
     # the record pages' three words, then the frequent words, five queries in all
     assert [o.source for o in m.ledger.history[-5:]] == [WordSource.RECORDS] * 3 + [
         WordSource.FREQUENT
@@ -277,7 +279,7 @@ def test_a_trial_that_brings_nothing_ends_in_saturation() -> None:
     for _ in range(2):
         word = m.next_word()
         assert word in {"messages", "words", "here"}
-        m.record(word, {"r1"})
+        record(m, word, {"r1"})
     assert m.words_stop is StopReason.SATURATED
     assert m.next_word() is None
 
@@ -287,11 +289,11 @@ def test_a_trial_that_brings_a_record_goes_on_under_the_saturation_window() -> N
     m.words.learn_record("more words for later queries")
     found = m.next_word()
     assert found is not None
-    m.record(found, {"r1", "new"}, {"new": "fresh"})
+    record(m, found, {"r1", "new"}, {"new": "fresh"})
     for _ in range(3):
         word = m.next_word()
         assert word is not None
-        m.record(word, {"r1"})
+        record(m, word, {"r1"})
     assert m.words_stop is None  # the window of five still holds the new record
 
 
@@ -302,17 +304,16 @@ def test_without_trials_a_saturated_source_ends_the_crawl_while_the_estimate_is_
 
 def test_a_trial_keeps_the_lists_rules_waiting_until_its_queries_are_answered() -> None:
     m = _saturated_titles(source_trial_queries=2)
-    assert not on_trial(
-        m.ledger, m.settings.keywords
-    )  # nothing left yet: the switch comes with the next query
+    # nothing left yet: the switch comes with the next query
+    assert not on_trial(m.ledger, m.settings.querying)
     word = m.next_word()
     assert word is not None
     assert on_trial(m.ledger, m.settings.querying)
-    m.record(word, {"r1"})
+    record(m, word, {"r1"})
     assert on_trial(m.ledger, m.settings.querying)
     word = m.next_word()
     assert word is not None
-    m.record(word, {"r1"})
+    record(m, word, {"r1"})
     assert not on_trial(m.ledger, m.settings.querying)
 
 
@@ -325,7 +326,7 @@ def test_the_record_pages_template_words_are_no_query() -> None:
     sent = []
     while (word := m.next_word()) is not None:
         sent.append(word)
-        m.record(word, {"r1"})
+        record(m, word, {"r1"})
     # once, the template's words together (the search of a site's indexer matches them)
     assert sent[0] == "words author date history"
     assert m.words.source_of(sent[0]) is WordSource.FRAME
@@ -358,7 +359,7 @@ def test_the_frame_query_waits_for_twenty_record_pages_and_is_asked_once() -> No
     assert m.words.frame_due
     assert m.words.frame_query() == "home plain"  # the commonest first, ties alphabetical, two
     assert m.next_word() == "home plain"
-    m.record("home plain", set())
+    record(m, "home plain", set())
     assert m.words.frame_query() is None
     assert not m.words.frame_due
 
@@ -386,14 +387,14 @@ def test_the_pages_a_query_is_expected_to_read_are_those_the_paging_rule_read() 
     m = manager(saturation_window=3, max_result_pages=50)
     m.words.record_stopword_probe(False)
     for i in range(2):
-        m.record(f"w{i}", {f"r{i}-{j}" for j in range(10)}, cost=1)  # full pages, cut
+        record(m, f"w{i}", {f"r{i}-{j}" for j in range(10)}, cost=1)  # full pages, cut
     assert m.words.max_result_pages == 50  # not a window of queries yet
-    m.record("w2", {f"r2-{j}" for j in range(20)}, cost=2)
+    record(m, "w2", {f"r2-{j}" for j in range(20)}, cost=2)
     assert m.words.max_result_pages == 2
     short = manager(saturation_window=3, max_result_pages=50)
-    short.record("long", {f"r{j}" for j in range(10)})
+    record(short, "long", {f"r{j}" for j in range(10)})
     for i in range(3):
-        short.record(f"s{i}", {f"r{i}"})  # lists that ended on their page: no evidence
+        record(short, f"s{i}", {f"r{i}"})  # lists that ended on their page: no evidence
     assert short.words.max_result_pages == 50
 
 
@@ -403,11 +404,11 @@ def test_a_trial_grows_with_the_queries_made() -> None:
     for _ in range(math.ceil(made / 2) - 1):
         word = m.next_word()
         assert word is not None
-        m.record(word, {"r1"})
+        record(m, word, {"r1"})
         assert m.words_stop is None  # two queries are not half of those made
     word = m.next_word()
     assert word is not None
-    m.record(word, {"r1"})
+    record(m, word, {"r1"})
     assert m.words_stop is StopReason.SATURATED
 
 

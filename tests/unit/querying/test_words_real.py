@@ -17,6 +17,7 @@ import lxml.html
 from deepcrawl.keywords import StopReason, WordSource
 from deepcrawl.keywords.text import record_terms
 from deepcrawl.querying import QueryLoop, main_text
+from tests.unit.querying.answers import record
 from tests.unit.querying.sections import settings_of
 
 DATA = Path(__file__).parents[2] / "data" / "real"
@@ -66,7 +67,7 @@ def _run(m: QueryLoop, queries: int) -> list[tuple[str, WordSource | None, int]]
         if word is None:
             break
         ids, blocks = _search(word)
-        outcome = m.record(word, ids, {rid: rid for rid in ids})
+        outcome = record(m, word, ids, {rid: rid for rid in ids})
         m.words.learn_entries(word, blocks)
         done.append((word, outcome.source, outcome.results))
     return done
@@ -91,7 +92,7 @@ def test_a_record_pages_words_the_index_lacks_are_left_for_the_result_entries_wo
     assert all(source is WordSource.RECORDS and results == 0 for _w, source, results in done)
     # a query that does find rows teaches the manager the words of the cells it matched in
     ids, blocks = _search("nonprofit")
-    m.record("nonprofit", ids, {rid: rid for rid in ids})
+    record(m, "nonprofit", ids, {rid: rid for rid in ids})
     m.words.learn_entries("nonprofit", blocks)
     assert WordSource.RECORDS in m.ledger.sources.left
     done = _run(m, 10)
@@ -122,7 +123,7 @@ def test_the_like_pages_words_are_among_the_first_queries() -> None:
     m = _manager(example_queries=5)
     queued = m.words.add_examples([text])
     assert len(queued) == 5
-    m.record("photography", {"g1", "g2"}, {"g1": "kayaking guide", "g2": "sailing notes"})
+    record(m, "photography", {"g1", "g2"}, {"g1": "kayaking guide", "g2": "sailing notes"})
     first = [m.next_word() for _ in range(6)]
     assert first[:5] == queued
     assert set(queued) <= record_terms(text)
@@ -133,7 +134,7 @@ def test_an_echo_of_the_query_is_no_entry_text() -> None:
     m = _manager()
     for word in ("nonprofit", "funds"):
         ids, blocks = _search(word)
-        m.record(word, ids)
+        record(m, word, ids)
         m.words.learn_entries(word, blocks)
     m.words.learn_entries("tribal", _search("tribal")[1])
     assert "rows" not in m.words._terms[WordSource.ENTRIES].term_df
@@ -148,11 +149,11 @@ def test_saturation_waits_while_most_records_are_missing_and_a_source_is_untried
     # rare words: each record caught once -> Chao's estimate far above the records reached
     learnt = ["amber", "birch", "cedar", "dune", "elm", "fern"]
     for i, text in enumerate(learnt):
-        m.record(f"seed{i}", {f"r{i}"}, {f"r{i}": text})
+        record(m, f"seed{i}", {f"r{i}"}, {f"r{i}": text})
     for _ in range(5):
         word = m.next_word()
         assert word in learnt
-        m.record(word, {"r0"})
+        record(m, word, {"r0"})
     ratio = m.ledger.coverage().ratio
     assert ratio is not None
     assert ratio < 0.5
@@ -170,11 +171,11 @@ def test_saturation_waits_for_the_last_of_the_users_words(tmp_path: Path) -> Non
     mine = tmp_path / "mine.txt"
     mine.write_text("\n".join(words), encoding="utf-8")
     m = _manager(keywords_file=mine, saturation_window=5)
-    m.record("funds", {row["id"] for row in _rows()})
+    record(m, "funds", {row["id"] for row in _rows()})
     sent: list[str] = []
     while (word := m.next_word()) is not None and len(sent) < 40:
         sent.append(word)
-        m.record(word, {_rows()[0]["id"]})  # nothing new
+        record(m, word, {_rows()[0]["id"]})  # nothing new
     assert sent == words
     assert m.words_stop is StopReason.SATURATED
 
