@@ -35,8 +35,8 @@ if TYPE_CHECKING:
     from deepcrawl.storage.state import StoredQuery
 
 __all__ = [
-    "SETUP",
     "NORMAL",
+    "SETUP",
     "StoredEvents",
     "StoredQueries",
     "normal_events",

@@ -45,7 +45,6 @@ from deepcrawl.querying.totals import lists_checked_out
 from deepcrawl.querying.verdict import Verdict
 
 if TYPE_CHECKING:
-
     from deepcrawl.querying.rule import QueryView
     from deepcrawl.querying.view import LedgerView as Ledger
     from deepcrawl.querying.words import KeywordManager

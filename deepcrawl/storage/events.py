@@ -57,7 +57,10 @@ class EventStore:
             }
             for event in events
         ]
-        with StorageGuard(f"store {len(rows)} querying events", self.engine), self.engine.begin() as conn:
+        with (
+            StorageGuard(f"store {len(rows)} querying events", self.engine),
+            self.engine.begin() as conn,
+        ):
             conn.execute(_INSERT, rows)
 
     def read(self, phase: str) -> Iterator[dict[str, Any]]:
@@ -69,7 +72,10 @@ class EventStore:
         )
         last = 0
         while True:
-            with StorageGuard("read the querying events", self.engine), self.engine.connect() as conn:
+            with (
+                StorageGuard("read the querying events", self.engine),
+                self.engine.connect() as conn,
+            ):
                 rows = conn.execute(stmt.where(_EVENT.c.id > last).limit(_READ_BATCH)).all()
             for row_id, body in rows:
                 last = row_id
