@@ -125,8 +125,12 @@ def query_loop(
     :func:`normal_events`); its figures the crawl's; its results' links shown to the learner of
     session parameters before they are counted; each request a query sends takes its own rate
     slot, and is counted, at the crawl's gate (the other arguments:
-    :class:`~deepcrawl.querying.loop.QueryLoop`)."""
+    :class:`~deepcrawl.querying.loop.QueryLoop`). Asked to query again (``crawl.requery``)
+    after an earlier run ended the querying, the normal phase starts from the setup's queries
+    again: its own log would stop it at once."""
     log = StoredEvents(ctx, phase)
+    if phase == NORMAL and ctx.settings.crawl.requery and ctx.state.query_end() is not None:
+        log.store.clear(phase)  # asked to query again: the querying starts from the setup's
     events = log.read()
     if not events:
         events = _legacy_events(ctx.state.queries(), record_id) if phase == SETUP else []

@@ -83,6 +83,12 @@ class EventStore:
             if len(rows) < _READ_BATCH:
                 return
 
+    def clear(self, phase: str) -> None:
+        """Forget ``phase``'s log (the querying starts that phase afresh)."""
+        stmt = sa.delete(_EVENT).where(_EVENT.c.site_id == self.site_id, _EVENT.c.phase == phase)
+        with StorageGuard("clear the querying events", self.engine), self.engine.begin() as conn:
+            conn.execute(stmt)
+
     def count(self, phase: str) -> int:
         """Events in ``phase``'s log."""
         stmt = (

@@ -31,6 +31,10 @@ def test_the_events_of_a_phase_come_back_in_order_and_apart_from_the_others(
         assert [e["n"] for e in store.read("normal")] == [2]
         assert store.count("setup") == 3
         assert list(EventStore(repo.engine, other.id).read("normal")) == []
+        store.clear("setup")
+        assert store.count("setup") == 0
+        assert store.count("normal") == 1
+        assert EventStore(repo.engine, other.id).count("setup") == 1
 
 
 def test_a_long_log_is_read_back_whole(tmp_path: Path) -> None:
