@@ -36,7 +36,7 @@ from deepcrawl.prototypes import (
     read_labels_file,
     suggest_name,
 )
-from deepcrawl.querying import QueryLoop, main_text
+from deepcrawl.querying import QueryLoop, main_text, order
 from deepcrawl.querying.order import one_way_share
 from deepcrawl.querying.resume import resume_url
 from deepcrawl.records.documents import StoredPages
@@ -359,17 +359,17 @@ def repeats_one_listing(
     """Whether a setup query's result links (``urls``, in list order) mostly repeat the links
     the lists before showed (``shown``: each by the order it was first shown in), in the order
     they showed them: fewer than ``crawl.setup_new_share`` of them new, and those repeated in
-    that order (``querying.fixed_order_share`` of the steps between them). A site-wide search
-    listing the same help pages first for every word shows them so, and its records further
-    down; a search ranking by relevance repeats the records of a small site in another order
-    for every word, and reading deeper brings nothing the next words would not. None for a list
-    too short to tell: a few links, or fewer than five repeated.
+    that order (:data:`~deepcrawl.querying.order.FIXED_ORDER_SHARE` of the steps between them).
+    A site-wide search listing the same help pages first for every word shows them so, and its
+    records further down; a search ranking by relevance repeats the records of a small site in
+    another order for every word, and reading deeper brings nothing the next words would not.
+    None for a list too short to tell: a few links, or fewer than five repeated.
     """
     repeated = [shown[url] for url in urls if url in shown]
     if len(urls) - len(repeated) >= settings.crawl.setup_new_share * len(urls):
         return False if len(urls) > _REPEAT_STEPS else None
     share = one_way_share(repeated, _REPEAT_STEPS)
-    return None if share is None else share >= settings.querying.fixed_order_share
+    return None if share is None else share >= order.FIXED_ORDER_SHARE
 
 
 def label_session(ctx: CrawlContext, examples: Sequence[str] = ()) -> LabelSession:

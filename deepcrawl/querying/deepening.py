@@ -34,7 +34,7 @@ def deepen_value(lst: ListRead, ledger: LedgerView, settings: Settings, *, cap: 
     cap = min(cap, page_cap(ledger, settings, lst.total, lst.size))
     # the records among its total (the share of records among the list's entries)
     total = records_total(ledger, lst.total, lst.per_page) or 0
-    left = unknown_left(ledger, settings, lst.word, total, ledger.unheld(lst), lst.sample)
+    left = unknown_left(ledger, lst.word, total, ledger.unheld(lst), lst.sample)
     if left is None:  # no count by the words: a total above every record known lacks the rest
         left = beyond_known(ledger, total)
     unread = min(total, cap * lst.size) - lst.shown

@@ -15,7 +15,6 @@ if TYPE_CHECKING:
     from deepcrawl.querying.events import Event
     from deepcrawl.querying.view import LedgerView
     from deepcrawl.search.results import QueryResult
-    from deepcrawl.settings import QuerySettings
 
 __all__ = ["EventLog", "Figures", "QueryFigures", "QueryStore", "refresh"]
 
@@ -75,7 +74,6 @@ class QueryFigures:
 def refresh(
     figures: Figures,
     ledger: LedgerView,
-    settings: QuerySettings,
     *,
     stop: StopReason | None,
     fired: Mapping[str, tuple[int, int] | list[int]],
@@ -84,7 +82,7 @@ def refresh(
     size the crawl reports, why the words would stop (``stop``), the rules' firings."""
     figures.queries = ledger.asked  # every stored query, as ``deepcrawl status`` counts
     reached = ledger.capture.reached
-    size = size_estimate(ledger, settings)
+    size = size_estimate(ledger)
     # the records the crawl holds: those the result lists showed and those it reached
     # otherwise (links, sitemaps, hubs), which no list's estimate counts
     otherwise = max(0, len(ledger.records) - reached)

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from deepcrawl.keywords.estimate import CaptureRecapture, CoverageEstimate
 from deepcrawl.keywords.outcome import LEAVABLE, QueryOutcome
+from deepcrawl.querying import paging, runaway, schedule, stops
 from deepcrawl.querying.events import (
     ContentRepeated,
     DeepeningBegun,
@@ -67,7 +68,7 @@ class Ledger:
 
     Args:
         settings: the crawl's settings (the paging thresholds a list's pages are judged by,
-            the estimator, the windows of the rules; default: the defaults).
+            the estimator; default: the defaults).
         reads_on: whether the querying reads on the lists a page cap of their own loop cut
             short (the setup phase's, read by the normal phase): such lists are kept as
             unfinished, and the pages they showed before their first record are the lists'
@@ -79,7 +80,7 @@ class Ledger:
             from deepcrawl.settings import Settings
 
             settings = Settings()
-        querying, keywords = settings.querying, settings.keywords
+        keywords = settings.keywords
         self.settings = settings
         self.reads_on = reads_on
         self.history: list[QueryOutcome] = []
@@ -103,17 +104,17 @@ class Ledger:
         """The cut lists' leads, each a list's (see :attr:`lead`)."""
         self.errors_in_row = 0
         """Failed queries since the last that did not fail."""
-        self.recent: deque[frozenset[str]] = deque(maxlen=max(1, querying.identical_window))
+        self.recent: deque[frozenset[str]] = deque(maxlen=max(1, stops.IDENTICAL_WINDOW))
         """The latest answers (not failed): the records of each."""
         self.exhausted = False
         """Whether the words ran out: no source had a word left to give."""
         self.sources = SourceRecord()
         self.texts = KnownTexts(keywords.min_term_length)
         """The words of the record pages fetched."""
-        self.content = ContentLedger(querying.runaway_window)
+        self.content = ContentLedger(runaway.RUNAWAY_WINDOW)
         """The record pages fetched, by a fingerprint of their main text: which repeat one
         fetched before (:mod:`~deepcrawl.querying.runaway`)."""
-        self.order = ListOrder(share=querying.fixed_order_share, lists=querying.fixed_order_lists)
+        self.order = ListOrder()
         """Whether the search lists in a fixed order (:mod:`~deepcrawl.querying.order`)."""
         self.largest_total = 0
         """The largest result count a list reported."""
@@ -325,7 +326,7 @@ class Ledger:
             sources.used[source] += 1
             sources.empty[source] += not found
             sources.empty_run[source] = 0 if found else sources.empty_run[source] + 1
-            run = self.settings.querying.source_empty_run
+            run = schedule.SOURCE_EMPTY_RUN
             if run and source in LEAVABLE and sources.empty_run[source] >= run:
                 sources.left.add(source)  # its words are not what the search matches
         if not error:
@@ -334,13 +335,12 @@ class Ledger:
 
     def _lead(self, event: QueryEvent) -> None:
         """A cut list's lead: the result pages it showed before its first record."""
-        querying = self.settings.querying
         results, pages = event.results, event.result_pages
         first = next((i for i, (_u, _t, rid, _p) in enumerate(results) if rid is not None), None)
-        lead = min(querying.paging_lead_pages, first * pages // len(results)) if first else 0
+        lead = min(paging.PAGING_LEAD_PAGES, first * pages // len(results)) if first else 0
         if lead and pages > 1:
             self.leads.append(lead)
-        leads, need = sorted(self.leads), max(1, querying.paging_lead_lists)
+        leads, need = sorted(self.leads), max(1, paging.PAGING_LEAD_LISTS)
         self.lead = leads[-need] if len(leads) >= need else 0
 
     def _observe(self, ids: Iterable[str]) -> frozenset[str]:

@@ -289,7 +289,7 @@ class QueryLoop:
         self._refresh()
         self.verdict = verdict
         quiet = verdict.complete or verdict.rule in {"outgrown", "repeating"}
-        gone = "" if quiet else gap(self.ledger, self.settings.querying)
+        gone = "" if quiet else gap(self.ledger)
         self.figures.stop_reason = verdict.reason + gone
         logger.info("querying stops: %s", self.figures.stop_reason)
         if self.log is not None:
@@ -297,4 +297,4 @@ class QueryLoop:
 
     def _refresh(self) -> None:
         stop = self.words_stop
-        refresh(self.figures, self.ledger, self.settings.querying, stop=stop, fired=self.fired)
+        refresh(self.figures, self.ledger, stop=stop, fired=self.fired)

@@ -8,17 +8,17 @@ deeper in them. The novelty of such a list's first pages then says nothing of th
 reported total does (:mod:`~deepcrawl.querying.paging`).
 
 A list is in a fixed order when its records' keys (the last number in each record's URL) or,
-without keys, their link texts run one way down the list: ``querying.fixed_order_share`` of the
+without keys, their link texts run one way down the list: :data:`FIXED_ORDER_SHARE` of the
 steps between neighbours at least. Relevance orders them at random, about half each way.
 :class:`ListOrder` counts the lists of either kind; the search is judged to list in a fixed
-order once ``querying.fixed_order_lists`` lists were, and more than were not.
+order once :data:`FIXED_ORDER_LISTS` lists were, and more than were not.
 """
 
 from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import urlsplit
 
@@ -26,6 +26,14 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 __all__ = ["ListOrder", "one_way_share", "record_key"]
+
+#: A result list is in a fixed order (by key or name, not relevance) when this share of the steps
+#: between neighbouring records go one way (0.5–1): its first pages do not test its total. Not
+#: from a paper.
+FIXED_ORDER_SHARE = 0.9
+#: Lists in a fixed order that make the search's order fixed (and more than in none; 0: never
+#: judged fixed).
+FIXED_ORDER_LISTS = 2
 
 _Value = TypeVar("_Value", int, str)
 _NUMBER = re.compile(r"\d+")
@@ -57,12 +65,12 @@ class ListOrder:
     """The lists judged in a fixed order and in none, and the verdict from them.
 
     Args:
-        share: the share of a list's steps that must go one way (``querying.fixed_order_share``).
-        lists: fixed lists the verdict needs (``querying.fixed_order_lists``; 0: never fixed).
+        share: the share of a list's steps that must go one way (:data:`FIXED_ORDER_SHARE`).
+        lists: fixed lists the verdict needs (:data:`FIXED_ORDER_LISTS`; 0: never fixed).
     """
 
-    share: float = 0.9
-    lists: int = 2
+    share: float = field(default_factory=lambda: FIXED_ORDER_SHARE)
+    lists: int = field(default_factory=lambda: FIXED_ORDER_LISTS)
     fixed_lists: int = 0
     """Lists whose records ran one way."""
     ranked_lists: int = 0

@@ -12,19 +12,19 @@ nothing, so a query's next page is read only while it is expected to bring at le
   records a page of the list brings against the most a page of any list brought
   (:func:`records_total`);
 * *by novelty*: the records new to the crawl on the pages read (or the latest
-  ``querying.paging_window`` of them; Ntoulas et al.'s independence assumption: the next page
+  :data:`PAGING_WINDOW` of them; Ntoulas et al.'s independence assumption: the next page
   holds about the same share), the share of records the crawl lacks by its capture–recapture
-  estimate counting as ``querying.paging_prior_pages`` pages more: a search ranking in a fixed
+  estimate counting as :data:`PAGING_PRIOR_PAGES` pages more: a search ranking in a fixed
   order shows the records the crawl knows on many words' first pages, and a page bringing
   none is weak evidence about the rest of the list while many records are lacking.
 
 The total's estimate is checked against what the pages it had read bring: a search that
 matches substrings or stems, or that counts other kinds of content in its total (a site-wide
 search), makes the crawl's word counts say records are lacking that are not. Once
-``querying.paging_check_pages`` pages in a row brought less than ``querying.paging_check_share``
-of what it predicted, it is refuted and novelty decides; after
-``querying.paging_distrust_after`` refuted lists the crawl uses no total of that search again
-(:func:`trusts_totals`).
+:data:`PAGING_CHECK_PAGES` pages in a row brought less than :data:`PAGING_CHECK_SHARE` of what it
+predicted, it is refuted and novelty decides; after
+:data:`~deepcrawl.querying.totals.PAGING_DISTRUST_AFTER` refuted lists the crawl uses no total of
+that search again (:func:`~deepcrawl.querying.totals.trusts_totals`).
 
 A reader decides from the ledger and what its own pages showed, and writes nothing else. It
 reads a list twice over: live, page by page as the search fetches them, to say whether the
@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
+from deepcrawl.querying import size, stops
 from deepcrawl.querying.events import PageRead
 from deepcrawl.querying.lists import list_key
 from deepcrawl.querying.totals import beyond_known, page_cap, records_total, unknown_left
@@ -53,6 +54,30 @@ if TYPE_CHECKING:
     from deepcrawl.settings import Settings
 
 __all__ = ["Asked", "ListReader", "page_read"]
+
+#: Without a usable total, a query's next page is expected to bring the mean of the records new
+#: to the crawl on its latest this-many pages (0: every page read since the total was refuted, or
+#: since the first). Not from a paper.
+PAGING_WINDOW = 0
+#: Without a total, a list's next page is expected to bring at least the crawl's estimate of a
+#: page's missing records, counted as this many pages beside the pages read (not for a list whose
+#: total its pages refuted; 0: the pages read alone decide). Not from a paper.
+PAGING_PRIOR_PAGES = 1.0
+#: ``querying.paging_min_new`` for a list without a total holding
+#: :data:`~deepcrawl.querying.size.STOP_COMPLETE_SHARE` of the records known or more: read to
+#: its end, such a list is evidence for the stop of the lists read to their end. Not from a paper.
+PAGING_MIN_NEW_WHOLE = 0.3
+#: Result pages a list may show before its first wanted record and still be read on, when the
+#: setup phase's lists showed that lead (:data:`PAGING_LEAD_LISTS` of them or more; the ledger
+#: keeps it): a site-wide search lists the same help pages first for every word. 0: none.
+PAGING_LEAD_PAGES = 3
+#: Setup-phase lists that must show a lead before the records for it to be read past.
+PAGING_LEAD_LISTS = 2
+#: The estimate from a list's total is refuted for the list once this many pages read after it
+#: brought less than :data:`PAGING_CHECK_SHARE` of what it predicted. 0: never tested.
+PAGING_CHECK_PAGES = 1
+#: The share of the predicted new records (0–1) under which the pages read refute the estimate.
+PAGING_CHECK_SHARE = 0.5
 
 
 class Asked(Protocol):
@@ -208,15 +233,12 @@ class ListReader:
         self.per_page = max(self.per_page, len(ids - self.shown))
         if number == 1 or (self._led and not self.shown):
             # its first page of records (past the other kinds listed first, if so) is the sample
-            # of how the search matches the word: the fetched records among it;
-            # a count scaled by that share is stop evidence only if ``stop_checked_scaled``
-            scaled = self.settings.querying.stop_checked_scaled
+            # of how the search matches the word: the fetched records among it
             total = self._records_total()
             lacking = None
             if not self.values:
-                lacking = unknown_left(
-                    ledger, self.settings, self.word, total, (), ids, scaled=scaled
-                )
+                scaled = stops.STOP_CHECKED_SCALED  # a scaled count as the stop's evidence?
+                lacking = unknown_left(ledger, self.word, total, (), ids, scaled=scaled)
             if lacking is not None and total is not None:
                 self.check = (total, lacking)
         # a typed list goes on as it is scrolled: only asking for more and not getting it ends it
@@ -246,9 +268,7 @@ class ListReader:
     def _unknown_left(
         self, shown: Collection[str], sample: Collection[str] | None = None, *, scaled: bool = True
     ) -> int | None:
-        return unknown_left(
-            self.ledger, self.settings, self.word, self.total, shown, sample, scaled=scaled
-        )
+        return unknown_left(self.ledger, self.word, self.total, shown, sample, scaled=scaled)
 
     def cut_short(self) -> bool:
         """Whether a live list's reading ended short of its total: scrolling on that brings
@@ -280,26 +300,24 @@ class ListReader:
 
     def _threshold(self) -> float:
         """Records the next page must be expected to bring: ``threshold``, or
-        ``querying.paging_min_new_whole`` if less for a list without a total that holds
-        ``querying.stop_complete_share`` of the records known or more, the others such read to
-        their end one short of ``querying.stop_complete_lists`` or more — read to its end, it
+        :data:`PAGING_MIN_NEW_WHOLE` if less for a list without a total that holds
+        ``size.STOP_COMPLETE_SHARE`` of the records known or more, the others such read to
+        their end one short of ``size.STOP_COMPLETE_LISTS`` or more — read to its end, it
         completes the evidence of the stop of the lists read to their end
         (:func:`~deepcrawl.querying.stops.lists_complete_out`), where a search that reports no
         total has no other; its pages past the records' worth buy the tail of fruitless queries
         off."""
-        settings = self.settings
-        whole = settings.querying.paging_min_new_whole
-        if self.total is not None or whole >= self.threshold:
+        if self.total is not None or self.threshold <= PAGING_MIN_NEW_WHOLE:
             return self.threshold
-        if settings.querying.stop_complete_coverage >= 1.0:
+        if size.STOP_COMPLETE_COVERAGE >= 1.0:
             return self.threshold
-        least = settings.querying.stop_complete_share * len(self.ledger.records)
+        least = size.STOP_COMPLETE_SHARE * len(self.ledger.records)
         if not least or len(self.shown | self.before) < least:
             return self.threshold
         key = self.word.casefold()
         others = sum(len(ids) >= least for word, ids in self.ledger.complete.items() if word != key)
-        enough = others + 1 >= max(2, settings.querying.stop_complete_lists)
-        return whole if enough else self.threshold
+        enough = others + 1 >= max(2, size.STOP_COMPLETE_LISTS)
+        return PAGING_MIN_NEW_WHOLE if enough else self.threshold
 
     def _reread_pays(self, number: int) -> bool:
         """Whether the records the total says lie past the pages read before are worth the
@@ -323,7 +341,7 @@ class ListReader:
         if self.values:
             return None
         total = self._records_total()
-        left = unknown_left(self.ledger, self.settings, self.word, total, self.shown)
+        left = unknown_left(self.ledger, self.word, total, self.shown)
         if left is None and not self.test and total is not None:
             # a list read again for what its total says it lacks, though the words say nothing
             left = beyond_known(self.ledger, total, self.shown)
@@ -334,19 +352,18 @@ class ListReader:
 
     def _by_novelty(self) -> float:
         """Records new to the crawl a page brought, over the pages read past ``skip`` (since the
-        total's prediction, once refuted; the latest ``querying.paging_window`` if set); where
-        the search reports no total and the crawl's estimate of what a page lacks
-        (:meth:`_prior`) is more, it counts as ``querying.paging_prior_pages`` pages more."""
-        settings = self.settings.querying
+        total's prediction, once refuted; the latest :data:`PAGING_WINDOW` if set); where the
+        search reports no total and the crawl's estimate of what a page lacks (:meth:`_prior`)
+        is more, it counts as :data:`PAGING_PRIOR_PAGES` pages more."""
         since = self._predicted[0] if self.refuted and self._predicted else 0
         recent = self.fresh[since:] or self.fresh
-        if settings.paging_window > 0:
-            recent = recent[-settings.paging_window :]
+        if PAGING_WINDOW > 0:
+            recent = recent[-PAGING_WINDOW:]
         seen = sum(recent) / max(1, len(recent))
         # not for a list whose total its pages refuted or the crawl distrusts: its pages and
         # the search's own lists are then the evidence that it holds fewer than it says
         prior = self._prior() if self.total is None else None
-        weight = max(0.0, settings.paging_prior_pages)
+        weight = max(0.0, PAGING_PRIOR_PAGES)
         if prior is None or not weight or prior <= seen:
             return seen
         # only ever for reading on: pages that brought more than the estimate are the list's own
@@ -374,11 +391,10 @@ class ListReader:
 
     def _refutes(self) -> bool:
         """Whether the pages read since the total's prediction brought less than
-        ``querying.paging_check_share`` of it, over ``querying.paging_check_pages`` pages."""
+        :data:`PAGING_CHECK_SHARE` of it, over :data:`PAGING_CHECK_PAGES` pages."""
         assert self._predicted is not None
-        settings = self.settings.querying
         at, per_page = self._predicted
         since = self.fresh[at:]
-        if settings.paging_check_pages <= 0 or len(since) < settings.paging_check_pages:
+        if PAGING_CHECK_PAGES <= 0 or len(since) < PAGING_CHECK_PAGES:
             return False
-        return sum(since) < settings.paging_check_share * per_page * len(since)
+        return sum(since) < PAGING_CHECK_SHARE * per_page * len(since)

@@ -16,7 +16,7 @@ field the search offers (:attr:`QueryBackend.partitions
 <deepcrawl.search.backend.QueryBackend.partitions>`; the safety gate already took out the
 fields it refuses), one value a query; which field goes on is chosen by the records new to the
 crawl a request its sub-lists brought — Madhavan's informativeness measured by what it pays —
-and a field whose first ``querying.partition_trial`` sub-lists brought fewer than
+and a field whose first :data:`PARTITION_TRIAL` sub-lists brought fewer than
 ``querying.partition_min_new`` records a request is left for that list.
 """
 
@@ -38,6 +38,9 @@ if TYPE_CHECKING:
     from deepcrawl.settings import Settings
 
 __all__ = ["Part", "Partitioner", "cut_lists"]
+
+#: Sub-lists of one field read before ``querying.partition_min_new`` judges the field.
+PARTITION_TRIAL = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +89,7 @@ class Partitioner:
     :meth:`outcome`), so that a resumed crawl asks no sub-list twice.
 
     Args:
-        settings: ``querying.partition_*``.
+        settings: ``querying.partition_min_new``, the page caps.
         fields: the search's fields that split its lists, their values by name (None: not
             known yet, :meth:`offer`).
     """
@@ -166,8 +169,7 @@ class Partitioner:
         return sum(new for new, _ in paid) / sum(cost for _, cost in paid)
 
     def _pays(self, branch: tuple[str, str]) -> bool:
-        querying = self.settings.querying
         paid = self._paid.get(branch, [])
-        if len(paid) < max(1, querying.partition_trial):
+        if len(paid) < max(1, PARTITION_TRIAL):
             return True
-        return self._worth(branch) >= querying.partition_min_new
+        return self._worth(branch) >= self.settings.querying.partition_min_new

@@ -119,7 +119,7 @@ class CompleteCutList(Rule):
     name = "complete-a-list"
 
     def decide(self, view: QueryView, settings: Settings) -> Ask | None:
-        if view.ledger.deepening or (cut := completing_list(view.ledger, settings)) is None:
+        if view.ledger.deepening or (cut := completing_list(view.ledger)) is None:
             return None
         word, skip, url, before = cut
         logger.info("query %r read on to its end: the stop's evidence lacks one list", word)
@@ -165,7 +165,7 @@ class ReadOnCutLists(Rule):
                 "a whole list holds every record known" if listed else "its total leaves too little"
             )
             logger.debug("list of %r not read on: %s", word, why)
-            dropped.append((word, list_check(ledger, settings, word)))
+            dropped.append((word, list_check(ledger, word)))
         return ListsDropped(tuple(dropped)) if dropped else None
 
 
@@ -174,7 +174,7 @@ class SplitCutLists(Rule):
     while its sub-lists pay (:mod:`~deepcrawl.querying.partition`).
 
     Args:
-        settings: ``querying.partition_*``.
+        settings: ``querying.partition_min_new``, the page caps.
         fields: the search's fields that split its lists (None: offered at the first round).
     """
 

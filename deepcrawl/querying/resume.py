@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from deepcrawl.querying import size, stops
 from deepcrawl.querying.lists import list_key
 from deepcrawl.querying.totals import records_total, unknown_left
 from deepcrawl.search.pagination import NEXT_TEXT, page_number_of
@@ -33,24 +34,24 @@ __all__ = ["CutList", "completing_list", "list_check", "reads_on", "resume_url"]
 CutList = tuple[str, int, str | None, frozenset[str]]
 
 
-def completing_list(ledger: LedgerView, settings: Settings) -> CutList | None:
+def completing_list(ledger: LedgerView) -> CutList | None:
     """The list cut short, without a total, to read on to its end where it completes the
     evidence of the stop of the lists read to their end
     (:func:`~deepcrawl.querying.stops.complete_out`); None where no list does, or one was
     read on so before.
 
-    Once all but one of the ``querying.stop_complete_lists`` lists holding
-    ``querying.stop_complete_share`` of the records known are read whole, the rest of the list
-    cut short whose word the fetched records say most records hold buys the stop, where word
-    after word of one page each would look for the last few records for as long as the
-    fruitless run takes. The setup phase's cut lists are candidates beside the normal phase's.
+    Once all but one of the :data:`~deepcrawl.querying.size.STOP_COMPLETE_LISTS` lists holding
+    :data:`~deepcrawl.querying.size.STOP_COMPLETE_SHARE` of the records known are read whole, the
+    rest of the list cut short whose word the fetched records say most records hold buys the
+    stop, where word after word of one page each would look for the last few records for as
+    long as the fruitless run takes. The setup phase's cut lists are candidates beside the
+    normal phase's.
     """
-    querying = settings.querying
-    if ledger.completed or querying.stop_complete_coverage >= 1.0:
+    if ledger.completed or size.STOP_COMPLETE_COVERAGE >= 1.0:
         return None
-    least = querying.stop_complete_share * len(ledger.records)
+    least = size.STOP_COMPLETE_SHARE * len(ledger.records)
     whole = sum(len(ids) >= least for ids in ledger.complete.values())
-    if not least or whole + 1 != max(2, querying.stop_complete_lists):
+    if not least or whole + 1 != max(2, size.STOP_COMPLETE_LISTS):
         return None
     cut: dict[str, CutList] = {
         key: (word, pages, url, shown)
@@ -84,7 +85,7 @@ def reads_on(ledger: LedgerView, settings: Settings, word: str, *, resumed: bool
     if lst is None or lst.size <= 0:
         return True
     total = records_total(ledger, lst.total, lst.per_page)
-    left = unknown_left(ledger, settings, lst.word, total, ledger.unheld(lst), lst.sample)
+    left = unknown_left(ledger, lst.word, total, ledger.unheld(lst), lst.sample)
     if left is None or total is None:
         return True
     pages_left = -(-(total - lst.shown) // lst.size)
@@ -94,7 +95,7 @@ def reads_on(ledger: LedgerView, settings: Settings, word: str, *, resumed: bool
     return left / requests >= settings.querying.paging_min_new
 
 
-def list_check(ledger: LedgerView, settings: Settings, word: str) -> tuple[int, int] | None:
+def list_check(ledger: LedgerView, word: str) -> tuple[int, int] | None:
     """The evidence of the stop by the lists' totals a list read before gives without a request
     (:attr:`ListReader.check <deepcrawl.querying.paging.ListReader.check>`): (the records among
     its total, those of them the crawl lacks by the fetched records' words); None where the
@@ -103,8 +104,8 @@ def list_check(ledger: LedgerView, settings: Settings, word: str) -> tuple[int, 
     if lst is None:
         return None
     total = records_total(ledger, lst.total, lst.per_page)
-    scaled = settings.querying.stop_checked_scaled
-    lacking = unknown_left(ledger, settings, lst.word, total, (), lst.sample, scaled=scaled)
+    scaled = stops.STOP_CHECKED_SCALED
+    lacking = unknown_left(ledger, lst.word, total, (), lst.sample, scaled=scaled)
     return None if total is None or lacking is None else (total, lacking)
 
 

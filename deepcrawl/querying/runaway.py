@@ -7,12 +7,12 @@ delivered instead of at URLs, so they stop such a crawl whatever its identity ru
 
 * :func:`outgrown` — the records delivered are far more than the crawl's own evidence says
   exist: its capture–recapture estimate of the records the form surfaces, and the largest total
-  a result list reported (``querying.runaway_factor``, ``querying.runaway_slack``);
+  a result list reported (:data:`RUNAWAY_FACTOR`, :data:`RUNAWAY_SLACK`);
 * :func:`repeating` — most of the latest pages fetched repeat the content of a page fetched
-  before (``querying.runaway_window``, ``querying.runaway_repeat_share``): the same records again
+  before (:data:`RUNAWAY_WINDOW`, :data:`RUNAWAY_REPEAT_SHARE`): the same records again
   under new URLs. :class:`ContentLedger` keeps the counts, by a hash of each page's main text.
 
-Each is a pure function of plain counters and the settings, returning a
+Each is a pure function of plain counters and its thresholds, returning a
 :class:`~deepcrawl.querying.verdict.Verdict` with its reason (the crawl's ``stop_reason``) or
 None; :func:`runaway` applies both to the ledger, and :class:`Runaway` is the rule the loop asks
 first. The crawl stops its querying and its link following on a verdict; the URLs already
@@ -31,9 +31,23 @@ from deepcrawl.querying.verdict import Verdict
 if TYPE_CHECKING:
     from deepcrawl.querying.rule import QueryView
     from deepcrawl.querying.view import LedgerView as Ledger
-    from deepcrawl.settings import QuerySettings, Settings
+    from deepcrawl.settings import Settings
 
 __all__ = ["ContentLedger", "Runaway", "outgrown", "repeating", "runaway"]
+
+#: The latest record pages the repeat rule judges (:func:`repeating`; the ledger's
+#: :class:`ContentLedger` keeps them): once :data:`RUNAWAY_REPEAT_SHARE` of them repeat a main
+#: text fetched before, querying and link following stop. 0: off.
+RUNAWAY_WINDOW = 40
+#: The share of repeats (0–1) among the latest :data:`RUNAWAY_WINDOW` pages that stops a crawl.
+RUNAWAY_REPEAT_SHARE = 0.5
+#: Querying and link following stop once the records delivered pass this many times those the
+#: estimate and the lists' largest total say exist, plus :data:`RUNAWAY_SLACK` (:func:`outgrown`).
+#: 0: off.
+RUNAWAY_FACTOR = 4.0
+#: Records delivered past :data:`RUNAWAY_FACTOR` times those known to exist before that rule
+#: holds: records of links and sitemaps, which no query counts.
+RUNAWAY_SLACK = 200
 
 
 def outgrown(
@@ -83,21 +97,21 @@ def repeating(repeats: int, seen: int, *, window: int, share: float) -> Verdict 
     )
 
 
-def runaway(ledger: Ledger, settings: QuerySettings, *, delivered: int) -> Verdict | None:
+def runaway(ledger: Ledger, *, delivered: int) -> Verdict | None:
     """The first of the rules that holds over the ledger (:func:`repeating` over its
     fetched pages' content, then :func:`outgrown` over ``delivered`` against its estimate and
     its lists' largest total), or None."""
     return repeating(
         ledger.content.recent_repeats,
         ledger.content.recent,
-        window=settings.runaway_window,
-        share=settings.runaway_repeat_share,
+        window=RUNAWAY_WINDOW,
+        share=RUNAWAY_REPEAT_SHARE,
     ) or outgrown(
         delivered,
         ledger.estimated_size,
         ledger.largest_total,
-        factor=settings.runaway_factor,
-        slack=settings.runaway_slack,
+        factor=RUNAWAY_FACTOR,
+        slack=RUNAWAY_SLACK,
     )
 
 
@@ -113,7 +127,7 @@ class Runaway(Rule):
 
     def decide(self, view: QueryView, settings: Settings) -> Verdict | None:
         if self.found is None:
-            self.found = runaway(view.ledger, settings.querying, delivered=view.delivered)
+            self.found = runaway(view.ledger, delivered=view.delivered)
         return self.found
 
 

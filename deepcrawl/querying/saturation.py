@@ -17,49 +17,60 @@ if TYPE_CHECKING:
 
 __all__ = ["records_saturated", "saturation_need", "window_saturated"]
 
+#: Fewer new records than this over the window (``querying.saturation_window``) means the
+#: source is exhausted.
+SATURATION_MIN_NEW = 1
+#: Saturation counted in results too: the latest queries showed this many results between them
+#: and fewer than :data:`SATURATION_MIN_NEW` new records (sooner than the window when result
+#: pages are big). None: off.
+SATURATION_RECORDS: int | None = 200
+#: The window's queries, and the results :data:`SATURATION_RECORDS` counts, must also have shown
+#: this share of the records known (by queries and links) without a new record, unless the
+#: window showed none: the evidence grows with the site (0–1; 0: off).
+SATURATION_FRACTION = 0.05
 
-def saturation_need(settings: QuerySettings, known: int) -> int:
+
+def saturation_need(known: int) -> int:
     """Results shown without a new record that saturation asks for at least:
-    ``saturation_fraction`` of the records known. (Not of the capture–recapture estimate:
+    :data:`SATURATION_FRACTION` of the records known. (Not of the capture–recapture estimate:
     while few records were caught twice, Chao's estimate runs to many times the site.)"""
-    return math.ceil(max(0.0, settings.saturation_fraction) * known)
+    return math.ceil(max(0.0, SATURATION_FRACTION) * known)
 
 
 def window_saturated(history: Sequence[QueryOutcome], settings: QuerySettings, known: int) -> bool:
-    """The last ``saturation_window`` queries brought fewer than ``saturation_min_new`` new
+    """The last ``saturation_window`` queries brought fewer than :data:`SATURATION_MIN_NEW` new
     records — and so did as many more as it takes to have shown :func:`saturation_need`
     results, unless the window showed none at all (the form finds nothing any more)."""
-    s = settings
-    if len(history) < s.saturation_window:
+    window = settings.saturation_window
+    if len(history) < window:
         return False
-    need = saturation_need(settings, known)
+    need = saturation_need(known)
     shown = new = 0
     for count, outcome in enumerate(reversed(history), start=1):
         shown += outcome.results
         new += outcome.new
-        if new >= s.saturation_min_new:
+        if new >= SATURATION_MIN_NEW:
             return False
-        if count >= s.saturation_window and (shown >= need or shown == 0):
+        if count >= window and (shown >= need or shown == 0):
             return True
     return False
 
 
-def records_saturated(history: Sequence[QueryOutcome], settings: QuerySettings, known: int) -> bool:
-    """The most recent queries showed ``saturation_records`` results between them (more on
-    a large site: :func:`saturation_need`) and fewer than ``saturation_min_new`` new ones:
+def records_saturated(history: Sequence[QueryOutcome], known: int) -> bool:
+    """The most recent queries showed :data:`SATURATION_RECORDS` results between them (more on
+    a large site: :func:`saturation_need`) and fewer than :data:`SATURATION_MIN_NEW` new ones:
     evidence counted in records re-seen, so a query showing fifty results weighs five times
     one showing ten."""
-    s = settings
-    if not s.saturation_records:
+    if not SATURATION_RECORDS:
         return False
-    need = max(s.saturation_records, saturation_need(settings, known))
+    need = max(SATURATION_RECORDS, saturation_need(known))
     shown = new = 0
     for outcome in reversed(history):
         if outcome.error:
             continue
         shown += outcome.results
         new += outcome.new
-        if new >= s.saturation_min_new:
+        if new >= SATURATION_MIN_NEW:
             return False
         if shown >= need:
             return True

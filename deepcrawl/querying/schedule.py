@@ -4,10 +4,10 @@ A source is *spent* once the queries since the last source was left show saturat
 (:mod:`~deepcrawl.querying.saturation`), or once the source on trial answered its queries with no
 new record. Saturation is then *deferred* — the querying goes on with the next source — while a
 word of the user's is left, or a source is untried and either the estimate says most records are
-missing (``saturation_max_missing``) or untried sources get a trial (``source_trial_queries``):
-Chao's estimate under-counts what one source's words never reach, since their queries re-catch
-the same records. A source whose last ``source_empty_run`` queries all came back empty is left
-at once: its words are not what the search matches.
+missing (:data:`SATURATION_MAX_MISSING`) or untried sources get a trial
+(:data:`SOURCE_TRIAL_QUERIES`): Chao's estimate under-counts what one source's words never reach,
+since their queries re-catch the same records. A source whose last :data:`SOURCE_EMPTY_RUN`
+queries all came back empty is left at once: its words are not what the search matches.
 
 Every function reads the ledger and the word supply and decides; :class:`SourceSchedule` is
 the rule: the switch it finds is a note (:class:`~deepcrawl.querying.events.SourceLeft`) the
@@ -24,6 +24,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from deepcrawl.querying import saturation
 from deepcrawl.querying.events import SourceLeft
 from deepcrawl.querying.rule import Rule
 from deepcrawl.querying.saturation import records_saturated, window_saturated
@@ -49,6 +50,22 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
+
+#: Saturation is not declared while the capture–recapture estimate says more than this share of
+#: the records is missing and a source of words is untried: the saturated source is left instead
+#: (0–1; 1: off). Not from a paper.
+SATURATION_MAX_MISSING = 0.5
+#: A source of words (the examples', the result texts', the record pages') is left once this many
+#: of its queries in a row found nothing (the fold leaves it: :class:`SourceRecord`). 0: never.
+#: Not from a paper.
+SOURCE_EMPTY_RUN = 5
+#: A saturated source of words is left for the next untried one, which gets this many queries to
+#: bring a new record; saturation is declared once every untried source failed its trial. 0: off
+#: (switch only while most records are missing). Not from a paper.
+SOURCE_TRIAL_QUERIES = 5
+#: A source's trial is this share of the queries made, where that is more than
+#: :data:`SOURCE_TRIAL_QUERIES` (0–1; 0: off). Not from a paper.
+SOURCE_TRIAL_SHARE = 0.0
 
 
 @dataclass(slots=True)
@@ -86,39 +103,39 @@ def current_source(ledger: Ledger) -> WordSource | None:
 def saturated(ledger: Ledger, settings: QuerySettings) -> bool:
     """Whether the queries since the last source was left show saturation."""
     history, known = ledger.history[ledger.sources.since :], len(ledger.records)
-    return window_saturated(history, settings, known) or records_saturated(history, settings, known)
+    return window_saturated(history, settings, known) or records_saturated(history, known)
 
 
-def trial_failed(ledger: Ledger, settings: QuerySettings) -> bool:
+def trial_failed(ledger: Ledger) -> bool:
     """Whether the source on trial answered its queries with fewer than
-    ``saturation_min_new`` new records between them."""
+    :data:`~deepcrawl.querying.saturation.SATURATION_MIN_NEW` new records between them."""
     sources = ledger.sources
     if sources.trial is None:
         return False
     trial = ledger.history[sources.trial : sources.trial + sources.trial_length]
     return (
         len(trial) >= sources.trial_length
-        and sum(outcome.new for outcome in trial) < settings.saturation_min_new
+        and sum(outcome.new for outcome in trial) < saturation.SATURATION_MIN_NEW
     )
 
 
 def spent(ledger: Ledger, settings: QuerySettings) -> bool:
     """Whether the current source is done: saturated, or its trial failed."""
-    return saturated(ledger, settings) or trial_failed(ledger, settings)
+    return saturated(ledger, settings) or trial_failed(ledger)
 
 
-def on_trial(ledger: Ledger, settings: QuerySettings) -> bool:
+def on_trial(ledger: Ledger) -> bool:
     """Whether a source of words is on trial and has queries of it left: the evidence of the
     lists asked before, from another source's words, does not speak for what its words reach."""
     sources = ledger.sources
-    if sources.trial is None or trial_failed(ledger, settings):
+    if sources.trial is None or trial_failed(ledger):
         return False
     trial = ledger.history[sources.trial : sources.trial + sources.trial_length]
     return len(trial) < sources.trial_length
 
 
-def most_missing(ledger: Ledger, settings: QuerySettings) -> bool:
-    """Whether the estimate says more than ``saturation_max_missing`` of the records are
+def most_missing(ledger: Ledger) -> bool:
+    """Whether the estimate says more than :data:`SATURATION_MAX_MISSING` of the records are
     missing.
 
     The captures' estimate counts the records the queries reach; the records the crawl
@@ -131,10 +148,10 @@ def most_missing(ledger: Ledger, settings: QuerySettings) -> bool:
         return False
     otherwise = max(0, len(ledger.records) - coverage.reached)
     known = min(1.0, (coverage.reached + otherwise) / (coverage.estimated + otherwise))
-    return 1.0 - known > settings.saturation_max_missing
+    return 1.0 - known > SATURATION_MAX_MISSING
 
 
-def deferred(ledger: Ledger, words: KeywordManager, settings: QuerySettings) -> bool:
+def deferred(ledger: Ledger, words: KeywordManager) -> bool:
     """Whether saturation waits: a word of the user's is left, or a source of words is left
     untried and either the estimate says most records are missing or untried sources get a
     trial."""
@@ -142,7 +159,7 @@ def deferred(ledger: Ledger, words: KeywordManager, settings: QuerySettings) -> 
         return True
     if not words.untried():
         return False
-    return most_missing(ledger, settings) or settings.source_trial_queries > 0
+    return most_missing(ledger) or SOURCE_TRIAL_QUERIES > 0
 
 
 def next_switch(
@@ -151,18 +168,17 @@ def next_switch(
     """The switch to the next source, if the current one is spent while saturation waits
     (``stopped``: the words ran out, and nothing is switched).
 
-    The next source is on trial for ``source_trial_queries`` queries, or
-    ``source_trial_share`` of the queries made if more, unless the estimate says most records
+    The next source is on trial for :data:`SOURCE_TRIAL_QUERIES` queries, or
+    :data:`SOURCE_TRIAL_SHARE` of the queries made if more, unless the estimate says most records
     are missing (it then gets the whole saturation window).
     """
-    if stopped or not spent(ledger, settings) or not deferred(ledger, words, settings):
+    if stopped or not spent(ledger, settings) or not deferred(ledger, words):
         return None
     return SourceLeft(
         current_source(ledger),
-        trial=settings.source_trial_queries > 0 and not most_missing(ledger, settings),
+        trial=SOURCE_TRIAL_QUERIES > 0 and not most_missing(ledger),
         trial_length=max(
-            settings.source_trial_queries,
-            math.ceil(max(0.0, settings.source_trial_share) * len(ledger.history)),
+            SOURCE_TRIAL_QUERIES, math.ceil(max(0.0, SOURCE_TRIAL_SHARE) * len(ledger.history))
         ),
     )
 

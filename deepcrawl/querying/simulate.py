@@ -195,14 +195,12 @@ class _Answers:
         )
 
 
-#: The crawl's own stop rules, off: they read result pages and fetched records, which a
+#: The crawl's own stop rules (and the reading on of a cut list that completes the evidence of
+#: one), left out of ``querying.rules``: they read result pages and fetched records, which a
 #: simulated search has not; the keyword manager's saturation and budgets decide.
-_PAGE_RULES: dict[str, object] = {
-    "stop_fruitless_queries": 0,
-    "stop_checked_records": 0,
-    "stop_complete_coverage": 1.0,
-    "stop_whole_lists": 0,
-}
+_PAGE_RULES = frozenset(
+    {"fruitless-run", "whole-lists", "list-of-everything", "complete-a-list", "totals-covered"}
+)
 
 
 def crawl(
@@ -225,7 +223,8 @@ def crawl(
     Returns:
         The loop, its ledger and words as they ended, and one trace point per query.
     """
-    settings = settings.with_overrides(querying={**_PAGE_RULES, "deepen_min_new": 0.0})
+    rules = tuple(rule for rule in settings.querying.rules if rule not in _PAGE_RULES)
+    settings = settings.with_overrides(querying={"rules": rules, "deepen_min_new": 0.0})
     loop = QueryLoop(settings, record_id=lambda rid: rid, frequent=frequent)
     backend = _Answers(db)
     trace: list[TracePoint] = []

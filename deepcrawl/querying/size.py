@@ -6,10 +6,10 @@ gap a stop names — is told from the best evidence the ledger holds, in this or
 
 1. **Lists read to their end** (:func:`~deepcrawl.keywords.estimate.lists_estimate`): a whole
    list holds every record matching its word, whatever order the search ranks them in — a
-   sample no ranking biases. Used where such lists hold ``querying.stop_complete_share`` of the
+   sample no ranking biases. Used where such lists hold :data:`STOP_COMPLETE_SHARE` of the
    records known each (the words most records hold, which occur nearly independently),
-   ``querying.stop_complete_lists`` of them at least (or one, against the records the crawl
-   learnt otherwise), ``querying.stop_complete_overlap`` records held again between them —
+   :data:`STOP_COMPLETE_LISTS` of them at least (or one, against the records the crawl
+   learnt otherwise), :data:`STOP_COMPLETE_OVERLAP` records held again between them —
    the evidence the stop of the lists read to their end rests on. A list that ended short of
    the total it reported is no whole list: the search showed only its top.
 2. **A search that caps its lists**: where lists end short of the matches they report, the
@@ -41,7 +41,6 @@ if TYPE_CHECKING:
     from collections.abc import Collection, Sequence
 
     from deepcrawl.querying.view import LedgerView as Ledger
-    from deepcrawl.settings import QuerySettings
 
 __all__ = [
     "SizeEstimate",
@@ -54,6 +53,20 @@ __all__ = [
     "unread_matches",
     "whole_lists_estimate",
 ]
+
+#: Stop querying (:class:`~deepcrawl.querying.stops.WholeListsEstimate`) once the records known
+#: reach this share of the database's size as estimated from the lists read to their end
+#: (:func:`~deepcrawl.keywords.estimate.lists_estimate`) and exceed it by no more than that
+#: share. 1.0 or more: off. Not from a paper.
+STOP_COMPLETE_COVERAGE = 0.99
+#: Result lists read to their end that :data:`STOP_COMPLETE_COVERAGE` needs at least.
+STOP_COMPLETE_LISTS = 2
+#: The share of the records known (0–1) a list read to its end must hold to count for
+#: :data:`STOP_COMPLETE_COVERAGE`: only the words most records hold occur nearly independently.
+STOP_COMPLETE_SHARE = 0.5
+#: Records the lists counting for :data:`STOP_COMPLETE_COVERAGE` hold again (the recaptures) at
+#: least: the estimate's relative error is about 1/√recaptures.
+STOP_COMPLETE_OVERLAP = 50
 
 #: Fetched records' texts the ratio estimate needs at least.
 _MIN_TEXTS = 20
@@ -81,12 +94,12 @@ class SizeEstimate:
     method: str
 
 
-def size_estimate(ledger: Ledger, settings: QuerySettings) -> SizeEstimate:
+def size_estimate(ledger: Ledger) -> SizeEstimate:
     """The size of the database the ledger's queries sampled, by the best evidence it holds
     (see the module docstring)."""
     reached = ledger.capture.reached
     capped = capped_lists(ledger)
-    whole = _whole_lists(ledger, settings, capped)
+    whole = _whole_lists(ledger, capped)
     if whole is not None:
         return SizeEstimate(max(whole, float(reached)), "whole lists")
     floor = max(float(ledger.largest_total), float(reached))
@@ -147,7 +160,6 @@ def overflow_rate(ledger: Ledger) -> float | None:
 def whole_lists_estimate(
     lists: Sequence[Collection[str]],
     known: int,
-    settings: QuerySettings,
     *,
     first_shown: Sequence[int] = (),
     again: Sequence[int] = (),
@@ -157,7 +169,6 @@ def whole_lists_estimate(
     Args:
         lists: the records of each list read to its end, oldest first.
         known: the records the crawl knows (by queries and links).
-        settings: ``stop_complete_share``, ``stop_complete_lists``, ``stop_complete_overlap``.
         first_shown: per list, the records new to the crawl when it showed them (negative:
             unknown, a list read in parts). Where one list alone is large, the records the
             crawl learnt otherwise (other words, links, hub pages) are the second capture: a
@@ -168,16 +179,16 @@ def whole_lists_estimate(
             which records the queries before it happened to catch does not bias it).
 
     Returns:
-        (the estimate, its recaptures) from the lists holding ``stop_complete_share`` of the
-        records known, ``stop_complete_lists`` of them at least (or one, and the records learnt
-        otherwise) with ``stop_complete_overlap`` records held again; else None.
+        (the estimate, its recaptures) from the lists holding :data:`STOP_COMPLETE_SHARE` of the
+        records known, :data:`STOP_COMPLETE_LISTS` of them at least (or one, and the records
+        learnt otherwise) with :data:`STOP_COMPLETE_OVERLAP` records held again; else None.
     """
     if known <= 0:
         return None
-    least = settings.stop_complete_share * known
+    least = STOP_COMPLETE_SHARE * known
     large = [i for i, ids in enumerate(lists) if len(ids) >= least]
     found: tuple[float, int] | None = None
-    if len(large) >= max(2, settings.stop_complete_lists):
+    if len(large) >= max(2, STOP_COMPLETE_LISTS):
         found = lists_estimate([lists[i] for i in large])
     elif len(large) == 1 and large[0] < len(first_shown) and first_shown[large[0]] >= 0:
         i = large[0]
@@ -188,12 +199,12 @@ def whole_lists_estimate(
     if found is None:
         return None
     estimate, recaptured = found
-    if recaptured < settings.stop_complete_overlap or estimate <= 0:
+    if recaptured < STOP_COMPLETE_OVERLAP or estimate <= 0:
         return None
     return found
 
 
-def _whole_lists(ledger: Ledger, settings: QuerySettings, capped: set[str]) -> float | None:
+def _whole_lists(ledger: Ledger, capped: set[str]) -> float | None:
     """:func:`whole_lists_estimate` over the ledger's lists read to their end, less the capped
     ones (None where it has none)."""
     words = [word for word in ledger.complete if word not in capped]
@@ -201,19 +212,18 @@ def _whole_lists(ledger: Ledger, settings: QuerySettings, capped: set[str]) -> f
     found = whole_lists_estimate(
         [ledger.complete[word] for word in words],
         len(ledger.records),
-        settings,
         first_shown=shown,
         again=again,
     )
     return None if found is None else found[0]
 
 
-def gap(ledger: Ledger, settings: QuerySettings) -> str:
+def gap(ledger: Ledger) -> str:
     """What a stop leaves behind, for the stop reason: the records missing by the reported
     estimate (:func:`size_estimate`) with the word sources tried, and
     the matches the result lists reported that the crawl did not read; empty when neither."""
     parts: list[str] = []
-    estimated, reached = size_estimate(ledger, settings).value, ledger.capture.reached
+    estimated, reached = size_estimate(ledger).value, ledger.capture.reached
     if estimated is not None and estimated - reached >= 1:
         record = ledger.sources
         tried = ", ".join(f"{s} {record.used[s]} ({record.empty[s]} empty)" for s in record.used)
@@ -235,24 +245,22 @@ def unread_matches(ledger: Ledger) -> int:
 def lists_complete_out(
     lists: Sequence[Collection[str]],
     known: int,
-    settings: QuerySettings,
     *,
     first_shown: Sequence[int] = (),
     again: Sequence[int] = (),
 ) -> tuple[float, int] | None:
     """Whether the result lists read to their end put the database at the records known.
 
-    The estimate and its arguments are :func:`~deepcrawl.querying.size.whole_lists_estimate`'s
-    (``settings.stop_complete_share``, ``stop_complete_lists``, ``stop_complete_overlap``).
+    The estimate and its arguments are :func:`whole_lists_estimate`'s.
 
     Returns:
-        (the estimate, its recaptures) when ``known`` is within ``stop_complete_coverage`` of
-        the estimate (either way: a crawl knowing more refutes it); else None.
+        (the estimate, its recaptures) when ``known`` is within :data:`STOP_COMPLETE_COVERAGE`
+        of the estimate (either way: a crawl knowing more refutes it); else None.
     """
-    coverage = settings.stop_complete_coverage
+    coverage = STOP_COMPLETE_COVERAGE
     if coverage >= 1.0:
         return None
-    found = whole_lists_estimate(lists, known, settings, first_shown=first_shown, again=again)
+    found = whole_lists_estimate(lists, known, first_shown=first_shown, again=again)
     if found is None:
         return None
     estimate, _ = found

@@ -78,18 +78,48 @@ logger = logging.getLogger(__name__)
 DEEPEN_AFTER = frozenset({StopReason.SATURATED, StopReason.EXHAUSTED})
 #: Reasons that end this run's querying only: run again with a larger budget, it goes on.
 BUDGETS = frozenset({StopReason.QUERY_BUDGET, StopReason.COST_BUDGET})
+#: This many successive queries returning the same non-empty results end the crawl (the form
+#: ignores its keyword); the ledger keeps that many latest answers.
+IDENTICAL_WINDOW = 5
+#: This many successive failed queries (error page, timeout) end the crawl.
+MAX_CONSECUTIVE_ERRORS = 5
+#: The run of fruitless queries that ends querying is at least this share of the queries made
+#: (0–1): a long crawl's tail meets twenty fruitless queries by chance.
+STOP_FRUITLESS_SHARE = 0.1
+#: The records :func:`checked_out` asks for at least, as a share of the records known (by
+#: queries and links, 0–1): over a long tail a small window meets a lucky run of lists sooner or
+#: later. Not from a paper.
+STOP_CHECKED_FRACTION = 0.2
+#: The lists :func:`checked_out` asks for at least, however many records fewer lists hold: the
+#: lists of the commonest words hold nearly the same records. Not from a paper.
+STOP_CHECKED_LISTS = 5
+#: The share of missing records (0–1) under which :func:`checked_out` stops the crawl: an
+#: estimate of the share of the site's records missed.
+STOP_CHECKED_SHARE = 0.01
+#: Whether a list's count scaled by its match share (a search matching stems or substrings:
+#: :meth:`~deepcrawl.querying.texts.KnownTexts.match_share`) is evidence for :func:`checked_out`;
+#: off, such lists are none.
+STOP_CHECKED_SCALED = True
+#: Stop querying once the capture–recapture estimate says this share of the wanted records is
+#: reached and the last :data:`STOP_PATIENCE` queries brought none new (1.0 or more: never; the
+#: estimate underrates the rare-word records of the tail).
+STOP_COVERAGE = 1.0
+#: Queries in a row without a new wanted record before :data:`STOP_COVERAGE` may stop the crawl.
+STOP_PATIENCE = 5
+#: Lists in a row, each showing records and none new, the numbered-keys stop asks for.
+KEYS_LISTS = 5
 
 
 def words_stop(ledger: Ledger, words: KeywordManager, settings: Settings) -> StopReason | None:
     """Why the words should stop, None while they should go on: the words ran out, the form
-    keeps failing (``querying.max_consecutive_errors`` in a row), it answers the last
-    ``querying.identical_window`` words with the same records (a full result page at least),
+    keeps failing (:data:`MAX_CONSECUTIVE_ERRORS` in a row), it answers the last
+    :data:`IDENTICAL_WINDOW` words with the same records (a full result page at least),
     the current source is saturated while no other waits (:mod:`~deepcrawl.querying.schedule`),
     or the query or request budget is spent."""
     s = settings.querying
     if ledger.exhausted:
         return StopReason.EXHAUSTED
-    if ledger.errors_in_row >= s.max_consecutive_errors:
+    if ledger.errors_in_row >= MAX_CONSECUTIVE_ERRORS:
         return StopReason.ERRORS
     recent = ledger.recent
     if (
@@ -101,7 +131,7 @@ def words_stop(ledger: Ledger, words: KeywordManager, settings: Settings) -> Sto
         and all(ids == recent[0] for ids in recent)
     ):
         return StopReason.IDENTICAL
-    if spent(ledger, s) and not deferred(ledger, words, s):
+    if spent(ledger, s) and not deferred(ledger, words):
         return StopReason.SATURATED
     if ledger.asked >= s.max_queries:
         return StopReason.QUERY_BUDGET
@@ -113,8 +143,8 @@ def words_stop(ledger: Ledger, words: KeywordManager, settings: Settings) -> Sto
 def fruitless(ledger: Ledger, settings: Settings) -> Verdict | None:
     """A run of queries bringing no new record, long enough to stop querying.
 
-    The run is ``querying.stop_fruitless_queries`` queries, or ``querying.stop_fruitless_share`` of
-    the queries made if more; errors count as fruitless. Unlike saturation it waits for no
+    The run is ``querying.stop_fruitless_queries`` queries, or :data:`STOP_FRUITLESS_SHARE` of the
+    queries made if more; errors count as fruitless. Unlike saturation it waits for no
     total, no estimate and no source of words: it always ends the querying. It starts afresh
     where saturation hands over — to a source of words untried while most records are missing,
     or to the deepening of the lists — each once at most.
@@ -124,8 +154,7 @@ def fruitless(ledger: Ledger, settings: Settings) -> Verdict | None:
         return None
     history = ledger.history
     need = max(
-        querying.stop_fruitless_queries,
-        math.ceil(max(0.0, querying.stop_fruitless_share) * len(history)),
+        querying.stop_fruitless_queries, math.ceil(max(0.0, STOP_FRUITLESS_SHARE) * len(history))
     )
     if len(history) - max(ledger.sources.since, ledger.deepened_from) < need:
         return None
@@ -139,15 +168,15 @@ def fruitless(ledger: Ledger, settings: Settings) -> Verdict | None:
 def checked_need(ledger: Ledger, settings: Settings) -> int:
     """Records of evidence :func:`checked_out` needs (0: the rule is off).
 
-    ``querying.stop_checked_records``, or ``querying.stop_checked_fraction`` of the records the
-    crawl knows if more. The rule is tested after every query: the longer the tail, the likelier a
+    ``querying.stop_checked_records``, or :data:`STOP_CHECKED_FRACTION` of the records the crawl
+    knows if more. The rule is tested after every query: the longer the tail, the likelier a
     small window of lists happens to lack almost nothing while a share above the threshold is
     still missing.
     """
     querying = settings.querying
     if not querying.stop_checked_records:
         return 0
-    scaled = math.ceil(max(0.0, querying.stop_checked_fraction) * len(ledger.records))
+    scaled = math.ceil(max(0.0, STOP_CHECKED_FRACTION) * len(ledger.records))
     return max(querying.stop_checked_records, scaled)
 
 
@@ -157,20 +186,16 @@ def checked_out(ledger: Ledger, settings: Settings) -> Verdict | None:
     Each query's first page reports its total; the fetched records' words say how many of them
     the crawl holds, so the difference is what its results lack — for the whole list, not only
     the page read. Once the most recent queries' lists held :func:`checked_need` records between
-    them and lacked fewer than ``querying.stop_checked_share`` of them, querying stops: the
+    them and lacked fewer than :data:`STOP_CHECKED_SHARE` of them, querying stops: the
     saturation window's evidence, counted in records checked rather than queries, and an
     estimate of the share missed. Not while a source of words is on trial: the lists so far
     were asked with another source's words, and say nothing of what the new words reach.
     """
     need = checked_need(ledger, settings)
-    if on_trial(ledger, settings.querying):  # the lists so far are another source's words'
+    if on_trial(ledger):  # the lists so far are another source's words'
         return None
-    querying = settings.querying
     if not need or not lists_checked_out(
-        ledger.checked,
-        need=need,
-        share=querying.stop_checked_share,
-        lists=querying.stop_checked_lists,
+        ledger.checked, need=need, share=STOP_CHECKED_SHARE, lists=STOP_CHECKED_LISTS
     ):
         return None
     logger.debug("checked out: (total, lacking) of the latest lists %s", ledger.checked[-8:])
@@ -179,18 +204,14 @@ def checked_out(ledger: Ledger, settings: Settings) -> Verdict | None:
     )
 
 
-def complete_out(ledger: Ledger, settings: Settings) -> Verdict | None:
+def complete_out(ledger: Ledger) -> Verdict | None:
     """The records known are the database's size by the lists read to their end
-    (:func:`lists_complete_out`, ``querying.stop_complete_*``): the stop evidence of a search that
-    reports no total, where :func:`checked_out` has none."""
+    (:func:`lists_complete_out`, :data:`~deepcrawl.querying.size.STOP_COMPLETE_COVERAGE`): the stop
+    evidence of a search that reports no total, where :func:`checked_out` has none."""
     keys = list(ledger.complete)
     shown, again = ledger.first_shown_figures(keys)
     found = lists_complete_out(
-        [ledger.complete[key] for key in keys],
-        len(ledger.records),
-        settings.querying,
-        first_shown=shown,
-        again=again,
+        [ledger.complete[key] for key in keys], len(ledger.records), first_shown=shown, again=again
     )
     if found is None:
         return None
@@ -238,10 +259,6 @@ def whole_listed(ledger: Ledger, settings: Settings) -> Verdict | None:
     return None
 
 
-#: Lists in a row, each showing records and none new, the numbered-keys stop asks for.
-KEYS_LISTS = 5
-
-
 def keys_complete(ledger: Ledger, *, lists: int = KEYS_LISTS) -> Verdict | None:
     """The records' numbering says every record is known.
 
@@ -275,23 +292,22 @@ def keys_complete(ledger: Ledger, *, lists: int = KEYS_LISTS) -> Verdict | None:
 def covered(ledger: Ledger, settings: Settings) -> Verdict | None:
     """The estimate says the wanted records are all but reached.
 
-    ``querying.stop_coverage`` of the capture–recapture estimate is reached, and the last
-    ``querying.stop_patience`` queries brought no new record: the tail of a keyword crawl is where
+    :data:`STOP_COVERAGE` of the capture–recapture estimate is reached, and the last
+    :data:`STOP_PATIENCE` queries brought no new record: the tail of a keyword crawl is where
     its requests go for the fewest records, and the estimate tells when the tail is empty
     sooner than a fixed window of fruitless queries.
     """
-    querying = settings.querying
     history = ledger.history
-    patience = max(1, querying.stop_patience)
+    patience = max(1, STOP_PATIENCE)
     probes = {w.casefold() for w in settings.keywords.stopword_probes}
-    if len(history) < patience + len(probes) or querying.stop_coverage >= 1.0:
+    if len(history) < patience + len(probes) or STOP_COVERAGE >= 1.0:
         return None
-    if on_trial(ledger, settings.querying):  # the estimate is the saturated source's
+    if on_trial(ledger):  # the estimate is the saturated source's
         return None
     if any(o.new for o in history[-patience:]):
         return None
     ratio = ledger.coverage().ratio
-    if ratio is None or ratio < querying.stop_coverage:
+    if ratio is None or ratio < STOP_COVERAGE:
         return None
     return Verdict("the coverage estimate says every record is reached", complete=True)
 
@@ -326,7 +342,7 @@ class WholeListsEstimate(Rule):
     name = "whole-lists"
 
     def decide(self, view: QueryView, settings: Settings) -> Verdict | None:
-        return complete_out(view.ledger, settings)
+        return complete_out(view.ledger)
 
 
 class ListOfEverything(Rule):

@@ -26,11 +26,16 @@ __all__ = [
     "unknown_left",
 ]
 
+#: Once this many lists, and half of those tested or more, refuted their total's estimate
+#: (:mod:`~deepcrawl.querying.paging`), the search's totals are no longer used (it matches
+#: substrings or stems, or counts other content). 0: totals always used.
+PAGING_DISTRUST_AFTER = 3
 
-def trusts_totals(ledger: LedgerView, settings: Settings) -> bool:
+
+def trusts_totals(ledger: LedgerView) -> bool:
     """Whether the result totals of this search measure what the crawl lacks.
 
-    Not once ``querying.paging_distrust_after`` lists, and half the lists put to the test
+    Not once :data:`PAGING_DISTRUST_AFTER` lists, and half the lists put to the test
     or more, had their estimate refuted by their own pages: the search matches or counts
     otherwise than the fetched pages' words say (substrings, stems, other kinds of content in
     its total). Always where the search lists in a fixed order
@@ -39,7 +44,7 @@ def trusts_totals(ledger: LedgerView, settings: Settings) -> bool:
     """
     if ledger.order.fixed:  # the refuting pages were a fixed order's first: known records
         return True
-    after = settings.querying.paging_distrust_after
+    after = PAGING_DISTRUST_AFTER
     return not (after > 0 and ledger.refutations >= max(after, ledger.tested / 2))
 
 
@@ -92,7 +97,6 @@ def page_cap(ledger: LedgerView, settings: Settings, total: int | None, size: in
 
 def unknown_left(
     ledger: LedgerView,
-    settings: Settings,
     word: str,
     total: int | None,
     shown: Collection[str],
@@ -105,7 +109,7 @@ def unknown_left(
     <deepcrawl.querying.texts.KnownTexts.unknown_left>`); None when the search's totals are not
     trusted (:func:`trusts_totals`), or, not ``scaled``, when only a count scaled by the list's
     match share would say it."""
-    if not trusts_totals(ledger, settings):
+    if not trusts_totals(ledger):
         return None
     return ledger.texts.unknown_left(word, total, shown, sample, scaled=scaled)
 

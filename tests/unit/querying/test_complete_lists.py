@@ -9,11 +9,10 @@ from typing import TYPE_CHECKING, cast
 import pytest
 
 from deepcrawl.keywords.estimate import chapman, lists_estimate
-from deepcrawl.querying import QueryLoop
+from deepcrawl.querying import QueryLoop, paging, runaway, size
 from deepcrawl.querying.events import QueryEvent
 from deepcrawl.querying.ledger import Ledger
 from deepcrawl.querying.stops import complete_out, lists_complete_out
-from deepcrawl.settings import QuerySettings
 from tests.unit.querying.answers import cut_event, list_event
 from tests.unit.querying.fake_search import FakeSearch, fake_query_loop
 from tests.unit.querying.sections import settings_of
@@ -59,40 +58,39 @@ def test_two_whole_lists_give_lincoln_petersen_and_more_give_schnabel() -> None:
 )
 def test_the_records_known_must_be_the_estimate_either_way(known: int, stops: bool) -> None:
     _, the, a = _wagtail_like()
-    assert (lists_complete_out([the, a], known, QuerySettings()) is not None) == stops
+    assert (lists_complete_out([the, a], known) is not None) == stops
 
 
-def test_short_lists_and_a_small_overlap_are_no_evidence() -> None:
+def test_short_lists_and_a_small_overlap_are_no_evidence(monkeypatch: pytest.MonkeyPatch) -> None:
     _, the, a = _wagtail_like()
-    settings = QuerySettings()
     # a topic's words: two short lists holding the same records put the size at them
     topic = [f"r{i}" for i in range(100)]
-    assert lists_complete_out([topic, topic[:80]], 100, settings) is not None
-    assert lists_complete_out([topic, topic[:80]], 238, settings) is None  # under the share
+    assert lists_complete_out([topic, topic[:80]], 100) is not None
+    assert lists_complete_out([topic, topic[:80]], 238) is None  # under the share
     # the overlap asked for
-    few = QuerySettings(stop_complete_overlap=209)
-    assert lists_complete_out([the, a], 238, few) is None
+    with monkeypatch.context() as few:
+        few.setattr(size, "STOP_COMPLETE_OVERLAP", 209)
+        assert lists_complete_out([the, a], 238) is None
     # one list, or the rule off
-    assert lists_complete_out([the], 218, settings) is None
-    off = QuerySettings(stop_complete_coverage=1.0)
-    assert lists_complete_out([the, a], 238, off) is None
+    assert lists_complete_out([the], 218) is None
+    monkeypatch.setattr(size, "STOP_COMPLETE_COVERAGE", 1.0)
+    assert lists_complete_out([the, a], 238) is None
 
 
 def test_one_whole_list_and_the_records_learnt_otherwise_give_chapman() -> None:
     """ht://Dig: the notes' frame words list all 240 notes; 93 were known before from other
     words (every one of them in the list), 147 were new: Chapman puts the size at the list."""
-    settings = QuerySettings()
     frame = [f"r{i}" for i in range(240)]
-    found = lists_complete_out([frame], 240, settings, first_shown=[147])
+    found = lists_complete_out([frame], 240, first_shown=[147])
     assert found == (chapman(240, 93, 93), 93) == (240.0, 93)
     # known records the list lacks: the size is more than the crawl knows
-    assert lists_complete_out([frame], 260, settings, first_shown=[147]) is None
+    assert lists_complete_out([frame], 260, first_shown=[147]) is None
     # too few records learnt otherwise to recapture, or a list read in parts (unknown: -1)
-    assert lists_complete_out([frame], 240, settings, first_shown=[200]) is None
-    assert lists_complete_out([frame], 240, settings, first_shown=[-1]) is None
+    assert lists_complete_out([frame], 240, first_shown=[200]) is None
+    assert lists_complete_out([frame], 240, first_shown=[-1]) is None
     # a list of most records, those learnt before it partly outside it: no stop
     the = frame[:230]
-    assert lists_complete_out([the], 232, settings, first_shown=[182]) is None
+    assert lists_complete_out([the], 232, first_shown=[182]) is None
 
 
 def test_records_of_the_one_whole_list_that_later_queries_caught_are_learnt_otherwise() -> None:
@@ -100,13 +98,12 @@ def test_records_of_the_one_whole_list_that_later_queries_caught_are_learnt_othe
     before the frame words' list, too few recaptures. The words asked after it caught 80 of
     its notes again, 44 of them new when it showed them: those are a second capture as well,
     and the size is the list."""
-    settings = QuerySettings()
     frame = [f"r{i}" for i in range(240)]
-    assert lists_complete_out([frame], 240, settings, first_shown=[204]) is None
-    found = lists_complete_out([frame], 240, settings, first_shown=[204], again=[44])
+    assert lists_complete_out([frame], 240, first_shown=[204]) is None
+    found = lists_complete_out([frame], 240, first_shown=[204], again=[44])
     assert found == (chapman(240, 80, 80), 80) == (240.0, 80)
     # a later query's records outside the list: the size is more than the crawl knows
-    assert lists_complete_out([frame], 262, settings, first_shown=[204], again=[44]) is None
+    assert lists_complete_out([frame], 262, first_shown=[204], again=[44]) is None
 
 
 def _loop(
@@ -116,16 +113,19 @@ def _loop(
     events: Iterable[Event] = (),
     **keywords: object,
 ) -> QueryLoop:
-    """A normal phase's loop; ``events``: the setup phase's, folded first."""
-    defaults = {
-        "stopword_probes": (),
-        "paging_min_new": 0.0,
-        "deepen_min_new": 0.0,
-        "paging_prior_pages": 0.0,
-        "runaway_window": 0,  # the fetched pages' texts are a word or two, many alike: no trap
-    }
+    """A normal phase's loop; ``events``: the setup phase's, folded first (its tests use the
+    ``pages_alone`` fixture)."""
+    defaults = {"stopword_probes": (), "paging_min_new": 0.0, "deepen_min_new": 0.0}
     settings = settings_of(**{**defaults, **keywords})
     return fake_query_loop(settings, seeds=seeds, frequent=frequent, events=events)
+
+
+@pytest.fixture
+def pages_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A list without a total judged by its own pages alone (no estimate counted as pages
+    beside them); no trap rule: the fetched pages' texts are a word or two, many alike."""
+    monkeypatch.setattr(paging, "PAGING_PRIOR_PAGES", 0.0)
+    monkeypatch.setattr(runaway, "RUNAWAY_WINDOW", 0)
 
 
 def _fetched(loop: QueryLoop, texts: dict[str, str]) -> None:
@@ -151,6 +151,7 @@ def _frame_words_loop(
     return loop
 
 
+@pytest.mark.usefixtures("pages_alone")
 def test_a_list_read_on_past_the_setup_pages_is_whole_and_the_two_lists_stop_the_querying() -> None:
     """No total: "the" was read three pages deep by the setup phase and goes on from page 4;
     with the records of those pages it is whole, and "a" read to its end makes the second
@@ -164,10 +165,11 @@ def test_a_list_read_on_past_the_setup_pages_is_whole_and_the_two_lists_stop_the
         pass
     assert search.read == [("the", 19), ("a", 23)]
     assert loop.ledger.complete["the"] == frozenset(the)
-    assert complete_out(loop.ledger, loop.settings) is not None
+    assert complete_out(loop.ledger) is not None
     assert "read to their end" in (loop.figures.stop_reason or "")
 
 
+@pytest.mark.usefixtures("pages_alone")
 def test_a_list_without_a_total_cut_short_is_kept_with_its_next_pages_url() -> None:
     _, the, _ = _wagtail_like()
     search = FakeSearch({"the": the}, reports_totals=False, by_url=True)
@@ -180,6 +182,7 @@ def test_a_list_without_a_total_cut_short_is_kept_with_its_next_pages_url() -> N
     )  # fmt: skip
 
 
+@pytest.mark.usefixtures("pages_alone")
 @pytest.mark.parametrize("a_whole", [True, False])
 def test_a_list_cut_short_is_read_to_its_end_where_it_completes_the_stops_evidence(
     a_whole: bool,
@@ -212,6 +215,7 @@ def test_a_list_cut_short_is_read_to_its_end_where_it_completes_the_stops_eviden
     assert "read to their end" in (loop.figures.stop_reason or "")
 
 
+@pytest.mark.usefixtures("pages_alone")
 def test_the_setup_phases_list_that_completes_the_evidence_is_read_on_before_the_others() -> None:
     """No total: "the" is whole, and the setup phase cut "one" (a few records) and "and" at
     their first page. The fetched records say "and" is in most records: it is read on to its
@@ -233,33 +237,36 @@ def test_the_setup_phases_list_that_completes_the_evidence_is_read_on_before_the
     assert "read to their end" in (loop.figures.stop_reason or "")
 
 
+@pytest.mark.usefixtures("pages_alone")
 @pytest.mark.parametrize(("whole", "pages"), [(0.3, 4), (1.0, 2)])
 def test_a_list_without_a_total_holding_most_records_is_read_on_to_its_end(
-    whole: float, pages: int
+    whole: float, pages: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """No total; "a" holds 100 records, the setup phase showed 60 of them, and the crawl
     knows 98, and "the" (95) was read to its end. Read on from page 7, its pages bring 1, 0,
     1, 0 new records: under ``querying.paging_min_new`` (1) after page 8, but over
-    ``querying.paging_min_new_whole``; a list holding most of the records known, the second
+    ``paging.PAGING_MIN_NEW_WHOLE``; a list holding most of the records known, the second
     of them, is read to its end at that."""
+    monkeypatch.setattr(paging, "PAGING_MIN_NEW_WHOLE", whole)
     ids = [f"r{i}" for i in range(100)]
     new = {"r60", "r80"}
     known = [rid for rid in ids if rid not in new]
     setup = [list_event("the", known[:95]), cut_event("a", ids, 6)]
-    loop = _loop(paging_min_new=1.0, paging_min_new_whole=whole, events=setup)
+    loop = _loop(paging_min_new=1.0, events=setup)
     loop.facts.observe(known)
     search = FakeSearch({"a": ids}, reports_totals=False, by_url=True)
     asyncio.run(loop.step(cast("FormSearch", search)))
     assert search.read == [("a", pages)]
     assert ("a" in loop.ledger.complete) == (pages == 4)
     # the first such list is read at ``querying.paging_min_new``: no second list to pair
-    loop = _loop(paging_min_new=1.0, paging_min_new_whole=whole, events=[cut_event("a", ids, 6)])
+    loop = _loop(paging_min_new=1.0, events=[cut_event("a", ids, 6)])
     loop.facts.observe(known)
     search = FakeSearch({"a": ids}, reports_totals=False, by_url=True)
     asyncio.run(loop.step(cast("FormSearch", search)))
     assert search.read == [("a", 2)]
 
 
+@pytest.mark.usefixtures("pages_alone")
 def test_the_frame_words_list_is_read_to_its_end_and_alone_stops_the_querying() -> None:
     """ht://Dig refuses stop words and indexes whole pages: the notes' frame words list all
     240, the 93 known first. Its first pages bring nothing new, yet a list of as many results
@@ -274,6 +281,7 @@ def test_the_frame_words_list_is_read_to_its_end_and_alone_stops_the_querying() 
     assert "read to their end" in (loop.figures.stop_reason or "")
 
 
+@pytest.mark.usefixtures("pages_alone")
 def test_the_frame_query_goes_before_the_lists_the_setup_phase_cut_short() -> None:
     """As above, the setup phase having cut "like" (200 notes) at three pages: the list of
     every note is asked first, and after it "like" has nothing to bring: it is never read on."""
@@ -286,6 +294,7 @@ def test_the_frame_query_goes_before_the_lists_the_setup_phase_cut_short() -> No
     assert loop.judged_complete
 
 
+@pytest.mark.usefixtures("pages_alone")
 def test_after_a_list_of_every_record_known_the_cut_lists_are_not_read_on() -> None:
     """As above with 36 notes known before the list of every note: too few recaptured. The cut
     list "like" holds notes the crawl knows, and is not read on; the next words' first pages
@@ -303,6 +312,7 @@ def test_after_a_list_of_every_record_known_the_cut_lists_are_not_read_on() -> N
     assert {word for word, _ in read[1:]} <= {"more", "other", "third"}
 
 
+@pytest.mark.usefixtures("pages_alone")
 def test_without_the_frame_query_the_same_list_stops_at_its_first_page() -> None:
     notes = [f"n{i}" for i in range(240)]
     search = FakeSearch({"home plain": notes}, by_url=True)
@@ -320,13 +330,12 @@ def test_the_stop_counts_the_whole_lists_records_that_later_queries_caught() -> 
     ledger.apply(list_event("home plain", frame))  # read to its end
     assert ledger.complete["home plain"] == frozenset(frame)
     assert ledger.first_shown["home plain"] == frozenset(frame[36:])
-    settings = settings_of()
-    assert complete_out(ledger, settings) is None  # 36 recaptures
+    assert complete_out(ledger) is None  # 36 recaptures
     ledger.apply(QueryEvent.of("like", frame[30:45]))  # 9 of those the list brought
     assert ledger.first_shown_figures(["home plain"]) == ([204], [9])
-    assert complete_out(ledger, settings) is None  # 45 recaptures, known before or since
+    assert complete_out(ledger) is None  # 45 recaptures, known before or since
     ledger.apply(QueryEvent.of("called", frame[40:60]))
     assert ledger.first_shown_figures(["home plain"]) == ([204], [24])
-    verdict = complete_out(ledger, settings)
+    verdict = complete_out(ledger)
     assert verdict is not None
     assert verdict.complete

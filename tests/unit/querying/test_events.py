@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, cast
 import pytest
 
 from deepcrawl.keywords import WordSource
-from deepcrawl.querying import Ledger, QueryLoop, event_from_dict, event_to_dict
+from deepcrawl.querying import Ledger, QueryLoop, event_from_dict, event_to_dict, runaway
 from deepcrawl.querying.events import (
     ContentRepeated,
     DeepeningBegun,
@@ -198,7 +198,9 @@ def facts(value: Any) -> Any:
     return {type(value).__name__: {k: facts(v) for k, v in sorted(attributes.items())}}
 
 
-def test_the_events_a_live_loop_kept_fold_into_its_ledger_field_by_field() -> None:
+def test_the_events_a_live_loop_kept_fold_into_its_ledger_field_by_field(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """A normal phase resumed with the setup phase's cut lists reads them on, asks its words,
     deepens its lists, and learns records, texts and merges from the fetch side meanwhile: the
     setup's events and those it kept, folded into a fresh ledger, give its ledger."""
@@ -206,7 +208,8 @@ def test_the_events_a_live_loop_kept_fold_into_its_ledger_field_by_field() -> No
     lists = {"red": ids[:60], "blue": ids[30:90], "green": ids[::7]}
     search = FakeSearch(lists, totals={"blue": 75})
     setup = [cut_event("red", ids[:60], 2, total=60), cut_event("green", ids[::7], 1)]
-    settings = settings_of(stopword_probes=("the",), paging_min_new=3.0, runaway_window=0)
+    monkeypatch.setattr(runaway, "RUNAWAY_WINDOW", 0)
+    settings = settings_of(stopword_probes=("the",), paging_min_new=3.0)
     log = _Log()
     loop = QueryLoop(
         settings,

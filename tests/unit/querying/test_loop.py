@@ -10,7 +10,17 @@ from typing import TYPE_CHECKING, ClassVar, cast
 import pytest
 
 from deepcrawl.page.fetched import Link
-from deepcrawl.querying import KnownTexts, ListReader, QueryLoop, main_text, resume_url
+from deepcrawl.querying import (
+    KnownTexts,
+    ListReader,
+    QueryLoop,
+    main_text,
+    paging,
+    resume_url,
+    runaway,
+    saturation,
+    stops,
+)
 from deepcrawl.querying.events import QueryEvent
 from deepcrawl.querying.paging import page_read
 from deepcrawl.querying.rule import Ask
@@ -40,10 +50,16 @@ def _record_id(url: str) -> str | None:
     return None if "/search" in url else url
 
 
+@pytest.fixture(autouse=True)
+def _no_trap(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fetched pages' texts are a word or two each, many alike: no trap repeating content
+    (the repeat rule off)."""
+    monkeypatch.setattr(runaway, "RUNAWAY_WINDOW", 0)
+
+
 def _loop(**crawl: object) -> QueryLoop:
-    # the stop rule reads the settings and the ledger only: no storage, no limiter; the fetched
-    # pages' texts are a word or two each, many alike: no trap repeating content
-    return QueryLoop(settings_of(runaway_window=0, **crawl), record_id=_record_id)
+    # the stop rule reads the settings and the ledger only: no storage, no limiter
+    return QueryLoop(settings_of(**crawl), record_id=_record_id)
 
 
 def test_lists_checked_out_sums_the_latest_lists_until_the_evidence_is_reached() -> None:
@@ -57,8 +73,9 @@ def test_lists_checked_out_sums_the_latest_lists_until_the_evidence_is_reached()
     assert not lists_checked_out([], need=1, share=0.5)
 
 
-def test_the_evidence_grows_with_the_records_known() -> None:
-    loop = _loop(stop_checked_records=300, stop_checked_fraction=0.1)
+def test_the_evidence_grows_with_the_records_known(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(stops, "STOP_CHECKED_FRACTION", 0.1)
+    loop = _loop(stop_checked_records=300)
     assert checked_need(loop.ledger, loop.settings) == 300  # nothing known: the floor
     loop.facts.observe(f"r{i}" for i in range(10_000))
     assert checked_need(loop.ledger, loop.settings) == 1000
@@ -86,12 +103,16 @@ def _check_first_page(loop: QueryLoop, word: str, page: ResultPage) -> None:
     loop.apply(QueryEvent(word, (read,), results, total=read.total))
 
 
-@pytest.mark.parametrize(("known", "stops"), [(1_000, True), (10_000, False)])
-def test_a_lucky_window_stops_a_small_site_but_not_a_large_one(known: int, stops: bool) -> None:
+@pytest.mark.parametrize(("known", "stopped"), [(1_000, True), (10_000, False)])
+def test_a_lucky_window_stops_a_small_site_but_not_a_large_one(
+    known: int, stopped: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A hand-made tail: lists of 50 records, 19 of 700 lacking, then six lucky lists (300
     records, 2 lacking). The 300 records asked for with 1,000 records known stop the crawl;
     with 10,000 known the rule asks for 1,000, and those lack 21: 2.1%, above 1%."""
-    loop = _loop(stop_checked_records=300, stop_checked_fraction=0.1, stop_checked_share=0.01)
+    monkeypatch.setattr(stops, "STOP_CHECKED_FRACTION", 0.1)
+    monkeypatch.setattr(stops, "STOP_CHECKED_SHARE", 0.01)
+    loop = _loop(stop_checked_records=300)
     loop.facts.observe(f"http://site/r{i}" for i in range(known))  # each list's record among them
     lacking = [2, 1, 1, 2, 1, 1, 2, 1, 1, 2, 1, 1, 2, 1, 0, 1, 0, 0, 1, 0]  # the last six: lucky
     for n, lack in enumerate(lacking):
@@ -101,7 +122,7 @@ def test_a_lucky_window_stops_a_small_site_but_not_a_large_one(known: int, stops
         # the first page reports the whole list's total: 50, of which ``lack`` are not held
         _check_first_page(loop, word, _page(50, [f"r{n}"]))
     assert checked_need(loop.ledger, loop.settings) == (300 if known == 1_000 else 1_000)
-    assert (checked_out(loop.ledger, loop.settings) is not None) is stops
+    assert (checked_out(loop.ledger, loop.settings) is not None) is stopped
 
 
 def test_a_word_held_by_more_fetched_records_than_the_search_returns_is_not_counted() -> None:
@@ -126,10 +147,8 @@ def _deepening_loop(
     events: Iterable[Event] = (),
     **keywords: object,
 ) -> QueryLoop:
-    # the fetched pages' texts are a word or two each, many alike: no trap repeating content
     fields = {
         "stopword_probes": (),
-        "runaway_window": 0,
         **keywords,
         "stop_checked_records": 0,
         **(crawl or {}),
@@ -255,21 +274,17 @@ class _ClientSideSearch:
 
 @pytest.mark.parametrize(("share", "asked"), [(0.1, 30 + 20), (0.5, 30 + 30), (0.0, 30 + 20)])
 def test_a_run_of_fruitless_queries_ends_the_querying_without_totals_or_estimate(
-    share: float, asked: int
+    share: float, asked: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The words never run out (the MkDocs guide's words, then a long list), the search reports
     no total and the saturation window is off: the run of ``stop_fruitless_queries`` fruitless
-    queries — or of ``stop_fruitless_share`` of the queries made, if more — ends the querying
+    queries — or of ``STOP_FRUITLESS_SHARE`` of the queries made, if more — ends the querying
     all the same."""
+    monkeypatch.setattr(stops, "STOP_FRUITLESS_SHARE", share)
+    monkeypatch.setattr(saturation, "SATURATION_RECORDS", None)
     guide = DATA / "mkdocs" / "guide.html"
     words = [f"{a}{b}word" for a in "abcdefghij" for b in "abcdefghij"]
-    loop = _deepening_loop(
-        seeds=(),
-        frequent=words,
-        crawl={"stop_fruitless_share": share},
-        saturation_window=10_000,
-        saturation_records=None,
-    )
+    loop = _deepening_loop(seeds=(), frequent=words, saturation_window=10_000)
     queued = loop.words.add_examples([main_text(guide.read_bytes())])
     search = _ClientSideSearch()
     asyncio.run(_crawl_until_stop(loop, search))
@@ -289,7 +304,7 @@ def test_the_stop_reason_reports_the_gap_the_estimate_sees_and_the_sources_tried
         word = loop.next_word()
         assert word is not None
         record(loop, word, {f"r{i}"})
-    reason = "saturated" + gap(loop.ledger, loop.settings.querying)
+    reason = "saturated" + gap(loop.ledger)
     assert reason.startswith("saturated; the estimate says ~15 of ~21 records are missing")
     assert reason.endswith("(word sources tried: user 2 (0 empty), frequent 4 (0 empty))")
 
@@ -317,7 +332,7 @@ def test_pages_bringing_nothing_refute_the_totals_estimate_and_paging_stops() ->
     assert search.read == [("red", 2)]
     assert loop.ledger.refutations == 1
     # one list is no evidence against the search's totals
-    assert trusts_totals(loop.ledger, loop.settings)
+    assert trusts_totals(loop.ledger)
 
 
 def test_repeated_refutations_end_the_use_of_the_searchs_totals() -> None:
@@ -331,19 +346,22 @@ def test_repeated_refutations_end_the_use_of_the_searchs_totals() -> None:
         _known(loop, ids[w], texts)
         asyncio.run(loop.step(cast("FormSearch", search)))
     assert search.read == [(w, 2) for w in words]
-    assert not trusts_totals(loop.ledger, loop.settings)
-    assert unknown_left(loop.ledger, loop.settings, "red", 100, ()) is None
+    assert not trusts_totals(loop.ledger)
+    assert unknown_left(loop.ledger, "red", 100, ()) is None
     assert loop.ledger.texts.unknown_left("red", 100, ()) == 80
 
 
 @pytest.mark.parametrize(("window", "pages"), [(2, 3), (0, 11)])
-def test_without_a_total_the_novelty_of_the_pages_read_decides(window: int, pages: int) -> None:
+def test_without_a_total_the_novelty_of_the_pages_read_decides(
+    window: int, pages: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """No total: the first page brings ten new records, the next ones none. With a window of
-    two pages (``querying.paging_window``) the mean of the latest two decides: three pages;
+    two pages (``paging.PAGING_WINDOW``) the mean of the latest two decides: three pages;
     the mean of every page read falls under one on the eleventh."""
+    monkeypatch.setattr(paging, "PAGING_WINDOW", window)
     ids = [f"r{i}" for i in range(200)]
     search = FakeSearch({"red": ids}, totals={"red": 0})
-    loop = _deepening_loop(deepen_min_new=0.0, paging_window=window)
+    loop = _deepening_loop(deepen_min_new=0.0)
     loop.facts.observe(ids[10:])
     asyncio.run(loop.step(cast("FormSearch", search)))
     assert search.read == [("red", pages)]
@@ -444,16 +462,19 @@ def test_a_stored_list_lacking_nothing_by_its_reported_total_costs_no_request() 
     assert loop.ledger.checked[0] == (60, 0)
 
 
-def test_without_a_total_a_barren_page_ends_no_list_while_the_estimate_sees_many_lacking() -> None:
+def test_without_a_total_a_barren_page_ends_no_list_while_the_estimate_sees_many_lacking(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """No total; the crawl knows 50 records, and two lists that caught them (ten twice) make
     the capture–recapture estimate 121 (chao1): 59% of a page's records are expected new, so the
     first page bringing none does not end the list, the estimate counting as one page
-    (``querying.paging_prior_pages``); the next pages bring ten each. Without the estimate
+    (``paging.PAGING_PRIOR_PAGES``); the next pages bring ten each. Without the estimate
     the first barren page ends it."""
     known = [f"k{i}" for i in range(50)]
     for weight, pages in ((1.0, 5), (0.0, 1)):
+        monkeypatch.setattr(paging, "PAGING_PRIOR_PAGES", weight)
         search = FakeSearch({"red": known[:10] + [f"n{i}" for i in range(40)]}, totals={"red": 0})
-        loop = _deepening_loop(deepen_min_new=0.0, paging_prior_pages=weight)
+        loop = _deepening_loop(deepen_min_new=0.0)
         loop.facts.observe(known)
         record(loop, "w0", known[:30])
         record(loop, "w1", known[20:])
@@ -583,12 +604,15 @@ def test_a_typed_list_showing_fewer_records_than_its_total_was_not_read_to_its_e
 
 
 @pytest.mark.parametrize("scaled", [True, False])
-def test_a_count_scaled_by_its_match_share_is_stop_evidence_only_if_asked(scaled: bool) -> None:
+def test_a_count_scaled_by_its_match_share_is_stop_evidence_only_if_asked(
+    scaled: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A search matching stems: of the ten results "use" shows, fetched, four hold "use"
     itself (the others "used", "uses"). Its 30 results less 10 / 0.4 held is a count measured
-    on ten records; with ``querying.stop_checked_scaled`` off it is no evidence for the stop, while
+    on ten records; with ``stops.STOP_CHECKED_SCALED`` off it is no evidence for the stop, while
     a word the records hold as the search matches it ("red") still is."""
-    loop = _loop(stop_checked_scaled=scaled)
+    monkeypatch.setattr(stops, "STOP_CHECKED_SCALED", scaled)
+    loop = _loop()
     ids = [f"http://site/p{i}" for i in range(40)]
     for i, rid in enumerate(ids):
         loop.facts.learn_text(rid, ("use red" if i % 3 == 0 else "used uses") if i < 30 else "blue")

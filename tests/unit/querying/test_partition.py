@@ -6,6 +6,9 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, cast
 
+import pytest
+
+from deepcrawl.querying import partition
 from deepcrawl.querying.lists import list_key
 from deepcrawl.querying.partition import cut_lists
 
@@ -62,15 +65,18 @@ def test_lists_the_search_cuts_at_one_count_are_split_by_the_forms_field_to_thei
     assert loop.verdict is not None
 
 
-def test_a_field_whose_sub_lists_bring_nothing_is_left_after_its_trial() -> None:
+def test_a_field_whose_sub_lists_bring_nothing_is_left_after_its_trial(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """A sort order that lists the same top 30 whatever its value brings nothing new: after
-    ``partition_trial`` (2) of its values the field is left for that list."""
+    ``partition.PARTITION_TRIAL`` (2) of its values the field is left for that list."""
+    monkeypatch.setattr(partition, "PARTITION_TRIAL", 2)
     lists = _site(["red", "blue"])
     for word in ("red", "blue"):
         for order in ("w", "x", "y", "z"):
             lists[list_key(word, {"sort": order})] = lists[word]
     search = FakeSearch(lists, partitions={"sort": ["w", "x", "y", "z"]}, shows=30)
-    loop = _loop(partition_trial=2)
+    loop = _loop()
     _crawl(loop, search)
     sorts = [key for key, _ in search.read if "sort=" in key]
     assert sorted(sorts) == sorted(list_key(w, {"sort": o}) for w in ("red", "blue") for o in "wx")

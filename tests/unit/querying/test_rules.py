@@ -10,7 +10,16 @@ import pytest
 
 from deepcrawl.errors import ConfigError
 from deepcrawl.keywords import StopReason, WordSource
-from deepcrawl.querying import KeywordManager, Ledger, QueryView
+from deepcrawl.querying import (
+    KeywordManager,
+    Ledger,
+    QueryView,
+    partition,
+    runaway,
+    saturation,
+    schedule,
+    stops,
+)
 from deepcrawl.querying.events import (
     DeepeningBegun,
     ListsDropped,
@@ -199,8 +208,11 @@ def test_cut_lists_lacking_nothing_by_their_totals_are_dropped_with_their_eviden
     assert rule.decide(everything, DEFAULT) == ListsDropped((("red", None),))
 
 
-def test_a_list_cut_at_its_page_cap_is_split_by_the_forms_fields_while_they_pay() -> None:
-    settings = settings_of(max_list_pages=3, partition_trial=1)
+def test_a_list_cut_at_its_page_cap_is_split_by_the_forms_fields_while_they_pay(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(partition, "PARTITION_TRIAL", 1)
+    settings = settings_of(max_list_pages=3)
     ids = [f"r{i}" for i in range(30)]
     listed = list_event("red", ids, total=100, ended=False)  # three pages of 100 matches
     view = _view(settings=settings, max_pages=None)
@@ -265,11 +277,17 @@ def test_once_the_words_are_spent_the_list_lacking_the_most_is_read_again() -> N
 
 # -- schedule.py: when a source of words is spent ------------------------------------------------
 
-SCHEDULE = settings_of(
-    stopword_probes=(), saturation_window=3, saturation_records=None, source_trial_queries=2
-)
+SCHEDULE = settings_of(stopword_probes=(), saturation_window=3)
 
 
+@pytest.fixture
+def short_trials(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No saturation counted in results; a trial of two queries."""
+    monkeypatch.setattr(saturation, "SATURATION_RECORDS", None)
+    monkeypatch.setattr(schedule, "SOURCE_TRIAL_QUERIES", 2)
+
+
+@pytest.mark.usefixtures("short_trials")
 def test_a_spent_source_is_left_once_and_the_next_put_on_trial() -> None:
     view = _view(*_answers({"a", "b"}, {"a"}, {"a"}, {"a"}, source=WordSource.RESULTS))
     rule = SourceSchedule()
@@ -285,6 +303,7 @@ def test_a_spent_source_is_left_once_and_the_next_put_on_trial() -> None:
     assert rule.decide(ran_out, SCHEDULE) is None  # the words ran out: nothing is switched
 
 
+@pytest.mark.usefixtures("short_trials")
 def test_a_switch_with_no_source_to_leave_is_noted_once_a_query() -> None:
     """The queries so far had no source (the setup phase's lists, a probe): the switch leaves
     nothing, and saturation stays; it is noted once, not again until the next query."""
@@ -301,16 +320,17 @@ def test_a_switch_with_no_source_to_leave_is_noted_once_a_query() -> None:
 # -- stops.py: when the querying stops ----------------------------------------------------------
 
 
-def test_a_fruitless_run_stops_unless_a_source_was_just_left_or_the_deepening_begins() -> None:
-    settings = settings_of(stopword_probes=(), stop_fruitless_queries=3, stop_fruitless_share=0.0)
+def test_a_fruitless_run_stops_unless_a_source_was_just_left_or_the_deepening_begins(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(stops, "STOP_FRUITLESS_SHARE", 0.0)
+    settings = settings_of(stopword_probes=(), stop_fruitless_queries=3)
     fruitless = _answers({"a"}, {"a"}, {"a"}, {"a"})
     verdict = FruitlessRun().decide(_view(*fruitless, seeds=["more"]), settings)
     assert verdict == Verdict("3 or more queries in a row brought no new record")
     left = SourceLeft(WordSource.RESULTS, trial=False, trial_length=0)
     assert FruitlessRun().decide(_view(*fruitless, left, seeds=["more"]), settings) is None
-    spent = settings_of(
-        stopword_probes=(), stop_fruitless_queries=3, stop_fruitless_share=0.0, deepen_min_new=0.2
-    )
+    spent = settings_of(stopword_probes=(), stop_fruitless_queries=3, deepen_min_new=0.2)
     ended = _view(*fruitless, WordsExhausted())  # the words ran out: the lists are read again
     assert FruitlessRun().decide(ended, spent) is None
     assert FruitlessRun().decide(_view(*fruitless[:3], seeds=["more"]), settings) is None
@@ -340,16 +360,20 @@ def test_a_list_of_everything_stops_once_the_lists_since_showed_none_outside_it(
     assert ListOfEverything().decide(outside, settings) is None
 
 
-def test_the_coverage_estimate_stops_a_patient_tail_where_asked() -> None:
-    settings = settings_of(stopword_probes=(), stop_coverage=0.9, stop_patience=2)
+def test_the_coverage_estimate_stops_a_patient_tail_where_asked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     caught = _answers(*[{"a", "b", "c"}] * 6)
-    verdict = CoverageEstimate().decide(_view(*caught), settings)
-    assert verdict == Verdict("the coverage estimate says every record is reached", complete=True)
     assert CoverageEstimate().decide(_view(*caught), DEFAULT) is None  # off by default
+    monkeypatch.setattr(stops, "STOP_COVERAGE", 0.9)
+    monkeypatch.setattr(stops, "STOP_PATIENCE", 2)
+    verdict = CoverageEstimate().decide(_view(*caught), DEFAULT)
+    assert verdict == Verdict("the coverage estimate says every record is reached", complete=True)
 
 
-def test_the_latest_totals_lacking_almost_nothing_stop() -> None:
-    settings = settings_of(stopword_probes=(), stop_checked_records=100, stop_checked_lists=2)
+def test_the_latest_totals_lacking_almost_nothing_stop(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(stops, "STOP_CHECKED_LISTS", 2)
+    settings = settings_of(stopword_probes=(), stop_checked_records=100)
     checks = ListsDropped((("w", (60, 0)), ("v", (60, 0))))
     verdict = TotalsCovered().decide(_view(*_answers({"a"}), checks), settings)
     assert verdict is not None
@@ -397,14 +421,15 @@ def test_the_rules_are_made_in_the_settings_order_and_a_name_no_rule_has_is_refu
         make_rules(settings_of(rules=("runaway", "keys")))
 
 
-def test_a_note_is_folded_and_the_same_rule_asked_again() -> None:
+def test_a_note_is_folded_and_the_same_rule_asked_again(monkeypatch: pytest.MonkeyPatch) -> None:
     """The setup phase cut "red" and "green"; "red" lacks nothing by its total. The read-on
     rule writes down that "red" is dropped — into the ledger and the event log — and, asked
     again over the ledger it changed, reads "green" on."""
     ids = [f"r{i}" for i in range(60)]
     blue = [f"b{i}" for i in range(40)]
     setup = [cut_event("red", ids, 3, total=60), cut_event("green", ids[:10], 1)]
-    settings = settings_of(stopword_probes=(), runaway_window=0)
+    monkeypatch.setattr(runaway, "RUNAWAY_WINDOW", 0)
+    settings = DEFAULT
     kept: list[Event] = []
 
     class Log:

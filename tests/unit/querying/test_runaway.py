@@ -1,12 +1,14 @@
-"""The runaway rules (issue 25): pure functions of counters and settings, no crawl needed."""
+"""The runaway rules (issue 25): pure functions of counters and thresholds, no crawl needed."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
-from deepcrawl.querying import Ledger, QueryView, Verdict
+import pytest
+
+from deepcrawl.querying import Ledger, QueryView, Verdict, runaway
 from deepcrawl.querying.events import ContentRepeated, QueryEvent, RecordRead
-from deepcrawl.querying.runaway import ContentLedger, Runaway, outgrown, repeating, runaway
+from deepcrawl.querying.runaway import ContentLedger, Runaway, outgrown, repeating
 from tests.unit.querying.sections import settings_of
 
 if TYPE_CHECKING:
@@ -57,27 +59,31 @@ def test_the_ledger_counts_pages_whose_main_text_was_fetched_before() -> None:
     assert (ledger.recent, ledger.recent_repeats) == (4, 3)  # the window's latest 4
 
 
-def test_runaway_applies_the_rules_with_the_settings() -> None:
-    settings = settings_of(runaway_window=4, runaway_repeat_share=0.5, runaway_slack=0)
-    ledger = Ledger(settings)
+def test_runaway_applies_the_rules_with_their_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(runaway, "RUNAWAY_WINDOW", 4)
+    monkeypatch.setattr(runaway, "RUNAWAY_REPEAT_SHARE", 0.5)
+    monkeypatch.setattr(runaway, "RUNAWAY_SLACK", 0)
+    ledger = Ledger()
     ledger.apply(QueryEvent.of("w", [], total=4))  # a list said four records exist
     for text in ("a", "b", "c", "d"):
         ledger.apply(RecordRead(f"r-{text}", text))
     assert ledger.content.recent == 4
-    assert runaway(ledger, settings.querying, delivered=4) is None
-    outgrew = runaway(ledger, settings.querying, delivered=17)
+    assert runaway.runaway(ledger, delivered=4) is None
+    outgrew = runaway.runaway(ledger, delivered=17)
     assert outgrew is not None
     assert outgrew.rule == "outgrown"
     ledger.apply(ContentRepeated({"r-a2": "r-a"}, "a"))  # a page showing a record fetched before
     ledger.apply(RecordRead("r-b2", "b"))  # another id, the same content
     assert ledger.content.recent_repeats == 2
-    repeated = runaway(ledger, settings.querying, delivered=17)
+    repeated = runaway.runaway(ledger, delivered=17)
     assert repeated is not None
     assert repeated.rule == "repeating"  # the repeats are named first
 
 
-def test_the_runaway_rule_holds_its_verdict_once_found() -> None:
-    settings = settings_of(runaway_factor=4, runaway_slack=0)
+def test_the_runaway_rule_holds_its_verdict_once_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(runaway, "RUNAWAY_FACTOR", 4)
+    monkeypatch.setattr(runaway, "RUNAWAY_SLACK", 0)
+    settings = settings_of()
     ledger = Ledger(settings)
     ledger.apply(QueryEvent.of("w", ["r1", "r2"], total=2))  # two exist: 8 may be delivered
     rule = Runaway()

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from deepcrawl.keywords import WordSource
-from deepcrawl.querying import KeywordManager, Ledger
+from deepcrawl.querying import KeywordManager, Ledger, saturation, schedule
 from deepcrawl.querying.events import QueryEvent, RecordsReached, SourceLeft
 from deepcrawl.querying.schedule import (
     most_missing,
@@ -12,13 +14,20 @@ from deepcrawl.querying.schedule import (
     saturated,
     trial_failed,
 )
-from deepcrawl.settings import KeywordSettings, QuerySettings
+from deepcrawl.settings import KeywordSettings
 from tests.unit.querying.sections import settings_of
 
-FULL = settings_of(
-    saturation_window=3, saturation_records=None, source_trial_queries=2, source_empty_run=2
-)
+FULL = settings_of(saturation_window=3)
 SETTINGS = FULL.querying
+
+
+@pytest.fixture(autouse=True)
+def _short_trials(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No saturation counted in results; a trial of two queries; a source left after two
+    empty answers in a row."""
+    monkeypatch.setattr(saturation, "SATURATION_RECORDS", None)
+    monkeypatch.setattr(schedule, "SOURCE_TRIAL_QUERIES", 2)
+    monkeypatch.setattr(schedule, "SOURCE_EMPTY_RUN", 2)
 
 
 def _ledger(*answers: set[str], source: WordSource = WordSource.RESULTS) -> Ledger:
@@ -62,7 +71,7 @@ def test_a_spent_source_hands_over_to_an_untried_one_on_trial() -> None:
     ledger.apply(switch)
     assert ledger.sources.left == {WordSource.RESULTS}
     assert ledger.sources.since == ledger.sources.trial == ledger.sources.switched_at == 4
-    assert on_trial(ledger, SETTINGS)
+    assert on_trial(ledger)
     assert next_switch(ledger, words, SETTINGS) is None  # judged afresh: nothing since
 
 
@@ -70,16 +79,16 @@ def test_a_trial_that_brings_nothing_fails_and_one_that_brings_a_record_does_not
     ledger = _ledger({"a"})
     _on_trial(ledger, 2)
     _ask(ledger, "x", {"a"})
-    assert on_trial(ledger, SETTINGS)
-    assert not trial_failed(ledger, SETTINGS)
+    assert on_trial(ledger)
+    assert not trial_failed(ledger)
     _ask(ledger, "y", {"a"})
-    assert trial_failed(ledger, SETTINGS)
-    assert not on_trial(ledger, SETTINGS)
+    assert trial_failed(ledger)
+    assert not on_trial(ledger)
     lucky = _ledger({"a"})
     _on_trial(lucky, 2)
     _ask(lucky, "x", {"a"})
     _ask(lucky, "y", {"new"})
-    assert not trial_failed(lucky, SETTINGS)
+    assert not trial_failed(lucky)
 
 
 def test_a_source_whose_words_keep_coming_back_empty_is_left() -> None:
@@ -98,12 +107,14 @@ def test_a_source_whose_words_keep_coming_back_empty_is_left() -> None:
     assert not failed.sources.left
 
 
-def test_records_known_by_links_count_against_the_estimate_of_what_is_missing() -> None:
+def test_records_known_by_links_count_against_the_estimate_of_what_is_missing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     ledger = _ledger({"a", "b"}, {"c", "d"}, {"e", "f"}, {"g", "h"}, {"a"})  # one recapture
-    settings = QuerySettings(saturation_max_missing=0.5)
+    monkeypatch.setattr(schedule, "SATURATION_MAX_MISSING", 0.5)
     estimated = ledger.coverage().estimated
     assert estimated is not None
     assert estimated > 2 * ledger.coverage().reached
-    assert most_missing(ledger, settings)
+    assert most_missing(ledger)
     ledger.apply(RecordsReached(tuple(f"linked{n}" for n in range(round(estimated)))))
-    assert not most_missing(ledger, settings)  # the links brought many
+    assert not most_missing(ledger)  # the links brought many

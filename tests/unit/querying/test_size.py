@@ -10,7 +10,6 @@ import pytest
 from deepcrawl.querying.events import QueryEvent, RecordRead
 from deepcrawl.querying.ledger import Ledger
 from deepcrawl.querying.size import capped_lists, overflow_rate, size_estimate
-from deepcrawl.settings import QuerySettings
 from tests.unit.querying.answers import list_event
 
 
@@ -29,7 +28,7 @@ def test_two_whole_lists_give_their_own_estimate_whatever_the_other_captures_say
     _list(ledger, "a", set(records[:208] + records[218:238]), 228, ended=True)
     for i in range(20):  # rare words, each catching one record once: Chao's estimate swells
         ledger.apply(QueryEvent.of(f"rare{i}", [records[200 + i]]))
-    size = size_estimate(ledger, QuerySettings())
+    size = size_estimate(ledger)
     assert size.method == "whole lists"
     assert size.value == pytest.approx(239, abs=1)
 
@@ -38,7 +37,7 @@ def test_too_few_whole_lists_fall_back_on_the_ledgers_estimator() -> None:
     ledger = Ledger()
     _list(ledger, "the", {f"r{i}" for i in range(100)}, 100, ended=True)
     ledger.apply(QueryEvent.of("rare", ["r1", "x"]))
-    size = size_estimate(ledger, QuerySettings())
+    size = size_estimate(ledger)
     assert size.method == "chao1"
     assert size.value == ledger.coverage().estimated
 
@@ -57,7 +56,7 @@ def test_a_search_showing_the_top_of_each_list_is_corrected_by_its_overflow_rate
         _list(ledger, f"w{q}", top, len(matched), ended=True)
     assert capped_lists(ledger) == set(ledger.lists)
     assert overflow_rate(ledger) == pytest.approx(5.0, rel=0.1)
-    size = size_estimate(ledger, QuerySettings())
+    size = size_estimate(ledger)
     assert size.method == "capped lists, by the overflow rate"  # no record's text is known
     assert size.value == pytest.approx(1000, rel=0.25)
     assert (ledger.coverage().estimated or 0) < 500  # uncorrected, far short
@@ -77,7 +76,7 @@ def test_capped_lists_ranked_by_relevance_are_told_by_the_fetched_texts() -> Non
         matched = [rid for rid, held in texts.items() if word in held]
         _list(ledger, word, set(rng.sample(matched, 14)), len(matched), ended=True)
     assert capped_lists(ledger) == set(ledger.lists)
-    size = size_estimate(ledger, QuerySettings())
+    size = size_estimate(ledger)
     assert size.method == "capped lists, by the fetched texts"
     assert size.value == pytest.approx(300, rel=0.1)
 
@@ -89,7 +88,7 @@ def test_lists_ending_short_of_their_totals_each_at_its_own_count_are_not_capped
     _list(ledger, "two", {f"r{i}" for i in range(10, 41)}, 90, ended=True)
     _list(ledger, "six", {f"r{i}" for i in range(5, 30)}, 70, ended=True)
     assert capped_lists(ledger) == set()
-    assert size_estimate(ledger, QuerySettings()).method == "chao1"
+    assert size_estimate(ledger).method == "chao1"
 
 
 def test_lists_the_crawl_stopped_reading_are_not_capped() -> None:
@@ -97,4 +96,4 @@ def test_lists_the_crawl_stopped_reading_are_not_capped() -> None:
     _list(ledger, "one", {f"r{i}" for i in range(20)}, 300, ended=False)
     _list(ledger, "two", {f"r{i}" for i in range(10, 30)}, 300, ended=False)
     assert capped_lists(ledger) == set()
-    assert size_estimate(ledger, QuerySettings()).method == "chao1"
+    assert size_estimate(ledger).method == "chao1"

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from deepcrawl.keywords import StopReason, WordSource
-from deepcrawl.querying import KeywordManager, Ledger
+from deepcrawl.querying import KeywordManager, Ledger, saturation, stops
 from deepcrawl.querying.events import (
     ListsDropped,
     QueryEvent,
@@ -70,8 +70,9 @@ def _words(ledger: Ledger, settings: Settings) -> KeywordManager:
     )
 
 
-def test_fruitless_needs_a_run_of_queries_bringing_nothing() -> None:
-    settings = _settings(querying={"stop_fruitless_queries": 3, "stop_fruitless_share": 0.0})
+def test_fruitless_needs_a_run_of_queries_bringing_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(stops, "STOP_FRUITLESS_SHARE", 0.0)
+    settings = _settings(querying={"stop_fruitless_queries": 3})
     assert fruitless(_ledger({"a"}, {"a"}, {"a"}), settings) is None  # the first brought "a"
     verdict = fruitless(_ledger({"a"}, {"a"}, {"a"}, {"a"}), settings)
     assert verdict is not None
@@ -81,8 +82,11 @@ def test_fruitless_needs_a_run_of_queries_bringing_nothing() -> None:
     assert fruitless(_ledger({"a"}, *[{"a"}] * 30), off) is None
 
 
-def test_fruitless_grows_with_the_queries_made_and_starts_afresh_with_a_source() -> None:
-    settings = _settings(querying={"stop_fruitless_queries": 2, "stop_fruitless_share": 0.5})
+def test_fruitless_grows_with_the_queries_made_and_starts_afresh_with_a_source(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(stops, "STOP_FRUITLESS_SHARE", 0.5)
+    settings = _settings(querying={"stop_fruitless_queries": 2})
     ledger = _ledger({"a"}, {"b"}, {"a"}, {"a"})  # two fruitless of four: half is two
     assert fruitless(ledger, settings) is not None
     ledger = _ledger({"a"}, {"b"}, {"c"}, {"d"}, {"a"}, {"a"})  # two of six: three needed
@@ -96,10 +100,12 @@ def test_fruitless_grows_with_the_queries_made_and_starts_afresh_with_a_source()
     assert fruitless(ledger, settings) is not None
 
 
-def test_checked_out_needs_enough_records_of_evidence_lacking_almost_nothing() -> None:
-    settings = _settings(
-        querying={"stop_checked_records": 100, "stop_checked_lists": 2, "stop_checked_share": 0.05}
-    )
+def test_checked_out_needs_enough_records_of_evidence_lacking_almost_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(stops, "STOP_CHECKED_LISTS", 2)
+    monkeypatch.setattr(stops, "STOP_CHECKED_SHARE", 0.05)
+    settings = _settings(querying={"stop_checked_records": 100})
     ledger = _ledger(known=500)
     _checked(ledger, (60, 1), (60, 1))
     verdict = checked_out(ledger, settings)
@@ -113,8 +119,9 @@ def test_checked_out_needs_enough_records_of_evidence_lacking_almost_nothing() -
     assert checked_out(one, settings) is None
 
 
-def test_checked_out_waits_while_a_source_is_on_trial() -> None:
-    settings = _settings(querying={"stop_checked_records": 100, "stop_checked_lists": 1})
+def test_checked_out_waits_while_a_source_is_on_trial(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(stops, "STOP_CHECKED_LISTS", 1)
+    settings = _settings(querying={"stop_checked_records": 100})
     ledger = _ledger({"a"})
     _checked(ledger, (200, 0))
     assert checked_out(ledger, settings) is not None
@@ -122,37 +129,41 @@ def test_checked_out_waits_while_a_source_is_on_trial() -> None:
     assert checked_out(ledger, settings) is None
 
 
-def test_the_checked_evidence_needed_grows_with_the_records_known() -> None:
-    settings = _settings(querying={"stop_checked_records": 300, "stop_checked_fraction": 0.1})
+def test_the_checked_evidence_needed_grows_with_the_records_known(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(stops, "STOP_CHECKED_FRACTION", 0.1)
+    settings = _settings(querying={"stop_checked_records": 300})
     assert checked_need(_ledger(known=100), settings) == 300
     assert checked_need(_ledger(known=10_000), settings) == 1_000
     assert checked_need(_ledger(), _settings(querying={"stop_checked_records": 0})) == 0
 
 
 def test_complete_out_reads_the_lists_read_to_their_end() -> None:
-    settings = Settings()
     records = [f"r{i}" for i in range(240)]
-    ledger = Ledger(settings)
+    ledger = Ledger()
     ledger.apply(list_event("the", records[:218]))  # read to its end
-    assert complete_out(ledger, settings) is None  # one list, the crawl knowing it alone
+    assert complete_out(ledger) is None  # one list, the crawl knowing it alone
     ledger.apply(list_event("a", records[:208] + records[218:238]))
     assert set(ledger.complete) == {"the", "a"}
-    verdict = complete_out(ledger, settings)
+    verdict = complete_out(ledger)
     assert verdict is not None
     assert verdict.complete
     _reached(ledger, records[238:] + [f"x{i}" for i in range(60)])  # more known than estimated
-    assert complete_out(ledger, settings) is None
+    assert complete_out(ledger) is None
 
 
-def test_covered_needs_the_estimate_and_a_patient_tail() -> None:
-    settings = _settings(querying={"stop_coverage": 0.9, "stop_patience": 2})
+def test_covered_needs_the_estimate_and_a_patient_tail(monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = Settings()
     both = {"a", "b", "c"}
     ledger = _ledger(both, both, both, both, both, both)  # every record caught six times
+    assert covered(ledger, settings) is None  # off by default
+    monkeypatch.setattr(stops, "STOP_COVERAGE", 0.9)
+    monkeypatch.setattr(stops, "STOP_PATIENCE", 2)
     verdict = covered(ledger, settings)
     assert verdict is not None
     assert verdict.complete
     assert covered(_ledger(both, both, both, both, both, {"d"}), settings) is None  # d was new
-    assert covered(ledger, Settings()) is None  # off by default
 
 
 @pytest.mark.parametrize(
@@ -171,8 +182,11 @@ def test_the_words_stop_for_their_own_reasons(events: list[Event], reason: StopR
     assert words_stop(ledger, _words(ledger, settings), settings) is reason
 
 
-def test_the_words_stop_when_the_form_answers_every_word_alike_or_the_budget_is_spent() -> None:
-    settings = _settings(querying={"identical_window": 3, "max_queries": 10})
+def test_the_words_stop_when_the_form_answers_every_word_alike_or_the_budget_is_spent(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(stops, "IDENTICAL_WINDOW", 3)
+    settings = _settings(querying={"max_queries": 10})
     same = {"a", "b"}
     ledger = _ledger(same, same, settings=settings)
     assert words_stop(ledger, _words(ledger, settings), settings) is None
@@ -182,8 +196,11 @@ def test_the_words_stop_when_the_form_answers_every_word_alike_or_the_budget_is_
     assert words_stop(many, _words(many, settings), settings) is StopReason.QUERY_BUDGET
 
 
-def test_saturated_words_wait_for_the_users_words_and_an_untried_source() -> None:
-    settings = settings_of(saturation_window=3, saturation_records=None)
+def test_saturated_words_wait_for_the_users_words_and_an_untried_source(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(saturation, "SATURATION_RECORDS", None)
+    settings = settings_of(saturation_window=3)
     ledger = _ledger({"a"}, {"a"}, {"a"}, {"a"}, settings=settings)
     words = _words(ledger, settings)
     assert words_stop(ledger, words, settings) is StopReason.SATURATED
@@ -205,12 +222,12 @@ def test_the_gap_names_what_the_estimate_misses_and_the_sources_tried() -> None:
     for i in range(6):  # six rare records, each caught once: the estimate says more are missing
         source = WordSource.USER if i < 2 else WordSource.FREQUENT
         ledger.apply(QueryEvent.of(f"w{i}", [f"r{i}"], source=source))
-    assert gap(ledger, Settings().querying) == (
+    assert gap(ledger) == (
         "; the estimate says ~15 of ~21 records are missing "
         "(word sources tried: user 2 (0 empty), frequent 4 (0 empty))"
     )
     caught = _ledger({"a"}, {"a"})
-    assert gap(caught, Settings().querying) == ""  # nothing missing by the estimate
+    assert gap(caught) == ""  # nothing missing by the estimate
 
 
 def test_the_gap_names_the_matches_the_lists_reported_and_the_crawl_did_not_read() -> None:
@@ -222,10 +239,7 @@ def test_the_gap_names_the_matches_the_lists_reported_and_the_crawl_did_not_read
     assert (ledger.lists["w"].shown, ledger.lists["w"].pages) == (200, 2)
     assert ledger.lists["v"].complete
     assert unread_matches(ledger) == 1000
-    assert (
-        gap(ledger, Settings().querying)
-        == "; the result lists reported 1000 matches it did not read"
-    )
+    assert gap(ledger) == "; the result lists reported 1000 matches it did not read"
 
 
 def _keyed(*keys: int) -> list[str]:
@@ -304,9 +318,9 @@ def test_a_rare_words_whole_list_of_the_few_records_known_is_no_list_of_every_re
     """The example's own words each list the example alone: the first of them, read to its
     end, holds every record known, and the lists since show none outside it."""
     settings = _settings(querying={"stop_whole_lists": 3})
-    for word, source, stops in (("chinese", None, False), ("chinese", WordSource.FRAME, True)):
+    for word, source, stopped in (("chinese", None, False), ("chinese", WordSource.FRAME, True)):
         ledger = Ledger()
         ledger.apply(list_event(word, ["r1"], total=1, source=source))  # read to its end
         for other in ("ways", "extra", "biggest"):
             ledger.apply(QueryEvent.of(other, ["r1"], total=1))
-        assert (whole_listed(ledger, settings) is not None) is stops
+        assert (whole_listed(ledger, settings) is not None) is stopped

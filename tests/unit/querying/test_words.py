@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from deepcrawl.errors import ConfigError
 from deepcrawl.keywords import FrequencyPolicy, StopReason, WordSource
-from deepcrawl.querying import KeywordManager, Ledger, QueryLoop
+from deepcrawl.querying import KeywordManager, Ledger, QueryLoop, saturation, schedule, stops
 from deepcrawl.querying.schedule import on_trial
 from deepcrawl.settings import KeywordSettings
 from tests.unit.querying.answers import record
@@ -89,8 +89,9 @@ def test_greedy_learns_from_the_results() -> None:
     assert m.next_word() == "wine"
 
 
-def test_saturation_after_window_without_new_records() -> None:
-    m = manager(policy="frequency", saturation_window=3, saturation_min_new=1)
+def test_saturation_after_window_without_new_records(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(saturation, "SATURATION_MIN_NEW", 1)
+    m = manager(policy="frequency", saturation_window=3)
     m.words.record_stopword_probe(False)
     record(m, m.next_word() or "", ["r1"])
     for _ in range(2):
@@ -114,8 +115,9 @@ def test_query_and_request_budgets() -> None:
     assert m.words_stop is StopReason.COST_BUDGET
 
 
-def test_identical_results_for_every_keyword_end_the_crawl() -> None:
-    m = manager(identical_window=3, saturation_window=50)
+def test_identical_results_for_every_keyword_end_the_crawl(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(stops, "IDENTICAL_WINDOW", 3)
+    m = manager(saturation_window=50)
     for word in ("house", "garden"):
         record(m, word, ["same1", "same2"])
     assert m.words_stop is None
@@ -124,8 +126,9 @@ def test_identical_results_for_every_keyword_end_the_crawl() -> None:
     assert "same results" in str(m.words_stop)
 
 
-def test_repeated_errors_end_the_crawl() -> None:
-    m = manager(max_consecutive_errors=2, saturation_window=50)
+def test_repeated_errors_end_the_crawl(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(stops, "MAX_CONSECUTIVE_ERRORS", 2)
+    m = manager(saturation_window=50)
     record(m, "house", [], error="HTTP 500")
     record(m, "garden", ["r1"])
     record(m, "river", [], error="timeout")
@@ -198,15 +201,14 @@ def test_no_policy_ever_reissues_a_query(policy: str, results: list[set[int]]) -
 
 
 @pytest.mark.parametrize(("fraction", "queries_to_saturate"), [(0.0, 20), (0.05, 50)])
-def test_saturation_evidence_grows_with_the_site(fraction: float, queries_to_saturate: int) -> None:
+def test_saturation_evidence_grows_with_the_site(
+    fraction: float, queries_to_saturate: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """10,000 records known; every query shows 10 of them and nothing new. Without scaling the
     window (20 queries, 200 results) saturates; with 0.05 of the site it takes 500 results."""
-    m = manager(
-        policy="frequency",
-        saturation_window=20,
-        saturation_records=200,
-        saturation_fraction=fraction,
-    )
+    monkeypatch.setattr(saturation, "SATURATION_RECORDS", 200)
+    monkeypatch.setattr(saturation, "SATURATION_FRACTION", fraction)
+    m = manager(policy="frequency", saturation_window=20)
     m.words.record_stopword_probe(False)
     known = [f"r{i}" for i in range(10_000)]
     m.facts.observe(known)
@@ -215,8 +217,11 @@ def test_saturation_evidence_grows_with_the_site(fraction: float, queries_to_sat
         assert (m.words_stop is not None) is (n >= queries_to_saturate), n
 
 
-def test_a_fruitless_window_of_empty_queries_saturates_at_any_size() -> None:
-    m = manager(policy="frequency", saturation_window=3, saturation_fraction=0.05)
+def test_a_fruitless_window_of_empty_queries_saturates_at_any_size(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(saturation, "SATURATION_FRACTION", 0.05)
+    m = manager(policy="frequency", saturation_window=3)
     m.words.record_stopword_probe(False)
     m.facts.observe(f"r{i}" for i in range(10_000))
     for n in range(3):
@@ -239,10 +244,17 @@ TITLES = (
 )
 
 
-def _saturated_titles(**settings: object) -> QueryLoop:
+def _saturated_titles(
+    monkeypatch: pytest.MonkeyPatch, *, trial_queries: int, trial_share: float = 0.0
+) -> QueryLoop:
     """Ten records, each caught twice (Chao's estimate: nothing missing), whose title words
-    then re-find a known record until the title source is saturated."""
-    m = manager(saturation_window=5, saturation_records=None, saturation_fraction=0.0, **settings)
+    then re-find a known record until the title source is saturated; the next source gets a
+    trial of ``trial_queries`` queries, or ``trial_share`` of those made if more."""
+    monkeypatch.setattr(saturation, "SATURATION_RECORDS", None)
+    monkeypatch.setattr(saturation, "SATURATION_FRACTION", 0.0)
+    monkeypatch.setattr(schedule, "SOURCE_TRIAL_QUERIES", trial_queries)
+    monkeypatch.setattr(schedule, "SOURCE_TRIAL_SHARE", trial_share)
+    m = manager(saturation_window=5)
     m.words.record_stopword_probe(False)
     titles = {f"r{i}": word for i, word in enumerate(TITLES)}
     record(m, "seed", titles, titles)
@@ -256,10 +268,12 @@ def _saturated_titles(**settings: object) -> QueryLoop:
     return m
 
 
-def test_a_saturated_source_hands_over_to_an_untried_one_for_a_bounded_trial() -> None:
+def test_a_saturated_source_hands_over_to_an_untried_one_for_a_bounded_trial(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """The estimate says nothing is missing, yet the record pages' words get five queries
     before the crawl is called saturated: one source's queries re-catch what it reaches."""
-    m = _saturated_titles(source_trial_queries=5)
+    m = _saturated_titles(monkeypatch, trial_queries=5)
     assert m.words_stop is None
     tried = []
     while (word := m.next_word()) is not None:
@@ -274,8 +288,8 @@ def test_a_saturated_source_hands_over_to_an_untried_one_for_a_bounded_trial() -
     assert m.words_stop is StopReason.SATURATED
 
 
-def test_a_trial_that_brings_nothing_ends_in_saturation() -> None:
-    m = _saturated_titles(source_trial_queries=2)
+def test_a_trial_that_brings_nothing_ends_in_saturation(monkeypatch: pytest.MonkeyPatch) -> None:
+    m = _saturated_titles(monkeypatch, trial_queries=2)
     for _ in range(2):
         word = m.next_word()
         assert word in {"messages", "words", "here"}
@@ -284,8 +298,10 @@ def test_a_trial_that_brings_nothing_ends_in_saturation() -> None:
     assert m.next_word() is None
 
 
-def test_a_trial_that_brings_a_record_goes_on_under_the_saturation_window() -> None:
-    m = _saturated_titles(source_trial_queries=2)
+def test_a_trial_that_brings_a_record_goes_on_under_the_saturation_window(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    m = _saturated_titles(monkeypatch, trial_queries=2)
     m.words.learn_record("more words for later queries")
     found = m.next_word()
     assert found is not None
@@ -297,30 +313,34 @@ def test_a_trial_that_brings_a_record_goes_on_under_the_saturation_window() -> N
     assert m.words_stop is None  # the window of five still holds the new record
 
 
-def test_without_trials_a_saturated_source_ends_the_crawl_while_the_estimate_is_full() -> None:
-    m = _saturated_titles(source_trial_queries=0)
+def test_without_trials_a_saturated_source_ends_the_crawl_while_the_estimate_is_full(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    m = _saturated_titles(monkeypatch, trial_queries=0)
     assert m.words_stop is StopReason.SATURATED
 
 
-def test_a_trial_keeps_the_lists_rules_waiting_until_its_queries_are_answered() -> None:
-    m = _saturated_titles(source_trial_queries=2)
+def test_a_trial_keeps_the_lists_rules_waiting_until_its_queries_are_answered(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    m = _saturated_titles(monkeypatch, trial_queries=2)
     # nothing left yet: the switch comes with the next query
-    assert not on_trial(m.ledger, m.settings.querying)
+    assert not on_trial(m.ledger)
     word = m.next_word()
     assert word is not None
-    assert on_trial(m.ledger, m.settings.querying)
+    assert on_trial(m.ledger)
     record(m, word, {"r1"})
-    assert on_trial(m.ledger, m.settings.querying)
+    assert on_trial(m.ledger)
     word = m.next_word()
     assert word is not None
     record(m, word, {"r1"})
-    assert not on_trial(m.ledger, m.settings.querying)
+    assert not on_trial(m.ledger)
 
 
-def test_the_record_pages_template_words_are_no_query() -> None:
+def test_the_record_pages_template_words_are_no_query(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every issue page of a tracker says "History", "Author", "Date": the search indexes
     none of them, and the greedy policy would pick them first (they are on every page)."""
-    m = _saturated_titles(source_trial_queries=5)
+    m = _saturated_titles(monkeypatch, trial_queries=5)
     for i in range(24):
         m.words.learn_record(f"History Author Date message{i} words {'lighthouse' * (i % 2)}")
     sent = []
@@ -398,8 +418,8 @@ def test_the_pages_a_query_is_expected_to_read_are_those_the_paging_rule_read() 
     assert short.words.max_result_pages == 50
 
 
-def test_a_trial_grows_with_the_queries_made() -> None:
-    m = _saturated_titles(source_trial_queries=2, source_trial_share=0.5)
+def test_a_trial_grows_with_the_queries_made(monkeypatch: pytest.MonkeyPatch) -> None:
+    m = _saturated_titles(monkeypatch, trial_queries=2, trial_share=0.5)
     made = len(m.ledger.history)
     for _ in range(math.ceil(made / 2) - 1):
         word = m.next_word()

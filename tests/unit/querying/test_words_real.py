@@ -13,10 +13,11 @@ from functools import cache
 from pathlib import Path
 
 import lxml.html
+import pytest
 
 from deepcrawl.keywords import StopReason, WordSource
 from deepcrawl.keywords.text import record_terms
-from deepcrawl.querying import QueryLoop, main_text
+from deepcrawl.querying import QueryLoop, main_text, saturation, schedule
 from tests.unit.querying.answers import record
 from tests.unit.querying.sections import settings_of
 
@@ -78,12 +79,15 @@ def test_the_saved_rows_are_what_the_search_showed() -> None:
     assert all("nonprofit" in record_terms(row["recipient"]) for row in _rows())
 
 
-def test_a_record_pages_words_the_index_lacks_are_left_for_the_result_entries_words() -> None:
+def test_a_record_pages_words_the_index_lacks_are_left_for_the_result_entries_words(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """The row page holds column names and codes ("county", "cul", "bid") the index does not
     cover; its words come back empty, the source is left, and the words of the result rows'
     matched cells (names, places, the summaries' words) reach every row."""
+    monkeypatch.setattr(schedule, "SOURCE_EMPTY_RUN", 3)
     # the column names are on every row page: without the template rule (which drops them)
-    m = _manager(source_empty_run=3, records_frame_share=1.0)
+    m = _manager(records_frame_share=1.0)
     for row in _rows():  # the row pages' words outside the index: column names, codes, dates
         m.words.learn_record(
             " ".join([*row, *(row[c] for c in ("county", "code", "status", "awarded"))])
@@ -142,10 +146,14 @@ def test_an_echo_of_the_query_is_no_entry_text() -> None:
     assert m.words._terms[WordSource.ENTRIES].term_df["office"] > 0
 
 
-def test_saturation_waits_while_most_records_are_missing_and_a_source_is_untried() -> None:
+def test_saturation_waits_while_most_records_are_missing_and_a_source_is_untried(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Twenty queries of one source re-find the same records while the estimate says most are
     missing: the source is left, not the crawl, when another source has words."""
-    m = _manager(saturation_window=5, saturation_records=None, saturation_fraction=0.0)
+    monkeypatch.setattr(saturation, "SATURATION_RECORDS", None)
+    monkeypatch.setattr(saturation, "SATURATION_FRACTION", 0.0)
+    m = _manager(saturation_window=5)
     # rare words: each record caught once -> Chao's estimate far above the records reached
     learnt = ["amber", "birch", "cedar", "dune", "elm", "fern"]
     for i, text in enumerate(learnt):
