@@ -76,18 +76,23 @@ def refresh(
     ledger: LedgerView,
     *,
     stop: StopReason | None,
+    proven: bool,
     fired: Mapping[str, tuple[int, int] | list[int]],
 ) -> None:
     """Bring ``figures`` up to date with ``ledger``: the queries, the records reached, the
-    size the crawl reports, why the words would stop (``stop``), the rules' firings."""
+    size the crawl reports, why the words would stop (``stop``), the rules' firings.
+
+    The size is what the crawl's final line would say now: the records it knows where a
+    stop's evidence ``proven`` them complete, else its best estimate
+    (:func:`~deepcrawl.querying.size.size_estimate`)."""
     figures.queries = ledger.asked  # every stored query, as ``deepcrawl status`` counts
     reached = ledger.capture.reached
-    size = size_estimate(ledger)
     # the records the crawl holds: those the result lists showed and those it reached
     # otherwise (links, sitemaps, hubs), which no list's estimate counts
     otherwise = max(0, len(ledger.records) - reached)
     figures.records_reached = reached + otherwise
-    figures.records_estimated = None if size.value is None else size.value + otherwise
+    size = float(reached) if proven else size_estimate(ledger).value
+    figures.records_estimated = None if size is None else size + otherwise
     figures.stop_reason = str(stop) if stop is not None else None
     figures.querying["rules"] = {
         name: {"asked": asked, "decided": decided} for name, (asked, decided) in fired.items()

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 from deepcrawl.keywords.estimate import CaptureRecapture, CoverageEstimate
 from deepcrawl.keywords.outcome import LEAVABLE, QueryOutcome
-from deepcrawl.querying import paging, runaway, schedule, stops
+from deepcrawl.querying import paging, runaway, schedule
 from deepcrawl.querying.events import (
     ContentRepeated,
     DeepeningBegun,
@@ -104,7 +104,7 @@ class Ledger:
         """The cut lists' leads, each a list's (see :attr:`lead`)."""
         self.errors_in_row = 0
         """Failed queries since the last that did not fail."""
-        self.recent: deque[frozenset[str]] = deque(maxlen=max(1, stops.IDENTICAL_WINDOW))
+        self.recent: deque[frozenset[str]] = deque(maxlen=max(1, schedule.IDENTICAL_WINDOW))
         """The latest answers (not failed): the records of each."""
         self.exhausted = False
         """Whether the words ran out: no source had a word left to give."""

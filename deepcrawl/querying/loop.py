@@ -31,9 +31,9 @@ from deepcrawl.querying.registry import make_rules
 from deepcrawl.querying.resume import resume_url
 from deepcrawl.querying.rule import Ask, QueryView
 from deepcrawl.querying.runaway import Runaway
-from deepcrawl.querying.schedule import SourceSchedule
+from deepcrawl.querying.schedule import BUDGETS, SourceSchedule, words_stop
 from deepcrawl.querying.size import gap
-from deepcrawl.querying.stops import BUDGETS, words_stop
+from deepcrawl.querying.stops import proves
 from deepcrawl.querying.verdict import Verdict
 from deepcrawl.querying.words import KeywordManager
 from deepcrawl.urls import normalise_or_none
@@ -296,5 +296,6 @@ class QueryLoop:
             self.log.flush()
 
     def _refresh(self) -> None:
-        stop = self.words_stop
-        refresh(self.figures, self.ledger, stop=stop, fired=self.fired)
+        done = self.verdict
+        proven = done.complete if done else proves(self.rules, self.view, self.settings)
+        refresh(self.figures, self.ledger, stop=self.words_stop, proven=proven, fired=self.fired)

@@ -35,7 +35,7 @@ from deepcrawl.querying.lists import list_key
 from deepcrawl.querying.partition import Part, Partitioner
 from deepcrawl.querying.resume import completing_list, list_check, reads_on
 from deepcrawl.querying.rule import Ask, Rule
-from deepcrawl.querying.stops import DEEPEN_AFTER, words_stop
+from deepcrawl.querying.schedule import DEEPEN_AFTER, words_stop
 from deepcrawl.querying.verdict import Verdict
 
 if TYPE_CHECKING:
@@ -63,7 +63,7 @@ logger = logging.getLogger(__name__)
 def take_word(view: QueryView, settings: Settings) -> Ask | WordsExhausted | None:
     """The word supply's next word as an ask (a frame word's list is read to its end), a note
     that no source has a word left, or None while the words stop
-    (:func:`~deepcrawl.querying.stops.words_stop`)."""
+    (:func:`~deepcrawl.querying.schedule.words_stop`)."""
     words = view.words
     if words_stop(view.ledger, words, settings) is not None:
         return None

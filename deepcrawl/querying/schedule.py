@@ -24,6 +24,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from deepcrawl.keywords.outcome import StopReason
 from deepcrawl.querying import saturation
 from deepcrawl.querying.events import SourceLeft
 from deepcrawl.querying.rule import Rule
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
     from deepcrawl.settings import QuerySettings, Settings
 
 __all__ = [
+    "BUDGETS",
+    "DEEPEN_AFTER",
     "SourceRecord",
     "SourceSchedule",
     "current_source",
@@ -47,9 +50,21 @@ __all__ = [
     "saturated",
     "spent",
     "trial_failed",
+    "words_stop",
 ]
 
 logger = logging.getLogger(__name__)
+
+#: Why the words stop that leaves the lists already asked worth deepening: the words ran out or
+#: bring nothing new. Budgets, errors and a form ignoring its keyword end the querying.
+DEEPEN_AFTER = frozenset({StopReason.SATURATED, StopReason.EXHAUSTED})
+#: Reasons that end this run's querying only: run again with a larger budget, it goes on.
+BUDGETS = frozenset({StopReason.QUERY_BUDGET, StopReason.COST_BUDGET})
+#: This many successive queries returning the same non-empty results end the crawl (the form
+#: ignores its keyword); the ledger keeps that many latest answers.
+IDENTICAL_WINDOW = 5
+#: This many successive failed queries (error page, timeout) end the crawl.
+MAX_CONSECUTIVE_ERRORS = 5
 
 #: Saturation is not declared while the capture–recapture estimate says more than this share of
 #: the records is missing and a source of words is untried: the saturated source is left instead
@@ -197,3 +212,33 @@ class SourceSchedule(Rule):
         if switch is not None:
             logger.info("words from %s saturated: on to the next source", switch.source)
         return switch
+
+
+def words_stop(ledger: Ledger, words: KeywordManager, settings: Settings) -> StopReason | None:
+    """Why the words should stop, None while they should go on: the words ran out, the form
+    keeps failing (:data:`MAX_CONSECUTIVE_ERRORS` in a row), it answers the last
+    :data:`IDENTICAL_WINDOW` words with the same records (a full result page at least),
+    the current source is saturated while no other waits (:mod:`~deepcrawl.querying.schedule`),
+    or the query or request budget is spent."""
+    s = settings.querying
+    if ledger.exhausted:
+        return StopReason.EXHAUSTED
+    if ledger.errors_in_row >= MAX_CONSECUTIVE_ERRORS:
+        return StopReason.ERRORS
+    recent = ledger.recent
+    if (
+        len(recent) == recent.maxlen
+        and recent[0]
+        # a full result page at least: the title words of one rare record, queried in turn by
+        # the greedy policy, all return that one record (a small, real result set)
+        and len(recent[0]) >= max(2, ledger.page_size or 0)
+        and all(ids == recent[0] for ids in recent)
+    ):
+        return StopReason.IDENTICAL
+    if spent(ledger, s) and not deferred(ledger, words):
+        return StopReason.SATURATED
+    if ledger.asked >= s.max_queries:
+        return StopReason.QUERY_BUDGET
+    if s.max_cost is not None and ledger.cost >= s.max_cost:
+        return StopReason.COST_BUDGET
+    return None

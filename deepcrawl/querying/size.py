@@ -2,8 +2,13 @@
 
 The stop rules read the ledger's running capture–recapture estimate (Chao's, over every
 capture). What the crawl *reports* — ``records_estimated`` in ``stats.json``, the final line, the
-gap a stop names — is told from the best evidence the ledger holds, in this order:
+gap a stop names — is told from the best evidence the ledger holds, in this order (where a
+stop's evidence proves the records complete, it reports the records it knows:
+:func:`~deepcrawl.querying.figures.refresh`):
 
+0. **A list of everything read to its end**: a list that showed as many distinct records as
+   it reported, the largest total any list reported, every record known among them — the
+   database, as the search counts it (:func:`everything_listed`).
 1. **Lists read to their end** (:func:`~deepcrawl.keywords.estimate.lists_estimate`): a whole
    list holds every record matching its word, whatever order the search ranks them in — a
    sample no ranking biases. Used where such lists hold :data:`STOP_COMPLETE_SHARE` of the
@@ -45,6 +50,7 @@ if TYPE_CHECKING:
 __all__ = [
     "SizeEstimate",
     "capped_lists",
+    "everything_listed",
     "gap",
     "lists_complete_out",
     "overflow_rate",
@@ -98,6 +104,8 @@ def size_estimate(ledger: Ledger) -> SizeEstimate:
     """The size of the database the ledger's queries sampled, by the best evidence it holds
     (see the module docstring)."""
     reached = ledger.capture.reached
+    if (everything := everything_listed(ledger)) is not None:
+        return SizeEstimate(max(everything, float(reached)), "a list of everything")
     capped = capped_lists(ledger)
     whole = _whole_lists(ledger, capped)
     if whole is not None:
@@ -111,6 +119,19 @@ def size_estimate(ledger: Ledger) -> SizeEstimate:
         return SizeEstimate(max(unranked * rate, floor), "capped lists, by the overflow rate")
     coverage = ledger.coverage()
     return SizeEstimate(coverage.estimated, coverage.method)
+
+
+def everything_listed(ledger: Ledger) -> float | None:
+    """The records of a list read to its end that showed as many distinct records as it
+    reported (its total), the largest total any list reported, and every record the crawl
+    knows; None where no list did."""
+    for key, ids in ledger.complete.items():
+        lst = ledger.lists.get(key)
+        if lst is None or not ids or not ids >= ledger.records:
+            continue
+        if 0 < lst.total <= len(ids) and lst.total >= ledger.largest_total:
+            return float(len(ids))
+    return None
 
 
 def capped_lists(ledger: Ledger) -> set[str]:

@@ -25,8 +25,8 @@ a property of a search, not of a site:
   nothing;
 * :class:`CoverageEstimate` (:func:`covered`) — the capture–recapture estimate (Chao's) is
   reached and the last queries brought nothing (off by default);
-* :class:`WordsSpent` (:func:`words_stop`) — the words ran out, the form keeps failing or
-  answers every word alike, they are saturated (:mod:`~deepcrawl.querying.schedule`), a budget
+* :class:`WordsSpent` (:func:`~deepcrawl.querying.schedule.words_stop`) — the words ran out,
+  the form keeps failing or answers every word alike, they are saturated, a budget
   is spent.
 """
 
@@ -39,20 +39,19 @@ from typing import TYPE_CHECKING
 from deepcrawl.keywords.outcome import StopReason, WordSource
 from deepcrawl.querying.order import record_key
 from deepcrawl.querying.rule import Rule
-from deepcrawl.querying.schedule import deferred, on_trial, spent
+from deepcrawl.querying.schedule import DEEPEN_AFTER, on_trial, words_stop
 from deepcrawl.querying.size import lists_complete_out
 from deepcrawl.querying.totals import lists_checked_out
 from deepcrawl.querying.verdict import Verdict
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from deepcrawl.querying.rule import QueryView
     from deepcrawl.querying.view import LedgerView as Ledger
-    from deepcrawl.querying.words import KeywordManager
     from deepcrawl.settings import Settings
 
 __all__ = [
-    "BUDGETS",
-    "DEEPEN_AFTER",
     "CoverageEstimate",
     "FruitlessRun",
     "ListOfEverything",
@@ -67,22 +66,12 @@ __all__ = [
     "covered",
     "fruitless",
     "keys_complete",
+    "proves",
     "whole_listed",
-    "words_stop",
 ]
 
 logger = logging.getLogger(__name__)
 
-#: Why the words stop that leaves the lists already asked worth deepening: the words ran out or
-#: bring nothing new. Budgets, errors and a form ignoring its keyword end the querying.
-DEEPEN_AFTER = frozenset({StopReason.SATURATED, StopReason.EXHAUSTED})
-#: Reasons that end this run's querying only: run again with a larger budget, it goes on.
-BUDGETS = frozenset({StopReason.QUERY_BUDGET, StopReason.COST_BUDGET})
-#: This many successive queries returning the same non-empty results end the crawl (the form
-#: ignores its keyword); the ledger keeps that many latest answers.
-IDENTICAL_WINDOW = 5
-#: This many successive failed queries (error page, timeout) end the crawl.
-MAX_CONSECUTIVE_ERRORS = 5
 #: The run of fruitless queries that ends querying is at least this share of the queries made
 #: (0–1): a long crawl's tail meets twenty fruitless queries by chance.
 STOP_FRUITLESS_SHARE = 0.1
@@ -108,36 +97,6 @@ STOP_COVERAGE = 1.0
 STOP_PATIENCE = 5
 #: Lists in a row, each showing records and none new, the numbered-keys stop asks for.
 KEYS_LISTS = 5
-
-
-def words_stop(ledger: Ledger, words: KeywordManager, settings: Settings) -> StopReason | None:
-    """Why the words should stop, None while they should go on: the words ran out, the form
-    keeps failing (:data:`MAX_CONSECUTIVE_ERRORS` in a row), it answers the last
-    :data:`IDENTICAL_WINDOW` words with the same records (a full result page at least),
-    the current source is saturated while no other waits (:mod:`~deepcrawl.querying.schedule`),
-    or the query or request budget is spent."""
-    s = settings.querying
-    if ledger.exhausted:
-        return StopReason.EXHAUSTED
-    if ledger.errors_in_row >= MAX_CONSECUTIVE_ERRORS:
-        return StopReason.ERRORS
-    recent = ledger.recent
-    if (
-        len(recent) == recent.maxlen
-        and recent[0]
-        # a full result page at least: the title words of one rare record, queried in turn by
-        # the greedy policy, all return that one record (a small, real result set)
-        and len(recent[0]) >= max(2, ledger.page_size or 0)
-        and all(ids == recent[0] for ids in recent)
-    ):
-        return StopReason.IDENTICAL
-    if spent(ledger, s) and not deferred(ledger, words):
-        return StopReason.SATURATED
-    if ledger.asked >= s.max_queries:
-        return StopReason.QUERY_BUDGET
-    if s.max_cost is not None and ledger.cost >= s.max_cost:
-        return StopReason.COST_BUDGET
-    return None
 
 
 def fruitless(ledger: Ledger, settings: Settings) -> Verdict | None:
@@ -312,6 +271,16 @@ def covered(ledger: Ledger, settings: Settings) -> Verdict | None:
     return Verdict("the coverage estimate says every record is reached", complete=True)
 
 
+def proves(rules: Iterable[Rule], view: QueryView, settings: Settings) -> bool:
+    """Whether a rule that rests on evidence of completeness (:attr:`Rule.proves
+    <deepcrawl.querying.rule.Rule.proves>`) would now judge every record known."""
+    return any(
+        isinstance(found := rule.decide(view, settings), Verdict) and found.complete
+        for rule in rules
+        if rule.proves
+    )
+
+
 def deepening_next(view: QueryView, settings: Settings) -> bool:
     """Whether the words are spent or saturated and the deepening of the lists is about to
     begin (the fruitless run starts afresh there)."""
@@ -340,6 +309,7 @@ class WholeListsEstimate(Rule):
     (:func:`complete_out`)."""
 
     name = "whole-lists"
+    proves = True
 
     def decide(self, view: QueryView, settings: Settings) -> Verdict | None:
         return complete_out(view.ledger)
@@ -350,6 +320,7 @@ class ListOfEverything(Rule):
     showed one outside it (:func:`whole_listed`)."""
 
     name = "list-of-everything"
+    proves = True
 
     def decide(self, view: QueryView, settings: Settings) -> Verdict | None:
         return whole_listed(view.ledger, settings)
@@ -359,6 +330,7 @@ class CoverageEstimate(Rule):
     """The capture–recapture estimate is reached (:func:`covered`)."""
 
     name = "coverage-estimate"
+    proves = True
 
     def decide(self, view: QueryView, settings: Settings) -> Verdict | None:
         return covered(view.ledger, settings)
@@ -373,6 +345,7 @@ class NumberedKeys(Rule):
     """
 
     name = "numbered-keys"
+    proves = True
 
     def __init__(self, lists: int = KEYS_LISTS) -> None:
         self.lists = lists
@@ -385,6 +358,7 @@ class TotalsCovered(Rule):
     """The latest lists, by their reported totals, lack almost nothing (:func:`checked_out`)."""
 
     name = "totals-covered"
+    proves = True
 
     def decide(self, view: QueryView, settings: Settings) -> Verdict | None:
         return checked_out(view.ledger, settings)

@@ -9,8 +9,10 @@ import pytest
 
 from deepcrawl.querying.events import QueryEvent, RecordRead
 from deepcrawl.querying.ledger import Ledger
-from deepcrawl.querying.size import capped_lists, overflow_rate, size_estimate
+from deepcrawl.querying.loop import QueryLoop
+from deepcrawl.querying.size import capped_lists, everything_listed, overflow_rate, size_estimate
 from tests.unit.querying.answers import list_event
+from tests.unit.querying.sections import settings_of
 
 
 def _list(ledger: Ledger, word: str, shown: set[str], total: int, *, ended: bool) -> None:
@@ -97,3 +99,29 @@ def test_lists_the_crawl_stopped_reading_are_not_capped() -> None:
     _list(ledger, "two", {f"r{i}" for i in range(10, 30)}, 300, ended=False)
     assert capped_lists(ledger) == set()
     assert size_estimate(ledger).method == "chao1"
+
+
+def test_a_list_of_everything_read_whole_is_the_size_the_crawl_reports() -> None:
+    records = [f"http://site/r{i}" for i in range(120)]
+    ledger = Ledger()
+    ledger.apply(QueryEvent.of("rare", records[:3]))
+    ledger.apply(list_event("", records, total=120, cap=50))
+    assert everything_listed(ledger) == 120
+    assert size_estimate(ledger).method == "a list of everything"
+    # a list of everything the search counted less than it reported is no such list
+    short = Ledger().replayed([list_event("", records[:100], total=120, cap=50)])
+    assert everything_listed(short) is None
+    # nor one that lacks a record the crawl knows
+    other = Ledger().replayed([QueryEvent.of("x", ["http://site/elsewhere"])])
+    other.apply(list_event("", records, total=120, cap=50))
+    assert everything_listed(other) is None
+
+
+def test_the_progress_figure_is_what_the_final_line_would_say() -> None:
+    records = [f"http://site/r{i}" for i in range(60)]
+    loop = QueryLoop(settings_of(), record_id=lambda url: url)
+    loop.apply(list_event("", records, total=60, cap=50))
+    assert loop.figures.records_estimated == 60  # the list of everything, before the stop
+    for n in range(3):  # three lists since, none showing a record outside it: the stop holds
+        loop.apply(QueryEvent.of(f"w{n}", records[n * 5 : n * 5 + 5]))
+    assert loop.figures.records_estimated == 60

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from deepcrawl.keywords import StopReason, WordSource
-from deepcrawl.querying import KeywordManager, Ledger, saturation, stops
+from deepcrawl.querying import KeywordManager, Ledger, saturation, schedule, stops
 from deepcrawl.querying.events import (
     ListsDropped,
     QueryEvent,
@@ -15,6 +15,7 @@ from deepcrawl.querying.events import (
     SourceLeft,
     WordsExhausted,
 )
+from deepcrawl.querying.schedule import words_stop
 from deepcrawl.querying.size import gap, unread_matches
 from deepcrawl.querying.stops import (
     checked_need,
@@ -24,7 +25,6 @@ from deepcrawl.querying.stops import (
     fruitless,
     keys_complete,
     whole_listed,
-    words_stop,
 )
 from deepcrawl.settings import Settings
 from tests.unit.querying.answers import list_event
@@ -185,7 +185,7 @@ def test_the_words_stop_for_their_own_reasons(events: list[Event], reason: StopR
 def test_the_words_stop_when_the_form_answers_every_word_alike_or_the_budget_is_spent(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(stops, "IDENTICAL_WINDOW", 3)
+    monkeypatch.setattr(schedule, "IDENTICAL_WINDOW", 3)
     settings = _settings(querying={"max_queries": 10})
     same = {"a", "b"}
     ledger = _ledger(same, same, settings=settings)

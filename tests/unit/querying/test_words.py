@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from deepcrawl.errors import ConfigError
 from deepcrawl.keywords import FrequencyPolicy, StopReason, WordSource
-from deepcrawl.querying import KeywordManager, Ledger, QueryLoop, saturation, schedule, stops
+from deepcrawl.querying import KeywordManager, Ledger, QueryLoop, saturation, schedule
 from deepcrawl.querying.schedule import on_trial
 from deepcrawl.settings import KeywordSettings
 from tests.unit.querying.answers import record
@@ -116,7 +116,7 @@ def test_query_and_request_budgets() -> None:
 
 
 def test_identical_results_for_every_keyword_end_the_crawl(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(stops, "IDENTICAL_WINDOW", 3)
+    monkeypatch.setattr(schedule, "IDENTICAL_WINDOW", 3)
     m = manager(saturation_window=50)
     for word in ("house", "garden"):
         record(m, word, ["same1", "same2"])
@@ -127,7 +127,7 @@ def test_identical_results_for_every_keyword_end_the_crawl(monkeypatch: pytest.M
 
 
 def test_repeated_errors_end_the_crawl(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(stops, "MAX_CONSECUTIVE_ERRORS", 2)
+    monkeypatch.setattr(schedule, "MAX_CONSECUTIVE_ERRORS", 2)
     m = manager(saturation_window=50)
     record(m, "house", [], error="HTTP 500")
     record(m, "garden", ["r1"])
