@@ -40,6 +40,7 @@ __all__ = [
     "check_database_url",
     "database_file",
     "is_shared",
+    "is_shared_url",
     "open_engine",
     "safe_url",
 ]
@@ -49,8 +50,8 @@ __all__ = [
 
 #: Version of the schema this code writes. Bump it and add a migration when tables change, or
 #: when what they hold changes meaning (version 5: the URL normal form; 6: the lease's holder;
-#: 7: the normal form without session ids).
-SCHEMA_VERSION = 9
+#: 7: the normal form without session ids; 10: the holder is a fetch job of the job queue).
+SCHEMA_VERSION = 10
 
 _log = logging.getLogger(__name__)
 
@@ -131,6 +132,15 @@ def _to_v9(conn: Connection) -> None:
         conn.execute(sa.text("ALTER TABLE query ADD COLUMN results_reported INTEGER"))
 
 
+def _to_v10(conn: Connection) -> None:
+    """Version 10: a leased URL's holder is the job queue's fetch job, no longer a process's
+    ``crawl_worker`` row: the leases of earlier runs are queued again. The harvest's tables
+    (``harvest_site``, ``host_clock``) are made by ``create_all``."""
+    conn.execute(
+        sa.text("UPDATE frontier SET state = 'queued', holder = NULL WHERE state = 'leased'")
+    )
+
+
 #: ``MIGRATIONS[n]`` upgrades a database from version ``n`` to ``n + 1``.
 MIGRATIONS: dict[int, Callable[[Connection], None]] = {
     1: _to_v2,
@@ -141,6 +151,7 @@ MIGRATIONS: dict[int, Callable[[Connection], None]] = {
     6: _to_v7,
     7: _to_v8,
     8: _to_v9,
+    9: _to_v10,
 }
 
 #: Key of the PostgreSQL advisory lock under which a process creates or migrates the schema.
@@ -169,6 +180,16 @@ def is_shared(engine: Engine) -> bool:
     """Whether many processes may share a crawl in this database: PostgreSQL (``deepcrawl
     worker``) — on SQLite one process crawls a site."""
     return engine.dialect.name == "postgresql"
+
+
+def is_shared_url(url: str) -> bool:
+    """Whether a database URL names a database many processes may share (PostgreSQL), as
+    :func:`is_shared` says of an open engine.
+
+    Raises:
+        StorageError: the URL is malformed.
+    """
+    return _parse(url).get_backend_name() == "postgresql"
 
 
 def _parse(url: str) -> URL:
