@@ -93,6 +93,7 @@ class _Site:
     frontier: SqlFrontier
     job: int | None = None
     began: float | None = None
+    ended: float | None = None
     delivered_before: int = 0
     finished: bool = False
     state: str = "queued"
@@ -297,6 +298,7 @@ class Harvest:
                 if site.state in ENDED and (site.state == "failed" or site.frontier.pending() == 0):
                     await site.poller.close(sweep=True)
                     site.finished = True
+                    site.ended = time.monotonic()
             status = self._look()
             if time.monotonic() - self._written_at >= _WRITE_S:
                 self._write(status)
@@ -319,7 +321,8 @@ class Harvest:
             state = site.state
             if state in ENDED and not site.finished:
                 state = "finishing"
-            active = time.monotonic() - site.began if site.began is not None else 0.0
+            until = site.ended or time.monotonic()
+            active = until - site.began if site.began is not None else 0.0
             new = stats.pages_delivered - site.delivered_before
             rows.append(
                 SiteStatus(

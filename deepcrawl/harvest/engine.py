@@ -52,8 +52,8 @@ logger = logging.getLogger(__name__)
 SITES_QUEUE = "deepcrawl-sites"
 #: The queue of the fetch jobs and of the stalled-job sweep.
 FETCH_QUEUE = "deepcrawl-fetch"
-#: How often the stalled-job sweep runs (a cron line with seconds).
-_SWEEP_CRON = "*/5 * * * * *"
+#: How often the stalled-job sweep runs: every 5 s (a cron line whose sixth field is seconds).
+_SWEEP_CRON = "* * * * * */5"
 #: Runs of a fetch job before the engine gives it up (its URLs are then dispatched again).
 _FETCH_TRIES = 5
 #: Runs of a site job (beyond those the sweep starts again after a worker died).
@@ -239,6 +239,6 @@ class JobEngine:
             "shutdown_graceful_timeout": _GRACE_S,
             "fetch_job_polling_interval": 1.0,
             "abort_job_polling_interval": 5.0,
-            "delete_jobs": "successful",
+            "delete_jobs": "never",
         }
         await self.app.run_worker_async(**options)

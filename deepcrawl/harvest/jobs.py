@@ -22,6 +22,7 @@ Each job adds the requests it sent to its site's count (:class:`~deepcrawl.stora
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
@@ -29,7 +30,9 @@ from typing import TYPE_CHECKING, Protocol
 
 from deepcrawl.crawler.deliver import NullSink
 from deepcrawl.errors import DeepcrawlError
+from deepcrawl.storage.coordination import QueryLock
 from deepcrawl.storage.harvests import HarvestStore
+from deepcrawl.storage.state import CrawlState
 
 if TYPE_CHECKING:
     from deepcrawl.crawler.context import CrawlStats
@@ -45,6 +48,8 @@ logger = logging.getLogger(__name__)
 
 #: Seconds between two records of a running site's figures.
 _FIGURES_S = 1.0
+#: Seconds between two looks at a site's query lock held by another process.
+_LOCK_WAIT_S = 1.0
 
 
 class JobQueue(Protocol):
@@ -118,6 +123,19 @@ class _Figures:
         )
 
 
+async def _query_lock_free(rt: WorkerRuntime, site_id: int, start_url: str) -> None:
+    """Wait while another process runs the site's query loop: a ``deepcrawl crawl`` of the
+    site, or a run of this job the engine took for dead (a worker whose heartbeats came late)
+    and that still ends its work."""
+    lock = QueryLock(rt.repo.engine, site_id)
+    told = False
+    while lock.held_elsewhere():
+        if not told:
+            logger.warning("%s: another process runs its query loop; waiting", start_url)
+            told = True
+        await asyncio.sleep(_LOCK_WAIT_S)
+
+
 async def run_site_job(rt: WorkerRuntime, harvest: str, site_id: int) -> str:
     """Crawl one site of ``harvest`` (module docstring); the state it ended in.
 
@@ -127,6 +145,7 @@ async def run_site_job(rt: WorkerRuntime, harvest: str, site_id: int) -> str:
             run the job again.
     """
     from deepcrawl.crawler import Crawl
+    from deepcrawl.crawler.inputs import check_start_page
 
     store = HarvestStore(rt.repo.engine, harvest)
     row = store.site(site_id)
@@ -137,14 +156,19 @@ async def run_site_job(rt: WorkerRuntime, harvest: str, site_id: int) -> str:
     settings = rt.settings.with_overrides(
         forms={"form": options.get("form"), "fields": options.get("fields") or None}
     )
+    await _query_lock_free(rt, site_id, row.start_url)
     store.began(site_id)
     figures = _Figures(store, site_id)
     crawl: Crawl | None = None
     try:
+        start = None
+        if not CrawlState(rt.repo, site_id).queries():  # a new crawl: is the site there?
+            start = await check_start_page(row.start_url, settings, limiter=rt.limiter)
         crawl = Crawl(
             row.start_url,
             settings=settings,
             like=options.get("like") or (),
+            start=start,
             progress=figures,
             dispatch=rt.jobs.fetch_queue(harvest),
             delivery="none",

@@ -163,5 +163,6 @@ def ensure_job_schema(engine: Engine, schema: str) -> bool:
         conn.execute(sa.select(sa.func.pg_advisory_xact_lock(_JOB_SCHEMA_LOCK)))
         if conn.execute(exists).scalar():
             return False
-        conn.exec_driver_sql(schema)
+        # the driver reads '%' as a placeholder even with no parameters: written '%%'
+        conn.exec_driver_sql(schema.replace("%", "%%"))
         return True
