@@ -15,6 +15,7 @@ the functions in :data:`MIGRATIONS`.
 from __future__ import annotations
 
 import logging
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -136,8 +137,11 @@ def _to_v10(conn: Connection) -> None:
     """Version 10: a leased URL's holder is the job queue's fetch job, no longer a process's
     ``crawl_worker`` row: the leases of earlier runs are queued again. The harvest's tables
     (``harvest_site``, ``host_clock``) are made by ``create_all``."""
+    frontier = _tables.FrontierEntry.__table__  # type: ignore[attr-defined]
     conn.execute(
-        sa.text("UPDATE frontier SET state = 'queued', holder = NULL WHERE state = 'leased'")
+        sa.update(frontier)
+        .where(frontier.c.state == "leased")
+        .values(state="queued", holder=None, ready_at=datetime.now(UTC))
     )
 
 
