@@ -99,7 +99,8 @@ def test_a_harvest_survives_the_sigkill_of_a_worker_running_a_query_loop_and_fet
         # the first worker's two engine workers register first: their ids are its own
         deadline = time.monotonic() + 120
         while len(ids := _rows(engine, "SELECT id FROM procrastinate_workers ORDER BY id")) < 2:
-            assert first.poll() is None and harvest.poll() is None, "a process ended early"
+            assert first.poll() is None, "the first worker ended early"
+            assert harvest.poll() is None, "the harvest ended early"
             assert time.monotonic() < deadline, "the first worker never registered"
             time.sleep(0.1)
         mine = {int(row.id) for row in ids[:2]}
