@@ -155,7 +155,7 @@ def test_dispatched_urls_are_held_by_their_job_until_settled(db_url: str) -> Non
         # the job ended without settling the other: it is queued again, ready at once
         assert frontier.release([ids[1]]) == 1
         assert frontier.held() == {}
-        assert [x.url for x in frontier.dispatchable(5)][0] == "http://example.test/b"
+        assert next(x.url for x in frontier.dispatchable(5)) == "http://example.test/b"
         assert frontier.counts().pending == 2
 
 
