@@ -23,7 +23,7 @@
 7. **delivery** — each stored page goes once to the extractor's sink
    (:mod:`deepcrawl.crawler.deliver`): JSON lines, a callback, or ``async for``. In a crawl shared
    on PostgreSQL this process is the one delivery point of all the workers' pages, and it ends
-   only once every worker's lease is settled and every stored page delivered.
+   only once every URL is settled and every stored page delivered.
 """
 
 from __future__ import annotations

@@ -320,9 +320,9 @@ class NormalPhase:
     async def finish(self) -> None:
         """Deliver what is left and stop the delivery point (after ``run`` and ``--navigate``).
 
-        In a shared crawl, fetch until no URL is pending in any process — leases a dead worker
-        held come back once it is judged dead and are fetched here — and then sweep every page
-        still undelivered. A no-op with direct delivery.
+        In a shared crawl, fetch until no URL is pending in any job — a dead worker's jobs run
+        again once the job queue's sweep finds them stalled — and then sweep every page still
+        undelivered. A no-op with direct delivery.
 
         Raises:
             StorageError, FetchError, or the sink's error.
