@@ -30,11 +30,11 @@ from typing import TYPE_CHECKING, Self
 
 from deepcrawl.browser.access import with_start_origin
 from deepcrawl.browser.scope import Scope, host_of
+from deepcrawl.browser.wrapped import gate_fetcher, teach_fetcher
 from deepcrawl.crawler.admission import Admission
 from deepcrawl.crawler.context import CrawlContext
 from deepcrawl.crawler.deliver import NullSink
 from deepcrawl.crawler.fetching import FetchWorkers, site_frontier
-from deepcrawl.crawler.kinds import gate_fetcher, teach_fetcher
 from deepcrawl.errors import ConfigError
 from deepcrawl.storage.state import CrawlState
 
