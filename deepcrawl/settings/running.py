@@ -98,9 +98,8 @@ class CrawlSettings(Section):
     worker`` beats to the job queue; one not heard of for three heartbeats counts as dead (its
     jobs run again elsewhere)."""
     deliver_poll_s: float = 0.5
-    """In a crawl shared on PostgreSQL (or a harvest), how often the ``deepcrawl crawl`` (or
-    ``deepcrawl harvest``) process, the one delivery point, looks for pages the jobs stored and
-    delivers them."""
+    """How often the one delivery point of a shared crawl (``deepcrawl crawl`` on PostgreSQL, or
+    the coordinator of many sites) looks for pages the jobs stored and delivers them."""
     worker_wait_s: float = 300.0
     """How long ``deepcrawl worker`` waits with no job to run before it ends."""
     sitemaps: User[bool] = True
