@@ -127,6 +127,8 @@ class NormalPhase:
             else None
         )
         self.frontier = site_frontier(ctx)
+        #: The last stored record page the query loop learnt from.
+        self._learnt_upto = 0
         #: Hands the frontier's URLs to fetch jobs (None: this process's tasks fetch them).
         self.dispatcher = None if dispatch is None else Dispatcher(self.frontier, dispatch)
         self.admission = Admission(
@@ -240,12 +242,14 @@ class NormalPhase:
         self.ctx.stats.hub_records += new
 
     def _learn_stored(self, *, follow: bool) -> None:
-        """The record pages stored before a crash, learnt as when they were fetched: their
-        words for the paging control and, with ``follow``, their links enqueued again (the
-        frontier ignores known ones) and known to the manager."""
+        """The record pages stored before a crash — or, when fetch jobs fetch them, since the
+        last look — learnt as when they were fetched here: their words for the paging control
+        and, with ``follow``, their links enqueued again (the frontier ignores known ones) and
+        known to the manager."""
         ctx = self.ctx
-        for stored in ctx.repo.contents(ctx.site.id, kind="record"):
+        for stored in ctx.repo.contents(ctx.site.id, kind="record", after=self._learnt_upto):
             page = stored.page
+            self._learnt_upto = max(self._learnt_upto, page.id)
             # the record's id as links name it now (its canonical URL, the learnt parameters
             # dropped), not the URL it was stored under
             rid = self.admission.key(page.canonical_url or page.url) or page.url
@@ -345,6 +349,8 @@ class NormalPhase:
         while not workers.stopping:
             if follow:
                 await workers.drained()
+            if self.dispatcher is not None:  # what the fetch jobs stored, as if fetched here
+                self._learn_stored(follow=follow)
             # a hub beats the next query, but not a list of every record (the frame query)
             if not self.loop.words.frame_due and await self._read_hub(querying=True):
                 continue
