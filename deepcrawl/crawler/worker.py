@@ -26,8 +26,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Self
+from typing import TYPE_CHECKING
 
+from deepcrawl._resource import AsyncResource
 from deepcrawl.browser.access import with_start_origin
 from deepcrawl.browser.scope import Scope, host_of
 from deepcrawl.browser.wrapped import gate_fetcher, teach_fetcher
@@ -40,7 +41,6 @@ from deepcrawl.storage.state import CrawlState
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
-    from types import TracebackType
 
     from deepcrawl.browser.base import Fetcher
     from deepcrawl.fetch.politeness import HostLimiter
@@ -72,7 +72,7 @@ class _Site:
     workers: FetchWorkers
 
 
-class SiteFetchers:
+class SiteFetchers(AsyncResource):
     """Every site's fetching in one worker process; an async context manager (its fetchers are
     closed on exit).
 
@@ -100,23 +100,10 @@ class SiteFetchers:
         self._sites: dict[int, _Site] = {}
         self._opening: dict[int, asyncio.Lock] = {}
         self._stack = contextlib.AsyncExitStack()
-        self._entered = False
 
-    async def __aenter__(self) -> Self:
-        if self._entered:
-            raise RuntimeError("SiteFetchers cannot be entered twice")
-        self._entered = True
-        await self._stack.__aenter__()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def close(self) -> None:
         self._sites.clear()
-        await self._stack.__aexit__(exc_type, exc, tb)
+        await self._stack.aclose()
 
     async def _site(self, site_id: int) -> _Site:
         found = self._sites.get(site_id)

@@ -28,6 +28,7 @@ import os
 import socket
 from typing import TYPE_CHECKING, Any
 
+from deepcrawl._resource import AsyncResource
 from deepcrawl.errors import ConfigError
 from deepcrawl.harvest.jobs import run_fetch_job, run_site_job
 from deepcrawl.storage.coordination import SILENT_BEATS
@@ -36,7 +37,6 @@ from deepcrawl.storage.harvests import ensure_job_schema, live_jobs
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Sequence
-    from types import TracebackType
 
     from procrastinate import App, JobContext
 
@@ -106,7 +106,7 @@ class _FetchQueue:
         return live_jobs(self.engine.db, job_ids)
 
 
-class JobEngine:
+class JobEngine(AsyncResource):
     """procrastinate on the crawl's PostgreSQL database; an async context manager (its
     connection pool is open inside).
 
@@ -172,19 +172,13 @@ class JobEngine:
 
         del site, fetch, retry_stalled  # registered with the app
 
-    async def __aenter__(self) -> JobEngine:
+    async def open(self) -> None:
         from procrastinate.schema import SchemaManager
 
         ensure_job_schema(self.db, SchemaManager.get_schema())
         await self.app.open_async()
-        return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def close(self) -> None:
         await self.app.close_async()
 
     def fetch_queue(self, harvest: str | None) -> FetchQueue:
