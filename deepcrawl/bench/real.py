@@ -55,7 +55,7 @@ from deepcrawl.bench.real_speed import compare, run_reference
 from deepcrawl.bench.usage import TreeSampler
 from deepcrawl.errors import FixtureError
 from deepcrawl.links import STRATEGIES
-from deepcrawl.settings import current_overrides
+from deepcrawl.settings import override_args
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -250,12 +250,7 @@ def _picked(out: Path, like: str, settings: Settings) -> dict[str, Any] | None:
 def settings_args() -> list[str]:
     """The ``--set`` assignments in force, as arguments of a ``deepcrawl`` child command: the
     crawl runs with the bench's settings (a raised politeness, say)."""
-    args = []
-    for section, values in sorted(current_overrides().items()):
-        for key, value in sorted(values.items()):
-            text = json.dumps(value) if isinstance(value, list | dict) else str(value)
-            args += ["--set", f"{section}.{key}={text}"]
-    return args
+    return override_args()
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:

@@ -45,6 +45,7 @@ from deepcrawl.cli import export as _export  # noqa: E402, F401
 from deepcrawl.cli import failures as _failures  # noqa: E402, F401
 from deepcrawl.cli import fixtures as _fixtures  # noqa: E402, F401
 from deepcrawl.cli import forms as _forms  # noqa: E402, F401
+from deepcrawl.cli import harvest as _harvest  # noqa: E402, F401
 from deepcrawl.cli import login as _login  # noqa: E402, F401
 from deepcrawl.cli import prototypes as _prototypes  # noqa: E402, F401
 from deepcrawl.cli import query as _query  # noqa: E402, F401

@@ -47,8 +47,17 @@ def bench(
                      "the reference client), prototypes (the baseline's URL list only, and the "
                      "--like prototype's F1 over it) or speed (the crawl and, on a big site, "
                      "plain httpx + lxml fetching the truth's record pages through the same "
-                     "proxy at the same politeness: wall time, CPU per page, peak PSS, load)."),
+                     "proxy at the same politeness: wall time, CPU per page, peak PSS, load). "
+                     "harvest: every real application (or each --site) as one 'deepcrawl "
+                     "harvest' on PostgreSQL, once for each --workers count: recall, harvest "
+                     "rate, records delivered twice, and per host the most requests in flight "
+                     "and a second, from the proxies' logs."),
     ] = "sites",
+    workers: Annotated[
+        list[int] | None,
+        typer.Option(min=1, help="With --job harvest: worker processes of a run (repeatable; "
+                     "default 1, 2 and 4)."),
+    ] = None,
     no_example: Annotated[
         bool,
         typer.Option("--no-example",
@@ -71,6 +80,9 @@ def bench(
     from deepcrawl.browser import make_fetcher
 
     settings = load_settings(bench={"records": records, "max_requests": max_requests})
+    if job == "harvest":
+        _harvest(site, settings, workers=workers, json_out=json_out, out=out)
+        return
     if suite == "real":
         if job not in {"sites", "prototypes", "speed"}:
             raise ConfigError(f"--suite real --job {job}: one of sites, prototypes, speed")
@@ -142,6 +154,33 @@ def _real(
             console.print(real_speed_table(runs))
         if job != "speed":
             console.print(real_prototypes_table(runs))
+
+
+def _harvest(
+    sites: list[str] | None,
+    settings: Settings,
+    *,
+    workers: list[int] | None,
+    json_out: bool,
+    out: Path | None,
+) -> None:
+    from deepcrawl.bench.harvest import WORKERS, harvest_table, run_harvest_bench
+
+    runs = run_harvest_bench(
+        sites,
+        settings,
+        workers=workers or WORKERS,
+        out=out,
+        progress=None if json_out else lambda msg: err_console.print(msg, style="dim"),
+    )
+    text = json.dumps([run.to_dict() for run in runs], indent=2)
+    if out is not None:
+        (out / "bench-harvest.json").write_text(text + "\n")
+        err_console.print(f"wrote {out / 'bench-harvest.json'}", highlight=False)
+    if json_out:
+        print(text)
+    else:
+        console.print(harvest_table(runs, settings))
 
 
 def _links(

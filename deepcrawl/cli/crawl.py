@@ -112,21 +112,30 @@ async def _run(
     warc_gzip: bool,
 ) -> "CrawlReport":
     from deepcrawl.crawler.engine import Crawl
+    from deepcrawl.harvest import shared_fetching
 
     info = {"isPartOf": start_url, "http-header-user-agent": settings.http.user_agent}
     shown = CrawlProgress(settings.crawl.progress_every_s, enabled=not global_options().quiet)
     with shown as progress:
-        async with Crawl(
-            start_url,
-            settings=settings,
-            like=like,
-            labels_file=labels,
-            resume=resume,
-            start=start,
-            labeller=None if like or labels else _labeller(progress),
-            on_pick=lambda pick: err_console.print(pick.message(), markup=False, highlight=False),
-            progress=progress.update,
-        ) as crawl:
+        # on PostgreSQL the pages are fetched by fetch jobs, which this process and any
+        # 'deepcrawl worker' run (None elsewhere: the crawl fetches in its own tasks)
+        async with (
+            shared_fetching(settings) as dispatch,
+            Crawl(
+                start_url,
+                settings=settings,
+                like=like,
+                labels_file=labels,
+                resume=resume,
+                start=start,
+                labeller=None if like or labels else _labeller(progress),
+                on_pick=lambda pick: err_console.print(
+                    pick.message(), markup=False, highlight=False
+                ),
+                progress=progress.update,
+                dispatch=dispatch,
+            ) as crawl,
+        ):
             # the outputs once the database opened: a store that fails leaves no empty file
             sink = _sink(out, warc, gzip=warc_gzip, info=info)
             try:

@@ -19,7 +19,7 @@ def status(
     site: Annotated[str | None, typer.Option(help="Only this site: id, start URL or host.")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Show each crawl's queries, records, frontier, pages, errors and worker processes."""
+    """Show each crawl's queries, records, frontier, pages, errors and query-loop processes."""
     from deepcrawl.crawler.coordination import crawl_status
 
     settings = load_settings(storage={"url": db})

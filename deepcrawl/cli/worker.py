@@ -1,4 +1,4 @@
-"""``deepcrawl worker``: join a crawl shared on PostgreSQL as one more fetch process."""
+"""``deepcrawl worker``: run deepcrawl's jobs (crawls, harvests) from a PostgreSQL database."""
 
 import json
 from typing import Annotated
@@ -14,41 +14,40 @@ from deepcrawl.settings import load_settings
 @app.command()
 @access_options
 def worker(
-    db: Annotated[str, typer.Option(help="The crawl's database (postgresql://user@host/db).")],
-    site: Annotated[
-        str | None,
-        typer.Option(help="Site to work on: id, start URL or host (default: the only one)."),
-    ] = None,
+    db: Annotated[str, typer.Option(help="The jobs' database (postgresql://user@host/db).")],
     concurrency: Annotated[
-        int | None,
-        typer.Option(min=1, help="Fetch tasks in this process (the host's cap is shared)."),
-    ] = None,
+        int, typer.Option(min=1, help="Fetch jobs at once (each host's cap is shared).")
+    ] = 4,
+    sites: Annotated[
+        int, typer.Option(min=1, help="Sites' query loops at once (a browser each).")
+    ] = 2,
     json_out: Annotated[
         bool, typer.Option("--json", help="Print this worker's figures as JSON on stdout.")
     ] = False,
     access: AccessFlags = AccessFlags(),
 ) -> None:
-    """Fetch and store pages of a crawl that 'deepcrawl crawl --db postgresql://…' runs.
+    """Run the jobs of every crawl and harvest that a PostgreSQL database holds.
 
-    Start any number, on any machines that reach the database: they share the frontier, each
-    host's request rate and concurrency, and the page store. Workers deliver nothing: the
-    'deepcrawl crawl' process delivers every stored page, once, to its --out. A worker waits for
-    the crawl's setup phase and labels, and stops when the frontier is drained and no process is
-    querying the form.
+    Start any number, on any machines that reach the database: they run the sites' query loops
+    of 'deepcrawl harvest --db …' and the fetch jobs of it and of 'deepcrawl crawl --db …',
+    sharing each host's request rate and concurrency. Workers deliver nothing: the harvest (or
+    crawl) command delivers every stored page, once. A worker killed outright has its jobs run
+    again by the others; it ends once it has had no job for crawl.worker_wait_s seconds.
     """
-    from deepcrawl.crawler.worker import run_worker
+    from deepcrawl.harvest import run_worker
 
     settings = load_settings(storage={"url": db}, **access.overrides())
     try:
-        report = run_stoppable(run_worker(settings, site=site, concurrency=concurrency))
+        report = run_stoppable(run_worker(settings, sites=sites, concurrency=concurrency))
     except Interrupted as stop:
-        err_console.print("interrupted: its leased URLs went back to the frontier")
+        err_console.print("interrupted: its jobs went back to the queue")
         exit_at_once(stop.exit_code)
-    stats = report.stats
     if json_out:
-        print(json.dumps({"site_id": report.site_id, **stats.to_dict()}, indent=2))
+        figures = {"pages": report.pages, "requests": report.requests, "errors": report.errors}
+        print(json.dumps({**figures, "sites": report.sites}, indent=2))
     err_console.print(
-        f"done: {stats.pages_fetched} pages fetched and stored by this worker (the crawl process "
-        f"delivers them), {stats.requests} requests, {stats.errors} failed URLs",
+        f"done: {report.pages} pages fetched and stored by this worker for {report.sites} sites "
+        f"(the harvest or crawl delivers them), {report.requests} requests, {report.errors} "
+        "failed URLs",
         highlight=False,
     )

@@ -206,18 +206,21 @@ class CrawlContext:
         *,
         notify: Callable[[CrawlStats], None] | None = None,
         sent: int = 0,
+        limiter: HostLimiter | None = None,
     ) -> Self:
         """A process's context for the crawl of ``site``: the limiter of its database (shared
-        by every process on PostgreSQL), robots.txt rules still to be read (``gate.open``),
-        and figures from zero — but for the ``sent`` requests a gate counted for the crawl
-        before it started (the input check's: :class:`~deepcrawl.crawler.inputs.StartPage`)."""
+        by every process on PostgreSQL) unless ``limiter`` gives the one this process shares
+        between the sites it crawls (a harvest), robots.txt rules still to be read
+        (``gate.open``), and figures from zero — but for the ``sent`` requests a gate counted
+        for the crawl before it started (the input check's:
+        :class:`~deepcrawl.crawler.inputs.StartPage`)."""
         return cls(
             start_url=start_url,
             settings=settings,
             repo=repo,
             site=site,
             state=state,
-            limiter=make_limiter(settings.politeness, repo.engine, site.id),
+            limiter=limiter or make_limiter(settings.politeness, repo.engine, site.id),
             robots=RobotsPolicy(settings.http.user_agent, obey=settings.politeness.obey_robots),
             stats=CrawlStats(requests=sent),
             notify=notify,

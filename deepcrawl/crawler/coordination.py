@@ -1,23 +1,26 @@
-"""Many processes, one crawl: who queries, who is alive, and how far the crawl has come.
+"""Many processes, one crawl: who queries, and how far the crawl has come.
 
-A crawl on PostgreSQL is shared by one ``deepcrawl crawl`` process and any number of ``deepcrawl
-worker`` processes on any machines (issue 9). The database is the only coordinator:
+A crawl on PostgreSQL is shared by the process running its query loop (``deepcrawl crawl``, or
+a harvest's site job) and the fetch jobs any ``deepcrawl worker`` runs, on any machine. Which
+process runs which job, and what becomes of the jobs of a process that died, is the job queue's
+(:mod:`deepcrawl.crawler.dispatch`); what stays here:
 
 * **the query loop** runs only in the process holding the site's PostgreSQL advisory lock
   (:class:`~deepcrawl.storage.coordination.QueryLock`), so two processes never submit the same
-  query. ``deepcrawl crawl`` takes it for the whole run and refuses to start while another
-  process holds it; when that process dies the lock goes with its connection, and running
-  ``deepcrawl crawl`` again takes over by replaying the stored queries (what a resumed crawl
-  does). Workers only fetch; they know the query loop is over when the lock is free.
-* **liveness**: every process has a ``crawl_worker`` row (:class:`Heartbeat`) it refreshes every
-  ``crawl.heartbeat_s`` with its figures; ``deepcrawl status`` shows them, and a process not
-  heard of for three heartbeats counts as dead: the leases it held go back to the frontier at
-  once (:class:`~deepcrawl.storage.frontier.SqlFrontier` names each lease's holder).
+  query. ``deepcrawl crawl`` runs it in the user's process, not as a job, so the job queue's
+  lock cannot hold it: the crawl takes the advisory lock for the whole run and refuses to start
+  while another process holds it; when that process dies the lock goes with its connection, and
+  running ``deepcrawl crawl`` again takes over by replaying the stored queries (what a resumed
+  crawl does).
+* **the crawl's figures**: the query loop's process has a ``crawl_worker`` row
+  (:class:`Heartbeat`) it refreshes every ``crawl.heartbeat_s`` with its figures; ``deepcrawl
+  status`` shows it, ``dead`` once silent for three heartbeats.
 
 On SQLite one process crawls a site: its ``crawl_worker`` row is its claim
 (:func:`deepcrawl.storage.claims.claim_site`), and a second ``deepcrawl crawl`` of the same site
 is refused while the first lives — its heartbeat is recent and, on this host, its process
-exists. A crashed process's claim is taken over.
+exists. A crashed process's claim is taken over. SQLite has no job queue and no session lock:
+that is why the claim and its heartbeat are deepcrawl's own.
 
 The rows and the lock are stored by :mod:`deepcrawl.storage.coordination`; this module decides
 when to beat, whose process is alive, and what the crawl's state is.
@@ -99,7 +102,7 @@ class Heartbeat:
     Args:
         engine: the crawl's engine.
         site_id: the site.
-        role: ``crawl`` or ``worker``.
+        role: ``crawl`` (the process of the query loop).
         stats: the figures to record (pages fetched, errors).
         every_s: seconds between two heartbeats.
     """
@@ -201,8 +204,6 @@ class CrawlSeat:
         except BaseException:
             lock.release()
             raise
-        # its own row is not a peer: stale leases are released only when no other is alive
-        ctx.state.worker_id, ctx.state.heartbeat_s = heartbeat.id, every
         return cls(lock, heartbeat)
 
     def leave(self, state: str) -> None:

@@ -23,7 +23,7 @@
 7. **delivery** — each stored page goes once to the extractor's sink
    (:mod:`deepcrawl.crawler.deliver`): JSON lines, a callback, or ``async for``. In a crawl shared
    on PostgreSQL this process is the one delivery point of all the workers' pages, and it ends
-   only once every worker's lease is settled and every stored page delivered.
+   only once every URL is settled and every stored page delivered.
 """
 
 from __future__ import annotations
@@ -53,6 +53,9 @@ if TYPE_CHECKING:
 
     from deepcrawl.browser.base import Fetcher
     from deepcrawl.crawler.deliver import Record, Sink
+    from deepcrawl.crawler.dispatch import FetchQueue
+    from deepcrawl.crawler.fetching import Delivery
+    from deepcrawl.fetch.politeness import HostLimiter
     from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.prototypes import LabelSession
     from deepcrawl.querying import QueryLoop
@@ -99,6 +102,13 @@ class Crawl:
         on_pick: called with the crawl's own pick of the records when no one was asked.
         progress: called with the figures whenever they change.
         on_fetch: called with every wanted page fetched.
+        dispatch: fetch the wanted pages through this job queue's fetch jobs, which any
+            worker runs (:mod:`deepcrawl.crawler.dispatch`), rather than in this process.
+        delivery: how stored pages reach the sink (default: polled on PostgreSQL, direct
+            elsewhere); ``none``: delivered by another process (a harvest's coordinator).
+        limiter: the per-host rate and concurrency this process shares between the sites it
+            crawls (a harvest); default: the crawl's own, shared through the database on
+            PostgreSQL.
 
     Raises:
         InvalidURLError: ``start_url`` is not an http(s) URL with a host, or is too long.
@@ -121,6 +131,9 @@ class Crawl:
         on_pick: Callable[[Pick], None] | None = None,
         progress: Callable[[CrawlStats], None] | None = None,
         on_fetch: Sequence[Callable[[FetchedPage], None]] = (),
+        dispatch: FetchQueue | None = None,
+        delivery: Delivery | None = None,
+        limiter: HostLimiter | None = None,
     ) -> None:
         self.settings = settings or load_settings()
         # one spelling of the start URL (an IDN host in punycode) for scope, robots and storage
@@ -137,6 +150,9 @@ class Crawl:
         self.on_pick = on_pick
         self.progress = progress
         self.on_fetch = list(on_fetch)
+        self.dispatch = dispatch
+        self.delivery = delivery
+        self._limiter = limiter
         self.scope = Scope((host_of(start_url),), implicit=False)
         self._fetcher = fetcher
         self._own_fetcher: Fetcher | None = None
@@ -170,7 +186,7 @@ class Crawl:
             raise
         self.ctx = CrawlContext.create(
             self.start_url, settings, repo, site, state, notify=self.progress,
-            sent=self.start.requests,
+            sent=self.start.requests, limiter=self._limiter,
         )  # fmt: skip
         # the query lock (other processes of the crawl are workers) or, on SQLite, the claim
         # that keeps a second crawl process out, and a heartbeat; taken before anything starts
@@ -202,6 +218,8 @@ class Crawl:
             if self._own_fetcher is not None:
                 await self._own_fetcher.__aexit__(exc_type, exc, tb)
         finally:
+            if self.ctx is not None and self._limiter is None:
+                self.ctx.limiter.close()  # its seats in the database, if it holds any
             if self._repo is not None:
                 self._repo.close()
 
@@ -295,7 +313,8 @@ class Crawl:
                         return self.report
                     phase = NormalPhase(
                         ctx, search, found.form_id, fetcher, sink, on_fetch=self.on_fetch,
-                        tasks=tasks, examples=example_texts(examples),
+                        tasks=tasks, examples=example_texts(examples), dispatch=self.dispatch,
+                        delivery=self.delivery,
                     )  # fmt: skip
                     self.querying = phase.loop
                     phase.adopt(looked_at)  # the setup's fetches are not repeated

@@ -1,18 +1,17 @@
-"""The fetch workers: lease a wanted URL from the frontier, fetch it through the crawl's gate,
-store it, deliver it; wait while the frontier is empty and more URLs may come.
+"""The fetch workers: fetch a wanted URL through the crawl's gate, store it, deliver it.
 
 :class:`FetchWorkers` is one object that three parts of a crawl own: the normal phase (beside
-its query loop), a ``deepcrawl worker`` process (alone), and the ``--navigate`` phase (a record
-its strategy meets is fetched the workers' way, :meth:`FetchWorkers.fetch_leased`).
+its query loop), a fetch job of a job queue (:meth:`FetchWorkers.fetch_batch`, in any worker
+process: :mod:`deepcrawl.crawler.dispatch`), and the ``--navigate`` phase (a record its
+strategy meets is fetched the workers' way, :meth:`FetchWorkers.fetch_leased`).
 
 A URL that fails for good is stored with its reason; a transient failure goes back to the
 frontier with its back-off; a page stored by a process that died before delivering it is
-delivered by the one that takes its expired lease, or by the next run. One process alone on its
-store (SQLite) leases a batch's worth of URLs at a time and stores, settles and delivers its
-pages a batch at a time (:mod:`deepcrawl.crawler.batch`); in a crawl shared by processes a page
-is stored as it is fetched, since the frontier counts a lease as a fetch in flight.
+delivered by the next run (or, in a shared crawl, by the delivery point). Pages are stored,
+settled and delivered a batch at a time (:mod:`deepcrawl.crawler.batch`).
 
-A worker waits while the frontier is empty and the query loop may still add URLs
+In a crawl that fetches alone, :meth:`FetchWorkers.work` leases a batch's worth of URLs at a
+time, waits while the frontier is empty and the query loop may still add URLs
 (:attr:`FetchWorkers.querying`), and ends once neither holds — or once the crawl's page budget
 is spent.
 """
@@ -26,6 +25,7 @@ import dataclasses
 import logging
 from typing import TYPE_CHECKING, Literal
 
+from deepcrawl._tasks import supervised
 from deepcrawl.crawler.batch import StoreBatch, Unsaved
 from deepcrawl.errors import FetchError, HTTPStatusError, StorageError
 from deepcrawl.export import Held
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from deepcrawl.storage import PageRead
     from deepcrawl.storage.frontier import Lease
 
-__all__ = ["Delivery", "FetchWorkers", "shared_frontier"]
+__all__ = ["Delivery", "FetchWorkers", "site_frontier"]
 
 logger = logging.getLogger(__name__)
 
@@ -59,23 +59,10 @@ Delivery = Literal["direct", "poll", "none"]
 _IDLE_S = 0.25
 
 
-def shared_frontier(ctx: CrawlContext) -> SqlFrontier:
-    """The crawl's frontier, its per-host cap of live leases held across every worker process
-    (PostgreSQL); a lease names this process, whose leases come back at once if it is judged
-    dead.
-
-    One process alone (SQLite) needs no cap in the frontier: the crawl's gate holds each host
-    to its concurrency (:mod:`deepcrawl.fetch.politeness`), and a lease then reads no count
-    of the live leases.
-    """
-    cap = ctx.settings.politeness.concurrency_per_host
-    return SqlFrontier(
-        ctx.repo.engine,
-        ctx.site.id,
-        host_cap=max(1, cap) if is_shared(ctx.repo.engine) else None,
-        holder=ctx.state.worker_id,
-        heartbeat_s=ctx.settings.crawl.heartbeat_s,
-    )
+def site_frontier(ctx: CrawlContext) -> SqlFrontier:
+    """The crawl's frontier. The host's concurrency over every process is the limiter's
+    (:mod:`deepcrawl.fetch.politeness`: its seats in the database), not the frontier's."""
+    return SqlFrontier(ctx.repo.engine, ctx.site.id)
 
 
 def _judged(_url: str) -> bool:
@@ -103,6 +90,8 @@ class FetchWorkers:
             repeat); None: nobody asks.
         ran_away: whether the crawl ran away (:mod:`deepcrawl.querying.runaway`): one that
             did follows no record page's links; None: never.
+        alone: whether these workers store every page of the site (none is stored by a job
+            or another process): their probes then read the store once. Default: on SQLite.
     """
 
     def __init__(
@@ -119,6 +108,7 @@ class FetchWorkers:
         learn: Callable[[str, str], None] | None = None,
         same: Callable[[str, str, str], object] | None = None,
         ran_away: Callable[[], bool] | None = None,
+        alone: bool | None = None,
     ) -> None:
         self.ctx = ctx
         #: ``fetcher`` behind the crawl's gate (its URLs judged as they were queued).
@@ -138,20 +128,17 @@ class FetchWorkers:
         self.querying = True
         self.in_flight = 0
         crawl = ctx.settings.crawl
-        # A frontier that caps each host's live leases (shared by many processes) counts a
-        # lease as a fetch in flight: a URL leased ahead, or whose page waits in the batch,
-        # would hold a seat another process could use. There a page is stored as it is
-        # fetched, and a worker leases one URL at a time.
-        alone = frontier.host_cap is None
         #: The pages fetched and not stored yet (:mod:`deepcrawl.crawler.batch`).
-        self.batch = StoreBatch(crawl.store_batch if alone else 1, crawl.store_batch_s)
+        self.batch = StoreBatch(crawl.store_batch, crawl.store_batch_s)
         #: URLs leased for the workers and not taken yet: a batch's worth leased at once (at
         #: least one for each worker).
         self._leased: collections.deque[Lease] = collections.deque()
-        workers = max(1, ctx.settings.politeness.concurrency_per_host)
-        self._lease_n = max(workers, self.batch.size) if alone else 1
-        if not is_shared(ctx.repo.engine):  # every stored page is this process's: the
-            ctx.state.own_pages()  # probes of a new URL need no read
+        self.concurrency = max(1, ctx.settings.politeness.concurrency_per_host)
+        self._lease_n = max(self.concurrency, self.batch.size)
+        if alone is None:
+            alone = not is_shared(ctx.repo.engine)
+        if alone:  # every stored page is these workers': the probes of a new URL need no read
+            ctx.state.own_pages()
         self._stop = asyncio.Event()
         self._wake = asyncio.Event()
 
@@ -229,6 +216,34 @@ class FetchWorkers:
             lease = self._leased.popleft()
             with contextlib.suppress(StorageError):
                 self.frontier.retry(lease.id, after_s=0)
+
+    async def fetch_batch(self, leases: Sequence[Lease]) -> None:
+        """Fetch, store and settle the URLs of one fetch job, a host's concurrency of them at
+        a time; the job's pages are stored as the batch fills and when it ends.
+
+        Supervised: a fetch that fails (the database) stops the others, each URL not fetched
+        going back to the frontier, and its error is raised here (the job queue retries the
+        job).
+        """
+        todo = collections.deque(leases)
+
+        async def one() -> None:
+            while todo and not self.stopping:
+                lease = todo.popleft()
+                self.in_flight += 1
+                try:
+                    await self.fetch_leased(lease, batched=True)
+                finally:
+                    self.in_flight -= 1
+
+        try:
+            async with supervised() as tasks:
+                for n in range(min(self.concurrency, len(todo))):
+                    tasks.start(one(), name=f"fetch job task {n}")
+            await self.flush()
+        finally:
+            with contextlib.suppress(StorageError):
+                self._store_batch()  # stored undelivered: the delivery point delivers it
 
     async def drained(self) -> None:
         """Wait until no wanted page is pending or in flight (links first, queries after)."""

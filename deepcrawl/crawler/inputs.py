@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
+    from deepcrawl.fetch.politeness import HostLimiter
     from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.settings import Settings
 
@@ -152,9 +153,12 @@ class StartPage:
         return [page for page in (self.robots, self.page) if page is not None]
 
 
-async def check_start_page(start_url: str, settings: Settings) -> StartPage:
+async def check_start_page(
+    start_url: str, settings: Settings, *, limiter: HostLimiter | None = None
+) -> StartPage:
     """Read the host's robots.txt, then — when it allows — the start page, over plain HTTP (GETs,
-    redirects followed, the host's rate kept between them).
+    redirects followed, the host's rate kept between them: by ``limiter``, when the process
+    shares one between its sites, else by one of the check's own).
 
     robots.txt comes first, as from any crawler: a host sees no request before it.
 
@@ -169,7 +173,7 @@ async def check_start_page(start_url: str, settings: Settings) -> StartPage:
     from deepcrawl.browser.http import HttpFetcher
     from deepcrawl.fetch.gate import Count, Gate
     from deepcrawl.fetch.polite import same_host
-    from deepcrawl.fetch.politeness import HostLimiter
+    from deepcrawl.fetch.politeness import HostLimiter as OwnLimiter
     from deepcrawl.fetch.robots import RobotsPolicy, robots_url
 
     host = host_of(start_url)
@@ -177,7 +181,8 @@ async def check_start_page(start_url: str, settings: Settings) -> StartPage:
     politeness = settings.politeness
     rules = RobotsPolicy(settings.http.user_agent, obey=politeness.obey_robots)
     sent = Count()
-    gate = Gate(politeness, rules, HostLimiter(politeness), same_host(start_url), tally=sent)
+    limiter = limiter or OwnLimiter(politeness)
+    gate = Gate(politeness, rules, limiter, same_host(start_url), tally=sent)
     robots: FetchedPage | None = None
     page: FetchedPage | None = None
     async with HttpFetcher(settings, (host,), forms=False) as fetcher:

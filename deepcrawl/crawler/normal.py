@@ -16,16 +16,19 @@ Two activities share one event loop until both are done:
   scope, robots.txt, the per-host rate and concurrency, the count; back-off with
   ``Retry-After`` on 429/503 and transient failures, retried through the frontier), store each
   page, and hand it to the extractor (:class:`~deepcrawl.crawler.deliver.Sink`); a URL that
-  fails for good is stored with its reason.
+  fails for good is stored with its reason. A crawl that shares its fetching (``dispatch``: a
+  job queue's fetch jobs, run by any worker) runs a :class:`~deepcrawl.crawler.dispatch
+  .Dispatcher` instead, which hands the frontier's URLs to fetch jobs.
 
 Which links are wanted is the phase's :class:`~deepcrawl.crawler.admission.Admission`: the URL
 classifier, the safety rule, the hub scout, the frontier.
 
 **Delivery** is direct when one process crawls (SQLite): a page goes to the sink right after it
 is stored. In a crawl shared on PostgreSQL the phase's :class:`~deepcrawl.crawler.deliver
-.DeliveryPoller` is the one delivery point of every process: the fetch tasks here, like the
-``deepcrawl worker`` processes (:mod:`deepcrawl.crawler.worker`), only store, and :meth:`NormalPhase
-.finish` waits for every process's leases to be settled before the poller's final sweep.
+.DeliveryPoller` is the one delivery point of every process: the fetch jobs, wherever they run
+(:mod:`deepcrawl.crawler.worker`), only store, and :meth:`NormalPhase.finish` waits for every
+URL to be settled before the poller's final sweep. A harvest's site delivers nothing here
+(``delivery="none"``): the harvest's coordinator is its delivery point.
 
 Everything is in the database as it happens, so a crawl killed at any point resumes here: the
 stored queries are replayed into the manager, their result links enqueued again (the frontier
@@ -43,7 +46,8 @@ from deepcrawl._tasks import supervised
 from deepcrawl.browser.wrapped import teach_fetcher
 from deepcrawl.crawler.admission import Admission
 from deepcrawl.crawler.deliver import DeliveryPoller
-from deepcrawl.crawler.fetching import FetchWorkers, shared_frontier
+from deepcrawl.crawler.dispatch import Dispatcher
+from deepcrawl.crawler.fetching import FetchWorkers, site_frontier
 from deepcrawl.crawler.queries import NORMAL, query_loop
 from deepcrawl.links.hubs import query_yield
 from deepcrawl.querying import main_text
@@ -59,6 +63,7 @@ if TYPE_CHECKING:
     from deepcrawl.classify.url import Decision
     from deepcrawl.crawler.context import CrawlContext
     from deepcrawl.crawler.deliver import Sink
+    from deepcrawl.crawler.dispatch import FetchQueue
     from deepcrawl.crawler.fetching import Delivery
     from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.search.backend import QueryBackend
@@ -86,6 +91,8 @@ class NormalPhase:
             (:class:`~deepcrawl.crawler.deliver.NullSink`).
         tasks: the crawl's supervised scope, where the delivery poller runs (``poll`` only):
             a failure of the poller stops the crawl at once.
+        dispatch: fetch through this job queue's fetch jobs (:mod:`deepcrawl.crawler
+            .dispatch`) rather than in this process's own tasks.
     """
 
     def __init__(
@@ -100,6 +107,7 @@ class NormalPhase:
         delivery: Delivery | None = None,
         tasks: Supervisor | None = None,
         examples: Sequence[str] = (),
+        dispatch: FetchQueue | None = None,
     ) -> None:
         self.ctx = ctx
         self.search = search
@@ -118,12 +126,16 @@ class NormalPhase:
             if delivery == "poll"
             else None
         )
-        self.frontier = shared_frontier(ctx)
+        self.frontier = site_frontier(ctx)
+        #: The last stored record page the query loop learnt from.
+        self._learnt_upto = 0
+        #: Hands the frontier's URLs to fetch jobs (None: this process's tasks fetch them).
+        self.dispatcher = None if dispatch is None else Dispatcher(self.frontier, dispatch)
         self.admission = Admission(
             ctx,
             self.frontier,
             known=lambda ids, texts: self.loop.facts.observe(ids, texts),
-            queued=lambda: self.workers.wake(),
+            queued=self._queued,
         )
         self.loop = query_loop(
             ctx, form_id, phase=NORMAL, record_id=self.admission.record_id, examples=examples
@@ -140,9 +152,16 @@ class NormalPhase:
             learn=self.loop.facts.learn_text,
             same=self.loop.facts.repeated,
             ran_away=lambda: self.loop.ran_away() is not None,
+            alone=False if dispatch is not None else None,
         )
         teach_fetcher(fetcher, self.admission.prototype_key)
         ctx.sessions.listeners.append(self._judge_again)
+
+    def _queued(self) -> None:
+        """Wanted URLs entered the frontier: the fetch workers (or the dispatcher) look."""
+        self.workers.wake()
+        if self.dispatcher is not None:
+            self.dispatcher.wake()
 
     def _judge_again(self, _learnt: set[str]) -> None:
         """A parameter was learnt to carry a session: the stored queries' result links are
@@ -225,13 +244,15 @@ class NormalPhase:
         self.ctx.stats.hub_records += new
 
     def _learn_stored(self, *, follow: bool) -> None:
-        """The record pages stored before a crash: with ``follow``, their links enqueued again
-        (the frontier ignores known ones). What the querying learnt of them comes back with
-        its event log; a page whose event a crash lost is learnt again, as when it was
-        fetched."""
+        """The record pages stored before a crash — or, when fetch jobs fetch them, since the
+        last look —: with ``follow``, their links enqueued again (the frontier ignores known
+        ones). What the querying learnt of a page comes back with its event log; one it has not
+        learnt (a page a fetch job stored, one whose event a crash lost) is learnt now, as when
+        it is fetched here: its words for the paging control, its record known."""
         ctx, ledger = self.ctx, self.loop.ledger
-        for stored in ctx.repo.contents(ctx.site.id, kind="record"):
+        for stored in ctx.repo.contents(ctx.site.id, kind="record", after=self._learnt_upto):
             page = stored.page
+            self._learnt_upto = max(self._learnt_upto, page.id)
             # the record's id as links name it now (its canonical URL, the learnt parameters
             # dropped), not the URL it was stored under
             rid = self.admission.key(page.canonical_url or page.url) or page.url
@@ -249,7 +270,8 @@ class NormalPhase:
         """Run until the manager stops and the frontier is drained (or the page budget)."""
         ctx = self.ctx
         ctx.enter("crawling")
-        ctx.state.release_leases()
+        if self.dispatcher is None:  # the URLs held by fetch jobs are the job queue's
+            ctx.state.release_leases()
         stored = ctx.state.queries()
         for query in stored:
             self.admission.enqueue(query.result_links(), query_source(query.row.keyword))
@@ -294,20 +316,23 @@ class NormalPhase:
         workers.querying = True
         try:
             async with supervised() as tasks:
-                for n in range(max(1, self.ctx.settings.politeness.concurrency_per_host)):
-                    tasks.start(workers.work(), name=f"fetch worker {n}")
+                if self.dispatcher is not None:
+                    tasks.start(self.dispatcher.run(lambda: workers.querying), name="dispatcher")
+                else:
+                    for n in range(workers.concurrency):
+                        tasks.start(workers.work(), name=f"fetch worker {n}")
                 await work
                 workers.querying = False
-                workers.wake()
+                self._queued()
         finally:
             workers.stop()
 
     async def finish(self) -> None:
         """Deliver what is left and stop the delivery point (after ``run`` and ``--navigate``).
 
-        In a shared crawl, fetch until no URL is pending in any process — leases a dead worker
-        held come back once it is judged dead and are fetched here — and then sweep every page
-        still undelivered. A no-op with direct delivery.
+        In a shared crawl, fetch until no URL is pending in any job — a dead worker's jobs run
+        again once the job queue's sweep finds them stalled — and then sweep every page still
+        undelivered. A no-op with direct delivery.
 
         Raises:
             StorageError, FetchError, or the sink's error.
@@ -329,6 +354,8 @@ class NormalPhase:
         while not workers.stopping:
             if follow:
                 await workers.drained()
+            if self.dispatcher is not None:  # what the fetch jobs stored, as if fetched here
+                self._learn_stored(follow=follow)
             # a hub beats the next query, but not a list of every record (the frame query)
             if not self.loop.words.frame_due and await self._read_hub(querying=True):
                 continue

@@ -9,10 +9,12 @@ HTTP date), else exponential back-off from ``backoff_base_s``. The limiter reads
 instead of asserting on wall time.
 
 The hosts' next start times are kept by a :class:`~deepcrawl.storage.hosts.HostSchedule`: in
-memory for one process, in the database for :class:`SharedHostLimiter`, the same limiter for many
-processes on PostgreSQL (``deepcrawl worker``), so N workers share one host's rate instead of
-multiplying it. The per-host concurrency of many processes is the frontier's cap of live leases
-(``SqlFrontier(host_cap=…)``). :func:`make_limiter` picks the limiter for a database.
+memory for one process, in the database for :class:`SharedHostLimiter`, the same limiter for every
+process on one PostgreSQL database (``deepcrawl worker``, the jobs of a harvest), so N workers and
+M sites share one host's rate instead of multiplying it; the concurrency too: a request holds one
+of its host's seats in the database (:class:`~deepcrawl.storage.hosts.HostSeats`) beside the
+process's own. :func:`make_limiter` picks the limiter for a database. One process running many
+sites (a harvest on SQLite) gives every site's crawl the same :class:`HostLimiter`.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit
 
 from deepcrawl.storage import is_shared
-from deepcrawl.storage.hosts import MemoryHostSchedule, SqlHostSchedule
+from deepcrawl.storage.hosts import HostSeats, MemoryHostSchedule, SqlHostSchedule
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -50,6 +52,9 @@ __all__ = [
 #: How late a turn may be taken (a share of the interval) before the host's schedule is pushed
 #: back by as much (a write to the database when it is shared).
 _LATE_SHARE = 0.05
+
+#: Seconds between two looks for a free seat of a host whose seats other processes hold.
+_SEAT_POLL_S = 0.02
 
 #: Statuses worth retrying: the server is overloaded or briefly broken.
 TRANSIENT_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
@@ -129,9 +134,18 @@ class HostLimiter:
         slots = self._slots.setdefault(
             host, asyncio.Semaphore(max(1, self.settings.concurrency_per_host))
         )
-        async with slots:
+        async with slots, self.seat(host):
             await self.turn(url)
             yield
+
+    @contextlib.asynccontextmanager
+    async def seat(self, host: str) -> AsyncIterator[None]:
+        """Hold one of ``host``'s seats shared with other processes while the block runs; one
+        process alone has none to take (its own semaphore is the cap)."""
+        yield
+
+    def close(self) -> None:
+        """Give back what the limiter holds outside this process (nothing, here)."""
 
     async def turn(self, url: str) -> None:
         """Wait for ``url``'s host's next start time (its rate, its Crawl-delay, a pause) and
@@ -165,28 +179,48 @@ class HostLimiter:
 
 
 class SharedHostLimiter(HostLimiter):
-    """Per-host rate shared by every process of a crawl on PostgreSQL; see the module docstring.
+    """Per-host rate and concurrency shared by every process on a PostgreSQL database; see the
+    module docstring.
 
     Args:
-        settings: politeness settings (the same in every worker: the rate is the site's).
-        engine: the crawl's PostgreSQL engine.
-        site_id: the crawl's site (each site has its own clocks).
+        settings: politeness settings (the same in every worker: the rate is the host's).
+        engine: the PostgreSQL engine.
+        site_id: one site's clocks; None (the default): one clock per host for every site of
+            the database, what a harvest shares.
     """
 
     def __init__(
         self,
         settings: PolitenessSettings,
         engine: Engine,
-        site_id: int,
+        site_id: int | None = None,
         clock: Clock | None = None,
     ) -> None:
         super().__init__(settings, clock, schedule=SqlHostSchedule(engine, site_id))
+        self.seats = HostSeats(engine)
+
+    @contextlib.asynccontextmanager
+    async def seat(self, host: str) -> AsyncIterator[None]:
+        """Hold one of ``host``'s ``concurrency_per_host`` seats of the database (polled for
+        while every seat is taken by some process)."""
+        cap = max(1, self.settings.concurrency_per_host)
+        while (taken := self.seats.take(host, cap)) is None:
+            await self.clock.sleep(_SEAT_POLL_S)
+        try:
+            yield
+        finally:
+            self.seats.give_back(host, taken)
+
+    def close(self) -> None:
+        """Give back every seat this process holds (its connection to them goes)."""
+        self.seats.close()
 
 
 def make_limiter(settings: PolitenessSettings, engine: Engine, site_id: int) -> HostLimiter:
-    """The limiter for a crawl's database: shared on PostgreSQL, in-process otherwise."""
+    """The limiter for a crawl's database: shared on PostgreSQL — one clock and one set of
+    seats per host for every site and process of the database —, in-process otherwise."""
     if is_shared(engine):
-        return SharedHostLimiter(settings, engine, site_id)
+        return SharedHostLimiter(settings, engine)
     return HostLimiter(settings)
 
 

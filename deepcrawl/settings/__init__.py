@@ -45,6 +45,7 @@ from deepcrawl.settings._sources import (
     config_file,
     current_overrides,
     explain,
+    override_args,
     renamed,
 )
 from deepcrawl.settings._sources import overridden as _overridden
@@ -81,6 +82,7 @@ __all__ = [
     "for_users",
     "load_settings",
     "overridden",
+    "override_args",
 ]
 
 if TYPE_CHECKING:

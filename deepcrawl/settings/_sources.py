@@ -129,6 +129,17 @@ def current_overrides() -> Overrides:
     return {section: dict(values) for section, values in (_OVERRIDES.get() or {}).items()}
 
 
+def override_args() -> list[str]:
+    """The ``--set`` assignments in force, as arguments of a ``deepcrawl`` child command (a
+    bench's crawl, a harvest's worker): the child runs with this process's settings."""
+    args = []
+    for section, values in sorted(current_overrides().items()):
+        for key, value in sorted(values.items()):
+            text = json.dumps(value) if isinstance(value, list | dict) else str(value)
+            args += ["--set", f"{section}.{key}={text}"]
+    return args
+
+
 class OverrideSource(PydanticBaseSettingsSource):
     """The ``--set`` assignments in force (:func:`overridden`), as a settings source."""
 

@@ -82,8 +82,9 @@ class CrawlSettings(Section):
     total: the stop then needs lists read to their end, which bring what later pages of the
     setup's lists would."""
     worker_lease_s: float = 900.0
-    """How long a fetch worker holds a frontier URL before another may take it (a resumed crawl
-    releases every lease at once; too short, two workers fetch one URL)."""
+    """How long a crawl fetching alone (SQLite) holds a leased frontier URL before it is ready
+    again (a resumed crawl releases every lease at once). Fetch jobs hold theirs until their job
+    ends: the job queue says when a job's worker died."""
     store_batch: int = 32
     """Pages a crawl alone on its store (SQLite) stores in one transaction; 1 stores each as it
     is fetched, as a crawl shared by processes does. A crash loses the batch not stored: its
@@ -93,14 +94,14 @@ class CrawlSettings(Section):
     fetched or the next idle worker: on a slow site, how long a page may wait for the
     extractor."""
     heartbeat_s: float = 5.0
-    """How often a process of a crawl (``deepcrawl crawl`` or ``deepcrawl worker``) records that
-    it is alive and its figures; one not heard of for three heartbeats counts as dead."""
+    """How often a crawl process records that it is alive and its figures, and a ``deepcrawl
+    worker`` beats to the job queue; one not heard of for three heartbeats counts as dead (its
+    jobs run again elsewhere)."""
     deliver_poll_s: float = 0.5
-    """In a crawl shared on PostgreSQL, how often the ``deepcrawl crawl`` process (the one
-    delivery point) looks for pages the workers stored and delivers them."""
+    """How often the one delivery point of a shared crawl (``deepcrawl crawl`` on PostgreSQL, or
+    the coordinator of many sites) looks for pages the jobs stored and delivers them."""
     worker_wait_s: float = 300.0
-    """How long ``deepcrawl worker`` waits for the crawl it joins to have labelled prototypes
-    (the setup phase of ``deepcrawl crawl`` runs meanwhile) before giving up."""
+    """How long ``deepcrawl worker`` waits with no job to run before it ends."""
     sitemaps: User[bool] = True
     """Read the site's sitemaps (robots.txt ``Sitemap:`` lines, else ``/sitemap.xml``): their
     URLs go through the URL classifier and the wanted ones are fetched (``--no-sitemaps``)."""

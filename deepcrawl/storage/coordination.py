@@ -1,13 +1,18 @@
-"""The database side of many processes on one crawl: the query lock and the process rows.
+"""The database side of a ``deepcrawl crawl`` process: the query lock and its process row.
 
-A crawl on PostgreSQL is shared by one ``deepcrawl crawl`` process and any number of ``deepcrawl
-worker`` processes; the database is their only coordinator. This module holds what it stores:
+The work of many processes (fetch jobs, a harvest's site jobs) is the job queue's
+(procrastinate: its workers' heartbeats, its locks, its retry of a dead worker's jobs). What
+stays here is what a process that is *not* a job holds:
 
-* :class:`QueryLock`: the right to run a site's query loop, a PostgreSQL session advisory lock;
-* the ``crawl_worker`` rows: every process registers one (:func:`register_worker`), refreshes it
-  with its figures (:func:`record_heartbeat`), and is listed (:func:`workers`) or counted as a
-  live peer (:func:`live_peers`) from it. On SQLite the row is the process's claim on the site
-  (:func:`deepcrawl.storage.claims.claim_site`).
+* :class:`QueryLock`: the right to run a site's query loop, a PostgreSQL session advisory lock.
+  ``deepcrawl crawl`` runs its query loop in the user's own process (with the user at the
+  terminal to label), not as a job, so the engine's job lock cannot hold it; a harvest's site
+  job takes it too, so that a ``deepcrawl crawl`` of the same site and the job exclude each
+  other;
+* the ``crawl_worker`` row of a crawl process: registered (:func:`register_worker`), refreshed
+  with its figures (:func:`record_heartbeat`) for ``deepcrawl status``, and listed
+  (:func:`workers`). On SQLite the row is the process's claim on the site
+  (:func:`deepcrawl.storage.claims.claim_site`): SQLite has no job queue and no session lock.
 
 When to beat, and what a crawl does with a refused lock or claim, is the crawler's
 (``deepcrawl.crawler.coordination``).
@@ -33,16 +38,14 @@ if TYPE_CHECKING:
 __all__ = [
     "SILENT_BEATS",
     "QueryLock",
-    "dead_workers",
     "heard_since",
-    "live_peers",
     "record_heartbeat",
     "register_worker",
     "workers",
 ]
 
-#: Heartbeats a running process may miss before it is judged dead: ``deepcrawl status`` shows it
-#: ``dead``, it is no live peer, and the leases it holds go back to the frontier.
+#: Heartbeats a running crawl process may miss before ``deepcrawl status`` shows it ``dead`` (and,
+#: on SQLite, before its claim on the site is taken over).
 SILENT_BEATS = 3
 
 #: First key of the advisory lock held by the process running a site's query loop (the second
@@ -123,7 +126,7 @@ class QueryLock:
 
 def register_worker(engine: Engine, site_id: int, *, name: str, role: str) -> int:
     """Insert a running ``crawl_worker`` row for process ``name`` (``hostname:pid``) in
-    ``role`` (``crawl`` or ``worker``); its id."""
+    ``role`` (``crawl``); its id."""
     with (
         StorageGuard.of(engine, "register this worker"),
         Session(engine, expire_on_commit=False) as s,
@@ -159,35 +162,3 @@ def heard_since(heartbeat_s: float, now: datetime | None = None) -> datetime:
     """The time a process's last heartbeat must be after for it to count as alive: it is
     judged dead once silent for :data:`SILENT_BEATS` heartbeats of ``heartbeat_s`` seconds."""
     return (now or datetime.now(UTC)) - timedelta(seconds=SILENT_BEATS * heartbeat_s)
-
-
-def dead_workers(
-    site_id: int, heartbeat_s: float, now: datetime | None = None, *, me: int | None = None
-) -> sa.Select[Any]:
-    """The ids of the site's processes judged dead, as a subquery: ended (no longer
-    ``running``: a process that ended has given its leases back, so any it still holds are
-    stale) or silent for :data:`SILENT_BEATS` heartbeats — the rule ``deepcrawl status``
-    shows. ``me`` (this process's row) is never among them: a process that asks is alive."""
-    c = t.Worker.__table__.c  # type: ignore[attr-defined]
-    return sa.select(c.id).where(
-        c.site_id == site_id,
-        c.id != (me or 0),
-        sa.or_(c.state != "running", c.seen_at < heard_since(heartbeat_s, now)),
-    )
-
-
-def live_peers(engine: Engine, site_id: int, heartbeat_s: float, *, me: int | None) -> int:
-    """Processes other than ``me`` (a worker row id) heard of within :data:`SILENT_BEATS`
-    heartbeats."""
-    since = heard_since(heartbeat_s)
-    stmt = select(sa.func.count()).where(
-        t.Worker.site_id == site_id,
-        t.Worker.state == "running",
-        col(t.Worker.seen_at) >= since,
-        col(t.Worker.id) != (me or 0),
-    )
-    with (
-        StorageGuard.of(engine, f"count the live workers of site {site_id}"),
-        Session(engine) as s,
-    ):
-        return int(s.exec(stmt).one())

@@ -15,6 +15,7 @@ the functions in :data:`MIGRATIONS`.
 from __future__ import annotations
 
 import logging
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +41,7 @@ __all__ = [
     "check_database_url",
     "database_file",
     "is_shared",
+    "is_shared_url",
     "open_engine",
     "safe_url",
 ]
@@ -49,8 +51,8 @@ __all__ = [
 
 #: Version of the schema this code writes. Bump it and add a migration when tables change, or
 #: when what they hold changes meaning (version 5: the URL normal form; 6: the lease's holder;
-#: 7: the normal form without session ids).
-SCHEMA_VERSION = 10
+#: 7: the normal form without session ids; 11: the holder is a fetch job of the job queue).
+SCHEMA_VERSION = 11
 
 _log = logging.getLogger(__name__)
 
@@ -136,6 +138,18 @@ def _to_v10(conn: Connection) -> None:
     by ``create_all``); a crawl stored before it resumes from its stored queries."""
 
 
+def _to_v11(conn: Connection) -> None:
+    """Version 11: a leased URL's holder is the job queue's fetch job, no longer a process's
+    ``crawl_worker`` row: the leases of earlier runs are queued again. The harvest's tables
+    (``harvest_site``, ``host_clock``) are made by ``create_all``."""
+    frontier = _tables.FrontierEntry.__table__  # type: ignore[attr-defined]
+    conn.execute(
+        sa.update(frontier)
+        .where(frontier.c.state == "leased")
+        .values(state="queued", holder=None, ready_at=datetime.now(UTC))
+    )
+
+
 #: ``MIGRATIONS[n]`` upgrades a database from version ``n`` to ``n + 1``.
 MIGRATIONS: dict[int, Callable[[Connection], None]] = {
     1: _to_v2,
@@ -147,6 +161,7 @@ MIGRATIONS: dict[int, Callable[[Connection], None]] = {
     7: _to_v8,
     8: _to_v9,
     9: _to_v10,
+    10: _to_v11,
 }
 
 #: Key of the PostgreSQL advisory lock under which a process creates or migrates the schema.
@@ -175,6 +190,16 @@ def is_shared(engine: Engine) -> bool:
     """Whether many processes may share a crawl in this database: PostgreSQL (``deepcrawl
     worker``) — on SQLite one process crawls a site."""
     return engine.dialect.name == "postgresql"
+
+
+def is_shared_url(url: str) -> bool:
+    """Whether a database URL names a database many processes may share (PostgreSQL), as
+    :func:`is_shared` says of an open engine.
+
+    Raises:
+        StorageError: the URL is malformed.
+    """
+    return _parse(url).get_backend_name() == "postgresql"
 
 
 def _parse(url: str) -> URL:

@@ -292,22 +292,27 @@ class Repository:
         for rows in self._page_batches(site_id, kind):
             yield from (t.PageRead.model_validate(r) for r in rows)
 
-    def contents(self, site_id: int, *, kind: str | None = None) -> Iterator[StoredContent]:
-        """The site's pages with their bodies and links, in fetch order.
+    def contents(
+        self, site_id: int, *, kind: str | None = None, after: int = 0
+    ) -> Iterator[StoredContent]:
+        """The site's pages with their bodies and links, in fetch order (those with an id above
+        ``after`` only).
 
         Two reads per batch of pages, whatever their number: a resumed crawl learns every
         stored record again, and a body and a link read per page would cost it a round trip
         each per page.
         """
-        for rows in self._page_batches(site_id, kind):
+        for rows in self._page_batches(site_id, kind, after):
             with self._guard("read links"), self._session() as s:
                 found = _links.links_by_page(s, [r.id for r in rows])
             for r in rows:
                 page = t.PageRead.model_validate(r)
                 yield StoredContent(page, body_of(r), found.get(page.id, []))
 
-    def _page_batches(self, site_id: int, kind: str | None) -> Iterator[Sequence[t.Page]]:
-        last = 0
+    def _page_batches(
+        self, site_id: int, kind: str | None, after: int = 0
+    ) -> Iterator[Sequence[t.Page]]:
+        last = after
         while True:
             with self._guard("list pages"), self._session() as s:
                 rows = _pages.batch(s, site_id, kind, after=last)

@@ -22,8 +22,6 @@ from sqlalchemy.orm import defer
 from sqlmodel import Session, col, select
 
 from deepcrawl.storage import tables as t
-from deepcrawl.storage.coordination import live_peers
-from deepcrawl.storage.engine import is_shared
 from deepcrawl.storage.guard import StorageGuard
 
 if TYPE_CHECKING:
@@ -111,10 +109,6 @@ class CrawlState:
         self.repo = repo
         self.engine = repo.engine
         self.site_id = site_id
-        #: This process's ``crawl_worker`` row (set by the crawl on PostgreSQL), and the
-        #: heartbeat by which other processes are judged alive.
-        self.worker_id: int | None = None
-        self.heartbeat_s = 5.0
         #: What the site's stored pages answer the two probes by, where this process alone
         #: writes them (:meth:`own_pages`); None: the probes ask the database every time.
         self._owned: StoredIndex | None = None
@@ -414,20 +408,15 @@ class CrawlState:
         return None if found is None else str(found)
 
     def release_leases(self) -> int:
-        """Make the site's leased frontier URLs ready again (the run that held them is dead).
-
-        On SQLite one crawl process owns a site's frontier; at its start every lease is stale.
-        On PostgreSQL workers may hold live leases: they are released only when no other
-        process of the crawl has sent a heartbeat lately (else they come back as they expire).
-        """
-        if is_shared(self.engine) and live_peers(
-            self.engine, self.site_id, self.heartbeat_s, me=self.worker_id
-        ):
-            return 0
+        """Make the site's URLs leased by a process fetching alone ready again (the run that
+        held them is dead): at the start of a crawl that fetches alone, every such lease is
+        stale. URLs held by fetch jobs stay held (their jobs are the job queue's)."""
         stmt = (
             sa.update(t.FrontierEntry)
             .where(
-                col(t.FrontierEntry.site_id) == self.site_id, col(t.FrontierEntry.state) == "leased"
+                col(t.FrontierEntry.site_id) == self.site_id,
+                col(t.FrontierEntry.state) == "leased",
+                col(t.FrontierEntry.holder).is_(None),
             )
             .values(state="queued", ready_at=datetime.now(UTC))
         )

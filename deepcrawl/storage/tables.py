@@ -357,8 +357,8 @@ class FrontierEntry(SQLModel, table=True):
     error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     added_at: datetime = Field(default_factory=_now)
     holder: int | None = None
-    """Leased: the ``crawl_worker`` row of the process holding the lease (None: a process
-    without one); its leases come back at once when it is judged dead."""
+    """Leased to a fetch job: the job queue's id of that job (None: leased by a process
+    fetching alone). A pending URL whose job is no longer live is dispatched again."""
 
     __table_args__ = (UniqueConstraint("site_id", "url", name="uq_frontier_site_url"),)
 
@@ -389,6 +389,58 @@ class HostClock(SQLModel, table=True):
     site_id: int = Field(foreign_key="site.id", primary_key=True)
     host: str = Field(max_length=255, primary_key=True)
     next_at: float = 0.0
+
+
+class SharedHostClock(SQLModel, table=True):
+    """When a host may get its next request, whatever the site: the clock every site and
+    process of a harvest shares (two sites may share a host). ``next_at`` as in
+    :class:`HostClock`."""
+
+    __tablename__ = "host_clock"
+
+    host: str = Field(max_length=255, primary_key=True)
+    next_at: float = 0.0
+
+
+# --- harvests ----------------------------------------------------------------------------------
+
+
+class HarvestSiteBase(SQLModel):
+    harvest: str = Field(max_length=1024)
+    """The harvest's name: its output folder, resolved."""
+    name: str = Field(max_length=255)
+    """The site's folder in the output (``OUT/<name>/``)."""
+    start_url: str = Field(max_length=4096)
+    options: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    """What the sites file gives beside the start URL: ``like``, ``form``, ``fields``."""
+    state: str = Field(default="queued", max_length=16)
+    """``queued``, ``running`` (its query loop), ``done``, ``needs_labels``, ``max_pages``
+    or ``failed``."""
+    reason: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    """Why it failed, or how its querying ended."""
+    requests: int = 0
+    """Requests sent for the site, by every process and job (each adds its own)."""
+    figures: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    """The query loop's last figures (records reached and estimated, queries, phase)."""
+    attempts: int = 0
+    """Runs of the site's job that began (a job retried after its process died runs again)."""
+    updated_at: datetime = Field(default_factory=_now)
+
+
+class HarvestSite(HarvestSiteBase, table=True):
+    """One site of a harvest (``deepcrawl harvest``): its options, state and figures."""
+
+    __tablename__ = "harvest_site"
+
+    id: int | None = Field(default=None, primary_key=True)
+    site_id: int = Field(foreign_key="site.id", index=True)
+
+    __table_args__ = (UniqueConstraint("harvest", "site_id", name="uq_harvest_site"),)
+
+
+class HarvestSiteRead(HarvestSiteBase):
+    id: int
+    site_id: int
 
 
 # --- workers -----------------------------------------------------------------------------------

@@ -113,8 +113,8 @@ class Frontier(abc.ABC):
 
     @abc.abstractmethod
     def lease(self, n: int, *, lease_s: float = 300.0) -> list[Lease]:
-        """Hand out up to ``n`` ready URLs, leased for ``lease_s`` seconds (fewer when the
-        backend's per-host cap of live leases is reached)."""
+        """Hand out up to ``n`` ready URLs, leased for ``lease_s`` seconds (to a process
+        fetching alone; a shared crawl gives its URLs to fetch jobs instead)."""
 
     @abc.abstractmethod
     def complete(self, lease_id: int) -> None:

@@ -1,13 +1,24 @@
-"""The frontier in the crawl's SQL database: SQLite for one process, PostgreSQL for many.
+"""The frontier in the crawl's SQL database: SQLite or PostgreSQL.
 
-On PostgreSQL many processes lease from one frontier: ``SELECT … FOR UPDATE SKIP LOCKED`` under
-the site's advisory transaction lock. State survives the process, so a crawl resumed from the
-same database continues where it stopped.
+What stays here rather than in the job queue that runs the fetches (procrastinate): a site's
+URLs deduplicated by their normal form, each fetched once however many links, queries, jobs and
+processes name it, in priority order. A job queue deduplicates queued *jobs* by a lock string,
+not the URLs inside a batch, and forgets a job once it has run; the frontier remembers every URL
+ever seen, so a link met again in the thousandth page is dropped by a unique key.
+
+Two ways of handing URLs out:
+
+* :meth:`SqlFrontier.lease` — one process fetching alone (``deepcrawl crawl`` with no job
+  queue) leases ready URLs in priority order; a lease that expires makes its URL ready again;
+* dispatch — the URLs go to fetch jobs (:meth:`SqlFrontier.dispatchable`, then
+  :meth:`SqlFrontier.assign` names the job holding them). A URL held by a job that is no
+  longer live (its process died, the engine gave it up) is found by :meth:`SqlFrontier.held`
+  and queued again (:meth:`SqlFrontier.release`) by the process dispatching: the job queue's
+  own retry of a dead worker's jobs (its stalled-job sweep) does the rest.
 """
 
 from __future__ import annotations
 
-import time
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -17,92 +28,51 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, select
 
 from deepcrawl.errors import StorageError
-from deepcrawl.storage.coordination import dead_workers
 from deepcrawl.storage.frontier.base import Frontier, FrontierCounts, Lease, NewURL
 from deepcrawl.storage.guard import StorageGuard
 from deepcrawl.storage.tables import FrontierEntry
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Sequence
 
-    from sqlalchemy.engine import Connection, Engine
+    from sqlalchemy.engine import Engine
 
 __all__ = ["SqlFrontier"]
 
 #: The frontier's table, for Core statements.
 _TABLE: sa.Table = FrontierEntry.__table__  # type: ignore[attr-defined]
 
-#: First key of the PostgreSQL advisory lock that serialises one site's lease transactions
-#: (the second is the site id).
-_LEASE_LOCK = 0x6463_0001
-
-#: Seconds between two looks for expired leases by one frontier object.
-_RECLAIM_S = 1.0
-
 
 class SqlFrontier(Frontier):
     """The frontier of one site, in the crawl's SQL database (SQLite or PostgreSQL).
 
-    Every operation reads a bounded number of rows whatever the frontier's size: ``lease`` walks
-    the lease index (site, state, priority descending, id) from its start, expired leases are
-    found among the leased rows only, ``add`` is one batched insert that lets the unique key
-    drop known URLs. On PostgreSQL many processes share the frontier: a lease transaction takes
-    the site's advisory transaction lock (so the per-host count of live leases it checks cannot
-    change under it) and reads its rows ``FOR UPDATE SKIP LOCKED``. On SQLite one process leases.
+    Every operation reads a bounded number of rows whatever the frontier's size: ``lease`` and
+    ``dispatchable`` walk the lease index (site, state, priority descending, id) from its
+    start, expired leases are found among the leased rows only, ``add`` is one batched insert
+    that lets the unique key drop known URLs.
 
     Args:
         engine: the crawl's engine (``Repository.engine``); the table is created with the schema.
         site_id: the site whose frontier this is.
-        host_cap: at most this many live leases per host, over every process sharing the
-            frontier (the politeness setting ``concurrency_per_host``); None: no cap. A lease
-            whose best candidates are of full hosts hands out fewer URLs rather than scanning
-            for other hosts' (a site's frontier is mostly one host).
-        holder: this process's ``crawl_worker`` row, written on each lease it takes.
-        heartbeat_s: the crawl's heartbeat (``crawl.heartbeat_s``): the leases of a process
-            judged dead by it (:func:`~deepcrawl.storage.coordination.dead_workers`) come back
-            at once, not when they expire. None: leases come back when they expire only.
     """
 
-    def __init__(
-        self,
-        engine: Engine,
-        site_id: int,
-        *,
-        host_cap: int | None = None,
-        holder: int | None = None,
-        heartbeat_s: float | None = None,
-    ) -> None:
+    def __init__(self, engine: Engine, site_id: int) -> None:
         self.engine = engine
         self.site_id = site_id
-        self.host_cap = host_cap
-        self.holder = holder
-        self.heartbeat_s = heartbeat_s
         self._dialect = engine.dialect.name
-        self._reclaim_at = 0.0
         # The statements of every lease and settlement (once or twice per page fetched),
         # built once with bound parameters: building one cost more than running it.
         c = _TABLE.c
         mine = c.site_id == self.site_id
-        pick = (
+        self._pick = (
             sa.select(c.id, c.url, c.host, c.priority, c.depth, c.attempts, c.source)
             .where(mine, c.state == "queued", c.ready_at <= sa.bindparam("now"))
             .order_by(c.priority.desc(), c.id)
             .limit(sa.bindparam("n"))
         )
-        self._live = (
-            sa.select(c.host, sa.func.count()).where(mine, c.state == "leased").group_by(c.host)
-        )
-        if host_cap is not None:
-            # the hosts at their cap left out by the pick itself: a single lease needs no
-            # second statement, and a host at its cap holds up no other host's URLs
-            full = self._live.with_only_columns(c.host).having(sa.func.count() >= host_cap)
-            pick = pick.where(c.host.not_in(full))
-        if self._dialect == "postgresql":
-            pick = pick.with_for_update(skip_locked=True)
-        self._pick = pick
         self._take = (
             sa.update(_TABLE)
-            .where(c.id.in_(sa.bindparam("ids", expanding=True)))
+            .where(c.id.in_(sa.bindparam("ids", expanding=True)), c.state == "queued")
             .values(
                 state="leased",
                 ready_at=sa.bindparam("until"),
@@ -155,55 +125,100 @@ class SqlFrontier(Frontier):
                 added += len(conn.execute(stmt, batch[start : start + 500]).all())
         return added
 
+    @staticmethod
+    def _lease(row: Any, *, taken: bool) -> Lease:
+        # a lease taken counts as an attempt (an expired one too: its process died)
+        attempts = row.attempts + 1 if taken else row.attempts
+        return Lease(row.id, row.url, row.priority, row.depth, attempts, row.source)
+
     def lease(self, n: int, *, lease_s: float = 300.0) -> list[Lease]:
+        """Lease up to ``n`` ready URLs to this process (one process fetching alone)."""
         now = datetime.now(UTC)
         until = now + timedelta(seconds=lease_s)
-        asked = {"now": now, "n": n}
         with self._guard("lease URLs from the frontier"), self.engine.begin() as conn:
-            if self._dialect == "postgresql":
-                conn.execute(sa.select(sa.func.pg_advisory_xact_lock(_LEASE_LOCK, self.site_id)))
-            rows = list(conn.execute(self._pick, asked).all())
-            if (len(rows) < n or time.monotonic() >= self._reclaim_at) and self._reclaim(conn, now):
-                rows = list(conn.execute(self._pick, asked).all())
-            if len(rows) > 1:  # several of one host may pass its cap between them
-                rows = self._within_host_cap(conn, rows)
+            rows = list(conn.execute(self._pick, {"now": now, "n": n}).all())
+            if len(rows) < n and self._reclaim(conn, now):
+                rows = list(conn.execute(self._pick, {"now": now, "n": n}).all())
             if rows:
-                taken = {"ids": [r.id for r in rows], "until": until, "holder": self.holder}
+                taken = {"ids": [r.id for r in rows], "until": until, "holder": None}
                 conn.execute(self._take, taken)
-        # An expired lease (a dead worker) counts as an attempt.
-        return [Lease(r.id, r.url, r.priority, r.depth, r.attempts + 1, r.source) for r in rows]
+        return [self._lease(r, taken=True) for r in rows]
 
-    def _reclaim(self, conn: Connection, now: datetime) -> int:
-        """Queue again, ready at once, the leases that expired and those of a process judged
-        dead (silent for three heartbeats, or ended); how many.
-
-        Only leased rows are read, through the lease index's (site, state) prefix. A lease call
-        does it when it finds fewer ready URLs than asked, and else once a second: leases last
-        minutes, and the round trip would double a lease's cost.
-        """
-        self._reclaim_at = time.monotonic() + _RECLAIM_S
+    def _reclaim(self, conn: sa.Connection, now: datetime) -> int:
+        """Queue again, ready at once, the leases of this process that expired; how many (a
+        lease call does it when it finds fewer ready URLs than asked)."""
         c = _TABLE.c
-        stale = c.ready_at <= now
-        if self.heartbeat_s is not None:
-            dead = dead_workers(self.site_id, self.heartbeat_s, now, me=self.holder)
-            stale = sa.or_(stale, c.holder.in_(dead.scalar_subquery()))
         stmt = (
             sa.update(_TABLE)
-            .where(c.site_id == self.site_id, c.state == "leased", stale)
-            .values(state="queued", ready_at=now, holder=None)
+            .where(
+                c.site_id == self.site_id,
+                c.state == "leased",
+                c.holder.is_(None),
+                c.ready_at <= now,
+            )
+            .values(state="queued", ready_at=now)
         )
         return int(conn.execute(stmt).rowcount or 0)
 
-    def _within_host_cap(self, conn: Connection, rows: list[Any]) -> list[Any]:
-        if self.host_cap is None or not rows:
-            return rows
-        live: dict[str, int] = dict(conn.execute(self._live).all())
-        kept = []
-        for row in rows:
-            if live.get(row.host, 0) < self.host_cap:
-                live[row.host] = live.get(row.host, 0) + 1
-                kept.append(row)
-        return kept
+    # -- dispatch to fetch jobs ----------------------------------------------------------------
+
+    def dispatchable(self, n: int) -> list[Lease]:
+        """Up to ``n`` ready URLs in priority order, not yet given to a job (nothing changes:
+        :meth:`assign` names their job once it is queued)."""
+        with self._guard("read the frontier's ready URLs"), self.engine.connect() as conn:
+            rows = conn.execute(self._pick, {"now": datetime.now(UTC), "n": n}).all()
+        return [self._lease(r, taken=False) for r in rows]
+
+    def assign(self, ids: Sequence[int], holder: int) -> int:
+        """Mark the URLs ``ids`` held by the fetch job ``holder``; those settled meanwhile (the
+        job may have run already) stay as they are. How many were marked."""
+        if not ids:
+            return 0
+        far = datetime.now(UTC) + timedelta(days=3650)  # a job's hold has no deadline
+        with self._guard(f"give {len(ids)} URLs to fetch job {holder}"), self.engine.begin() as c:
+            found = c.execute(self._take, {"ids": list(ids), "until": far, "holder": holder})
+            return int(found.rowcount or 0)
+
+    def held(self) -> dict[int, list[int]]:
+        """The URLs held by fetch jobs, by job: ``{job id: [URL ids]}`` (the leased rows
+        only, through the lease index's (site, state) prefix)."""
+        c = _TABLE.c
+        stmt = sa.select(c.id, c.holder).where(
+            c.site_id == self.site_id, c.state == "leased", c.holder.is_not(None)
+        )
+        found: dict[int, list[int]] = {}
+        with self._guard("read the frontier's dispatched URLs"), self.engine.connect() as conn:
+            for row in conn.execute(stmt):
+                found.setdefault(int(row.holder), []).append(int(row.id))
+        return found
+
+    def release(self, ids: Sequence[int]) -> int:
+        """Queue the URLs ``ids`` again, ready at once (their job is no longer live), unless
+        they were settled meanwhile; how many."""
+        if not ids:
+            return 0
+        c = _TABLE.c
+        stmt = (
+            sa.update(_TABLE)
+            .where(c.id.in_(list(ids)), c.state == "leased")
+            .values(state="queued", ready_at=datetime.now(UTC), holder=None)
+        )
+        with self._guard(f"queue {len(ids)} URLs again"), self.engine.begin() as conn:
+            return int(conn.execute(stmt).rowcount or 0)
+
+    def leases_of(self, ids: Iterable[int]) -> list[Lease]:
+        """The URLs ``ids`` not settled yet, as leases (what a fetch job fetches: a URL done
+        or failed by an earlier run of the job is left out), in the order given."""
+        wanted = list(ids)
+        if not wanted:
+            return []
+        c = _TABLE.c
+        stmt = sa.select(c.id, c.url, c.priority, c.depth, c.attempts, c.source).where(
+            c.site_id == self.site_id, c.id.in_(wanted), c.state.in_(("queued", "leased"))
+        )
+        with self._guard("read a fetch job's URLs"), self.engine.connect() as conn:
+            rows = {row.id: row for row in conn.execute(stmt)}
+        return [self._lease(rows[i], taken=False) for i in wanted if i in rows]
 
     def _settle(self, lease_id: int, **values: object) -> None:
         with self._guard(f"update frontier entry {lease_id}"), self.engine.begin() as conn:
@@ -254,8 +269,6 @@ class SqlFrontier(Frontier):
         kept = (c.url, c.host, c.depth, c.source, c.ready_at, c.attempts, c.error, c.added_at)
         now = datetime.now(UTC)
         with self._guard("requeue URLs of the frontier"), self.engine.begin() as conn:
-            if self._dialect == "postgresql":  # no lease transaction sees the rows vanish
-                conn.execute(sa.select(sa.func.pg_advisory_xact_lock(_LEASE_LOCK, self.site_id)))
             old: dict[str, Any] = {}
             for start in range(0, len(keys), 500):
                 drop = (

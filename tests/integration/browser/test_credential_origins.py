@@ -233,11 +233,13 @@ def test_a_worker_keeps_credentials_from_another_origins_script(
             worker = run_deepcrawl_process(
                 ["worker", "--db", db, "--json", "--user-agent", worker_agent,
                  *credentials(tmp_path)],
-                env={**env, "DEEPCRAWL_BROWSER__RENDER": "always"},  # every page in Chromium
+                # every page in Chromium; the worker ends once it had no job for 30 s
+                env={**env, "DEEPCRAWL_BROWSER__RENDER": "always",
+                     "DEEPCRAWL_CRAWL__WORKER_WAIT_S": "30"},
                 cwd=tmp_path, capture_output=True, text=True, timeout=240, check=False,
             )  # fmt: skip
             assert worker.returncode == 0, worker.stderr
-            assert json.loads(worker.stdout)["pages_fetched"] > 0, "the worker fetched nothing"
+            assert json.loads(worker.stdout)["pages"] > 0, "the worker fetched nothing"
             _, errors = crawl.communicate(timeout=240)
             assert crawl.returncode == 0, errors
         finally:

@@ -136,32 +136,40 @@ def test_sql_frontier_persists_across_reopen(db_url: str) -> None:
         assert frontier.add(_urls("/a")) == 0
 
 
-def test_host_cap_counts_the_live_leases_of_every_process(db_url: str) -> None:
-    # two repositories: two engines and connection pools, as two worker processes have
-    with Repository.open(db_url) as one, Repository.open(db_url) as two:
-        site = one.site("http://example.test/")
-        first = SqlFrontier(one.engine, site.id, host_cap=2)
-        second = SqlFrontier(two.engine, site.id, host_cap=2)
-        first.add([*_urls("/a", "/b", "/c"), NewURL("http://other.test/x")])
-        leased = first.lease(2)
-        assert len(leased) == 2  # example.test is full now
-        [other] = second.lease(2)  # its best candidates are example.test's: only other.test's
-        assert other.url == "http://other.test/x"
-        assert second.lease(2) == []
-        first.complete(leased[0].id)
-        assert [x.url for x in second.lease(2)] == ["http://example.test/c"]
-
-
-def test_a_host_at_its_cap_holds_up_no_other_hosts_url(db_url: str) -> None:
+def test_dispatched_urls_are_held_by_their_job_until_settled(db_url: str) -> None:
     with Repository.open(db_url) as repo:
         site = repo.site("http://example.test/")
-        frontier = SqlFrontier(repo.engine, site.id, host_cap=1)
-        frontier.add(_urls("/a", "/b", priority=2.0))
-        frontier.add([NewURL("http://other.test/x", priority=1.0)])
-        assert frontier.lease(1)[0].url == "http://example.test/a"
-        # example.test's next URL ranks first, but its one lease is out: one lease at a time
-        assert frontier.lease(1)[0].url == "http://other.test/x"
-        assert frontier.lease(1) == []
+        frontier = SqlFrontier(repo.engine, site.id)
+        frontier.add(_urls("/a", "/b", "/c"))
+        ready = frontier.dispatchable(2)
+        assert [x.url for x in ready] == ["http://example.test/a", "http://example.test/b"]
+        assert frontier.dispatchable(2) == ready  # nothing changes until the job is named
+        ids = [x.id for x in ready]
+        assert frontier.assign(ids, holder=41) == 2
+        assert [x.url for x in frontier.dispatchable(5)] == ["http://example.test/c"]
+        assert frontier.held() == {41: ids}
+        assert [x.id for x in frontier.leases_of(ids)] == ids
+        frontier.complete(ids[0])
+        assert [x.id for x in frontier.leases_of(ids)] == [ids[1]]  # a job run again skips it
+        assert frontier.assign([ids[0]], holder=42) == 0  # settled: no job may take it again
+        # the job ended without settling the other: it is queued again, ready at once
+        assert frontier.release([ids[1]]) == 1
+        assert frontier.held() == {}
+        assert next(x.url for x in frontier.dispatchable(5)) == "http://example.test/b"
+        assert frontier.counts().pending == 2
+
+
+def test_a_lease_of_a_process_fetching_alone_leaves_job_held_urls_alone(db_url: str) -> None:
+    with Repository.open(db_url) as repo:
+        site = repo.site("http://example.test/")
+        frontier = SqlFrontier(repo.engine, site.id)
+        frontier.add(_urls("/a", "/b"))
+        [held] = frontier.dispatchable(1)
+        frontier.assign([held.id], holder=7)
+        assert [x.url for x in frontier.lease(2, lease_s=0)] == ["http://example.test/b"]
+        # an expired lease comes back; a job's hold does not expire
+        assert [x.url for x in frontier.lease(2)] == ["http://example.test/b"]
+        assert frontier.held() == {7: [held.id]}
 
 
 def test_lease_reads_the_lease_index_not_the_table(db_url: str) -> None:
@@ -200,11 +208,44 @@ def test_shared_limiter_spaces_one_host_over_two_processes(make_db: Callable[[st
         await asyncio.gather(*(fetch(a if i % 2 else b) for i in range(12)))
 
     with Repository.open(url) as one, Repository.open(url) as two:
-        site = one.site("http://example.test/")
-        a = SharedHostLimiter(settings, one.engine, site.id)
-        b = SharedHostLimiter(settings, two.engine, site.id)
+        a = SharedHostLimiter(settings, one.engine)
+        b = SharedHostLimiter(settings, two.engine)
         asyncio.run(both(a, b))
     starts.sort()
     gaps = [later - earlier for earlier, later in itertools.pairwise(starts)]
     # one rate for the host (20/s: 50 ms apart), not one per process (which would be 2 x 20/s)
     assert starts[-1] - starts[0] >= 11 * 0.05 * 0.9, gaps
+
+
+def test_shared_limiter_holds_a_hosts_concurrency_over_two_processes(
+    make_db: Callable[[str], str],
+) -> None:
+    """Two processes (engines), four tasks each, one host of two seats: never more than two
+    requests in flight, and a seat of a process that goes comes back."""
+    url = make_db("postgres")
+    settings = PolitenessSettings(requests_per_second=0, concurrency_per_host=2)
+    in_flight, most = 0, 0
+
+    async def fetch(limiter: SharedHostLimiter) -> None:
+        nonlocal in_flight, most
+        async with limiter.slot("http://example.test/page"):
+            in_flight += 1
+            most = max(most, in_flight)
+            await asyncio.sleep(0.05)
+            in_flight -= 1
+
+    async def both(a: SharedHostLimiter, b: SharedHostLimiter) -> None:
+        await asyncio.gather(*(fetch(a if i % 2 else b) for i in range(8)))
+
+    with Repository.open(url) as one, Repository.open(url) as two:
+        a = SharedHostLimiter(settings, one.engine)
+        b = SharedHostLimiter(settings, two.engine)
+        asyncio.run(both(a, b))
+        assert most == 2
+        # a process that dies holding seats: its connection goes, and its seats with it
+        assert a.seats.take("example.test", 2) is not None
+        assert a.seats.take("example.test", 2) is not None
+        assert b.seats.take("example.test", 2) is None
+        a.close()
+        assert b.seats.take("example.test", 2) is not None
+        b.close()

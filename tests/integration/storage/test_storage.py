@@ -59,7 +59,7 @@ def test_version_1_database_is_migrated(db_url: str) -> None:
             version = conn.execute(
                 sa.text("SELECT value FROM deepcrawl_meta WHERE key = 'schema_version'")
             ).scalar_one()
-        assert int(version) == SCHEMA_VERSION == 9
+        assert int(version) == SCHEMA_VERSION == 11
 
 
 def test_version_2_queries_gain_field_values(db_url: str) -> None:
@@ -122,9 +122,27 @@ def test_version_5_leases_gain_their_holder(db_url: str) -> None:
     with Repository.open(db_url) as repo:
         columns = {c["name"] for c in sa.inspect(repo.engine).get_columns("frontier")}
         assert "holder" in columns
-        frontier = SqlFrontier(repo.engine, site.id, holder=7, heartbeat_s=5.0)
+        frontier = SqlFrontier(repo.engine, site.id)
         frontier.add([NewURL("http://example.test/a")])
         assert [lease.url for lease in frontier.lease(1)] == ["http://example.test/a"]
+
+
+def test_version_9_leases_of_processes_are_queued_again(db_url: str) -> None:
+    # a version 9 database: a lease held by a process's crawl_worker row, no job's
+    with Repository.open(db_url) as repo:
+        site = repo.site("http://example.test/")
+        frontier = SqlFrontier(repo.engine, site.id)
+        frontier.add([NewURL("http://example.test/a")])
+        frontier.lease(1)
+        with repo.engine.begin() as conn:
+            conn.execute(sa.text("UPDATE frontier SET holder = 3"))
+            conn.execute(
+                sa.text("UPDATE deepcrawl_meta SET value = '9' WHERE key = 'schema_version'")
+            )
+    with Repository.open(db_url) as repo:
+        frontier = SqlFrontier(repo.engine, site.id)
+        assert frontier.held() == {}
+        assert [x.url for x in frontier.dispatchable(1)] == ["http://example.test/a"]
 
 
 def test_newer_schema_is_refused(db_url: str) -> None:

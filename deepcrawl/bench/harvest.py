@@ -1,0 +1,245 @@
+"""``deepcrawl bench --job harvest``: every real application of the bed as one harvest.
+
+1. every application named (default: all of ``fixtures/real``) is installed if needed and served
+   behind its counting proxy, all at once, each on its own port (its own host for politeness);
+2. a throw-away PostgreSQL server is started; for each count of workers (1, 2 and 4 by default)
+   a new database, the proxies' logs emptied, and ``deepcrawl harvest SITES --db … --workers N``
+   runs as a child process — the start URLs alone, no examples, as a new user would — under the
+   bench's wall-time cap, its process tree sampled (CPU, memory, the machine's load);
+3. each site is scored from its proxy's log and its ``pages.jsonl`` (record recall, harvest
+   rate: :mod:`deepcrawl_fixtures.real.score`), its records delivered twice counted, and its
+   politeness measured from the log's times (:mod:`deepcrawl.bench.politeness`: requests in
+   flight at once, starts a second), to set beside ``politeness.concurrency_per_host`` and
+   ``requests_per_second``.
+
+The harvest runs with the bench's ``--set`` assignments (its workers too). Throughput is records
+delivered a second of the harvest's wall time, compared between the counts of workers of one
+run: where politeness is not the limit (many hosts), two workers should deliver nearly twice
+what one does on a machine with the cores to spare.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from deepcrawl.bench.politeness import HostPoliteness, measure
+from deepcrawl.bench.real import _kill_group, _real_apps
+from deepcrawl.bench.usage import TreeSampler, TreeUsage
+from deepcrawl.errors import FixtureError
+from deepcrawl.settings import override_args
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from deepcrawl_fixtures.real import RealApp, Running
+    from deepcrawl_fixtures.real.score import RealScore
+
+    from deepcrawl.settings import Settings
+
+__all__ = ["WORKERS", "HarvestRun", "HarvestSiteRun", "harvest_table", "run_harvest_bench"]
+
+#: The counts of workers a harvest bench compares by default.
+WORKERS = (1, 2, 4)
+
+
+@dataclass(frozen=True, slots=True)
+class HarvestSiteRun:
+    """One site of one harvest run."""
+
+    site: str
+    state: str
+    score: RealScore
+    twice: int
+    """Records delivered more than once (0: each once)."""
+    politeness: HostPoliteness
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready figures."""
+        return {
+            "site": self.site,
+            "state": self.state,
+            **self.score.to_dict(),
+            "twice": self.twice,
+            "politeness": self.politeness.to_dict(),
+        }
+
+
+@dataclass
+class HarvestRun:
+    """One harvest of every site with ``workers`` worker processes."""
+
+    workers: int
+    wall_s: float
+    stop: str
+    usage: TreeUsage
+    sites: list[HarvestSiteRun] = field(default_factory=list)
+
+    @property
+    def records(self) -> int:
+        """Wanted records delivered, every site's."""
+        return sum(site.score.records_delivered for site in self.sites)
+
+    @property
+    def records_per_s(self) -> float:
+        """Records delivered a second of wall time."""
+        return self.records / self.wall_s if self.wall_s > 0 else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready figures."""
+        return {
+            "workers": self.workers,
+            "wall_s": self.wall_s,
+            "stop": self.stop,
+            "records": self.records,
+            "records_per_s": round(self.records_per_s, 3),
+            "cpu_share": round(self.usage.cpu_s / self.wall_s / 2, 3) if self.wall_s else 0.0,
+            "usage": self.usage.to_dict(),
+            "sites": [site.to_dict() for site in self.sites],
+        }
+
+
+def run_harvest_bench(
+    sites: Sequence[str] | None,
+    settings: Settings,
+    *,
+    workers: Sequence[int] = WORKERS,
+    out: Path | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> list[HarvestRun]:
+    """Harvest the real sites ``sites`` (default: all) once for each count of ``workers``.
+
+    Raises:
+        FixtureError: an unknown site, or one that cannot be installed or started; no
+            PostgreSQL server binaries.
+    """
+    from deepcrawl_fixtures.postgres import PostgresServer
+    from deepcrawl_fixtures.real import serve
+
+    apps = _real_apps()
+    names = list(sites or sorted(apps))
+    unknown = [name for name in names if name not in apps]
+    if unknown:
+        raise FixtureError(f"unknown real site {unknown[0]!r}; known: {', '.join(sorted(apps))}")
+    say = progress or (lambda _msg: None)
+    runs: list[HarvestRun] = []
+    with tempfile.TemporaryDirectory(prefix="deepcrawl-harvest-") as scratch:
+        root = out or Path(scratch)
+        root.mkdir(parents=True, exist_ok=True)
+        with contextlib.ExitStack() as stack:
+            served: dict[str, tuple[RealApp, Running]] = {}
+            for name in names:
+                app = apps[name]()
+                say(f"{name}: installing and starting")
+                log = root / f"requests-{name}.jsonl"
+                served[name] = (app, stack.enter_context(serve(app, log_path=log)))
+            sites_file = root / "sites.txt"
+            sites_file.write_text(
+                "".join(
+                    f"{site.url}{app.start_path} --name {name}\n"
+                    for name, (app, site) in served.items()
+                )
+            )
+            try:
+                pg = stack.enter_context(PostgresServer())
+            except FileNotFoundError as exc:
+                raise FixtureError(str(exc)) from exc
+            for count in workers:
+                for _app, site in served.values():
+                    site.reset()
+                db = pg.new_database(f"harvest{count}")
+                say(f"deepcrawl harvest of {len(served)} sites with {count} workers")
+                runs.append(_harvest(served, sites_file, db, root, count, settings))
+    return runs
+
+
+def _harvest(
+    served: dict[str, tuple[RealApp, Running]],
+    sites_file: Path,
+    db: str,
+    root: Path,
+    count: int,
+    settings: Settings,
+) -> HarvestRun:
+    from deepcrawl_fixtures.real.process import python_env
+    from deepcrawl_fixtures.real.score import score
+
+    folder = root / f"workers-{count}"
+    shutil.rmtree(folder, ignore_errors=True)
+    cmd = [sys.executable, "-m", "deepcrawl", *override_args(), "-q", "harvest", str(sites_file),
+           "--db", db, "--workers", str(count), "--out", str(folder / "out")]  # fmt: skip
+    folder.mkdir(parents=True)
+    started = time.perf_counter()
+    with (folder / "harvest.log").open("w") as log:
+        proc = subprocess.Popen(cmd, cwd=folder, env=python_env(), stdout=log,
+                                stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
+        with TreeSampler(proc.pid, settings.bench.sample_interval_s) as sampler:
+            try:
+                proc.wait(settings.bench.real_timeout_s)
+                stop = f"exit {proc.returncode}"
+            except subprocess.TimeoutExpired:
+                _kill_group(proc)
+                stop = f"killed after {settings.bench.real_timeout_s:.0f} s"
+            finally:
+                if proc.poll() is None:
+                    _kill_group(proc)
+    run = HarvestRun(count, round(time.perf_counter() - started, 1), stop, sampler.usage)
+    report = folder / "out" / "harvest.json"
+    states = (
+        {s["name"]: s["state"] for s in json.loads(report.read_text())["sites"]}
+        if (report.exists())
+        else {}
+    )
+    for name, (app, site) in served.items():
+        entries = site.requests()
+        shutil.copy(site.log_path, folder / f"requests-{name}.jsonl")
+        pages = folder / "out" / name / "pages.jsonl"
+        urls = (
+            [json.loads(line)["url"] for line in pages.read_text().splitlines()]
+            if (pages.exists())
+            else []
+        )
+        twice = sum(1 for n in Counter(urls).values() if n > 1)
+        run.sites.append(
+            HarvestSiteRun(
+                name, states.get(name, "?"), score(app, entries, urls), twice, measure(entries)
+            )
+        )
+    return run
+
+
+def harvest_table(runs: Sequence[HarvestRun], settings: Settings) -> Any:
+    """The bench's table: a row per site and count of workers, then a row per run."""
+    from rich.table import Table
+
+    polite = settings.politeness
+    table = Table(
+        title=f"harvest: politeness {polite.requests_per_second}/s, "
+        f"{polite.concurrency_per_host} at once per host",
+        title_justify="left",
+    )
+    for column in ("workers", "site", "state", "recall", "harvest", "twice", "in flight",
+                   "max/s", "max/10s", "requests"):  # fmt: skip
+        table.add_column(column, justify="left" if column in ("site", "state") else "right")
+    for run in runs:
+        for site in run.sites:
+            p = site.politeness
+            table.add_row(str(run.workers), site.site, site.state, f"{site.score.recall:.3f}",
+                          f"{site.score.harvest:.3f}", str(site.twice), str(p.max_in_flight),
+                          str(p.max_per_s), f"{p.max_per_10s:.1f}", str(p.requests))  # fmt: skip
+        cpu = run.usage.cpu_s / run.wall_s / 2 if run.wall_s else 0.0
+        table.add_row(
+            str(run.workers), "[bold]all[/]", run.stop, "", "", "", "", "", "",
+            f"{run.records} rec, {run.wall_s:.0f} s, {run.records_per_s:.2f} rec/s, "
+            f"CPU {cpu:.0%}, load {run.usage.load_mean:.1f}",
+        )  # fmt: skip
+    return table
