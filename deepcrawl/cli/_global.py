@@ -12,6 +12,7 @@ from typing import Annotated
 import click
 import typer
 
+from deepcrawl._version import __version__
 from deepcrawl.cli._app import app
 from deepcrawl.cli._logging import console_level, logging_to
 from deepcrawl.settings import overridden
@@ -36,6 +37,12 @@ def global_options() -> GlobalOptions:
     ctx = click.get_current_context(silent=True)
     found = ctx.find_root().obj if ctx is not None else None
     return found if isinstance(found, GlobalOptions) else GlobalOptions()
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"deepcrawl {__version__}")
+        raise typer.Exit
 
 
 @app.callback()
@@ -66,6 +73,13 @@ def _global(
             "it, and it beats the environment and deepcrawl.toml. See 'deepcrawl settings'.",
         ),
     ] = None,
+    _version: Annotated[
+        bool,
+        typer.Option(
+            "--version", is_eager=True, callback=_print_version,
+            help="Print deepcrawl's version and exit.",
+        ),
+    ] = False,
 ) -> None:  # fmt: skip
     """Crawl a website behind its search form, downloading only the pages you want."""
     ctx.obj = GlobalOptions(verbosity=verbose, quiet=quiet, log_file=log_file)
