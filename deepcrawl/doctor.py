@@ -150,6 +150,9 @@ def _browser(settings: Settings) -> list[Check]:
     path = find_chromium(settings.browser)
     if path is None:
         return [Check("browser found", False, f"no Chromium: {BROWSER_FIX}")]
+    if not path.is_file():  # a configured path that is not there
+        fix = f"browser.chromium (DEEPCRAWL_CHROMIUM) names {path}, which does not exist"
+        return [Check("browser found", False, f"{fix}: {BROWSER_FIX}")]
     checks = [Check("browser found", True, str(path))]
     try:
         version = asyncio.run(asyncio.wait_for(probe_browser(settings), timeout=60))
@@ -179,8 +182,8 @@ def _critic(settings: Settings) -> Check:
     return Check(
         "form critic",
         True,
-        f"not trained yet: the first crawl trains it (a minute), or `deepcrawl forms --train URL`"
-        f"; cached at {path}",
+        "not trained yet: the first crawl trains it (seconds to a minute), or "
+        f"`deepcrawl forms --train URL`; cached at {path}",
     )
 
 
