@@ -5,11 +5,11 @@
 (:func:`deepcrawl.settings.overridden`) are in force for the whole command and undone after it.
 """
 
+import contextvars
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
-import click
 import typer
 
 from deepcrawl._version import __version__
@@ -32,11 +32,16 @@ class GlobalOptions:
     """``--log-file``: every record at DEBUG goes there."""
 
 
+#: The options of the command running now. Not read from click's context: typer runs on its own
+#: copy of click, whose context stack ``click.get_current_context`` does not see.
+_CURRENT: contextvars.ContextVar[GlobalOptions | None] = contextvars.ContextVar(
+    "deepcrawl_global_options", default=None
+)
+
+
 def global_options() -> GlobalOptions:
-    """The global options of the command running now."""
-    ctx = click.get_current_context(silent=True)
-    found = ctx.find_root().obj if ctx is not None else None
-    return found if isinstance(found, GlobalOptions) else GlobalOptions()
+    """The global options of the command running now (defaults when none runs)."""
+    return _CURRENT.get() or GlobalOptions()
 
 
 def _print_version(value: bool) -> None:
@@ -83,5 +88,7 @@ def _global(
 ) -> None:  # fmt: skip
     """Crawl a website behind its search form, downloading only the pages you want."""
     ctx.obj = GlobalOptions(verbosity=verbose, quiet=quiet, log_file=log_file)
+    token = _CURRENT.set(ctx.obj)
+    ctx.call_on_close(lambda: _CURRENT.reset(token))
     ctx.with_resource(overridden(assignments or []))
     ctx.with_resource(logging_to(console_level(verbose, quiet=quiet), log_file))
