@@ -65,11 +65,11 @@ lint: install
 # The documentation site (mkdocs.yml) into site/, every warning an error: the command and
 # settings references are generated from the code, the results from docs/results/data/*.json.
 docs: install
-	$(BIN)/mkdocs build --strict --quiet
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 # The site on http://127.0.0.1:8001/, rebuilt as its pages change.
 docs-serve: install
-	$(BIN)/mkdocs serve --strict --dev-addr 127.0.0.1:8001
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --strict --dev-addr 127.0.0.1:8001
 
 # The site's pictures, taken again from the running programs: the label page in Chromium and the
 # plot a bench writes (scripts/docs/screenshots.py; a few minutes).

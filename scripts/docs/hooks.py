@@ -58,7 +58,9 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, **_: Any) 
     def part(match: re.Match[str]) -> str:
         name = match["name"]
         if name not in PARTS:
-            raise PluginError(f"{page.file.src_uri}: no generated part {name!r} ({', '.join(PARTS)})")
+            raise PluginError(
+                f"{page.file.src_uri}: no generated part {name!r} ({', '.join(PARTS)})"
+            )
         return PARTS[name](config)
 
     return MARKER.sub(part, markdown)

@@ -26,7 +26,10 @@ __all__ = ["command_names", "commands_markdown", "settings_markdown", "user_sett
 
 
 def _cell(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|")
+    """``text`` on one line, fit for a table cell: a pipe escaped outside code spans (inside
+    them Python-Markdown's tables keep it as is, and would show the backslash)."""
+    parts = " ".join(text.split()).split("`")
+    return "`".join(p if i % 2 else p.replace("|", "\\|") for i, p in enumerate(parts))
 
 
 # Typer ships its own copy of click, so parameters are read by their attributes (click's
@@ -61,10 +64,10 @@ def _command(path: str) -> Any:
 def _flags(param: Any) -> str:
     if param.param_type_name == "argument":
         return f"`{(param.metavar or param.name).upper()}`"
-    shown = " / ".join(f"`{name}`" for name in [*param.opts, *param.secondary_opts])
+    names = [*param.opts, *param.secondary_opts]
     if not param.is_flag and not param.count and param.metavar:
-        shown += f" {param.metavar}"
-    return shown
+        names[-1] += f" {param.metavar}"  # inside the code span: a pipe in it stays one cell
+    return " / ".join(f"`{name}`" for name in names)
 
 
 def _default(param: Any) -> str:
@@ -185,9 +188,12 @@ def settings_markdown() -> str:
     parts += _settings_table(users)
     others = [name for name, _ in _fields() if name not in set(users)]
     parts += ["## Tuning knobs", ""]
-    parts += [f"The other {len(others)} settings tune the crawl's components; their defaults "
-              "come from the papers deepcrawl builds on or from measurements "
-              "(BENCHMARKS.md). Change one only when a guide or a measurement says why.", ""]  # fmt: skip
+    parts += [
+        f"The other {len(others)} settings tune the crawl's components; their defaults come "
+        "from the papers deepcrawl builds on or from measurements (BENCHMARKS.md). Change one "
+        "only when a guide or a measurement says why.",
+        "",
+    ]
     for section in dict.fromkeys(name.split(".")[0] for name in others):
         parts += [f"### `[{section}]`", ""]
         parts += _settings_table([n for n in others if n.split(".")[0] == section])

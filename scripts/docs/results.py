@@ -16,8 +16,10 @@ import io
 import json
 import tomllib
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["Bench", "benches", "plots", "results_markdown"]
 
@@ -47,7 +49,9 @@ def benches(data: Path) -> list[Bench]:
         ValueError: a file is no JSON list of runs, or the index names a file that is missing.
     """
     index_file = data / "index.toml"
-    listed = tomllib.loads(index_file.read_text("utf-8")).get("file", []) if index_file.is_file() else []
+    listed = (
+        tomllib.loads(index_file.read_text("utf-8")).get("file", []) if index_file.is_file() else []
+    )
     found: list[Bench] = []
     seen: set[str] = set()
     for entry in listed:
@@ -55,9 +59,13 @@ def benches(data: Path) -> list[Bench]:
         if not path.is_file():
             raise ValueError(f"{index_file}: {entry['name']} is listed but missing")
         about = {k: str(v) for k, v in entry.items() if k not in {"name", "suite", "title"}}
-        found.append(Bench(path, entry.get("suite", _suite(path)), entry.get("title", path.stem), about))
+        found.append(
+            Bench(path, entry.get("suite", _suite(path)), entry.get("title", path.stem), about)
+        )
         seen.add(path.name)
-    found += [Bench(p, _suite(p), p.stem) for p in sorted(data.glob("*.json")) if p.name not in seen]
+    found += [
+        Bench(p, _suite(p), p.stem) for p in sorted(data.glob("*.json")) if p.name not in seen
+    ]
     for bench in found:
         runs = json.loads(bench.path.read_text("utf-8"))
         if not isinstance(runs, list) or not all(isinstance(r, dict) for r in runs):
@@ -92,7 +100,9 @@ def _provenance(bench: Bench) -> list[str]:
     lines = []
     if "command" in about:
         lines += ["```console", f"$ {about['command']}", "```", ""]
-    facts = [f"{key}: {about[key]}" for key in ("commit", "measured", "load", "machine") if key in about]
+    facts = [
+        f"{key}: {about[key]}" for key in ("commit", "measured", "load", "machine") if key in about
+    ]
     facts.append(f"data: [{bench.path.name}](data/{bench.path.name})")
     lines += ["; ".join(facts) + ".", ""]
     if "note" in about:
@@ -104,33 +114,42 @@ def _fixtures(bench: Bench) -> list[str]:
     rows = []
     for run in bench.runs:
         records, fetched, requests = run["records"], run["records_fetched"], run["requests"]
-        kinds = sorted(run.get("requests_by_kind", {}).items(), key=lambda kv: -kv[1])[:3]
         rows.append([
             run["site"], run["strategy"], f"{fetched}/{records}", fetched / records,
             fetched / max(1, requests), requests, run["wall_s"],
             round(run["pages_fetched"] / max(run["wall_s"], 1e-9)), run.get("peak_rss_mb"),
-            ", ".join(f"{k} {n}" for k, n in kinds),
         ])  # fmt: skip
     header = ["site", "strategy", "records", "recall", "harvest", "requests", "s", "pages/s",
-              "MiB", "top request kinds"]  # fmt: skip
+              "MiB"]  # fmt: skip
     lines = _table(header, rows)
+    lines += ["Where the requests went (the three largest kinds, as the server counted them):", ""]
+    for run in bench.runs:
+        kinds = sorted(run.get("requests_by_kind", {}).items(), key=lambda kv: -kv[1])[:3]
+        shown = ", ".join(f"{kind} {count}" for kind, count in kinds)
+        lines.append(f"- {run['site']}, {run['strategy']}: {shown}")
+    lines.append("")
     if any(run.get("curve") for run in bench.runs):
-        lines += [f"![Record recall against requests, per site and strategy]({bench.stem}-recall.png)", ""]
+        plot = f"{bench.stem}-recall.png"
+        lines += [f"![Record recall against requests, per site and strategy]({plot})", ""]
     return lines
 
 
 def _real(bench: Bench) -> list[str]:
     rows = [
         [
-            run["site"], run["crawler"], f"{run.get('records_delivered', run.get('records_fetched'))}"
-            f"/{run['records']}", run.get("recall"), run.get("precision"), run.get("harvest"),
-            run.get("documents"), run.get("searches"), run.get("wall_s"), run.get("stop"),
+            run["site"], run["crawler"],
+            f"{run.get('records_delivered', run.get('records_fetched'))}/{run['records']}",
+            run.get("recall"), run.get("precision"), run.get("harvest"),
+            run.get("documents"), run.get("searches"), run.get("wall_s"),
         ]
         for run in bench.runs
     ]  # fmt: skip
     header = ["site", "crawler", "records", "recall", "precision", "harvest", "documents",
-              "searches", "s", "how it ended"]  # fmt: skip
+              "searches", "s"]  # fmt: skip
     lines = _table(header, rows)
+    lines += ["How each run ended:", ""]
+    lines += [f"- {run['site']}, {run['crawler']}: {_fmt(run.get('stop'))}" for run in bench.runs]
+    lines.append("")
     speed = [run for run in bench.runs if run.get("versus_reference")]
     if speed:
         lines += ["Speed against plain HTTP (httpx + lxml fetching the same record pages "
@@ -144,7 +163,10 @@ def _real(bench: Bench) -> list[str]:
              for r in speed for v in [r["versus_reference"]]],
         )  # fmt: skip
     if len({run["crawler"] for run in bench.runs}) > 1:
-        lines += [f"![Record recall and harvest rate per site and crawler]({bench.stem}-sites.png)", ""]
+        lines += [
+            f"![Record recall and harvest rate per site and crawler]({bench.stem}-sites.png)",
+            "",
+        ]
     return lines
 
 
@@ -171,7 +193,7 @@ def results_markdown(data: Path) -> str:
 
 
 def plots(data: Path) -> dict[str, bytes]:
-    """The results' plots as PNG bytes, by file name (``<stem>-recall.png``, ``<stem>-sites.png``)."""
+    """The results' plots as PNG bytes, by file name (``STEM-recall.png``, ``STEM-sites.png``)."""
     found = [bench for bench in benches(data) if bench.suite in ("fixtures", "real")]
     if not found:
         return {}
@@ -204,10 +226,11 @@ def _recall_plot(bench: Bench) -> bytes:
     figure, axes = plt.subplots(1, len(sites), figsize=(4.2 * len(sites), 3.4), squeeze=False)
     for ax, site in zip(axes[0], sites, strict=True):
         for run in (r for r in bench.runs if r["site"] == site and r.get("curve")):
-            xs, ys = zip(*run["curve"], strict=True)
-            ax.plot(xs, ys, label=run["strategy"])
+            xs = [0] + [x for x, _ in run["curve"]]
+            ys = [0.0] + [y for _, y in run["curve"]]
+            ax.step(xs, ys, where="post", label=run["strategy"])
         ax.set_title(site)
-        ax.set_xlabel("requests to the site")
+        ax.set_xlabel("requests sent")
         ax.set_ylabel("record recall")
         ax.set_ylim(0, 1.02)
         ax.grid(alpha=0.3)
