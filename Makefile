@@ -57,8 +57,8 @@ check: test
 # The house rules: formatting, lint, strict types, and the floors of docs/ARCHITECTURE.md
 # (import-linter). About a minute cold (no .mypy_cache), seconds warm.
 lint: install
-	$(BIN)/ruff format --check deepcrawl fixtures tests benchmarks scripts conftest.py
-	$(BIN)/ruff check deepcrawl fixtures tests benchmarks scripts conftest.py
+	$(BIN)/ruff format --check deepcrawl fixtures tests benchmarks scripts examples conftest.py
+	$(BIN)/ruff check deepcrawl fixtures tests benchmarks scripts examples conftest.py
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 

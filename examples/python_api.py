@@ -5,8 +5,9 @@ run it too, ``tests/integration/cli/test_crawl.py``)."""
 import asyncio
 import tempfile
 
-import deepcrawl
 from deepcrawl_fixtures import FixtureServer
+
+import deepcrawl
 
 
 async def main(url: str, db: str) -> None:
