@@ -25,6 +25,8 @@ __all__ = ["Bench", "benches", "plots", "results_markdown"]
 
 #: The columns of a suite this page does not know: the plain fields its runs share, at most.
 GENERIC_COLUMNS = 10
+#: A list longer than this is folded away under its title.
+FOLD_AFTER = 6
 
 
 @dataclass
@@ -122,12 +124,12 @@ def _fixtures(bench: Bench) -> list[str]:
     header = ["site", "strategy", "records", "recall", "harvest", "requests", "s", "pages/s",
               "MiB"]  # fmt: skip
     lines = _table(header, rows)
-    lines += ["Where the requests went (the three largest kinds, as the server counted them):", ""]
+    went = []
     for run in bench.runs:
         kinds = sorted(run.get("requests_by_kind", {}).items(), key=lambda kv: -kv[1])[:3]
         shown = ", ".join(f"{kind} {count}" for kind, count in kinds)
-        lines.append(f"- {run['site']}, {run['strategy']}: {shown}")
-    lines.append("")
+        went.append(f"- {run['site']}, {run['strategy']}: {shown}")
+    lines += _folded("Where the requests went (the three largest kinds the server counted)", went)
     if any(run.get("curve") for run in bench.runs):
         plot = f"{bench.stem}-recall.png"
         lines += [f"![Record recall against requests, per site and strategy]({plot})", ""]
@@ -141,15 +143,15 @@ def _real(bench: Bench) -> list[str]:
             f"{run.get('records_delivered', run.get('records_fetched'))}/{run['records']}",
             run.get("recall"), run.get("precision"), run.get("harvest"),
             run.get("documents"), run.get("searches"), run.get("wall_s"),
+            (run.get("usage") or {}).get("load_mean"),
         ]
         for run in bench.runs
     ]  # fmt: skip
     header = ["site", "crawler", "records", "recall", "precision", "harvest", "documents",
-              "searches", "s"]  # fmt: skip
+              "searches", "s", "load"]  # fmt: skip
     lines = _table(header, rows)
-    lines += ["How each run ended:", ""]
-    lines += [f"- {run['site']}, {run['crawler']}: {_fmt(run.get('stop'))}" for run in bench.runs]
-    lines.append("")
+    ended = [f"- {run['site']}, {run['crawler']}: {_fmt(run.get('stop'))}" for run in bench.runs]
+    lines += _folded("How each run ended", ended)
     speed = [run for run in bench.runs if run.get("versus_reference")]
     if speed:
         lines += ["Speed against plain HTTP (httpx + lxml fetching the same record pages "
@@ -168,6 +170,13 @@ def _real(bench: Bench) -> list[str]:
             "",
         ]
     return lines
+
+
+def _folded(title: str, items: list[str]) -> list[str]:
+    """``items`` under ``title``, folded away (a details block) when there are many."""
+    if len(items) <= FOLD_AFTER:
+        return [f"{title}:", "", *items, ""]
+    return [f'??? note "{title}"', "", *(f"    {item}" for item in items), ""]
 
 
 def _generic(bench: Bench) -> list[str]:
@@ -244,13 +253,14 @@ def _sites_plot(bench: Bench) -> bytes:
     sites = list(dict.fromkeys(run["site"] for run in bench.runs))
     crawlers = list(dict.fromkeys(run["crawler"] for run in bench.runs))
     by = {(run["site"], run["crawler"]): run for run in bench.runs}
-    figure, axes = plt.subplots(1, 2, figsize=(max(6.0, 1.2 * len(sites) + 4), 3.4))
+    figure, axes = plt.subplots(2, 1, figsize=(min(14.0, max(6.0, 0.9 * len(sites) + 3)), 6.4))
     width = 0.8 / len(crawlers)
     for ax, measure in zip(axes, ("recall", "harvest"), strict=True):
         for i, crawler in enumerate(crawlers):
             values = [by.get((site, crawler), {}).get(measure) or 0 for site in sites]
             ax.bar([s + i * width for s in range(len(sites))], values, width, label=crawler)
-        ax.set_xticks([s + width * (len(crawlers) - 1) / 2 for s in range(len(sites))], sites)
+        ticks = [s + width * (len(crawlers) - 1) / 2 for s in range(len(sites))]
+        ax.set_xticks(ticks, sites, rotation=30 if len(sites) > 6 else 0)
         ax.set_title(measure.replace("harvest", "harvest rate").replace("recall", "record recall"))
         ax.set_ylim(0, 1.05)
         ax.grid(axis="y", alpha=0.3)
