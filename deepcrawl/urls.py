@@ -76,6 +76,7 @@ __all__ = [
     "browser_url",
     "drop_query_keys",
     "drop_session_params",
+    "normalise_or_none",
     "normalise_url",
     "normalise_urls",
     "parse_normalised",
@@ -540,6 +541,15 @@ def normalise_url(
     """
     normaliser = _DEFAULT if settings is None else URLNormaliser(settings)
     return normaliser(url, base)
+
+
+def normalise_or_none(url: str) -> str | None:
+    """The normal form of ``url`` by the default settings, None when it cannot be normalised
+    (a record's default id: a URL nobody can read is no record)."""
+    try:
+        return _DEFAULT(url)
+    except InvalidURLError:
+        return None
 
 
 def normalise_urls(

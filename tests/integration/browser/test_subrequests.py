@@ -21,9 +21,9 @@ from nltk.stem.snowball import SnowballStemmer
 
 from deepcrawl.browser import BrowserPool, SafetyGate, render_page
 from deepcrawl.browser.testing import LocalSite, Reply
-from deepcrawl.crawler.documents import StoredPages
 from deepcrawl.fetch import Count, Gate, HostLimiter, RobotsPolicy
 from deepcrawl.page import FetchedPage
+from deepcrawl.records.documents import StoredPages
 from deepcrawl.search import FormFiller, find_search_form
 from deepcrawl.settings import Settings
 from deepcrawl.storage import Repository
