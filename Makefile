@@ -20,25 +20,26 @@ STAMP := $(VENV)/.installed
 TEST_WORKERS ?= 3
 PYTEST := $(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
-.PHONY: demo test test-fast test-real check lint install bytecode browser postgres bench bench-real clean
+.PHONY: demo test test-fast test-real check lint docs docs-serve screenshots install bytecode browser \
+	postgres bench bench-real clean
 
 # The demo serves the bundled "books" site, crawls it with `deepcrawl crawl --like`, and prints
 # the record recall of what was delivered against the site's ground truth (scripts/demo.py).
 demo: install bytecode browser
 	$(BIN)/python scripts/demo.py
 
-# What CI runs (.ci/run) and the README's quick start says: the linters and every test but those
-# marked `real`; either failing fails it. The linters run beside the tests, their output kept
-# until the tests end: their half minute of one core (mypy with no cache) fits in the time the
+# What CI runs (.ci/run) and the README's quick start says: the linters, the documentation site
+# and every test but those marked `real`; any failing fails it. The linters and the site's build
+# run beside the tests, their output kept until the tests end: their half minute of one core (mypy with no cache) fits in the time the
 # test workers wait on browsers and servers. Of the real-site test bed (fixtures/real) it keeps
 # the tests of its machinery on one application from PyPI (install, truth, counting proxy, a
 # crawl scored); the others install applications from Debian, PyPI and npm, minutes of a clean
 # machine's time each, and run in `make test-real`.
 test: install bytecode browser postgres
-	@$(MAKE) --no-print-directory lint >$(VENV)/lint.log 2>&1 & linting=$$!; \
+	@$(MAKE) --no-print-directory lint docs >$(VENV)/lint.log 2>&1 & linting=$$!; \
 	$(PYTEST) -m "not real"; tested=$$?; \
 	wait $$linting; linted=$$?; cat $(VENV)/lint.log; \
-	if [ $$linted -ne 0 ]; then echo "make test: the linters failed (above)" >&2; fi; \
+	if [ $$linted -ne 0 ]; then echo "make test: the linters or the docs failed (above)" >&2; fi; \
 	[ $$tested -eq 0 ] && [ $$linted -eq 0 ]
 
 # The real-site test bed's integration tests: each application installed (once, into
@@ -56,10 +57,24 @@ check: test
 # The house rules: formatting, lint, strict types, and the floors of docs/ARCHITECTURE.md
 # (import-linter). About a minute cold (no .mypy_cache), seconds warm.
 lint: install
-	$(BIN)/ruff format --check deepcrawl fixtures tests benchmarks scripts conftest.py
-	$(BIN)/ruff check deepcrawl fixtures tests benchmarks scripts conftest.py
+	$(BIN)/ruff format --check deepcrawl fixtures tests benchmarks scripts examples conftest.py
+	$(BIN)/ruff check deepcrawl fixtures tests benchmarks scripts examples conftest.py
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+
+# The documentation site (mkdocs.yml) into site/, every warning an error: the command and
+# settings references are generated from the code, the results from docs/results/data/*.json.
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+
+# The site on http://127.0.0.1:8001/, rebuilt as its pages change.
+docs-serve: install
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --strict --dev-addr 127.0.0.1:8001
+
+# The site's pictures, taken again from the running programs: the label page in Chromium and the
+# plot a bench writes (scripts/docs/screenshots.py; a few minutes).
+screenshots: install bytecode browser
+	$(BIN)/python scripts/docs/screenshots.py
 
 install: $(STAMP)
 
@@ -78,8 +93,10 @@ $(STAMP): pyproject.toml fixtures/pyproject.toml
 	$(BIN)/uv pip install --quiet --python $(BIN)/python --compile-bytecode -e ".[test]" -e fixtures
 	touch $(STAMP)
 
+# A Chromium for the crawls and the tests: the one installed, else Playwright's download, else the
+# distribution's package (deepcrawl.doctor.install_browser).
 browser: install
-	bash scripts/ensure-browser.sh $(BIN)/python
+	$(BIN)/deepcrawl install-browser
 
 postgres:
 	bash scripts/ensure-postgres.sh
@@ -92,4 +109,4 @@ bench-real: install browser
 	$(BIN)/deepcrawl bench --suite real --out bench-real
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build dist *.egg-info
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build dist site *.egg-info

@@ -5,13 +5,14 @@
 (:func:`deepcrawl.settings.overridden`) are in force for the whole command and undone after it.
 """
 
+import contextvars
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
-import click
 import typer
 
+from deepcrawl._version import __version__
 from deepcrawl.cli._app import app
 from deepcrawl.cli._logging import console_level, logging_to
 from deepcrawl.settings import overridden
@@ -31,11 +32,22 @@ class GlobalOptions:
     """``--log-file``: every record at DEBUG goes there."""
 
 
+#: The options of the command running now. Not read from click's context: typer runs on its own
+#: copy of click, whose context stack ``click.get_current_context`` does not see.
+_CURRENT: contextvars.ContextVar[GlobalOptions | None] = contextvars.ContextVar(
+    "deepcrawl_global_options", default=None
+)
+
+
 def global_options() -> GlobalOptions:
-    """The global options of the command running now."""
-    ctx = click.get_current_context(silent=True)
-    found = ctx.find_root().obj if ctx is not None else None
-    return found if isinstance(found, GlobalOptions) else GlobalOptions()
+    """The global options of the command running now (defaults when none runs)."""
+    return _CURRENT.get() or GlobalOptions()
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"deepcrawl {__version__}")
+        raise typer.Exit
 
 
 @app.callback()
@@ -66,8 +78,17 @@ def _global(
             "it, and it beats the environment and deepcrawl.toml. See 'deepcrawl settings'.",
         ),
     ] = None,
+    _version: Annotated[
+        bool,
+        typer.Option(
+            "--version", is_eager=True, callback=_print_version,
+            help="Print deepcrawl's version and exit.",
+        ),
+    ] = False,
 ) -> None:  # fmt: skip
     """Crawl a website behind its search form, downloading only the pages you want."""
     ctx.obj = GlobalOptions(verbosity=verbose, quiet=quiet, log_file=log_file)
+    token = _CURRENT.set(ctx.obj)
+    ctx.call_on_close(lambda: _CURRENT.reset(token))
     ctx.with_resource(overridden(assignments or []))
     ctx.with_resource(logging_to(console_level(verbose, quiet=quiet), log_file))

@@ -91,12 +91,13 @@ def corpus_dir() -> Path:
     """The ``data`` folder of the installed formasaurus package.
 
     Raises:
-        ConfigError: formasaurus is not installed (``pip install 'deepcrawl[forms]'``).
+        ConfigError: formasaurus (a dependency of deepcrawl) is not installed.
     """
     spec = importlib.util.find_spec("formasaurus")
     if spec is None or not spec.submodule_search_locations:
         raise ConfigError(
-            "the form critic trains on formasaurus's corpus: pip install 'deepcrawl[forms]'"
+            "the form critic trains on formasaurus's corpus, which is not installed: "
+            "pip install formasaurus (a dependency of deepcrawl)"
         )
     folder = Path(next(iter(spec.submodule_search_locations))) / "data"
     if not (folder / "index.json").is_file():

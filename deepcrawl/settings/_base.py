@@ -61,7 +61,7 @@ RENAMED: dict[str, str] = {
 class ForUsers:
     """Marks a setting its user sets (politeness, access, budgets, storage, output …), as
     against a tuning knob: ``deepcrawl settings --user`` lists these, and the README documents
-    them (``scripts/settings_reference.py``).
+    them (``scripts/docs/reference.py``, the documentation site's settings reference).
 
     Attributes:
         shown_default: how the README shows a default computed at run time (empty: the value).

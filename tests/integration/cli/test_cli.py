@@ -7,10 +7,16 @@ import os
 import re
 import subprocess
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.integration.run_cli import DEEPCRAWL, run_deepcrawl_process
+from tests.integration.run_cli import DEEPCRAWL, run_deepcrawl, run_deepcrawl_process
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from deepcrawl_fixtures import FixtureServer
 
 
 def run(
@@ -134,3 +140,17 @@ def test_bench_bfs_reports_figures(tmp_path: Path) -> None:
     assert figures["requests_by_kind"].get("disallowed", 0) == 0
     assert (out / "recall.png").stat().st_size > 1000
     assert json.loads((out / "bench.json").read_text())[0]["recall"] == figures["recall"]
+
+
+@pytest.mark.browser
+def test_quiet_shows_no_progress_off_a_terminal(
+    fixture_server: Callable[..., FixtureServer], tmp_path: Path
+) -> None:
+    server = fixture_server("books", records=20, seed=2)
+    result = run_deepcrawl(
+        tmp_path, "--quiet", "crawl", server.url + "/", "--like", "/book/1", "--max-pages", "3",
+        "--db", f"sqlite:///{tmp_path / 'q.db'}", "--out", str(tmp_path / "out"),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "pages/s" not in result.stderr  # neither the progress lines nor the summary
+    assert len((tmp_path / "out" / "pages.jsonl").read_text().splitlines()) == 3

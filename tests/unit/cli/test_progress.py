@@ -115,9 +115,9 @@ async def test_the_labelling_prompt_counts_as_waiting(monkeypatch: pytest.Monkey
     assert stats.active_s == 0.0
 
 
-def test_the_readme_documents_every_stats_json_field() -> None:
-    readme = (Path(__file__).parents[3] / "README.md").read_text()
-    table = readme.split("### stats.json", 1)[1].split("\n## ", 1)[0]
+def test_the_reference_documents_every_stats_json_field() -> None:
+    formats = (Path(__file__).parents[3] / "docs" / "reference" / "formats.md").read_text()
+    table = formats.split("## stats.json", 1)[1].split("\n## ", 1)[0]
     documented = {
         name for row in table.splitlines() if row.startswith("| `")
         for name in re.findall(r"`([a-z_]+)`", row.split("|")[1])

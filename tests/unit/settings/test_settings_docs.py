@@ -1,5 +1,6 @@
-"""Settings a user can read: the user settings marked and in the README, every docstring short
-and free of lab notes, one name one meaning, and an old name failing with the new one."""
+"""Settings a user can read: the user settings marked and in the documentation's reference,
+every docstring short and free of lab notes, one name one meaning, and an old name failing with
+the new one."""
 
 from __future__ import annotations
 
@@ -25,7 +26,9 @@ if TYPE_CHECKING:
 
     from pydantic.fields import FieldInfo
 
-SCRIPT = Path(__file__).parents[3] / "scripts" / "settings_reference.py"
+ROOT = Path(__file__).parents[3]
+#: The documentation site's reference pages, made from the live settings model at each build.
+SCRIPT = ROOT / "scripts" / "docs" / "reference.py"
 
 #: Applications of the real-site bed and others a lab note would name.
 APPLICATIONS = re.compile(
@@ -88,15 +91,18 @@ def test_the_user_settings_are_a_few_dozen_and_the_ones_a_user_sets() -> None:
     assert marked == users
 
 
-def test_the_readme_table_lists_every_user_setting() -> None:
+def test_the_reference_lists_every_setting_users_first() -> None:
     script = runpy.run_path(str(SCRIPT))
-    readme = script["README"].read_text(encoding="utf-8")
-    assert script["render"](readme) == readme, "run scripts/settings_reference.py"
-    table = script["reference"]()
-    assert '| `storage.url` | `"sqlite:///deepcrawl.db"` |' in table
-    assert (
-        "| `querying.paging_min_new` |" not in table
-    )  # a knob: no row (the renamed list names it)
+    reference = script["settings_markdown"]()
+    users_part, knobs_part = reference.split("## Tuning knobs", 1)
+    users = {name for name, field in _fields() if for_users(field) is not None}
+    assert set(script["user_settings"]()) == users
+    for name, _field in _fields():
+        row = f"| `{name}` |"
+        assert row in (users_part if name in users else knobs_part), name
+    assert '| `storage.url` | `"sqlite:///deepcrawl.db"` |' in users_part
+    page = (ROOT / "docs" / "reference" / "settings.md").read_text(encoding="utf-8")
+    assert "<!-- generated: settings -->" in page
 
 
 def test_one_name_one_meaning() -> None:
