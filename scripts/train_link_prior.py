@@ -23,6 +23,7 @@ from pathlib import Path
 
 from deepcrawl_fixtures import FixtureServer
 
+from deepcrawl.bench.runner import fixture_settings
 from deepcrawl.browser import make_fetcher
 from deepcrawl.links.focused import form_target
 from deepcrawl.links.prior import BUILTIN_PRIOR, LinkPrior, baseline_examples, merge
@@ -41,13 +42,7 @@ def _seeds(text: str) -> list[int]:
 
 async def build(seeds: list[int], records: int, per_level: int) -> LinkPrior:
     """One prior from breadth-first crawls of the stacks site with each seed."""
-    settings = load_settings()
-    settings = settings.with_overrides(
-        politeness={
-            "requests_per_second": settings.bench.requests_per_second,
-            "concurrency_per_host": settings.bench.concurrency_per_host,
-        }
-    )
+    settings = fixture_settings(load_settings())
     target = form_target(settings)
     priors = []
     for seed in seeds:

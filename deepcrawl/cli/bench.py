@@ -70,7 +70,7 @@ def bench(
     from deepcrawl.bench import run_bench, runs_table, runs_to_json, write_plot
     from deepcrawl.browser import make_fetcher
 
-    settings = load_settings(bench={"records": records, "max_requests": max_requests})
+    settings = load_settings()
     if suite == "real":
         if job not in {"sites", "prototypes", "speed"}:
             raise ConfigError(f"--suite real --job {job}: one of sites, prototypes, speed")
@@ -87,7 +87,9 @@ def bench(
             strategy or ["bfs"],
             settings,
             make_fetcher=make_fetcher,
+            records=records,
             faults=faults,
+            max_requests=max_requests,
             progress=None if json_out else lambda msg: err_console.print(msg, style="dim"),
         )
     )

@@ -144,25 +144,8 @@ class StorageSettings(Section):
 
 
 class BenchSettings(Section):
-    """`deepcrawl bench`."""
+    """`deepcrawl bench` (its other defaults are constants of :mod:`deepcrawl.bench`)."""
 
-    records: int = 500
-    """Records of the fixture site."""
-    max_requests: int = 5000
-    """Request budget of one strategy run."""
-    seed: int = 0
-    """Seed of the fixture site's data."""
-    requests_per_second: float = 0.0
-    """Per-host rate used against the local fixture sites (0: unlimited — they are ours, and
-    the bench measures the strategies, not the rate limit)."""
-    concurrency_per_host: int = 8
-    """Requests in flight to a fixture site."""
     real_timeout_s: float = 900.0
     """Wall-time cap of one crawl of a real site (``--suite real``); a crawl still running then
     is killed and reported as such."""
-    real_baseline_factor: int = 5
-    """The breadth-first baseline's request budget on a real site, in records of its truth."""
-    sample_interval_s: float = 2.0
-    """Seconds between two samples of a real-site crawl's process tree (its memory, the
-    machine's load): a shorter peak can be missed. Each sample reads the memory map summary of
-    every process of the tree, a few milliseconds of CPU each for a browser's processes."""
