@@ -120,10 +120,6 @@ class HttpSettings(Section):
     """Time allowed for one plain-HTTP request (> 0 s)."""
     max_body_bytes: int = 5 * 1024 * 1024
     """Larger bodies are cut off and the page recorded as an error (BodyTooLargeError)."""
-    max_redirects: int = 10
-    """Redirects followed before the request fails."""
-    max_connections: int = 20
-    """Connections kept by the client across all hosts."""
 
 
 class AccessSettings(Section):
