@@ -45,7 +45,6 @@ async def run(name: str, *, templates: bool, max_queries: int) -> dict[str, Any]
     settings = Settings().with_overrides(
         forms={"url_templates": templates},
         querying={"max_queries": max_queries},
-        browser={"memory_check_every": 0},
     )
     with FixtureServer(name) as server:
         truth = server.truth()

@@ -45,7 +45,13 @@ from playwright.async_api import Error as PlaywrightError
 
 from deepcrawl.browser._assets import script
 from deepcrawl.browser.render import collect_links, translate
-from deepcrawl.browser.settle import ActionMark, Traffic, before_action, settle
+from deepcrawl.browser.settle import (
+    SETTLE_QUIET_S,
+    ActionMark,
+    Traffic,
+    before_action,
+    settle,
+)
 from deepcrawl.errors import ConfigError, FetchError, FetchTimeoutError, FormError, UnsafeFormError
 from deepcrawl.forms.fields import (
     TEXT_INPUT_TYPES,
@@ -83,7 +89,12 @@ if TYPE_CHECKING:
     from deepcrawl.page.form import Form, FormField
     from deepcrawl.settings import Settings
 
-__all__ = ["FormFiller"]
+__all__ = ["MORE_EFFECT_S", "FormFiller"]
+
+#: Longest wait, after a live result list is scrolled to its end or its "Load more" control
+#: clicked, for it to start growing (a request, a change to the page): a list that shows
+#: nothing by then is at its end, where the typing wait would be paid at every list's end.
+MORE_EFFECT_S = 2.0
 
 
 class FormFiller(QueryBackend):
@@ -281,7 +292,6 @@ class FormFiller(QueryBackend):
         """
         page = lease.page
         timeout = self.settings.browser.page_timeout_s
-        browser = self.settings.browser
         lease.begin()
         live = await self.form_page.open(lease, traffic, self._read)
         before: _BeforeTyping | None = None
@@ -297,7 +307,7 @@ class FormFiller(QueryBackend):
         acted = await before_action(page, traffic)
         await self._submit(page, live)
         try:
-            await settle(page, traffic, browser, timeout_s=timeout, after=acted)
+            await settle(page, traffic, timeout_s=timeout, after=acted)
         except FetchTimeoutError:
             lease.poisoned = True
             raise
@@ -328,7 +338,7 @@ class FormFiller(QueryBackend):
                     await page.locator(turn.locator).first.click(
                         timeout=timeout * 1000, no_wait_after=True
                     )
-                await settle(page, traffic, browser, timeout_s=timeout, after=acted)
+                await settle(page, traffic, timeout_s=timeout, after=acted)
                 nxt = await self._read(page, traffic, mark)
             except (FetchError, PlaywrightError):
                 lease.poisoned = True
@@ -369,7 +379,7 @@ class FormFiller(QueryBackend):
             return False
         timeout = self.settings.browser.page_timeout_s * 1000
         await page.locator(query.locator).first.press("End", timeout=timeout, no_wait_after=True)
-        quiet = self.settings.browser.settle_quiet_s
+        quiet = SETTLE_QUIET_S
         deadline = time.monotonic() + min(
             self.settings.forms.typing_wait_s, self.settings.browser.page_timeout_s
         )
@@ -381,7 +391,6 @@ class FormFiller(QueryBackend):
                 await settle(
                     page,
                     traffic,
-                    self.settings.browser,
                     timeout_s=max(quiet, deadline - time.monotonic()),
                     after=after,
                 )
@@ -429,11 +438,10 @@ class FormFiller(QueryBackend):
                 await settle(
                     page,
                     traffic,
-                    self.settings.browser,
                     timeout_s=wait,
                     after=acted,
                     # at the list's end, a scroll or a "more" control may show nothing at all
-                    effect_s=self.settings.browser.more_effect_s,
+                    effect_s=MORE_EFFECT_S,
                 )
             except (FetchTimeoutError, PlaywrightError):
                 return  # keep the readings so far

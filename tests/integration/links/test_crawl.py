@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from deepcrawl.page.fetched import FetchedPage
 
 SETTINGS = Settings().with_overrides(
-    browser={"page_timeout_s": 10.0, "memory_check_every": 0},
+    browser={"page_timeout_s": 10.0},
     politeness={"requests_per_second": 0.0, "concurrency_per_host": 2},
 )
 

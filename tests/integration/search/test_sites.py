@@ -29,9 +29,7 @@ pytestmark = pytest.mark.browser
 def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     """Default settings; the critic cache shared with the other form tests of the session."""
     cache = tmp_path_factory.getbasetemp() / "forms-critic-cache"
-    return Settings().with_overrides(
-        forms={"model_cache_dir": cache}, browser={"memory_check_every": 0}
-    )
+    return Settings().with_overrides(forms={"model_cache_dir": cache})
 
 
 @pytest.fixture(scope="module")
