@@ -43,7 +43,6 @@ def searchable(server: FixtureServer) -> set[str]:
 
 async def run(name: str, *, templates: bool, max_queries: int) -> dict[str, Any]:
     settings = Settings().with_overrides(
-        forms={"url_templates": templates},
         querying={"max_queries": max_queries},
     )
     with FixtureServer(name) as server:
@@ -55,7 +54,7 @@ async def run(name: str, *, templates: bool, max_queries: int) -> dict[str, Any]
             server.reset_stats()
             loop = QueryLoop(settings, record_id=truth.record_of)
             results: list[QueryResult] = []
-            async with FormSearch(pool, form, verdict, settings) as search:
+            async with FormSearch(pool, form, verdict, settings, templates=templates) as search:
                 while (result := await loop.step(search)) is not None:
                     results.append(result)
         elapsed = time.monotonic() - started

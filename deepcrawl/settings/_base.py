@@ -40,7 +40,6 @@ RENAMED: dict[str, str] = {
     "crawl.lease_s": "crawl.worker_lease_s",
     "links.lease_s": "links.batch_lease_s",
     "crawl.max_url_length": "crawl.max_start_url_length",
-    "forms.max_page_size": "forms.data_page_size",
     "keywords.max_queries": "querying.max_queries",
     "keywords.saturation_window": "querying.saturation_window",
     "keywords.saturation_min_new": "querying.saturation_min_new",
