@@ -25,6 +25,7 @@ from deepcrawl_fixtures import FixtureServer
 
 from deepcrawl.bench.runner import fixture_settings
 from deepcrawl.browser import make_fetcher
+from deepcrawl.links.ache import LEVELS
 from deepcrawl.links.focused import form_target
 from deepcrawl.links.prior import BUILTIN_PRIOR, LinkPrior, baseline_examples, merge
 from deepcrawl.settings import load_settings
@@ -54,9 +55,7 @@ async def build(seeds: list[int], records: int, per_level: int) -> LinkPrior:
                 )  # fmt: skip
         levels = sorted({e.level for e in examples})
         print(f"stacks seed {seed}: {len(examples)} examples, levels {levels}")
-        priors.append(
-            LinkPrior(examples, settings.links.levels, [{"site": "stacks", "seed": seed}])
-        )
+        priors.append(LinkPrior(examples, LEVELS, [{"site": "stacks", "seed": seed}]))
     return merge(priors)
 
 

@@ -16,7 +16,7 @@ from deepcrawl.errors import ConfigError
 from deepcrawl.links.ache import AcheCrawler
 from deepcrawl.links.apprentice import ApprenticeCrawler
 from deepcrawl.links.focused import FocusedStrategy
-from deepcrawl.links.prior import load_prior
+from deepcrawl.links.prior import PATH_DISCOUNT, load_prior
 from deepcrawl.links.strategy import STRATEGIES, Strategy
 from deepcrawl.links.xcrawl import XCrawler
 
@@ -174,7 +174,7 @@ def _learner(cls: type[Strategy], settings: Settings, is_target: Target) -> Stra
     if issubclass(cls, AcheCrawler):
         return cls(settings, is_target=is_target, prior=prior.ache_examples())
     if issubclass(cls, ApprenticeCrawler):
-        lessons = prior.apprentice_lessons(settings.links.path_discount)
+        lessons = prior.apprentice_lessons(PATH_DISCOUNT)
         return cls(settings, is_target=is_target, prior=lessons)
     if issubclass(cls, XCrawler):
         return cls(settings, is_target=is_target, prior=prior.ache_examples())

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 from deepcrawl.settings._base import Section, User
 
 __all__ = ["LinkLearningSettings", "PrototypeSettings"]
@@ -125,91 +123,16 @@ class PrototypeSettings(Section):
 class LinkLearningSettings(Section):
     """The link-learning strategies: ACHE's adaptive link learner (Barbosa & Freire, sections
     2-3), the apprentice (Chakrabarti et al.) and xCrawl (Shchekotykhin et al., sections 3-4).
-    Paper values are the defaults where the paper gives one; the others say so."""
+    The papers' thresholds are constants of the strategies' modules (:mod:`deepcrawl.links`)."""
 
-    levels: int = 3
-    """Levels of ACHE's multi-level link classifier (distance to a target; section 4.1: three).
-    Links on no path of that length form one more, lowest-priority level."""
-    learning_threshold: int = 100
-    """ACHE learns again after this many new targets (section 3.2: 100 new relevant forms)."""
-    features_per_space: int = 10
-    """Terms kept per feature space (URL, anchor, around) and level by ACHE's automatic feature
-    selection, highest document frequency first (the paper says only "a small number")."""
-    url_top_k: int = 10
-    """k of ACHE's URL sub-term merging: the k most frequent stemmed URL terms absorb the
-    frequency of the terms that contain them (Algorithm 2, lines 8-13; no value given)."""
-    around_terms: int = 10
-    """Terms taken before and after the anchor for ACHE's "around" space (no value given)."""
-    link_model: Literal["nb", "svm"] = "nb"
-    """ACHE's link classifier: naive Bayes as the paper, or a linear SVM."""
-    frontier_batch: int = 10
-    """ACHE refills its crawling frontier with this many best links when it runs empty (section
-    2.2; no size given). A batch is crawled whole before its pages' links are ranked, so its
-    size is a floor on the pages spent per step of a path. Not from the paper."""
-    batch_lease_s: float = 86_400.0
-    """How long a link strategy holds a URL leased from its frontier before it may be handed
-    out again: long enough for a whole batch fetched at the rate robots.txt allows."""
-    max_targets: int = 0
-    """Per-site stopping criterion (ACHE section 2): stop after this many distinct targets
-    (0: only the request budget stops the crawl)."""
-    d_max: int = 5
-    """The apprentice's DOM window: <token, offset> features with |d| <= d_max (section 3.4)."""
-    apprentice_alpha: float = 0.01
-    """Smoothing of the apprentice's naive Bayes: its features are hashed into 2**18 columns,
-    where Laplace smoothing (1) would flatten every feature's evidence. Not from the paper."""
-    apprentice_batch: int = 200
-    """Pages per batch after which the apprentice trains on the verdicts of the batch (section
-    2.3: "a few hundred to a few thousand")."""
-    restart_probability: float = 0.15
-    """xCrawl's random restart probability of the focused walk (section 5: 0.15 was best)."""
-    max_iterations: int = 50
-    """xCrawl stops when no new hub appeared within this many restarts (section 5: ~50)."""
-    damping: float = 0.85
-    """Damping c of xCrawl's topic-sensitive PageRank (1 - c is the jump back to authorities)."""
-    weight_iterations: int = 50
-    """Iterations bound of the HITS and PageRank computations."""
-    weight_tolerance: float = 1e-6
-    """HITS and PageRank stop when no weight moves more than this."""
-    hub_min_authorities: int = 1
-    """A page is an xCrawl hub when it links to at least this many known authorities and has a
-    hub weight (the paper says "many"; 1 finds the later pages of a paged list). Not from the
-    paper."""
-    hub_max_kinds: int = 2
-    """Kinds of non-wanted pages (prototypes, else URL shapes) the normal phase tries at most as
-    hubs beside the queries (:mod:`deepcrawl.links.hubs`); each try costs a request on every
-    site. 0: no hub. Not from a paper."""
-    hub_refused_words: tuple[str, ...] = (
-        "login", "log in", "sign in", "signin", "sign up", "signup", "register",
-        "registration", "password", "account", "contact", "newsletter",
-    )  # fmt: skip
-    """Words (of the URL or the link text, stemmed as the safety rule's) that keep a page from
-    being tried as a hub, on top of the safety rule's: an account's or a message form's pages
-    list no records."""
-    hub_min_inlinks: int = 2
-    """A kind is tried once one of its pages is linked from this many pages the crawl read
-    (records, result pages): a page several records link to may list them. Not from a paper."""
-    hub_window: int = 3
-    """A kind being read is judged on the new records of its latest this many pages: it goes on
-    while their mean beats the queries' yield. Not from a paper."""
-    hub_query_window: int = 10
-    """The queries' yield a hub must beat: new records a request over this many latest
-    queries. Not from a paper."""
-    hub_min_yield: float = 1.0
-    """New records a hub page must bring at least (also once the querying ended): below one,
-    the hub request costs more than the record it finds. Not from a paper."""
-    record_pattern: str | None = None
-    """Regular expression on a URL's path and query (full match) that makes a page a target
-    record; None: the target is a page with a form the critic accepts as searchable."""
-    seed: int = 0
-    """Seed of the random choices (xCrawl's walk and restarts)."""
     prior: str = "builtin"
     """Prior of the link learners for finding search forms (ACHE's *Offline-Online*):
     ``"builtin"`` (paths to the forms of training sites, shipped with deepcrawl), the path of
     such a JSON file, or ``"none"`` (ACHE's *Online*: nothing known before the first form)."""
-    path_discount: float = 0.5
-    """Reward of a link ``k`` levels from a target: ``path_discount ** (k - 1)`` (1 next to a
-    target, 0 beyond ``levels``), learnt by the apprentice and xCrawl's topic weight before any
-    authority is known (0–1). Not from a paper."""
+    hub_max_kinds: int = 2
+    """Kinds of non-wanted pages (prototypes, else URL shapes) the normal phase tries at most as
+    hubs beside the queries (:mod:`deepcrawl.links.hubs`); each try costs a request on every
+    site. 0: no hub. Not from a paper."""
     discovery_strategy: User[str] = "ache"
     """Strategy of entry-point discovery (``deepcrawl discover``, and the setup phase when the
     start page has no searchable form): ACHE, the paper written for finding forms."""

@@ -107,7 +107,7 @@ def test_one_name_one_meaning() -> None:
         section, key = name.split(".")
         by_key.setdefault(key, set()).add(section)
     shared = {key for key, sections in by_key.items() if len(sections) > 1}
-    assert shared == {"seed"}  # a seed is each section's own randomness
+    assert shared == set()
     names = {name for name, _field in _fields()}
     assert not set(RENAMED) & names
     assert set(RENAMED.values()) <= names
