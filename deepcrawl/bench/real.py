@@ -253,7 +253,7 @@ def _picked(out: Path, like: str, settings: Settings) -> dict[str, Any] | None:
     picked = json.loads(stats.read_text()).get("picked") if stats.exists() else None
     if not picked:
         return None
-    normal = URLNormaliser(settings.prototypes)(like)
+    normal = URLNormaliser()(like)
     regexes = [r for kind in picked["taken"] for r in kind["prototypes"]]
     return {**picked, "same_as_like": any(re.fullmatch(r, normal) for r in regexes)}
 

@@ -169,7 +169,7 @@ class Admission:
                         ctx.site.id, other, name=label.name, relevant=True
                     )
                     lent += 1
-            for new in Prototyper(ctx.settings.prototypes).fit(unmatched).prototypes_:
+            for new in Prototyper().fit(unmatched).prototypes_:
                 if new.id not in {row.key for row in rows}:
                     rows.append(PrototypeBase(**to_row(new)))
                     ctx.repo.save_prototypes(ctx.site.id, rows)

@@ -2,13 +2,14 @@
 every response.
 
 The URL normal form drops the session parameters everybody knows (``jsessionid``, ``PHPSESSID``
-…: ``prototypes.session_params``). A site may carry its session under any name, and then links
-one record under a new URL on every page: the crawl would fetch and deliver it again and again.
+…: :data:`~deepcrawl.urls.SESSION_PARAMS`). A site may carry its session under any name, and
+then links one record under a new URL on every page: the crawl would fetch and deliver it again
+and again.
 :class:`LearntSessions` watches the links of each response — a result page, a record page — for
 a parameter that
 
-* has one id-like value (``prototypes.session_value_min_length`` characters or more, not a
-  number) in every link of the page that carries it: a session, not a page number or a sort
+* has one id-like value (:data:`~deepcrawl.urls.SESSION_VALUE_MIN_LENGTH` characters or more,
+  not a number) in every link of the page that carries it: a session, not a page number or a sort
   order, whose values differ from link to link (such a name is never learnt); and
 * links the same URL (the link without it) under another value on another response,
   ``crawl.session_learn_links`` links over.
@@ -112,15 +113,13 @@ class LearntSessions:
     ) -> None:
         self.enabled = settings.crawl.learn_session_params
         self.min_links = max(1, settings.crawl.session_learn_links)
-        self.sessions = SessionParams(
-            names, min_length=settings.prototypes.session_value_min_length, anyway=anyway
-        )
+        self.sessions = SessionParams(names, anyway=anyway)
         self.echoes = QueryEchoes(_decoded_params, min_links=settings.crawl.echo_learn_links)
         self.store = store
         self.listeners: list[Callable[[set[str]], None]] = []
         """Called with the names learnt from a response, after ``store``: what the crawl
         decided before under them is to be decided again."""
-        self._normalise = URLNormaliser(settings.prototypes)
+        self._normalise = URLNormaliser()
         self._varied: set[str] = set()  # names with two values on one response: no session
         self._last: dict[tuple[str, str], tuple[int, str]] = {}  # (name, link) -> (response, value)
         self._evidence: defaultdict[str, set[str]] = defaultdict(set)

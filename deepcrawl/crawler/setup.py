@@ -305,7 +305,7 @@ def like_seen(urls: Sequence[str], examples: Sequence[str], ctx: CrawlContext) -
         return True
     links = _normal(ctx, urls)
     wanted = _normal(ctx, examples)
-    ids = Prototyper(ctx.settings.prototypes).fit_predict([*links, *wanted])
+    ids = Prototyper().fit_predict([*links, *wanted])
     found = {pid for pid, url in zip(ids, links, strict=False) if url not in wanted}
     return all(pid is not None and pid in found for pid in ids[len(links) :])
 
@@ -458,8 +458,8 @@ def label_session(ctx: CrawlContext, examples: Sequence[str] = ()) -> LabelSessi
             f"{ctx.stats.queries} queries: nothing to learn prototypes from"
         )
     if ctx.repo.prototypes(ctx.site.id):
-        return LabelSession(ctx.repo, ctx.site.id, _normal(ctx, urls), ctx.settings.prototypes)
-    session = LabelSession.learn(ctx.repo, ctx.site.id, urls, ctx.settings.prototypes)
+        return LabelSession(ctx.repo, ctx.site.id, _normal(ctx, urls))
+    session = LabelSession.learn(ctx.repo, ctx.site.id, urls)
     logger.info("%d prototypes learnt from %d result links", len(session.members), len(links))
     return session
 
@@ -467,7 +467,7 @@ def label_session(ctx: CrawlContext, examples: Sequence[str] = ()) -> LabelSessi
 def _normal(ctx: CrawlContext, urls: Sequence[str]) -> list[str]:
     from deepcrawl.urls import URLNormaliser
 
-    normaliser = URLNormaliser(ctx.settings.prototypes)
+    normaliser = URLNormaliser()
     out: list[str] = []
     for url in urls:
         try:  # without the parameters learnt to be no part of a URL

@@ -12,8 +12,8 @@ from deepcrawl_fixtures import FixtureServer
 
 from deepcrawl.browser.http import HttpFetcher
 from deepcrawl.classify.layout import narrow_to_example
-from deepcrawl.prototypes import LabelSession
-from deepcrawl.settings import PrototypeSettings, Settings
+from deepcrawl.prototypes import LabelSession, Prototyper
+from deepcrawl.settings import Settings
 from deepcrawl.storage import Repository
 
 
@@ -23,9 +23,7 @@ async def test_a_wrong_generalisation_costs_a_handful_of_requests(
     truth = books_server.truth()
     samples = truth.sample_paths()
     urls = [books_server.url + p for kind in ("detail", "category") for p in samples[kind]]
-    loose = PrototypeSettings(
-        literal_threshold=0.9, closed_vocabulary_max=0, closed_vocabulary_share=0.0
-    )
+    loose = Prototyper(literal_threshold=0.9, closed_vocabulary_max=0, closed_vocabulary_share=0.0)
     example = books_server.url + truth.detail_paths[0]
     fetched: list[str] = []
     with Repository.open(f"sqlite:///{tmp_path / 'crawl.db'}") as repo:
