@@ -435,7 +435,7 @@ async def fetch_one(
             http(s), no host: :func:`~deepcrawl.browser.scope.check_url`).
         FetchError: the page cannot be fetched, or is not HTML (:class:`NotHTMLError`).
     """
-    url = check_url(url, max_length=settings.crawl.max_start_url_length)  # as every command does
+    url = check_url(url)  # as every command does
     settings = with_start_origin(settings, url)
     fetcher = make_fetcher(settings, None, render=render, probe=probe)
     async with fetcher:

@@ -26,7 +26,7 @@ import dataclasses
 import logging
 from typing import TYPE_CHECKING, Literal
 
-from deepcrawl.crawler.batch import StoreBatch, Unsaved
+from deepcrawl.crawler.batch import STORE_BATCH, STORE_BATCH_S, StoreBatch, Unsaved
 from deepcrawl.crawler.identity import Identities, Identity
 from deepcrawl.errors import FetchError, HTTPStatusError, StorageError
 from deepcrawl.export import Held
@@ -137,14 +137,13 @@ class FetchWorkers:
         #: Whether URLs may still come (the query loop runs, here or in another process).
         self.querying = True
         self.in_flight = 0
-        crawl = ctx.settings.crawl
         # A frontier that caps each host's live leases (shared by many processes) counts a
         # lease as a fetch in flight: a URL leased ahead, or whose page waits in the batch,
         # would hold a seat another process could use. There a page is stored as it is
         # fetched, and a worker leases one URL at a time.
         alone = frontier.host_cap is None
         #: The pages fetched and not stored yet (:mod:`deepcrawl.crawler.batch`).
-        self.batch = StoreBatch(crawl.store_batch if alone else 1, crawl.store_batch_s)
+        self.batch = StoreBatch(STORE_BATCH if alone else 1, STORE_BATCH_S)
         #: URLs leased for the workers and not taken yet: a batch's worth leased at once (at
         #: least one for each worker).
         self._leased: collections.deque[Lease] = collections.deque()

@@ -573,7 +573,7 @@ async def query_page(
     from deepcrawl.fetch.politeness import HostLimiter
     from deepcrawl.fetch.robots import RobotsPolicy
 
-    url = check_url(url, max_length=settings.crawl.max_start_url_length)  # as every command does
+    url = check_url(url)  # as every command does
     settings = with_start_origin(settings, url)
     politeness = settings.politeness
     robots = RobotsPolicy(settings.http.user_agent, obey=False)

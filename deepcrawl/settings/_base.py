@@ -38,7 +38,6 @@ QUIET_CHROMIUM_ARGS = (
 #: (``--set``, the TOML file, the environment, code), they fail with a line naming the new one.
 RENAMED: dict[str, str] = {
     "crawl.lease_s": "crawl.worker_lease_s",
-    "crawl.max_url_length": "crawl.max_start_url_length",
     "keywords.max_queries": "querying.max_queries",
     "keywords.saturation_window": "querying.saturation_window",
     "keywords.saturation_min_new": "querying.saturation_min_new",

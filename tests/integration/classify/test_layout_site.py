@@ -11,7 +11,7 @@ from pathlib import Path
 from deepcrawl_fixtures import FixtureServer
 
 from deepcrawl.browser.http import HttpFetcher
-from deepcrawl.classify.layout import narrow_to_example
+from deepcrawl.classify.layout import SAMPLES, narrow_to_example
 from deepcrawl.prototypes import LabelSession, Prototyper
 from deepcrawl.settings import Settings
 from deepcrawl.storage import Repository
@@ -43,5 +43,5 @@ async def test_a_wrong_generalisation_costs_a_handful_of_requests(
     members = session.members[check.prototype.id]
     assert sorted(members) == sorted({books_server.url + p for p in samples["detail"]})
     assert {truth.page_kind(u) for u in fetched} <= {"detail", "category"}
-    assert len(fetched) <= 1 + 2 * loose.layout_samples
+    assert len(fetched) <= 1 + 2 * SAMPLES
     assert session.labels()[check.prototype.id] == ("book", True)

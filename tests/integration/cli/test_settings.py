@@ -29,7 +29,7 @@ def run(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[s
 
 def test_settings_names_the_source_of_each_value(tmp_path: Path) -> None:
     (tmp_path / "deepcrawl.toml").write_text(
-        "[http]\ntimeout_s = 3.5\n[crawl]\nmax_pages = 7\nsetup_queries = 5\n"
+        "[http]\ntimeout_s = 3.5\n[crawl]\nmax_pages = 7\nworker_wait_s = 5\n"
     )
     result = run(
         tmp_path,
@@ -37,7 +37,7 @@ def test_settings_names_the_source_of_each_value(tmp_path: Path) -> None:
         "--set", 'crawl.like=["/book/1", "/book/2"]',
         "--set", "storage.url=postgresql+psycopg://me:secret@127.0.0.1:1/db",
         "settings", "--json",
-        DEEPCRAWL_CRAWL__SETUP_QUERIES="6",
+        DEEPCRAWL_CRAWL__WORKER_WAIT_S="6",
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     found = json.loads(result.stdout)
@@ -47,8 +47,8 @@ def test_settings_names_the_source_of_each_value(tmp_path: Path) -> None:
     # --set beats the file, the environment beats the file
     assert found["crawl.max_pages"]["value"] == 9
     assert found["crawl.max_pages"]["source"] == "--set"
-    assert found["crawl.setup_queries"] == {
-        "value": 6, "source": "environment", "detail": "DEEPCRAWL_CRAWL__SETUP_QUERIES",
+    assert found["crawl.worker_wait_s"] == {
+        "value": 6, "source": "environment", "detail": "DEEPCRAWL_CRAWL__WORKER_WAIT_S",
         "user": False,
     }  # fmt: skip
     assert found["crawl.like"]["value"] == ["/book/1", "/book/2"]

@@ -146,7 +146,7 @@ async def test_each_result_page_of_a_query_takes_its_own_turn(
 ) -> None:
     server = fixture_server("books")
     # every setup query three pages deep: lists of several pages within the page budget
-    crawl = {"max_pages": 60, "auto_label": True, "setup_result_pages": 3}
+    crawl = {"max_pages": 60, "auto_label": True}
     settings = _settings(tmp_path, crawl=crawl, querying={"max_queries": 16})
     stats, log = await _crawl(server, settings, None, status="max_pages")
     _assert_one_door(stats, log)
