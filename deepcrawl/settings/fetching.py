@@ -53,7 +53,7 @@ class BrowserSettings(Section):
     """Time allowed for one navigation, submission or probe action in the browser (> 0 s)."""
     pages: int = 1
     """Concurrent pages (tabs) in the browser pool, 1 or more."""
-    memory_ceiling_mb: User[int] = 1500
+    memory_ceiling_mb: int = 1500
     """Restart the browser when its processes use more memory than this (PSS, MiB)."""
     allow_hosts: User[tuple[str, ...]] = ()
     """Hosts outside the crawl's scope that pages may still load from (a CDN's scripts)."""
@@ -115,7 +115,7 @@ class PolitenessSettings(Section):
     """Requests in flight to one host at most (1 or more)."""
     retries: User[int] = 3
     """Retries of a transient failure (network error, 5xx, 429) before the URL is failed."""
-    backoff_base_s: User[float] = 0.5
+    backoff_base_s: float = 0.5
     """First back-off delay; doubled at each retry unless Retry-After says otherwise."""
-    backoff_max_s: User[float] = 60.0
+    backoff_max_s: float = 60.0
     """Longest back-off delay honoured (a longer Retry-After fails the URL)."""

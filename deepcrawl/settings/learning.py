@@ -13,9 +13,9 @@ class PrototypeSettings(Section):
     form's are constants of :mod:`deepcrawl.urls`, the layout check's of
     :mod:`deepcrawl.classify.layout`."""
 
-    label_port: User[int] = 8765
+    label_port: int = 8765
     """Port of the ``deepcrawl label --web`` page (always on 127.0.0.1); 0: any free port."""
-    thumbnails: User[bool] = True
+    thumbnails: bool = True
     """Show a screenshot of one example page per kind on the ``deepcrawl label --web`` page
     (taken with the crawl's Chromium under the probing rules: GET only, no navigation away)."""
 
@@ -33,12 +33,12 @@ class LinkLearningSettings(Section):
     """Kinds of non-wanted pages (prototypes, else URL shapes) the normal phase tries at most as
     hubs beside the queries (:mod:`deepcrawl.links.hubs`); each try costs a request on every
     site. 0: no hub. Not from a paper."""
-    discovery_strategy: User[str] = "ache"
+    discovery_strategy: str = "ache"
     """Strategy of entry-point discovery (``deepcrawl discover``, and the setup phase when the
     start page has no searchable form): ACHE, the paper written for finding forms."""
     discovery_max_requests: User[int] = 1000
     """Request budget of entry-point discovery. Not from a paper."""
-    navigate_strategy: User[str] = "ache"
+    navigate_strategy: str = "ache"
     """Strategy of ``deepcrawl crawl --navigate``, which looks for the wanted records the
     queries did not return once the form is saturated."""
     navigate_max_requests: User[int] = 2000

@@ -30,7 +30,7 @@ class CrawlSettings(Section):
     scope_prefix: User[str | None] = None
     """Only URLs starting with this prefix are fetched (``--scope-prefix``); None: the start
     URL's host."""
-    drop_params: User[tuple[str, ...]] = (
+    drop_params: tuple[str, ...] = (
         "utm_*", "sid", "sessionid", "session_id", "jsessionid", "phpsessid", "sessid", "fbclid",
         "gclid", "ref", "ref_", "referrer", "sort", "order", "orderby", "dir",
     )  # fmt: skip
@@ -65,7 +65,7 @@ class CrawlSettings(Section):
     deliver_text: User[bool] = False
     """Put each page's main text (boilerplate removed, by trafilatura: the ``text`` extra) into
     delivered records as ``text`` (``--text``)."""
-    progress_every_s: User[float] = 10.0
+    progress_every_s: float = 10.0
     """When stderr is not a terminal (a log file), ``deepcrawl crawl`` prints its progress line
     this often instead of redrawing it."""
 
@@ -76,7 +76,7 @@ class StorageSettings(Section):
     url: User[str] = "sqlite:///deepcrawl.db"
     """SQLAlchemy URL (``--db``, ``DEEPCRAWL_DB``); a SQLite file by default,
     ``postgresql+psycopg://…`` to scale out."""
-    bodies_inline_max: User[int] = 256 * 1024
+    bodies_inline_max: int = 256 * 1024
     """Bodies up to this many bytes are stored in the database, larger ones as files (SQLite;
     on PostgreSQL every body is in the database, readable by workers on any machine)."""
     bodies_dir: User[Path] = Path("deepcrawl-bodies")
