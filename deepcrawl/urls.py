@@ -80,6 +80,7 @@ __all__ = [
     "browser_url",
     "drop_query_keys",
     "drop_session_params",
+    "normalise_or_none",
     "normalise_url",
     "normalise_urls",
     "parse_normalised",
@@ -569,6 +570,15 @@ def normalise_url(url: str, base: str | None = None) -> str:
         InvalidURLError: the URL cannot be parsed or normalised.
     """
     return _DEFAULT(url, base)
+
+
+def normalise_or_none(url: str) -> str | None:
+    """The normal form of ``url`` by the default normaliser, None when it cannot be normalised
+    (a record's default id: a URL nobody can read is no record)."""
+    try:
+        return _DEFAULT(url)
+    except InvalidURLError:
+        return None
 
 
 def normalise_urls(urls: Iterable[str], base: str | None = None) -> Iterator[str | InvalidURLError]:

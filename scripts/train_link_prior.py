@@ -1,4 +1,4 @@
-"""Build the link learners' prior shipped with deepcrawl (``deepcrawl/crawler/link_prior.json``).
+"""Build the link learners' prior shipped with deepcrawl (``deepcrawl/links/link_prior.json``).
 
 ACHE's *Offline-Online* prior (see :mod:`deepcrawl.links.prior`): a breadth-first crawl of
 each training site until its search form, the path to the form read back from the crawled
@@ -30,7 +30,7 @@ from deepcrawl.links.focused import form_target
 from deepcrawl.links.prior import BUILTIN_PRIOR, LinkPrior, baseline_examples, merge
 from deepcrawl.settings import load_settings
 
-OUT = Path(__file__).resolve().parent.parent / "deepcrawl" / "crawler" / BUILTIN_PRIOR
+OUT = Path(__file__).resolve().parent.parent / "deepcrawl" / "links" / BUILTIN_PRIOR
 
 
 def _seeds(text: str) -> list[int]:

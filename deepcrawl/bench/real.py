@@ -24,7 +24,7 @@ The crawl and the ``prototypes`` command run with the bench's ``--set`` assignme
 
 With ``no_example`` (``--no-example``) step 2 runs twice: with the example, then with the
 start URL alone (``deepcrawl crawl START --auto``: the crawl picks the records' kind itself,
-:mod:`deepcrawl.crawler.pick`), each scored against the same truth; the second run says
+:mod:`deepcrawl.records.pick`), each scored against the same truth; the second run says
 whether its pick holds the example (:attr:`RealRun.picked`).
 
 The job ``prototypes`` runs steps 4 and 5 alone (no crawl): the URL list and its F1; the job

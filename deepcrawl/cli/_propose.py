@@ -17,8 +17,8 @@ from deepcrawl.cli._app import console
 from deepcrawl.prototypes import suggest_name
 
 if TYPE_CHECKING:
-    from deepcrawl.crawler.pick import Pick, PickedKind
     from deepcrawl.prototypes import LabelSession
+    from deepcrawl.records.pick import Pick, PickedKind
 
 __all__ = ["propose"]
 

@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     from deepcrawl.crawler.deliver import Sink
     from deepcrawl.crawler.engine import CrawlReport
     from deepcrawl.crawler.inputs import StartPage
-    from deepcrawl.crawler.pick import Pick
     from deepcrawl.prototypes import LabelSession
+    from deepcrawl.records.pick import Pick
 
 
 #: The crawl machinery the engine imports on first use; seconds of loading (scikit-learn, the form

@@ -34,7 +34,7 @@ from deepcrawl.storage import Repository, safe_url
 from deepcrawl.urls import URLNormaliser
 
 if TYPE_CHECKING:
-    from deepcrawl.crawler.like import LikeAnswer
+    from deepcrawl.records.like import LikeAnswer
 
 _DB_HELP = "Database URL (default: sqlite:///deepcrawl.db)."
 _ACTIONS = escape(
@@ -194,7 +194,7 @@ def prototypes(
         lines = _read_urls(from_file)
         if like is not None:
             like = resolve_like(like, lines)  # a path: on the list's host
-            from deepcrawl.crawler.like import like_over_list
+            from deepcrawl.records.like import like_over_list
 
             answer = asyncio.run(like_over_list(lines, like, settings, offline=offline))
             _warn_invalid(len(answer.invalid), next(iter(answer.invalid), None))

@@ -6,8 +6,13 @@
   (:mod:`~deepcrawl.storage.state`);
 * the navigate phase (:mod:`~deepcrawl.crawler.navigate`) follows links with a strategy of
   :mod:`deepcrawl.links` to reach records no query returns;
-* the ``--like`` layout check (:mod:`~deepcrawl.crawler.like`) is the setup phase's, and
-  ``deepcrawl prototypes --from-file URLS --like U`` runs it on a URL list.
+* the phases' collaborators: which links are wanted (:mod:`~deepcrawl.crawler.admission`), the
+  fetch workers (:mod:`~deepcrawl.crawler.fetching`, :mod:`~deepcrawl.crawler.batch`), a
+  worker process (:mod:`~deepcrawl.crawler.worker`), sitemaps
+  (:mod:`~deepcrawl.crawler.sitemaps`).
+
+What a record is — its identity, the parameters that carry a session or echo the query, its
+kind, a ``--like`` example, the no-example pick — is the floor below, :mod:`deepcrawl.records`.
 
 The public entry point ``deepcrawl.crawl(url, like=[...])`` is :func:`crawl_pages`. Its members
 are imported on first use: checking a crawl's inputs (:mod:`~deepcrawl.crawler.inputs`) needs

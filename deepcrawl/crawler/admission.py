@@ -29,14 +29,14 @@ import re
 from typing import TYPE_CHECKING
 
 from deepcrawl.classify.url import LabelStats
-from deepcrawl.crawler.kinds import canonical_url, make_classifier, page_kind
 from deepcrawl.links.hubs import HubScout
 from deepcrawl.prototypes import Prototyper
 from deepcrawl.prototypes._labelling import to_row
-from deepcrawl.querying import normalised_id
+from deepcrawl.records.kinds import canonical_url, make_classifier, page_kind
 from deepcrawl.safety import SafetyRule
 from deepcrawl.storage import PrototypeBase
 from deepcrawl.storage.frontier import NewURL
+from deepcrawl.urls import normalise_or_none
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping
@@ -78,7 +78,7 @@ class Admission:
         self.frontier = frontier
         self.known = known
         self.queued = queued
-        self.classifier = make_classifier(ctx)
+        self.classifier = make_classifier(ctx.repo, ctx.site.id, ctx.state.link_urls())
         self.label_stats = LabelStats()
         #: Judges the links only the learned model wants (a labelled prototype vouches for its).
         self.safety = SafetyRule()
@@ -131,7 +131,7 @@ class Admission:
         # the parameters learnt to be no part of a URL (sessions, the query's echo) leave it
         # before it is judged; a kind labelled while they were in it still knows the URL
         # under its old spelling (its regex may name the parameter)
-        raw = [normalised_id(url) or url for url in urls]
+        raw = [normalise_or_none(url) or url for url in urls]
         dropped = [sessions.drop(url) for url in raw]
         decisions = self.classifier.decide_many(dropped)
         again = [n for n, (d, a, b) in enumerate(zip(decisions, raw, dropped, strict=True))
@@ -158,7 +158,7 @@ class Admission:
                 continue
             unmatched: list[str] = []
             for url in prototype.examples:
-                dropped = ctx.sessions.drop(normalised_id(url) or url)
+                dropped = ctx.sessions.drop(normalise_or_none(url) or url)
                 if dropped == url:
                     continue
                 other = self.classifier.matcher_.match(dropped)
@@ -180,7 +180,7 @@ class Admission:
         if lent:
             logger.info("%d kinds of URL take the labels of their spellings with the "
                         "parameters since learnt to be no part of a URL", lent)  # fmt: skip
-            self.classifier = make_classifier(ctx)
+            self.classifier = make_classifier(ctx.repo, ctx.site.id, ctx.state.link_urls())
             self.forget_ids()
         return lent
 
@@ -196,7 +196,7 @@ class Admission:
     def key(self, url: str) -> str | None:
         """The frontier's key of any URL (its normal form less the parameters that are no part
         of it, listed or learnt); None when it cannot be read."""
-        if (normal := normalised_id(url)) is None:
+        if (normal := normalise_or_none(url)) is None:
             return None
         return canonical_url(self.ctx.sessions.drop(normal), self._drop)
 
@@ -267,7 +267,7 @@ class Admission:
             pairs = [
                 (canonical_url(normal, self._drop), text)
                 for url, text in pairs
-                if (normal := normalised_id(url)) is not None
+                if (normal := normalise_or_none(url)) is not None
             ]
         new: dict[str, NewURL] = {}
         texts: dict[str, str] = {}

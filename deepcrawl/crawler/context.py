@@ -16,11 +16,11 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Self
 
 from deepcrawl.browser.scope import host_of
-from deepcrawl.crawler.session_params import LearntSessions
 from deepcrawl.fetch.gate import Gate
 from deepcrawl.fetch.polite import in_scope
 from deepcrawl.fetch.politeness import make_limiter
 from deepcrawl.fetch.robots import RobotsPolicy
+from deepcrawl.records.session_params import LearntSessions
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -96,7 +96,7 @@ class CrawlStats:
     """Prototypes (regexes) given a ``--like`` example's label because their pages look like it."""
     picked: dict[str, Any] | None = None
     """With no example: the kind the crawl picked as the records, its evidence and the kinds
-    left (:meth:`deepcrawl.crawler.pick.Pick.to_dict`)."""
+    left (:meth:`deepcrawl.records.pick.Pick.to_dict`)."""
     stop_reason: str | None = None
     waiting_s: float = 0.0
     """Seconds this run spent waiting for the user (the interactive labelling prompt)."""
@@ -239,6 +239,7 @@ class CrawlContext:
             self.state.session_params(),
             anyway=self.state.session_params(anyway=True),
             store=self.state.add_session_params,
+            learn=self.settings.crawl.learn_session_params,
         )
 
     @property

@@ -36,11 +36,11 @@ from typing import TYPE_CHECKING, Literal, Self
 from deepcrawl._tasks import stream, supervised
 from deepcrawl.browser.access import with_start_origin
 from deepcrawl.browser.scope import Scope, host_of
+from deepcrawl.browser.wrapped import gate_fetcher
 from deepcrawl.crawler.context import CrawlContext, CrawlStats
 from deepcrawl.crawler.coordination import CrawlSeat
 from deepcrawl.crawler.deliver import QueueSink
 from deepcrawl.crawler.inputs import StartPage, check_url, keep_field_values
-from deepcrawl.crawler.kinds import gate_fetcher
 from deepcrawl.errors import ConfigError
 from deepcrawl.settings import Settings, load_settings
 from deepcrawl.storage import Repository
@@ -53,9 +53,9 @@ if TYPE_CHECKING:
 
     from deepcrawl.browser.base import Fetcher
     from deepcrawl.crawler.deliver import Record, Sink
-    from deepcrawl.crawler.pick import Pick
     from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.prototypes import LabelSession
+    from deepcrawl.records.pick import Pick
 
 __all__ = ["Crawl", "CrawlReport", "crawl_each", "crawl_pages"]
 
@@ -94,7 +94,7 @@ class Crawl:
         fetcher: the fetcher for wanted pages (default: ``make_fetcher`` in the site's scope).
         labeller: asks the user for labels when none are given (the CLI's interactive session),
             shown the crawl's own pick of the records when it made one
-            (:mod:`deepcrawl.crawler.pick`); not asked with ``crawl.auto_label`` True.
+            (:mod:`deepcrawl.records.pick`); not asked with ``crawl.auto_label`` True.
         on_pick: called with the crawl's own pick of the records when no one was asked.
         progress: called with the figures whenever they change.
         on_fetch: called with every wanted page fetched.
@@ -221,7 +221,6 @@ class Crawl:
             whatever the sink's callback raises.
         """
         from deepcrawl.browser.pool import BrowserPool
-        from deepcrawl.crawler.documents import StoredPages
         from deepcrawl.crawler.normal import NormalPhase
         from deepcrawl.crawler.setup import (
             apply_labels,
@@ -233,6 +232,7 @@ class Crawl:
             locate_form,
             run_setup,
         )
+        from deepcrawl.records.documents import StoredPages
         from deepcrawl.search.form_search import FormSearch
 
         ctx = self._context()
@@ -317,8 +317,8 @@ class Crawl:
         """With no example and no labels: pick the records' kind (:mod:`deepcrawl.crawler
         .pick`) unless ``crawl.auto_label`` is False, and let the labeller (if any, and unless
         ``auto_label`` is True) accept it or label otherwise."""
-        from deepcrawl.crawler.pick import pick_records
         from deepcrawl.crawler.setup import setup_fetch
+        from deepcrawl.records.pick import pick_records
 
         auto = ctx.settings.crawl.auto_label
         ask = None if auto is True else self.labeller
@@ -326,7 +326,7 @@ class Crawl:
         if auto is not False and fetcher is not None:
             ctx.enter("picking records")
             pick = await pick_records(
-                ctx,
+                ctx.state.queries(),
                 session,
                 lambda url: setup_fetch(ctx, fetcher, url),
                 every=ctx.settings.crawl.record_kinds == "all",

@@ -27,10 +27,10 @@ import logging
 from typing import TYPE_CHECKING, Literal
 
 from deepcrawl.crawler.batch import STORE_BATCH, STORE_BATCH_S, StoreBatch, Unsaved
-from deepcrawl.crawler.identity import Identities, Identity
 from deepcrawl.errors import FetchError, HTTPStatusError, StorageError
 from deepcrawl.export import Held
 from deepcrawl.querying import main_text
+from deepcrawl.records.identity import Identities, Identity
 from deepcrawl.storage import PageWrite, is_shared
 from deepcrawl.storage.frontier import SqlFrontier
 

@@ -40,13 +40,14 @@ import logging
 from typing import TYPE_CHECKING
 
 from deepcrawl._tasks import supervised
+from deepcrawl.browser.wrapped import teach_fetcher
 from deepcrawl.crawler.admission import Admission
 from deepcrawl.crawler.deliver import DeliveryPoller
 from deepcrawl.crawler.fetching import FetchWorkers, shared_frontier
-from deepcrawl.crawler.kinds import page_kind, teach_fetcher
 from deepcrawl.crawler.setup import query_loop
 from deepcrawl.links.hubs import QUERY_WINDOW, query_yield
 from deepcrawl.querying import main_text
+from deepcrawl.records.kinds import page_kind
 from deepcrawl.storage import is_shared
 from deepcrawl.storage.frontier import SETUP_SOURCE, NewURL, query_source
 

@@ -26,8 +26,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
-from deepcrawl.crawler.documents import StoredPages
-from deepcrawl.crawler.like import check_like_layout, sample_politely
 from deepcrawl.errors import ConfigError, FormError, InvalidURLError, UnsafeFormError
 from deepcrawl.page.fetched import FetchedPage, Link
 from deepcrawl.page.form import Form
@@ -37,10 +35,13 @@ from deepcrawl.prototypes import (
     read_labels_file,
     suggest_name,
 )
-from deepcrawl.querying import QueryLoop, main_text, normalised_id
+from deepcrawl.querying import QueryLoop, main_text
 from deepcrawl.querying.order import one_way_share
 from deepcrawl.querying.resume import resume_url
+from deepcrawl.records.documents import StoredPages
+from deepcrawl.records.like import check_like_layout, sample_politely
 from deepcrawl.search.results import PAGE_CAP_NOTE
+from deepcrawl.urls import normalise_or_none
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -241,7 +242,7 @@ def query_loop(
     ctx: CrawlContext,
     form_id: int | None,
     *,
-    record_id: Callable[[str], str | None] = normalised_id,
+    record_id: Callable[[str], str | None] = normalise_or_none,
     examples: Sequence[str] = (),
     max_pages: int | None = None,
 ) -> QueryLoop:
@@ -315,7 +316,7 @@ async def setup_fetch(ctx: CrawlContext, fetcher: Fetcher, url: str) -> FetchedP
     """One page the setup phase looks at (an example, a layout sample): the stored copy when the
     crawl has it — so a resumed crawl fetches nothing twice — else fetched through the crawl's
     gate (scope, robots.txt, the safety rule, the host's rate:
-    :func:`~deepcrawl.crawler.like.sample_politely`); None when refused or the fetch failed."""
+    :func:`~deepcrawl.records.like.sample_politely`); None when refused or the fetch failed."""
     if (stored := StoredPages(ctx.repo, ctx.site.id).document(url)) is not None:
         body = stored.body.decode("utf-8", errors="replace")
         return FetchedPage(url, url, stored.status, stored.content_type, body)
@@ -367,7 +368,9 @@ async def run_setup(
         ctx,
         form_id,
         # no parameter learnt to be no part of a URL makes another record
-        record_id=lambda url: None if (n := normalised_id(url)) is None else ctx.sessions.drop(n),
+        record_id=lambda url: (
+            None if (n := normalise_or_none(url)) is None else ctx.sessions.drop(n)
+        ),
         max_pages=SETUP_RESULT_PAGES,
         examples=example_texts(example_pages),
     )
@@ -518,7 +521,7 @@ def apply_labels(
     """Take the user's labels; return whether some prototype is now labelled relevant.
 
     Order: the labels file, then ``like`` URLs (relative ones resolved against the start URL).
-    With neither, the crawl picks the records itself (:mod:`deepcrawl.crawler.pick`).
+    With neither, the crawl picks the records itself (:mod:`deepcrawl.records.pick`).
 
     A ``like`` URL whose prototype holds no result link (the queries found nothing like it)
     labels nothing: the stop reason then says which queries were tried and what they showed.
@@ -558,7 +561,7 @@ async def check_like_layouts(
 ) -> list[FetchedPage]:
     """Let each ``--like`` page's layout check its prototype (:mod:`deepcrawl.classify.layout`):
     narrow the prototype, then widen its label to the look-alike siblings (their regexes are
-    listed in ``stats.like_widened``) — :func:`~deepcrawl.crawler.like.check_like_layout`, the
+    listed in ``stats.like_widened``) — :func:`~deepcrawl.records.like.check_like_layout`, the
     sequence ``deepcrawl prototypes --from-file URLS --like U`` runs too.
 
     The pages come from ``known`` (the examples :func:`fetch_examples` fetched), the store, or

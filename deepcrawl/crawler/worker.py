@@ -40,12 +40,12 @@ from typing import TYPE_CHECKING
 from deepcrawl._tasks import supervised
 from deepcrawl.browser.access import with_start_origin
 from deepcrawl.browser.scope import Scope, host_of
+from deepcrawl.browser.wrapped import gate_fetcher, teach_fetcher
 from deepcrawl.crawler.admission import Admission
 from deepcrawl.crawler.context import CrawlContext, CrawlStats
 from deepcrawl.crawler.coordination import Heartbeat
 from deepcrawl.crawler.deliver import NullSink
 from deepcrawl.crawler.fetching import FetchWorkers, shared_frontier
-from deepcrawl.crawler.kinds import gate_fetcher, teach_fetcher
 from deepcrawl.errors import ConfigError
 from deepcrawl.storage import Repository
 from deepcrawl.storage.coordination import QueryLock

@@ -166,7 +166,7 @@ def load_prior(spec: str | None) -> LinkPrior | None:
     if not spec or spec.lower() == "none":
         return None
     if spec == "builtin":
-        text = resources.files("deepcrawl.crawler").joinpath(BUILTIN_PRIOR).read_text("utf-8")
+        text = resources.files("deepcrawl.links").joinpath(BUILTIN_PRIOR).read_text("utf-8")
         return LinkPrior.from_json(text, origin="builtin")
     path = Path(spec).expanduser()
     try:

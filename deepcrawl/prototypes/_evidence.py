@@ -21,7 +21,7 @@ records leave a mark there that no other kind of link leaves (issue 28):
 
 :func:`kind_evidence` gathers these figures for every prototype; :func:`record_kinds` keeps the
 kinds that look like records, most distinct records first. The layout check then narrows and
-widens the first one as it does a ``--like`` example's (:mod:`deepcrawl.crawler.pick`).
+widens the first one as it does a ``--like`` example's (:mod:`deepcrawl.records.pick`).
 """
 
 from __future__ import annotations

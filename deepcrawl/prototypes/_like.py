@@ -2,7 +2,7 @@
 
 The answer from the URLs alone: what ``deepcrawl prototypes --from-file URLS --like U
 --offline`` prints. Without ``--offline`` the command checks this prototype by the pages'
-layout as a crawl does (:mod:`deepcrawl.crawler.like`, a floor above this package: it fetches).
+layout as a crawl does (:mod:`deepcrawl.records.like`, a floor above this package: it fetches).
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ ledger and decides, and nothing but the loop writes it:
 """
 
 from deepcrawl.querying.ledger import Ledger, ListRead, SourceRecord
-from deepcrawl.querying.loop import QueryFigures, QueryLoop, QueryStore, normalised_id
+from deepcrawl.querying.loop import QueryFigures, QueryLoop, QueryStore
 from deepcrawl.querying.paging import ListReader
 from deepcrawl.querying.resume import resume_url
 from deepcrawl.querying.stops import Verdict
@@ -41,6 +41,5 @@ __all__ = [
     "Verdict",
     "main_text",
     "make_policy",
-    "normalised_id",
     "resume_url",
 ]

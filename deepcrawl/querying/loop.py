@@ -27,7 +27,6 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from deepcrawl.errors import InvalidURLError
 from deepcrawl.keywords.outcome import StopReason, WordSource
 from deepcrawl.querying.deepening import Deepening, prune_unheld
 from deepcrawl.querying.ledger import Ledger, Values, list_key
@@ -53,7 +52,7 @@ from deepcrawl.querying.texts import main_text
 from deepcrawl.querying.verdict import Verdict
 from deepcrawl.querying.words import KeywordManager
 from deepcrawl.search.results import PAGE_CAP_NOTE
-from deepcrawl.urls import normalise_url
+from deepcrawl.urls import normalise_or_none
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
@@ -64,20 +63,12 @@ if TYPE_CHECKING:
     from deepcrawl.settings import Settings
     from deepcrawl.storage.state import StoredQuery
 
-__all__ = ["QueryFigures", "QueryLoop", "QueryStore", "normalised_id"]
+__all__ = ["QueryFigures", "QueryLoop", "QueryStore"]
 
 logger = logging.getLogger(__name__)
 
 #: Queries between two prunings of the lists' shown-but-unfetched records (memory only).
 _PRUNE_EVERY = 500
-
-
-def normalised_id(url: str) -> str | None:
-    """The default record id: the URL's normal form (None when it cannot be normalised)."""
-    try:
-        return normalise_url(url)
-    except InvalidURLError:
-        return None
 
 
 class QueryStore(Protocol):
@@ -156,7 +147,7 @@ class QueryLoop:
         self,
         settings: Settings,
         *,
-        record_id: Callable[[str], str | None] = normalised_id,
+        record_id: Callable[[str], str | None] = normalise_or_none,
         seeds: Iterable[str] = (),
         examples: Sequence[str] = (),
         max_pages: int | None = None,

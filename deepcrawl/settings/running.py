@@ -36,6 +36,10 @@ class CrawlSettings(Section):
     )  # fmt: skip
     """Query keys (globs) dropped from a wanted URL before it is fetched: tracking, session and
     sorting parameters make near-duplicates of one page, which is fetched once."""
+    learn_session_params: bool = True
+    """Learn the parameters that carry a session under unlisted names (one id-like value a
+    page, another on the next for the same links): they leave every URL's identity. Off where
+    one is learnt that tells records apart."""
     follow_record_links: bool = True
     """Classify wanted pages' own links ("related books") by URL like result links and fetch the
     wanted ones; querying waits while such pages are pending (a link costs no result page)."""

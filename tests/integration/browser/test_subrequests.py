@@ -23,9 +23,9 @@ from deepcrawl.browser import BrowserPool, SafetyGate, Subrequests, render_page
 from deepcrawl.browser.render import SETTLE_MAX_S
 from deepcrawl.browser.settle import SETTLE_QUIET_S
 from deepcrawl.browser.testing import LocalSite, Reply
-from deepcrawl.crawler.documents import StoredPages
 from deepcrawl.fetch import Count, Gate, HostLimiter, RobotsPolicy
 from deepcrawl.page import FetchedPage
+from deepcrawl.records.documents import StoredPages
 from deepcrawl.search import FormFiller, find_search_form
 from deepcrawl.settings import Settings
 from deepcrawl.storage import Repository

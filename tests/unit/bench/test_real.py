@@ -16,8 +16,8 @@ from rich.console import Console
 from deepcrawl.bench.real import RealRun, _delivered, _stop_reason, run_real_bench
 from deepcrawl.bench.real_prototypes import PrototypeF1, prototype_f1
 from deepcrawl.bench.report import real_prototypes_table, real_runs_to_json, real_table
-from deepcrawl.crawler.like import like_over_list
 from deepcrawl.errors import FixtureError
+from deepcrawl.records.like import like_over_list
 from deepcrawl.settings import load_settings
 
 if TYPE_CHECKING:

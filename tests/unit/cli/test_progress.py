@@ -19,8 +19,8 @@ from deepcrawl.settings import Settings
 
 if TYPE_CHECKING:
     from deepcrawl.crawler.context import CrawlContext
-    from deepcrawl.crawler.pick import Pick
     from deepcrawl.prototypes import LabelSession
+    from deepcrawl.records.pick import Pick
 
 
 def _console(*, terminal: bool) -> tuple[Console, io.StringIO]:

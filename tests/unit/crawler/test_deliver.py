@@ -11,8 +11,8 @@ import pytest
 
 from deepcrawl.crawler.context import CrawlStats
 from deepcrawl.crawler.deliver import CallbackSink, JsonlSink, QueueSink, TeeSink
-from deepcrawl.crawler.kinds import canonical_url
 from deepcrawl.errors import OutputClosedError, OutputError
+from deepcrawl.records.kinds import canonical_url
 
 if TYPE_CHECKING:
     from pathlib import Path

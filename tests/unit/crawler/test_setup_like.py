@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, cast
 
 import lxml.html
 
-from deepcrawl.crawler.session_params import LearntSessions
 from deepcrawl.crawler.setup import example_texts, example_urls, like_seen
 from deepcrawl.page.fetched import FetchedPage
+from deepcrawl.records.session_params import LearntSessions
 from deepcrawl.settings import Settings
 
 if TYPE_CHECKING:

@@ -4,7 +4,7 @@ Without ``--like`` or ``--labels`` the crawl still holds the evidence a person w
 the setup queries' result lists (:mod:`deepcrawl.prototypes._evidence`: distinct records per
 kind, their link texts, pagers, chrome, twins, navigation, search pages). :func:`pick_records`
 takes the kind with most distinct records, lets the layout check narrow and widen it as it
-does a ``--like`` example's (:func:`~deepcrawl.crawler.like.check_like_layout`, with one of
+does a ``--like`` example's (:func:`~deepcrawl.records.like.check_like_layout`, with one of
 the kind's result links as the example), and labels it relevant; with ``every`` (``--records
 all``) it goes on to each kind left that looks like records. The :class:`Pick` says what was
 taken and on what evidence, names the kinds left with the ``--like`` argument that would take
@@ -26,7 +26,6 @@ from deepcrawl.classify.layout import (
     sibling_prototypes,
     similarity,
 )
-from deepcrawl.crawler.like import check_like_layout, served_html
 from deepcrawl.prototypes import (
     describe_shape,
     kind_evidence,
@@ -34,14 +33,15 @@ from deepcrawl.prototypes import (
     record_kinds,
     suggest_name,
 )
+from deepcrawl.records.like import check_like_layout, served_html
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 
-    from deepcrawl.crawler.context import CrawlContext
-    from deepcrawl.crawler.like import LikeLayout
     from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.prototypes import KindEvidence, LabelSession, Prototype, ShownLink
+    from deepcrawl.records.like import LikeLayout
+    from deepcrawl.storage.state import StoredQuery
 
 __all__ = ["PICK_TIE", "Pick", "PickedKind", "pick_records"]
 
@@ -176,7 +176,7 @@ class Pick:
 
 
 async def pick_records(
-    ctx: CrawlContext,
+    queries: Sequence[StoredQuery],
     session: LabelSession,
     fetch: Callable[[str], Awaitable[FetchedPage | None]],
     *,
@@ -185,7 +185,7 @@ async def pick_records(
     """Label the records' kind relevant from the setup queries' evidence (module docstring).
 
     Args:
-        ctx: the crawl (its stored queries are the evidence).
+        queries: the setup's stored queries, with their links (the evidence).
         session: the site's prototypes and labels (labelled, and split by the layout check,
             in place and in storage).
         fetch: a page for a URL, fetched politely (or None when it cannot be had).
@@ -194,7 +194,6 @@ async def pick_records(
     Returns:
         The pick; None when no kind looks like records (nothing is labelled).
     """
-    queries = ctx.state.queries()
     links: list[ShownLink] = [(q.row.id, u, t, r) for q in queries for u, t, r in q.links]
     searches = {q.row.id: (q.row.submitted_url, q.row.keyword) for q in queries}
     pages: dict[str, FetchedPage] = {}

@@ -7,15 +7,15 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, cast
 
-from deepcrawl.crawler.identity import (
+from deepcrawl.page.fetched import FetchedPage
+from deepcrawl.querying import main_text
+from deepcrawl.records.identity import (
     DroppedParams,
     Identities,
     canonical_link,
     extra_items,
     fingerprint,
 )
-from deepcrawl.page.fetched import FetchedPage
-from deepcrawl.querying import main_text
 from deepcrawl.settings import Settings
 from deepcrawl.urls import normalise_url
 

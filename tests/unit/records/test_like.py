@@ -1,4 +1,4 @@
-"""``prototypes --from-file URLS --like U`` as a function (deepcrawl.crawler.like), on pages saved
+"""``prototypes --from-file URLS --like U`` as a function (deepcrawl.records.like), on pages saved
 from the test bed's MkDocs site: twelve sections, one kind of page.
 
 The URL list is the example page's navigation (every navigable page of the site); a fake fetcher
@@ -15,8 +15,8 @@ from urllib.parse import urljoin, urlsplit
 import lxml.html
 
 from deepcrawl.browser.base import Fetcher
-from deepcrawl.crawler.like import like_over_list, served_html
 from deepcrawl.page.fetched import Exchange, FetchedPage
+from deepcrawl.records.like import like_over_list, served_html
 from deepcrawl.settings import load_settings
 
 PAGES = Path(__file__).resolve().parents[2] / "data" / "real" / "mkdocs" / "pages"

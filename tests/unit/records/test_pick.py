@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from deepcrawl.classify.layout import LayoutCheck, Widening, layout_of
-from deepcrawl.crawler.like import LikeLayout
-from deepcrawl.crawler.pick import Pick, PickedKind, _join_siblings
 from deepcrawl.page.fetched import FetchedPage
 from deepcrawl.prototypes import LabelSession, Prototype, ShownLink
+from deepcrawl.records.like import LikeLayout
+from deepcrawl.records.pick import Pick, PickedKind, _join_siblings
 from deepcrawl.storage import Repository
 
 if TYPE_CHECKING:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from deepcrawl.crawler.session_params import LearntSessions, url_params
+from deepcrawl.records.session_params import LearntSessions, url_params
 
 SITE = "http://h.test"
 

@@ -8,8 +8,8 @@ from types import SimpleNamespace
 
 from lxml import html
 
-from deepcrawl.crawler.echoes import QueryEchoes
-from deepcrawl.crawler.session_params import LearntSessions, url_params
+from deepcrawl.records.echoes import QueryEchoes
+from deepcrawl.records.session_params import LearntSessions, url_params
 
 DATA = Path(__file__).parents[2] / "data" / "real" / "dokuwiki"
 SITE = "http://127.0.0.1:45777"

@@ -281,7 +281,7 @@ async def _layout_answer(
     make_fetcher: Callable[[Settings, Scope], Fetcher] | None,
 ) -> LikeAnswer:
     """The answer checked by the pages' layout, on a session of the list and the example."""
-    from deepcrawl.crawler.kinds import gate_fetcher
+    from deepcrawl.browser.wrapped import gate_fetcher
     from deepcrawl.fetch.gate import Count, open_gate
     from deepcrawl.storage import Repository
 

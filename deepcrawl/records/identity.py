@@ -1,7 +1,7 @@
 """A record's identity from the evidence of its page, not only from its URL.
 
 The frontier keys a wanted URL by its normal form, without the parameters listed or learnt to be
-no part of it (sessions, tracking, the query's echo: :mod:`deepcrawl.crawler.session_params`).
+no part of it (sessions, tracking, the query's echo: :mod:`deepcrawl.records.session_params`).
 What a URL cannot say, the fetched page can:
 
 1. its canonical URL — ``<link rel="canonical">`` in the page's head, else the HTTP ``Link``
@@ -26,7 +26,7 @@ import hashlib
 import re
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 from urllib.parse import unquote_plus
 
 from deepcrawl.page.html import join_url
@@ -36,7 +36,6 @@ if TYPE_CHECKING:
 
     from lxml.html import HtmlElement
 
-    from deepcrawl.crawler.context import CrawlContext
     from deepcrawl.page.fetched import FetchedPage
 
 __all__ = [
@@ -45,6 +44,7 @@ __all__ = [
     "DroppedParams",
     "Identities",
     "Identity",
+    "RecordContext",
     "canonical_link",
     "extra_items",
     "fingerprint",
@@ -169,6 +169,41 @@ class DroppedParams:
         return learnt
 
 
+class StoredRecords(Protocol):
+    """The records a crawl stored, looked up by the evidence of a page."""
+
+    def stored_record(self, canonical_url: str | None, fingerprint: str | None) -> str | None:
+        """The key of a record stored under ``canonical_url`` or with ``fingerprint``."""
+        ...
+
+
+class ParamLearner(Protocol):
+    """Where the crawl learns the query parameters that are no part of a URL."""
+
+    def learn(self, names: set[str], why: str) -> set[str]:
+        """Learn ``names`` (``why``: the evidence); returns those new to the crawl."""
+        ...
+
+
+class RecordContext(Protocol):
+    """What a record's identity asks of its crawl: its scope, the records it stored, and where
+    the parameters learnt to be no part of a URL go (a crawl's context is one)."""
+
+    @property
+    def state(self) -> StoredRecords:
+        """The crawl's stored records."""
+        ...
+
+    @property
+    def sessions(self) -> ParamLearner:
+        """The parameters the crawl learnt to be no part of a URL."""
+        ...
+
+    def in_scope(self, url: str) -> bool:
+        """Whether ``url`` is in the crawl's scope."""
+        ...
+
+
 class Identities:
     """The record identity of the crawl's fetched pages (see the module docstring).
 
@@ -182,7 +217,7 @@ class Identities:
 
     def __init__(
         self,
-        ctx: CrawlContext,
+        ctx: RecordContext,
         key: Callable[[str], str | None],
         main_text: Callable[[HtmlElement | None], str],
     ) -> None:

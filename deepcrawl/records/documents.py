@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from deepcrawl.browser.subrequests import StoredDocument
-from deepcrawl.querying import normalised_id
+from deepcrawl.urls import normalise_or_none
 
 if TYPE_CHECKING:
     from deepcrawl.storage import Repository
@@ -32,7 +32,7 @@ class StoredPages:
 
     def document(self, url: str) -> StoredDocument | None:
         """The stored page for ``url`` with its body; None when not stored, failed or empty."""
-        key = normalised_id(url)
+        key = normalise_or_none(url)
         row = self.repo.page(self.site_id, key) if key is not None else None
         if row is None or row.error is not None or not row.size:
             return None

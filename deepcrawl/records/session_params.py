@@ -15,7 +15,7 @@ a parameter that
   :data:`SESSION_LEARN_LINKS` links over.
 
 The parameters whose value echoes the submitted query are learnt beside them, from each query's
-result entries (:class:`~deepcrawl.crawler.echoes.QueryEchoes`), and dropped whatever their
+result entries (:class:`~deepcrawl.records.echoes.QueryEchoes`), and dropped whatever their
 value; so are those the record pages' canonical links drop (:meth:`LearntSessions.learn`).
 
 Such a name is learnt for the rest of the crawl: stored (a resumed crawl and the workers know
@@ -32,8 +32,8 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Protocol
 from urllib.parse import unquote_plus
 
-from deepcrawl.crawler.echoes import QueryEchoes
 from deepcrawl.errors import InvalidURLError
+from deepcrawl.records.echoes import QueryEchoes
 from deepcrawl.urls import SessionParams, URLNormaliser, drop_session_params
 
 if TYPE_CHECKING:
