@@ -18,7 +18,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from deepcrawl.crawler import CallbackSink, Crawl, session_params
+from deepcrawl.crawler import CallbackSink, Crawl
+from deepcrawl.records import session_params
 from deepcrawl.settings import load_settings
 from tests.integration.run_cli import run_deepcrawl
 
