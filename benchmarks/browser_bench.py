@@ -43,9 +43,11 @@ from deepcrawl.browser import (
     BrowserFetcher,
     BrowserPool,
     HttpFetcher,
+    Subrequests,
     find_chromium,
     render_page,
 )
+from deepcrawl.browser.render import SETTLE_MAX_S
 from deepcrawl.browser.testing import LocalSite, Reply
 from deepcrawl.search import FormFiller, find_search_form
 from deepcrawl.settings import Settings, load_settings
@@ -230,12 +232,13 @@ async def memory(pages: int) -> list[dict[str, Any]]:
 
 
 _SPHINX = Path(__file__).parents[1] / "tests" / "data" / "real" / "sphinx"
-_OFF = {
-    "store_documents": False,
-    "block_linked_documents": False,
-    "cache_mb": 0,
-    "settle_max_s": 0.0,
-}
+
+
+def _pool(settings: Settings, *, off: bool) -> BrowserPool:
+    """A pool with (``off``: without) the subrequest rules: no refusal, no memory cache."""
+    timeout = settings.browser.page_timeout_s
+    answers = Subrequests(timeout, block_linked=False, cache_bytes=0) if off else None
+    return BrowserPool(settings, {"127.0.0.1"}, subrequests=answers)
 
 
 def _sphinx_routes() -> dict[str, Reply | Callable[[str], Reply]]:
@@ -251,9 +254,9 @@ def _sphinx_routes() -> dict[str, Reply | Callable[[str], Reply]]:
     }
 
 
-async def _sphinx_queries(settings: Settings, site: LocalSite) -> dict[str, Any]:
+async def _sphinx_queries(settings: Settings, site: LocalSite, *, off: bool) -> dict[str, Any]:
     words = ("river", "castle", "falcon", "copper", "meadow")
-    async with BrowserPool(settings, {"127.0.0.1"}) as pool:
+    async with _pool(settings, off=off) as pool:
         form, verdict = await find_search_form(f"{site.url}/search.html", settings, pool)
         filler = FormFiller(pool, form, verdict, settings)
         await filler.learn_baseline()
@@ -272,21 +275,20 @@ async def _sphinx_queries(settings: Settings, site: LocalSite) -> dict[str, Any]
 
 async def sphinx(pages: int) -> list[dict[str, Any]]:
     """Requests per query on a real client-side search, and the settle wait's cost."""
-    on = load_settings().with_overrides(browser={"memory_check_every": 0})
-    off = on.with_overrides(browser=_OFF)
+    settings = load_settings()
     out: dict[str, Any] = {"bench": "sphinx"}
-    for name, settings in (("off", off), ("on", on)):
+    for name in ("off", "on"):
         with LocalSite(_sphinx_routes()) as site:
-            out[f"queries_{name}"] = await _sphinx_queries(settings, site)
+            out[f"queries_{name}"] = await _sphinx_queries(settings, site, off=name == "off")
     timings: dict[str, list[float]] = {"off": [], "on": []}
     with FixtureServer("books", records=500) as srv:
         urls = _urls(srv, pages)
-        async with BrowserPool(off, {"127.0.0.1"}) as old, BrowserPool(on, {"127.0.0.1"}) as new:
+        async with _pool(settings, off=True) as old, _pool(settings, off=False) as new:
             for url in urls:
-                for name, pool in (("off", old), ("on", new)):
+                for name, pool, settle_s in (("off", old, 0.0), ("on", new, SETTLE_MAX_S)):
                     async with pool.page() as lease:
                         started = time.perf_counter()
-                        await render_page(lease, url, forms=False)
+                        await render_page(lease, url, forms=False, settle_s=settle_s)
                         timings[name].append(time.perf_counter() - started)
     for name, values in timings.items():
         out[f"render_median_ms_{name}"] = round(statistics.median(values) * 1000, 1)

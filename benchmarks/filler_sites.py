@@ -43,9 +43,7 @@ def searchable(server: FixtureServer) -> set[str]:
 
 async def run(name: str, *, templates: bool, max_queries: int) -> dict[str, Any]:
     settings = Settings().with_overrides(
-        forms={"url_templates": templates},
         querying={"max_queries": max_queries},
-        browser={"memory_check_every": 0},
     )
     with FixtureServer(name) as server:
         truth = server.truth()
@@ -56,7 +54,7 @@ async def run(name: str, *, templates: bool, max_queries: int) -> dict[str, Any]
             server.reset_stats()
             loop = QueryLoop(settings, record_id=truth.record_of)
             results: list[QueryResult] = []
-            async with FormSearch(pool, form, verdict, settings) as search:
+            async with FormSearch(pool, form, verdict, settings, templates=templates) as search:
                 while (result := await loop.step(search)) is not None:
                     results.append(result)
         elapsed = time.monotonic() - started

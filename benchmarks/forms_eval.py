@@ -15,7 +15,7 @@ run. Rows:
   searchable classifier);
 * ``type-lr`` — the type classifier (structure + text), P(search) >= 0.5;
 * ``critic@T`` — the full critic: forest+txt probability >= T, then the safety policy
-  (T = 0.5 is the default ``forms.searchable_threshold``; other values are shown for the
+  (T = 0.5 is the critic's ``SEARCHABLE_THRESHOLD``; other values are shown for the
   precision/recall trade-off, chosen on this same CV, so they are optimistic).
 
 Then the critic's form-type accuracy and how often its query field is the one annotated ``qq``.

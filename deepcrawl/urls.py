@@ -25,7 +25,7 @@ and httpx encode host names) — with the project's own rules on top:
 * query items are sorted — order never matters, repeated keys are kept, empty items dropped, and
   a bare ``key`` stays apart from ``key=``;
 * session ids are dropped — path parameters (``;jsessionid=…``) and query items (``PHPSESSID=…``,
-  ``sid=…``) named in ``prototypes.session_params`` whose value looks like an id (long enough,
+  ``sid=…``) named in :data:`SESSION_PARAMS` whose value looks like an id (long enough,
   not a number): a server that opens a session per response links one page under a new id
   every time, and each would be another record.
 
@@ -63,12 +63,16 @@ import idna
 from w3lib.url import safe_url_string
 
 from deepcrawl.errors import InvalidURLError
-from deepcrawl.settings import PrototypeSettings
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
 
 __all__ = [
+    "ALLOWED_SCHEMES",
+    "MAX_START_URL_LENGTH",
+    "MAX_URL_LENGTH",
+    "SESSION_PARAMS",
+    "SESSION_VALUE_MIN_LENGTH",
     "SessionParams",
     "URLNormaliser",
     "URLTokens",
@@ -84,6 +88,24 @@ __all__ = [
     "tokenise",
     "with_query_encoding",
 ]
+
+#: Longer URLs are refused (:class:`~deepcrawl.errors.InvalidURLError`): the store keeps URLs of
+#: up to 4,096 characters, and a longer link is a trap more often than a record.
+MAX_URL_LENGTH = 4096
+#: The longest start or ``--like`` URL a crawl accepts: the store keeps start URLs of up to
+#: 2,048 characters (the sitemaps protocol's limit too).
+MAX_START_URL_LENGTH = 2048
+#: The schemes a URL may have; ``mailto:``, ``javascript:`` … are refused.
+ALLOWED_SCHEMES = ("http", "https")
+#: Names (any case) of session id parameters, path (``;jsessionid=``) or query, dropped from
+#: the normal form when their value looks like an id (``?sid=17`` stays). Those a site carries
+#: under other names are learnt by the crawl (:mod:`deepcrawl.crawler.session_params`).
+SESSION_PARAMS = (
+    "jsessionid", "phpsessid", "aspsessionid", "sid", "sessid", "sessionid", "session_id",
+)  # fmt: skip
+#: The shortest value of a :data:`SESSION_PARAMS` parameter taken for a session id (not a
+#: number): ids are long, page numbers and short codes are not.
+SESSION_VALUE_MIN_LENGTH = 8
 
 _UNRESERVED = frozenset(ascii_letters + digits + "-._~")
 #: Reserved characters that delimit nothing in a form-encoded query (``&``, ``=``, ``+``, ``#``
@@ -299,7 +321,11 @@ class SessionParams:
     """
 
     def __init__(
-        self, names: Iterable[str], *, min_length: int = 8, anyway: Iterable[str] = ()
+        self,
+        names: Iterable[str],
+        *,
+        min_length: int = SESSION_VALUE_MIN_LENGTH,
+        anyway: Iterable[str] = (),
     ) -> None:
         self.names = frozenset(name.lower() for name in names)
         self.min_length = min_length
@@ -360,16 +386,23 @@ class URLNormaliser:
     """Turns URLs into their normal form; reusable and cheap to call millions of times.
 
     Args:
-        settings: the tokeniser's settings (longest URL, schemes accepted).
+        session_params: names (any case) of session id parameters (:data:`SESSION_PARAMS`).
+        session_value_min_length: the shortest value of such a parameter taken for an id.
+        max_length: longer URLs are refused.
+        schemes: the schemes accepted.
     """
 
-    def __init__(self, settings: PrototypeSettings | None = None) -> None:
-        settings = settings or PrototypeSettings()
-        self.max_length = settings.max_url_length
-        self.schemes = frozenset(s.lower() for s in settings.allowed_schemes)
-        self.sessions = SessionParams(
-            settings.session_params, min_length=settings.session_value_min_length
-        )
+    def __init__(
+        self,
+        *,
+        session_params: Iterable[str] = SESSION_PARAMS,
+        session_value_min_length: int = SESSION_VALUE_MIN_LENGTH,
+        max_length: int = MAX_URL_LENGTH,
+        schemes: Iterable[str] = ALLOWED_SCHEMES,
+    ) -> None:
+        self.max_length = max_length
+        self.schemes = frozenset(s.lower() for s in schemes)
+        self.sessions = SessionParams(session_params, min_length=session_value_min_length)
         self._origins: dict[tuple[str, str], str] = {}
 
     def __call__(self, url: str, base: str | None = None) -> str:
@@ -523,15 +556,12 @@ def _ipv6(original: str, address: str) -> str:
 _DEFAULT = URLNormaliser()
 
 
-def normalise_url(
-    url: str, base: str | None = None, *, settings: PrototypeSettings | None = None
-) -> str:
+def normalise_url(url: str, base: str | None = None) -> str:
     """Return the normal form of ``url`` (see the module docstring).
 
     Args:
         url: an absolute URL, or a relative reference when ``base`` is given.
         base: the URL of the page the reference was found on.
-        settings: tokeniser settings; the defaults when None.
 
     Returns:
         The normal form: ``scheme://host[:port]/path[?sorted&query]``.
@@ -539,12 +569,11 @@ def normalise_url(
     Raises:
         InvalidURLError: the URL cannot be parsed or normalised.
     """
-    normaliser = _DEFAULT if settings is None else URLNormaliser(settings)
-    return normaliser(url, base)
+    return _DEFAULT(url, base)
 
 
 def normalise_or_none(url: str) -> str | None:
-    """The normal form of ``url`` by the default settings, None when it cannot be normalised
+    """The normal form of ``url`` by the default normaliser, None when it cannot be normalised
     (a record's default id: a URL nobody can read is no record)."""
     try:
         return _DEFAULT(url)
@@ -552,14 +581,11 @@ def normalise_or_none(url: str) -> str | None:
         return None
 
 
-def normalise_urls(
-    urls: Iterable[str], base: str | None = None, *, settings: PrototypeSettings | None = None
-) -> Iterator[str | InvalidURLError]:
+def normalise_urls(urls: Iterable[str], base: str | None = None) -> Iterator[str | InvalidURLError]:
     """Normalise many URLs, yielding the error in place of each URL that cannot be read."""
-    normaliser = _DEFAULT if settings is None else URLNormaliser(settings)
     for url in urls:
         try:
-            yield normaliser(url, base)
+            yield _DEFAULT(url, base)
         except InvalidURLError as exc:
             yield exc
 
@@ -601,12 +627,10 @@ def parse_normalised(url: str) -> URLTokens:
     return URLTokens(url[:scheme_end], host, tuple(path.split("/")), tuple(pairs))
 
 
-def tokenise(
-    url: str, base: str | None = None, *, settings: PrototypeSettings | None = None
-) -> URLTokens:
+def tokenise(url: str, base: str | None = None) -> URLTokens:
     """Normalise ``url`` (resolved against ``base``) and split it into its parts.
 
     Raises:
         InvalidURLError: the URL cannot be parsed or normalised.
     """
-    return parse_normalised(normalise_url(url, base, settings=settings))
+    return parse_normalised(normalise_url(url, base))

@@ -23,7 +23,9 @@ from pathlib import Path
 
 from deepcrawl_fixtures import FixtureServer
 
+from deepcrawl.bench.runner import fixture_settings
 from deepcrawl.browser import make_fetcher
+from deepcrawl.links.ache import LEVELS
 from deepcrawl.links.focused import form_target
 from deepcrawl.links.prior import BUILTIN_PRIOR, LinkPrior, baseline_examples, merge
 from deepcrawl.settings import load_settings
@@ -41,13 +43,7 @@ def _seeds(text: str) -> list[int]:
 
 async def build(seeds: list[int], records: int, per_level: int) -> LinkPrior:
     """One prior from breadth-first crawls of the stacks site with each seed."""
-    settings = load_settings()
-    settings = settings.with_overrides(
-        politeness={
-            "requests_per_second": settings.bench.requests_per_second,
-            "concurrency_per_host": settings.bench.concurrency_per_host,
-        }
-    )
+    settings = fixture_settings(load_settings())
     target = form_target(settings)
     priors = []
     for seed in seeds:
@@ -59,9 +55,7 @@ async def build(seeds: list[int], records: int, per_level: int) -> LinkPrior:
                 )  # fmt: skip
         levels = sorted({e.level for e in examples})
         print(f"stacks seed {seed}: {len(examples)} examples, levels {levels}")
-        priors.append(
-            LinkPrior(examples, settings.links.levels, [{"site": "stacks", "seed": seed}])
-        )
+        priors.append(LinkPrior(examples, LEVELS, [{"site": "stacks", "seed": seed}]))
     return merge(priors)
 
 

@@ -182,7 +182,7 @@ def _harvest(
     with (folder / "harvest.log").open("w") as log:
         proc = subprocess.Popen(cmd, cwd=folder, env=python_env(), stdout=log,
                                 stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
-        with TreeSampler(proc.pid, settings.bench.sample_interval_s) as sampler:
+        with TreeSampler(proc.pid) as sampler:
             try:
                 proc.wait(settings.bench.real_timeout_s)
                 stop = f"exit {proc.returncode}"

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from deepcrawl.bench.runner import CountingFetcher
+from deepcrawl.bench.runner import CountingFetcher, fixture_settings
 from deepcrawl.errors import ConfigError, FixtureError
 
 if TYPE_CHECKING:
@@ -76,16 +76,6 @@ def _servers() -> Any:
     return FixtureServer
 
 
-def _fast(settings: Settings) -> Settings:
-    # The fixture sites are ours: lift the rate limit, keep robots.txt.
-    return settings.with_overrides(
-        politeness={
-            "requests_per_second": settings.bench.requests_per_second,
-            "concurrency_per_host": settings.bench.concurrency_per_host,
-        }
-    )
-
-
 async def form_job(
     strategies: Sequence[str],
     settings: Settings,
@@ -114,7 +104,7 @@ async def form_job(
             "which the form job tests on"
         )
     server_cls = _servers()
-    settings = _fast(settings)
+    settings = fixture_settings(settings)
     runs: list[LinkRun] = []
     for seed in seeds:
         with server_cls(SITE, records=records, seed=seed) as srv:
@@ -157,7 +147,7 @@ async def navigate_job(
     from deepcrawl.bench.strategy import DeepcrawlStrategy
 
     server_cls = _servers()
-    settings = _fast(settings)
+    settings = fixture_settings(settings)
     runs: list[LinkRun] = []
     with server_cls(SITE, records=records, seed=seed) as srv:
         truth = srv.truth()

@@ -9,7 +9,7 @@ For each real site of the test bed (``fixtures/real/``, package ``deepcrawl_fixt
 3. the proxy's log of that crawl, the delivered URLs and the application's own truth give the
    figures of :class:`deepcrawl_fixtures.real.score.RealScore`;
 4. the log is emptied and the breadth-first baseline (:mod:`deepcrawl.links.bfs`) runs with
-   a budget of ``bench.real_baseline_factor`` × the records, through the same proxy;
+   a budget of :data:`BASELINE_FACTOR` × the records, through the same proxy;
 5. every same-site URL the baseline saw (fetched or only linked) is a breadth-first URL list of
    the site: ``deepcrawl prototypes --from-file LIST --like EXAMPLE --json`` runs on it as a
    child process, the site still served (it may fetch pages to check the prototype by their
@@ -66,11 +66,22 @@ if TYPE_CHECKING:
     from deepcrawl.page.fetched import Link
     from deepcrawl.settings import Settings
 
-__all__ = ["REAL_JOBS", "RealRun", "real_site_names", "run_real_bench", "settings_args"]
+__all__ = [
+    "BASELINE_FACTOR",
+    "REAL_JOBS",
+    "RealRun",
+    "real_site_names",
+    "run_real_bench",
+    "settings_args",
+]
 
 REAL_JOBS = ("sites", "prototypes", "speed")
 """What a real-site bench runs: everything; the baseline and ``prototypes`` only; the crawl
 and the reference client only."""
+
+#: The breadth-first baseline's request budget on a real site, in records of its truth: enough
+#: for a crawler that follows every link to reach most records of the bed's sites.
+BASELINE_FACTOR = 5
 
 _KILL_GRACE_S = 10.0
 
@@ -99,7 +110,7 @@ def run_real_bench(
 
     Args:
         sites: names of real sites (keys of ``REAL_APPS``).
-        settings: the bench's settings (``bench.real_timeout_s``, ``bench.real_baseline_factor``).
+        settings: the bench's settings (``bench.real_timeout_s``).
         make_fetcher: the baseline's fetcher factory.
         out: a folder kept for each crawl's pages, stats, log and proxy log (``out/SITE/``);
             a temporary one when ``None``.
@@ -205,7 +216,7 @@ def _crawl(
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-        with TreeSampler(proc.pid, settings.bench.sample_interval_s) as sampler:
+        with TreeSampler(proc.pid) as sampler:
             try:
                 proc.wait(settings.bench.real_timeout_s)
                 killed = False
@@ -242,7 +253,7 @@ def _picked(out: Path, like: str, settings: Settings) -> dict[str, Any] | None:
     picked = json.loads(stats.read_text()).get("picked") if stats.exists() else None
     if not picked:
         return None
-    normal = URLNormaliser(settings.prototypes)(like)
+    normal = URLNormaliser()(like)
     regexes = [r for kind in picked["taken"] for r in kind["prototypes"]]
     return {**picked, "same_as_like": any(re.fullmatch(r, normal) for r in regexes)}
 
@@ -304,7 +315,7 @@ async def _baseline(
     strategy_cls = STRATEGIES["bfs"]
     run_settings = settings.with_overrides(browser={"render": strategy_cls.render})
     strategy = strategy_cls(run_settings)
-    budget = settings.bench.real_baseline_factor * len(app.truth().records)
+    budget = BASELINE_FACTOR * len(app.truth().records)
     delivered: list[str] = []
     start = site.url + app.start_path
     seen: dict[str, None] = {start: None}

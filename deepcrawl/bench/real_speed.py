@@ -12,7 +12,7 @@ both raised with ``--set`` so that the server is the limit), and compares:
 * **CPU per delivered page** — the crawl's whole process tree (Chromium included,
   :class:`~deepcrawl.bench.usage.TreeSampler`) ÷ the URLs it delivered, against the reference
   process's CPU over its fetch ÷ the record pages it got;
-* **peak PSS** of each process tree, sampled every ``bench.sample_interval_s``;
+* **peak PSS** of each process tree, sampled every :data:`~deepcrawl.bench.usage.SAMPLE_INTERVAL_S`;
 * the machine's **load average** while each ran.
 """
 
@@ -135,7 +135,7 @@ def run_reference(app: RealApp, site: Running, folder: Path, settings: Settings)
     out = folder / "reference.json"
     with out.open("w") as stdout:
         proc = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.PIPE)
-        with TreeSampler(proc.pid, settings.bench.sample_interval_s) as sampler:
+        with TreeSampler(proc.pid) as sampler:
             try:
                 _, stderr = proc.communicate(timeout=settings.bench.real_timeout_s)
             except subprocess.TimeoutExpired as exc:

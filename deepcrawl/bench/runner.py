@@ -28,7 +28,33 @@ if TYPE_CHECKING:
     from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.settings import Settings
 
-__all__ = ["BenchRun", "CountingFetcher", "run_bench"]
+__all__ = [
+    "FIXTURE_POLITENESS",
+    "MAX_REQUESTS",
+    "RECORDS",
+    "SEED",
+    "BenchRun",
+    "CountingFetcher",
+    "fixture_settings",
+    "run_bench",
+]
+
+#: Records of each fixture site when ``--records`` is not given.
+RECORDS = 500
+#: Request budget of one strategy run when ``--max-requests`` is not given.
+MAX_REQUESTS = 5000
+#: Seed of the fixture sites' data: every run crawls the same sites.
+SEED = 0
+#: The politeness the local fixture sites are crawled at: no rate limit (they are ours, and the
+#: bench measures the strategies, not the rate limit) and eight requests in flight; robots.txt
+#: is still obeyed.
+FIXTURE_POLITENESS: dict[str, Any] = {"requests_per_second": 0.0, "concurrency_per_host": 8}
+
+
+def fixture_settings(settings: Settings) -> Settings:
+    """``settings`` with the politeness the fixture sites are crawled at
+    (:data:`FIXTURE_POLITENESS`)."""
+    return settings.with_overrides(politeness=dict(FIXTURE_POLITENESS))
 
 
 @dataclass
@@ -124,18 +150,12 @@ async def run_bench(
     bad_sites = [s for s in sites if s not in SITES]
     if bad_sites:
         raise FixtureError(f"unknown fixture site {bad_sites[0]!r}; known: {', '.join(SITES)}")
-    records = records or settings.bench.records
-    budget = max_requests or settings.bench.max_requests
-    # The fixture sites are ours: lift the rate limit, keep robots.txt.
-    settings = settings.with_overrides(
-        politeness={
-            "requests_per_second": settings.bench.requests_per_second,
-            "concurrency_per_host": settings.bench.concurrency_per_host,
-        }
-    )
+    records = records or RECORDS
+    budget = max_requests or MAX_REQUESTS
+    settings = fixture_settings(settings)
     runs: list[BenchRun] = []
     for site in sites:
-        with FixtureServer(site, records=records, seed=settings.bench.seed, faults=faults) as srv:
+        with FixtureServer(site, records=records, seed=SEED, faults=faults) as srv:
             truth = srv.truth()
             total = len(truth.detail_paths)
             for name in strategies:

@@ -34,7 +34,7 @@ import psutil
 if TYPE_CHECKING:
     from types import TracebackType
 
-__all__ = ["TreeSampler", "TreeUsage"]
+__all__ = ["SAMPLE_INTERVAL_S", "TreeSampler", "TreeUsage"]
 
 _MIB = 2**20
 
@@ -68,6 +68,12 @@ class TreeUsage:
         }
 
 
+#: Seconds between two samples of a crawl's process tree (its memory, the machine's load): a
+#: shorter peak can be missed, but each sample reads the memory map summary of every process of
+#: the tree, a few milliseconds of CPU each for a browser's processes.
+SAMPLE_INTERVAL_S = 2.0
+
+
 class TreeSampler:
     """Samples the tree of processes rooted at ``pid`` while the ``with`` block runs.
 
@@ -79,7 +85,7 @@ class TreeSampler:
         interval_s: seconds between two samples.
     """
 
-    def __init__(self, pid: int, interval_s: float) -> None:
+    def __init__(self, pid: int, interval_s: float = SAMPLE_INTERVAL_S) -> None:
         self.pid = pid
         self.interval_s = interval_s
         self._cpu_seen: dict[tuple[int, float], float] = {}

@@ -9,11 +9,11 @@ only exist in the live DOM — not counting links and forms already found on oth
 site (a site-wide JS menu is found once, not on every page). One
 difference and the prototype is rendered from then on (probed too, while probing keeps finding
 new links; when probing was the only reason and it stops finding anything, back to HTTP);
-``browser.samples`` agreeing pages and it is served over plain HTTP. An answer with an error
+:data:`SAMPLES` agreeing pages and it is served over plain HTTP. An answer with an error
 status is no sample (served as HTTP got it: it shows the site's error page, not the
 prototype's template). Pages
 served over HTTP are re-checked in the browser *in the background* (no latency): the first
-after ``1 / browser.recheck_share`` pages of the prototype, then after twice as many each time
+after ``1 /`` :data:`RECHECK_SHARE` pages of the prototype, then after twice as many each time
 (a verdict that holds is checked ever more rarely); a difference flips the verdict.
 
 The prototype key is pluggable: :func:`url_shape` (path with digit runs replaced, query keys
@@ -47,6 +47,8 @@ if TYPE_CHECKING:
     from deepcrawl.settings import Settings
 
 __all__ = [
+    "RECHECK_SHARE",
+    "SAMPLES",
     "AdaptiveFetcher",
     "Difference",
     "Verdict",
@@ -65,6 +67,12 @@ _WORD = re.compile(r"\w+")
 TEXT_SIMILARITY = 0.9
 #: Probed pages of a prototype in a row that find no new probe link before probing stops.
 PROBE_DRY_RUN = 3
+#: Pages of one prototype fetched both ways, agreeing, before plain HTTP is trusted for it: one
+#: could agree by chance (a page whose script-built part happens to be empty).
+SAMPLES = 2
+#: A prototype served over plain HTTP is re-checked in the browser after ``1 / RECHECK_SHARE``
+#: of its pages, then after twice as many each time: a verdict that holds costs ever less.
+RECHECK_SHARE = 0.01
 
 
 def url_shape(url: str) -> str:
@@ -201,12 +209,14 @@ class AdaptiveFetcher(Fetcher):
     """Serve each URL over plain HTTP or through the browser, per ``render`` mode.
 
     Args:
-        settings: deepcrawl settings (``browser.render``, ``samples``, ``recheck_share``).
+        settings: deepcrawl settings (``browser.render``).
         scope: hosts that may be reached (None: each URL's own host).
         render: override of ``settings.browser.render``.
         probe: in ``always`` mode, probe every page.
         key: URL → prototype key (default :func:`url_shape`).
         forms: discover forms on every page.
+        recheck_share: a prototype served over plain HTTP is re-checked in the browser after
+            ``1 / recheck_share`` of its pages, then after twice as many each time (0: never).
     """
 
     def __init__(
@@ -218,6 +228,7 @@ class AdaptiveFetcher(Fetcher):
         probe: bool = False,
         key: Callable[[str], str] = url_shape,
         forms: bool = True,
+        recheck_share: float = RECHECK_SHARE,
     ) -> None:
         self.settings = settings
         self.mode: RenderMode = render or settings.browser.render
@@ -236,8 +247,7 @@ class AdaptiveFetcher(Fetcher):
         self._browser_lock = asyncio.Lock()
         self._key_locks: dict[str, asyncio.Lock] = {}
         self._background: set[asyncio.Task[None]] = set()
-        share = settings.browser.recheck_share
-        self._recheck_every = max(1, round(1 / share)) if share > 0 else 0
+        self._recheck_every = max(1, round(1 / recheck_share)) if recheck_share > 0 else 0
 
     async def open(self) -> None:
         """Open the HTTP client (the browser starts on first need)."""
@@ -347,7 +357,7 @@ class AdaptiveFetcher(Fetcher):
                 "%s: the browser shows more than plain HTTP (%s): its kind is fetched in the "
                 "browser", url, "; ".join(verdict.reasons),
             )  # fmt: skip
-        elif verdict.samples >= self.settings.browser.samples:
+        elif verdict.samples >= SAMPLES:
             verdict.browser = False
             logger.info(
                 "%s: plain HTTP matches the browser on %d samples: its kind is fetched by "
@@ -425,7 +435,7 @@ async def fetch_one(
             http(s), no host: :func:`~deepcrawl.browser.scope.check_url`).
         FetchError: the page cannot be fetched, or is not HTML (:class:`NotHTMLError`).
     """
-    url = check_url(url, max_length=settings.crawl.max_start_url_length)  # as every command does
+    url = check_url(url)  # as every command does
     settings = with_start_origin(settings, url)
     fetcher = make_fetcher(settings, None, render=render, probe=probe)
     async with fetcher:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from deepcrawl.browser.base import Fetcher
 from deepcrawl.browser.pool import BrowserPool
+from deepcrawl.browser.probe import PROBE_TIMEOUT_S
 from deepcrawl.browser.render import render_page
 from deepcrawl.errors import BlockedError, FetchTimeoutError
 
@@ -82,7 +83,7 @@ class BrowserFetcher(Fetcher):
         do_probe = self.probe if probe is None else probe
         budget = self.settings.browser.page_timeout_s * 2 + 5
         if do_probe:
-            budget += self.settings.browser.probe_timeout_s * 2
+            budget += PROBE_TIMEOUT_S * 2
         async with self.pool.page() as lease:
             lease.hold(url, document)
             try:

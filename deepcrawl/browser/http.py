@@ -56,7 +56,21 @@ if TYPE_CHECKING:
     from deepcrawl.page.submission import Submission
     from deepcrawl.settings import Settings
 
-__all__ = ["HttpFetcher", "decode_body", "extract_links", "open_client"]
+__all__ = [
+    "MAX_CONNECTIONS",
+    "MAX_REDIRECTS",
+    "HttpFetcher",
+    "decode_body",
+    "extract_links",
+    "open_client",
+]
+
+#: Redirects a plain-HTTP request follows before it fails (a browser gives up near 20; a
+#: record page more than a few hops away is a loop or a trap).
+MAX_REDIRECTS = 10
+#: Connections one client keeps across all hosts: five times the default per-host concurrency
+#: (``politeness.concurrency_per_host``), which is the limit that binds on one site.
+MAX_CONNECTIONS = 20
 
 _T = TypeVar("_T")
 
@@ -245,11 +259,11 @@ def _tls_context() -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
-def _transport(max_connections: int, access: SiteAccess) -> httpx.AsyncHTTPTransport:
+def _transport(access: SiteAccess) -> httpx.AsyncHTTPTransport:
     """httpx's transport: through the access's proxy, else over :class:`_LoopbackNames` (httpx
     takes no backend of its own: its connection pool is rebuilt with the same TLS context and
     limits). Given a transport, httpx never reads proxies from the environment."""
-    limits = httpx.Limits(max_connections=max_connections)
+    limits = httpx.Limits(max_connections=MAX_CONNECTIONS)
     tls = _tls_context()
     if access.proxy is not None:
         return httpx.AsyncHTTPTransport(
@@ -293,8 +307,8 @@ def open_client(
         event_hooks=hooks,
         timeout=httpx.Timeout(http.timeout_s),
         follow_redirects=True,
-        max_redirects=http.max_redirects,
-        transport=_transport(http.max_connections, access),
+        max_redirects=MAX_REDIRECTS,
+        transport=_transport(access),
         **options,
     )
 

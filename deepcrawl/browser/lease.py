@@ -4,7 +4,7 @@ A :class:`PageLease` is what :meth:`BrowserPool.page` lends. Its route handler i
 context before the context has a page, so it sees every request the page (or a popup of it)
 makes, and decides:
 
-* images, fonts and media (``browser.block_resources``) → refused;
+* images, fonts and media (:data:`BLOCKED_RESOURCES`) → refused;
 * a navigation a probed page starts (any other than the crawler's own) → never sent: recorded
   when the safety rule (:class:`~deepcrawl.safety.SafetyRule`) allows it, and answered with an
   empty 204, which leaves the page where it is (``route.abort`` does not:
@@ -68,7 +68,15 @@ if TYPE_CHECKING:
     from deepcrawl.safety import Sender
     from deepcrawl.settings import Settings
 
-__all__ = ["PageLease"]
+__all__ = ["BLOCKED_RESOURCES", "PROBE_REFUSED_WORDS", "PageLease"]
+
+#: Playwright resource types a pooled page never loads: a crawler reads the DOM, not the
+#: pixels, and these are most of a page's bytes.
+BLOCKED_RESOURCES = frozenset({"image", "font", "media"})
+#: Words that keep probing from clicking an element or sending a request, on top of the safety
+#: rule's (:mod:`deepcrawl.safety`) and ``forms.refused_words``: a click may vote or fill a
+#: basket where following a link only reads.
+PROBE_REFUSED_WORDS = ("vote", "add to", "wishlist")
 
 _JS = "deepcrawl.browser.js"
 #: Longest time a probed page may take to leave its document behind (:meth:`PageLease
@@ -90,7 +98,7 @@ class PageLease:
         served: pages fetched with it so far.
         rule: the safety rule every request is judged by (URL and link text).
         click_rule: the stricter rule probed elements are judged by (the request rule's words
-            plus ``forms.refused_words`` and ``browser.probe_refused_words``: a click may
+            plus ``forms.refused_words`` and :data:`PROBE_REFUSED_WORDS`: a click may
             submit or post where following a link only reads).
         probing: JS link probing has touched the page: from then on, until the pool leaves the
             probed document behind (:meth:`leave_probe`), its navigations are captured and its
@@ -196,9 +204,7 @@ class PageLease:
             settings=settings,
             scope=scope,
             rule=SafetyRule(),
-            click_rule=SafetyRule(
-                (*settings.forms.refused_words, *settings.browser.probe_refused_words)
-            ),
+            click_rule=SafetyRule((*settings.forms.refused_words, *PROBE_REFUSED_WORDS)),
             subrequests=subrequests,
             gate=gate or SafetyGate(),
         )
@@ -289,7 +295,7 @@ class PageLease:
 
     async def _decide(self, route: Route, request: Request) -> None:
         url, method = request.url, request.method
-        if request.resource_type in self.settings.browser.block_resources:
+        if request.resource_type in BLOCKED_RESOURCES:
             await route.abort("blockedbyclient")
             return
         navigation = request.is_navigation_request()

@@ -87,7 +87,7 @@ async def record_login(
         NetworkError: the page cannot be loaded.
         ConfigError: ``out`` cannot be written.
     """
-    url = check_url(url, max_length=settings.crawl.max_start_url_length)  # as every command does
+    url = check_url(url)  # as every command does
     access = SiteAccess.from_settings(with_start_origin(settings, url))
     launched = await launch_chromium(settings.browser.model_copy(update={"headless": not headed}))
     try:

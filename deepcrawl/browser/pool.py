@@ -5,13 +5,13 @@
 context, reused from fetch to fetch (a new context per URL is ~5x slower: docs/ARCHITECTURE.md,
 "Measured facts"). The pool keeps the browser healthy:
 
-* a context is replaced after ``recycle_context_after`` pages (frees renderer memory); its
+* a context is replaced after :data:`RECYCLE_CONTEXT_AFTER` pages (frees renderer memory); its
   cookies go to the next context, so the session the site keeps (a renewed login, a consent)
   outlives the recycling, as it does in plain HTTP's client;
 * a page that crashed or timed out is discarded, never reused;
 * the browser is restarted when it died, or when its process tree uses more than
-  ``memory_ceiling_mb`` of PSS (checked every ``memory_check_every`` pages);
-* the browser is stopped once no page has been borrowed for ``idle_close_s`` (a crawl whose
+  ``browser.memory_ceiling_mb`` of PSS (checked every :data:`MEMORY_CHECK_EVERY` pages);
+* the browser is stopped once no page has been borrowed for :data:`IDLE_CLOSE_S` (a crawl whose
   records come by plain HTTP keeps no idle Chromium), its contexts' cookies kept, and started
   again by the next page borrowed;
 * every context carries the crawl's site access (:mod:`deepcrawl.browser.access`): cookies and
@@ -63,9 +63,25 @@ if TYPE_CHECKING:
     from deepcrawl.browser.subrequests import DocumentStore
     from deepcrawl.settings import Settings
 
-__all__ = ["BrowserPool", "PoolStats"]
+__all__ = [
+    "IDLE_CLOSE_S",
+    "MEMORY_CHECK_EVERY",
+    "RECYCLE_CONTEXT_AFTER",
+    "BrowserPool",
+    "PoolStats",
+]
 
 logger = logging.getLogger(__name__)
+
+#: Pages a browser context serves before a fresh one replaces it: a long-lived context's
+#: renderer grows; a new one costs a few hundred milliseconds, paid once in this many pages.
+RECYCLE_CONTEXT_AFTER = 200
+#: Pages between two measures of the browser's memory (reading every process's PSS costs a
+#: few milliseconds each); 0: never measured, so never restarted for its memory.
+MEMORY_CHECK_EVERY = 25
+#: Seconds with no page borrowed after which Chromium is stopped (its memory back to the system
+#: while plain HTTP does the work); the next page starts it again, in about a second. 0: never.
+IDLE_CLOSE_S = 30.0
 
 _CLOSE_TIMEOUT_S = 5.0
 
@@ -101,6 +117,11 @@ class BrowserPool(AsyncResource):
             crawl's :class:`~deepcrawl.fetch.gate.Gate` in a crawl); None: the safety rule
             alone (:class:`~deepcrawl.browser.gate.SafetyGate`). Replaceable: each page lent
             from then on passes the new one.
+        subrequests: what answers the pages' script requests; None: a
+            :class:`~deepcrawl.browser.subrequests.Subrequests` over ``store``.
+        recycle_after: pages a context serves before it is replaced.
+        memory_check_every: pages between two measures of the browser's memory (0: never).
+        idle_close_s: idle seconds after which the browser is stopped (0: never).
     """
 
     def __init__(
@@ -111,11 +132,18 @@ class BrowserPool(AsyncResource):
         store: DocumentStore | None = None,
         access: SiteAccess | None = None,
         gate: RequestGate | None = None,
+        subrequests: Subrequests | None = None,
+        recycle_after: int = RECYCLE_CONTEXT_AFTER,
+        memory_check_every: int = MEMORY_CHECK_EVERY,
+        idle_close_s: float = IDLE_CLOSE_S,
     ) -> None:
         self.settings = settings
         self.access = access
         self.gate: RequestGate = gate or SafetyGate()
-        self.subrequests = Subrequests(settings.browser, store)
+        self.subrequests = subrequests or Subrequests(settings.browser.page_timeout_s, store)
+        self.recycle_after = recycle_after
+        self.memory_check_every = memory_check_every
+        self.idle_close_s = idle_close_s
         if isinstance(scope, Scope):
             self.scope = scope
         else:
@@ -148,7 +176,7 @@ class BrowserPool(AsyncResource):
             await self._launch()
         self._open = True
         self._last_used = time.monotonic()
-        if self.settings.browser.idle_close_s > 0:
+        if self.idle_close_s > 0:
             self._idle_watch = asyncio.create_task(self._close_when_idle())
 
     async def close(self) -> None:
@@ -164,7 +192,7 @@ class BrowserPool(AsyncResource):
 
     async def _close_when_idle(self) -> None:
         """Stop the browser each time no page has been borrowed for ``idle_close_s``."""
-        idle_s = self.settings.browser.idle_close_s
+        idle_s = self.idle_close_s
         while True:
             # a page in use, or no browser, gives nothing to wait for but the next release
             left = idle_s if self._busy or self._launched is None else 0.0
@@ -279,12 +307,12 @@ class BrowserPool(AsyncResource):
                 self.stats.crashes += 1
                 logger.warning("a browser renderer crashed: its page is discarded")
             await lease.close(_CLOSE_TIMEOUT_S)
-        elif lease.served >= self.settings.browser.recycle_context_after:
+        elif lease.served >= self.recycle_after:
             await self._keep_cookies(lease)
             await lease.close(_CLOSE_TIMEOUT_S)
         else:
             self._idle.append(lease)
-        every = self.settings.browser.memory_check_every
+        every = self.memory_check_every
         if every > 0 and self.stats.pages % every == 0:
             used = await asyncio.to_thread(self.memory_mb)
             self.stats.last_memory_mb = used

@@ -11,10 +11,11 @@ ARIA roles, buttons, ``cursor: pointer`` — hovers and clicks each, and records
   ``window.open`` overridden);
 * every link that appears in the DOM afterwards.
 
-When an action changes the DOM, the new state is explored depth-first up to
-``browser.probe_depth``; the page is brought back to the state being explored by moving the mouse
-away and pressing Escape, or else by reloading and replaying the actions that led there. At the
-end the page is the same page at the same URL (reloaded if needed).
+When an action changes the DOM, the new state is explored depth-first (xCrawl's depth-first
+search over a page's states) up to :data:`PROBE_DEPTH`; the page is brought back to the state
+being explored by moving the mouse away and pressing Escape, or else by reloading and replaying
+the actions that led there. At the end the page is the same page at the same URL (reloaded if
+needed).
 
 Safety: elements whose words (text and attributes) the safety rule (:mod:`deepcrawl.safety`)
 refuses are never touched; a probed page never sends a non-GET request, nor any request the
@@ -44,9 +45,33 @@ if TYPE_CHECKING:
 
     from deepcrawl.browser.lease import PageLease
 
-__all__ = ["ProbeReport", "mark_listeners", "probe_links", "probe_page"]
+__all__ = [
+    "PROBE_DEPTH",
+    "PROBE_MAX_ELEMENTS",
+    "PROBE_MAX_RESTORES",
+    "PROBE_TIMEOUT_S",
+    "PROBE_WAIT_S",
+    "ProbeReport",
+    "mark_listeners",
+    "probe_links",
+    "probe_page",
+]
 
 logger = logging.getLogger(__name__)
+
+#: Depth bound of the depth-first exploration of a page's DOM states: an action's new state
+#: (an opened menu) is probed, the states its own actions open (a submenu) are not; the paper
+#: gives no bound, and each level multiplies the actions.
+PROBE_DEPTH = 2
+#: Clickable elements probed per page at most (each is hovered and clicked): a page's menus
+#: fit, a page of hundreds of buttons is cut short.
+PROBE_MAX_ELEMENTS = 60
+#: Reloads allowed per page to get back to a DOM state while probing.
+PROBE_MAX_RESTORES = 15
+#: Seconds allowed for probing one page; probing then stops, keeping what it found.
+PROBE_TIMEOUT_S = 30.0
+#: Longest wait, after a probe action, for the requests it started to finish.
+PROBE_WAIT_S = 0.5
 
 _JS = "deepcrawl.browser.js"
 _HOVER_TYPES = frozenset({"mouseover", "mouseenter", "pointerover", "pointerenter"})
@@ -151,23 +176,22 @@ async def mark_listeners(page: Page, session: CDPSession | None = None) -> int:
 
 
 class _Prober:
-    def __init__(self, lease: PageLease, known: list[Link], skip: set[str] | None) -> None:
+    def __init__(
+        self, lease: PageLease, known: list[Link], skip: set[str] | None, depth: int
+    ) -> None:
         self.lease = lease
         self.page = lease.page
-        self.settings = lease.settings.browser
+        self.depth = depth
         self.base_url = strip_fragment(lease.page.url)
         self.seen = {link.url for link in known} | {self.base_url}
         self.report = ProbeReport()
         self.done: set[str] = skip if skip is not None else set()
-        self.deadline = time.monotonic() + self.settings.probe_timeout_s
+        self.deadline = time.monotonic() + PROBE_TIMEOUT_S
         self.captured_read = 0
         self.generation = 0
 
     def out_of_budget(self) -> bool:
-        return (
-            self.report.actions >= self.settings.probe_max_elements * 2
-            or time.monotonic() > self.deadline
-        )
+        return self.report.actions >= PROBE_MAX_ELEMENTS * 2 or time.monotonic() > self.deadline
 
     async def install(self) -> None:
         source = f"window.__dcLinks = {script(_JS, 'links.js')};\n{script(_JS, 'probe.js')}"
@@ -182,7 +206,7 @@ class _Prober:
 
     async def candidates(self) -> list[dict[str, Any]]:
         found: list[dict[str, Any]] = await self.page.evaluate(
-            "a => window.__dcProbe.candidates(a)", {"max": self.settings.probe_max_elements}
+            "a => window.__dcProbe.candidates(a)", {"max": PROBE_MAX_ELEMENTS}
         )
         cands: list[dict[str, Any]] = []
         for cand in found:
@@ -213,7 +237,7 @@ class _Prober:
         self.report.actions += 1
         state: dict[str, Any] = await self.page.evaluate("() => window.__dcProbe.after(true)")
         if self.lease.inflight > 0:  # the action started requests: let them land, look again
-            end = time.monotonic() + self.settings.probe_wait_s
+            end = time.monotonic() + PROBE_WAIT_S
             while self.lease.inflight > 0 and time.monotonic() < end:
                 await asyncio.sleep(0.02)
             later: dict[str, Any] = await self.page.evaluate("() => window.__dcProbe.after(true)")
@@ -263,7 +287,7 @@ class _Prober:
             match = next((c for c in await self.candidates() if c["key"] == key), None)
             if match is not None:
                 return match
-        if self.report.restores >= self.settings.probe_max_restores or self.out_of_budget():
+        if self.report.restores >= PROBE_MAX_RESTORES or self.out_of_budget():
             return None
         await self.reload()
         for step_key, kind in path:
@@ -302,14 +326,14 @@ class _Prober:
                 if cand is None:
                     break
                 state = await self.act(cand, kind)
-                if state["sig"] != sig and depth + 1 < self.settings.probe_depth:
+                if state["sig"] != sig and depth + 1 < self.depth:
                     await self.explore([*path, (first["key"], kind)], depth + 1, state["sig"], keys)
             if strip_fragment(self.page.url) != self.base_url:
                 await self.find(first["key"], path)
 
 
 async def probe_page(
-    lease: PageLease, known: list[Link], *, skip: set[str] | None = None
+    lease: PageLease, known: list[Link], *, skip: set[str] | None = None, depth: int = PROBE_DEPTH
 ) -> ProbeReport:
     """Probe the page loaded in ``lease`` and report what was found and done.
 
@@ -319,6 +343,8 @@ async def probe_page(
         skip: keys of elements probed on earlier pages (DOM path, text and a hash of the
             element's markup): they are not probed again, and the keys probed now are added —
             a site-wide menu is probed once per site, not once per page. None: probe all.
+        depth: the depth bound of the exploration of the page's DOM states (1: the actions
+            of the page as loaded only).
 
     Returns:
         The report; the page is left at its URL in its original DOM state, and under the
@@ -326,7 +352,7 @@ async def probe_page(
         <deepcrawl.browser.lease.PageLease.probing>`).
     """
     page = lease.page
-    prober = _Prober(lease, known, skip)
+    prober = _Prober(lease, known, skip, depth)
     lease.inflight = 0
     page.on("request", lease.on_request)
     page.on("requestfinished", lease.on_request_done)
@@ -341,7 +367,7 @@ async def probe_page(
         except PlaywrightError:
             if lease.crashed:
                 raise
-        end = time.monotonic() + prober.settings.probe_wait_s
+        end = time.monotonic() + PROBE_WAIT_S
         while lease.inflight > 0 and time.monotonic() < end:  # late requests of the last action
             await asyncio.sleep(0.02)
         with contextlib.suppress(PlaywrightError):

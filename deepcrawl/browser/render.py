@@ -41,7 +41,12 @@ if TYPE_CHECKING:
 
     from deepcrawl.browser.lease import PageLease
 
-__all__ = ["collect_links", "media_type", "render_page"]
+__all__ = ["SETTLE_MAX_S", "collect_links", "media_type", "render_page"]
+
+#: Longest wait for a rendered page, past its ``load`` event, to settle
+#: (:func:`~deepcrawl.browser.settle.settle`); it is then read as it is (a ticker never
+#: settles). A submission's page may take up to ``browser.page_timeout_s``.
+SETTLE_MAX_S = 5.0
 
 _JS = "deepcrawl.browser.js"
 _HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
@@ -151,6 +156,7 @@ async def render_page(
     forms: bool = True,
     probe: bool = False,
     probe_skip: set[str] | None = None,
+    settle_s: float = SETTLE_MAX_S,
 ) -> FetchedPage:
     """Load ``url`` in the lease's page and read what the live DOM shows.
 
@@ -161,6 +167,8 @@ async def render_page(
         probe: also run JavaScript link probing (:mod:`deepcrawl.browser.probe`).
         probe_skip: elements probed on earlier pages, shared and extended (see
             :func:`deepcrawl.browser.probe.probe_page`).
+        settle_s: the longest wait, past ``load``, for the page to settle (0: read it at
+            ``load``).
 
     Returns:
         The page; ``body`` is empty and there are no links for a non-HTML answer.
@@ -183,6 +191,7 @@ async def render_page(
             forms=forms,
             probe=probe,
             probe_skip=probe_skip,
+            settle_s=settle_s,
         )
 
 
@@ -196,6 +205,7 @@ async def _render(
     forms: bool,
     probe: bool,
     probe_skip: set[str] | None,
+    settle_s: float,
 ) -> FetchedPage:
     """:func:`render_page` once the page's requests are being counted."""
     settings = lease.settings
@@ -224,9 +234,9 @@ async def _render(
         await page.wait_for_load_state(
             "load", timeout=max(100.0, (deadline - time.monotonic()) * 1000)
         )
-        wait = min(settings.browser.settle_max_s, deadline - time.monotonic())
+        wait = min(settle_s, deadline - time.monotonic())
         try:
-            await settle(page, traffic, settings.browser, timeout_s=max(0.0, wait), quick=True)
+            await settle(page, traffic, timeout_s=max(0.0, wait), quick=True)
         except FetchTimeoutError:
             lease.poisoned = True  # a navigation the page started is still under way
             raise

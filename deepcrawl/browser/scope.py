@@ -22,7 +22,7 @@ import re
 from urllib.parse import urldefrag, urlsplit, urlunsplit
 
 from deepcrawl.errors import InvalidURLError
-from deepcrawl.urls import ascii_host
+from deepcrawl.urls import MAX_START_URL_LENGTH, ascii_host
 
 __all__ = ["Scope", "ascii_host", "check_url", "host_of", "strip_fragment"]
 
@@ -51,12 +51,12 @@ def host_of(url: str) -> str:
     return f"{host}:{port}" if port else host
 
 
-def check_url(url: str, *, max_length: int = 2048, what: str = "URL") -> str:
+def check_url(url: str, *, max_length: int = MAX_START_URL_LENGTH, what: str = "URL") -> str:
     """``url`` checked, as given but for an internationalised host, which becomes punycode.
 
     Args:
         url: an absolute URL.
-        max_length: the longest URL accepted (``crawl.max_start_url_length``).
+        max_length: the longest URL accepted.
         what: what the URL is, for the message (``start URL``, ``--like``).
 
     Raises:

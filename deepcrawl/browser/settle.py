@@ -7,7 +7,7 @@ a key may start a request or change the DOM. One rule covers them all (:func:`se
 page has settled once its document is loaded (``readyState`` complete, no main-frame navigation
 pending), no request of any kind has been in flight, and its DOM has not changed (a
 MutationObserver counts every change to elements, text and attributes: ``js/settle.js``) for
-``browser.settle_quiet_s``, looked at every ``browser.settle_poll_s``. :class:`Traffic` watches
+:data:`SETTLE_QUIET_S`, looked at every :data:`SETTLE_POLL_S`. :class:`Traffic` watches
 the page's requests meanwhile: what is in flight, where it navigated, which data requests it made
 (what they cost the server, the pool's gate counts: :mod:`deepcrawl.browser.gate`).
 
@@ -39,9 +39,23 @@ from deepcrawl.errors import FetchTimeoutError
 if TYPE_CHECKING:
     from playwright.async_api import Page, Request, Response
 
-    from deepcrawl.settings import BrowserSettings
+__all__ = [
+    "SETTLE_POLL_S",
+    "SETTLE_QUIET_S",
+    "ActionMark",
+    "PageState",
+    "Traffic",
+    "before_action",
+    "settle",
+]
 
-__all__ = ["ActionMark", "PageState", "Traffic", "before_action", "settle"]
+#: A page has settled once no request has been in flight and its DOM has not changed for this
+#: long: longer than the pause between two steps of a script that builds a list a piece at a
+#: time, short against a request's own time.
+SETTLE_QUIET_S = 0.3
+#: How often a page that may still change is looked at while it settles (one evaluation of a
+#: small script a time).
+SETTLE_POLL_S = 0.05
 
 _DATA_TYPES = frozenset({"xhr", "fetch"})
 #: Longest a look at the page may take (a page that does not answer is navigating).
@@ -197,7 +211,6 @@ def _acted(mark: ActionMark, traffic: Traffic, state: PageState | None) -> bool:
 async def settle(
     page: Page,
     traffic: Traffic,
-    settings: BrowserSettings,
     *,
     timeout_s: float,
     after: ActionMark | None = None,
@@ -209,7 +222,6 @@ async def settle(
     Args:
         page: the page.
         traffic: its request counter, attached before the load or action waited for.
-        settings: the ``browser`` section (``settle_quiet_s``, ``settle_poll_s``).
         timeout_s: the longest wait.
         after: the :func:`before_action` mark of the action just taken: wait for its effect
             first (an action without any effect is given up at the timeout, quietly).
@@ -223,7 +235,7 @@ async def settle(
             when the time ran out. A page that loaded but never stops changing (a ticker) is
             taken as it is.
     """
-    poll_s = settings.settle_poll_s
+    poll_s = SETTLE_POLL_S
     deadline = time.monotonic() + timeout_s
     effect_by = deadline if effect_s is None else min(deadline, time.monotonic() + effect_s)
     quiet_since: float | None = None
@@ -247,7 +259,7 @@ async def settle(
         first = False
         if idle and state is not None and state.changes == last:
             quiet_since = quiet_since or now
-            if now - quiet_since >= settings.settle_quiet_s or (quick and state.timers == 0):
+            if now - quiet_since >= SETTLE_QUIET_S or (quick and state.timers == 0):
                 return
         else:
             quiet_since = None

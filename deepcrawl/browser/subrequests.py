@@ -8,8 +8,8 @@ anyway. :class:`Subrequests` sits in each pooled page's route handler and answer
 1. a script's fetch/XHR (GET) of a document the crawl already stored — from the store
    (:class:`DocumentStore`, which the crawl implements over its repository; the browser layer
    never imports the crawler or the storage);
-2. a script's fetch/XHR of another document the page already links to, when
-   ``browser.block_linked_documents``: refused. The link is already on the page, so the result
+2. a script's fetch/XHR of another document the page already links to: refused (unless
+   ``block_linked`` is off). The link is already on the page, so the result
    list does not need the request; only decoration built from it (a snippet) is lost. Links to
    the page's own path and ``rel=next/prev`` links are not counted: a "load more" script
    fetches those, and the list needs them;
@@ -44,9 +44,9 @@ if TYPE_CHECKING:
 
     from playwright.async_api import Request, Route
 
-    from deepcrawl.settings import BrowserSettings
-
 __all__ = [
+    "CACHE_BYTES",
+    "CACHE_TTL_S",
     "Answer",
     "DocumentStore",
     "StoredDocument",
@@ -54,6 +54,14 @@ __all__ = [
     "Subrequests",
     "lifetime_s",
 ]
+
+#: Memory cache, shared by a pool's pages, for the scripts, style sheets and data a server marks
+#: reusable: a search index is fetched once a crawl, not once a query; an entry larger than a
+#: quarter of it is not kept.
+CACHE_BYTES = 64 * 1024 * 1024
+#: Longest a cached response without a lifetime of its own is reused (``max-age`` and
+#: ``Expires`` can shorten it): a crawl's session, within which a static file does not change.
+CACHE_TTL_S = 3600.0
 
 #: How :meth:`Subrequests.answer` dealt with a request.
 Answer = Literal["store", "cache", "refused", "sent"]
@@ -184,17 +192,27 @@ class Subrequests:
     """Answers a pooled page's sub-requests from the store, the memory cache, or not at all.
 
     Args:
-        settings: the ``browser`` section (``store_documents``, ``block_linked_documents``,
-            ``cache_mb``, ``cache_ttl_s``, ``page_timeout_s``).
+        timeout_s: the longest wait for a request sent from here (``browser.page_timeout_s``).
         store: the crawl's stored documents (None: nothing is stored yet, e.g. ``render``).
+        block_linked: refuse a script's fetch of a document the page links to and the crawl
+            has not stored (rule 2 of the module).
+        cache_bytes: size of the memory cache (0: none).
     """
 
-    def __init__(self, settings: BrowserSettings, store: DocumentStore | None = None) -> None:
-        self.settings = settings
-        self.store = store if settings.store_documents else None
+    def __init__(
+        self,
+        timeout_s: float,
+        store: DocumentStore | None = None,
+        *,
+        block_linked: bool = True,
+        cache_bytes: int = CACHE_BYTES,
+    ) -> None:
+        self.timeout_s = timeout_s
+        self.store = store
+        self.block_linked = block_linked
         self.stats = SubrequestStats()
         self._cache: OrderedDict[str, _Entry] = OrderedDict()
-        self._limit = settings.cache_mb * 1024 * 1024
+        self._limit = cache_bytes
 
     async def answer(
         self,
@@ -225,7 +243,7 @@ class Subrequests:
                     status=doc.status, body=doc.body, headers={"content-type": doc.content_type}
                 )
                 return "store"
-            if self.settings.block_linked_documents and await _linked(request, url):
+            if self.block_linked and await _linked(request, url):
                 self.stats.blocked_linked += 1
                 await route.abort("blockedbyclient")
                 return "refused"
@@ -259,16 +277,14 @@ class Subrequests:
         reused (with ``refusals``, a refusal too), then answer."""
         try:
             async with passage():
-                response = await route.fetch(
-                    max_redirects=0, timeout=self.settings.page_timeout_s * 1000
-                )
+                response = await route.fetch(max_redirects=0, timeout=self.timeout_s * 1000)
         except PlaywrightError:
             return None  # let the browser send it and fail or succeed on its own
         headers = {k.lower(): v for k, v in response.headers.items()}
         if response.status == 200:
-            life = lifetime_s(headers, self.settings.cache_ttl_s)
+            life = lifetime_s(headers, CACHE_TTL_S)
         elif refusals and response.status in _REFUSED:
-            life = self.settings.cache_ttl_s
+            life = CACHE_TTL_S
         else:
             life = 0.0
         if life <= 0:

@@ -47,9 +47,15 @@ if TYPE_CHECKING:
     from lxml.html import HtmlElement
 
     from deepcrawl.prototypes import LabelSession, Prototype, Wildcard
-    from deepcrawl.settings import PrototypeSettings
 
 __all__ = [
+    "MAX_SPLITS",
+    "MIN_SIMILARITY",
+    "SAMPLES",
+    "SHINGLE",
+    "TEMPLATE_WORDS",
+    "WIDEN_MAX",
+    "WIDEN_SAMPLES",
     "Layout",
     "LayoutCheck",
     "Widening",
@@ -59,6 +65,26 @@ __all__ = [
     "similarity",
     "widen_to_siblings",
 ]
+
+#: Member pages of the example's prototype fetched to compare with the example before the
+#: normal phase (0: no check): a few, against the thousands a wrong prototype would download.
+SAMPLES = 4
+#: A sampled page looks like the example when the mean of the Jaccard indices of their tag-path
+#: shingles and of their template text reaches this; otherwise the prototype is split.
+MIN_SIMILARITY = 0.65
+#: At most this many splits of the example's prototype by the layout check.
+MAX_SPLITS = 3
+#: Sibling prototypes of the example's (``/guides/<slug>/`` beside ``/community/<slug>/``)
+#: sampled at most, largest first; those whose pages look like the example get its label.
+#: Not from a paper.
+WIDEN_MAX = 16
+#: Pages of each sibling prototype fetched to compare with the example; all must reach
+#: :data:`MIN_SIMILARITY` (or be like a page of the example's own kind that is not).
+WIDEN_SAMPLES = 2
+#: Consecutive tag paths per shingle of a page's structure.
+SHINGLE = 4
+#: Text leaves of at most this many words are template text (labels, headings, menus).
+TEMPLATE_WORDS = 4
 
 _SKIPPED = frozenset({"script", "style", "noscript", "template", "head"})
 _DIGITS_RE = re.compile(r"[0-9]+")
@@ -94,13 +120,13 @@ def _tag_paths(root: HtmlElement) -> list[str]:
     return out
 
 
-def layout_of(html: str | bytes, settings: PrototypeSettings) -> Layout | None:
+def layout_of(html: str | bytes) -> Layout | None:
     """The layout of a page; None when it is not HTML that parses."""
     root = parse_html(html, comments=True)
     if root is None:
         return None
     paths = _tag_paths(root)
-    k = max(1, settings.layout_shingle)
+    k = SHINGLE
     shingles = frozenset(
         zlib.crc32("\n".join(paths[i : i + k]).encode()) for i in range(max(1, len(paths) - k + 1))
     )
@@ -108,7 +134,7 @@ def layout_of(html: str | bytes, settings: PrototypeSettings) -> Layout | None:
     template = frozenset(
         _DIGITS_RE.sub("0", leaf.text.lower())
         for leaf in leaves
-        if leaf.text and len(leaf.text.split()) <= settings.layout_template_words
+        if leaf.text and len(leaf.text.split()) <= TEMPLATE_WORDS
     )
     return Layout(shingles, template)
 
@@ -156,7 +182,6 @@ class LayoutCheck:
 
 async def _sample(
     check: LayoutCheck,
-    settings: PrototypeSettings,
     members: list[str],
     k: int,
     fetch: Callable[[str], Awaitable[str | None]],
@@ -169,7 +194,7 @@ async def _sample(
         if url not in check.sampled:
             page = await fetch(url)
             widening.fetched += 1
-            layout = layout_of(page, settings) if page is not None else None
+            layout = layout_of(page) if page is not None else None
             found = similarity(check.reference, layout) if layout and check.reference else None
             check.sampled[url] = found
         if (score := check.sampled[url]) is not None:
@@ -189,6 +214,8 @@ async def narrow_to_example(
     session: LabelSession,
     example: str,
     fetch: Callable[[str], Awaitable[str | None]],
+    *,
+    samples: int = SAMPLES,
 ) -> LayoutCheck:
     """Check the example's prototype against the example page; split it while it differs.
 
@@ -198,6 +225,7 @@ async def narrow_to_example(
         example: the example URL (it must fall in some prototype of ``session``).
         fetch: the page's HTML for a URL, or None when it cannot be had (fetched politely by
             the caller, which counts the requests).
+        samples: member pages compared with the example (0: no check).
 
     Returns:
         The check; its ``prototype`` is the one the example falls in afterwards.
@@ -206,31 +234,30 @@ async def narrow_to_example(
         ConfigError: no prototype matches the example.
         InvalidURLError: the example cannot be normalised.
     """
-    settings = session.settings
     prototype = session.like(example)
     label = session.labels().get(prototype.id)
     check = LayoutCheck(example, prototype)
-    if settings.layout_samples <= 0:
+    if samples <= 0:
         return check
     html = await fetch(example)
     check.fetched += 1
-    reference = check.reference = layout_of(html, settings) if html is not None else None
+    reference = check.reference = layout_of(html) if html is not None else None
     if reference is None:
         return check  # nothing to compare with: the prototype stays as learnt
     normal = session.normaliser(example)
     score = check.sampled  # URL -> similarity (None: not a page), kept over splits
-    for _round in range(settings.layout_max_splits + 1):
+    for _round in range(MAX_SPLITS + 1):
         members = [u for u in session.members.get(prototype.id, []) if u != normal]
-        sample = _spread(members, settings.layout_samples)
+        sample = _spread(members, samples)
         for url in sample:
             if url not in score:
                 page = await fetch(url)
                 check.fetched += 1
-                layout = layout_of(page, settings) if page is not None else None
+                layout = layout_of(page) if page is not None else None
                 score[url] = similarity(reference, layout) if layout is not None else None
         check.scores = {u: s for u in sample if (s := score[u]) is not None}
-        check.unlike = [u for u, s in check.scores.items() if s < settings.layout_min_similarity]
-        if not check.unlike or check.splits >= settings.layout_max_splits:
+        check.unlike = [u for u, s in check.scores.items() if s < MIN_SIMILARITY]
+        if not check.unlike or check.splits >= MAX_SPLITS:
             break
         if len(session.split(prototype.id)) < 2:
             break  # no narrower shape in its URLs: keep it, the unlike samples say why
@@ -349,7 +376,7 @@ def sibling_prototypes(
         prototype: the example's prototype.
         example: the example URL (a member of ``prototype``; it counts among its URLs).
     """
-    fold = session.settings.fold_trailing_slash
+    fold = session.prototyper.fold_trailing_slash
     own = [*session.members.get(prototype.id, []), session.normaliser(example)]
     mine = _skeleton(own, fold_slash=fold)
     if mine is None:
@@ -393,16 +420,18 @@ async def widen_to_siblings(
     session: LabelSession,
     check: LayoutCheck,
     fetch: Callable[[str], Awaitable[str | None]],
+    *,
+    max_siblings: int = WIDEN_MAX,
 ) -> Widening:
     """Give the example's label to the sibling prototypes whose pages look like the example.
 
     Run after :func:`narrow_to_example`, whose check holds the example page's layout and the
-    pages it sampled (not fetched again). At most ``layout_widen_max`` siblings
-    (:func:`sibling_prototypes`, largest first) are sampled, ``layout_widen_samples`` pages
-    each; a sibling whose sampled pages all reach ``layout_min_similarity`` gets the label of
+    pages it sampled (not fetched again). At most ``max_siblings`` siblings
+    (:func:`sibling_prototypes`, largest first) are sampled, :data:`WIDEN_SAMPLES` pages
+    each; a sibling whose sampled pages all reach :data:`MIN_SIMILARITY` gets the label of
     the example's prototype. Where the example's own kind holds pages unlike it that no split
     could part (an index page among the articles), a sibling whose samples are mixed is read
-    as far as the own kind was (``layout_samples``) and labelled when no larger share of its
+    as far as the own kind was (:data:`SAMPLES`) and labelled when no larger share of its
     pages is unlike the example. Siblings the user already labelled, and those whose samples
     could not be fetched, are left as they are.
 
@@ -411,12 +440,12 @@ async def widen_to_siblings(
         check: the narrowing's check of the example.
         fetch: the page's HTML for a URL, or None when it cannot be had (fetched politely by
             the caller, which counts the requests).
+        max_siblings: siblings sampled at most (0: no widening).
     """
-    settings = session.settings
     widening = Widening(check.example)
     reference = check.reference
     label = session.labels().get(check.prototype.id)
-    if reference is None or label is None or settings.layout_widen_max <= 0:
+    if reference is None or label is None or max_siblings <= 0:
         return widening
     labelled = session.labels()
     siblings = [
@@ -427,16 +456,14 @@ async def widen_to_siblings(
     # the example's own kind may hold pages unlike the example that no URL split could part
     # (an index page among the articles): a sibling may hold as many
     own_unlike = len(check.unlike) / len(check.scores) if check.scores else 0.0
-    least = settings.layout_min_similarity
-    for sibling in siblings[: settings.layout_widen_max]:
+    least = MIN_SIMILARITY
+    for sibling in siblings[:max_siblings]:
         members = session.members[sibling.id]
-        scores = await _sample(
-            check, settings, members, settings.layout_widen_samples, fetch, widening
-        )
+        scores = await _sample(check, members, WIDEN_SAMPLES, fetch, widening)
         if own_unlike and 0 < sum(s < least for s in scores) < len(scores):
             # mixed: read as many of its pages as of the example's own kind, and compare
-            more = max(settings.layout_samples, settings.layout_widen_samples)
-            scores = await _sample(check, settings, members, more, fetch, widening)
+            more = max(SAMPLES, WIDEN_SAMPLES)
+            scores = await _sample(check, members, more, fetch, widening)
         if not scores:
             continue  # nothing to judge it by: it stays unlabelled
         widening.checked.append(sibling)

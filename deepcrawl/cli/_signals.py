@@ -6,8 +6,8 @@ cancels the coroutine: the crawl's supervised tasks are cancelled, each fetch in
 lease back, the browser and the database are closed in order, and :class:`Interrupted` is
 raised. A second signal, while that clean stop runs, ends the process at once — everything a
 crawl stores is crash-safe, so nothing is lost but the stop's own tidying. So does a clean stop
-that outlasts its grace period (``crawl.stop_grace_s``): a watchdog thread ends it, since a
-stop the user asked for must come within seconds whatever the browser is doing.
+that outlasts its grace period (:data:`STOP_GRACE_S` for a crawl): a watchdog thread ends it,
+since a stop the user asked for must come within seconds whatever the browser is doing.
 """
 
 from __future__ import annotations
@@ -23,12 +23,15 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 if TYPE_CHECKING:
     from collections.abc import Coroutine
 
-__all__ = ["Interrupted", "exit_at_once", "run_stoppable"]
+__all__ = ["STOP_GRACE_S", "Interrupted", "exit_at_once", "run_stoppable"]
 
 T = TypeVar("T")
 
 #: The signals that stop a command: Ctrl-C, and ``kill`` / a service manager.
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+#: Longest a crawl's clean stop after Ctrl-C / SIGTERM may take before the process ends at once
+#: (the store is crash-safe; a stop the user asked for comes within seconds).
+STOP_GRACE_S = 4.0
 
 
 class Interrupted(Exception):

@@ -79,7 +79,7 @@ def bench(
     from deepcrawl.bench import run_bench, runs_table, runs_to_json, write_plot
     from deepcrawl.browser import make_fetcher
 
-    settings = load_settings(bench={"records": records, "max_requests": max_requests})
+    settings = load_settings()
     if job == "harvest":
         _harvest(site, settings, workers=workers, json_out=json_out, out=out)
         return
@@ -99,7 +99,9 @@ def bench(
             strategy or ["bfs"],
             settings,
             make_fetcher=make_fetcher,
+            records=records,
             faults=faults,
+            max_requests=max_requests,
             progress=None if json_out else lambda msg: err_console.print(msg, style="dim"),
         )
     )

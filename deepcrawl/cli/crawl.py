@@ -14,7 +14,7 @@ from deepcrawl.cli._app import app, err_console
 from deepcrawl.cli._form_options import FieldOption, FormOption, form_overrides
 from deepcrawl.cli._global import global_options
 from deepcrawl.cli._progress import CrawlProgress
-from deepcrawl.cli._signals import Interrupted, exit_at_once, run_stoppable
+from deepcrawl.cli._signals import STOP_GRACE_S, Interrupted, exit_at_once, run_stoppable
 from deepcrawl.errors import ConfigError, OutputClosedError, OutputError
 from deepcrawl.settings import Settings, load_settings
 from deepcrawl.storage.engine import safe_url
@@ -287,13 +287,11 @@ def crawl(
     try:
         start = None
         if not resume:  # a stored crawl's start page was looked at when it began
-            start = run_stoppable(
-                check_start_page(start_url, settings), grace_s=settings.crawl.stop_grace_s
-            )
+            start = run_stoppable(check_start_page(start_url, settings), grace_s=STOP_GRACE_S)
         report = run_stoppable(
             _run(start_url, settings, like=list(checked.like), labels=labels, resume=resume,
                  start=start, out=out, warc=warc, warc_gzip=warc_gzip),
-            grace_s=settings.crawl.stop_grace_s,
+            grace_s=STOP_GRACE_S,
         )  # fmt: skip
     except Interrupted as stop:
         err_console.print(

@@ -9,7 +9,7 @@ from deepcrawl.cli._access import AccessFlags, access_options
 from deepcrawl.cli._app import app, err_console
 from deepcrawl.cli._global import global_options
 from deepcrawl.cli._harvest_table import HarvestTable, site_line
-from deepcrawl.cli._signals import Interrupted, exit_at_once, run_stoppable
+from deepcrawl.cli._signals import STOP_GRACE_S, Interrupted, exit_at_once, run_stoppable
 from deepcrawl.settings import load_settings
 
 
@@ -67,7 +67,7 @@ def harvest(
                 run_harvest(specs, settings, out=out, resume=resume, warc=warc, workers=workers,
                             sites_at_once=sites_at_once, fetches=concurrency,
                             progress=table.update),
-                grace_s=settings.crawl.stop_grace_s,
+                grace_s=STOP_GRACE_S,
             )  # fmt: skip
     except Interrupted as stop:
         err_console.print(

@@ -200,7 +200,7 @@ def prototypes(
             _warn_invalid(len(answer.invalid), next(iter(answer.invalid), None))
             _show_answer(answer, as_json=as_json)
             return
-        fitted = Prototyper(settings.prototypes).fit(lines)
+        fitted = Prototyper().fit(lines)
         _warn_invalid(fitted.n_invalid_, next(iter(fitted.invalid_), None))
         _print(list(fitted.prototypes_), as_json, None)
         return
@@ -332,15 +332,15 @@ def _session(repo: Repository, site: str, settings: Settings, *, relearn: bool) 
     if relearn or not repo.prototypes(site_row.id):
         if not urls:
             raise ConfigError(f"site {site_row.start_url} has no stored links yet: crawl it first")
-        return LabelSession.learn(repo, site_row.id, urls, settings.prototypes)
-    normaliser = URLNormaliser(settings.prototypes)
+        return LabelSession.learn(repo, site_row.id, urls)
+    normaliser = URLNormaliser()
     normal = []
     for url in urls:
         try:
             normal.append(normaliser(url))
         except InvalidURLError:
             continue
-    return LabelSession(repo, site_row.id, dict.fromkeys(normal), settings.prototypes)
+    return LabelSession(repo, site_row.id, dict.fromkeys(normal))
 
 
 def _said(p: Prototype, name: str, relevant: bool) -> None:

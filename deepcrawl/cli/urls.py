@@ -9,7 +9,6 @@ from rich.markup import escape
 
 from deepcrawl.cli._app import app, err_console
 from deepcrawl.errors import InvalidURLError
-from deepcrawl.settings import load_settings
 from deepcrawl.urls import URLNormaliser
 
 urls_app = typer.Typer(
@@ -30,7 +29,7 @@ def normalise(
     A line that cannot be normalised gets one error line on stderr naming the line; the other
     lines are still printed, and the exit code is 1 at the end. Blank lines are skipped.
     """
-    normaliser = URLNormaliser(load_settings().prototypes)
+    normaliser = URLNormaliser()
     if isinstance(sys.stdin, io.TextIOWrapper):  # undecodable bytes: an error line, no traceback
         sys.stdin.reconfigure(errors="replace")
     out = sys.stdout

@@ -91,7 +91,9 @@ class Admission:
         self._decided_by: tuple[object, frozenset[str]] = (None, frozenset())
         #: Pages of the kinds not wanted, read as hubs while they beat the queries; the start
         #: page, read by the setup phase, is none.
-        self.hubs = HubScout(ctx.settings.links, read=[self.canonical(self.decide(ctx.start_url))])
+        self.hubs = HubScout(
+            ctx.settings.links.hub_max_kinds, read=[self.canonical(self.decide(ctx.start_url))]
+        )
 
     # -- what a URL is ---------------------------------------------------------------------
 
@@ -167,7 +169,7 @@ class Admission:
                         ctx.site.id, other, name=label.name, relevant=True
                     )
                     lent += 1
-            for new in Prototyper(ctx.settings.prototypes).fit(unmatched).prototypes_:
+            for new in Prototyper().fit(unmatched).prototypes_:
                 if new.id not in {row.key for row in rows}:
                     rows.append(PrototypeBase(**to_row(new)))
                     ctx.repo.save_prototypes(ctx.site.id, rows)

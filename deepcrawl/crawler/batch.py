@@ -3,8 +3,8 @@
 Storing a page alone costs a transaction and several statements, settling its frontier URL and
 remembering its delivery one more each: on a big site that was a third of the crawl's CPU a page
 (issue 27). The workers put each page they fetched in the batch, with what they judged of it,
-and store the batch in one transaction when it is full (``crawl.store_batch``), when its oldest
-page waited ``crawl.store_batch_s``, when they are idle, and when they stop
+and store the batch in one transaction when it is full (:data:`STORE_BATCH`), when its oldest
+page waited :data:`STORE_BATCH_S`, when they are idle, and when they stop
 (:meth:`FetchWorkers.flush <deepcrawl.crawler.fetching.FetchWorkers.flush>`).
 
 A page in the batch is in no table yet, so what a worker asks the store about the pages fetched
@@ -27,7 +27,15 @@ if TYPE_CHECKING:
     from deepcrawl.storage import PageWrite
     from deepcrawl.storage.frontier import Lease
 
-__all__ = ["StoreBatch", "Unsaved"]
+__all__ = ["STORE_BATCH", "STORE_BATCH_S", "StoreBatch", "Unsaved"]
+
+#: Pages a crawl alone on its store (SQLite) stores in one transaction (a crawl shared by
+#: processes stores each as it is fetched): a transaction's cost paid once in this many pages,
+#: and a crash loses at most this many, fetched again by the next run.
+STORE_BATCH = 32
+#: Seconds after which a batch not full is stored anyway (and delivered), at the next page
+#: fetched or the next idle worker: on a slow site, how long a page may wait for the extractor.
+STORE_BATCH_S = 1.0
 
 
 @dataclass(frozen=True, slots=True)

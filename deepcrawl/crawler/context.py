@@ -242,10 +242,10 @@ class CrawlContext:
         """The parameters this crawl learnt to carry a session (those stored by an earlier run
         or another process first): no part of any URL's identity."""
         return LearntSessions(
-            self.settings,
             self.state.session_params(),
             anyway=self.state.session_params(anyway=True),
             store=self.state.add_session_params,
+            learn=self.settings.crawl.learn_session_params,
         )
 
     @property

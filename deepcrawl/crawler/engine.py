@@ -137,9 +137,7 @@ class Crawl:
     ) -> None:
         self.settings = settings or load_settings()
         # one spelling of the start URL (an IDN host in punycode) for scope, robots and storage
-        self.start_url = start_url = check_url(
-            start_url, max_length=self.settings.crawl.max_start_url_length, what="start URL"
-        )
+        self.start_url = start_url = check_url(start_url, what="start URL")
         # the access headers go to the start URL's origin (and the named ones) only
         self.settings = with_start_origin(self.settings, start_url)
         self.like = [*self.settings.crawl.like, *like]

@@ -26,7 +26,7 @@ import logging
 from typing import TYPE_CHECKING, Literal
 
 from deepcrawl._tasks import supervised
-from deepcrawl.crawler.batch import StoreBatch, Unsaved
+from deepcrawl.crawler.batch import STORE_BATCH, STORE_BATCH_S, StoreBatch, Unsaved
 from deepcrawl.errors import FetchError, HTTPStatusError, StorageError
 from deepcrawl.export import Held
 from deepcrawl.querying import main_text
@@ -127,9 +127,8 @@ class FetchWorkers:
         #: Whether URLs may still come (the query loop runs, here or in another process).
         self.querying = True
         self.in_flight = 0
-        crawl = ctx.settings.crawl
         #: The pages fetched and not stored yet (:mod:`deepcrawl.crawler.batch`).
-        self.batch = StoreBatch(crawl.store_batch, crawl.store_batch_s)
+        self.batch = StoreBatch(STORE_BATCH, STORE_BATCH_S)
         #: URLs leased for the workers and not taken yet: a batch's worth leased at once (at
         #: least one for each worker).
         self._leased: collections.deque[Lease] = collections.deque()

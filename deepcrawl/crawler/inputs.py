@@ -3,9 +3,9 @@
 A bad input found late costs a browser start, setup queries sent to the site, and a site row
 that may poison the store; found here it costs one line. :func:`check_inputs` checks, in order:
 
-1. the start URL (:func:`check_url`): at most ``crawl.max_start_url_length`` characters, http or
-   https, a host; an internationalised host becomes punycode, so scope, robots.txt and the
-   site's identity in the store all see one spelling;
+1. the start URL (:func:`check_url`): at most :data:`~deepcrawl.urls.MAX_START_URL_LENGTH`
+   characters, http or https, a host; an internationalised host becomes punycode, so scope,
+   robots.txt and the site's identity in the store all see one spelling;
 2. each ``--like`` URL: a path is resolved against the start URL; it must be a valid URL on the
    start URL's host (a crawl never leaves it);
 3. the labels file: it exists and follows the schema (:func:`deepcrawl.prototypes.read_labels_file`
@@ -33,6 +33,7 @@ from urllib.parse import urljoin
 
 from deepcrawl.browser.scope import check_url, host_of
 from deepcrawl.errors import ConfigError, FetchError, NetworkError
+from deepcrawl.urls import MAX_START_URL_LENGTH
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -109,7 +110,7 @@ def check_inputs(
     from deepcrawl.prototypes import read_labels_file
     from deepcrawl.storage.engine import check_database_url
 
-    limit = settings.crawl.max_start_url_length
+    limit = MAX_START_URL_LENGTH
     start = check_url(start_url, max_length=limit, what="start URL")
     likes = tuple(_check_like(example, start, limit, "--like") for example in like)
     for example in settings.crawl.like:  # the crawl adds them itself

@@ -49,7 +49,7 @@ from deepcrawl.crawler.deliver import DeliveryPoller
 from deepcrawl.crawler.dispatch import Dispatcher
 from deepcrawl.crawler.fetching import FetchWorkers, site_frontier
 from deepcrawl.crawler.queries import NORMAL, query_loop
-from deepcrawl.links.hubs import query_yield
+from deepcrawl.links.hubs import QUERY_WINDOW, query_yield
 from deepcrawl.querying import main_text
 from deepcrawl.records.kinds import page_kind
 from deepcrawl.storage import is_shared
@@ -177,11 +177,11 @@ class NormalPhase:
         records it links to (judged as a record page's links); whether one was fetched.
 
         The scout weighs a hub against the queries' new records a request (their latest
-        ``links.hub_query_window``), or against ``links.hub_min_yield`` alone once they ended.
+        :data:`~deepcrawl.links.hubs.QUERY_WINDOW`), or against the scout's least yield alone
+        once they ended.
         """
-        window = self.ctx.settings.links.hub_query_window
         hubs = self.admission.hubs
-        rate = query_yield(self.loop.ledger.history, window) if querying else None
+        rate = query_yield(self.loop.ledger.history, QUERY_WINDOW) if querying else None
         url = hubs.next_hub(rate)
         if url is None:
             return False

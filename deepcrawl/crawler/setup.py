@@ -5,10 +5,10 @@
 2. fetch the ``--like`` example pages (:func:`fetch_examples`): they are evidence of the wanted
    kind — their words become queries (xCrawl's query generation from sample documents) and
    their URLs join the links the prototyper sees;
-3. submit the first ``crawl.setup_queries`` keywords the keyword manager chooses (the stop-word
+3. submit the first :data:`SETUP_QUERIES` keywords the keyword manager chooses (the stop-word
    probe, the user's words and the examples' first) and store every link their result pages
    show (:func:`run_setup`); while no result link is like an example, read deeper
-   (``crawl.like_result_pages``) and query on (up to ``crawl.like_setup_queries``): a site-wide
+   (:data:`LIKE_RESULT_PAGES`) and query on (up to :data:`LIKE_SETUP_QUERIES`): a site-wide
    search may list other kinds first;
 4. prototype those links into regular expressions (:class:`~deepcrawl.prototypes.LabelSession`);
 5. take the user's labels (:func:`apply_labels`): ``--like`` example URLs, a ``--labels`` file,
@@ -54,9 +54,16 @@ if TYPE_CHECKING:
     from deepcrawl.forms.critic import CriticVerdict
     from deepcrawl.search.backend import QueryBackend
     from deepcrawl.search.results import QueryResult
-    from deepcrawl.settings import CrawlSettings, Settings
+    from deepcrawl.settings import Settings
 
 __all__ = [
+    "LIKE_RESULT_PAGES",
+    "LIKE_SETUP_QUERIES",
+    "SETUP_FIRST_PAGES",
+    "SETUP_NEW_SHARE",
+    "SETUP_QUERIES",
+    "SETUP_RESULT_PAGES",
+    "SETUP_UNTOTALLED_PAGES",
     "SearchForm",
     "apply_labels",
     "check_like_layouts",
@@ -74,6 +81,31 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
+
+#: Queries of the setup phase: their result links are prototyped for labelling (the stop-word
+#: probes count). The normal phase goes on from there to saturation.
+SETUP_QUERIES = 8
+#: Result pages the setup phase reads of its queries until one list was read past its first
+#: page: how a list goes on (the kinds listed after those first, its pager).
+SETUP_FIRST_PAGES = 3
+#: Result pages read per setup query after that, where a list reported its total: the later
+#: pages show records that rank low in every list, which the stop by the lists' totals otherwise
+#: waits for. One page a query was measured and not taken (BENCHMARKS.md, eleventh round).
+SETUP_RESULT_PAGES = 3
+#: Result pages read per setup query after the first list where no list reported a total: the
+#: stop then needs lists read to their end, which bring what later pages of the setup's lists
+#: would.
+SETUP_UNTOTALLED_PAGES = 1
+#: Result pages read per setup query at most while no result link is like the ``--like``
+#: example (the wanted kind may be listed after other kinds of a site-wide search), or with no
+#: example while the lists repeat one listing first.
+LIKE_RESULT_PAGES = 10
+#: Setup queries at most (:data:`SETUP_QUERIES` included) while no result link is like the
+#: ``--like`` example, before the crawl reports what the queries showed instead.
+LIKE_SETUP_QUERIES = 24
+#: With no example, a setup query's list repeats one listing when less than this share of its
+#: result links are new to the lists before (:func:`repeats_one_listing`).
+SETUP_NEW_SHARE = 0.5
 
 #: Steps between the links a setup query's list repeats that tell whether it repeats them in
 #: their order: a chance order of five goes one way once in sixty.
@@ -236,7 +268,7 @@ def like_seen(urls: Sequence[str], examples: Sequence[str], ctx: CrawlContext) -
         return True
     links = _normal(ctx, urls)
     wanted = _normal(ctx, examples)
-    ids = Prototyper(ctx.settings.prototypes).fit_predict([*links, *wanted])
+    ids = Prototyper().fit_predict([*links, *wanted])
     found = {pid for pid, url in zip(ids, links, strict=False) if url not in wanted}
     return all(pid is not None and pid in found for pid in ids[len(links) :])
 
@@ -252,8 +284,8 @@ async def run_setup(
     """Submit the setup phase's queries (those stored by an earlier run count).
 
     With ``examples`` (``--like`` URLs), their pages' words are queried among the first, and
-    while no result link is like an example the queries read up to ``crawl.like_result_pages``
-    result pages and go on to ``crawl.like_setup_queries``. With none, a query reads as deep
+    while no result link is like an example the queries read up to :data:`LIKE_RESULT_PAGES`
+    result pages and go on to :data:`LIKE_SETUP_QUERIES`. With none, a query reads as deep
     when the one before repeated the earlier lists' links in their order
     (:func:`repeats_one_listing`): a site-wide search listing the same help pages first for
     every word shows its records further down.
@@ -261,7 +293,6 @@ async def run_setup(
     Returns:
         The query loop, with every stored query replayed into its manager.
     """
-    settings = ctx.settings.crawl
     ctx.enter("setup queries")
     loop = query_loop(
         ctx,
@@ -271,7 +302,7 @@ async def run_setup(
         record_id=lambda url: (
             None if (n := normalise_or_none(url)) is None else ctx.sessions.drop(n)
         ),
-        max_pages=settings.setup_result_pages,
+        max_pages=SETUP_RESULT_PAGES,
         examples=example_texts(example_pages),
     )
     ctx.changed()
@@ -295,10 +326,10 @@ async def run_setup(
     try:
         while True:
             asked = len(loop.ledger.history)
-            if asked >= (settings.setup_queries if seen else settings.like_setup_queries):
+            if asked >= (SETUP_QUERIES if seen else LIKE_SETUP_QUERIES):
                 break
-            pages = setup_pages(settings, past_first=past_first, totalled=totalled)
-            deeper = max(pages, settings.like_result_pages)
+            pages = setup_pages(past_first=past_first, totalled=totalled)
+            deeper = max(pages, LIKE_RESULT_PAGES)
             loop.max_pages = pages if seen and not stale else deeper
             if (result := await loop.step(search)) is None:
                 break
@@ -320,10 +351,10 @@ async def run_setup(
     return loop
 
 
-def setup_pages(settings: CrawlSettings, *, past_first: bool, totalled: bool) -> int:
-    """Result pages the next setup query reads: ``crawl.setup_first_pages`` until a list was
-    read past its first page (how a list goes on); then ``crawl.setup_result_pages`` where the
-    lists report their totals, ``crawl.setup_untotalled_pages`` where none did.
+def setup_pages(*, past_first: bool, totalled: bool) -> int:
+    """Result pages the next setup query reads: :data:`SETUP_FIRST_PAGES` until a list was
+    read past its first page (how a list goes on); then :data:`SETUP_RESULT_PAGES` where the
+    lists report their totals, :data:`SETUP_UNTOTALLED_PAGES` where none did.
 
     With totals, the stop judges each list by its total against the fetched records' words,
     and a setup list's later pages bring the records that rank low in it, which no first page
@@ -332,8 +363,8 @@ def setup_pages(settings: CrawlSettings, *, past_first: bool, totalled: bool) ->
     too, those pages are paid twice.
     """
     if not past_first:
-        return settings.setup_first_pages
-    return settings.setup_result_pages if totalled else settings.setup_untotalled_pages
+        return SETUP_FIRST_PAGES
+    return SETUP_RESULT_PAGES if totalled else SETUP_UNTOTALLED_PAGES
 
 
 async def _read_on(
@@ -358,15 +389,9 @@ def repeats_one_listing(
 ) -> bool | None:
     """Whether a setup query's result links (``urls``, in list order) mostly repeat the links
     the lists before showed (``shown``: each by the order it was first shown in), in the order
-    they showed them: fewer than ``crawl.setup_new_share`` of them new, and those repeated in
-    that order (:data:`~deepcrawl.querying.order.FIXED_ORDER_SHARE` of the steps between them).
-    A site-wide search listing the same help pages first for every word shows them so, and its
-    records further down; a search ranking by relevance repeats the records of a small site in
-    another order for every word, and reading deeper brings nothing the next words would not.
-    None for a list too short to tell: a few links, or fewer than five repeated.
     """
     repeated = [shown[url] for url in urls if url in shown]
-    if len(urls) - len(repeated) >= settings.crawl.setup_new_share * len(urls):
+    if len(urls) - len(repeated) >= SETUP_NEW_SHARE * len(urls):
         return False if len(urls) > _REPEAT_STEPS else None
     share = one_way_share(repeated, _REPEAT_STEPS)
     return None if share is None else share >= order.FIXED_ORDER_SHARE
@@ -390,8 +415,8 @@ def label_session(ctx: CrawlContext, examples: Sequence[str] = ()) -> LabelSessi
             f"{ctx.stats.queries} queries: nothing to learn prototypes from"
         )
     if ctx.repo.prototypes(ctx.site.id):
-        return LabelSession(ctx.repo, ctx.site.id, _normal(ctx, urls), ctx.settings.prototypes)
-    session = LabelSession.learn(ctx.repo, ctx.site.id, urls, ctx.settings.prototypes)
+        return LabelSession(ctx.repo, ctx.site.id, _normal(ctx, urls))
+    session = LabelSession.learn(ctx.repo, ctx.site.id, urls)
     logger.info("%d prototypes learnt from %d result links", len(session.members), len(links))
     return session
 
@@ -399,7 +424,7 @@ def label_session(ctx: CrawlContext, examples: Sequence[str] = ()) -> LabelSessi
 def _normal(ctx: CrawlContext, urls: Sequence[str]) -> list[str]:
     from deepcrawl.urls import URLNormaliser
 
-    normaliser = URLNormaliser(ctx.settings.prototypes)
+    normaliser = URLNormaliser()
     out: list[str] = []
     for url in urls:
         try:  # without the parameters learnt to be no part of a URL

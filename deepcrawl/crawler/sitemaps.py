@@ -11,8 +11,8 @@ crawl reads the sitemaps its robots.txt names (``Sitemap:`` lines, :meth:`Robots
    one that fails for good is stored with its reason (``deepcrawl failures`` lists it);
 2. :func:`parse_sitemap` reads it — gzipped or not, XML (``urlset`` or ``sitemapindex``, any
    namespace) or a plain list of URLs — with lxml, entities and the network off, within
-   ``crawl.sitemap_max_bytes`` and ``crawl.sitemap_max_urls``; an index's sitemaps are read in
-   turn, up to ``crawl.sitemap_max_files`` files in all;
+   :data:`SITEMAP_MAX_BYTES` and :data:`SITEMAP_MAX_URLS`; an index's sitemaps are read in
+   turn, up to :data:`SITEMAP_MAX_FILES` files in all;
 3. the in-scope URLs a sitemap lists are yielded to the normal phase, which sends them through
    the URL classifier like a record page's links (:meth:`Admission.enqueue_listed
    <deepcrawl.crawler.admission.Admission.enqueue_listed>`): a sitemap URL is evidence of a
@@ -42,7 +42,23 @@ if TYPE_CHECKING:
     from deepcrawl.crawler.context import CrawlContext
     from deepcrawl.errors import FetchError
 
-__all__ = ["Sitemap", "SitemapReader", "parse_sitemap", "read_sitemaps"]
+__all__ = [
+    "SITEMAP_MAX_BYTES",
+    "SITEMAP_MAX_FILES",
+    "SITEMAP_MAX_URLS",
+    "Sitemap",
+    "SitemapReader",
+    "parse_sitemap",
+    "read_sitemaps",
+]
+
+#: Sitemap files (indexes included) read at most per crawl.
+SITEMAP_MAX_FILES = 50
+#: URLs read from one sitemap file at most: the sitemaps protocol's limit per file.
+SITEMAP_MAX_URLS = 50_000
+#: Largest sitemap file read, in bytes once decompressed (the sitemaps protocol's limit); a
+#: larger one is not read, and its failure is recorded.
+SITEMAP_MAX_BYTES = 50 * 1024 * 1024
 
 #: What every gzip stream starts with (RFC 1952): a ``.xml.gz`` served as it is.
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -220,7 +236,7 @@ class SitemapReader:
     def __init__(self, ctx: CrawlContext, http: HttpFetcher) -> None:
         self.ctx = ctx
         self.http = http
-        self._polite = ctx.gate.wrap(_SitemapFetcher(http, ctx.settings.crawl.sitemap_max_bytes))
+        self._polite = ctx.gate.wrap(_SitemapFetcher(http, SITEMAP_MAX_BYTES))
 
     def roots(self) -> tuple[list[str], bool]:
         """The sitemaps to start from, and whether they are named (by robots.txt) or guessed."""
@@ -237,11 +253,11 @@ class SitemapReader:
             StorageError: the store fails (a sitemap that cannot be fetched or read is recorded
                 as a failure and skipped).
         """
-        ctx, settings = self.ctx, self.ctx.settings.crawl
+        ctx = self.ctx
         roots, named = self.roots()
         queue = deque((url, named) for url in roots)
         seen: set[str] = set()
-        while queue and len(seen) < settings.sitemap_max_files:
+        while queue and len(seen) < SITEMAP_MAX_FILES:
             url, required = queue.popleft()
             if url in seen:
                 continue
@@ -260,7 +276,7 @@ class SitemapReader:
 
     async def _read(self, url: str, *, required: bool) -> Sitemap | None:
         """One sitemap file, from the store or the site; None when there is none to read."""
-        ctx, settings = self.ctx, self.ctx.settings.crawl
+        ctx = self.ctx
         answer: tuple[FetchedPage, bytes] | None = None
         stored = ctx.repo.page(ctx.site.id, url)
         if stored is not None:  # read by an earlier run: never asked for twice
@@ -271,9 +287,7 @@ class SitemapReader:
         if raw is None:
             return None
         try:
-            found = parse_sitemap(
-                url, raw, max_bytes=settings.sitemap_max_bytes, max_urls=settings.sitemap_max_urls
-            )
+            found = parse_sitemap(url, raw, max_bytes=SITEMAP_MAX_BYTES, max_urls=SITEMAP_MAX_URLS)
         except SitemapError as exc:
             if answer is not None:
                 self._fail(url, str(exc), status=answer[0].status, kind=SitemapError)

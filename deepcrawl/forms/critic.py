@@ -44,7 +44,14 @@ if TYPE_CHECKING:
 
     from deepcrawl.page.form import Form
 
-__all__ = ["CriticVerdict", "FormCritic"]
+__all__ = ["DOMAIN_THRESHOLD", "SEARCHABLE_THRESHOLD", "CriticVerdict", "FormCritic"]
+
+#: The critic calls a form searchable at or above this probability of its searchable-form
+#: classifier: the classifier's own decision boundary (ACHE section 3.4 takes the classifier's
+#: label as it is).
+SEARCHABLE_THRESHOLD = 0.5
+#: The domain classifier calls a searchable form in domain at or above this probability.
+DOMAIN_THRESHOLD = 0.5
 
 _MEMO_SIZE = 4096
 
@@ -110,8 +117,8 @@ class FormCritic(BaseEstimator):  # type: ignore[misc]
         self,
         searchable_model: SearchModel = "forest",
         searchable_text: bool = True,
-        threshold: float = 0.5,
-        domain_threshold: float = 0.5,
+        threshold: float = SEARCHABLE_THRESHOLD,
+        domain_threshold: float = DOMAIN_THRESHOLD,
         refused_words: tuple[str, ...] = FormSettings().refused_words,
         random_state: int = 0,
     ) -> None:
@@ -124,12 +131,8 @@ class FormCritic(BaseEstimator):  # type: ignore[misc]
 
     @classmethod
     def from_settings(cls, settings: FormSettings) -> FormCritic:
-        """An unfitted critic with the thresholds and words of ``settings``."""
-        return cls(
-            threshold=settings.searchable_threshold,
-            domain_threshold=settings.domain_threshold,
-            refused_words=settings.refused_words,
-        )
+        """An unfitted critic with the refused words of ``settings``."""
+        return cls(refused_words=settings.refused_words)
 
     def fit(self, X: Sequence[Form], y: Sequence[str]) -> FormCritic:
         """Train the searchable and type classifiers from forms and their type names.

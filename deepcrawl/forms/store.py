@@ -28,7 +28,7 @@ import sklearn
 from deepcrawl._version import __version__
 from deepcrawl.errors import ConfigError
 from deepcrawl.forms.corpus import corpus_dir, corpus_hash, load_corpus
-from deepcrawl.forms.critic import FormCritic
+from deepcrawl.forms.critic import DOMAIN_THRESHOLD, SEARCHABLE_THRESHOLD, FormCritic
 from deepcrawl.settings import FormSettings
 
 if TYPE_CHECKING:
@@ -107,11 +107,12 @@ def _save(critic: FormCritic, path: Path) -> None:
 
 
 def _configured(critic: FormCritic, settings: FormSettings) -> FormCritic:
-    """A shallow copy of ``critic`` with the thresholds and words of ``settings``."""
+    """A shallow copy of ``critic`` with the critic's thresholds and the words of
+    ``settings``."""
     configured: FormCritic = copy.copy(critic)
     configured.set_params(
-        threshold=settings.searchable_threshold,
-        domain_threshold=settings.domain_threshold,
+        threshold=SEARCHABLE_THRESHOLD,
+        domain_threshold=DOMAIN_THRESHOLD,
         refused_words=settings.refused_words,
     )
     return configured
@@ -120,7 +121,8 @@ def _configured(critic: FormCritic, settings: FormSettings) -> FormCritic:
 def load_critic(settings: FormSettings | None = None) -> FormCritic:
     """The fitted critic: from memory, else from the cache, else trained now and cached.
 
-    The thresholds and refused words always come from ``settings``, not from the cache.
+    The thresholds (the critic's constants) and the refused words (``settings``) never come
+    from the cache.
 
     Raises:
         ConfigError: the critic must be trained and the corpus is missing, or the cache folder

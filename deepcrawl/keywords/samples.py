@@ -38,6 +38,8 @@ if TYPE_CHECKING:
     from deepcrawl.settings import KeywordSettings
 
 __all__ = [
+    "SAMPLE_MAX_TOKENS",
+    "SAMPLE_QUERY_TERMS",
     "HitCounter",
     "WeightedToken",
     "combine_weights",
@@ -49,6 +51,12 @@ __all__ = [
     "seed_queries_from_samples",
     "tfidf_weights",
 ]
+
+#: Words per query derived from sample documents: xCrawl (section 4) used 3 with a web search
+#: engine; a site's search form usually ANDs its words, so one word reaches most records.
+SAMPLE_QUERY_TERMS = 1
+#: Tokens of the sample documents kept for query generation, highest TF-IDF first.
+SAMPLE_MAX_TOKENS = 50
 
 T = TypeVar("T")
 
@@ -248,25 +256,26 @@ def seed_queries_from_samples(
     *,
     hits: HitCounter | None = None,
     limit: int = 200,
+    terms_per_query: int = SAMPLE_QUERY_TERMS,
 ) -> list[str]:
     """xCrawl queries for :class:`~deepcrawl.keywords.manager.KeywordManager`'s ``seeds``.
 
     Args:
         documents: texts of the user's sample pages.
-        settings: ``sample_query_terms``, ``sample_max_tokens``, ``min_term_length`` and
-            ``language`` are read.
+        settings: ``min_term_length`` and ``language`` are read.
         hits: hit count of a one-token query (see :func:`derive_keywords`).
         limit: at most this many queries.
+        terms_per_query: words per query.
     """
     weighted = derive_keywords(
         documents,
         hits=hits,
         stop_words=stopwords(settings.language),
-        max_tokens=settings.sample_max_tokens,
+        max_tokens=SAMPLE_MAX_TOKENS,
         min_length=settings.min_term_length,
     )
     queries = []
-    for query in sample_queries(weighted, settings.sample_query_terms):
+    for query in sample_queries(weighted, terms_per_query):
         queries.append(query)
         if len(queries) >= limit:
             break

@@ -26,7 +26,13 @@ if TYPE_CHECKING:
     from deepcrawl.settings import Settings
     from deepcrawl.storage import Repository
 
-__all__ = ["Thumbnails"]
+__all__ = ["LOAD_S", "VIEWPORT", "Thumbnails"]
+
+#: Width and height (CSS pixels) of the browser window a thumbnail is taken in: a laptop's.
+VIEWPORT = (1024, 768)
+#: Longest wait for a thumbnail page's ``load`` event (a refused navigation may stop it for
+#: good); the screenshot then shows what has rendered.
+LOAD_S = 5.0
 
 
 class Thumbnails:
@@ -36,8 +42,7 @@ class Thumbnails:
         repo: where the screenshots are cached.
         site_id: the site.
         start_url: the site's start URL (its host is the only one pages may load from).
-        settings: browser settings (Chromium, timeouts, blocked resources) and the
-            ``prototypes.thumbnail_*`` size.
+        settings: browser settings (Chromium, timeouts).
     """
 
     def __init__(self, repo: Repository, site_id: int, start_url: str, settings: Settings) -> None:
@@ -70,7 +75,7 @@ class Thumbnails:
         if self._pool is None:
             self._pool = BrowserPool(self.settings, scope={self.host})
             await self._pool.open()
-        width, height = self.settings.prototypes.thumbnail_viewport
+        width, height = VIEWPORT
         async with self._pool.page() as lease:
             lease.begin()
             # the probing rules: GET only, no navigation away, nothing destructive
@@ -85,9 +90,7 @@ class Thumbnails:
                 # a script that submits a form or navigates while the page loads starts a
                 # navigation the rules refuse, and "load" may then never come: show what is there
                 with contextlib.suppress(PlaywrightError):
-                    await lease.page.wait_for_load_state(
-                        "load", timeout=self.settings.prototypes.thumbnail_load_s * 1000
-                    )
+                    await lease.page.wait_for_load_state("load", timeout=LOAD_S * 1000)
                 return await lease.page.screenshot(type="png")
             finally:
                 lease.begin()

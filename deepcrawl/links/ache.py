@@ -12,7 +12,7 @@ The loop, in the paper's terms:
    first, then the likelihood, ties in discovery order), and the crawling frontier is the
    batch leased from it;
 2. the *critic* (the form critic, or the record validator) judges every fetched page;
-3. the *adaptive link learner* (Algorithm 1): once ``learning_threshold`` new targets were
+3. the *adaptive link learner* (Algorithm 1): once :data:`LEARNING_THRESHOLD` new targets were
    found, the paths to all targets found so far are collected (a link's level is one more than
    its target page's distance to the nearest target in the crawled graph), features are
    selected anew (:class:`~deepcrawl.links._ache_model.AutomaticFeatureSelector`), a new link
@@ -30,7 +30,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from deepcrawl.links.context import LinkContext
+from deepcrawl.links.context import AROUND_TERMS, LinkContext
 from deepcrawl.links.focused import FocusedStrategy, PoliteSession
 from deepcrawl.links.strategy import register
 from deepcrawl.storage.frontier import NewURL
@@ -45,7 +45,17 @@ if TYPE_CHECKING:
     from deepcrawl.settings import Settings
     from deepcrawl.storage.frontier import Frontier, Lease
 
-__all__ = ["AcheCrawler", "link_levels"]
+__all__ = ["FRONTIER_BATCH", "LEARNING_THRESHOLD", "LEVELS", "AcheCrawler", "link_levels"]
+
+#: Levels of ACHE's multi-level link classifier: a link's distance to a target (section 4.1:
+#: three). Links on no path of that length form one more, lowest-priority level.
+LEVELS = 3
+#: ACHE learns again after this many new targets (section 3.2: 100 new relevant forms).
+LEARNING_THRESHOLD = 100
+#: ACHE refills its crawling frontier with this many best links when it runs empty (section
+#: 2.2 gives no size). A batch is crawled whole before its pages' links are ranked, so its size
+#: is a floor on the pages spent per step of a path: small.
+FRONTIER_BATCH = 10
 
 
 @dataclass(slots=True)
@@ -104,12 +114,14 @@ class AcheCrawler(FocusedStrategy):
     """ACHE's frontier with levels and adaptive link learner, on one site.
 
     Args:
-        settings: deepcrawl settings (``settings.links``: levels, learning threshold, feature
-            selection, model, refill batch, stopping criterion).
-        is_target: the critic; default: records by ``links.record_pattern``, else forms.
+        settings: deepcrawl settings (politeness, the forms critic's words).
+        is_target: the critic; default: a page with a searchable form.
         prior: training examples ``(link, level)`` from other crawls (Offline-Online); they
             stay in the path repository, beside the paths this crawl finds.
         frontier: the persistent frontier; default a new one in memory for each crawl.
+        learning_threshold: new targets after which the link learner runs again.
+        frontier_batch: links the crawling frontier is refilled with when it runs empty.
+        max_targets: stop after this many distinct targets (0: the budget alone).
 
     Attributes:
         classifier: the current link classifier (None before any learning).
@@ -126,8 +138,13 @@ class AcheCrawler(FocusedStrategy):
         is_target: Target | None = None,
         prior: Sequence[tuple[LinkContext, int]] = (),
         frontier: Frontier | None = None,
+        learning_threshold: int = LEARNING_THRESHOLD,
+        frontier_batch: int = FRONTIER_BATCH,
+        max_targets: int = 0,
     ) -> None:
-        super().__init__(settings, is_target=is_target, frontier=frontier)
+        super().__init__(settings, is_target=is_target, frontier=frontier, max_targets=max_targets)
+        self.learning_threshold = learning_threshold
+        self.frontier_batch = frontier_batch
         self.prior = list(prior)
         self.classifier: MultiLevelLinkClassifier | None = None
         self.examples: list[tuple[LinkContext, int]] = []
@@ -142,12 +159,7 @@ class AcheCrawler(FocusedStrategy):
     def _new_classifier(self) -> MultiLevelLinkClassifier:
         from deepcrawl.links._ache_model import MultiLevelLinkClassifier  # loads scikit-learn, nltk
 
-        links = self.settings.links
-        return MultiLevelLinkClassifier(
-            n_features=links.features_per_space,
-            url_top_k=links.url_top_k,
-            model=links.link_model,
-        )
+        return MultiLevelLinkClassifier()
 
     def _fit(self, examples: Sequence[tuple[LinkContext, int]]) -> None:
         self.classifier = self._new_classifier().fit(
@@ -172,7 +184,7 @@ class AcheCrawler(FocusedStrategy):
         extra, lowest level ``levels + 1``. Each fetched page contributes the link it was
         reached by.
         """
-        top = self.settings.links.levels
+        top = LEVELS
         resolved = {u: [self.resolved.get(v, v) for v in outs] for u, outs in self._edges.items()}
         dist = link_levels(resolved, set(self.targets), top)
         return [
@@ -189,7 +201,6 @@ class AcheCrawler(FocusedStrategy):
     async def crawl(
         self, start_url: str, *, fetcher: Fetcher, max_requests: int
     ) -> AsyncIterator[FetchedPage]:
-        links = self.settings.links
         session = PoliteSession(self, start_url, fetcher, max_requests)
         await session.open()
         frontier = self.new_frontier()
@@ -214,7 +225,7 @@ class AcheCrawler(FocusedStrategy):
                     crawling[lease.url] = queued.pop(lease.url)
             return leases
 
-        size = max(1, links.frontier_batch)
+        size = max(1, self.frontier_batch)
         batches = self.leased_batches(
             session, frontier, stop=self.done, size=size, held=held, lease=refill
         )
@@ -227,7 +238,7 @@ class AcheCrawler(FocusedStrategy):
                 reached = crawling.pop(page.url, None)
                 if reached is not None and reached.ctx.source:
                     incoming.setdefault(final, reached.ctx)
-                contexts = session.links(page, 0, links.around_terms)
+                contexts = session.links(page, 0, AROUND_TERMS)
                 new = []
                 for ctx in contexts:
                     if self.unseen(session, frontier, ctx.url):
@@ -238,7 +249,7 @@ class AcheCrawler(FocusedStrategy):
                 frontier.add(new)
                 edges[final] = [c.url for c in contexts]
                 yield page
-            if since_learning >= links.learning_threshold:
+            if since_learning >= self.learning_threshold:
                 since_learning = 0
                 self.learn()
                 self._rank([crawling[lease.url] for lease in held])

@@ -3,19 +3,20 @@
 The crawl starts as the paper's *baseline* focused crawler — best first, a link (u, v) ranked by
 the critic's verdict on u, ties in discovery order — while it gathers lessons for the apprentice:
 every link (u, v) whose source u and target v were both fetched is a lesson, its
-``<token, DOM offset>`` features taken from u. After each batch of ``apprentice_batch`` fetched
+``<token, DOM offset>`` features taken from u. After each batch of ``APPRENTICE_BATCH`` fetched
 pages the apprentice learns the batch; once it has seen both a good and a bad target (or starts
 from a prior), the crawler consults it: every link of the frontier is re-scored with the
 apprentice's estimate of its reward, the best of a link's in-links counting (the paper freezes
 the first; combinations are allowed, note 2).
 
 A lesson's reward is graded by distance, like ACHE's levels: 1 when the critic accepted v,
-``path_discount ** k`` when v is ``k`` links from the nearest accepted page in the crawled
-graph (``k < levels``), else 0. The paper rewards the link to a relevant page only, which leaves
-nothing to learn on the way to a target that is never linked from a relevant page (the one
-search form of a site, behind a gateway page). A target found later raises the reward of the
-links on the way to it, so when rewards changed the apprentice is refitted on every lesson
-(naive Bayes counts: linear in the lessons); otherwise the batch is added with ``partial_fit``.
+``PATH_DISCOUNT ** k`` (:mod:`deepcrawl.links.prior`) when v is ``k`` links from the nearest
+accepted page in the crawled graph (``k`` below ACHE's ``LEVELS``), else 0. The paper rewards
+the link to a relevant page only, which leaves nothing to learn on the way to a target that is
+never linked from a relevant page (the one search form of a site, behind a gateway page). A
+target found later raises the reward of the links on the way to it, so when rewards changed
+the apprentice is refitted on every lesson (naive Bayes counts: linear in the lessons);
+otherwise the batch is added with ``partial_fit``.
 
 A link's priority in the frontier is its score: a link found again with a better score is
 requeued with it (behind the links of that score), and a retrained apprentice requeues every
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from deepcrawl.links.context import D_MAX
 from deepcrawl.links.focused import FocusedStrategy, PoliteSession
 from deepcrawl.links.strategy import register
 from deepcrawl.storage.frontier import NewURL
@@ -43,7 +45,14 @@ if TYPE_CHECKING:
     from deepcrawl.settings import Settings
     from deepcrawl.storage.frontier import Frontier, Lease
 
-__all__ = ["ApprenticeCrawler"]
+__all__ = ["APPRENTICE_ALPHA", "APPRENTICE_BATCH", "ApprenticeCrawler"]
+
+#: Pages per batch after which the apprentice trains on the verdicts of the batch (section 2.3:
+#: "a few hundred to a few thousand").
+APPRENTICE_BATCH = 200
+#: Smoothing of the apprentice's naive Bayes: its features are hashed into 2**18 columns, where
+#: Laplace smoothing (1) would flatten every feature's evidence. Not from the paper.
+APPRENTICE_ALPHA = 0.01
 
 
 @register
@@ -51,13 +60,15 @@ class ApprenticeCrawler(FocusedStrategy):
     """Best-first crawl whose priorities an apprentice learns online from the critic.
 
     Args:
-        settings: deepcrawl settings (``settings.links.d_max``, ``apprentice_batch``).
-        is_target: the critic; default: records by ``links.record_pattern``, else forms.
+        settings: deepcrawl settings (politeness, the forms critic's words).
+        is_target: the critic; default: a page with a searchable form.
         prior: lessons ``(features of (u, v), reward)`` from crawls run ahead of time (the
             paper's "fixed prior obtained from a baseline crawl";
             :meth:`~deepcrawl.links.prior.LinkPrior.apprentice_lessons`); the apprentice
             starts from them and keeps them when refitted.
         frontier: where the links wait; default a new one in memory for each crawl.
+        batch: pages after which the apprentice learns the batch's lessons.
+        max_targets: stop after this many distinct targets (0: the budget alone).
 
     Attributes:
         apprentice: the learner.
@@ -74,13 +85,14 @@ class ApprenticeCrawler(FocusedStrategy):
         is_target: Target | None = None,
         prior: Sequence[tuple[Sequence[str], float]] = (),
         frontier: Frontier | None = None,
+        batch: int = APPRENTICE_BATCH,
+        max_targets: int = 0,
     ) -> None:
         from deepcrawl.links._apprentice_model import Apprentice  # scikit-learn loads when used
 
-        super().__init__(settings, is_target=is_target, frontier=frontier)
-        self.apprentice: Apprentice = Apprentice(
-            d_max=settings.links.d_max, alpha=settings.links.apprentice_alpha
-        )
+        super().__init__(settings, is_target=is_target, frontier=frontier, max_targets=max_targets)
+        self.batch = batch
+        self.apprentice: Apprentice = Apprentice(d_max=D_MAX, alpha=APPRENTICE_ALPHA)
         self.prior = [(tuple(x), float(r)) for x, r in prior]
         #: Every lesson of this crawl: the features of (u, v) and the final URL of v.
         self.lessons: list[tuple[tuple[str, ...], str]] = []
@@ -105,14 +117,13 @@ class ApprenticeCrawler(FocusedStrategy):
 
     def rewards(self) -> list[float]:
         """The reward of each lesson from the targets found so far (module docstring)."""
-        from deepcrawl.links.ache import link_levels
-        from deepcrawl.links.prior import reward
+        from deepcrawl.links.ache import LEVELS, link_levels
+        from deepcrawl.links.prior import PATH_DISCOUNT, reward
 
-        links = self.settings.links
         resolved = {u: [self.resolved.get(v, v) for v in outs] for u, outs in self._edges.items()}
-        dist = link_levels(resolved, set(self.targets), links.levels - 1)
+        dist = link_levels(resolved, set(self.targets), LEVELS - 1)
         return [
-            reward(dist[v] + 1, links.levels, links.path_discount) if v in dist else 0.0
+            reward(dist[v] + 1, LEVELS, PATH_DISCOUNT) if v in dist else 0.0
             for _, v in self.lessons
         ]
 
@@ -135,7 +146,6 @@ class ApprenticeCrawler(FocusedStrategy):
     async def crawl(
         self, start_url: str, *, fetcher: Fetcher, max_requests: int
     ) -> AsyncIterator[FetchedPage]:
-        links = self.settings.links
         session = PoliteSession(self, start_url, fetcher, max_requests)
         await session.open()
         frontier = self.new_frontier()
@@ -158,7 +168,7 @@ class ApprenticeCrawler(FocusedStrategy):
                 final = self.resolved.get(page.url, page.final_url)
                 for url in {page.url, page.final_url}:
                     self.lessons.extend((x, final) for x in waiting.pop(url, []))
-                contexts = session.links(page, links.d_max, 0)
+                contexts = session.links(page, D_MAX, 0)
                 self._edges[final] = [c.url for c in contexts]
                 new_scores: list[tuple[str, tuple[str, ...]]] = []
                 for ctx in contexts:
@@ -178,7 +188,7 @@ class ApprenticeCrawler(FocusedStrategy):
                 frontier.requeue(better)
                 yield page
             since_batch += len(pages)
-            if since_batch >= links.apprentice_batch:
+            if since_batch >= self.batch:
                 since_batch = 0
                 self._train()
                 if self.consulted:

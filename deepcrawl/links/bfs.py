@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urldefrag
 
 from deepcrawl.errors import FetchError
-from deepcrawl.links.strategy import Strategy, register
+from deepcrawl.links.strategy import LEASE_S, Strategy, register
 from deepcrawl.storage.frontier import NewURL
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ class BreadthFirst(Strategy):
         budget = max_requests - spent
         frontier = self.new_frontier()
         frontier.add([NewURL(start_url)])
-        hold_s = self.settings.links.batch_lease_s
+        hold_s = LEASE_S
         # links robots.txt disallows: judged once like those the frontier holds
         disallowed: set[str] = set()
         # a page, None for a URL that failed, or the error that must stop the crawl (the

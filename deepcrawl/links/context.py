@@ -18,7 +18,14 @@ from deepcrawl.page.dom import dom_leaves
 from deepcrawl.page.html import base_url, parse_html
 from deepcrawl.urls import browser_url
 
-__all__ = ["LinkContext", "page_links", "words"]
+__all__ = ["AROUND_TERMS", "D_MAX", "LinkContext", "page_links", "words"]
+
+#: Terms taken before and after the anchor for ACHE's "around" feature space (section 3.3 gives
+#: no number): about a sentence on either side.
+AROUND_TERMS = 10
+#: The apprentice's DOM window: <token, offset> features with ``|d| <= D_MAX`` (Chakrabarti et
+#: al., section 3.4: 5).
+D_MAX = 5
 
 
 def words(text: str) -> list[str]:
@@ -67,8 +74,8 @@ def page_links(
     html: str | bytes,
     page_url: str,
     *,
-    around_terms: int = 10,
-    d_max: int = 5,
+    around_terms: int = AROUND_TERMS,
+    d_max: int = D_MAX,
 ) -> list[LinkContext]:
     """Every ``http(s)`` link of a page with its anchor, around words and DOM-offset features.
 

@@ -16,9 +16,10 @@ from deepcrawl.errors import ConfigError
 from deepcrawl.links.ache import AcheCrawler
 from deepcrawl.links.apprentice import ApprenticeCrawler
 from deepcrawl.links.focused import FocusedStrategy
-from deepcrawl.links.prior import load_prior
+from deepcrawl.links.prior import PATH_DISCOUNT, load_prior
 from deepcrawl.links.strategy import STRATEGIES, Strategy
 from deepcrawl.links.xcrawl import XCrawler
+from deepcrawl.urls import MAX_START_URL_LENGTH
 
 if TYPE_CHECKING:
     from deepcrawl.browser.base import Fetcher
@@ -147,7 +148,7 @@ async def discover_site(
 
     _strategy_class(strategy or settings.links.discovery_strategy)  # before any fetcher starts
 
-    limit = settings.crawl.max_start_url_length
+    limit = MAX_START_URL_LENGTH
     start_url = check_url(start_url, max_length=limit, what="start URL")
     settings = with_start_origin(settings, start_url)
     chosen = scope or Scope((host_of(start_url),), implicit=False)
@@ -174,7 +175,7 @@ def _learner(cls: type[Strategy], settings: Settings, is_target: Target) -> Stra
     if issubclass(cls, AcheCrawler):
         return cls(settings, is_target=is_target, prior=prior.ache_examples())
     if issubclass(cls, ApprenticeCrawler):
-        lessons = prior.apprentice_lessons(settings.links.path_discount)
+        lessons = prior.apprentice_lessons(PATH_DISCOUNT)
         return cls(settings, is_target=is_target, prior=lessons)
     if issubclass(cls, XCrawler):
         return cls(settings, is_target=is_target, prior=prior.ache_examples())

@@ -28,7 +28,7 @@ from urllib.parse import urldefrag, urlsplit
 from deepcrawl._tasks import supervised
 from deepcrawl.errors import ConfigError, FetchError
 from deepcrawl.links.context import LinkContext, page_links
-from deepcrawl.links.strategy import Strategy
+from deepcrawl.links.strategy import LEASE_S, Strategy
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Callable, Sequence
@@ -44,7 +44,6 @@ if TYPE_CHECKING:
 __all__ = [
     "FocusedStrategy",
     "PoliteSession",
-    "default_target",
     "form_target",
     "pattern_target",
     "url_key",
@@ -66,7 +65,7 @@ def pattern_target(pattern: str) -> Target:
     try:
         regex = re.compile(pattern)
     except re.error as exc:
-        raise ConfigError(f"setting links.record_pattern: {exc}") from exc
+        raise ConfigError(f"record pattern {pattern!r}: {exc}") from exc
 
     def is_record(page: FetchedPage) -> bool:
         return page.status == 200 and bool(regex.fullmatch(url_key(page.final_url)))
@@ -97,13 +96,6 @@ def form_target(settings: Settings) -> Target:
         return any(verdict.searchable for verdict in critic.judge(forms))
 
     return has_search_form
-
-
-def default_target(settings: Settings) -> Target:
-    """Records by ``settings.links.record_pattern`` when set, else searchable forms."""
-    if settings.links.record_pattern:
-        return pattern_target(settings.links.record_pattern)
-    return form_target(settings)
 
 
 class PoliteSession:
@@ -203,10 +195,12 @@ class FocusedStrategy(Strategy):
     """Base of the learning strategies: a target predicate and what the crawl found.
 
     Args:
-        settings: deepcrawl settings (the ``links`` section holds the papers' thresholds).
-        is_target: the critic / validator; default :func:`default_target`.
+        settings: deepcrawl settings (politeness, the forms critic's words).
+        is_target: the critic / validator; default :func:`form_target`.
         frontier: where the crawl queues its links; default a new
             :class:`~deepcrawl.storage.frontier.MemoryFrontier` for each crawl.
+        max_targets: ACHE's per-site stopping criterion (section 2): stop after this many
+            distinct targets (0: only the request budget stops the crawl).
 
     Attributes:
         targets: URLs of the target pages found, in fetch order.
@@ -220,9 +214,11 @@ class FocusedStrategy(Strategy):
         *,
         is_target: Target | None = None,
         frontier: Frontier | None = None,
+        max_targets: int = 0,
     ) -> None:
         super().__init__(settings, frontier=frontier)
-        self.is_target: Target = is_target or default_target(settings)
+        self.is_target: Target = is_target or form_target(settings)
+        self.max_targets = max_targets
         self.targets: list[str] = []
         self.judged: dict[str, bool] = {}
         #: Requested URL -> final URL (after redirects) of every page fetched.
@@ -245,12 +241,12 @@ class FocusedStrategy(Strategy):
 
     def done(self) -> bool:
         """ACHE's per-site stopping criterion: enough distinct targets found."""
-        limit = self.settings.links.max_targets
+        limit = self.max_targets
         return limit > 0 and len(self.targets) >= limit
 
     def lease(self, frontier: Frontier, n: int) -> list[Lease]:
-        """Lease up to ``n`` URLs, held as long as ``settings.links.batch_lease_s``."""
-        return frontier.lease(n, lease_s=self.settings.links.batch_lease_s)
+        """Lease up to ``n`` URLs, held as long as :data:`~deepcrawl.links.strategy.LEASE_S`."""
+        return frontier.lease(n, lease_s=LEASE_S)
 
     async def leased_batches(
         self,

@@ -11,8 +11,8 @@ brings more new records than a result page does; this module makes that decision
   shape when no prototype matches). A member is ranked by the distinct pages that link to it:
   in xCrawl's graph a hub and its authorities link to each other, so a page many records link
   to (a topic, a category) is where a list of them is likely to be.
-* **Sampling.** A kind is tried once one of its members is linked from ``hub_min_inlinks``
-  pages, its most linked member first; ``hub_max_kinds`` kinds at most are ever tried, so a
+* **Sampling.** A kind is tried once one of its members is linked from :data:`MIN_INLINKS`
+  pages, its most linked member first; ``links.hub_max_kinds`` kinds at most are ever tried, so a
   site with many kinds of pages pays a handful of requests for the trials. A *family* — a kind
   with several such members, each linked from part of the records (topics, categories, months)
   — is tried before a kind of one page: the paper's navigational structures are hierarchies
@@ -20,8 +20,8 @@ brings more new records than a result page does; this module makes that decision
   frame.
 * **Yield.** A fetched member's yield is the wanted records new to the crawl among its links.
   A kind is read on — its next most linked member — while its mean yield over its latest
-  ``hub_window`` members is above the queries' yield per request over their latest
-  ``hub_query_window`` queries (and above ``hub_min_yield``); once it is not, the kind is
+  :data:`WINDOW` members is above the queries' yield per request over their latest
+  :data:`QUERY_WINDOW` queries (and above :data:`MIN_YIELD`); once it is not, the kind is
   dropped for good: a kind that stopped paying (its lists now hold what the crawl knows) is not
   tried again.
 
@@ -43,11 +43,38 @@ if TYPE_CHECKING:
 
     from deepcrawl.classify.url import Decision
     from deepcrawl.keywords.outcome import QueryOutcome
-    from deepcrawl.settings import LinkLearningSettings
 
-__all__ = ["HubScout", "KindYield", "query_yield"]
+__all__ = [
+    "MIN_INLINKS",
+    "MIN_YIELD",
+    "QUERY_WINDOW",
+    "REFUSED_WORDS",
+    "WINDOW",
+    "HubScout",
+    "KindYield",
+    "query_yield",
+]
 
 logger = logging.getLogger(__name__)
+
+#: A kind is tried once one of its pages is linked from this many pages the crawl read
+#: (records, result pages): a page several records link to may list them. Not from a paper.
+MIN_INLINKS = 2
+#: A kind being read is judged on the new records of its latest this many pages: it goes on
+#: while their mean beats the queries' yield. Not from a paper.
+WINDOW = 3
+#: The queries' yield a hub must beat: new records a request over this many latest queries.
+QUERY_WINDOW = 10
+#: New records a hub page must bring at least (also once the querying ended): below one, the hub
+#: request costs more than the record it finds.
+MIN_YIELD = 1.0
+#: Words (of the URL or the link text, stemmed as the safety rule's) that keep a page from being
+#: tried as a hub, on top of the safety rule's: an account's or a message form's pages list no
+#: records.
+REFUSED_WORDS = (
+    "login", "log in", "sign in", "signin", "sign up", "signup", "register",
+    "registration", "password", "account", "contact", "newsletter",
+)  # fmt: skip
 
 
 def query_yield(history: Sequence[QueryOutcome], window: int) -> float | None:
@@ -96,24 +123,38 @@ class HubScout:
     """Chooses the hub pages worth a request against the queries' yield; see the module docs.
 
     Args:
-        settings: the ``links`` settings (``hub_*``).
+        max_kinds: kinds tried at most (``links.hub_max_kinds``; 0: no hub).
         read: pages the crawl read already (its start page, where the form is): no candidates.
+        min_inlinks: pages that must link a member before its kind is tried.
+        window: latest members of a kind its yield is judged on.
+        min_yield: new records a hub page must bring at least.
     """
 
-    def __init__(self, settings: LinkLearningSettings, *, read: Iterable[str] = ()) -> None:
-        self.settings = settings
+    def __init__(
+        self,
+        max_kinds: int,
+        *,
+        read: Iterable[str] = (),
+        min_inlinks: int = MIN_INLINKS,
+        window: int = WINDOW,
+        min_yield: float = MIN_YIELD,
+    ) -> None:
+        self.max_kinds = max_kinds
+        self.min_inlinks = min_inlinks
+        self.window = window
+        self.min_yield = min_yield
         self.kinds: dict[str, KindYield] = {}
-        self._refused = SafetyRule(settings.hub_refused_words)
+        self._refused = SafetyRule(REFUSED_WORDS)
         self._fetched: set[str] = set(read)
         self._pending: dict[str, str] = {}  # member handed out → its kind, until recorded
 
     @property
     def enabled(self) -> bool:
-        """Whether any kind may still be read or tried (``hub_max_kinds`` above 0, and not
-        every kind tried dropped once the cap is reached)."""
+        """Whether any kind may still be read or tried (``max_kinds`` above 0, and not every
+        kind tried dropped once the cap is reached)."""
         tried = self.tried
-        return self.settings.hub_max_kinds > 0 and (
-            len(tried) < self.settings.hub_max_kinds or not all(k.dropped for k in tried)
+        return self.max_kinds > 0 and (
+            len(tried) < self.max_kinds or not all(k.dropped for k in tried)
         )
 
     @property
@@ -126,7 +167,7 @@ class HubScout:
         """Whether a link the URL classifier does not want (``decision``, through a link
         reading ``text``) may be a hub: a page of a kind (no invalid URL), not one the safety
         rule refuses, nor one whose URL or text names an account or message page
-        (``links.hub_refused_words``): such pages list no records."""
+        (:data:`REFUSED_WORDS`): such pages list no records."""
         return decision.source != "invalid" and self._refused.allows(decision.url, text)
 
     def see(self, page: str, links: Iterable[tuple[str, str]]) -> None:
@@ -153,27 +194,28 @@ class HubScout:
         """
         if not self.enabled or self._pending:
             return None
-        s = self.settings
-        bar = max(query_rate or 0.0, s.hub_min_yield)
+        window = self.window
+        bar = max(query_rate or 0.0, self.min_yield)
         read = [e for e in self.kinds.values() if e.yields and not e.dropped]
-        for entry in sorted(read, key=lambda e: -e.recent(s.hub_window)):
-            if entry.recent(s.hub_window) <= bar:
+        for entry in sorted(read, key=lambda e: -e.recent(window)):
+            if entry.recent(window) <= bar:
                 entry.dropped = True
                 logger.info(
                     "hubs: %s dropped: %.1f new records a request over its latest %d pages, "
                     "the queries %.2f",
-                    entry.kind, entry.recent(s.hub_window), min(len(entry.yields), s.hub_window),
+                    entry.kind, entry.recent(window), min(len(entry.yields), window),
                     query_rate or 0.0,
                 )  # fmt: skip
                 continue
             if (member := entry.best()) is not None:
                 return self._hand_out(member, entry)
-        if len(self.tried) >= s.hub_max_kinds:
+        if len(self.tried) >= self.max_kinds:
             return None
+        least = self.min_inlinks
         untried = [
-            (entry.family(s.hub_min_inlinks) > 1, entry.inlinks[member], member, entry)
+            (entry.family(least) > 1, entry.inlinks[member], member, entry)
             for entry in self.kinds.values()
-            if not entry.yields and (member := entry.best(s.hub_min_inlinks)) is not None
+            if not entry.yields and (member := entry.best(least)) is not None
         ]
         if not untried:
             return None

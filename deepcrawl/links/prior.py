@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from deepcrawl.errors import ConfigError
-from deepcrawl.links.ache import link_levels
-from deepcrawl.links.context import LinkContext
+from deepcrawl.links.ache import LEVELS, link_levels
+from deepcrawl.links.context import AROUND_TERMS, D_MAX, LinkContext
 from deepcrawl.links.focused import FocusedStrategy, PoliteSession, url_key
 from deepcrawl.storage.frontier import NewURL
 
@@ -48,6 +48,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BUILTIN_PRIOR",
+    "PATH_DISCOUNT",
     "PRIOR_VERSION",
     "LinkPrior",
     "PriorExample",
@@ -61,6 +62,10 @@ __all__ = [
 PRIOR_VERSION = 1
 #: The prior shipped with deepcrawl, in this package's data.
 BUILTIN_PRIOR = "link_prior.json"
+#: Reward of a link ``k`` levels from a target: ``PATH_DISCOUNT ** (k - 1)`` (1 next to a
+#: target, 0 beyond ACHE's levels), learnt by the apprentice and xCrawl's topic weight before any
+#: authority is known: halved a level, so a gateway page is worth half its form. Not from a paper.
+PATH_DISCOUNT = 0.5
 #: Host given to the prior's links when loaded (a prior keeps URL paths only: hosts differ).
 _HOST = "http://prior.invalid"
 
@@ -84,7 +89,7 @@ class LinkPrior:
     """
 
     examples: list[PriorExample] = field(default_factory=list)
-    levels: int = 3
+    levels: int = LEVELS
     sources: list[dict[str, Any]] = field(default_factory=list)
 
     def ache_examples(self) -> list[tuple[LinkContext, int]]:
@@ -184,7 +189,6 @@ class _Baseline(FocusedStrategy):
     async def crawl(
         self, start_url: str, *, fetcher: Fetcher, max_requests: int
     ) -> AsyncIterator[FetchedPage]:
-        links = self.settings.links
         session = PoliteSession(self, start_url, fetcher, max_requests)
         await session.open()
         frontier = self.new_frontier()
@@ -194,7 +198,7 @@ class _Baseline(FocusedStrategy):
             for page in pages:
                 self.judge(page)
                 final = self.resolved.get(page.url, page.final_url)
-                contexts = session.links(page, links.d_max, links.around_terms)
+                contexts = session.links(page, D_MAX, AROUND_TERMS)
                 self.links[final] = contexts
                 frontier.add(
                     NewURL(c.url, source=final)
@@ -222,7 +226,7 @@ async def baseline_examples(
 
     Args:
         start_url: the training site's home page.
-        settings: deepcrawl settings (``links.levels``, ``d_max``, ``around_terms``).
+        settings: deepcrawl settings (politeness).
         fetcher: an entered fetcher.
         is_target: the critic (a page with a searchable form).
         max_requests: the crawl's budget.
@@ -234,7 +238,7 @@ async def baseline_examples(
     Returns:
         The examples, or none when no target was found within the budget.
     """
-    top = settings.links.levels
+    top = LEVELS
     crawler = _Baseline(settings, is_target=is_target)
     async for _page in crawler.crawl(start_url, fetcher=fetcher, max_requests=max_requests):
         pass

@@ -33,7 +33,11 @@ if TYPE_CHECKING:
     from deepcrawl.settings import Settings
     from deepcrawl.storage.frontier import Frontier
 
-__all__ = ["STRATEGIES", "Strategy", "register"]
+__all__ = ["LEASE_S", "STRATEGIES", "Strategy", "register"]
+
+#: How long a link strategy holds a URL leased from its frontier before it may be handed out
+#: again: a day, long enough for a whole batch fetched at the slowest rate robots.txt asks.
+LEASE_S = 86_400.0
 
 
 class Strategy(abc.ABC):

@@ -8,14 +8,14 @@ The per-site loop of the paper's Figure 3, over the web graph of what was fetche
    there is nothing for the PageRank to propagate from, so the bootstrap's topic weights come
    from a prior when there is one (paths to targets of other sites,
    :mod:`deepcrawl.links.prior`): every link seen is weighed by the prior's link classifier
-   — its expected reward, ``path_discount ** (level - 1)`` summed over the levels'
+   — its expected reward, ``PATH_DISCOUNT ** (level - 1)`` summed over the levels'
    probabilities — and the heaviest is fetched next; without a prior, breadth-first;
 2. *focused walk*: from a random known authority or hub, follow links — the link leading to the node
    of highest weight (topic-sensitive PageRank from the authorities, plus the HITS hub weight),
    ties broken at random — fetching each new page and handing it to the validator, until a
-   random *restart* (probability ``restart_probability``, 0.15 in the paper);
+   random *restart* (probability :data:`RESTART_PROBABILITY`, 0.15 in the paper);
 3. *hub identification* at each restart: HITS with the validator's verdicts; a page linked to
-   at least ``hub_min_authorities`` authorities with a hub weight is a hub;
+   at least :data:`HUB_MIN_AUTHORITIES` authorities with a hub weight is a hub;
 4. *hub download*: every link of the hub's DOM subtree that holds its links to the known
    authorities is fetched and validated;
 5. the walk stops when no new hub appeared within ``max_iterations`` walks that downloaded a
@@ -48,7 +48,10 @@ from collections import deque
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from deepcrawl.links.ache import LEVELS
+from deepcrawl.links.context import AROUND_TERMS
 from deepcrawl.links.focused import FocusedStrategy, PoliteSession
+from deepcrawl.links.prior import PATH_DISCOUNT
 from deepcrawl.links.strategy import register
 
 if TYPE_CHECKING:
@@ -65,7 +68,15 @@ if TYPE_CHECKING:
     from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.settings import Settings
 
-__all__ = ["XCrawler"]
+__all__ = ["HUB_MIN_AUTHORITIES", "MAX_ITERATIONS", "RESTART_PROBABILITY", "XCrawler"]
+
+#: xCrawl's random restart probability of the focused walk (section 5: 0.15 was best).
+RESTART_PROBABILITY = 0.15
+#: The walk stops when no new hub appeared within this many restarts (section 5: about 50).
+MAX_ITERATIONS = 50
+#: A page is a hub when it links to at least this many known authorities and has a hub weight
+#: (the paper says "many"; 1 finds the later pages of a paged list). Not from the paper.
+HUB_MIN_AUTHORITIES = 1
 
 
 @register
@@ -73,13 +84,15 @@ class XCrawler(FocusedStrategy):
     """Focused walk with random restarts toward hubs, then the hubs' record lists.
 
     Args:
-        settings: deepcrawl settings (``settings.links``: restart probability, iteration bound,
-            damping, hub threshold, seed).
-        is_target: the validator; default: records by ``links.record_pattern``, else forms.
+        settings: deepcrawl settings (politeness, the forms critic's words).
+        is_target: the validator; default: a page with a searchable form.
         known_records: URLs of records known before the crawl (from the search form); they
             are fetched first and seed the authorities.
         prior: ``(link, level)`` examples of paths to targets of other sites; they weigh the
             links of the bootstrap (module docstring).
+        max_iterations: the convergence bound of the walk (restarts without a new hub).
+        seed: seed of the walk's random choices and restarts.
+        max_targets: stop after this many distinct targets (0: the budget alone).
 
     Attributes:
         graph: the web graph of the crawl.
@@ -96,20 +109,23 @@ class XCrawler(FocusedStrategy):
         is_target: Target | None = None,
         known_records: Sequence[str] = (),
         prior: Sequence[tuple[LinkContext, int]] = (),
+        max_iterations: int = MAX_ITERATIONS,
+        seed: int = 0,
+        max_targets: int = 0,
     ) -> None:
         from deepcrawl.links._xcrawl_model import WebGraph  # numpy and scipy load when used
 
-        super().__init__(settings, is_target=is_target)
+        super().__init__(settings, is_target=is_target, max_targets=max_targets)
+        self.max_iterations = max_iterations
+        self.seed = seed
         self.known_records = list(known_records)
         self.prior_classifier: MultiLevelLinkClassifier | None = None
         if prior:
             from deepcrawl.links._ache_model import MultiLevelLinkClassifier
 
-            links = settings.links
-            self.prior_classifier = MultiLevelLinkClassifier(
-                n_features=links.features_per_space, url_top_k=links.url_top_k,
-                model=links.link_model,
-            ).fit([c for c, _ in prior], [lv for _, lv in prior])  # fmt: skip
+            self.prior_classifier = MultiLevelLinkClassifier().fit(
+                [c for c, _ in prior], [lv for _, lv in prior]
+            )
         self.graph: WebGraph = WebGraph()
         self.hubs: list[str] = []
         self.restarts = 0
@@ -124,11 +140,8 @@ class XCrawler(FocusedStrategy):
 
         from deepcrawl.links._xcrawl_model import TopicSensitivePageRank
 
-        links = self.settings.links
         authorities = set(self.targets)
-        pagerank = TopicSensitivePageRank(
-            links.damping, links.weight_iterations, links.weight_tolerance
-        ).fit(self.graph, authorities, self._hub_weights)
+        pagerank = TopicSensitivePageRank().fit(self.graph, authorities, self._hub_weights)
         weights = np.asarray(pagerank.weights_, dtype=np.float64)
         fetched = self.graph.mask(self.graph.fetched)
         top = float(weights[~fetched].max(initial=0.0))
@@ -147,20 +160,16 @@ class XCrawler(FocusedStrategy):
 
         if self.prior_classifier is None or not contexts:
             return [0.0] * len(contexts)
-        links = self.settings.links
         classes = [int(c) for c in self.prior_classifier.classes_]
-        gains = [links.path_discount ** (c - 1) if 1 <= c <= links.levels else 0.0 for c in classes]
+        gains = [PATH_DISCOUNT ** (c - 1) if 1 <= c <= LEVELS else 0.0 for c in classes]
         probabilities = self.prior_classifier.predict_proba(list(contexts))
         return [float(w) for w in probabilities @ np.asarray(gains)]
 
     def _find_hubs(self) -> list[str]:
         from deepcrawl.links._xcrawl_model import HitsHubs
 
-        links = self.settings.links
         authorities = set(self.targets)
-        hits = HitsHubs(links.weight_iterations, links.weight_tolerance).fit(
-            self.graph, authorities
-        )
+        hits = HitsHubs().fit(self.graph, authorities)
         self._hub_weights = hits.hub_
         new: list[str] = []
         for url in self.graph.fetched:
@@ -168,7 +177,7 @@ class XCrawler(FocusedStrategy):
             if url in authorities or hits.hub_[i] <= 0 or url in self.hubs:
                 continue
             linked = sum(1 for v in self.graph.successors(url) if v in authorities)
-            if linked >= links.hub_min_authorities:
+            if linked >= HUB_MIN_AUTHORITIES:
                 new.append(url)
         new.sort(key=lambda u: -float(hits.hub_[self.graph.index[u]]))
         self.hubs.extend(new)
@@ -179,8 +188,7 @@ class XCrawler(FocusedStrategy):
     ) -> AsyncIterator[FetchedPage]:
         from deepcrawl.links._xcrawl_model import hub_subtree_links
 
-        links = self.settings.links
-        rng = random.Random(links.seed)
+        rng = random.Random(self.seed)
         session = PoliteSession(self, start_url, fetcher, max_requests)
         await session.open()
 
@@ -192,7 +200,7 @@ class XCrawler(FocusedStrategy):
                 for page in await fetch(wanted[i : i + session.concurrency]):
                     yield page
 
-        around = links.around_terms if self.prior_classifier is not None else 0
+        around = AROUND_TERMS if self.prior_classifier is not None else 0
         contexts: dict[str, LinkContext] = {}  # first context of each link (the bootstrap's)
 
         async def fetch(urls: Sequence[str]) -> list[FetchedPage]:
@@ -246,8 +254,8 @@ class XCrawler(FocusedStrategy):
         quiet = idle = 0
         while (
             self.targets
-            and quiet < links.max_iterations
-            and idle < links.max_iterations
+            and quiet < self.max_iterations
+            and idle < self.max_iterations
             and session.budget > 0
         ):
             if self.done():
@@ -275,7 +283,7 @@ class XCrawler(FocusedStrategy):
                         downloaded += 1
                         yield page
                     current = self.resolved.get(current, current)
-                if rng.random() < links.restart_probability:
+                if rng.random() < RESTART_PROBABILITY:
                     break
             self.restarts += 1
             # 3. Hubs, by HITS with the validator's verdicts; 4. their subtrees downloaded.

@@ -17,7 +17,6 @@ from deepcrawl.prototypes._prototyper import Prototyper
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from deepcrawl.settings import PrototypeSettings
 
 __all__ = ["PrototypeScore", "score_prototypes"]
 
@@ -46,12 +45,13 @@ class PrototypeScore:
 
 
 def score_prototypes(
-    urls: Sequence[str], kinds: Sequence[str], settings: PrototypeSettings | None = None
+    urls: Sequence[str], kinds: Sequence[str], prototyper: Prototyper | None = None
 ) -> PrototypeScore:
-    """Prototype ``urls`` and score the result against their true ``kinds``."""
+    """Prototype ``urls`` (with ``prototyper``, unfitted; None: the defaults) and score the
+    result against their true ``kinds``."""
     from sklearn.metrics import adjusted_rand_score
 
-    fitted = Prototyper(settings).fit(urls)
+    fitted = (prototyper or Prototyper()).fit(urls)
     predicted = [pid or "-" for pid in fitted.predict(urls)]
     by_kind: dict[str, set[str]] = defaultdict(set)
     by_prototype: dict[str, Counter[str]] = defaultdict(Counter)

@@ -39,9 +39,31 @@ if TYPE_CHECKING:
 
     from deepcrawl.prototypes._labelling import LabelSession
     from deepcrawl.prototypes._model import Prototype
-    from deepcrawl.settings import PrototypeSettings
 
-__all__ = ["KindEvidence", "ShownLink", "kind_evidence", "matched_links", "record_kinds"]
+__all__ = [
+    "PICK_MIN_RECORDS",
+    "PICK_MIN_TITLED",
+    "PICK_RECURRENCE",
+    "PICK_TWIN_SHARE",
+    "KindEvidence",
+    "ShownLink",
+    "kind_evidence",
+    "matched_links",
+    "record_kinds",
+]
+
+#: With no example, a kind of result link looks like records only with this many distinct URLs
+#: in the setup queries' result lists, shown by two queries or more.
+PICK_MIN_RECORDS = 3
+#: Distinct link texts per distinct URL a kind of records has at least: entries name their
+#: records by title, where sort, facet and pager links repeat a few words.
+PICK_MIN_TITLED = 0.5
+#: A kind whose URLs come back this many times more often per URL than a kind with more records
+#: beside it is navigation (tag, category pages linked from every entry), not records.
+PICK_RECURRENCE = 2.0
+#: A kind whose URLs twin at least this share as many URLs of another kind (the record's URL
+#: with a path segment or query items added: edit, history, export) is no kind of records.
+PICK_TWIN_SHARE = 0.5
 
 #: ``(query_id, url, text, role)``: one link a result page showed (``role``: result, pager or
 #: chrome), as the store lists them (:meth:`~deepcrawl.storage.Repository.query_links`).
@@ -126,12 +148,11 @@ def kind_evidence(
     ``pager`` (more pager links than result entries), ``chrome`` (only in the pages' chrome),
     ``search page`` (most of its entries submit the search again),
     ``twin`` (most of its URLs are another kind's with something added: an edit, history,
-    export or print page), ``too few`` (fewer than ``pick_min_records`` distinct URLs, or shown
-    by one query only), ``named alike`` (far fewer link texts than URLs: sort, facet, "next"
-    links), ``navigation`` (a kind with more records beside it comes back
-    ``pick_recurrence`` times less often: tag and category pages linked from every entry).
+    export or print page), ``too few`` (fewer than :data:`PICK_MIN_RECORDS` distinct URLs, or
+    shown by one query only), ``named alike`` (far fewer link texts than URLs: sort, facet,
+    "next" links), ``navigation`` (a kind with more records beside it comes back
+    :data:`PICK_RECURRENCE` times less often: tag and category pages linked from every entry).
     """
-    settings = session.settings
     roles: dict[str, Counter[str]] = {}
     urls: dict[str, set[str]] = {}
     shown_by: dict[str, set[int]] = {}  # URL -> the queries whose results showed it
@@ -168,7 +189,7 @@ def kind_evidence(
             )
         )
     found.sort(key=lambda e: (-e.estimated, -e.records, -e.entries, e.prototype.id))
-    return _judged(found, settings)
+    return _judged(found)
 
 
 def record_kinds(evidence: Sequence[KindEvidence]) -> list[KindEvidence]:
@@ -181,7 +202,7 @@ def record_kinds(evidence: Sequence[KindEvidence]) -> list[KindEvidence]:
     return kinds or [e for e in evidence if e.verdict == "named alike"]
 
 
-def _judged(found: list[KindEvidence], settings: PrototypeSettings) -> list[KindEvidence]:
+def _judged(found: list[KindEvidence]) -> list[KindEvidence]:
     """Each kind with its verdict (:func:`kind_evidence`), in the same order."""
     from dataclasses import replace
 
@@ -195,13 +216,13 @@ def _judged(found: list[KindEvidence], settings: PrototypeSettings) -> list[Kind
             verdict = "chrome"
         elif 2 * e.searches > e.entries:
             verdict = "search page"
-        elif e.twins > settings.pick_twin_share * e.records:
+        elif e.twins > PICK_TWIN_SHARE * e.records:
             verdict = "twin"
-        elif e.records < settings.pick_min_records or e.queries < 2:
+        elif e.records < PICK_MIN_RECORDS or e.queries < 2:
             verdict = "too few"
-        elif e.titled < settings.pick_min_titled:
+        elif e.titled < PICK_MIN_TITLED:
             verdict = "named alike"
-        elif least is not None and e.recurrence > settings.pick_recurrence * least:
+        elif least is not None and e.recurrence > PICK_RECURRENCE * least:
             verdict = "navigation"
         if verdict == "records":
             least = e.recurrence if least is None else min(least, e.recurrence)

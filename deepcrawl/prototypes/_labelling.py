@@ -26,7 +26,6 @@ from deepcrawl.errors import ConfigError, InvalidURLError
 from deepcrawl.prototypes._matcher import PrototypeMatcher
 from deepcrawl.prototypes._model import Prototype
 from deepcrawl.prototypes._prototyper import Prototyper
-from deepcrawl.settings import PrototypeSettings
 from deepcrawl.urls import URLNormaliser, normalise_urls
 
 if TYPE_CHECKING:
@@ -182,8 +181,9 @@ class LabelSession:
         repo: where prototypes and labels are stored.
         site_id: the site.
         urls: the (normalised) URLs the prototypes were learnt from, for examples and splits.
-        settings: prototyper settings.
         prototypes: the site's prototypes; None: read them from the repository.
+        prototyper: the prototyper whose parameters the session's prototypes were learnt with
+            (an unfitted one: its splits and examples follow them); None: the defaults.
     """
 
     def __init__(
@@ -191,13 +191,14 @@ class LabelSession:
         repo: Repository,
         site_id: int,
         urls: Iterable[str],
-        settings: PrototypeSettings | None = None,
         prototypes: Iterable[Prototype] | None = None,
+        *,
+        prototyper: Prototyper | None = None,
     ) -> None:
         self.repo = repo
         self.site_id = site_id
-        self.settings = settings or PrototypeSettings()
-        self.normaliser = URLNormaliser(self.settings)
+        self.prototyper = prototyper or Prototyper()
+        self.normaliser = URLNormaliser()
         self.urls = list(urls)
         if prototypes is None:  # stored ones (no dispatch hints: matched a little slower)
             self.prototypes = [from_row(r) for r in repo.prototypes(site_id)]
@@ -212,18 +213,19 @@ class LabelSession:
         repo: Repository,
         site_id: int,
         urls: Iterable[str],
-        settings: PrototypeSettings | None = None,
+        prototyper: Prototyper | None = None,
     ) -> LabelSession:
-        """Prototype ``urls``, store the prototypes for the site, and open a session on them."""
+        """Prototype ``urls`` (with ``prototyper``'s parameters; None: the defaults), store the
+        prototypes for the site, and open a session on them."""
         normal = list(dict.fromkeys(u for u in normalise_urls(urls) if isinstance(u, str)))
-        fitted = Prototyper(settings).fit(normal)
+        fitted = Prototyper(**(prototyper or Prototyper()).get_params()).fit(normal)
         repo.save_prototypes(site_id, [_base(p) for p in fitted.prototypes_])
-        return cls(repo, site_id, normal, settings, fitted.prototypes_)
+        return cls(repo, site_id, normal, fitted.prototypes_, prototyper=prototyper)
 
     # -- queries ---------------------------------------------------------------------------
 
     def _index(self) -> None:
-        self.matcher = PrototypeMatcher(self.prototypes, self.normaliser, self.settings)
+        self.matcher = PrototypeMatcher(self.prototypes, self.normaliser)
         self.members: dict[str, list[str]] = {p.id: [] for p in self.prototypes}
         for url in self.urls:
             pid = self.matcher.match(url)
@@ -318,7 +320,7 @@ class LabelSession:
             regex=regex,
             count=first.count + second.count,
             coverage=first.coverage + second.coverage,
-            examples=(first.examples + second.examples)[: self.settings.max_examples],
+            examples=(first.examples + second.examples)[: self.prototyper.max_examples],
             how=f"merged by the user: {first.id} + {second.id}",
             origin=first.origin if same else None,
             depth=first.depth if same else None,
@@ -334,15 +336,17 @@ class LabelSession:
         """
         old = self.get(key)
         urls = self.members.get(key, [])
-        strict = self.settings.model_copy(
-            update={
-                "literal_threshold": self.settings.literal_threshold / 2,
-                "min_support": max(1, self.settings.min_support - 1),
-                "query_split_max_values": max(2, self.settings.query_split_max_values),
+        params = self.prototyper.get_params()
+        strict = Prototyper(
+            **{
+                **params,
+                "literal_threshold": params["literal_threshold"] / 2,
+                "min_support": max(1, params["min_support"] - 1),
+                "query_split_max_values": max(2, params["query_split_max_values"]),
                 "merge_min_siblings": 10**6,
             }
         )
-        parts = Prototyper(strict).fit(urls).prototypes_ if urls else ()
+        parts = strict.fit(urls).prototypes_ if urls else ()
         if len(parts) < 2:
             return [old]
         scale = old.coverage / old.count if old.count else 0.0

@@ -18,7 +18,6 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from deepcrawl.prototypes._model import Prototype
-    from deepcrawl.settings import PrototypeSettings
 
 __all__ = ["LikeMatch", "like_prototype"]
 
@@ -41,15 +40,16 @@ class LikeMatch:
 
 
 def like_prototype(
-    urls: Sequence[str], like: str, settings: PrototypeSettings | None = None
+    urls: Sequence[str], like: str, prototyper: Prototyper | None = None
 ) -> LikeMatch:
-    """Prototype ``urls`` and find the prototype of the example URL ``like``.
+    """Prototype ``urls`` (with ``prototyper``, unfitted; None: the defaults) and find the
+    prototype of the example URL ``like``.
 
     The example is not added to the list: its prototype is the one the list's URLs make.
     """
-    fitted = Prototyper(settings).fit(urls)
+    fitted = (prototyper or Prototyper()).fit(urls)
     try:
-        normal: str | None = URLNormaliser(settings)(like)
+        normal: str | None = URLNormaliser()(like)
     except InvalidURLError:
         normal = None
     pid = fitted.matcher_.match(normal) if normal is not None else None

@@ -16,7 +16,6 @@ from collections import defaultdict
 from typing import TYPE_CHECKING
 
 from deepcrawl.errors import InvalidURLError
-from deepcrawl.settings import PrototypeSettings
 from deepcrawl.urls import URLNormaliser
 
 if TYPE_CHECKING:
@@ -24,7 +23,19 @@ if TYPE_CHECKING:
 
     from deepcrawl.prototypes._model import Prototype
 
-__all__ = ["PrototypeMatcher"]
+__all__ = ["VARIANT_PARAMS", "PrototypeMatcher", "variant_param"]
+
+#: Query keys (globs, any case) that never split a prototype and never stay literal: tracking,
+#: session, paging and sorting parameters give variants of one kind of page.
+VARIANT_PARAMS = (
+    "utm_*", "sid", "sessionid", "session_id", "jsessionid", "phpsessid", "sessid", "fbclid",
+    "gclid", "ref", "ref_", "referrer", "source", "page", "p", "pg", "offset", "start",
+    "limit", "per_page", "sort", "order", "orderby", "dir",
+)  # fmt: skip
+#: Whether a query key is one of :data:`VARIANT_PARAMS` (a full, case-blind match of a glob).
+variant_param = re.compile(
+    "|".join(fnmatch.translate(g) for g in VARIANT_PARAMS), re.IGNORECASE
+).fullmatch
 
 _Bucket = tuple[re.Pattern[str], tuple[str, ...]]
 
@@ -57,13 +68,10 @@ class PrototypeMatcher:
         self,
         prototypes: Iterable[Prototype],
         normaliser: URLNormaliser | None = None,
-        settings: PrototypeSettings | None = None,
     ) -> None:
-        settings = settings or PrototypeSettings()
         self.prototypes = tuple(prototypes)
-        self.normaliser = normaliser or URLNormaliser(settings)
-        globs = "|".join(fnmatch.translate(g) for g in settings.variant_params)
-        self._variant = re.compile(globs or "(?!)", re.IGNORECASE).fullmatch
+        self.normaliser = normaliser or URLNormaliser()
+        self._variant = variant_param
         self._known = frozenset(k for p in self.prototypes for k in p.keys)
         literal: dict[tuple[str, int, str], list[Prototype]] = defaultdict(list)
         variable: dict[tuple[str, int], list[Prototype]] = defaultdict(list)

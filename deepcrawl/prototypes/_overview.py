@@ -158,7 +158,7 @@ def kinds(session: LabelSession, repo: Repository) -> list[Kind]:
     for position, p in enumerate(session.prototypes, 1):
         members = session.members.get(p.id, []) or list(p.examples)
         # the examples people recognise first: those a result page named
-        shown = sorted(members, key=lambda u: u not in texts)[: session.settings.max_examples]
+        shown = sorted(members, key=lambda u: u not in texts)[: session.prototyper.max_examples]
         counted = roles.get(p.id, Counter())
         out.append(
             Kind(

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from deepcrawl.errors import InvalidURLError
 from deepcrawl.prototypes._matcher import PrototypeMatcher
 from deepcrawl.prototypes._model import Prototype
 from deepcrawl.prototypes._partial import Record, escape
 from deepcrawl.prototypes._tree import mark_parts
-from deepcrawl.settings import PrototypeSettings
 from deepcrawl.urls import URLNormaliser
 
 if TYPE_CHECKING:
@@ -30,8 +29,45 @@ __all__ = ["Prototyper"]
 class Prototyper:
     """Learns regex prototypes from a set of URLs and assigns URLs to them.
 
+    The paper gives no numeric thresholds; the defaults were tuned on the fixture sites and the
+    synthetic benchmark (``benchmarks/prototypes_bench.py``).
+
     Args:
-        settings: thresholds of ``markParts`` and of the tokeniser; defaults when None.
+        literal_threshold: a token seen at a position in at least this share of the URLs below
+            its tree node stays literal; rarer tokens merge into a typed wildcard
+            (``markParts``; 0–1).
+        min_support: a literal needs at least this many URLs behind it.
+        numeric_literals: let frequent path values holding digits stay literal (off: ids,
+            years, page numbers and ``section-2`` are variable unless they belong to a closed
+            vocabulary).
+        max_query_literals: a query key whose values may split prototypes (``condition=new``
+            / ``condition=used``, as in the paper's Table 1) has at most this many distinct
+            values; a key with more is variable.
+        query_split_max_values: an optional query key with at most this many literal values
+            splits a prototype, one per value: a mode (``view=print``) or an action on a page
+            (``do=edit|revisions``), each another kind of page. 0: optional keys never split.
+        split_required_query_keys: let a key present in every URL split on its frequent values
+            (``max_query_literals`` at most), as the paper's Table 1 splits
+            ``condition=new|used``; off, such keys are variants of one kind
+            (``/export?format=json|csv``).
+        closed_vocabulary_share: when the distinct values at a path position number at most
+            this share of the URLs there (a small closed vocabulary: site sections), every value
+            stays literal, however rare (0–1).
+        closed_vocabulary_max: at most this many distinct values make a closed vocabulary whose
+            every value (given ``min_support`` URLs) stays literal: the heads of a position's
+            ids (``issue17``, ``user3``) and the values of a query key (``do=edit|revisions``).
+        twin_share: an optional query key splits a prototype when at least this share of the
+            URLs holding it are twins of URLs without it (``title=X&oldid=7`` beside
+            ``title=X``), each URL having at most ``closed_vocabulary_max`` twins (0–1).
+        nested_folders: ``/admin/``, ``/admin/a-1/`` and ``/admin/a-1/a-2/`` fall in one
+            prototype when the deeper URLs are chains of one repeated variable segment (at
+            least two deep somewhere).
+        fold_trailing_slash: ``/book/17/`` and ``/book/17`` fall in one prototype (a trailing
+            slash is optional).
+        merge_min_siblings: refinement: at least this many literal siblings (below the first
+            path segment) whose subtrees have the same shape are merged back into one wildcard
+            (categories, languages).
+        max_examples: sample URLs kept per prototype.
 
     Attributes (after :meth:`fit`):
         prototypes_: the prototypes, largest first.
@@ -41,8 +77,41 @@ class Prototyper:
         n_invalid_: how many URLs could not be normalised.
     """
 
-    def __init__(self, settings: PrototypeSettings | None = None) -> None:
-        self.settings = settings
+    def __init__(
+        self,
+        *,
+        literal_threshold: float = 0.1,
+        min_support: int = 3,
+        numeric_literals: bool = False,
+        max_query_literals: int = 4,
+        query_split_max_values: int = 12,
+        split_required_query_keys: bool = False,
+        closed_vocabulary_share: float = 0.1,
+        closed_vocabulary_max: int = 12,
+        twin_share: float = 0.5,
+        nested_folders: bool = True,
+        fold_trailing_slash: bool = True,
+        merge_min_siblings: int = 5,
+        max_examples: int = 5,
+    ) -> None:
+        self.literal_threshold = literal_threshold
+        self.min_support = min_support
+        self.numeric_literals = numeric_literals
+        self.max_query_literals = max_query_literals
+        self.query_split_max_values = query_split_max_values
+        self.split_required_query_keys = split_required_query_keys
+        self.closed_vocabulary_share = closed_vocabulary_share
+        self.closed_vocabulary_max = closed_vocabulary_max
+        self.twin_share = twin_share
+        self.nested_folders = nested_folders
+        self.fold_trailing_slash = fold_trailing_slash
+        self.merge_min_siblings = merge_min_siblings
+        self.max_examples = max_examples
+
+    def get_params(self) -> dict[str, Any]:
+        """The parameters given to ``__init__`` (scikit-learn's name), e.g. to fit a variant:
+        ``Prototyper(**{**p.get_params(), "min_support": 1})``."""
+        return {name: getattr(self, name) for name in _PARAMS}
 
     def fit(self, urls: Iterable[str], base: str | None = None) -> Prototyper:
         """Learn prototypes from raw URLs (relative ones resolved against ``base``).
@@ -50,13 +119,12 @@ class Prototyper:
         Returns:
             self.
         """
-        settings = self.settings or PrototypeSettings()
-        normaliser = URLNormaliser(settings)
+        normaliser = URLNormaliser()
         seen: set[str] = set()
         invalid: list[InvalidURLError] = []
         n_invalid = 0
         by_origin: dict[str, list[Record]] = defaultdict(list)
-        fold = settings.fold_trailing_slash
+        fold = self.fold_trailing_slash
         for url in urls:
             try:
                 origin, path, query = normaliser.parts(url, base)
@@ -79,7 +147,7 @@ class Prototyper:
         del seen
         drafts: list[tuple[Prototype, list[Record]]] = []
         for origin in sorted(by_origin):
-            for partial in mark_parts(by_origin[origin], settings):
+            for partial in mark_parts(by_origin[origin], self):
                 regex = escape(origin) + "/" + "/".join(partial.path) + partial.query
                 draft = Prototype(
                     regex=regex,
@@ -90,13 +158,13 @@ class Prototyper:
                     keys=partial.keys,
                 )
                 drafts.append((draft, partial.records))
-        members = _members(drafts, PrototypeMatcher([d for d, _ in drafts], normaliser, settings))
+        members = _members(drafts, PrototypeMatcher([d for d, _ in drafts], normaliser))
         prototypes = [
             Prototype(
                 regex=d.regex,
                 count=len(members[d.id]),
                 coverage=len(members[d.id]) / total,
-                examples=tuple(_spread(members[d.id], settings.max_examples)),
+                examples=tuple(_spread(members[d.id], self.max_examples)),
                 how=d.how,
                 origin=d.origin,
                 depth=d.depth,
@@ -108,7 +176,7 @@ class Prototyper:
         ]
         prototypes.sort(key=lambda p: (-p.count, p.regex))
         self.prototypes_ = tuple(prototypes)
-        self.matcher_ = PrototypeMatcher(self.prototypes_, normaliser, settings)
+        self.matcher_ = PrototypeMatcher(self.prototypes_, normaliser)
         self.n_urls_ = total
         self.invalid_ = invalid
         self.n_invalid_ = n_invalid
@@ -133,6 +201,15 @@ class Prototyper:
             if p.id == prototype_id:
                 return p
         raise KeyError(prototype_id)
+
+
+#: The names of :class:`Prototyper`'s parameters.
+_PARAMS = (
+    "literal_threshold", "min_support", "numeric_literals", "max_query_literals",
+    "query_split_max_values", "split_required_query_keys", "closed_vocabulary_share",
+    "closed_vocabulary_max", "twin_share", "nested_folders", "fold_trailing_slash",
+    "merge_min_siblings", "max_examples",
+)  # fmt: skip
 
 
 def _pair(item: str) -> tuple[str, str | None]:

@@ -22,11 +22,10 @@ Items are written in sorted key order, as the normal form sorts them; each follo
 
 from __future__ import annotations
 
-import fnmatch
-import re
 from collections import Counter, defaultdict
 from typing import TYPE_CHECKING
 
+from deepcrawl.prototypes._matcher import variant_param
 from deepcrawl.prototypes._partial import (
     VALUE_END,
     Partial,
@@ -38,7 +37,7 @@ from deepcrawl.prototypes._partial import (
 from deepcrawl.prototypes._types import Wildcard, classify_all, wildcard_regex
 
 if TYPE_CHECKING:
-    from deepcrawl.settings import PrototypeSettings
+    from deepcrawl.prototypes._prototyper import Prototyper
 
 __all__ = ["QueryParts", "assemble"]
 
@@ -47,10 +46,10 @@ class QueryParts:
     """Decides the query items of prototypes; one instance per fit.
 
     Args:
-        settings: the prototyper's settings.
+        settings: the prototyper, whose parameters these are.
     """
 
-    def __init__(self, settings: PrototypeSettings) -> None:
+    def __init__(self, settings: Prototyper) -> None:
         self.threshold = settings.literal_threshold
         self.support = settings.min_support
         self.query_split_max = settings.query_split_max_values
@@ -59,8 +58,7 @@ class QueryParts:
         self.closed_share = settings.closed_vocabulary_share
         self.closed_max = settings.closed_vocabulary_max
         self.twin_share = settings.twin_share
-        globs = "|".join(fnmatch.translate(g) for g in settings.variant_params)
-        self.variant = re.compile(globs or "(?!)", re.IGNORECASE).fullmatch
+        self.variant = variant_param
 
     def query(
         self, records: list[Record], fixed: dict[str, tuple[str, bool]], how: tuple[str, ...]
@@ -119,7 +117,7 @@ class QueryParts:
                 continue
             # An optional key with one frequent literal value is a mode switch that makes another
             # kind of page (view=print); a required key's values are variants of one kind
-            # (format=json|csv) unless the settings say otherwise (the paper's Table 1).
+            # (format=json|csv) unless the prototyper says otherwise (the paper's Table 1).
             if present[key] == n:
                 if not self.split_required:
                     continue

@@ -46,7 +46,7 @@ from deepcrawl.prototypes._types import classify_all, wildcard_regex
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from deepcrawl.settings import PrototypeSettings
+    from deepcrawl.prototypes._prototyper import Prototyper
 
 __all__ = ["MarkParts", "mark_parts"]
 
@@ -64,10 +64,10 @@ class MarkParts:
     """The decision procedure; one instance per fit, holding the thresholds.
 
     Args:
-        settings: the prototyper's settings.
+        settings: the prototyper, whose parameters these are.
     """
 
-    def __init__(self, settings: PrototypeSettings) -> None:
+    def __init__(self, settings: Prototyper) -> None:
         self.threshold = settings.literal_threshold
         self.support = settings.min_support
         self.numeric = settings.numeric_literals
@@ -281,6 +281,6 @@ class MarkParts:
     # -- query -----------------------------------------------------------------------------
 
 
-def mark_parts(records: list[Record], settings: PrototypeSettings) -> list[Partial]:
+def mark_parts(records: list[Record], settings: Prototyper) -> list[Partial]:
     """Run ``markParts`` over URLs of one origin; returns one partial per prototype."""
     return MarkParts(settings).path(records, 0)

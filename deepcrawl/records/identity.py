@@ -37,9 +37,10 @@ if TYPE_CHECKING:
     from lxml.html import HtmlElement
 
     from deepcrawl.page.fetched import FetchedPage
-    from deepcrawl.settings import Settings
 
 __all__ = [
+    "CANONICAL_LEARN_VALUES",
+    "FINGERPRINT_MIN_WORDS",
     "DroppedParams",
     "Identities",
     "Identity",
@@ -49,6 +50,13 @@ __all__ = [
     "fingerprint",
     "query_items",
 ]
+
+#: Words a page's main text needs before its fingerprint may say it shows a record stored before
+#: under another URL: a stub (an error page, a login wall) says too little.
+FINGERPRINT_MIN_WORDS = 20
+#: Values of a query parameter seen added to a record's own URL (its canonical link, or a record
+#: stored before) before the parameter is learnt to be no part of any URL.
+CANONICAL_LEARN_VALUES = 3
 
 #: ``<url>; rel="canonical"`` in a ``Link`` header (RFC 8288), one of its comma-separated links.
 _LINK = re.compile(r"<([^>]*)>\s*((?:;\s*[^;,]*)*)")
@@ -178,15 +186,8 @@ class ParamLearner(Protocol):
 
 
 class RecordContext(Protocol):
-    """What a record's identity asks of its crawl: the settings, its scope, the records it
-    stored, and where the parameters learnt to be no part of a URL go (a crawl's context is
-    one)."""
-
-    @property
-    def settings(self) -> Settings:
-        """The crawl's settings (``crawl.fingerprint_min_words``,
-        ``crawl.canonical_learn_values``)."""
-        ...
+    """What a record's identity asks of its crawl: its scope, the records it stored, and where
+    the parameters learnt to be no part of a URL go (a crawl's context is one)."""
 
     @property
     def state(self) -> StoredRecords:
@@ -223,9 +224,8 @@ class Identities:
         self.ctx = ctx
         self.key = key
         self.main_text = main_text
-        crawl = ctx.settings.crawl
-        self.min_words = crawl.fingerprint_min_words
-        self.rules = DroppedParams(min_values=crawl.canonical_learn_values)
+        self.min_words = FINGERPRINT_MIN_WORDS
+        self.rules = DroppedParams(min_values=CANONICAL_LEARN_VALUES)
 
     def of(self, url: str, page: FetchedPage) -> Identity:
         """What ``page``, fetched for the key ``url``, says of its record."""

@@ -236,7 +236,7 @@ async def like_over_list(
         make_fetcher: the fetcher for a scope (default: the crawl's,
             :func:`deepcrawl.browser.make_fetcher` without form discovery).
     """
-    normaliser = URLNormaliser(settings.prototypes)
+    normaliser = URLNormaliser()
     listed: dict[str, str] = {}  # as listed -> normal form
     invalid: list[str] = []
     for url in urls:
@@ -258,7 +258,7 @@ def _url_answer(
     urls: Sequence[str], like: str, settings: Settings, reason: str, invalid: tuple[str, ...]
 ) -> LikeAnswer:
     """The URL-only answer (:func:`~deepcrawl.prototypes.like_prototype`)."""
-    found = like_prototype(urls, like, settings.prototypes)
+    found = like_prototype(urls, like)
     return LikeAnswer(
         like=like,
         normal=found.normal,
@@ -292,7 +292,7 @@ async def _layout_answer(
     # a session needs storage for its prototypes and labels: a private in-memory database
     with Repository.open("sqlite://", settings.storage) as repo:
         site = repo.site(like)
-        session = LabelSession.learn(repo, site.id, [*listed.values(), normal], settings.prototypes)
+        session = LabelSession.learn(repo, site.id, [*listed.values(), normal])
         try:
             prototype = session.like(normal)
         except ConfigError:  # the prototyper left the example out: nothing to check

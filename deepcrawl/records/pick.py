@@ -19,7 +19,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from deepcrawl._capture import chao1
-from deepcrawl.classify.layout import layout_of, sibling_prototypes, similarity
+from deepcrawl.classify.layout import (
+    MIN_SIMILARITY,
+    WIDEN_MAX,
+    layout_of,
+    sibling_prototypes,
+    similarity,
+)
 from deepcrawl.prototypes import (
     describe_shape,
     kind_evidence,
@@ -37,7 +43,11 @@ if TYPE_CHECKING:
     from deepcrawl.records.like import LikeLayout
     from deepcrawl.storage.state import StoredQuery
 
-__all__ = ["Pick", "PickedKind", "pick_records"]
+__all__ = ["PICK_TIE", "Pick", "PickedKind", "pick_records"]
+
+#: Two kinds of records tie when the second has at least this share of the first's distinct
+#: records (its estimate): the crawl then names both rather than pick one on a few records.
+PICK_TIE = 0.9
 
 logger = logging.getLogger(__name__)
 
@@ -116,7 +126,7 @@ class Pick:
 
     @property
     def tie(self) -> bool:
-        """Whether the runner-up holds nearly as many distinct records (``pick_tie``, on their
+        """Whether the runner-up holds nearly as many distinct records (:data:`PICK_TIE`, on their
         estimates)."""
         second = self.runner_up
         return second is not None and second.estimated >= self.tie_share * self.first.estimated
@@ -242,7 +252,7 @@ async def pick_records(
         tuple(taken),
         tuple(others),
         entries,
-        session.settings.pick_tie,
+        PICK_TIE,
         tuple(pages.values()),
         tuple(pages[k.example] for k in taken if k.example in pages),
     )
@@ -267,19 +277,18 @@ async def _join_siblings(
     reference, label = layout.check.reference, session.labels().get(layout.check.prototype.id)
     if reference is None or label is None:
         return []
-    settings = session.settings
     labelled = session.labels()
     candidates = {e.prototype.id: e for e in record_kinds(kind_evidence(session, links, searches))}
     siblings = sibling_prototypes(session, layout.check.prototype, layout.check.example)
     joined = []
-    for sibling in siblings[: settings.layout_widen_max]:
+    for sibling in siblings[:WIDEN_MAX]:
         if sibling.id in labelled or sibling.id not in candidates:
             continue
         page = await fetch(_example(session, candidates[sibling.id], links))
         if page is None or page.status >= 400 or not page.is_html:
             continue
-        found = layout_of(served_html(page), settings)
-        if found is not None and similarity(found, reference) >= settings.layout_min_similarity:
+        found = layout_of(served_html(page))
+        if found is not None and similarity(found, reference) >= MIN_SIMILARITY:
             session.label(sibling.id, label[0], relevant=label[1])
             joined.append(sibling)
             logger.info("prototype %s labelled like %s (a page of it looks alike)",

@@ -2,16 +2,17 @@
 every response.
 
 The URL normal form drops the session parameters everybody knows (``jsessionid``, ``PHPSESSID``
-…: ``prototypes.session_params``). A site may carry its session under any name, and then links
-one record under a new URL on every page: the crawl would fetch and deliver it again and again.
+…: :data:`~deepcrawl.urls.SESSION_PARAMS`). A site may carry its session under any name, and
+then links one record under a new URL on every page: the crawl would fetch and deliver it again
+and again.
 :class:`LearntSessions` watches the links of each response — a result page, a record page — for
 a parameter that
 
-* has one id-like value (``prototypes.session_value_min_length`` characters or more, not a
-  number) in every link of the page that carries it: a session, not a page number or a sort
+* has one id-like value (:data:`~deepcrawl.urls.SESSION_VALUE_MIN_LENGTH` characters or more,
+  not a number) in every link of the page that carries it: a session, not a page number or a sort
   order, whose values differ from link to link (such a name is never learnt); and
 * links the same URL (the link without it) under another value on another response,
-  ``crawl.session_learn_links`` links over.
+  :data:`SESSION_LEARN_LINKS` links over.
 
 The parameters whose value echoes the submitted query are learnt beside them, from each query's
 result entries (:class:`~deepcrawl.records.echoes.QueryEchoes`), and dropped whatever their
@@ -38,9 +39,14 @@ from deepcrawl.urls import SessionParams, URLNormaliser, drop_session_params
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
 
-    from deepcrawl.settings import Settings
+__all__ = ["ECHO_LEARN_LINKS", "SESSION_LEARN_LINKS", "LearntSessions", "PagedLink", "url_params"]
 
-__all__ = ["LearntSessions", "PagedLink", "url_params"]
+#: Links seen under two values of a parameter before it is learnt as a session's: one link could
+#: be a coincidence (a record linked with two sort orders).
+SESSION_LEARN_LINKS = 2
+#: Result links carrying their query's words in a parameter (to two records or more, one listed
+#: by two queries) before it is learnt to echo the query: no part of a record's URL.
+ECHO_LEARN_LINKS = 3
 
 logger = logging.getLogger(__name__)
 
@@ -94,33 +100,30 @@ class LearntSessions:
     """The session parameters a crawl learnt (see the module docstring).
 
     Args:
-        settings: deepcrawl settings (the id-like value's length, the links of evidence, whether
-            to learn at all).
         names: the names learnt before (stored by an earlier run or another process).
         anyway: the names learnt before to be dropped whatever their value.
         store: called with the names learnt from a response and whether they are dropped
             whatever their value (``anyway``), to keep them.
+        learn: learn names at all (off: only ``names`` and ``anyway`` are dropped).
     """
 
     def __init__(
         self,
-        settings: Settings,
         names: Iterable[str] = (),
         *,
         anyway: Iterable[str] = (),
         store: Callable[..., None] | None = None,
+        learn: bool = True,
     ) -> None:
-        self.enabled = settings.crawl.learn_session_params
-        self.min_links = max(1, settings.crawl.session_learn_links)
-        self.sessions = SessionParams(
-            names, min_length=settings.prototypes.session_value_min_length, anyway=anyway
-        )
-        self.echoes = QueryEchoes(_decoded_params, min_links=settings.crawl.echo_learn_links)
+        self.enabled = learn
+        self.min_links = SESSION_LEARN_LINKS
+        self.sessions = SessionParams(names, anyway=anyway)
+        self.echoes = QueryEchoes(_decoded_params, min_links=ECHO_LEARN_LINKS)
         self.store = store
         self.listeners: list[Callable[[set[str]], None]] = []
         """Called with the names learnt from a response, after ``store``: what the crawl
         decided before under them is to be decided again."""
-        self._normalise = URLNormaliser(settings.prototypes)
+        self._normalise = URLNormaliser()
         self._varied: set[str] = set()  # names with two values on one response: no session
         self._last: dict[tuple[str, str], tuple[int, str]] = {}  # (name, link) -> (response, value)
         self._evidence: defaultdict[str, set[str]] = defaultdict(set)

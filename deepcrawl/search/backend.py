@@ -47,8 +47,8 @@ class QueryBackend(Protocol):
     @property
     def accepts_empty(self) -> bool:
         """Whether the empty keyword is a query this backend submits as the form would: many
-        searches answer it with every record (the crawl asks it first, ``keywords.empty_query``),
-        but not a form whose query field is required, nor a box that searches as one types."""
+        searches answer it with every record (the crawl asks it first), but not a form whose
+        query field is required, nor a box that searches as one types."""
         ...
 
     async def query(

@@ -13,7 +13,8 @@ fetching it directly is both ~50 times faster than rendering the page and cheape
   and a ``total`` count when the response has one;
 * pages by the request's own offset (``offset``, ``start`` … advanced by the results read) or
   page number parameter;
-* raises a page-size parameter (``limit``, ``per_page`` …) to ``forms.data_page_size`` — the one
+* raises a page-size parameter (``limit``, ``per_page`` …) to the size it is given
+  (:data:`~deepcrawl.search.page_size.DATA_PAGE_SIZE` in a crawl) — the one
   the request carries, else the usual names in turn — and keeps it only when the response
   really holds more results (sites clamp such values silently);
 * is used only after :meth:`DataSearch.check` showed it gives the browser's result links.

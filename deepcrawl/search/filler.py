@@ -31,8 +31,8 @@ Hernández et al.'s "Deep Web Access" module fills a form and retrieves the resp
    for what a site does.
 
 Once per form, before its first query, the filler submits a nonsense keyword
-(``settings.forms.nonsense_keyword``): that page shows the site's chrome and its "no results"
-look, against which every later page is judged (:mod:`deepcrawl.search.results`).
+(:data:`~deepcrawl.search.judge.NONSENSE_KEYWORD`): that page shows the site's chrome and its
+"no results" look, against which every later page is judged (:mod:`deepcrawl.search.results`).
 """
 
 from __future__ import annotations
@@ -45,7 +45,13 @@ from playwright.async_api import Error as PlaywrightError
 
 from deepcrawl.browser._assets import script
 from deepcrawl.browser.render import collect_links, translate
-from deepcrawl.browser.settle import ActionMark, Traffic, before_action, settle
+from deepcrawl.browser.settle import (
+    SETTLE_QUIET_S,
+    ActionMark,
+    Traffic,
+    before_action,
+    settle,
+)
 from deepcrawl.errors import ConfigError, FetchError, FetchTimeoutError, FormError, UnsafeFormError
 from deepcrawl.forms.fields import (
     TEXT_INPUT_TYPES,
@@ -60,7 +66,7 @@ from deepcrawl.search.backend import QueryBackend
 from deepcrawl.search.browsing import snapshot
 from deepcrawl.search.controls import checkbox_of, may_search_as_typed, radio_of, submit_controls
 from deepcrawl.search.form_page import FormPage
-from deepcrawl.search.judge import MIN_NEW_LINKS, Judge, classify_links
+from deepcrawl.search.judge import MIN_NEW_LINKS, NONSENSE_KEYWORD, Judge, classify_links
 from deepcrawl.search.page_size import page_size_choice
 from deepcrawl.search.pagination import brings_new_links, next_page
 from deepcrawl.search.results import (
@@ -83,7 +89,20 @@ if TYPE_CHECKING:
     from deepcrawl.page.form import Form, FormField
     from deepcrawl.settings import Settings
 
-__all__ = ["FormFiller"]
+__all__ = ["MORE_EFFECT_S", "TYPING_TRIES", "TYPING_WAIT_S", "FormFiller"]
+
+#: A form that submits to its own page is first tried by typing alone: this long at most for the
+#: typed keyword to show results on the live page (then no query needs a submission); a
+#: client-side search may first download and index its data.
+TYPING_WAIT_S = 10.0
+#: Queries whose submission showed results that typing had not shown before typing is given up
+#: for the form (the first may come before its script loaded its index).
+TYPING_TRIES = 3
+
+#: Longest wait, after a live result list is scrolled to its end or its "Load more" control
+#: clicked, for it to start growing (a request, a change to the page): a list that shows
+#: nothing by then is at its end, where the typing wait would be paid at every list's end.
+MORE_EFFECT_S = 2.0
 
 
 class FormFiller(QueryBackend):
@@ -94,6 +113,8 @@ class FormFiller(QueryBackend):
         form: the form (from discovery on its page).
         verdict: the critic's verdict on it.
         settings: deepcrawl settings (``forms``, ``querying.max_result_pages``, ``browser``).
+        largest_page_size: set the form's "results per page" select to its largest value (each
+            result page costs a request).
 
     Raises:
         UnsafeFormError: the critic or the safety policy refuses the form.
@@ -102,7 +123,13 @@ class FormFiller(QueryBackend):
     """
 
     def __init__(
-        self, pool: BrowserPool, form: Form, verdict: CriticVerdict, settings: Settings
+        self,
+        pool: BrowserPool,
+        form: Form,
+        verdict: CriticVerdict,
+        settings: Settings,
+        *,
+        largest_page_size: bool = True,
     ) -> None:
         ensure_submittable(form, verdict)
         self.fixed = check_field_values(
@@ -122,6 +149,7 @@ class FormFiller(QueryBackend):
         self.form = form
         self.verdict = verdict
         self.settings = settings
+        self.largest_page_size = largest_page_size
         self.judge = Judge()
         """The form's chrome and nonsense-keyword baseline, against which pages are judged."""
         self._rule = SafetyRule(settings.forms.refused_words)
@@ -202,7 +230,7 @@ class FormFiller(QueryBackend):
         """
         cap = max_pages or self.settings.querying.max_result_pages
         chosen = {**self.fixed, **(values or {})}
-        if self.judge.baseline is None and self.settings.forms.nonsense_keyword:
+        if self.judge.baseline is None:
             await self.learn_baseline()
         started = time.monotonic()
         result = QueryResult(
@@ -228,7 +256,7 @@ class FormFiller(QueryBackend):
 
     async def learn_baseline(self) -> None:
         """Submit the nonsense keyword once and learn the site's chrome and "no results" page."""
-        word = self.settings.forms.nonsense_keyword
+        word = NONSENSE_KEYWORD
         pages: list[ResultPage] = []
         run = await self._submission(word, dict(self.fixed), 1, pages)
         error = run.failure[1] if run.failure is not None else None
@@ -281,7 +309,6 @@ class FormFiller(QueryBackend):
         """
         page = lease.page
         timeout = self.settings.browser.page_timeout_s
-        browser = self.settings.browser
         lease.begin()
         live = await self.form_page.open(lease, traffic, self._read)
         before: _BeforeTyping | None = None
@@ -297,7 +324,7 @@ class FormFiller(QueryBackend):
         acted = await before_action(page, traffic)
         await self._submit(page, live)
         try:
-            await settle(page, traffic, browser, timeout_s=timeout, after=acted)
+            await settle(page, traffic, timeout_s=timeout, after=acted)
         except FetchTimeoutError:
             lease.poisoned = True
             raise
@@ -308,7 +335,7 @@ class FormFiller(QueryBackend):
             # submitting showed results that typing did not (a script still loading its index
             # may be slow to answer the first keywords): after a few such queries, stop trying
             self._typing_misses += 1
-            if self._typing_misses >= self.settings.forms.typing_tries:
+            if self._typing_misses >= TYPING_TRIES:
                 self.types_live = False
         visited = {pages[0].url, pages[0].fetched_url}
         while len(pages) < cap:
@@ -328,7 +355,7 @@ class FormFiller(QueryBackend):
                     await page.locator(turn.locator).first.click(
                         timeout=timeout * 1000, no_wait_after=True
                     )
-                await settle(page, traffic, browser, timeout_s=timeout, after=acted)
+                await settle(page, traffic, timeout_s=timeout, after=acted)
                 nxt = await self._read(page, traffic, mark)
             except (FetchError, PlaywrightError):
                 lease.poisoned = True
@@ -369,10 +396,8 @@ class FormFiller(QueryBackend):
             return False
         timeout = self.settings.browser.page_timeout_s * 1000
         await page.locator(query.locator).first.press("End", timeout=timeout, no_wait_after=True)
-        quiet = self.settings.browser.settle_quiet_s
-        deadline = time.monotonic() + min(
-            self.settings.forms.typing_wait_s, self.settings.browser.page_timeout_s
-        )
+        quiet = SETTLE_QUIET_S
+        deadline = time.monotonic() + min(TYPING_WAIT_S, self.settings.browser.page_timeout_s)
         after: ActionMark | None = before.acted
         while True:
             # Known to search so, the page's first answer is the keyword's; not known yet, the
@@ -381,7 +406,6 @@ class FormFiller(QueryBackend):
                 await settle(
                     page,
                     traffic,
-                    self.settings.browser,
                     timeout_s=max(quiet, deadline - time.monotonic()),
                     after=after,
                 )
@@ -413,7 +437,7 @@ class FormFiller(QueryBackend):
         one, else scroll to its end (a list that renders more as it is scrolled), and read it
         again while it grows, up to ``cap`` readings. No navigation: the list is live, and
         whatever its script fetches passes the pool's gate."""
-        wait = min(self.settings.forms.typing_wait_s, self.settings.browser.page_timeout_s)
+        wait = min(TYPING_WAIT_S, self.settings.browser.page_timeout_s)
         timeout = self.settings.browser.page_timeout_s * 1000
         while len(pages) < cap and (more is None or more(pages[-1], len(pages))):
             mark = traffic.mark()
@@ -429,11 +453,10 @@ class FormFiller(QueryBackend):
                 await settle(
                     page,
                     traffic,
-                    self.settings.browser,
                     timeout_s=wait,
                     after=acted,
                     # at the list's end, a scroll or a "more" control may show nothing at all
-                    effect_s=self.settings.browser.more_effect_s,
+                    effect_s=MORE_EFFECT_S,
                 )
             except (FetchTimeoutError, PlaywrightError):
                 return  # keep the readings so far
@@ -463,7 +486,7 @@ class FormFiller(QueryBackend):
             await page.locator(query.locator).first.fill(keyword, timeout=timeout)
         original = {f.name: f for f in self.form.fields if f.name}
         # a "results per page" select at its largest: fewer result pages for the same records
-        sizes = page_size_choice(live) if self.settings.forms.largest_page_size else {}
+        sizes = page_size_choice(live) if self.largest_page_size else {}
         for field in live.fields:
             if field.tag != "select" or not field.name or not field.visible:
                 continue

@@ -125,7 +125,7 @@ class FormPage:
             response = await page.goto(url, wait_until="commit", timeout=timeout * 1000)
         finally:
             lease.documents.pop(url, None)
-        await settle(page, traffic, self.settings.browser, timeout_s=timeout)
+        await settle(page, traffic, timeout_s=timeout)
         if response is not None and response.status >= 400:
             raise FetchError(url, f"the form's page answered {response.status}")
         if self.keys is None:

@@ -38,8 +38,8 @@ from deepcrawl.safety import SafetyRule
 from deepcrawl.search.backend import QueryBackend
 from deepcrawl.search.data_api import DataSearch
 from deepcrawl.search.filler import FormFiller
-from deepcrawl.search.judge import without_chrome
-from deepcrawl.search.page_size import offered_page_size
+from deepcrawl.search.judge import NONSENSE_KEYWORD, without_chrome
+from deepcrawl.search.page_size import DATA_PAGE_SIZE, offered_page_size
 from deepcrawl.search.replay import FormReplay
 from deepcrawl.search.template import TemplateCheck, TemplateSearch, UrlTemplate
 
@@ -216,13 +216,16 @@ class FormSearch(AsyncResource, QueryBackend):
         pool: an entered browser pool (in a crawl, behind the crawl's gate).
         form: the form.
         verdict: the critic's verdict on it.
-        settings: deepcrawl settings (``forms.url_templates`` enables the template path).
+        settings: deepcrawl settings.
         http: an entered plain-HTTP fetcher to share.
         gate: the crawl's gate, which the plain-HTTP requests pass (scope, robots.txt, the
             host's rate slot, the count; the safety rule vouched: they are the form's own
             submissions and result pages); None: outside a crawl, sent as they are.
         held: the form's page as the crawl fetched it already (the input check's start page):
             a POST form's replay submits from its state rather than fetch the page again.
+        templates: send later queries over plain HTTP (a GET form's URL template, a POST
+            form's replayed submission, a data request) once a check shows they give the
+            browser's result links; off, every query goes through the browser.
 
     Raises:
         UnsafeFormError: the critic or the safety policy refuses the form.
@@ -238,8 +241,10 @@ class FormSearch(AsyncResource, QueryBackend):
         http: Fetcher | None = None,
         gate: Gate | None = None,
         held: FetchedPage | None = None,
+        templates: bool = True,
     ) -> None:
         self.filler = FormFiller(pool, form, verdict, settings)
+        self.templates = templates
         self.gate = gate
         self.held = held
         self.data: DataSearch | None = None
@@ -303,10 +308,9 @@ class FormSearch(AsyncResource, QueryBackend):
 
     @property
     def accepts_empty(self) -> bool:
-        """Whether the empty query may be submitted (``keywords.empty_query``, and a form that
-        takes it: :attr:`FormFiller.accepts_empty
-        <deepcrawl.search.filler.FormFiller.accepts_empty>`)."""
-        return self.settings.keywords.empty_query and self.filler.accepts_empty
+        """Whether the empty query may be submitted (a form that takes it:
+        :attr:`FormFiller.accepts_empty <deepcrawl.search.filler.FormFiller.accepts_empty>`)."""
+        return self.filler.accepts_empty
 
     async def query(
         self,
@@ -425,7 +429,7 @@ class FormSearch(AsyncResource, QueryBackend):
     async def _empty_template(self, result: QueryResult) -> TemplateSearch | None:
         """A plain-HTTP search of the empty query's list, checked against the browser's first
         page (:meth:`_query_empty`); None where there is none."""
-        if not self.settings.forms.url_templates or self._http is None:
+        if not self.templates or self._http is None:
             return None
         form = self.filler.form
         template = UrlTemplate.from_empty(form, result.submitted[0], self.filler.query_field)
@@ -441,14 +445,13 @@ class FormSearch(AsyncResource, QueryBackend):
         return candidate if (await candidate.check(result)).passed else None
 
     async def _try_data(self, result: QueryResult) -> None:
-        if not self.settings.forms.url_templates or self._http is None or not result.data_urls:
+        if not self.templates or self._http is None or not result.data_urls:
             return
-        size = self.settings.forms.data_page_size if self.settings.forms.largest_page_size else 0
         candidate = DataSearch.from_result(
             result,
             self._http,
             max_pages=self.settings.querying.max_result_pages,
-            page_size=size,
+            page_size=DATA_PAGE_SIZE,
         )
         if candidate is not None and await candidate.check(result):
             self.data = candidate
@@ -457,7 +460,7 @@ class FormSearch(AsyncResource, QueryBackend):
         """Query a POST form by replaying its submissions over plain HTTP
         (:class:`~deepcrawl.search.replay.FormReplay`), once its first page is the browser's."""
         form = self.filler.form
-        if not self.settings.forms.url_templates or self._http is None or form.method != "POST":
+        if not self.templates or self._http is None or form.method != "POST":
             return
         candidate = FormReplay(
             form,
@@ -467,7 +470,6 @@ class FormSearch(AsyncResource, QueryBackend):
             judge=self.filler.judge,
             rule=SafetyRule(self.settings.forms.refused_words),
             page=self.held,
-            largest_page_size=self.settings.forms.largest_page_size,
         )
         self.held = None  # given once: a later look at the page asks the server
         if (await candidate.check(result)).passed:
@@ -475,7 +477,7 @@ class FormSearch(AsyncResource, QueryBackend):
 
     async def _try_template(self, result: QueryResult) -> None:
         form = self.filler.form
-        if not self.settings.forms.url_templates or self._http is None:
+        if not self.templates or self._http is None:
             return
         template = UrlTemplate.from_submission(
             form, result.keyword, result.submitted[0], self.filler.query_field
@@ -492,7 +494,7 @@ class FormSearch(AsyncResource, QueryBackend):
             self._http,
             max_pages=self.settings.querying.max_result_pages,
             form=form,
-            nonsense_keyword=self.settings.forms.nonsense_keyword,
+            nonsense_keyword=NONSENSE_KEYWORD,
             judge=self.filler.judge,
         )
         self.check = await candidate.check(result)
@@ -504,8 +506,6 @@ class FormSearch(AsyncResource, QueryBackend):
         """Query by the largest page size the first result page offers (its "show 20 | 50 |
         100" links), once plain HTTP at that size lists every result the browser's page did:
         each result page is a request, whatever it holds."""
-        if not self.settings.forms.largest_page_size:
-            return
         urls = [link.url for link in result.links if link.page == 1]
         offer = offered_page_size(urls, result.keyword)
         if offer is None:
@@ -573,7 +573,7 @@ async def query_page(
     from deepcrawl.fetch.politeness import HostLimiter
     from deepcrawl.fetch.robots import RobotsPolicy
 
-    url = check_url(url, max_length=settings.crawl.max_start_url_length)  # as every command does
+    url = check_url(url)  # as every command does
     settings = with_start_origin(settings, url)
     politeness = settings.politeness
     robots = RobotsPolicy(settings.http.user_agent, obey=False)

@@ -32,7 +32,18 @@ if TYPE_CHECKING:
 
     from deepcrawl.search.results import LinkRole, QueryResult, ResultPage
 
-__all__ = ["Baseline", "Judge", "classify_links", "without_chrome"]
+__all__ = [
+    "MIN_NEW_LINKS",
+    "NONSENSE_KEYWORD",
+    "Baseline",
+    "Judge",
+    "classify_links",
+    "without_chrome",
+]
+
+#: A word no site holds, submitted once per form to learn its "no results" page and the links
+#: every page shows (site chrome, not results): the yardstick of every later result page.
+NONSENSE_KEYWORD = "xqzvkjwq"
 
 #: A nonsense-keyword page showing at least this many links the form's page did not show is
 #: taken for a list of results, not for a "no results" page.

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from deepcrawl.page.form import Form
 
 __all__ = [
+    "DATA_PAGE_SIZE",
+    "PAGE_SIZE_CEILING",
     "PAGE_SIZE_PARAMS",
     "offered_page_size",
     "page_size_choice",
@@ -46,8 +48,11 @@ _SIZE_WORDS = re.compile(
     r"|items?\s+per|\bdisplay\b|^(?:" + "|".join(PAGE_SIZE_PARAMS) + r")$",
     re.IGNORECASE,
 )
+#: Page size asked of a JSON data request's size parameter (``limit``, ``per_page`` …): each
+#: result page costs a request, and the size is kept only where the response then holds more.
+DATA_PAGE_SIZE = 50
 #: The largest page size chosen from a form's select or a page's size links (a data request is
-#: asked ``forms.data_page_size``): a site offering "all" (or 10,000) is not taken up on it, a
+#: asked :data:`DATA_PAGE_SIZE`): a site offering "all" (or 10,000) is not taken up on it, a
 #: page that large is slow to serve and to read.
 PAGE_SIZE_CEILING = 200
 

@@ -72,7 +72,7 @@ class FormReplay(QueryBackend):
         page: the form's page as the crawl holds it (None: fetched when first needed); taken
             only where it is the form's page and shows the form.
         largest_page_size: set the form's "results per page" selects to their largest value,
-            as the browser's filler does (``forms.largest_page_size``).
+            as the browser's filler does.
     """
 
     form: Form

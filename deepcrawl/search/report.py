@@ -68,7 +68,7 @@ async def page_forms(url: str, settings: Settings, *, browser: bool = True) -> l
     from deepcrawl.browser.access import with_start_origin
     from deepcrawl.browser.scope import check_url
 
-    url = check_url(url, max_length=settings.crawl.max_start_url_length)  # as every command does
+    url = check_url(url)  # as every command does
     settings = with_start_origin(settings, url)  # the access headers go to its origin
     if not browser:
         return await _http_forms(url, settings)
@@ -159,7 +159,7 @@ async def inspect_forms(url: str, settings: Settings, *, browser: bool = True) -
     from deepcrawl.browser.access import with_start_origin
     from deepcrawl.browser.scope import check_url
 
-    url = check_url(url, max_length=settings.crawl.max_start_url_length)  # as every command does
+    url = check_url(url)  # as every command does
     settings = with_start_origin(settings, url)  # the access headers go to its origin
     selected: list[bool] | None = None
     if browser:

@@ -16,11 +16,13 @@ Settings are grouped in sections, one per component (``browser``, ``http``, ``ac
 
 The few dozen settings a user sets (politeness, access, budgets, storage, output) are marked
 ``User[...]`` (:class:`~deepcrawl.settings._base.ForUsers`): ``deepcrawl settings --user`` lists
-them, and the README's Settings table documents them. The rest are tuning knobs; each docstring
-says what the knob does and its range, and the measurements behind a default are kept in
-``BENCHMARKS.md`` (a table keyed by setting name). Thresholds taken from a paper carry the
-paper's value as default and name the section in their docstring. A setting given by a name it
-no longer has (:data:`RENAMED`) fails with a line naming the new one.
+them, and the README's Settings table documents them. The others are the few an operator may
+move (a worker's lease, the heartbeat, the browser's tabs). A tuning knob nobody but a developer
+would move is no setting: it is a named constant beside the code it tunes (its comment says what
+it tunes and why that value, and the paper's section where one applies), or a parameter of the
+class that uses it (an estimator's ``__init__``). A setting given by a name it no longer has
+(:data:`RENAMED`) fails with a line naming the new one; one that is no setting any more fails as
+any unknown setting does, with a line naming it.
 """
 
 from __future__ import annotations

@@ -38,14 +38,6 @@ QUIET_CHROMIUM_ARGS = (
 #: (``--set``, the TOML file, the environment, code), they fail with a line naming the new one.
 RENAMED: dict[str, str] = {
     "crawl.lease_s": "crawl.worker_lease_s",
-    "links.lease_s": "links.batch_lease_s",
-    "crawl.max_url_length": "crawl.max_start_url_length",
-    "forms.max_page_size": "forms.data_page_size",
-    "forms.settle_s": "browser.settle_quiet_s",
-    "browser.growth_quiet_s": "browser.settle_quiet_s",
-    "browser.growth_poll_s": "browser.settle_poll_s",
-    "browser.growth_max_s": "browser.settle_max_s",
-    "browser.probe_settle_s": "browser.probe_wait_s",
     "keywords.max_queries": "querying.max_queries",
     "keywords.saturation_window": "querying.saturation_window",
     "keywords.max_result_pages": "querying.max_result_pages",

@@ -13,13 +13,10 @@ __all__ = ["FormSettings", "KeywordSettings", "QuerySettings"]
 
 
 class FormSettings(Section):
-    """The form critic (ACHE section 3.4) and the safety policy."""
+    """The form critic (ACHE section 3.4) and the safety policy; the critic's thresholds and
+    how a form is filled are constants of :mod:`deepcrawl.forms.critic` and
+    :mod:`deepcrawl.search`."""
 
-    searchable_threshold: float = 0.5
-    """The critic calls a form searchable at or above this probability of its searchable-form
-    classifier (0–1)."""
-    domain_threshold: float = 0.5
-    """The domain classifier calls a searchable form in domain above this probability (0–1)."""
     refused_words: User[tuple[str, ...]] = (
         "login", "log in", "sign in", "signin", "sign up", "signup", "register",
         "registration", "password", "newsletter", "comment", "post", "reply", "contact",
@@ -30,24 +27,6 @@ class FormSettings(Section):
     model_cache_dir: User[Path | None] = None
     """Where fitted critic models are cached (one file per deepcrawl, scikit-learn and corpus
     version). None: ``~/.cache/deepcrawl``."""
-    typing_wait_s: float = 10.0
-    """A form that submits to its own page is first tried by typing alone: this long at most
-    for the typed keyword to show results on the live page (then no query needs a submission)."""
-    typing_tries: int = 3
-    """Queries whose submission showed results that typing had not shown before typing is
-    given up for the form (the first may come before its script loaded its index)."""
-    nonsense_keyword: str = "xqzvkjwq"
-    """A word no site holds, submitted once per form to learn its "no results" page and the
-    links every page shows (site chrome, not results). Empty: never."""
-    url_templates: bool = True
-    """Send later queries over plain HTTP (a GET form's URL template, a POST form's replayed
-    submission) once a check shows they give the browser's result links."""
-    largest_page_size: bool = True
-    """Set a form's "results per page" select to its largest value, and raise the page-size
-    parameter of a JSON data request to ``data_page_size`` (each result page costs a request)."""
-    data_page_size: int = 50
-    """Page size asked of a data request's size parameter (``limit``, ``per_page`` …); kept
-    only where the response then holds more results."""
     fields: User[dict[str, str]] = Field(default_factory=dict)
     """Values fixed for fields of the search form on every query, by field name (``--field
     NAME=VALUE``; in TOML ``fields = {category = "history"}``), checked against the form before
@@ -67,9 +46,6 @@ class KeywordSettings(Section):
     """Language of the bundled word lists used (``keywords/<language>-frequent.txt``)."""
     keywords_file: User[Path | None] = None
     """The user's own keyword list (``--keywords FILE``), queried before the frequent words."""
-    empty_query: bool = True
-    """Submit the empty query once, before any word: many searches answer it with every record.
-    Not where the query field is required or typing searches."""
     stopword_probes: tuple[str, ...] = ("the", "a", "of")
     """Stop words submitted first to learn whether the site accepts them (Hernández et al.:
     sites differ); dropped from the word lists if not."""
@@ -82,11 +58,6 @@ class KeywordSettings(Section):
     """Shorter words of downloaded records are never used as queries."""
     seed: int = 0
     """Seed of the random policy."""
-    sample_query_terms: int = 1
-    """Words per query derived from sample documents (xCrawl section 4 used 3 with a web search
-    engine; site search forms usually AND their words, so one reaches most)."""
-    sample_max_tokens: int = 50
-    """Tokens of the sample documents kept for query generation (highest TF-IDF first)."""
     example_queries: int = 5
     """xCrawl queries derived from the ``--like`` pages, sent after the user's words and before
     any learnt word (the paper sends them all: one sample's words are rare). Not from the paper."""

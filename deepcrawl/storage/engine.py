@@ -103,7 +103,7 @@ def _to_v6(conn: Connection) -> None:
 
 
 def _to_v7(conn: Connection) -> None:
-    """Version 7: stored URL keys without session ids (``prototypes.session_params``, the
+    """Version 7: stored URL keys without session ids (``deepcrawl.urls.SESSION_PARAMS``, the
     defaults): rows that now share a key are merged (:mod:`deepcrawl.storage.renormalise`)."""
     done = renormalise_urls(conn)
     _log.warning(

@@ -49,7 +49,6 @@ def cli_env(tmp_path: Path, **extra: str | None) -> dict[str, str]:
         "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'fixtures'}",
         "DEEPCRAWL_STORAGE__BODIES_DIR": str(tmp_path / "bodies"),
         "DEEPCRAWL_POLITENESS__REQUESTS_PER_SECOND": "0",
-        "DEEPCRAWL_BROWSER__MEMORY_CHECK_EVERY": "0",
         **extra,
     }
     return {**os.environ, **{key: value for key, value in setup.items() if value is not None}}

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.browser
 
-SETTINGS = Settings().with_overrides(browser={"memory_check_every": 0, "recheck_share": 0.25})
+SETTINGS = Settings()
 
 
 def test_make_fetcher_follows_the_render_mode() -> None:
@@ -33,7 +33,7 @@ def test_make_fetcher_follows_the_render_mode() -> None:
 async def test_auto_mode_decides_per_prototype(books_server: FixtureServer) -> None:
     url = books_server.url
     detail = books_server.truth().detail_paths[:8]
-    async with AdaptiveFetcher(SETTINGS, render="auto") as fetcher:
+    async with AdaptiveFetcher(SETTINGS, render="auto", recheck_share=0.25) as fetcher:
         home = await fetcher.fetch(url + "/")
         probe_urls = {link.url for link in home.links if link.origin == "probe"}
         assert {url + "/new", url + "/bestsellers"} <= probe_urls  # the JS-only menu links
@@ -49,7 +49,7 @@ async def test_auto_mode_decides_per_prototype(books_server: FixtureServer) -> N
 
 async def test_auto_mode_renders_script_built_results(news_server: FixtureServer) -> None:
     url = news_server.url
-    async with AdaptiveFetcher(SETTINGS, render="auto") as fetcher:
+    async with AdaptiveFetcher(SETTINGS, render="auto", recheck_share=0.25) as fetcher:
         await fetcher.fetch(url + "/")
         first = await fetcher.fetch(url + "/search?q=the")
         second = await fetcher.fetch(url + "/search?q=world")
@@ -69,7 +69,7 @@ SCRIPTED = """<html><body><p>A page whose script adds a link.</p><div id=more></
 async def test_a_sampled_page_is_rendered_from_the_bytes_http_got() -> None:
     pages = {f"/page/{i}": Reply(SCRIPTED) for i in range(3)}
     with LocalSite(dict(pages)) as site:
-        async with AdaptiveFetcher(SETTINGS, render="auto") as fetcher:
+        async with AdaptiveFetcher(SETTINGS, render="auto", recheck_share=0.25) as fetcher:
             fetched = [await fetcher.fetch(site.url + path) for path in pages]
         assert fetcher.counts["compared"] >= 1
         assert fetched[0].via == "browser"
@@ -81,7 +81,7 @@ async def test_a_sampled_page_is_rendered_from_the_bytes_http_got() -> None:
 async def test_an_error_page_is_no_sample_and_is_asked_once() -> None:
     missing = Reply("<html><body><h1>Not found</h1><a href='/'>Home</a></body></html>", 404)
     with LocalSite({"/robots.txt": missing, "/page/1": Reply(SCRIPTED)}) as site:
-        async with AdaptiveFetcher(SETTINGS, render="auto") as fetcher:
+        async with AdaptiveFetcher(SETTINGS, render="auto", recheck_share=0.25) as fetcher:
             robots = await fetcher.fetch(site.url + "/robots.txt")
             page = await fetcher.fetch(site.url + "/page/1")
         assert (robots.status, robots.via) == (404, "http")

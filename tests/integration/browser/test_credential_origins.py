@@ -193,7 +193,7 @@ async def test_label_thumbnails_keep_credentials_from_another_origins_script(
             "cookies": tmp_path / "cookies.txt",
             "headers": {"Authorization": TOKEN, KEY_HEADER: KEY},
         },
-        browser={"allow_hosts": [f"localhost:{b.port}"], "memory_check_every": 0},
+        browser={"allow_hosts": [f"localhost:{b.port}"]},
     )  # what 'deepcrawl label SITE --web --cookies … --header …' gives its thumbnails
     with Repository.open(settings.storage.url, settings.storage) as repo:
         site_id = repo.site(a.url + "/").id

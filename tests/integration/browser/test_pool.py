@@ -31,9 +31,7 @@ from deepcrawl.settings import Settings
 
 pytestmark = pytest.mark.browser
 
-SETTINGS = Settings().with_overrides(
-    browser={"page_timeout_s": 3.0, "recycle_context_after": 5, "memory_check_every": 0}
-)
+SETTINGS = Settings().with_overrides(browser={"page_timeout_s": 3.0})
 
 PLAIN = (
     "<html><head><title>plain</title></head><body><ul>"
@@ -96,7 +94,8 @@ def site() -> Iterator[LocalSite]:
 
 @pytest.fixture(scope="module")
 async def fetcher(site: LocalSite) -> AsyncIterator[BrowserFetcher]:
-    async with BrowserFetcher(SETTINGS, {"127.0.0.1"}) as browser:
+    pool = BrowserPool(SETTINGS, {"127.0.0.1"}, recycle_after=5)
+    async with pool, BrowserFetcher(SETTINGS, pool=pool) as browser:
         yield browser
 
 
@@ -126,7 +125,7 @@ async def test_pages_are_reused_and_contexts_recycled(
     for _ in range(11):
         await fetcher.fetch(site.url + "/plain")
     assert stats.pages == pages + 11
-    # a new context every 5 pages (recycle_context_after), not one per page
+    # a new context every 5 pages (the pool's recycle_after), not one per page
     assert 2 <= stats.contexts - contexts <= 3
 
 
@@ -224,8 +223,9 @@ async def test_renderer_crash_is_recorded_and_pool_goes_on(site: LocalSite) -> N
 
 
 async def test_memory_ceiling_restarts_the_browser(site: LocalSite) -> None:
-    settings = SETTINGS.with_overrides(browser={"memory_ceiling_mb": 1, "memory_check_every": 2})
-    async with BrowserFetcher(settings, {"127.0.0.1"}) as fetcher:
+    settings = SETTINGS.with_overrides(browser={"memory_ceiling_mb": 1})
+    pool = BrowserPool(settings, {"127.0.0.1"}, memory_check_every=2)
+    async with pool, BrowserFetcher(settings, pool=pool) as fetcher:
         for _ in range(5):
             await fetcher.fetch(site.url + "/plain")
         assert fetcher.pool.stats.memory_restarts >= 1
@@ -246,8 +246,8 @@ def _living(procs: list[psutil.Process]) -> list[psutil.Process]:
 async def test_an_idle_browser_is_stopped_and_started_again_with_its_cookies(
     site: LocalSite,
 ) -> None:
-    settings = SETTINGS.with_overrides(browser={"idle_close_s": 0.5})
-    async with BrowserFetcher(settings, {"127.0.0.1"}) as fetcher:
+    pool = BrowserPool(SETTINGS, {"127.0.0.1"}, idle_close_s=0.5)
+    async with pool, BrowserFetcher(SETTINGS, pool=pool) as fetcher:
         pool = fetcher.pool
         await fetcher.fetch(site.url + "/session")  # the site sets its session cookie
         first = pool.browser_processes()

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.browser
 
-SETTINGS = Settings().with_overrides(browser={"page_timeout_s": 10.0, "memory_check_every": 0})
+SETTINGS = Settings().with_overrides(browser={"page_timeout_s": 10.0})
 
 DANGER = """<html><body>
 <div id=menu onclick="location.href='/safe-target'">Catalogue</div>
@@ -144,10 +144,9 @@ async def test_depth_first_exploration_follows_new_states(
 ) -> None:
     found, _ = await _probe_and_check_unchanged(pool, pages.url + "/nested")
     assert pages.url + "/deep-target" in found
-    shallow = Settings().with_overrides(browser={"probe_depth": 1, "memory_check_every": 0})
-    async with BrowserPool(shallow, {"127.0.0.1"}) as flat, flat.page() as lease:
+    async with pool.page() as lease:
         page = await render_page(lease, pages.url + "/nested", forms=False)
-        report = await probe_page(lease, page.links)
+        report = await probe_page(lease, page.links, depth=1)
         assert pages.url + "/deep-target" not in {link.url for link in report.links}
 
 

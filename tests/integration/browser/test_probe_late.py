@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.browser
 
-SETTINGS = Settings().with_overrides(browser={"page_timeout_s": 10.0, "memory_check_every": 0})
+SETTINGS = Settings().with_overrides(browser={"page_timeout_s": 10.0})
 
 #: A click whose effects come after the probe's settle time (``browser.probe_settle_s``).
 LATE = """<html><body><div id=menu>Load menu</div>

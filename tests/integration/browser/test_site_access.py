@@ -169,7 +169,7 @@ def test_a_login_session_saved_by_the_login_command_lets_the_crawl_in(
     cookie_site: FixtureServer, tmp_path: Path
 ) -> None:
     state = tmp_path / "state.json"
-    settings = load_settings(browser={"memory_check_every": 0})
+    settings = load_settings()
     session = asyncio.run(
         record_login(cookie_site.url + LOGIN_PATH, state, settings, headed=False, done=_log_in)
     )
@@ -285,7 +285,7 @@ def test_the_login_session_is_saved_when_the_user_presses_enter_or_closes_the_pa
             asyncio.get_running_loop().call_later(0.2, asyncio.ensure_future, page.close())
         await _until_user_is_done(page)
 
-    settings = load_settings(browser={"memory_check_every": 0})
+    settings = load_settings()
     state = tmp_path / "state.json"
     session = asyncio.run(
         asyncio.wait_for(
@@ -306,12 +306,9 @@ async def test_cookies_the_site_sets_outlive_the_recycling_of_browser_contexts(
         "/show": Reply("<p>show</p>"),
     }
     cookies = _netscape(tmp_path / "cookies.txt", "127.0.0.1\tFALSE\t/\tFALSE\t0\tgiven\t1")
-    settings = Settings().with_overrides(
-        browser={"recycle_context_after": 1, "memory_check_every": 0},
-        access={"cookies": cookies},
-    )
+    settings = Settings().with_overrides(access={"cookies": cookies})
     with LocalSite(routes) as site:
-        async with BrowserPool(settings, {"127.0.0.1"}) as pool:
+        async with BrowserPool(settings, {"127.0.0.1"}, recycle_after=1) as pool:
             async with pool.page() as lease:
                 await lease.page.goto(site.url + "/set")
             async with pool.page() as lease:  # a new context: the first was recycled

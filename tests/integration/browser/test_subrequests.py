@@ -14,12 +14,14 @@ import time
 from collections import Counter
 from email.utils import formatdate
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from nltk.stem.snowball import SnowballStemmer
 
-from deepcrawl.browser import BrowserPool, SafetyGate, render_page
+from deepcrawl.browser import BrowserPool, SafetyGate, Subrequests, render_page
+from deepcrawl.browser.render import SETTLE_MAX_S
+from deepcrawl.browser.settle import SETTLE_QUIET_S
 from deepcrawl.browser.testing import LocalSite, Reply
 from deepcrawl.fetch import Count, Gate, HostLimiter, RobotsPolicy
 from deepcrawl.page import FetchedPage
@@ -35,7 +37,7 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.browser
 
 SITE = Path(__file__).parents[2] / "data" / "real" / "sphinx"
-SETTINGS = Settings().with_overrides(browser={"page_timeout_s": 10.0, "memory_check_every": 0})
+SETTINGS = Settings().with_overrides(browser={"page_timeout_s": 10.0})
 WORDS = ("river", "castle", "falcon", "copper", "meadow")
 _TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript", ".css": "text/css"}
 _PAGE = re.compile(r"/(page\d+|index)\.html$")
@@ -83,9 +85,9 @@ def _results(page: FetchedPage) -> set[str]:
     return {link.url.rsplit("/", 1)[1] for link in page.links if "/ul/li" in link.dom_path}
 
 
-async def _render(pool: BrowserPool, url: str) -> FetchedPage:
+async def _render(pool: BrowserPool, url: str, **options: Any) -> FetchedPage:
     async with pool.page() as lease:
-        return await render_page(lease, url, forms=False)
+        return await render_page(lease, url, forms=False, **options)
 
 
 async def test_render_reads_the_whole_progressive_result_list(
@@ -102,10 +104,10 @@ async def test_render_reads_the_whole_progressive_result_list(
 
 
 async def test_five_queries_fetch_each_document_at_most_once(sphinx: LocalSite) -> None:
-    settings = SETTINGS.with_overrides(browser={"block_linked_documents": False})
     sphinx.log.clear()
     seen: set[str] = set()
-    async with BrowserPool(settings, {"127.0.0.1"}) as pool:
+    allowed = Subrequests(SETTINGS.browser.page_timeout_s, block_linked=False)
+    async with BrowserPool(SETTINGS, {"127.0.0.1"}, subrequests=allowed) as pool:
         for word in WORDS:
             seen |= _results(await _render(pool, f"{sphinx.url}/search.html?q={word}"))
         stats = pool.subrequests.stats
@@ -172,18 +174,14 @@ async def test_a_still_page_is_read_within_one_quiet_period(
     sphinx: LocalSite, pool: BrowserPool
 ) -> None:
     """Settling costs a page that does not change about one quiet period, no more."""
-    before = SETTINGS.with_overrides(browser={"settle_max_s": 0.0})
-    quiet = SETTINGS.browser.settle_quiet_s
     timings: dict[str, list[float]] = {"before": [], "after": []}
-    async with BrowserPool(before, {"127.0.0.1"}) as old:
-        new = pool
-        for _ in range(5):
-            for name, pool in (("before", old), ("after", new)):
-                started = time.monotonic()
-                await _render(pool, f"{sphinx.url}/page07.html")
-                timings[name].append(time.monotonic() - started)
+    for _ in range(5):
+        for name, settle_s in (("before", 0.0), ("after", SETTLE_MAX_S)):
+            started = time.monotonic()
+            await _render(pool, f"{sphinx.url}/page07.html", settle_s=settle_s)
+            timings[name].append(time.monotonic() - started)
     slower = statistics.median(timings["after"]) - statistics.median(timings["before"])
-    assert slower <= quiet + 0.15, timings
+    assert slower <= SETTLE_QUIET_S + 0.15, timings
 
 
 PAGER = """<html><body><ul id=results><li><a href="/doc/1">One</a></li></ul>

@@ -11,9 +11,9 @@ from pathlib import Path
 from deepcrawl_fixtures import FixtureServer
 
 from deepcrawl.browser.http import HttpFetcher
-from deepcrawl.classify.layout import narrow_to_example
-from deepcrawl.prototypes import LabelSession
-from deepcrawl.settings import PrototypeSettings, Settings
+from deepcrawl.classify.layout import SAMPLES, narrow_to_example
+from deepcrawl.prototypes import LabelSession, Prototyper
+from deepcrawl.settings import Settings
 from deepcrawl.storage import Repository
 
 
@@ -23,9 +23,7 @@ async def test_a_wrong_generalisation_costs_a_handful_of_requests(
     truth = books_server.truth()
     samples = truth.sample_paths()
     urls = [books_server.url + p for kind in ("detail", "category") for p in samples[kind]]
-    loose = PrototypeSettings(
-        literal_threshold=0.9, closed_vocabulary_max=0, closed_vocabulary_share=0.0
-    )
+    loose = Prototyper(literal_threshold=0.9, closed_vocabulary_max=0, closed_vocabulary_share=0.0)
     example = books_server.url + truth.detail_paths[0]
     fetched: list[str] = []
     with Repository.open(f"sqlite:///{tmp_path / 'crawl.db'}") as repo:
@@ -45,5 +43,5 @@ async def test_a_wrong_generalisation_costs_a_handful_of_requests(
     members = session.members[check.prototype.id]
     assert sorted(members) == sorted({books_server.url + p for p in samples["detail"]})
     assert {truth.page_kind(u) for u in fetched} <= {"detail", "category"}
-    assert len(fetched) <= 1 + 2 * loose.layout_samples
+    assert len(fetched) <= 1 + 2 * SAMPLES
     assert session.labels()[check.prototype.id] == ("book", True)

@@ -7,6 +7,7 @@ import os
 import subprocess
 from pathlib import Path
 
+from deepcrawl.settings import RENAMED
 from deepcrawl.storage import Repository
 from tests.integration.run_cli import run_deepcrawl_process
 
@@ -28,7 +29,7 @@ def run(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[s
 
 def test_settings_names_the_source_of_each_value(tmp_path: Path) -> None:
     (tmp_path / "deepcrawl.toml").write_text(
-        "[http]\ntimeout_s = 3.5\n[crawl]\nmax_pages = 7\nsetup_queries = 5\n"
+        "[http]\ntimeout_s = 3.5\n[crawl]\nmax_pages = 7\nworker_wait_s = 5\n"
     )
     result = run(
         tmp_path,
@@ -36,7 +37,7 @@ def test_settings_names_the_source_of_each_value(tmp_path: Path) -> None:
         "--set", 'crawl.like=["/book/1", "/book/2"]',
         "--set", "storage.url=postgresql+psycopg://me:secret@127.0.0.1:1/db",
         "settings", "--json",
-        DEEPCRAWL_CRAWL__SETUP_QUERIES="6",
+        DEEPCRAWL_CRAWL__WORKER_WAIT_S="6",
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     found = json.loads(result.stdout)
@@ -46,8 +47,8 @@ def test_settings_names_the_source_of_each_value(tmp_path: Path) -> None:
     # --set beats the file, the environment beats the file
     assert found["crawl.max_pages"]["value"] == 9
     assert found["crawl.max_pages"]["source"] == "--set"
-    assert found["crawl.setup_queries"] == {
-        "value": 6, "source": "environment", "detail": "DEEPCRAWL_CRAWL__SETUP_QUERIES",
+    assert found["crawl.worker_wait_s"] == {
+        "value": 6, "source": "environment", "detail": "DEEPCRAWL_CRAWL__WORKER_WAIT_S",
         "user": False,
     }  # fmt: skip
     assert found["crawl.like"]["value"] == ["/book/1", "/book/2"]
@@ -111,14 +112,24 @@ def test_settings_marks_the_user_settings_and_lists_only_them_when_asked(tmp_pat
 
 
 def test_a_renamed_setting_names_its_new_name(tmp_path: Path) -> None:
-    result = run(tmp_path, "--set", "crawl.lease_s=60", "settings")
+    old, new = next(iter(RENAMED.items()))
+    section, key = old.split(".")
+    result = run(tmp_path, "--set", f"{old}=60", "settings")
     assert result.returncode == 1, result.stdout
-    assert result.stderr.strip() == (
-        "error: --set crawl.lease_s: this setting was renamed crawl.worker_lease_s"
-    )
-    (tmp_path / "deepcrawl.toml").write_text("[browser]\ngrowth_quiet_s = 0.1\n")
+    assert result.stderr.strip() == f"error: --set {old}: this setting was renamed {new}"
+    (tmp_path / "deepcrawl.toml").write_text(f"[{section}]\n{key} = 1\n")
     result = run(tmp_path, "settings")
     assert result.returncode == 1, result.stdout
+    assert result.stderr.startswith(f"error: setting {old}: this setting was renamed {new}")
+
+
+def test_a_setting_that_became_a_constant_is_one_line_naming_it(tmp_path: Path) -> None:
+    result = run(tmp_path, "--set", "browser.settle_quiet_s=0.1", "settings")
+    assert result.returncode == 1, result.stdout
     assert result.stderr.startswith(
-        "error: setting browser.growth_quiet_s: this setting was renamed browser.settle_quiet_s"
+        "error: --set browser.settle_quiet_s: no such setting in [browser] (keys: "
     )
+    (tmp_path / "deepcrawl.toml").write_text("[browser]\nsettle_quiet_s = 0.1\n")
+    result = run(tmp_path, "settings")
+    assert result.returncode == 1, result.stdout
+    assert result.stderr.strip() == "error: setting browser.settle_quiet_s: no such setting"

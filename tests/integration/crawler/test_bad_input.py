@@ -78,7 +78,7 @@ def test_bad_input_is_one_line_before_anything_is_sent(
     assert len(lines) == 1, done.stderr
     assert lines[0].startswith("error: ")
     assert message in lines[0]
-    assert "setup_queries" not in lines[0]
+    assert "no such setting" not in lines[0]
     assert books.stats()["requests"] == 0  # not even robots.txt
     assert not db.exists()  # nothing stored
 

@@ -53,7 +53,6 @@ async def crawl_books(
     settings = load_settings(
         storage={"url": f"sqlite:///{tmp_path / 'crawl.db'}", "bodies_dir": tmp_path / "bodies"},
         politeness={"requests_per_second": 0.0, "concurrency_per_host": 4},
-        browser={"memory_check_every": 0},
         links={} if hubs else {"hub_max_kinds": 0},
         keywords=keywords or {},
         crawl=crawl,

@@ -80,7 +80,6 @@ async def test_setup_discovers_the_form_and_navigate_delivers_browse_only_record
     settings = load_settings(
         storage={"url": f"sqlite:///{tmp_path / 'crawl.db'}", "bodies_dir": tmp_path / "bodies"},
         politeness={"requests_per_second": 0.0, "concurrency_per_host": 4},
-        browser={"memory_check_every": 0},
         crawl={"navigate": True},
         links={"navigate_strategy": "ache", "navigate_max_requests": 400},
     )

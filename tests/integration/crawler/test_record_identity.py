@@ -3,8 +3,9 @@ submitted words (``/book/17?hl=word``) and whose record pages name their canonic
 
 Crawled with ``--like`` as a new user would, each record is fetched and delivered once: the
 parameter that echoes the query is learnt from the result lists before any record is fetched.
-With that learning held back, the record pages' canonical links say which URLs show a record
-stored before, and teach the crawl to drop the parameter from the links it judges later.
+With that learning held back (in process: ``ECHO_LEARN_LINKS`` out of reach), the record pages'
+canonical links say which URLs show a record stored before, and teach the crawl to drop the
+parameter from the links it judges later.
 """
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from deepcrawl.crawler import CallbackSink, Crawl
+from deepcrawl.records import session_params
+from deepcrawl.settings import load_settings
 from tests.integration.run_cli import run_deepcrawl
 
 if TYPE_CHECKING:
@@ -87,14 +91,23 @@ def test_the_query_echo_is_learnt_and_each_record_delivered_once(
     assert "it believes it holds every record" in last or f"{RECORDS} held" in last, last
 
 
-def test_canonical_links_tell_a_record_stored_before_and_teach_the_parameter(
-    fixture_server: Callable[..., FixtureServer], tmp_path: Path
+async def test_canonical_links_tell_a_record_stored_before_and_teach_the_parameter(
+    fixture_server: Callable[..., FixtureServer], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     server = fixture_server("echo", records=RECORDS, seed=0)
     # the example as a result list links it: the crawl wants the links with the query's words
     like = f"{server.truth().detail_paths[0]}?hl=anything"
-    _stderr, figures = _crawl(server, tmp_path, like, DEEPCRAWL_CRAWL__ECHO_LEARN_LINKS="1000000")
-    lines = _lines(tmp_path)
+    # the echo's learning held back (no result list is evidence enough): the canonical links
+    # alone are left to teach the parameter
+    monkeypatch.setattr(session_params, "ECHO_LEARN_LINKS", 10**6)
+    settings = load_settings(
+        storage={"url": f"sqlite:///{tmp_path / 'crawl.db'}", "bodies_dir": tmp_path / "bodies"},
+        politeness={"requests_per_second": 0.0, "concurrency_per_host": 4},
+    )
+    lines: list[dict[str, object]] = []
+    async with Crawl(server.url + "/", settings=settings, like=[like]) as crawl:
+        report = await crawl.run(CallbackSink(lines.append))
+    assert report.status == "done"
     delivered = _delivered(server, lines)
     assert delivered == Counter(dict.fromkeys(server.truth().detail_paths, 1))
     assert ("hl", 1) in _learnt(tmp_path)  # learnt from the canonical links
@@ -103,5 +116,5 @@ def test_canonical_links_tell_a_record_stored_before_and_teach_the_parameter(
     assert {str(line["canonical_url"]).removeprefix(base) for line in lines} == set(
         server.truth().detail_paths
     )
-    assert int(str(figures["duplicates"])) <= RECORDS
-    assert figures["records_reached"] == RECORDS
+    assert report.stats.duplicates <= RECORDS
+    assert report.stats.records_reached == RECORDS

@@ -117,7 +117,6 @@ async def test_a_raising_callback_surfaces_from_crawl_each_as_itself(
     settings = load_settings(
         storage={"url": f"sqlite:///{tmp_path / 'crawl.db'}", "bodies_dir": tmp_path / "bodies"},
         politeness={"requests_per_second": 0.0, "concurrency_per_host": 4},
-        browser={"memory_check_every": 0},
     )
     seen: list[str] = []
 

@@ -38,7 +38,6 @@ def crawl_settings(tmp_path: Path, **sections: dict[str, Any]) -> Settings:
     base = load_settings(
         storage={"url": f"sqlite:///{tmp_path / 'crawl.db'}", "bodies_dir": tmp_path / "bodies"},
         politeness={"requests_per_second": 0.0, "concurrency_per_host": 4},
-        browser={"memory_check_every": 0},
     )
     return base.with_overrides(**sections)
 

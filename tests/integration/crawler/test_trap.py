@@ -75,12 +75,11 @@ def test_the_trap_crawl_stops_by_itself_and_delivers_each_record_once(
 def test_a_crawl_blind_to_session_ids_stops_as_a_runaway(
     fixture_server: Callable[..., FixtureServer], tmp_path: Path
 ) -> None:
-    """With no session parameter known and none learnt, every result page brings the same
+    """With the session parameter no list holds not learnt, every result page brings some
     records under new URLs: the repeated content stops the querying and the link following,
     and the stop reason (``stats.json`` and the final line) says why."""
     server = fixture_server("trap", records=RECORDS, seed=0)
     blind = {
-        "DEEPCRAWL_PROTOTYPES__SESSION_PARAMS": "[]",
         "DEEPCRAWL_CRAWL__LEARN_SESSION_PARAMS": "false",
         "DEEPCRAWL_CRAWL__DROP_PARAMS": "[]",
     }

@@ -102,7 +102,6 @@ def _settings(tmp_path: Path, **sections: dict[str, Any]) -> Settings:
     base = load_settings(
         storage={"url": f"sqlite:///{tmp_path / 'crawl.db'}", "bodies_dir": tmp_path / "bodies"},
         politeness={"requests_per_second": RATE, "concurrency_per_host": 4},
-        browser={"memory_check_every": 0},
     )
     return base.with_overrides(**sections)
 
@@ -147,7 +146,7 @@ async def test_each_result_page_of_a_query_takes_its_own_turn(
 ) -> None:
     server = fixture_server("books")
     # every setup query three pages deep: lists of several pages within the page budget
-    crawl = {"max_pages": 60, "auto_label": True, "setup_result_pages": 3}
+    crawl = {"max_pages": 60, "auto_label": True}
     settings = _settings(tmp_path, crawl=crawl, querying={"max_queries": 16})
     stats, log = await _crawl(server, settings, None, status="max_pages")
     _assert_one_door(stats, log)

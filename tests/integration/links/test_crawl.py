@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from deepcrawl.page.fetched import FetchedPage
 
 SETTINGS = Settings().with_overrides(
-    browser={"page_timeout_s": 10.0, "memory_check_every": 0},
+    browser={"page_timeout_s": 10.0},
     politeness={"requests_per_second": 0.0, "concurrency_per_host": 2},
 )
 
@@ -139,11 +139,11 @@ async def test_strategies_on_the_books_site_stay_in_budget(
         "xcrawl": XCrawler,
     }
     is_record = pattern_target(r"/book/\d+")
-    settings = SETTINGS.with_overrides(links={"learning_threshold": 10, "apprentice_batch": 30})
-    strategy = classes[name](settings, is_target=is_record)
+    options = {"ache": {"learning_threshold": 10}, "apprentice": {"batch": 30}}.get(name, {})
+    strategy = classes[name](SETTINGS, is_target=is_record, **options)
     books_server.reset_stats()
     pages = []
-    async with HttpFetcher(settings) as fetcher:
+    async with HttpFetcher(SETTINGS) as fetcher:
         async for page in strategy.crawl(books_server.url + "/", fetcher=fetcher, max_requests=120):
             pages.append(page)
     stats = books_server.stats()

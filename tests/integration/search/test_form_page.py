@@ -106,7 +106,7 @@ def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     cache = tmp_path_factory.getbasetemp() / "forms-critic-cache"
     return Settings().with_overrides(
         forms={"model_cache_dir": cache},
-        browser={"page_timeout_s": 5.0, "memory_check_every": 0},
+        browser={"page_timeout_s": 5.0},
     )
 
 

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.browser
 
-SETTINGS = Settings().with_overrides(browser={"page_timeout_s": 10.0, "memory_check_every": 0})
+SETTINGS = Settings().with_overrides(browser={"page_timeout_s": 10.0})
 
 ITEMS = {
     f"/item/{i}/": f"lantern {'harbour' if i % 3 else 'meadow'} note {i}" for i in range(1, 11)

@@ -29,9 +29,7 @@ pytestmark = pytest.mark.browser
 def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     """Default settings; the critic cache shared with the other form tests of the session."""
     cache = tmp_path_factory.getbasetemp() / "forms-critic-cache"
-    return Settings().with_overrides(
-        forms={"model_cache_dir": cache}, browser={"memory_check_every": 0}
-    )
+    return Settings().with_overrides(forms={"model_cache_dir": cache})
 
 
 @pytest.fixture(scope="module")
@@ -55,9 +53,11 @@ def expected(site: str, words: list[str], category: str = "", *, stop: bool = Fa
     return {built.detail_path(built.corpus.records[i - 1]) for i in hits}
 
 
-async def filler_for(server: FixtureServer, pool: BrowserPool, settings: Settings) -> FormFiller:
+async def filler_for(
+    server: FixtureServer, pool: BrowserPool, settings: Settings, **options: bool
+) -> FormFiller:
     form, verdict = await find_search_form(server.url + "/", settings, pool)
-    return FormFiller(pool, form, verdict, settings)
+    return FormFiller(pool, form, verdict, settings, **options)
 
 
 async def test_books_next_links_reach_every_result_page(
@@ -161,9 +161,7 @@ async def test_shop_post_form_with_image_button_and_page_numbers(
 ) -> None:
     server = fixture_server("shop", seed=0)
     # ten a page, as the shop shows by default: the page numbers are what this test is about
-    filler = await filler_for(
-        server, pool, settings.with_overrides(forms={"largest_page_size": False})
-    )
+    filler = await filler_for(server, pool, settings, largest_page_size=False)
     form = filler.form
     assert form.method == "POST"
     assert form.id is None

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.browser
 
-SETTINGS = Settings().with_overrides(browser={"page_timeout_s": 10.0, "memory_check_every": 0})
+SETTINGS = Settings().with_overrides(browser={"page_timeout_s": 10.0})
 
 DOCS = {
     f"/docs/{name}/": text

@@ -90,7 +90,6 @@ def site() -> Iterator[str]:
 def _settings(tmp_path: Path) -> Settings:
     return load_settings(
         storage={"url": f"sqlite:///{tmp_path / 'crawl.db'}", "bodies_dir": tmp_path / "bodies"},
-        browser={"memory_check_every": 0},
     )
 
 

@@ -10,9 +10,6 @@ from typing import Any, cast
 from playwright.async_api import Page
 
 from deepcrawl.browser.settle import ActionMark, Traffic, settle
-from deepcrawl.settings import Settings
-
-BROWSER = Settings().browser
 
 
 class StillPage:
@@ -34,7 +31,7 @@ async def _wait(**kwargs: Any) -> float:
     page = cast("Page", StillPage())
     with Traffic(page) as traffic:
         started = time.monotonic()
-        await settle(page, traffic, BROWSER, after=ActionMark(0, 3), **kwargs)
+        await settle(page, traffic, after=ActionMark(0, 3), **kwargs)
         return time.monotonic() - started
 
 

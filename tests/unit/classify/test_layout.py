@@ -17,18 +17,19 @@ import lxml.html
 import pytest
 
 from deepcrawl.classify.layout import (
+    MIN_SIMILARITY,
+    SAMPLES,
+    WIDEN_SAMPLES,
     layout_of,
     narrow_to_example,
     sibling_prototypes,
     similarity,
     widen_to_siblings,
 )
-from deepcrawl.prototypes import LabelSession
-from deepcrawl.settings import PrototypeSettings
+from deepcrawl.prototypes import LabelSession, Prototyper
 from deepcrawl.storage import Repository
 
 PAGES = Path(__file__).resolve().parents[2] / "data" / "real"
-SETTINGS = PrototypeSettings()
 
 
 def _page(app: str, name: str) -> str:
@@ -62,18 +63,18 @@ def _page(app: str, name: str) -> str:
 def test_pages_of_the_examples_kind_look_like_it_and_the_others_do_not(
     app: str, example: str, alike: list[str], unlike: list[str]
 ) -> None:
-    reference = layout_of(_page(app, example), SETTINGS)
+    reference = layout_of(_page(app, example))
     assert reference is not None
     for name in alike + unlike:
-        layout = layout_of(_page(app, name), SETTINGS)
+        layout = layout_of(_page(app, name))
         assert layout is not None
         score = similarity(reference, layout)
-        assert (score >= SETTINGS.layout_min_similarity) == (name in alike), (name, score)
+        assert (score >= MIN_SIMILARITY) == (name in alike), (name, score)
 
 
 def test_not_html_has_no_layout() -> None:
-    assert layout_of("", SETTINGS) is None
-    assert similarity(*[layout_of("<p>a</p>", SETTINGS)] * 2) == 1.0  # type: ignore[arg-type]
+    assert layout_of("") is None
+    assert similarity(*[layout_of("<p>a</p>")] * 2) == 1.0  # type: ignore[arg-type]
 
 
 H = "http://127.0.0.1:23001/tracker"
@@ -105,17 +106,19 @@ class _Site:
         return next(self.pages[kind])
 
 
-def _session(tmp_path: Path, settings: PrototypeSettings) -> tuple[Repository, LabelSession]:
+def _session(
+    tmp_path: Path, prototyper: Prototyper | None = None
+) -> tuple[Repository, LabelSession]:
     repo = Repository.open(f"sqlite:///{tmp_path / 'crawl.db'}")
     site = repo.site(H + "/")
-    return repo, LabelSession.learn(repo, site.id, _tracker_urls(), settings)
+    return repo, LabelSession.learn(repo, site.id, _tracker_urls(), prototyper)
 
 
 def test_a_too_general_prototype_is_split_until_its_pages_look_like_the_example(
     tmp_path: Path,
 ) -> None:
     # thresholds that make issue17, msg1006 and user3 one wildcard: a wrong generalisation
-    loose = SETTINGS.model_copy(update={"literal_threshold": 0.9, "closed_vocabulary_max": 0})
+    loose = Prototyper(literal_threshold=0.9, closed_vocabulary_max=0)
     repo, session = _session(tmp_path, loose)
     with repo:
         example = f"{H}/issue5"
@@ -129,26 +132,25 @@ def test_a_too_general_prototype_is_split_until_its_pages_look_like_the_example(
         assert members
         assert all("/issue" in u for u in members)
         assert len(members) == 199
-        assert check.fetched == len(site.fetched) <= 1 + 2 * loose.layout_samples
+        assert check.fetched == len(site.fetched) <= 1 + 2 * SAMPLES
         assert session.labels()[check.prototype.id] == ("issue", True)
 
 
 def test_a_prototype_whose_pages_look_like_the_example_is_kept(tmp_path: Path) -> None:
-    repo, session = _session(tmp_path, SETTINGS)
+    repo, session = _session(tmp_path)
     with repo:
         example = f"{H}/issue5"
         before = session.label_like(example)
         site = _Site()
         check = asyncio.run(narrow_to_example(session, example, site.fetch))
         assert (check.prototype.id, check.splits, check.unlike) == (before.id, 0, [])
-        assert check.fetched == 1 + SETTINGS.layout_samples
-        quiet = SETTINGS.model_copy(update={"layout_samples": 0})
-        session.settings = quiet
-        assert asyncio.run(narrow_to_example(session, example, site.fetch)).fetched == 0
+        assert check.fetched == 1 + SAMPLES
+        quiet = narrow_to_example(session, example, site.fetch, samples=0)
+        assert asyncio.run(quiet).fetched == 0
 
 
 def test_the_label_does_not_widen_to_look_alike_kinds_of_another_layout(tmp_path: Path) -> None:
-    repo, session = _session(tmp_path, SETTINGS)
+    repo, session = _session(tmp_path)
     with repo:
         example = f"{H}/issue5"
         session.label_like(example, "issue")
@@ -160,8 +162,8 @@ def test_the_label_does_not_widen_to_look_alike_kinds_of_another_layout(tmp_path
         widening = asyncio.run(widen_to_siblings(session, check, site.fetch))
         assert {_kind(p.examples[0]) for p in widening.checked} == {"msg", "user"}
         assert widening.added == []
-        assert all(s < SETTINGS.layout_min_similarity for s in widening.scores.values())
-        assert widening.fetched == len(site.fetched) - before == 2 * SETTINGS.layout_widen_samples
+        assert all(s < MIN_SIMILARITY for s in widening.scores.values())
+        assert widening.fetched == len(site.fetched) - before == 2 * WIDEN_SAMPLES
         assert session.labels() == {check.prototype.id: ("issue", True)}
 
 
@@ -213,7 +215,7 @@ class _Docs:
 def _docs_session(tmp_path: Path, urls: list[str]) -> tuple[Repository, LabelSession]:
     repo = Repository.open(f"sqlite:///{tmp_path / 'crawl.db'}")
     site = repo.site(DOCS + "/")
-    return repo, LabelSession.learn(repo, site.id, urls, SETTINGS)
+    return repo, LabelSession.learn(repo, site.id, urls)
 
 
 def test_the_sections_of_a_documentation_site_are_siblings(tmp_path: Path) -> None:
@@ -248,8 +250,8 @@ def test_the_label_widens_to_sibling_sections_that_look_like_the_example(tmp_pat
         added = {_section(p.examples[0]) for p in widening.added}
         assert added == {"security", "tutorials"}
         assert widening.checked == widening.added
-        assert all(s >= SETTINGS.layout_min_similarity for s in widening.scores.values())
-        assert widening.fetched == 2 * SETTINGS.layout_widen_samples
+        assert all(s >= MIN_SIMILARITY for s in widening.scores.values())
+        assert widening.fetched == 2 * WIDEN_SAMPLES
         labels = session.labels()
         assert [labels[p.id] for p in widening.added] == [("guide", True)] * 2
         assert labels[community.id] == ("news", False)
@@ -264,11 +266,10 @@ def test_widening_is_bounded_and_can_be_switched_off(tmp_path: Path) -> None:
         session.label_like(DOCS_EXAMPLE, "guide")
         site = _Docs()
         check = asyncio.run(narrow_to_example(session, DOCS_EXAMPLE, site.fetch))
-        session.settings = SETTINGS.model_copy(update={"layout_widen_max": 1})
-        one = asyncio.run(widen_to_siblings(session, check, site.fetch))
+        one = asyncio.run(widen_to_siblings(session, check, site.fetch, max_siblings=1))
         assert len(one.checked) == len(one.added) == 1
-        session.settings = SETTINGS.model_copy(update={"layout_widen_max": 0})
-        assert asyncio.run(widen_to_siblings(session, check, site.fetch)).fetched == 0
+        none = widen_to_siblings(session, check, site.fetch, max_siblings=0)
+        assert asyncio.run(none).fetched == 0
 
 
 WIKI = "http://127.0.0.1:23002/doku.php?id="
@@ -305,7 +306,7 @@ def test_the_label_widens_to_a_sibling_holding_an_index_page_as_the_example_s_ki
 ) -> None:
     repo = Repository.open(f"sqlite:///{tmp_path / 'crawl.db'}")
     with repo:
-        session = LabelSession.learn(repo, repo.site(WIKI).id, _wiki_urls(), SETTINGS)
+        session = LabelSession.learn(repo, repo.site(WIKI).id, _wiki_urls())
         example = f"{WIKI}north:article_0"
         session.label_like(example, "article")
         site = _Wiki()
@@ -317,4 +318,4 @@ def test_the_label_widens_to_a_sibling_holding_an_index_page_as_the_example_s_ki
         assert len(widening.added) == 1
         assert "south" in widening.added[0].regex
         # mixed samples are read as far as the example's own kind was
-        assert widening.fetched <= SETTINGS.layout_samples
+        assert widening.fetched <= SAMPLES

@@ -25,7 +25,7 @@ def _ctx() -> CrawlContext:
     settings = Settings()
     return cast(
         "CrawlContext",
-        SimpleNamespace(settings=settings, start_url=START, sessions=LearntSessions(settings)),
+        SimpleNamespace(settings=settings, start_url=START, sessions=LearntSessions()),
     )
 
 

@@ -4,7 +4,13 @@ first (:func:`~deepcrawl.crawler.setup.repeats_one_listing`); by the lists' tota
 
 from __future__ import annotations
 
-from deepcrawl.crawler.setup import repeats_one_listing, setup_pages
+from deepcrawl.crawler.setup import (
+    SETUP_FIRST_PAGES,
+    SETUP_RESULT_PAGES,
+    SETUP_UNTOTALLED_PAGES,
+    repeats_one_listing,
+    setup_pages,
+)
 from deepcrawl.settings import Settings
 
 SETTINGS = Settings()
@@ -53,12 +59,10 @@ def test_a_list_too_short_to_tell_an_order_says_nothing() -> None:
 
 
 def test_the_setup_reads_deep_until_a_list_goes_on_then_by_its_totals() -> None:
-    """The first list is read ``setup_first_pages`` deep whatever it reports; then lists read
-    ``setup_result_pages`` deep where a list reported its total, and
-    ``setup_untotalled_pages`` where none did (the stop then reads whole lists anyway)."""
-    pages = {"setup_first_pages": 4, "setup_result_pages": 3, "setup_untotalled_pages": 1}
-    crawl = Settings().with_overrides(crawl=pages).crawl
-    assert setup_pages(crawl, past_first=False, totalled=False) == 4
-    assert setup_pages(crawl, past_first=False, totalled=True) == 4
-    assert setup_pages(crawl, past_first=True, totalled=True) == 3
-    assert setup_pages(crawl, past_first=True, totalled=False) == 1
+    """The first list is read three pages deep whatever it reports; then lists read three
+    pages deep where a list reported its total, and one where none did (the stop then reads
+    whole lists anyway)."""
+    assert setup_pages(past_first=False, totalled=False) == SETUP_FIRST_PAGES == 3
+    assert setup_pages(past_first=False, totalled=True) == SETUP_FIRST_PAGES
+    assert setup_pages(past_first=True, totalled=True) == SETUP_RESULT_PAGES == 3
+    assert setup_pages(past_first=True, totalled=False) == SETUP_UNTOTALLED_PAGES == 1

@@ -90,7 +90,7 @@ def test_frequency_hits_follow_zipf() -> None:
 
 def test_seed_queries_from_samples_respects_settings_and_limit() -> None:
     docs = ["digital camera sensor resolution zoom", "camera review lens zoom specifications"]
-    queries = seed_queries_from_samples(docs, KeywordSettings(sample_query_terms=2), limit=5)
+    queries = seed_queries_from_samples(docs, KeywordSettings(), limit=5, terms_per_query=2)
     assert len(queries) == 5
     assert all(len(q.split()) == 2 for q in queries)
     assert len(set(queries)) == 5

@@ -3,11 +3,12 @@ it stops being worth one (:mod:`deepcrawl.links.hubs`)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from deepcrawl.keywords.outcome import QueryOutcome
 from deepcrawl.links.hubs import HubScout, query_yield
-from deepcrawl.settings import LinkLearningSettings
 
 TOPIC, HOME, TWIN = "site/topics/slug?", "site//?", "site/notes/slug?"
 
@@ -31,8 +32,8 @@ def _notes_site(scout: HubScout, notes: int = 6) -> None:
         )
 
 
-def _scout(**settings: object) -> HubScout:
-    return HubScout(LinkLearningSettings.model_validate(settings))
+def _scout(max_kinds: int = 2, **options: Any) -> HubScout:
+    return HubScout(max_kinds, **options)
 
 
 def test_query_yield_is_new_records_a_request_over_the_window() -> None:
@@ -43,7 +44,7 @@ def test_query_yield_is_new_records_a_request_over_the_window() -> None:
 
 
 def test_no_kind_is_tried_before_a_member_is_linked_from_enough_pages() -> None:
-    scout = _scout(hub_min_inlinks=3)
+    scout = _scout(min_inlinks=3)
     _notes_site(scout, notes=2)  # the home page linked twice, each topic once
     assert scout.next_hub(0.5) is None
     _notes_site(scout, notes=3)  # a third note links the home page
@@ -51,14 +52,14 @@ def test_no_kind_is_tried_before_a_member_is_linked_from_enough_pages() -> None:
 
 
 def test_a_family_of_lists_is_tried_before_the_one_page_every_page_links_to() -> None:
-    scout = _scout(hub_min_inlinks=2)
+    scout = _scout(min_inlinks=2)
     _notes_site(scout)  # home linked 6 times, topics a and b 3 times each
     url = scout.next_hub(0.5)
     assert url in {"/topics/a.html", "/topics/b.html"}
 
 
 def test_a_kind_that_brings_nothing_is_dropped_and_the_paying_kind_read_to_its_end() -> None:
-    scout = _scout(hub_min_inlinks=2)
+    scout = _scout(min_inlinks=2)
     scout.see("/notes/1.html", [("/", HOME), ("/topics/a.html", TOPIC)])
     scout.see("/notes/2.html", [("/", HOME), ("/topics/b.html", TOPIC)])
     assert scout.next_hub(0.5) == "/"  # no topic linked twice yet: the home page is tried
@@ -78,7 +79,7 @@ def test_a_kind_that_brings_nothing_is_dropped_and_the_paying_kind_read_to_its_e
 
 
 def test_a_kind_is_not_read_while_the_queries_bring_more() -> None:
-    scout = _scout(hub_min_inlinks=2)
+    scout = _scout(min_inlinks=2)
     _notes_site(scout)
     scout.read_already("/", HOME, 0)
     url = scout.next_hub(0.5)
@@ -91,7 +92,7 @@ def test_a_kind_is_not_read_while_the_queries_bring_more() -> None:
 
 
 def test_a_kind_that_stops_paying_is_dropped() -> None:
-    scout = _scout(hub_min_inlinks=1, hub_window=2)
+    scout = _scout(min_inlinks=1, window=2)
     scout.see("/notes/1.html", [(f"/topics/{i}.html", TOPIC) for i in range(6)])
     yields = iter([20, 15, 1, 0, 30, 30])
     read = []
@@ -104,7 +105,7 @@ def test_a_kind_that_stops_paying_is_dropped() -> None:
 
 
 def test_hub_min_yield_holds_when_no_query_competes() -> None:
-    scout = _scout(hub_min_inlinks=1, hub_min_yield=5.0)
+    scout = _scout(min_inlinks=1, min_yield=5.0)
     scout.see("/notes/1.html", [("/topics/a.html", TOPIC), ("/topics/b.html", TOPIC)])
     url = scout.next_hub(None)
     assert url is not None
@@ -113,7 +114,7 @@ def test_hub_min_yield_holds_when_no_query_competes() -> None:
 
 
 def test_the_kinds_tried_are_capped() -> None:
-    scout = _scout(hub_min_inlinks=1, hub_max_kinds=2)
+    scout = _scout(min_inlinks=1, max_kinds=2)
     scout.see("/notes/1.html", [(f"/{k}/x", f"site/{k}/slug?") for k in "abcd"])
     tried = []
     while (url := scout.next_hub(0.5)) is not None:
@@ -124,7 +125,7 @@ def test_the_kinds_tried_are_capped() -> None:
 
 
 def test_a_page_read_before_counts_as_a_trial_of_its_kind() -> None:
-    scout = _scout(hub_min_inlinks=1, hub_max_kinds=1)
+    scout = _scout(min_inlinks=1, max_kinds=1)
     _notes_site(scout)
     scout.read_already("/topics/a.html", TOPIC, 3)
     assert scout.next_hub(0.5) == "/topics/b.html"  # the kind read on; a is not fetched again
@@ -133,7 +134,7 @@ def test_a_page_read_before_counts_as_a_trial_of_its_kind() -> None:
 
 
 def test_a_page_read_before_is_no_candidate() -> None:
-    scout = HubScout(LinkLearningSettings.model_validate({"hub_min_inlinks": 2}), read=["/"])
+    scout = HubScout(2, min_inlinks=2, read=["/"])
     _notes_site(scout)
     url = scout.next_hub(0.5)
     assert url is not None
@@ -141,13 +142,13 @@ def test_a_page_read_before_is_no_candidate() -> None:
 
 
 def test_a_page_linking_one_member_twice_counts_once() -> None:
-    scout = _scout(hub_min_inlinks=2)
+    scout = _scout(min_inlinks=2)
     scout.see("/notes/1.html", [("/topics/a.html", TOPIC), ("/topics/a.html", TOPIC)])
     assert scout.next_hub(0.5) is None
 
 
 def test_off_once_every_kind_tried_is_dropped() -> None:
-    scout = _scout(hub_min_inlinks=1, hub_max_kinds=1)
+    scout = _scout(min_inlinks=1, max_kinds=1)
     scout.see("/notes/1.html", [("/topics/a.html", TOPIC), ("/topics/b.html", TOPIC)])
     scout.record(scout.next_hub(0.5) or "", 0)
     assert scout.enabled  # the trial is not judged yet
@@ -158,7 +159,7 @@ def test_off_once_every_kind_tried_is_dropped() -> None:
 
 
 def test_off_with_no_kind_allowed() -> None:
-    scout = _scout(hub_max_kinds=0)
+    scout = _scout(max_kinds=0)
     _notes_site(scout)
     assert not scout.enabled
     assert scout.next_hub(0.0) is None

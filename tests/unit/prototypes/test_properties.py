@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deepcrawl.prototypes import Prototyper
-from deepcrawl.settings import PrototypeSettings
 from deepcrawl.urls import normalise_url
 
 _word = st.sampled_from(["a", "book", "x1", "new", "2024-01-02", "17", "ff00aa11", "a-b", "", "é"])
@@ -28,23 +28,21 @@ def url_sets(draw: st.DrawFn) -> list[str]:
     return urls
 
 
-_SETTINGS = st.sampled_from(
+_PARAMS = st.sampled_from(
     [
-        PrototypeSettings(),
-        PrototypeSettings(fold_trailing_slash=False),
-        PrototypeSettings(nested_folders=False, numeric_literals=True),
-        PrototypeSettings(split_required_query_keys=True, query_split_max_values=3),
-        PrototypeSettings(literal_threshold=0.3, min_support=1, merge_min_siblings=2),
+        {},
+        {"fold_trailing_slash": False},
+        {"nested_folders": False, "numeric_literals": True},
+        {"split_required_query_keys": True, "query_split_max_values": 3},
+        {"literal_threshold": 0.3, "min_support": 1, "merge_min_siblings": 2},
     ]
 )
 
 
 @settings(max_examples=200, deadline=None)
-@given(url_sets(), _SETTINGS)
-def test_every_url_falls_in_exactly_one_prototype(
-    urls: list[str], prototype_settings: PrototypeSettings
-) -> None:
-    fitted = Prototyper(prototype_settings).fit(urls)
+@given(url_sets(), _PARAMS)
+def test_every_url_falls_in_exactly_one_prototype(urls: list[str], params: dict[str, Any]) -> None:
+    fitted = Prototyper(**params).fit(urls)
     compiled = [(p.id, re.compile(p.regex)) for p in fitted.prototypes_]
     assert sum(p.count for p in fitted.prototypes_) == fitted.n_urls_
     for url in urls:

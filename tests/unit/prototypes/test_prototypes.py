@@ -8,7 +8,6 @@ import re
 import pytest
 
 from deepcrawl.prototypes import Prototype, PrototypeMatcher, Prototyper, prototype_id
-from deepcrawl.settings import PrototypeSettings
 from deepcrawl.urls import normalise_url
 
 H = "https://www.example.com"
@@ -43,7 +42,7 @@ def _assert_partition(prototyper: Prototyper, urls: list[str]) -> None:
 
 def test_table_1_of_the_paper_is_found() -> None:
     urls = _amazon(random.Random(0))
-    fitted = Prototyper(PrototypeSettings(split_required_query_keys=True)).fit(urls)
+    fitted = Prototyper(split_required_query_keys=True).fit(urls)
     assert len(fitted.prototypes_) == 4
     coverage = sorted(round(p.coverage, 2) for p in fitted.prototypes_)
     assert coverage == [0.11, 0.11, 0.39, 0.39]
@@ -72,7 +71,7 @@ def test_an_optional_mode_key_splits_but_variant_keys_do_not() -> None:
     assert "view=print" in printed.regex
     assert "split on view=print" in printed.how
     _assert_partition(fitted, urls)
-    flat = Prototyper(PrototypeSettings(query_split_max_values=0)).fit(urls)
+    flat = Prototyper(query_split_max_values=0).fit(urls)
     assert len(flat.prototypes_) == 1
 
 
@@ -142,7 +141,7 @@ def test_trailing_slash_is_folded() -> None:
     urls = [f"{H}/book/{i}" for i in range(20)] + [f"{H}/book/{i}/" for i in range(5)]
     fitted = Prototyper().fit(urls)
     assert len(fitted.prototypes_) == 1
-    unfolded = Prototyper(PrototypeSettings(fold_trailing_slash=False)).fit(urls)
+    unfolded = Prototyper(fold_trailing_slash=False).fit(urls)
     assert len(unfolded.prototypes_) == 2
 
 
@@ -187,7 +186,7 @@ def test_relative_urls_are_resolved_against_the_base() -> None:
 
 def test_examples_and_coverage() -> None:
     urls = [f"{H}/a/{i}" for i in range(30)] + [f"{H}/b/{i}" for i in range(10)]
-    fitted = Prototyper(PrototypeSettings(max_examples=3)).fit(urls)
+    fitted = Prototyper(max_examples=3).fit(urls)
     a, b = fitted.prototypes_
     assert (a.count, b.count) == (30, 10)
     assert (a.coverage, b.coverage) == (0.75, 0.25)
@@ -229,7 +228,7 @@ def test_nested_folders_are_one_prototype() -> None:
     assert nested.depth is None
     assert "nested folders" in nested.how
     assert fitted.matcher_.match(f"{H}/admin/s-9/s-9/s-9/") == nested.id
-    flat = Prototyper(PrototypeSettings(nested_folders=False)).fit(urls)
+    flat = Prototyper(nested_folders=False).fit(urls)
     assert len(flat.prototypes_) == 4
     _assert_partition(fitted, urls)
 

@@ -10,7 +10,6 @@ from lxml import html
 
 from deepcrawl.records.echoes import QueryEchoes
 from deepcrawl.records.session_params import LearntSessions, url_params
-from deepcrawl.settings import Settings
 
 DATA = Path(__file__).parents[2] / "data" / "real" / "dokuwiki"
 SITE = "http://127.0.0.1:45777"
@@ -34,9 +33,7 @@ def _results(word: str) -> list[SimpleNamespace]:
 def test_the_highlight_parameter_is_learnt_once_records_come_back_under_other_words() -> None:
     stored: list[tuple[set[str], bool]] = []
     heard: list[set[str]] = []
-    sessions = LearntSessions(
-        Settings(), store=lambda names, anyway=False: stored.append((names, anyway))
-    )
+    sessions = LearntSessions(store=lambda names, anyway=False: stored.append((names, anyway)))
     sessions.listeners.append(heard.append)
     assert sessions.observe_result(_results("harbour"), "harbour") == set()
     assert sessions.observe_result(_results("quay"), "quay") == {"s[]"}
@@ -49,7 +46,7 @@ def test_the_highlight_parameter_is_learnt_once_records_come_back_under_other_wo
 
 
 def test_chrome_links_and_one_query_teach_nothing() -> None:
-    sessions = LearntSessions(Settings())
+    sessions = LearntSessions()
     chrome = [SimpleNamespace(url=r.url, page=1, role="chrome") for r in _results("harbour")]
     assert sessions.observe_result(chrome, "harbour") == set()
     assert sessions.observe_result(_results("harbour"), "harbour") == set()

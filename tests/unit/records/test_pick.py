@@ -84,7 +84,7 @@ async def test_a_sibling_whose_typical_page_looks_like_the_example_joins_the_kin
         session = LabelSession.learn(repo, site.id, [url for _q, url, _t, _r in links])
         own = session.like(f"{H}/a/r0-0")
         session.label(own.id, "a", relevant=True)
-        reference = layout_of(RECORD.format(t="A zero"), session.settings)
+        reference = layout_of(RECORD.format(t="A zero"))
         layout = LikeLayout(LayoutCheck(f"{H}/a/r0-0", own, reference=reference),
                             Widening(f"{H}/a/r0-0"))  # fmt: skip
         asked: list[str] = []

@@ -5,7 +5,6 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from deepcrawl.records.session_params import LearntSessions, url_params
-from deepcrawl.settings import Settings
 
 SITE = "http://h.test"
 
@@ -27,7 +26,7 @@ def test_url_params_name_query_items_and_path_parameters() -> None:
 def test_a_parameter_with_a_new_value_on_every_response_is_learnt() -> None:
     stored: list[set[str]] = []
     heard: list[set[str]] = []
-    learnt = LearntSessions(Settings(), store=stored.append)
+    learnt = LearntSessions(store=stored.append)
     learnt.listeners.append(heard.append)
     assert learnt.observe(_page("a1b2c3d4e5f6a7b8", "/book/1", "/book/2", "/about")) == set()
     assert learnt.observe(_page("f0e9d8c7b6a5f4e3", "/book/2", "/book/3")) == set()  # one link
@@ -38,7 +37,7 @@ def test_a_parameter_with_a_new_value_on_every_response_is_learnt() -> None:
 
 
 def test_values_that_differ_on_one_page_or_stay_the_same_are_no_session() -> None:
-    learnt = LearntSessions(Settings())
+    learnt = LearntSessions()
     # a sort order: another value link by link on one page
     learnt.observe([f"{SITE}/list?sort=title-ascending", f"{SITE}/list?sort=date-descending"])
     # a language: one value, the same on every page
@@ -54,20 +53,18 @@ def test_values_that_differ_on_one_page_or_stay_the_same_are_no_session() -> Non
 
 
 def test_names_known_elsewhere_are_taken_and_learning_can_be_off() -> None:
-    settings = Settings()
-    learnt = LearntSessions(settings, ["Visit"])
+    learnt = LearntSessions(["Visit"])
     assert learnt.drop(f"{SITE}/a?visit=abcdef012345") == f"{SITE}/a"
     learnt.know(["token"])
     assert learnt.names == {"visit", "token"}
-    off = LearntSessions(settings.model_copy(update={"crawl": settings.crawl.model_copy(
-        update={"learn_session_params": False})}))  # fmt: skip
+    off = LearntSessions(learn=False)
     for session in ("a1b2c3d4e5f6", "f6e5d4c3b2a1", "0a1b2c3d4e5f"):
         off.observe(_page(session, "/x", "/y"))
     assert off.names == frozenset()
 
 
 def test_a_query_result_is_one_response_a_page() -> None:
-    learnt = LearntSessions(Settings())
+    learnt = LearntSessions()
     links = [
         SimpleNamespace(url=url, page=page, role="result")
         for page, session in ((1, "a1b2c3d4e5f6a7b8"), (2, "0123456789abcdef"))

@@ -85,11 +85,11 @@ def test_bad_override_names_the_setting() -> None:
 def test_set_ranks_between_code_and_the_environment(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    (tmp_path / "deepcrawl.toml").write_text("[crawl]\nmax_pages = 1\nsetup_queries = 2\n")
+    (tmp_path / "deepcrawl.toml").write_text("[crawl]\nmax_pages = 1\nworker_wait_s = 2\n")
     monkeypatch.setenv("DEEPCRAWL_CRAWL__MAX_PAGES", "3")
-    with overridden(["crawl.max_pages=4", "crawl.setup_queries=5", 'crawl.like=["/a", "/b"]']):
+    with overridden(["crawl.max_pages=4", "crawl.worker_wait_s=5", 'crawl.like=["/a", "/b"]']):
         assert load_settings().crawl.max_pages == 4  # --set beats the environment
-        assert load_settings().crawl.setup_queries == 5  # and the file
+        assert load_settings().crawl.worker_wait_s == 5  # and the file
         assert load_settings().crawl.like == ("/a", "/b")  # a JSON list is a list
         assert load_settings(crawl={"max_pages": 6}).crawl.max_pages == 6  # a flag beats it
     assert load_settings().crawl.max_pages == 3  # undone after the block
@@ -123,14 +123,14 @@ def test_explain_names_the_source_of_each_value(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     (tmp_path / "deepcrawl.toml").write_text("[http]\ntimeout_s = 3.5\n")
-    monkeypatch.setenv("DEEPCRAWL_CRAWL__SETUP_QUERIES", "6")
+    monkeypatch.setenv("DEEPCRAWL_CRAWL__WORKER_WAIT_S", "6")
     monkeypatch.setenv("DEEPCRAWL_DB", "postgresql+psycopg://me:secret@db.example/crawl")
     with overridden(["crawl.max_pages=9"]):
         found = {s.key: s for s in explain_settings(crawl={"navigate": True, "scope_prefix": None})}
     assert (found["http.timeout_s"].source, found["http.timeout_s"].detail) == (
         "file", "deepcrawl.toml"
     )  # fmt: skip
-    assert found["crawl.setup_queries"].detail == "DEEPCRAWL_CRAWL__SETUP_QUERIES"
+    assert found["crawl.worker_wait_s"].detail == "DEEPCRAWL_CRAWL__WORKER_WAIT_S"
     assert (found["storage.url"].source, found["storage.url"].detail) == (
         "environment", "DEEPCRAWL_DB"
     )  # fmt: skip

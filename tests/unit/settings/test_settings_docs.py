@@ -79,8 +79,12 @@ def test_no_setting_names_an_application_or_quotes_a_measurement() -> None:
 
 
 def test_the_user_settings_are_a_few_dozen_and_the_ones_a_user_sets() -> None:
+    """Issue 46's bar: settings a user can hold in their head, the rest constants of the code
+    they tune."""
+    names = {name for name, _field in _fields()}
     users = {name for name, field in _fields() if for_users(field) is not None}
-    assert 20 <= len(users) <= 60
+    assert len(names) <= 120
+    assert 20 <= len(users) <= 40
     assert {
         "politeness.requests_per_second", "politeness.obey_robots", "access.proxy",
         "access.cookies", "http.user_agent", "browser.chromium", "crawl.max_pages",
@@ -113,9 +117,7 @@ def test_one_name_one_meaning() -> None:
         section, key = name.split(".")
         by_key.setdefault(key, set()).add(section)
     shared = {key for key, sections in by_key.items() if len(sections) > 1}
-    # a seed is each section's own randomness; a bench's rate and concurrency replace the
-    # politeness section's against the local fixture sites
-    assert shared == {"seed", "requests_per_second", "concurrency_per_host"}
+    assert shared == set()
     names = {name for name, _field in _fields()}
     assert not set(RENAMED) & names
     assert set(RENAMED.values()) <= names
@@ -133,15 +135,44 @@ def test_an_old_name_given_with_set_names_the_new_one(old: str, new: str) -> Non
 def test_an_old_name_in_the_file_the_environment_or_code_names_the_new_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    (tmp_path / "deepcrawl.toml").write_text("[crawl]\nlease_s = 60\n")
-    with pytest.raises(ConfigError, match=r"crawl\.lease_s: this setting was renamed crawl\.w"):
+    monkeypatch.setitem(RENAMED, "crawl.pages_max", "crawl.max_pages")
+    renamed = r"crawl\.pages_max: this setting was renamed crawl\.max_pages"
+    (tmp_path / "deepcrawl.toml").write_text("[crawl]\npages_max = 60\n")
+    with pytest.raises(ConfigError, match=renamed):
         load_settings()
     (tmp_path / "deepcrawl.toml").unlink()
-    monkeypatch.setenv("DEEPCRAWL_FORMS__SETTLE_S", "0.1")
-    with pytest.raises(ConfigError, match=r"forms\.settle_s: this setting was renamed browser"):
+    monkeypatch.setenv("DEEPCRAWL_CRAWL__PAGES_MAX", "60")
+    with pytest.raises(ConfigError, match=renamed):
         load_settings()
-    monkeypatch.delenv("DEEPCRAWL_FORMS__SETTLE_S")
-    with pytest.raises(ConfigError, match=r"links\.lease_s: this setting was renamed links\.b"):
-        load_settings(links={"lease_s": 5})
+    monkeypatch.delenv("DEEPCRAWL_CRAWL__PAGES_MAX")
+    with pytest.raises(ConfigError, match=renamed):
+        load_settings(crawl={"pages_max": 5})
+    with pytest.raises(ConfigError, match=rf"--set {renamed}$"), overridden(["crawl.pages_max=5"]):
+        pass
     with pytest.raises(ConfigError, match=r"crawl\.lease_z: no such setting$"):
         load_settings(crawl={"lease_z": 5})
+
+
+@pytest.mark.parametrize("name", ["browser.settle_quiet_s", "http.max_redirects", "bench.records"])
+def test_a_setting_that_became_a_constant_fails_by_its_name_from_every_source(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 46 made tuning knobs constants of the code they tune: given as settings, each
+    fails with one line naming it, wherever it came from."""
+    section, key = name.split(".")
+    unknown = rf"setting {re.escape(name)}: no such setting$"
+    (tmp_path / "deepcrawl.toml").write_text(f"[{section}]\n{key} = 1\n")
+    with pytest.raises(ConfigError, match=unknown):
+        load_settings()
+    (tmp_path / "deepcrawl.toml").unlink()
+    monkeypatch.setenv(f"DEEPCRAWL_{section.upper()}__{key.upper()}", "1")
+    with pytest.raises(ConfigError, match=unknown):
+        load_settings()
+    monkeypatch.delenv(f"DEEPCRAWL_{section.upper()}__{key.upper()}")
+    with pytest.raises(ConfigError, match=unknown):
+        load_settings(**{section: {key: 1}})
+    with (
+        pytest.raises(ConfigError, match=rf"--set {re.escape(name)}: no such setting in"),
+        overridden([f"{name}=1"]),
+    ):
+        pass

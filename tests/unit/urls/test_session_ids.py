@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from deepcrawl.settings import PrototypeSettings
 from deepcrawl.urls import URLNormaliser, normalise_url
 
 
@@ -31,12 +30,11 @@ def test_session_ids_leave_the_normal_form(url: str, normal: str) -> None:
     assert normalise_url(url) == normal
 
 
-def test_the_names_are_a_setting() -> None:
-    settings = PrototypeSettings(session_params=("visit",), session_value_min_length=4)
-    normalise = URLNormaliser(settings)
+def test_the_names_are_the_normalisers_to_choose() -> None:
+    normalise = URLNormaliser(session_params=("visit",), session_value_min_length=4)
     assert (
         normalise("http://h.test/a?visit=abcd&sid=abcdef0123") == "http://h.test/a?sid=abcdef0123"
     )
-    assert URLNormaliser(PrototypeSettings(session_params=()))(
+    assert URLNormaliser(session_params=())("http://h.test/a;jsessionid=ABCDEF123456") == (
         "http://h.test/a;jsessionid=ABCDEF123456"
-    ) == ("http://h.test/a;jsessionid=ABCDEF123456")
+    )

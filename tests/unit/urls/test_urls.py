@@ -8,7 +8,6 @@ import re
 import pytest
 
 from deepcrawl.errors import InvalidURLError
-from deepcrawl.settings import PrototypeSettings
 from deepcrawl.urls import (
     URLNormaliser,
     ascii_host,
@@ -137,16 +136,18 @@ def test_relative_reference_with_bad_scheme_and_base_is_refused() -> None:
         normalise_url("javascript:alert(1)", "http://a.com/")
 
 
-def test_overlong_urls_are_refused_by_setting() -> None:
-    short = URLNormaliser(PrototypeSettings(max_url_length=40))
+def test_overlong_urls_are_refused() -> None:
+    short = URLNormaliser(max_length=40)
     assert short("http://a.com/" + "x" * 27) == "http://a.com/" + "x" * 27
     with pytest.raises(InvalidURLError, match="longer than 40"):
         short("http://a.com/" + "x" * 28)
 
 
-def test_settings_can_allow_other_schemes() -> None:
-    settings = PrototypeSettings(allowed_schemes=("http", "https", "ftp"))
-    assert normalise_url("FTP://A.com:21/x", settings=settings) == "ftp://a.com/x"
+def test_a_normaliser_can_allow_other_schemes() -> None:
+    ftp = URLNormaliser(schemes=("http", "https", "ftp"))
+    assert ftp("FTP://A.com:21/x") == "ftp://a.com/x"
+    with pytest.raises(InvalidURLError, match="scheme"):
+        normalise_url("FTP://A.com:21/x")
 
 
 def test_normalise_urls_yields_errors_in_place() -> None:
