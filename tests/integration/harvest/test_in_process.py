@@ -60,7 +60,7 @@ async def test_a_harvest_in_one_process_delivers_each_record_once_and_records_a_
     settings = load_settings(
         storage={"url": f"sqlite:///{tmp_path / 'harvest.db'}", "bodies_dir": tmp_path / "b"},
         politeness={"requests_per_second": 0},
-        browser={"render": "never", "memory_check_every": 0},
+        browser={"render": "never"},
     )
     out = tmp_path / "out"
     seen: list[set[str]] = []
