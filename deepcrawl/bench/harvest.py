@@ -5,7 +5,11 @@
 2. a throw-away PostgreSQL server is started; for each count of workers (1, 2 and 4 by default)
    a new database, the proxies' logs emptied, and ``deepcrawl harvest SITES --db … --workers N``
    runs as a child process — the start URLs alone, no examples, as a new user would — under the
-   bench's wall-time cap, its process tree sampled (CPU, memory, the machine's load);
+   bench's wall-time cap, its process tree sampled (CPU, memory, the machine's load). A count of
+   0 is the harvest with no ``--db``: the embedded default, every job in one process on SQLite.
+   With ``kill_after``, each count of workers runs a second time and one worker is SIGKILLed
+   that many seconds in (:mod:`deepcrawl.bench.kill`): how soon its jobs ran elsewhere, and the
+   run's wall time beside the uninterrupted one's;
 3. each site is scored from its proxy's log and its ``pages.jsonl`` (record recall, harvest
    rate: :mod:`deepcrawl_fixtures.real.score`), its records delivered twice counted, and its
    politeness measured from the log's times (:mod:`deepcrawl.bench.politeness`: requests in
@@ -32,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from deepcrawl.bench.kill import KillReport, WorkerKill
 from deepcrawl.bench.politeness import HostPoliteness, measure
 from deepcrawl.bench.real import _kill_group, _real_apps
 from deepcrawl.bench.usage import TreeSampler, TreeUsage
@@ -79,10 +84,19 @@ class HarvestRun:
     """One harvest of every site with ``workers`` worker processes."""
 
     workers: int
+    """Worker processes started (0: the embedded harvest, in one process on SQLite)."""
     wall_s: float
     stop: str
     usage: TreeUsage
     sites: list[HarvestSiteRun] = field(default_factory=list)
+    kill: KillReport | None = None
+    """The worker killed in this run (None: an uninterrupted run)."""
+
+    @property
+    def label(self) -> str:
+        """The run as the table names it: its workers, and the kill if any."""
+        where = "SQLite" if self.workers == 0 else str(self.workers)
+        return where if self.kill is None else f"{where}, killed at {self.kill.after_s:.0f} s"
 
     @property
     def records(self) -> int:
@@ -98,6 +112,7 @@ class HarvestRun:
         """JSON-ready figures."""
         return {
             "workers": self.workers,
+            "kill": None if self.kill is None else self.kill.to_dict(),
             "wall_s": self.wall_s,
             "stop": self.stop,
             "records": self.records,
@@ -113,10 +128,13 @@ def run_harvest_bench(
     settings: Settings,
     *,
     workers: Sequence[int] = WORKERS,
+    kill_after: float | None = None,
     out: Path | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> list[HarvestRun]:
-    """Harvest the real sites ``sites`` (default: all) once for each count of ``workers``.
+    """Harvest the real sites ``sites`` (default: all) once for each count of ``workers`` (0:
+    in one process on SQLite), and with ``kill_after`` once more for each count on PostgreSQL
+    with one worker SIGKILLed that many seconds in.
 
     Raises:
         FixtureError: an unknown site, or one that cannot be installed or started; no
@@ -153,36 +171,48 @@ def run_harvest_bench(
                 pg = stack.enter_context(PostgresServer())
             except FileNotFoundError as exc:
                 raise FixtureError(str(exc)) from exc
-            for count in workers:
+            plan: list[tuple[int, float | None]] = [(count, None) for count in workers]
+            if kill_after is not None:
+                plan += [(count, kill_after) for count in workers if count > 0]
+            for count, kill in plan:
                 for _app, site in served.values():
                     site.reset()
-                db = pg.new_database(f"harvest{count}")
-                say(f"deepcrawl harvest of {len(served)} sites with {count} workers")
-                runs.append(_harvest(served, sites_file, db, root, count, settings))
+                tag = f"{count}" if kill is None else f"{count}-killed"
+                db = None if count == 0 else pg.new_database(f"harvest{tag.replace('-', '_')}")
+                say(f"deepcrawl harvest of {len(served)} sites: {tag} workers")
+                runs.append(_harvest(served, sites_file, db, root / f"workers-{tag}", count,
+                                     settings, kill_after=kill))  # fmt: skip
     return runs
 
 
 def _harvest(
     served: dict[str, tuple[RealApp, Running]],
     sites_file: Path,
-    db: str,
-    root: Path,
+    db: str | None,
+    folder: Path,
     count: int,
     settings: Settings,
+    *,
+    kill_after: float | None,
 ) -> HarvestRun:
     from deepcrawl_fixtures.real.process import python_env
     from deepcrawl_fixtures.real.score import score
 
-    folder = root / f"workers-{count}"
     shutil.rmtree(folder, ignore_errors=True)
+    where = ["--workers", "0"] if db is None else ["--db", db, "--workers", str(count)]
     cmd = [sys.executable, "-m", "deepcrawl", *override_args(), "-q", "harvest", str(sites_file),
-           "--db", db, "--workers", str(count), "--out", str(folder / "out")]  # fmt: skip
+           *where, "--out", str(folder / "out")]  # fmt: skip
     folder.mkdir(parents=True)
     started = time.perf_counter()
     with (folder / "harvest.log").open("w") as log:
         proc = subprocess.Popen(cmd, cwd=folder, env=python_env(), stdout=log,
                                 stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
-        with TreeSampler(proc.pid) as sampler:
+        killing = (
+            WorkerKill(proc.pid, db, after_s=kill_after, heartbeat_s=settings.crawl.heartbeat_s)
+            if db is not None and kill_after is not None
+            else contextlib.nullcontext()
+        )
+        with TreeSampler(proc.pid) as sampler, killing as killer:
             try:
                 proc.wait(settings.bench.real_timeout_s)
                 stop = f"exit {proc.returncode}"
@@ -192,7 +222,8 @@ def _harvest(
             finally:
                 if proc.poll() is None:
                     _kill_group(proc)
-    run = HarvestRun(count, round(time.perf_counter() - started, 1), stop, sampler.usage)
+    run = HarvestRun(count, round(time.perf_counter() - started, 1), stop, sampler.usage,
+                     kill=killer.report if isinstance(killer, WorkerKill) else None)  # fmt: skip
     report = folder / "out" / "harvest.json"
     states = (
         {s["name"]: s["state"] for s in json.loads(report.read_text())["sites"]}
@@ -233,13 +264,21 @@ def harvest_table(runs: Sequence[HarvestRun], settings: Settings) -> Any:
     for run in runs:
         for site in run.sites:
             p = site.politeness
-            table.add_row(str(run.workers), site.site, site.state, f"{site.score.recall:.3f}",
+            table.add_row(run.label, site.site, site.state, f"{site.score.recall:.3f}",
                           f"{site.score.harvest:.3f}", str(site.twice), str(p.max_in_flight),
                           str(p.max_per_s), f"{p.max_per_10s:.1f}", str(p.requests))  # fmt: skip
         cpu = run.usage.cpu_s / run.wall_s / 2 if run.wall_s else 0.0
+        kill = run.kill
+        killed = (
+            ""
+            if kill is None
+            else f"; killed pid {kill.pid} ({kill.site_jobs} site, {kill.fetch_jobs} fetch jobs), "
+            + (f"taken up in {kill.taken_up_s:.0f} s" if kill.taken_up_s is not None else "")
+            + (f" {kill.note}" if kill.note else "")
+        )
         table.add_row(
-            str(run.workers), "[bold]all[/]", run.stop, "", "", "", "", "", "",
+            run.label, "[bold]all[/]", run.stop, "", "", "", "", "", "",
             f"{run.records} rec, {run.wall_s:.0f} s, {run.records_per_s:.2f} rec/s, "
-            f"CPU {cpu:.0%}, load {run.usage.load_mean:.1f}",
+            f"CPU {cpu:.0%}, load {run.usage.load_mean:.1f}{killed}",
         )  # fmt: skip
     return table

@@ -55,8 +55,15 @@ def bench(
     ] = "sites",
     workers: Annotated[
         list[int] | None,
-        typer.Option(min=1, help="With --job harvest: worker processes of a run (repeatable; "
-                     "default 1, 2 and 4)."),
+        typer.Option(min=0, help="With --job harvest: worker processes of a run (repeatable; "
+                     "default 1, 2 and 4; 0: the harvest with no --db, in one process on "
+                     "SQLite)."),
+    ] = None,
+    kill_after: Annotated[
+        float | None,
+        typer.Option(min=1, help="With --job harvest: run each count of workers again, one "
+                     "worker SIGKILLed this many seconds in; the table says how soon its jobs "
+                     "ran elsewhere."),
     ] = None,
     no_example: Annotated[
         bool,
@@ -81,7 +88,8 @@ def bench(
 
     settings = load_settings()
     if job == "harvest":
-        _harvest(site, settings, workers=workers, json_out=json_out, out=out)
+        _harvest(site, settings, workers=workers, kill_after=kill_after, json_out=json_out,
+                 out=out)  # fmt: skip
         return
     if suite == "real":
         if job not in {"sites", "prototypes", "speed"}:
@@ -163,6 +171,7 @@ def _harvest(
     settings: Settings,
     *,
     workers: list[int] | None,
+    kill_after: float | None,
     json_out: bool,
     out: Path | None,
 ) -> None:
@@ -171,7 +180,8 @@ def _harvest(
     runs = run_harvest_bench(
         sites,
         settings,
-        workers=workers or WORKERS,
+        workers=WORKERS if workers is None else workers,
+        kill_after=kill_after,
         out=out,
         progress=None if json_out else lambda msg: err_console.print(msg, style="dim"),
     )

@@ -53,7 +53,12 @@ __all__ = ["FetchJobReport", "SiteFetchers"]
 
 @dataclass(frozen=True, slots=True)
 class FetchJobReport:
-    """What one fetch job did: its site, and the pages, requests and failed URLs it added."""
+    """What one fetch job did: its site, and the pages, requests and failed URLs it added.
+
+    The jobs of one site that a process runs at once share the site's counts, so each report
+    holds what the site's counts gained since the process's previous report for the site: the
+    reports of a site sum to what its fetching sent, each request once.
+    """
 
     site_id: int
     urls: int
@@ -70,6 +75,8 @@ class _Site:
     ctx: CrawlContext
     frontier: SqlFrontier
     workers: FetchWorkers
+    reported: tuple[int, int, int] = (0, 0, 0)
+    """Pages fetched, requests sent and URLs failed that earlier reports already hold."""
 
 
 class SiteFetchers(AsyncResource):
@@ -163,14 +170,11 @@ class SiteFetchers(AsyncResource):
         state = ctx.state  # the parameters learnt by the other processes since
         ctx.sessions.know(state.session_params(), anyway=state.session_params(anyway=True))
         leases = site.frontier.leases_of(url_ids)
-        stats = ctx.stats
-        before = (stats.pages_fetched, stats.requests, stats.errors)
         site.workers.restart()
         await site.workers.fetch_batch(leases)
-        return FetchJobReport(
-            site_id,
-            len(leases),
-            stats.pages_fetched - before[0],
-            stats.requests - before[1],
-            stats.errors - before[2],
-        )
+        stats = ctx.stats
+        now = (stats.pages_fetched, stats.requests, stats.errors)
+        # a window of this job's own would hold the requests of the site's jobs beside it too
+        pages, requests, errors = (n - b for n, b in zip(now, site.reported, strict=True))
+        site.reported = now
+        return FetchJobReport(site_id, len(leases), pages, requests, errors)

@@ -8,8 +8,9 @@
    folder that holds one;
 2. **the jobs** — a site job for each site not ended (:mod:`deepcrawl.harvest.jobs`): on
    PostgreSQL queued in procrastinate (:mod:`deepcrawl.harvest.engine`), run by ``deepcrawl
-   worker`` processes on any machine (``workers`` of them started here); on SQLite run in this
-   process by the in-process runner (:mod:`deepcrawl.harvest.runner`), the same job functions;
+   worker`` processes on any machine (``workers`` of them started here, each started again if
+   it dies); on SQLite run in this process by the in-process runner
+   (:mod:`deepcrawl.harvest.runner`), the same job functions;
 3. **delivery** — every page any job stored goes once to its site's ``OUT/<site>/pages.jsonl``
    (and WARC file): a :class:`~deepcrawl.crawler.deliver.DeliveryPoller` a site, here only, so
    no page is written twice whatever ran where; a site's last pages are swept once its job ended
@@ -78,6 +79,9 @@ _TICK_S = 0.5
 _WRITE_S = 2.0
 #: Seconds a worker process started here gets to end once the harvest is over.
 _WORKER_GRACE_S = 20.0
+#: Times one of the worker processes started here is started again after it died (a crash
+#: that repeats is the worker's own fault, and its log says why: the harvest stops replacing it).
+_WORKER_RESTARTS = 3
 #: The engine's states of a job that will not run again.
 _JOB_OVER = frozenset({"failed", "cancelled", "aborted"})
 
@@ -110,7 +114,7 @@ class Harvest:
         resume: go on with the harvest ``out`` holds (a new harvest refuses one).
         warc: also write each site's pages to ``OUT/<site>/pages.warc.gz``.
         workers: on PostgreSQL, ``deepcrawl worker`` processes to start here (0: the workers
-            run elsewhere).
+            run elsewhere); one that dies is started again.
         sites_at_once: query loops a worker (or the in-process runner) runs at once.
         fetches: fetch jobs a worker (or the in-process runner) runs at once.
         progress: called with the harvest's status every half second.
@@ -148,6 +152,7 @@ class Harvest:
         self._repo: Repository | None = None
         self._sites: list[_Site] = []
         self._procs: list[subprocess.Popen[bytes]] = []
+        self._restarts: list[int] = []
         self._entered = False
         self._written_at = 0.0
         #: The status the latest look gave (None before the first).
@@ -267,6 +272,26 @@ class Harvest:
             self._start_workers()
             await self._follow_until_ended(lambda site: self._check_job(jobs, site))
 
+    def _mind_workers(self) -> None:
+        """Start again each worker process started here that died (a signal, or an error
+        status) while sites remain.
+
+        The engine runs a dead worker's jobs again (its stalled-job sweep), but only on the
+        workers left: a harvest that started ``workers`` processes keeps that many, as a process
+        supervisor would. The new process registers new worker ids (never the dead one's).
+        """
+        for n, proc in enumerate(self._procs):
+            code = proc.poll()
+            # a worker ended on purpose (status 0: stopped by its user) is not replaced
+            if code is None or code == 0 or self._restarts[n] >= _WORKER_RESTARTS:
+                continue
+            self._restarts[n] += 1
+            logger.warning(
+                "worker %d (pid %d) ended with status %d; starting it again (%d of %d)",
+                n + 1, proc.pid, code, self._restarts[n], _WORKER_RESTARTS,
+            )  # fmt: skip
+            self._procs[n] = self._spawn_worker(n)
+
     def _pending(self) -> list[_Site]:
         return [site for site in self._sites if site.state not in ENDED]
 
@@ -299,6 +324,8 @@ class Harvest:
                     await site.poller.close(sweep=True)
                     site.finished = True
                     site.ended = time.monotonic()
+            if self._procs:
+                self._mind_workers()
             status = self._look()
             if time.monotonic() - self._written_at >= _WRITE_S:
                 self._write(status)
@@ -364,19 +391,20 @@ class Harvest:
 
     def _start_workers(self) -> None:
         """Start the ``deepcrawl worker`` processes this harvest runs on this machine."""
+        self._procs = [self._spawn_worker(n) for n in range(self.workers)]
+        self._restarts = [0] * self.workers
+
+    def _spawn_worker(self, n: int) -> subprocess.Popen[bytes]:
+        """Start worker process ``n`` (from 0), its output appended to ``OUT/worker-<n+1>.log``."""
         cmd = [
             sys.executable, "-m", "deepcrawl", *override_args(), "worker",
             "--db", self.settings.storage.url,
             "--sites", str(self.sites_at_once), "--concurrency", str(self.fetches),
         ]  # fmt: skip
-        for n in range(self.workers):
-            log = (self.out / f"worker-{n + 1}.log").open("ab")
-            with log:
-                self._procs.append(
-                    subprocess.Popen(
-                        cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-                    )
-                )
+        with (self.out / f"worker-{n + 1}.log").open("ab") as log:
+            return subprocess.Popen(
+                cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            )
 
     def _stop_workers(self) -> None:
         """End the worker processes started here: SIGTERM (each ends its jobs, or gives them

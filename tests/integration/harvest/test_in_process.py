@@ -3,7 +3,7 @@
 Two fixture sites and one that cannot be reached, harvested by the library call the CLI makes,
 with real Chromium: each reachable site's records go to ``OUT/<site>/pages.jsonl``, each once;
 the unreachable site is recorded ``failed`` with its reason and holds up no other;
-``harvest.json`` says all of it. ``--resume`` on the finished harvest delivers nothing twice,
+``harvest.json`` says all of it, each site's requests no more than its server answered. ``--resume`` on the finished harvest delivers nothing twice,
 and a new harvest refuses the folder.
 """
 
@@ -91,6 +91,8 @@ async def test_a_harvest_in_one_process_delivers_each_record_once_and_records_a_
         row = next(s for s in status.sites if s.name == name)
         assert row.records == len(delivered)
         assert row.requests > len(delivered)
+        # each request counted once, however many of the site's fetch jobs ran at once
+        assert row.requests <= server.stats(log=False)["requests"], name
 
     # resumed once over: nothing is delivered again, the failed site is tried again
     before = {name: _paths(out / name / "pages.jsonl") for name in ("books", shop_name)}
