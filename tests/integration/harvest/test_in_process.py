@@ -3,8 +3,9 @@
 Two fixture sites and one that cannot be reached, harvested by the library call the CLI makes,
 with real Chromium: each reachable site's records go to ``OUT/<site>/pages.jsonl``, each once;
 the unreachable site is recorded ``failed`` with its reason and holds up no other;
-``harvest.json`` says all of it, each site's requests no more than its server answered. ``--resume`` on the finished harvest delivers nothing twice,
-and a new harvest refuses the folder.
+``harvest.json`` says all of it, each site's requests no more than its server answered.
+``--resume`` on the finished harvest delivers nothing twice, and a new harvest refuses the
+folder.
 """
 
 from __future__ import annotations
