@@ -268,17 +268,20 @@ def harvest_table(runs: Sequence[HarvestRun], settings: Settings) -> Any:
                           f"{site.score.harvest:.3f}", str(site.twice), str(p.max_in_flight),
                           str(p.max_per_s), f"{p.max_per_10s:.1f}", str(p.requests))  # fmt: skip
         cpu = run.usage.cpu_s / run.wall_s / 2 if run.wall_s else 0.0
-        kill = run.kill
-        killed = (
-            ""
-            if kill is None
-            else f"; killed pid {kill.pid} ({kill.site_jobs} site, {kill.fetch_jobs} fetch jobs), "
-            + (f"taken up in {kill.taken_up_s:.0f} s" if kill.taken_up_s is not None else "")
-            + (f" {kill.note}" if kill.note else "")
-        )
+        killed = "" if run.kill is None else f"; {_kill_text(run.kill)}"
         table.add_row(
             run.label, "[bold]all[/]", run.stop, "", "", "", "", "", "",
             f"{run.records} rec, {run.wall_s:.0f} s, {run.records_per_s:.2f} rec/s, "
             f"CPU {cpu:.0%}, load {run.usage.load_mean:.1f}{killed}",
         )  # fmt: skip
     return table
+
+
+def _kill_text(kill: KillReport) -> str:
+    """A killed worker as the table's last column says it: whose jobs, how soon taken up."""
+    parts = [f"killed pid {kill.pid} ({kill.site_jobs} site, {kill.fetch_jobs} fetch jobs)"]
+    if kill.taken_up_s is not None:
+        parts.append(f"taken up in {kill.taken_up_s:.0f} s")
+    if kill.note:
+        parts.append(kill.note)
+    return ", ".join(parts)

@@ -324,8 +324,7 @@ class Harvest:
                     await site.poller.close(sweep=True)
                     site.finished = True
                     site.ended = time.monotonic()
-            if self._procs:
-                self._mind_workers()
+            self._mind_workers()
             status = self._look()
             if time.monotonic() - self._written_at >= _WRITE_S:
                 self._write(status)
