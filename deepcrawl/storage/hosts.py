@@ -188,11 +188,20 @@ class HostSeats:
             self._conn.commit()
 
     def close(self) -> None:
-        """Give every seat back: the connection goes, and its locks with it (invalidated, not
-        returned to the pool, where session locks would live on)."""
+        """Give every seat back: unlocked at once, then the connection goes (invalidated, not
+        returned to the pool, where session locks would live on).
+
+        The explicit unlock is what makes the seats free when this returns: a closed socket
+        alone frees them only once the server has noticed it, a moment later.
+        """
         conn, self._conn = self._conn, None
         self._held.clear()
         if conn is not None:
+            try:
+                conn.execute(sa.select(sa.func.pg_advisory_unlock_all()))
+                conn.commit()
+            except SQLAlchemyError:
+                pass  # a broken connection's locks end with its session on the server
             try:
                 conn.invalidate()
                 conn.close()

@@ -242,10 +242,32 @@ def test_shared_limiter_holds_a_hosts_concurrency_over_two_processes(
         b = SharedHostLimiter(settings, two.engine)
         asyncio.run(both(a, b))
         assert most == 2
-        # a process that dies holding seats: its connection goes, and its seats with it
+        # a process that ends holding seats gives them back by the time close() returns
         assert a.seats.take("example.test", 2) is not None
         assert a.seats.take("example.test", 2) is not None
         assert b.seats.take("example.test", 2) is None
         a.close()
         assert b.seats.take("example.test", 2) is not None
         b.close()
+
+
+def test_a_dead_processs_seats_come_back_with_its_session(make_db: Callable[[str], str]) -> None:
+    """A process killed holding seats never gives them back itself: its session ends on the
+    server (here terminated, as a SIGKILL's closed socket ends it) and the seats are free again
+    soon after, with no lease to wait out."""
+    url = make_db("postgres")
+    with Repository.open(url) as one, Repository.open(url) as two:
+        dead = SharedHostLimiter(PolitenessSettings(concurrency_per_host=1), one.engine)
+        alive = SharedHostLimiter(PolitenessSettings(concurrency_per_host=1), two.engine)
+        assert dead.seats.take("example.test", 1) is not None
+        assert alive.seats.take("example.test", 1) is None
+        pid = dead.seats._connection().execute(sa.select(sa.func.pg_backend_pid())).scalar()
+        with two.engine.begin() as conn:
+            assert conn.execute(sa.select(sa.func.pg_terminate_backend(pid))).scalar()
+        deadline = time.monotonic() + 10
+        while (seat := alive.seats.take("example.test", 1)) is None:
+            assert time.monotonic() < deadline, "the dead session's seat never came back"
+            time.sleep(0.05)
+        assert seat == 0
+        alive.close()
+        dead.close()  # its connection is broken: close() still ends quietly
