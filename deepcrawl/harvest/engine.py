@@ -17,7 +17,9 @@ asyncio workers — what deepcrawl already runs on. :class:`JobEngine` registers
 
 Each worker process registers its own worker ids with the engine (one a ``Worker``, never
 reused: procrastinate issue #1518 is of jobs stuck in ``doing`` when a restarted worker reused
-one) and names them ``host:pid:role``. The jobs reach the process's :class:`~deepcrawl.harvest
+one) and names them ``host:pid:role``. Their heartbeats come from a thread as well
+(:class:`~deepcrawl.harvest.pulse.Pulse`): a job step that holds the event loop for seconds does
+not make its worker look dead to the sweep. The jobs reach the process's :class:`~deepcrawl.harvest
 .jobs.WorkerRuntime` through the worker's ``additional_context``.
 """
 
@@ -31,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from deepcrawl._resource import AsyncResource
 from deepcrawl.errors import ConfigError
 from deepcrawl.harvest.jobs import run_fetch_job, run_site_job
+from deepcrawl.harvest.pulse import Pulse
 from deepcrawl.storage.coordination import SILENT_BEATS
 from deepcrawl.storage.engine import safe_url
 from deepcrawl.storage.harvests import ensure_job_schema, live_jobs
@@ -132,12 +135,14 @@ class JobEngine(AsyncResource):
         self.heartbeat_s = heartbeat_s
         connector = PsycopgConnector(conninfo=conninfo(url), min_size=1, max_size=8)
         self.app: App = App(connector=connector)
-        app = self.app
+        self.pulse = Pulse(db, heartbeat_s=heartbeat_s)
+        app, pulse = self.app, self.pulse
 
         @app.task(name="deepcrawl.site", queue=SITES_QUEUE, pass_context=True,
                   retry=RetryStrategy(max_attempts=_SITE_TRIES, wait=2))  # fmt: skip
         async def site(context: JobContext, harvest: str, site_id: int) -> str:
             runtime = _runtime(context)
+            pulse.hold(context.job.worker_id)
             runtime.began()
             try:
                 return await run_site_job(runtime, harvest, site_id)
@@ -150,6 +155,7 @@ class JobEngine(AsyncResource):
             context: JobContext, harvest: str | None, site_id: int, urls: list[int]
         ) -> None:
             runtime = _runtime(context)
+            pulse.hold(context.job.worker_id)
             runtime.began()
             try:
                 await run_fetch_job(runtime, harvest, site_id, urls)
@@ -177,8 +183,10 @@ class JobEngine(AsyncResource):
 
         ensure_job_schema(self.db, SchemaManager.get_schema())
         await self.app.open_async()
+        await self.pulse.open()
 
     async def close(self) -> None:
+        await self.pulse.close()
         await self.app.close_async()
 
     def fetch_queue(self, harvest: str | None) -> FetchQueue:
