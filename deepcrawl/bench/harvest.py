@@ -14,7 +14,9 @@
    rate: :mod:`deepcrawl_fixtures.real.score`), its records delivered twice counted, and its
    politeness measured from the log's times (:mod:`deepcrawl.bench.politeness`: requests in
    flight at once, starts a second), to set beside ``politeness.concurrency_per_host`` and
-   ``requests_per_second``.
+   ``requests_per_second``; and the run's records by time: how many seconds in half, four
+   fifths and all of them had been fetched (from each page's ``fetched_at``) — a harvest whose
+   last site ends late shows its pace there, where the wall time hides it.
 
 The harvest runs with the bench's ``--set`` assignments (its workers too). Throughput is records
 delivered a second of the harvest's wall time, compared between the counts of workers of one
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import shutil
 import subprocess
 import sys
@@ -33,6 +36,7 @@ import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -51,10 +55,40 @@ if TYPE_CHECKING:
 
     from deepcrawl.settings import Settings
 
-__all__ = ["WORKERS", "HarvestRun", "HarvestSiteRun", "harvest_table", "run_harvest_bench"]
+__all__ = [
+    "SHARES",
+    "WORKERS",
+    "HarvestRun",
+    "HarvestSiteRun",
+    "harvest_table",
+    "records_by_time",
+    "run_harvest_bench",
+]
 
 #: The counts of workers a harvest bench compares by default.
 WORKERS = (1, 2, 4)
+
+#: The shares of a run's records whose fetch times the bench reports (its records by time).
+SHARES = (0.5, 0.8, 1.0)
+
+
+def records_by_time(seconds: Sequence[float], shares: Sequence[float] = SHARES) -> dict[str, float]:
+    """The seconds by which each share of the records had been fetched, keyed by the share as
+    a percentage (``{"50%": 154.0, …}``); nothing for no records.
+
+    Args:
+        seconds: when each record was first fetched, in seconds from the run's start.
+        shares: fractions of the records, each in (0, 1].
+    """
+    ordered = sorted(seconds)
+    if not ordered:
+        return {}
+    # the k-th record, k the share of n rounded up (0.8 of 10 is the 8th: rounded first, since
+    # 0.8 * 10 is 8.000000000000002 in floating point)
+    return {
+        f"{share:.0%}": round(ordered[max(1, math.ceil(round(share * len(ordered), 9))) - 1], 1)
+        for share in shares
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +125,9 @@ class HarvestRun:
     sites: list[HarvestSiteRun] = field(default_factory=list)
     kill: KillReport | None = None
     """The worker killed in this run (None: an uninterrupted run)."""
+    by_time: dict[str, float] = field(default_factory=dict)
+    """Seconds from the start by which each share of the records had been fetched
+    (:func:`records_by_time`)."""
 
     @property
     def label(self) -> str:
@@ -117,6 +154,7 @@ class HarvestRun:
             "stop": self.stop,
             "records": self.records,
             "records_per_s": round(self.records_per_s, 3),
+            "records_by_time_s": self.by_time,
             "cpu_share": round(self.usage.cpu_s / self.wall_s / 2, 3) if self.wall_s else 0.0,
             "usage": self.usage.to_dict(),
             "sites": [site.to_dict() for site in self.sites],
@@ -203,7 +241,7 @@ def _harvest(
     cmd = [sys.executable, "-m", "deepcrawl", *override_args(), "-q", "harvest", str(sites_file),
            *where, "--out", str(folder / "out")]  # fmt: skip
     folder.mkdir(parents=True)
-    started = time.perf_counter()
+    started, began = time.perf_counter(), time.time()
     with (folder / "harvest.log").open("w") as log:
         proc = subprocess.Popen(cmd, cwd=folder, env=python_env(), stdout=log,
                                 stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
@@ -230,22 +268,36 @@ def _harvest(
         if (report.exists())
         else {}
     )
+    fetched: list[float] = []
     for name, (app, site) in served.items():
         entries = site.requests()
         shutil.copy(site.log_path, folder / f"requests-{name}.jsonl")
         pages = folder / "out" / name / "pages.jsonl"
-        urls = (
-            [json.loads(line)["url"] for line in pages.read_text().splitlines()]
-            if (pages.exists())
-            else []
+        lines = (
+            [json.loads(line) for line in pages.read_text().splitlines()] if pages.exists() else []
         )
+        urls = [line["url"] for line in lines]
         twice = sum(1 for n in Counter(urls).values() if n > 1)
+        fetched += _record_times(app, lines, began)
         run.sites.append(
             HarvestSiteRun(
                 name, states.get(name, "?"), score(app, entries, urls), twice, measure(entries)
             )
         )
+    run.by_time = records_by_time(fetched)
     return run
+
+
+def _record_times(app: RealApp, lines: Sequence[dict[str, Any]], began: float) -> list[float]:
+    """When each of a site's wanted records was first fetched, in seconds after ``began``."""
+    from deepcrawl_fixtures.real.score import path_of
+
+    truth, first = app.truth().records, {}
+    for line in lines:
+        key = app.record_of(path_of(line["url"]))
+        if key in truth and key not in first:
+            first[key] = datetime.fromisoformat(line["fetched_at"]).timestamp() - began
+    return list(first.values())
 
 
 def harvest_table(runs: Sequence[HarvestRun], settings: Settings) -> Any:
@@ -269,10 +321,12 @@ def harvest_table(runs: Sequence[HarvestRun], settings: Settings) -> Any:
                           str(p.max_per_s), f"{p.max_per_10s:.1f}", str(p.requests))  # fmt: skip
         cpu = run.usage.cpu_s / run.wall_s / 2 if run.wall_s else 0.0
         killed = "" if run.kill is None else f"; {_kill_text(run.kill)}"
+        paced = ", ".join(f"{share} by {s:.0f} s" for share, s in run.by_time.items())
         table.add_row(
             run.label, "[bold]all[/]", run.stop, "", "", "", "", "", "",
             f"{run.records} rec, {run.wall_s:.0f} s, {run.records_per_s:.2f} rec/s, "
-            f"CPU {cpu:.0%}, load {run.usage.load_mean:.1f}{killed}",
+            f"CPU {cpu:.0%}, load {run.usage.load_mean:.1f}{killed}"
+            + (f"; records {paced}" if paced else ""),
         )  # fmt: skip
     return table
 

@@ -7,7 +7,7 @@ import io
 from deepcrawl_fixtures.real.score import RealScore
 from rich.console import Console
 
-from deepcrawl.bench.harvest import HarvestRun, HarvestSiteRun, harvest_table
+from deepcrawl.bench.harvest import HarvestRun, HarvestSiteRun, harvest_table, records_by_time
 from deepcrawl.bench.kill import KillReport
 from deepcrawl.bench.politeness import HostPoliteness
 from deepcrawl.bench.usage import TreeUsage
@@ -51,3 +51,17 @@ def test_the_json_keeps_the_kill_and_says_none_for_an_uninterrupted_run() -> Non
     figures = _run(1, killed).to_dict()["kill"]
     assert figures == {"after_s": 30.0, "pid": 7, "site_jobs": 0, "fetch_jobs": 1,
                        "taken_up_s": None, "note": killed.note}  # fmt: skip
+
+
+def test_records_by_time_are_the_seconds_by_which_each_share_was_fetched() -> None:
+    seconds = [float(s) for s in (9, 1, 2, 3, 4, 5, 6, 7, 8, 10)]
+    assert records_by_time(seconds) == {"50%": 5.0, "80%": 8.0, "100%": 10.0}
+    assert records_by_time([3.0]) == {"50%": 3.0, "80%": 3.0, "100%": 3.0}
+    assert records_by_time([]) == {}
+
+
+def test_the_table_and_the_json_show_the_records_by_time() -> None:
+    run = _run(2)
+    run.by_time = records_by_time([10.0, 20.0, 30.0, 40.0])
+    assert "records 50% by 20 s, 80% by 40 s, 100% by 40 s" in _text([run])
+    assert run.to_dict()["records_by_time_s"] == {"50%": 20.0, "80%": 40.0, "100%": 40.0}
