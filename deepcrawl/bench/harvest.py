@@ -2,6 +2,8 @@
 
 1. every application named (default: all of ``fixtures/real``) is installed if needed and served
    behind its counting proxy, all at once, each on its own port (its own host for politeness);
+   with ``copies`` above one, each is served that many times, every copy an instance of its own
+   behind a proxy of its own and a site of its own (``name-2`` …): many hosts of one shape;
 2. a throw-away PostgreSQL server is started; for each count of workers (1, 2 and 4 by default)
    a new database, the proxies' logs emptied, and ``deepcrawl harvest SITES --db … --workers N``
    runs as a child process — the start URLs alone, no examples, as a new user would — under the
@@ -167,12 +169,14 @@ def run_harvest_bench(
     *,
     workers: Sequence[int] = WORKERS,
     kill_after: float | None = None,
+    copies: int = 1,
     out: Path | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> list[HarvestRun]:
     """Harvest the real sites ``sites`` (default: all) once for each count of ``workers`` (0:
     in one process on SQLite), and with ``kill_after`` once more for each count on PostgreSQL
-    with one worker SIGKILLed that many seconds in.
+    with one worker SIGKILLed that many seconds in; each site served ``copies`` times, as that
+    many sites on as many hosts.
 
     Raises:
         FixtureError: an unknown site, or one that cannot be installed or started; no
@@ -194,10 +198,12 @@ def run_harvest_bench(
         with contextlib.ExitStack() as stack:
             served: dict[str, tuple[RealApp, Running]] = {}
             for name in names:
-                app = apps[name]()
-                say(f"{name}: installing and starting")
-                log = root / f"requests-{name}.jsonl"
-                served[name] = (app, stack.enter_context(serve(app, log_path=log)))
+                for copy in range(1, copies + 1):
+                    site_name = name if copy == 1 else f"{name}-{copy}"
+                    app = apps[name]()
+                    say(f"{site_name}: installing and starting")
+                    log = root / f"requests-{site_name}.jsonl"
+                    served[site_name] = (app, stack.enter_context(serve(app, log_path=log)))
             sites_file = root / "sites.txt"
             sites_file.write_text(
                 "".join(

@@ -65,6 +65,12 @@ def bench(
                      "worker SIGKILLed this many seconds in; the table says how soon its jobs "
                      "ran elsewhere."),
     ] = None,
+    copies: Annotated[
+        int,
+        typer.Option(min=1, help="With --job harvest: serve each application this many times, "
+                     "each copy its own host (its own port) and its own site of the harvest: "
+                     "many hosts, where politeness is not what limits the throughput."),
+    ] = 1,
     no_example: Annotated[
         bool,
         typer.Option("--no-example",
@@ -88,8 +94,8 @@ def bench(
 
     settings = load_settings()
     if job == "harvest":
-        _harvest(site, settings, workers=workers, kill_after=kill_after, json_out=json_out,
-                 out=out)  # fmt: skip
+        _harvest(site, settings, workers=workers, kill_after=kill_after, copies=copies,
+                 json_out=json_out, out=out)  # fmt: skip
         return
     if suite == "real":
         if job not in {"sites", "prototypes", "speed"}:
@@ -172,6 +178,7 @@ def _harvest(
     *,
     workers: list[int] | None,
     kill_after: float | None,
+    copies: int,
     json_out: bool,
     out: Path | None,
 ) -> None:
@@ -182,6 +189,7 @@ def _harvest(
         settings,
         workers=WORKERS if workers is None else workers,
         kill_after=kill_after,
+        copies=copies,
         out=out,
         progress=None if json_out else lambda msg: err_console.print(msg, style="dim"),
     )
