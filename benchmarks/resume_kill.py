@@ -3,14 +3,15 @@
 Usage::
 
     PYTHONPATH=.:fixtures .venv/bin/python benchmarks/resume_kill.py [--site books]
-        [--records 1000] [--kill-after 60] [--workers 1] [--rate 40]
+        [--records 1000] [--kill-after 60] [--kill-at QUERIES] [--workers 2] [--rate 40]
 
 Serves one fixture site and starts a throw-away PostgreSQL server, then crawls the site twice,
 each time into a database of its own: ``deepcrawl crawl`` (its own fetch worker) beside
 ``--workers`` ``deepcrawl worker`` processes,
 
 * **uninterrupted**: to its end;
-* **killed**: the crawl process SIGKILLed ``--kill-after`` seconds in, while it still queries
+* **killed**: the crawl process (its process group: driver and browser too) SIGKILLed
+  ``--kill-after`` seconds in and once ``--kill-at`` queries are stored, while it still queries
   (the workers go on), then ``deepcrawl crawl --resume`` on the same database and ``--out``.
 
 Prints, for each run, the records delivered (those of the site's truth), the recall, and the
@@ -146,7 +147,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--kill-after", type=float, default=60.0)
     parser.add_argument("--kill-at", type=int, default=0, help="and once this many queries")
-    parser.add_argument("--workers", type=int, default=1, help="deepcrawl worker processes")
+    parser.add_argument("--workers", type=int, default=2, help="deepcrawl worker processes")
     parser.add_argument("--rate", type=float, default=40.0, help="requests a second, shared")
     parser.add_argument("--timeout", type=float, default=900.0)
     parser.add_argument("--only", choices=["uninterrupted", "killed"])
