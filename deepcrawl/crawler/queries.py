@@ -42,6 +42,7 @@ __all__ = [
     "normal_events",
     "query_loop",
     "store_results_page",
+    "unlogged",
 ]
 
 logger = logging.getLogger(__name__)
@@ -105,6 +106,12 @@ class StoredEvents:
         waiting, self._waiting = self._waiting, []
         self.store.append(self.phase, waiting)
 
+    def extend(self, events: Sequence[Event]) -> None:
+        """Write ``events`` after those kept so far, in one transaction: a log begun from
+        another's events is whole or not begun (a resumed phase reads a log begun as its own)."""
+        self._waiting.extend(event_to_dict(event) for event in events)
+        self.flush()
+
     def read(self) -> list[Event]:
         """The phase's events written so far, oldest first."""
         return [event_from_dict(data) for data in self.store.read(self.phase)]
@@ -136,9 +143,11 @@ def query_loop(
         events = _legacy_events(ctx.state.queries(), record_id) if phase == SETUP else []
         if phase == NORMAL:
             events = normal_events(StoredEvents(ctx, SETUP).read(), ctx.state.queries(), record_id)
-        for event in events:
-            log.append(event)
-        log.flush()
+        log.extend(events)
+    elif phase == NORMAL or not log.store.count(NORMAL):  # the phase's queries are the last
+        missing = unlogged(events, ctx.state.queries(), record_id)
+        log.extend(missing)
+        events += missing
     return QueryLoop(
         ctx.settings,
         record_id=record_id,
@@ -166,6 +175,20 @@ def normal_events(
     if not setup and stored:
         return _legacy_events(stored, record_id)
     return [e.rekeyed(record_id) for e in setup if isinstance(e, QueryEvent)]
+
+
+def unlogged(
+    events: Sequence[Event],
+    stored: Sequence[StoredQuery],
+    record_id: Callable[[str], str | None],
+) -> list[Event]:
+    """The stored queries a phase's log lacks, as events made from their rows: a crawl killed
+    between a query's store and its event (:meth:`QueryLoop._submit
+    <deepcrawl.querying.loop.QueryLoop._submit>` stores first) left the last of them. Each
+    query the log holds is one stored query, in order (the normal phase's log begins with the
+    setup's), so those past the log's count are the ones it lacks."""
+    logged = sum(isinstance(event, QueryEvent) for event in events)
+    return _legacy_events(stored[logged:], record_id)
 
 
 def _legacy_events(

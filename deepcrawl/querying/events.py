@@ -307,10 +307,27 @@ class DeepeningBegun:
     """The words are spent: the querying goes over to reading again the lists it asked."""
 
 
+@dataclass(frozen=True, slots=True)
+class ExamplesGiven:
+    """The main texts of the example pages (the ``--like`` pages, or those of the kind the crawl
+    picked with none): xCrawl's sample documents, whose queries the words send before any
+    learnt word. An event, as a resumed crawl neither picks again nor has the picked pages."""
+
+    texts: tuple[str, ...]
+
+
 #: A fact a rule found, written down before the rules are asked again.
 Note: TypeAlias = SourceLeft | ListsDropped | WordsExhausted | DeepeningBegun
 #: Everything the ledger folds.
-Event: TypeAlias = QueryEvent | RecordRead | RecordsReached | RecordsMerged | ContentRepeated | Note
+Event: TypeAlias = (
+    QueryEvent
+    | RecordRead
+    | RecordsReached
+    | RecordsMerged
+    | ContentRepeated
+    | ExamplesGiven
+    | Note
+)
 
 _KINDS: dict[str, type[Any]] = {
     cls.__name__: cls
@@ -320,6 +337,7 @@ _KINDS: dict[str, type[Any]] = {
         RecordsReached,
         RecordsMerged,
         ContentRepeated,
+        ExamplesGiven,
         SourceLeft,
         ListsDropped,
         WordsExhausted,
@@ -361,6 +379,8 @@ def event_from_dict(data: Mapping[str, Any]) -> Event:
         values["source"] = _source(values.get("source"))
     elif kind is RecordsReached:
         values["records"] = tuple(values.get("records", ()))
+    elif kind is ExamplesGiven:
+        values["texts"] = tuple(values.get("texts", ()))
     elif kind is SourceLeft:
         values["source"] = _source(values.get("source"))
     elif kind is ListsDropped:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from deepcrawl.querying.events import QueryEvent, RecordRead, RecordsReached
+from deepcrawl.querying.events import ExamplesGiven, QueryEvent, RecordRead, RecordsReached
 from deepcrawl.querying.rule import QueryView
 
 if TYPE_CHECKING:
@@ -76,6 +76,8 @@ class Fold:
             new = frozenset(event.records) - ledger.records
             ledger.apply(event)
             words.learn_texts(new, event.texts)
+        elif isinstance(event, ExamplesGiven):
+            words.add_examples(event.texts)
         else:
             ledger.apply(event)
         for rule in self.rules:

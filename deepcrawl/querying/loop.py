@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from deepcrawl.querying.events import QueryEvent, WordsExhausted
+from deepcrawl.querying.events import ExamplesGiven, QueryEvent, WordsExhausted
 from deepcrawl.querying.facts import FetchFacts
 from deepcrawl.querying.figures import QueryFigures, refresh
 from deepcrawl.querying.fold import Fold
@@ -112,8 +112,6 @@ class QueryLoop:
             frequent=frequent,
             stop_words=stop_words,
         )
-        if examples:
-            self.words.add_examples(examples)
         self.rules = make_rules(settings)
         self.fired = {rule.name: [0, 0] for rule in self.rules}
         """By rule: the times it was asked, the times it decided."""
@@ -125,8 +123,12 @@ class QueryLoop:
         """What the fetch side learns (record pages' texts, records reached by links, one
         record under two ids), folded as events."""
         self._accepts_empty = False
-        for event in events:
+        earlier = tuple(events)
+        for event in earlier:
             self._fold(event, keep=False)
+        if examples and not any(isinstance(e, ExamplesGiven) for e in earlier):
+            # logged: a resumed crawl has no examples of its own where it picked the kind
+            self._fold(ExamplesGiven(tuple(examples)))
         self._refresh()
 
     @property
@@ -247,13 +249,15 @@ class QueryLoop:
         )  # fmt: skip
         if self.facts.merges != merges:  # an id learnt meanwhile: the links' records anew
             event = event.rekeyed(self.record_id)
-        asked = len(self.ledger.history)
+        if self.store is not None:
+            # stored before its event is logged: a crawl killed between the two finds the
+            # query's links stored (and folds the query from its row), never a logged query
+            # whose links no frontier received (its records known, and never fetched)
+            new = len(frozenset(event.record_texts()) - self.ledger.records)
+            self.store.save(result, new_records=new)
         self._fold(event)
-        new = self.ledger.history[-1].new if len(self.ledger.history) > asked else 0
         for waiting in held:
             self._fold(waiting)
-        if self.store is not None:
-            self.store.save(result, new_records=new)
         self._moved()
         return result
 
