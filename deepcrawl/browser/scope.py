@@ -24,7 +24,7 @@ from urllib.parse import urldefrag, urlsplit, urlunsplit
 from deepcrawl.errors import InvalidURLError
 from deepcrawl.urls import MAX_START_URL_LENGTH, ascii_host
 
-__all__ = ["Scope", "ascii_host", "check_url", "host_of", "strip_fragment"]
+__all__ = ["Scope", "ascii_host", "check_url", "host_of", "netloc_of", "strip_fragment"]
 
 _LOCAL_SCHEMES = frozenset({"data", "blob", "about", "chrome-error"})
 _SCHEMES = frozenset({"http", "https"})
@@ -37,9 +37,25 @@ def strip_fragment(url: str) -> str:
     return urldefrag(url)[0]
 
 
+def netloc_of(host: str, port: int | None = None) -> str:
+    """``host[:port]`` as a URL spells it: an IPv6 literal in brackets (RFC 3986 §3.2.2), so
+    that the result is a URL's authority again (``[::1]:8080``, not ``::1:8080``)."""
+    if ":" in host and not host.startswith("["):
+        host = f"[{host}]"
+    return f"{host}:{port}" if port is not None else host
+
+
+def _without_port(entry: str) -> str:
+    """A scope entry or :func:`host_of` value less its ``:port`` (an IPv6 literal keeps its
+    colons: ``[::1]:8080`` → ``[::1]``)."""
+    if entry.startswith("["):
+        return entry[: entry.find("]") + 1] or entry
+    return entry.rsplit(":", 1)[0]
+
+
 def host_of(url: str) -> str:
     """``host:port`` of an http(s) URL (port only when explicit), lower-cased, the host in
-    ASCII (punycode); '' otherwise."""
+    ASCII (punycode), an IPv6 literal in brackets (:func:`netloc_of`); '' otherwise."""
     try:
         parts = urlsplit(url)
         port = parts.port
@@ -48,7 +64,7 @@ def host_of(url: str) -> str:
         return ""
     if parts.scheme not in {"http", "https"} or not host:
         return ""
-    return f"{host}:{port}" if port else host
+    return netloc_of(host, port or None)
 
 
 def check_url(url: str, *, max_length: int = MAX_START_URL_LENGTH, what: str = "URL") -> str:
@@ -83,8 +99,7 @@ def check_url(url: str, *, max_length: int = MAX_START_URL_LENGTH, what: str = "
     if parts.hostname.isascii():  # as given: the store knows earlier crawls by this spelling
         return text
     userinfo, at, _hostport = parts.netloc.rpartition("@")
-    port = f":{parts.port}" if parts.port is not None else ""
-    netloc = f"{userinfo}{at}{host}{port}"
+    netloc = f"{userinfo}{at}{netloc_of(host, parts.port)}"
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
@@ -119,9 +134,11 @@ class Scope:
             name, colon, port = entry.rpartition(":") if ":" in entry else (entry, "", "")
             dot = "." if name.startswith(".") else ""
             entry = dot + ascii_host(name.lstrip(".")) + colon + port
+        elif entry.count(":") > 1 and not entry.startswith("["):  # a bare IPv6 literal
+            entry = netloc_of(entry)
         if entry.startswith("."):
             self._suffixes.add(entry)
-        elif ":" in entry:
+        elif _without_port(entry) != entry:
             self._exact.add(entry)
         else:
             self._any_port.add(entry)
@@ -139,7 +156,7 @@ class Scope:
             return False
         if host in self._exact:
             return True
-        name = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+        name = _without_port(host)
         if name in self._any_port:
             return True
         return any(name == s[1:] or name.endswith(s) for s in self._suffixes)

@@ -3,15 +3,27 @@
 import asyncio
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from deepcrawl.cli._app import app, console, err_console
+from deepcrawl.cli._global import global_options
 from deepcrawl.errors import ConfigError
 from deepcrawl.settings import Settings, load_settings
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 DEFAULT_SITES = ["books", "shop", "news"]
+
+
+def _progress(*, json_out: bool) -> "Callable[[str], None] | None":
+    """Where the bench's progress lines go: stderr, but with --json (stdout is the result) or
+    --quiet (only errors on stderr)."""
+    if json_out or global_options().quiet:
+        return None
+    return lambda msg: err_console.print(msg, style="dim")
 
 
 @app.command()
@@ -116,7 +128,7 @@ def bench(
             records=records,
             faults=faults,
             max_requests=max_requests,
-            progress=None if json_out else lambda msg: err_console.print(msg, style="dim"),
+            progress=_progress(json_out=json_out),
         )
     )
     if json_out:
@@ -154,7 +166,7 @@ def _real(
         settings,
         make_fetcher=make_fetcher,
         out=out,
-        progress=None if json_out else lambda msg: err_console.print(msg, style="dim"),
+        progress=_progress(json_out=json_out),
         job=job,
         no_example=no_example,
     )
@@ -191,7 +203,7 @@ def _harvest(
         kill_after=kill_after,
         copies=copies,
         out=out,
-        progress=None if json_out else lambda msg: err_console.print(msg, style="dim"),
+        progress=_progress(json_out=json_out),
     )
     text = json.dumps([run.to_dict() for run in runs], indent=2)
     if out is not None:
@@ -218,7 +230,7 @@ def _links(
     if job not in {"links", "form", "navigate"}:
         raise ConfigError(f"--job {job}: one of sites, links, form, navigate")
     chosen = strategies or list(LINK_STRATEGIES)
-    progress = None if json_out else lambda msg: err_console.print(msg, style="dim")
+    progress = _progress(json_out=json_out)
     size = records or 300
     runs = []
     if job in {"links", "form"}:

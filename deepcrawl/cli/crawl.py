@@ -99,6 +99,11 @@ def _labeller(progress: CrawlProgress) -> "Callable[[LabelSession, Pick | None],
     return ask
 
 
+def _say_pick(pick: "Pick") -> None:
+    """Tell the user which kind of records the crawl picked itself (not with --quiet)."""
+    err_console.print(pick.message(), markup=False, highlight=False)
+
+
 async def _run(
     start_url: str,
     settings: Settings,
@@ -115,7 +120,8 @@ async def _run(
     from deepcrawl.harvest import shared_fetching
 
     info = {"isPartOf": start_url, "http-header-user-agent": settings.http.user_agent}
-    shown = CrawlProgress(settings.crawl.progress_every_s, enabled=not global_options().quiet)
+    quiet = global_options().quiet  # --quiet: nothing on stderr but errors
+    shown = CrawlProgress(settings.crawl.progress_every_s, enabled=not quiet)
     with shown as progress:
         # on PostgreSQL the pages are fetched by fetch jobs, which this process and any
         # 'deepcrawl worker' run (None elsewhere: the crawl fetches in its own tasks)
@@ -129,9 +135,7 @@ async def _run(
                 resume=resume,
                 start=start,
                 labeller=None if like or labels else _labeller(progress),
-                on_pick=lambda pick: err_console.print(
-                    pick.message(), markup=False, highlight=False
-                ),
+                on_pick=None if quiet else _say_pick,
                 progress=progress.update,
                 dispatch=dispatch,
             ) as crawl,
@@ -281,13 +285,15 @@ def crawl(
     # Every input is checked before the store is opened, the browser started or a query sent.
     from deepcrawl.crawler.inputs import check_inputs, check_start_page
 
-    checked = check_inputs(start_url, settings, like=like or [], labels=labels)
+    checked = check_inputs(start_url, settings, like=like or [], labels=labels, out=out, warc=warc)
     start_url = checked.start_url
     _load_crawler()
     try:
         start = None
         if not resume:  # a stored crawl's start page was looked at when it began
-            start = run_stoppable(check_start_page(start_url, settings), grace_s=STOP_GRACE_S)
+            start = run_stoppable(
+                check_start_page(start_url, settings, like=checked.like), grace_s=STOP_GRACE_S
+            )
         report = run_stoppable(
             _run(start_url, settings, like=list(checked.like), labels=labels, resume=resume,
                  start=start, out=out, warc=warc, warc_gzip=warc_gzip),

@@ -284,7 +284,9 @@ class Crawl:
                 ) as search:
                     if self.like:
                         ctx.enter("examples")
-                    examples = await fetch_examples(ctx, fetcher, self.like)
+                    examples = await fetch_examples(
+                        ctx, fetcher, self.like, held=self.start.examples
+                    )
                     await run_setup(
                         ctx, search, found.form_id, examples=self.like, example_pages=examples
                     )

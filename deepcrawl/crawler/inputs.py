@@ -12,22 +12,27 @@ that may poison the store; found here it costs one line. :func:`check_inputs` ch
    names the file, the entry and the field), its ``like`` URLs as in 2;
 4. the keyword file: it exists, is UTF-8 text and holds a keyword;
 5. the database URL (:func:`~deepcrawl.storage.engine.check_database_url`): it parses, and a
-   SQLite file's folder exists — a mistyped path is refused, not made;
+   SQLite file's folder exists — a mistyped path is refused, not made — and may be written;
+   the outputs (``--out``'s folder, ``--warc``'s file): no file is in the way of a folder to
+   make, and the folder may be written — refused before the database is made, not after;
 6. the site access (:class:`~deepcrawl.browser.access.SiteAccess`): the cookie file and the
    storage state are readable and well-formed, the headers and the proxy URL too;
 7. the main text (``crawl.deliver_text``): trafilatura is installed;
 
 then :func:`check_start_page` reads the site's robots.txt (the first request a host sees from a
-crawl) and, when it allows, the start page, over plain HTTP: an unreachable host and a start URL
-that is no HTML page are reported as such, not as "robots.txt forbids …" or "the page has no
-form" after the browser started. Both answers go to the crawl (:class:`StartPage`), which takes
-them rather than ask the server again: its robots.txt rules are read from the first, its form
-finder renders the second.
+crawl) and, when it allows, the start page and each ``like`` example, over plain HTTP: an
+unreachable host, a start URL that is no HTML page and an example that answers with an error
+status (a mistyped path: the crawl would spend its setup queries looking for a kind no page
+has) are reported as such, not as "robots.txt forbids …", "the page has no form" or "needs
+labels" after the browser started. The answers go to the crawl (:class:`StartPage`), which
+takes them rather than ask the server again: its robots.txt rules are read from the first, its
+form finder renders the second, its examples' words come from the others.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from http import HTTPStatus
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
@@ -40,6 +45,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
+    from deepcrawl.browser.base import Fetcher
     from deepcrawl.fetch.politeness import HostLimiter
     from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.settings import Settings
@@ -84,14 +90,32 @@ def _check_like(example: str, start_url: str, max_length: int, what: str) -> str
     return url
 
 
+def _check_outputs(out: str | None, warc: Path | None) -> None:
+    from pathlib import Path
+
+    from deepcrawl._paths import folder_problem
+
+    if out not in (None, "-") and (problem := folder_problem(Path(out))) is not None:
+        raise ConfigError(f"--out {out}: {problem}")
+    if warc is None:
+        return
+    if warc.is_dir():
+        raise ConfigError(f"--warc {warc}: a folder, not a file")
+    if (problem := folder_problem(warc.parent)) is not None:
+        raise ConfigError(f"--warc {warc}: {problem}")
+
+
 def check_inputs(
     start_url: str,
     settings: Settings,
     *,
     like: Sequence[str] = (),
     labels: Path | None = None,
+    out: str | None = None,
+    warc: Path | None = None,
 ) -> CrawlInputs:
-    """Check everything a crawl is given before it starts (the module docstring's list).
+    """Check everything a crawl is given before it starts (the module docstring's list):
+    ``out`` is the folder the pages go to (``-``: stdout), ``warc`` the WARC file.
 
     Returns:
         The checked inputs, URLs in the form the crawl uses.
@@ -103,7 +127,9 @@ def check_inputs(
             trafilatura; each message is one line naming the culprit.
         AccessError: an unusable cookie file, storage state, header or proxy (named).
         StorageError: a malformed database URL, or a SQLite file in a folder that does not
-            exist.
+            exist or may not be written.
+        ConfigError: ``out`` or ``warc`` lies under a file or in a folder that may not be
+            written, or ``warc`` is a folder.
     """
     from deepcrawl.browser.access import SiteAccess
     from deepcrawl.keywords import load_word_list
@@ -125,6 +151,7 @@ def check_inputs(
     if settings.keywords.keywords_file is not None:
         load_word_list(settings.keywords.keywords_file)
     check_database_url(settings.storage.url)
+    _check_outputs(out, warc)
     SiteAccess.from_settings(settings)
     if settings.crawl.deliver_text:
         from deepcrawl.export import require_text
@@ -142,11 +169,14 @@ class StartPage:
             ``politeness.obey_robots`` is off, or no answer came).
         page: the answer to the start URL (None: robots.txt forbids it, or no answer came).
         requests: the requests the check sent (counted by its gate): the crawl's first.
+        examples: the answers to the ``like`` examples, each with a success status (one
+            refused by robots.txt or that timed out is not held: the crawl reports it).
     """
 
     robots: FetchedPage | None = None
     page: FetchedPage | None = None
     requests: int = 0
+    examples: tuple[FetchedPage, ...] = field(default=())
 
     @property
     def pages(self) -> list[FetchedPage]:
@@ -155,20 +185,26 @@ class StartPage:
 
 
 async def check_start_page(
-    start_url: str, settings: Settings, *, limiter: HostLimiter | None = None
+    start_url: str,
+    settings: Settings,
+    *,
+    like: Sequence[str] = (),
+    limiter: HostLimiter | None = None,
 ) -> StartPage:
-    """Read the host's robots.txt, then — when it allows — the start page, over plain HTTP (GETs,
-    redirects followed, the host's rate kept between them: by ``limiter``, when the process
-    shares one between its sites, else by one of the check's own).
+    """Read the host's robots.txt, then — when it allows — the start page and the ``like``
+    examples (``crawl.like``'s and ``like``, absolute as :func:`check_inputs` returns them),
+    over plain HTTP (GETs, redirects followed, the host's rate kept between them: by
+    ``limiter``, when the process shares one between its sites, else by one of the check's own).
 
     robots.txt comes first, as from any crawler: a host sees no request before it.
 
     Returns:
-        Both answers, for the crawl to take (:class:`StartPage`).
+        The answers, for the crawl to take (:class:`StartPage`).
 
     Raises:
         NetworkError: the host cannot be reached (the message says so, with the reason).
-        ConfigError: the start URL answers with something else than an HTML page.
+        ConfigError: the start URL answers with something else than an HTML page, or an
+            example answers with an error status (the message names it and the status).
     """
     from deepcrawl.browser.access import with_start_origin
     from deepcrawl.browser.http import HttpFetcher
@@ -186,8 +222,11 @@ async def check_start_page(
     gate = Gate(politeness, rules, limiter, same_host(start_url), tally=sent)
     robots: FetchedPage | None = None
     page: FetchedPage | None = None
+    wanted = {urljoin(start_url, e): "setting crawl.like" for e in settings.crawl.like}
+    wanted |= dict.fromkeys(like, "--like")
+    users = {start_url, *wanted}
     async with HttpFetcher(settings, (host,), forms=False) as fetcher:
-        polite = gate.wrap(fetcher, vouched=lambda url: url == start_url)  # the user's URL
+        polite = gate.wrap(fetcher, vouched=users.__contains__)  # the user's URLs
         try:
             if rules.obey:
                 robots = await polite.fetch(robots_url(start_url))
@@ -198,13 +237,41 @@ async def check_start_page(
             raise NetworkError(start_url, f"cannot reach {host}: {reason}") from exc
         except FetchError:  # a timeout, robots.txt forbids it, a redirect out of scope …:
             return StartPage(robots, page, sent.requests)  # the crawl reports those itself
-    if page.status < 400 and not page.is_html:
-        kind = page.content_type or "an unknown type"
+        if page.status < 400 and not page.is_html:
+            kind = page.content_type or "an unknown type"
+            raise ConfigError(
+                f"the start URL {start_url} is not an HTML page ({kind}): give the URL of the "
+                "page with the site's search form"
+            )
+        examples: list[FetchedPage] = []
+        for url, what in wanted.items():
+            if (example := await _fetch_example(polite, url, what)) is not None:
+                examples.append(example)
+    return StartPage(robots, page, sent.requests, tuple(examples))
+
+
+async def _fetch_example(polite: Fetcher, url: str, what: str) -> FetchedPage | None:
+    """The answer to one ``like`` example; None when the gate refused it or it timed out (the
+    crawl goes on without its words and says so).
+
+    Raises:
+        ConfigError: it answers with an error status, or its host cannot be reached.
+    """
+    try:
+        page = await polite.fetch(url)
+    except NetworkError as exc:
+        raise ConfigError(f"{what} {url} cannot be fetched: {exc}") from exc
+    except FetchError:
+        return None
+    if page.status >= 400:
+        try:
+            status = f"HTTP {page.status} {HTTPStatus(page.status).phrase}"
+        except ValueError:
+            status = f"HTTP {page.status}"
         raise ConfigError(
-            f"the start URL {start_url} is not an HTML page ({kind}): give the URL of the page "
-            "with the site's search form"
+            f"{what} {url} answers {status}: give the URL of a page of the kind wanted"
         )
-    return StartPage(robots, page, sent.requests)
+    return page
 
 
 def keep_field_values(settings: Settings, stored: Mapping[str, str] | None) -> Settings:

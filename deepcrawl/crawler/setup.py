@@ -222,9 +222,14 @@ def example_urls(ctx: CrawlContext, like: Sequence[str]) -> list[str]:
 
 
 async def fetch_examples(
-    ctx: CrawlContext, fetcher: Fetcher, like: Sequence[str]
+    ctx: CrawlContext,
+    fetcher: Fetcher,
+    like: Sequence[str],
+    *,
+    held: Sequence[FetchedPage] = (),
 ) -> list[FetchedPage]:
-    """Fetch the ``--like`` example pages politely (scope, robots.txt, the host's rate).
+    """Fetch the ``--like`` example pages politely (scope, robots.txt, the host's rate), but
+    those ``held`` (the input check's answers: :class:`~deepcrawl.crawler.inputs.StartPage`).
 
     An example that cannot be fetched is left out: its URL still joins the prototyper's links
     (:func:`label_session`), and the crawl goes on without its words.
@@ -232,9 +237,13 @@ async def fetch_examples(
     Returns:
         The pages fetched with a success status.
     """
+    known = {page.url: page for page in held}
     pages: list[FetchedPage] = []
     for url in example_urls(ctx, like):
-        page = await setup_fetch(ctx, fetcher, url)
+        if (page := known.get(url)) is not None:
+            ctx.sessions.observe(link.url for link in page.links)
+        else:
+            page = await setup_fetch(ctx, fetcher, url)
         if page is not None and page.status < 400 and page.body:
             pages.append(page)
         else:

@@ -10,7 +10,9 @@ filling; this policy decides which forms are *allowed*, and it only ever removes
 * a form whose action URL (when not the page's own), attributes, submit controls or
   text-field labels hold a word the request rule refuses (:class:`deepcrawl.safety.SafetyRule`:
   logout, delete, cart, order … in seven languages) or one of ``settings.forms.refused_words``
-  (login, register, contact …; tokenised and stemmed the same way) is refused.
+  (login, register, contact …; tokenised and stemmed the same way) is refused;
+* a form whose action is on another host (or port) than its page is refused: the crawl's scope
+  is its start page's host, so the submission would leave it — to a site nobody asked to crawl.
 
 The option texts and the labels of select boxes are not matched: a search form's "Sort order"
 select is no reason to refuse it. :func:`ensure_submittable` is the gate every submission path
@@ -22,6 +24,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING, Final, Protocol
 
+from deepcrawl.browser.scope import host_of
 from deepcrawl.errors import UnsafeFormError
 from deepcrawl.safety import SafetyRule
 
@@ -106,7 +109,19 @@ def refusal_reasons(form: Form, form_type: str, refused_words: Iterable[str] | N
     words = [] if refused_words is None else _matched_words(form, refused_words)
     if words:
         reasons.append("mentions " + ", ".join(repr(w) for w in words))
+    if (elsewhere := _other_host(form)) is not None:
+        reasons.append(
+            f"submits to {elsewhere}, not to its page's host {host_of(form.page_url)}: "
+            "outside the crawl's scope"
+        )
     return reasons
+
+
+def _other_host(form: Form) -> str | None:
+    """The host (``host[:port]``) ``form`` submits to when it is not its page's; None when it
+    is, or when either URL is no http(s) URL (nothing to compare)."""
+    action, page = host_of(form.action), host_of(form.page_url)
+    return action if action and page and action != page else None
 
 
 def ensure_submittable(form: Form, verdict: Verdict) -> None:

@@ -15,9 +15,10 @@ The labels are the user's, not the network's: the server binds to 127.0.0.1 only
   to 127.0.0.1 (DNS rebinding) is its own origin to the browser, sends its own name as ``Host``,
   and gets a 400. The port needs no check: a browser's ``Host`` names the port it connected to;
 * refuses a change (every POST) sent from another origin (its ``Origin`` header is not this
-  page's), and one sent with no ``Origin`` at all unless it carries the page's token — a secret
-  of this server, drawn when the app is made and written into every form of the page, which
-  another site's page cannot read.
+  page's), and any change that does not carry the page's token — a secret of this server,
+  drawn when the app is made and written into every form of the page, which another site's
+  page cannot read. The token is checked whatever the ``Origin`` says: a header is only what
+  the sender wrote (any program sends the page's own), the token is what the page was given.
 
 Only ``deepcrawl label --web`` imports this package: the crawl never needs Starlette.
 """
@@ -196,10 +197,11 @@ def create_app(
 
 async def _form(request: Request, token: str) -> FormData:
     """The posted form, refused when another site's page may have sent it (cross-site request
-    forgery): an ``Origin`` other than this page's, or none and not the page's ``token``.
+    forgery): an ``Origin`` other than this page's, or a form without the page's ``token``
+    (whatever its ``Origin``).
 
     Raises:
-        HTTPException: 403, the request came from another origin, or from nowhere known.
+        HTTPException: 403, the request came from another origin, or lacks the page's token.
     """
     from starlette.exceptions import HTTPException
 
@@ -207,10 +209,9 @@ async def _form(request: Request, token: str) -> FormData:
     if origin is not None and origin != f"{request.url.scheme}://{request.url.netloc}":
         raise HTTPException(403, "changes are accepted from this page only")
     form = await request.form()
-    if origin is None:
-        given = form.get(_TOKEN_FIELD)
-        if not isinstance(given, str) or not secrets.compare_digest(given, token):
-            raise HTTPException(403, "changes are accepted from this page only (no token)")
+    given = form.get(_TOKEN_FIELD)
+    if not isinstance(given, str) or not secrets.compare_digest(given, token):
+        raise HTTPException(403, "changes are accepted from this page only (no token)")
     return form
 
 

@@ -226,21 +226,34 @@ def _sqlite_file(parsed: URL) -> Path | None:
     return Path(database).expanduser()
 
 
-def check_database_url(url: str) -> None:
+def check_database_url(url: str, *, write: bool = True) -> None:
     """Check a database URL before anything is created: it parses, names a known backend, and
-    a SQLite file's folder exists. No folder is made for a database: a mistyped path is an
-    error, not a new tree of folders.
+    a SQLite file's folder exists and — to ``write`` — may be written (SQLite writes its
+    journal beside the file), the file is no folder. No folder is made for a database: a
+    mistyped path is an error, not a new tree of folders.
 
     Raises:
-        StorageError: the URL is malformed, or the SQLite file's folder does not exist.
+        StorageError: the URL is malformed, or the SQLite file's folder does not exist, is a
+            file or is not writable, or the file is a folder.
     """
+    from deepcrawl._paths import folder_problem
+
     parsed = _parse(url)
     file = _sqlite_file(parsed)
-    if file is not None and not file.parent.is_dir():
+    if file is None:
+        return
+    shown = safe_url(url)
+    if file.parent.exists() and not file.parent.is_dir():
+        raise StorageError(f"cannot open database {shown}: {file.parent} is a file, not a folder")
+    if not file.parent.is_dir():
         raise StorageError(
-            f"cannot open database {safe_url(url)}: the folder {file.parent} does not exist "
+            f"cannot open database {shown}: the folder {file.parent} does not exist "
             "(create it, or give another --db)"
         )
+    if file.is_dir():
+        raise StorageError(f"cannot open database {shown}: {file} is a folder, not a file")
+    if write and (problem := folder_problem(file.parent)) is not None:
+        raise StorageError(f"cannot open database {shown}: {problem} (give another --db)")
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -277,7 +290,7 @@ def open_engine(url: str, *, durable_commits: bool = True, create: bool = True) 
         file = _sqlite_file(parsed)
         if file is not None and not create and not file.exists():
             raise NoDatabaseError(f"no database at {shown}: nothing was crawled into it yet")
-        check_database_url(url)
+        check_database_url(url, write=create)
         kwargs["connect_args"] = {"check_same_thread": False}
     else:
         # No ping per checkout: it doubled the round trips of a worker's short transactions.

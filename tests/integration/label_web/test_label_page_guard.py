@@ -2,8 +2,9 @@
 
 A page of another site may post to the label page in two ways: from a name that was made to
 resolve to 127.0.0.1 (DNS rebinding: ``Host`` and ``Origin`` then both name that site), or from
-a context that sends no ``Origin``. The server refuses both; its own page, which sends its
-``Origin`` or, without one, the token written into its forms, changes labels as before.
+a context that sends no ``Origin``. The server refuses both; and any program may write the
+page's own ``Origin`` (issue 47): a change counts only with the token written into the page's
+forms, which its own page sends, whatever the ``Origin`` says.
 """
 
 from __future__ import annotations
@@ -41,6 +42,13 @@ def label_page(tmp_path: Path) -> Iterator[tuple[str, str, str]]:
         yield page, db, kind
 
 
+def _token(page: str) -> str:
+    """The token the label page writes into its forms."""
+    token = re.search(r'name="token" value="([^"]+)"', httpx.get(page + "/").text)
+    assert token is not None  # in the page's forms
+    return token[1]
+
+
 def test_a_rebound_host_changes_no_label(label_page: tuple[str, str, str]) -> None:
     page, db, kind = label_page
     port = page.rsplit(":", 1)[1]
@@ -56,7 +64,7 @@ def test_a_rebound_host_changes_no_label(label_page: tuple[str, str, str]) -> No
     by_name = f"http://localhost:{port}"  # the other name of this machine is its own
     own = httpx.post(
         f"{by_name}/kind/{kind}",
-        data={"verdict": "wanted", "name": "book"},
+        data={"verdict": "wanted", "name": "book", "token": _token(page)},
         headers={"Origin": by_name},
     )
     assert own.status_code == 303
@@ -75,3 +83,24 @@ def test_a_post_without_origin_needs_the_pages_token(label_page: tuple[str, str,
     )
     assert tokened.status_code == 303
     assert _labels(db) == {kind: ("book", False)}
+
+
+def test_the_pages_own_origin_without_its_token_changes_no_label(
+    label_page: tuple[str, str, str],
+) -> None:
+    page, db, kind = label_page
+    for token in (None, "guess"):  # no token, a wrong one: the Origin is the page's own
+        forged = httpx.post(
+            f"{page}/kind/{kind}",
+            data={"verdict": "wanted", "name": "book", **({"token": token} if token else {})},
+            headers={"Origin": page},
+        )
+        assert forged.status_code == 403, token
+    assert _labels(db) == {}
+    own = httpx.post(
+        f"{page}/kind/{kind}",
+        data={"verdict": "wanted", "name": "book", "token": _token(page)},
+        headers={"Origin": page},
+    )
+    assert own.status_code == 303
+    assert _labels(db) == {kind: ("book", True)}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -30,16 +31,30 @@ def session(tmp_path: Path) -> Iterator[LabelSession]:
 PAGE = "http://127.0.0.1:8765"
 
 
+class PageClient(httpx.AsyncClient):
+    """The page's own requests, as a browser sends them from it: with its ``Origin`` and, in
+    every form posted, the token the page wrote into its forms."""
+
+    token = ""
+
+    async def post(self, url: str, *, data: dict[str, str] | None = None, **kw: Any) -> Any:  # type: ignore[override]
+        if not self.token:
+            found = re.search(r'name="token" value="([^"]+)"', (await self.get("/")).text)
+            assert found is not None  # in the page's forms
+            self.token = found[1]
+        return await super().post(url, data={"token": self.token, **(data or {})}, **kw)
+
+
 @pytest.fixture
-async def client(session: LabelSession) -> AsyncIterator[httpx.AsyncClient]:
-    """The page's own requests, as a browser sends them from it (with its ``Origin``)."""
+async def client(session: LabelSession) -> AsyncIterator[PageClient]:
+    """The page's own requests (:class:`PageClient`)."""
     transport = httpx.ASGITransport(create_app(session, session.repo, NEXT))
-    async with httpx.AsyncClient(transport=transport, base_url=PAGE, headers={"Origin": PAGE}) as c:
+    async with PageClient(transport=transport, base_url=PAGE, headers={"Origin": PAGE}) as c:
         yield c
 
 
 async def test_the_page_lists_every_kind_in_plain_words(
-    client: httpx.AsyncClient, session: LabelSession
+    client: PageClient, session: LabelSession
 ) -> None:
     page = await client.get("/")
     assert page.status_code == 200
@@ -52,7 +67,7 @@ async def test_the_page_lists_every_kind_in_plain_words(
 
 
 async def test_a_click_is_stored_at_once_and_answers_the_card(
-    client: httpx.AsyncClient, session: LabelSession
+    client: PageClient, session: LabelSession
 ) -> None:
     book = session.like("https://h.com/book/1")
     answer = await client.post(
@@ -70,7 +85,7 @@ async def test_a_click_is_stored_at_once_and_answers_the_card(
 
 
 async def test_pages_like_this_one_merge_and_errors(
-    client: httpx.AsyncClient, session: LabelSession
+    client: PageClient, session: LabelSession
 ) -> None:
     liked = await client.post("/like", data={"url": "https://h.com/author/4", "name": "author"})
     assert liked.status_code == 303
@@ -90,7 +105,7 @@ async def test_pages_like_this_one_merge_and_errors(
 
 
 async def test_changes_from_another_origin_are_refused(
-    client: httpx.AsyncClient, session: LabelSession
+    client: PageClient, session: LabelSession
 ) -> None:
     pid = session.prototypes[0].id
     forged = await client.post(
@@ -101,7 +116,7 @@ async def test_changes_from_another_origin_are_refused(
 
 
 async def test_the_export_is_a_labels_file(
-    client: httpx.AsyncClient, session: LabelSession, tmp_path: Path
+    client: PageClient, session: LabelSession, tmp_path: Path
 ) -> None:
     book = session.like("https://h.com/book/1")
     await client.post(f"/kind/{book.id}", data={"verdict": "wanted", "name": "book"})
@@ -113,26 +128,28 @@ async def test_the_export_is_a_labels_file(
     assert read_labels_file(path) == [{"prototype": book.id, "name": "book", "relevant": True}]
 
 
-async def test_a_change_without_origin_needs_the_pages_token(
-    client: httpx.AsyncClient, session: LabelSession
+@pytest.mark.parametrize("origin", [None, PAGE], ids=["no-origin", "own-origin"])
+async def test_a_change_needs_the_pages_token_whatever_its_origin(
+    client: PageClient, session: LabelSession, origin: str | None
 ) -> None:
     pid = session.prototypes[0].id
-    del client.headers["Origin"]  # an old browser, or a request forged without one
-    refused = await client.post(f"/kind/{pid}", data={"verdict": "wanted"})
+    if origin is None:
+        del client.headers["Origin"]  # an old browser, or a request forged without one
+    # a plain client: the request as any program may write it, the page's Origin included
+    post = super(PageClient, client).post
+    refused = await post(f"/kind/{pid}", data={"verdict": "wanted"})
     assert refused.status_code == 403
-    wrong = await client.post(f"/kind/{pid}", data={"verdict": "wanted", "token": "guess"})
+    wrong = await post(f"/kind/{pid}", data={"verdict": "wanted", "token": "guess"})
     assert wrong.status_code == 403
     assert session.labels() == {}
-    token = re.search(r'name="token" value="([^"]+)"', (await client.get("/")).text)
-    assert token is not None
-    taken = await client.post(f"/kind/{pid}", data={"verdict": "wanted", "token": token[1]})
+    taken = await client.post(f"/kind/{pid}", data={"verdict": "wanted"})  # the page's token
     assert taken.status_code == 303
     assert session.labels()[pid][1] is True
 
 
 @pytest.mark.parametrize("host", ["evil.example:8765", "127.0.0.1.evil.example", "192.168.1.5"])
 async def test_a_request_naming_another_host_is_refused(
-    client: httpx.AsyncClient, session: LabelSession, host: str
+    client: PageClient, session: LabelSession, host: str
 ) -> None:
     pid = session.prototypes[0].id
     forged = await client.post(
