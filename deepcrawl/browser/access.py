@@ -21,6 +21,16 @@ a script or data from a CDN, a frame — in both fetchers, hop by hop along a re
 them: by the domain and path they were given for (a host-only cookie to its host alone, a
 domain cookie to its subdomains too, on any port), ``Secure`` ones over https only.
 
+**Credentials in a URL.** A user name and password in a URL the user gives
+(``http://alice:pw@host/``: the start URL, a ``--like`` example) are that origin's HTTP Basic
+authentication, not part of the URL: :func:`with_start_origin` takes them off
+(:func:`deepcrawl.userinfo.split_userinfo`) and keeps them on the origin's entry among the
+credential origins (``http://alice:pw@host``, which ``--credential-origin`` also accepts).
+Its ``Authorization`` then goes with the headers, by the same rule, to that origin only (and
+its https upgrade, as the start URL's headers do) — not to the other credential origins — and
+wins over an ``Authorization`` of ``--header`` there (:meth:`SiteAccess.headers_for`). The
+crawl keeps, compares and shows the URL without them (:func:`check_user_url`).
+
 Cookies come from a Netscape ``cookies.txt``, a JSON list of cookies (browser extensions'
 exports and Playwright's ``context.cookies()``) or a Playwright storage state (what
 ``deepcrawl login`` saves); :func:`load_cookies` reads the first two, :func:`load_storage_state`
@@ -50,10 +60,12 @@ import re
 import time
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
+from deepcrawl.browser.scope import check_url
 from deepcrawl.errors import AccessError
-from deepcrawl.urls import ascii_host
+from deepcrawl.urls import MAX_START_URL_LENGTH, ascii_host
+from deepcrawl.userinfo import Credentials, redact, split_userinfo
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -65,6 +77,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SiteAccess",
+    "check_user_url",
     "load_cookies",
     "load_storage_state",
     "origin_of",
@@ -73,6 +86,7 @@ __all__ = [
     "parse_proxy",
     "start_origins",
     "with_start_origin",
+    "with_url_credentials",
 ]
 
 logger = logging.getLogger(__name__)
@@ -127,30 +141,70 @@ def start_origins(url: str) -> tuple[str, ...]:
 
 def with_start_origin(settings: Settings, url: str) -> Settings:
     """``settings`` with the origins of the start URL ``url`` (:func:`start_origins`) among the
-    credential origins (``access.credential_origins``), where the access headers go.
+    credential origins (``access.credential_origins``), where the access headers go; with the
+    user name and password ``url`` carries, if any, on those origins' entries: their HTTP
+    Basic authentication (the module docstring, "Credentials in a URL").
 
-    Every command calls it with the URL it starts from (the crawl's start URL, the page
-    ``render`` shows, a stored site's start URL): the fetchers below it then read the origins
-    from the settings, as every other access setting.
+    Every command calls it with the URL it starts from, as the user gave it (the crawl's start
+    URL, a ``--like`` example, the page ``render`` shows, a stored site's start URL) and then
+    checks that URL without its credentials (:func:`check_user_url` does both): the fetchers
+    below it read the origins from the settings, as every other access setting.
     """
+    bare, credentials = split_userinfo(url)
     given = tuple(settings.access.credential_origins)
-    added = tuple(o for o in start_origins(url) if o not in given)
+    origins = start_origins(bare)
+    if credentials is not None:
+        userinfo = f"{quote(credentials.user, safe='')}:{quote(credentials.password, safe='')}@"
+        origins = tuple(origin.replace("://", "://" + userinfo, 1) for origin in origins)
+    added = tuple(o for o in origins if o not in given)
     if not added:
         return settings
     return settings.with_overrides(access={"credential_origins": [*given, *added]})
 
 
-def _credential_origins(given: Iterable[str]) -> frozenset[str]:
+def with_url_credentials(settings: Settings, urls: Iterable[str]) -> Settings:
+    """``settings`` with the user name and password of each of ``urls`` that carries any on
+    its origin (:func:`with_start_origin`); a URL without them (a path among them) adds
+    nothing. For the ``--like`` examples, which the crawl keeps without them."""
+    for url in urls:
+        if split_userinfo(url)[1] is not None:
+            settings = with_start_origin(settings, url)
+    return settings
+
+
+def check_user_url(
+    settings: Settings, url: str, *, max_length: int = MAX_START_URL_LENGTH, what: str = "URL"
+) -> tuple[str, Settings]:
+    """A URL the user gave, checked and without its credentials, and the settings that send
+    its origin the access headers and those credentials (:func:`with_start_origin`).
+
+    The one door of a command's URL: what the crawl stores, compares and shows from here on
+    holds no password.
+
+    Raises:
+        InvalidURLError: too long, not http(s), no host, a bad port or host name
+            (:func:`~deepcrawl.browser.scope.check_url`; the message shows no password).
+    """
+    return check_url(url, max_length=max_length, what=what), with_start_origin(settings, url)
+
+
+def _credential_origins(given: Iterable[str]) -> tuple[frozenset[str], dict[str, Credentials]]:
+    """The credential origins, and the HTTP Basic credentials of those that carry any."""
     origins: set[str] = set()
+    logins: dict[str, Credentials] = {}
     for entry in given:
-        origin = origin_of(entry)
-        path = urlsplit(entry.strip()).path if origin is not None else ""
-        if origin is None or path not in {"", "/"} or "?" in entry or "#" in entry:
+        bare, credentials = split_userinfo(entry)
+        origin = origin_of(bare)
+        path = urlsplit(bare.strip()).path if origin is not None else ""
+        if origin is None or path not in {"", "/"} or "?" in bare or "#" in bare:
             raise AccessError(
-                f"credential origin {entry!r}: expected scheme://host[:port] (http or https)"
+                f"credential origin {redact(entry)!r}: expected "
+                "scheme://[user:password@]host[:port] (http or https)"
             )
         origins.add(origin)
-    return frozenset(origins)
+        if credentials is not None:
+            logins[origin] = credentials  # a later entry for the origin wins, as a later flag
+    return frozenset(origins), logins
 
 
 def parse_header(line: str) -> tuple[str, str]:
@@ -383,6 +437,8 @@ class SiteAccess:
             has no scripts to read it).
         proxy: the proxy of both fetchers, or None: direct connections.
         credential_origins: the origins (:func:`origin_of`) the headers go to.
+        logins: the HTTP Basic credentials of an origin, from a URL's userinfo (the module
+            docstring, "Credentials in a URL").
     """
 
     user_agent: str
@@ -391,6 +447,7 @@ class SiteAccess:
     origins: tuple[dict[str, Any], ...] = ()
     proxy: ProxyConfig | None = None
     credential_origins: frozenset[str] = frozenset()
+    logins: Mapping[str, Credentials] = field(default_factory=dict)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> SiteAccess:
@@ -404,7 +461,7 @@ class SiteAccess:
         access = settings.access
         for name, value in access.headers.items():
             _check_header(name, value, shown=f"{name}: {value}")
-        credential_origins = _credential_origins(access.credential_origins)
+        credential_origins, logins = _credential_origins(access.credential_origins)
         if access.headers and not credential_origins:
             logger.warning("the access headers go to no origin: access.credential_origins is empty")
         cookies: dict[tuple[str, str, str], dict[str, Any]] = {}
@@ -424,6 +481,7 @@ class SiteAccess:
             origins=tuple(origins),
             proxy=parse_proxy(access.proxy) if access.proxy else None,
             credential_origins=credential_origins,
+            logins=logins,
         )
 
     def with_cookies(self, cookies: Iterable[Mapping[str, Any]]) -> SiteAccess:
@@ -431,10 +489,26 @@ class SiteAccess:
         place of its own; the local storage, headers and proxy stay."""
         return replace(self, cookies=tuple(dict(cookie) for cookie in cookies))
 
+    @property
+    def signs(self) -> bool:
+        """Whether any request carries headers of this access (headers or a login to send)."""
+        return bool(self.headers) or bool(self.logins)
+
+    def headers_for(self, url: str) -> dict[str, str]:
+        """The headers a request for ``url`` carries: the access headers when its origin is a
+        credential origin, and its origin's HTTP Basic ``Authorization`` when it has a login
+        (in place of an ``Authorization`` among the headers); none for any other origin."""
+        origin = origin_of(url)
+        sent = dict(self.headers) if origin in self.credential_origins else {}
+        login = self.logins.get(origin) if origin is not None else None
+        if login is not None:
+            sent = {name: value for name, value in sent.items() if name.lower() != "authorization"}
+            sent["Authorization"] = login.authorization()
+        return sent
+
     def sends_credentials(self, url: str) -> bool:
-        """Whether a request for ``url`` carries the headers: its origin is a credential
-        origin, and there are headers to send."""
-        return bool(self.headers) and origin_of(url) in self.credential_origins
+        """Whether a request for ``url`` carries headers of this access (:meth:`headers_for`)."""
+        return bool(self.headers_for(url))
 
     def context_options(self) -> dict[str, Any]:
         """Keyword arguments of Playwright's ``browser.new_context`` for this access.
@@ -499,17 +573,22 @@ class SiteAccess:
         where a browser does.
         """
         url = str(request.url)
-        if self.sends_credentials(url):
-            request.headers.update(self.headers)
-        else:
-            for name, value in self.headers.items():
-                if request.headers.get(name) == value:
-                    del request.headers[name]
+        sent = self.headers_for(url)
+        for name, value in self._all_headers():
+            if name not in sent and request.headers.get(name) == value:
+                del request.headers[name]
+        request.headers.update(sent)
         present = request.headers.get("cookie", "")
         names = {part.split("=", 1)[0].strip() for part in present.split(";") if part.strip()}
         added = [f"{n}={v}" for n, v in self.cookies_for(url) if n not in names]
         if added:
             request.headers["cookie"] = "; ".join(filter(None, [present, *added]))
+
+    def _all_headers(self) -> Iterable[tuple[str, str]]:
+        """Every header this access sends somewhere: what a hop elsewhere must lose."""
+        yield from self.headers.items()
+        for login in self.logins.values():
+            yield "Authorization", login.authorization()
 
 
 def _identity(cookie: Mapping[str, Any]) -> tuple[str, str, str]:

@@ -34,17 +34,18 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Self
 
 from deepcrawl._tasks import stream, supervised
-from deepcrawl.browser.access import with_start_origin
+from deepcrawl.browser.access import check_user_url, with_url_credentials
 from deepcrawl.browser.scope import Scope, host_of
 from deepcrawl.browser.wrapped import gate_fetcher
 from deepcrawl.crawler.context import CrawlContext, CrawlStats
 from deepcrawl.crawler.coordination import CrawlSeat
 from deepcrawl.crawler.deliver import QueueSink
-from deepcrawl.crawler.inputs import StartPage, check_url, keep_field_values
+from deepcrawl.crawler.inputs import StartPage, keep_field_values
 from deepcrawl.errors import ConfigError
 from deepcrawl.settings import Settings, load_settings
 from deepcrawl.storage import Repository
 from deepcrawl.storage.state import CrawlState
+from deepcrawl.userinfo import split_userinfo
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
@@ -135,12 +136,16 @@ class Crawl:
         delivery: Delivery | None = None,
         limiter: HostLimiter | None = None,
     ) -> None:
-        self.settings = settings or load_settings()
-        # one spelling of the start URL (an IDN host in punycode) for scope, robots and storage
-        self.start_url = start_url = check_url(start_url, what="start URL")
-        # the access headers go to the start URL's origin (and the named ones) only
-        self.settings = with_start_origin(self.settings, start_url)
-        self.like = [*self.settings.crawl.like, *like]
+        # one spelling of the start URL (an IDN host in punycode, no credentials) for scope,
+        # robots and storage; the access headers and its credentials go to its origin (and
+        # the named ones) only
+        self.start_url, self.settings = check_user_url(
+            settings or load_settings(), start_url, what="start URL"
+        )
+        start_url = self.start_url
+        like = [*self.settings.crawl.like, *like]
+        self.settings = with_url_credentials(self.settings, like)
+        self.like = [split_userinfo(example)[0] for example in like]
         self.labels_file = labels_file
         self.resume = resume
         self.start = start or StartPage()
