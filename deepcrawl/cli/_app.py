@@ -47,8 +47,11 @@ class RedactedStream(io.TextIOBase):
 
     @property
     def _stream(self) -> io.TextIOBase:
-        stream: io.TextIOBase = getattr(sys, self._name)
-        return stream
+        stream = getattr(sys, self._name)
+        # a live display puts a proxy writing back to this console there: the stream it
+        # proxies is the one to write to (rich's own ``Console.file`` unwraps it so)
+        proxied: io.TextIOBase = getattr(stream, "rich_proxied_file", stream)
+        return proxied
 
     @property
     def encoding(self) -> str:  # type: ignore[override]  # TextIOBase's is a plain attribute

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import logging
+import sys
 from typing import TYPE_CHECKING
 
 import pytest
@@ -78,3 +80,16 @@ def test_the_log_file_and_the_console_show_no_password(
     assert "postgresql://me:***@db.example/crawl refused" in written  # the traceback's line too
     assert "cannot reach http://alice:***@[::1]:8080/" in shown
     assert "see https://bob:***@host/" in shown
+
+
+def test_the_console_writes_past_a_live_displays_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
+    from rich.file_proxy import FileProxy
+
+    terminal = io.StringIO()
+    # what a progress bar does to sys.stderr while it shows: a proxy printing to the console
+    monkeypatch.setattr(sys, "stderr", FileProxy(err_console, terminal))
+    err_console.print("cannot reach http://alice:S3cretPw@host/", markup=False, highlight=False)
+    print("a third party's http://bob:S3cretPw@host/", file=sys.stderr)
+    assert "S3cretPw" not in terminal.getvalue()
+    assert "cannot reach http://alice:***@host/" in terminal.getvalue()
+    assert "a third party's http://bob:***@host/" in terminal.getvalue()
