@@ -88,9 +88,12 @@ class Crawl:
     """One crawl of one site; an async context manager that refuses to be entered twice.
 
     Args:
-        start_url: the page holding (or leading to) the search form.
+        start_url: the page holding (or leading to) the search form; a user name and password
+            in it are its origin's HTTP Basic authentication, never part of a URL the crawl
+            keeps (:func:`~deepcrawl.browser.access.check_user_url`).
         settings: deepcrawl settings (default: :func:`~deepcrawl.settings.load_settings`).
-        like: example URLs of the pages wanted (relative ones resolved against ``start_url``).
+        like: example URLs of the pages wanted (relative ones resolved against ``start_url``;
+            credentials in them as in ``start_url``).
         labels_file: a YAML labels file (see :func:`deepcrawl.prototypes.read_labels_file`).
         resume: require stored state to continue from (a fresh crawl raises ``ConfigError``).
         start: what the input check fetched (:func:`~deepcrawl.crawler.inputs
