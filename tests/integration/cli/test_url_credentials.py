@@ -100,7 +100,10 @@ def test_credentials_in_the_start_url_crawl_the_site_and_appear_in_no_output(
     # the start URL with credentials; the examples relative to it, with the credentials too,
     # and as the browser's address bar shows them (without)
     like = (paths[0], secret + paths[1], basic_site.url + paths[2])
+    basic_site.reset_stats()
     gated = _crawl(tmp_path, "gated", secret + "/", *like)
+    # every request of both fetchers carried the credentials, robots.txt's first among them
+    assert basic_site.stats()["by_kind"].get("gated", 0) == 0
     plain = _crawl(tmp_path, "open", open_site.url + "/", paths[0])
 
     records = _records(basic_site, gated["pages"])
