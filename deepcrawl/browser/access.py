@@ -21,12 +21,22 @@ a script or data from a CDN, a frame — in both fetchers, hop by hop along a re
 them: by the domain and path they were given for (a host-only cookie to its host alone, a
 domain cookie to its subdomains too, on any port), ``Secure`` ones over https only.
 
+**Credentials in a URL.** A user name and password in a URL the user gives
+(``http://alice:pw@host/``: the start URL, a ``--like`` example) are that origin's HTTP Basic
+authentication, not part of the URL: :func:`with_start_origin` takes them off
+(:func:`deepcrawl.userinfo.split_userinfo`) and keeps them on the origin's entry among the
+credential origins (``http://alice:pw@host``, which ``--credential-origin`` also accepts).
+Its ``Authorization`` then goes with the headers, by the same rule, to that origin only (and
+its https upgrade, as the start URL's headers do) — not to the other credential origins — and
+wins over an ``Authorization`` of ``--header`` there (:meth:`SiteAccess.headers_for`). The
+crawl keeps, compares and shows the URL without them (:func:`check_user_url`).
+
 Cookies come from a Netscape ``cookies.txt``, a JSON list of cookies (browser extensions'
 exports and Playwright's ``context.cookies()``) or a Playwright storage state (what
 ``deepcrawl login`` saves); :func:`load_cookies` reads the first two, :func:`load_storage_state`
-the third. Plain HTTP sends them by the browser's rules from a request hook
-(:meth:`SiteAccess.add_credentials`), not through httpx's cookie jar, whose rules differ (see
-there).
+the third (:mod:`deepcrawl.browser.cookies`). Plain HTTP sends them by the browser's rules
+from a request hook (:meth:`SiteAccess.add_credentials`), not through httpx's cookie jar, whose
+rules differ (see there).
 
 Environment proxies (``HTTP_PROXY``, ``HTTPS_PROXY``, ``ALL_PROXY``, ``NO_PROXY``) are ignored
 by both fetchers. Three clients would read them three ways: httpx per scheme with its own
@@ -44,20 +54,21 @@ deepcrawl always gives it its own transport (:mod:`deepcrawl.browser.http`).
 from __future__ import annotations
 
 import importlib.util
-import json
 import logging
 import re
 import time
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
+from deepcrawl.browser.cookies import load_cookies, load_storage_state
+from deepcrawl.browser.scope import check_url
 from deepcrawl.errors import AccessError
-from deepcrawl.urls import ascii_host
+from deepcrawl.urls import MAX_START_URL_LENGTH, ascii_host
+from deepcrawl.userinfo import Credentials, redact, split_userinfo
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
-    from pathlib import Path
 
     import httpx
 
@@ -65,6 +76,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SiteAccess",
+    "check_user_url",
     "load_cookies",
     "load_storage_state",
     "origin_of",
@@ -73,6 +85,7 @@ __all__ = [
     "parse_proxy",
     "start_origins",
     "with_start_origin",
+    "with_url_credentials",
 ]
 
 logger = logging.getLogger(__name__)
@@ -82,14 +95,6 @@ _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 #: Headers with settings of their own: given as headers, the two fetchers would disagree with
 #: robots.txt matching (User-Agent) or with the cookie jar (Cookie).
 _OWN_SETTING = {"user-agent": "--user-agent (http.user_agent)", "cookie": "--cookies"}
-#: Extension exports (Cookie-Editor, EditThisCookie) spell SameSite this way.
-_SAME_SITE = {
-    "strict": "Strict",
-    "lax": "Lax",
-    "none": "None",
-    "no_restriction": "None",
-    "unspecified": "Lax",
-}
 _PROXY_SCHEMES = ("http", "https", "socks5")
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
@@ -127,30 +132,70 @@ def start_origins(url: str) -> tuple[str, ...]:
 
 def with_start_origin(settings: Settings, url: str) -> Settings:
     """``settings`` with the origins of the start URL ``url`` (:func:`start_origins`) among the
-    credential origins (``access.credential_origins``), where the access headers go.
+    credential origins (``access.credential_origins``), where the access headers go; with the
+    user name and password ``url`` carries, if any, on those origins' entries: their HTTP
+    Basic authentication (the module docstring, "Credentials in a URL").
 
-    Every command calls it with the URL it starts from (the crawl's start URL, the page
-    ``render`` shows, a stored site's start URL): the fetchers below it then read the origins
-    from the settings, as every other access setting.
+    Every command calls it with the URL it starts from, as the user gave it (the crawl's start
+    URL, a ``--like`` example, the page ``render`` shows, a stored site's start URL) and then
+    checks that URL without its credentials (:func:`check_user_url` does both): the fetchers
+    below it read the origins from the settings, as every other access setting.
     """
+    bare, credentials = split_userinfo(url)
     given = tuple(settings.access.credential_origins)
-    added = tuple(o for o in start_origins(url) if o not in given)
+    origins = start_origins(bare)
+    if credentials is not None:
+        userinfo = f"{quote(credentials.user, safe='')}:{quote(credentials.password, safe='')}@"
+        origins = tuple(origin.replace("://", "://" + userinfo, 1) for origin in origins)
+    added = tuple(o for o in origins if o not in given)
     if not added:
         return settings
     return settings.with_overrides(access={"credential_origins": [*given, *added]})
 
 
-def _credential_origins(given: Iterable[str]) -> frozenset[str]:
+def with_url_credentials(settings: Settings, urls: Iterable[str]) -> Settings:
+    """``settings`` with the user name and password of each of ``urls`` that carries any on
+    its origin (:func:`with_start_origin`); a URL without them (a path among them) adds
+    nothing. For the ``--like`` examples, which the crawl keeps without them."""
+    for url in urls:
+        if split_userinfo(url)[1] is not None:
+            settings = with_start_origin(settings, url)
+    return settings
+
+
+def check_user_url(
+    settings: Settings, url: str, *, max_length: int = MAX_START_URL_LENGTH, what: str = "URL"
+) -> tuple[str, Settings]:
+    """A URL the user gave, checked and without its credentials, and the settings that send
+    its origin the access headers and those credentials (:func:`with_start_origin`).
+
+    The one door of a command's URL: what the crawl stores, compares and shows from here on
+    holds no password.
+
+    Raises:
+        InvalidURLError: too long, not http(s), no host, a bad port or host name
+            (:func:`~deepcrawl.browser.scope.check_url`; the message shows no password).
+    """
+    return check_url(url, max_length=max_length, what=what), with_start_origin(settings, url)
+
+
+def _credential_origins(given: Iterable[str]) -> tuple[frozenset[str], dict[str, Credentials]]:
+    """The credential origins, and the HTTP Basic credentials of those that carry any."""
     origins: set[str] = set()
+    logins: dict[str, Credentials] = {}
     for entry in given:
-        origin = origin_of(entry)
-        path = urlsplit(entry.strip()).path if origin is not None else ""
-        if origin is None or path not in {"", "/"} or "?" in entry or "#" in entry:
+        bare, credentials = split_userinfo(entry)
+        origin = origin_of(bare)
+        path = urlsplit(bare.strip()).path if origin is not None else ""
+        if origin is None or path not in {"", "/"} or "?" in bare or "#" in bare:
             raise AccessError(
-                f"credential origin {entry!r}: expected scheme://host[:port] (http or https)"
+                f"credential origin {redact(entry)!r}: expected "
+                "scheme://[user:password@]host[:port] (http or https)"
             )
         origins.add(origin)
-    return frozenset(origins)
+        if credentials is not None:
+            logins[origin] = credentials  # a later entry for the origin wins, as a later flag
+    return frozenset(origins), logins
 
 
 def parse_header(line: str) -> tuple[str, str]:
@@ -235,140 +280,6 @@ def parse_proxy(url: str) -> ProxyConfig:
     )
 
 
-def load_cookies(path: Path) -> list[dict[str, Any]]:
-    """Cookies from a Netscape ``cookies.txt`` or a JSON file, as Playwright cookie dicts.
-
-    JSON: a list of cookies in Playwright's form (``expires``, ``sameSite`` ``Lax``…) or a
-    browser extension's (``expirationDate``, ``hostOnly``, ``sameSite`` ``no_restriction``…),
-    or an object with a ``cookies`` list (a storage state). Expired cookies are left out.
-    A domain starting with a dot applies to subdomains too; one without is the host's only.
-
-    Raises:
-        AccessError: the file cannot be read, or is neither format (the message names the
-            file and, for ``cookies.txt``, the line).
-    """
-    text = _read(path, "cookie file")
-    stripped = text.lstrip()
-    if stripped.startswith(("[", "{")):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise AccessError(f"cookie file {path}: invalid JSON ({exc})") from exc
-        if isinstance(data, dict):
-            data = data.get("cookies")
-        if not isinstance(data, list):
-            raise AccessError(f"cookie file {path}: expected a JSON list of cookies")
-        cookies = [_json_cookie(item, path, n) for n, item in enumerate(data, 1)]
-    else:
-        cookies = _netscape_cookies(text, path)
-    now = time.time()
-    return [c for c in cookies if c["expires"] <= 0 or c["expires"] > now]
-
-
-def load_storage_state(path: Path) -> dict[str, Any]:
-    """A Playwright storage state (``{"cookies": [...], "origins": [...]}``), checked.
-
-    Raises:
-        AccessError: the file cannot be read, is not JSON, or lacks the ``cookies`` list.
-    """
-    text = _read(path, "storage state")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise AccessError(f"storage state {path}: invalid JSON ({exc})") from exc
-    if not isinstance(data, dict) or not isinstance(data.get("cookies"), list):
-        raise AccessError(f"storage state {path}: expected an object with a 'cookies' list")
-    origins = data.get("origins", [])
-    if not isinstance(origins, list):
-        raise AccessError(f"storage state {path}: 'origins' must be a list")
-    now = time.time()
-    cookies = [_json_cookie(item, path, n) for n, item in enumerate(data["cookies"], 1)]
-    live = [c for c in cookies if c["expires"] <= 0 or c["expires"] > now]
-    return {"cookies": live, "origins": origins}
-
-
-def _read(path: Path, what: str) -> str:
-    try:
-        return path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise AccessError(f"{what} {path}: cannot read it ({reason})") from exc
-
-
-def _json_cookie(item: object, path: Path, number: int) -> dict[str, Any]:
-    where = f"cookie file {path}, cookie {number}"
-    if not isinstance(item, dict):
-        raise AccessError(f"{where}: expected an object")
-    name, value, domain = item.get("name"), item.get("value"), item.get("domain")
-    if not isinstance(name, str) or not name or not isinstance(value, str):
-        raise AccessError(f"{where}: needs a 'name' and a 'value'")
-    if not isinstance(domain, str) or not domain.strip("."):
-        raise AccessError(f"{where} ({name}): needs a 'domain'")
-    if item.get("hostOnly") is True:
-        domain = domain.lstrip(".")
-    elif item.get("hostOnly") is False and not domain.startswith("."):
-        domain = "." + domain
-    expires = item.get("expires", item.get("expirationDate", -1))
-    if item.get("session") is True or not isinstance(expires, int | float):
-        expires = -1
-    same_site = _SAME_SITE.get(str(item.get("sameSite") or "lax").lower(), "Lax")
-    secure = bool(item.get("secure", False))
-    if same_site == "None" and not secure:
-        # Chromium drops a SameSite=None cookie that is not Secure, httpx would send it:
-        # Lax (the browsers' default) keeps it, in both, for the site's own requests.
-        same_site = "Lax"
-    return {
-        "name": name,
-        "value": value,
-        "domain": domain,
-        "path": str(item.get("path") or "/"),
-        "expires": float(expires),
-        "httpOnly": bool(item.get("httpOnly", False)),
-        "secure": secure,
-        "sameSite": same_site,
-    }
-
-
-def _netscape_cookies(text: str, path: Path) -> list[dict[str, Any]]:
-    cookies: list[dict[str, Any]] = []
-    for number, raw in enumerate(text.splitlines(), 1):
-        line = raw.rstrip("\r\n")
-        http_only = line.startswith("#HttpOnly_")
-        if http_only:
-            line = line[len("#HttpOnly_") :]
-        if not line.strip() or line.startswith("#"):
-            continue
-        fields = line.split("\t")
-        if len(fields) != 7:
-            raise AccessError(
-                f"cookie file {path}, line {number}: expected 7 tab-separated fields (Netscape "
-                f"cookies.txt) or a JSON list, found {len(fields)} field(s)"
-            )
-        domain, subdomains, cookie_path, secure, expires, name, value = fields
-        try:
-            expiry = float(expires)
-        except ValueError as exc:
-            raise AccessError(
-                f"cookie file {path}, line {number}: expiry {expires!r} is not a number"
-            ) from exc
-        domain = domain.strip().lstrip(".")
-        if not domain or not name:
-            raise AccessError(f"cookie file {path}, line {number}: no domain or no name")
-        cookies.append(
-            {
-                "name": name,
-                "value": value,
-                "domain": ("." + domain) if subdomains.upper() == "TRUE" else domain,
-                "path": cookie_path or "/",
-                "expires": expiry if expiry > 0 else -1.0,  # 0: a session cookie
-                "httpOnly": http_only,
-                "secure": secure.upper() == "TRUE",
-                "sameSite": "Lax",
-            }
-        )
-    return cookies
-
-
 @dataclass(frozen=True, slots=True)
 class SiteAccess:
     """The access every request of a crawl carries, read once from the settings.
@@ -383,6 +294,8 @@ class SiteAccess:
             has no scripts to read it).
         proxy: the proxy of both fetchers, or None: direct connections.
         credential_origins: the origins (:func:`origin_of`) the headers go to.
+        logins: the HTTP Basic credentials of an origin, from a URL's userinfo (the module
+            docstring, "Credentials in a URL").
     """
 
     user_agent: str
@@ -391,6 +304,7 @@ class SiteAccess:
     origins: tuple[dict[str, Any], ...] = ()
     proxy: ProxyConfig | None = None
     credential_origins: frozenset[str] = frozenset()
+    logins: Mapping[str, Credentials] = field(default_factory=dict)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> SiteAccess:
@@ -404,7 +318,7 @@ class SiteAccess:
         access = settings.access
         for name, value in access.headers.items():
             _check_header(name, value, shown=f"{name}: {value}")
-        credential_origins = _credential_origins(access.credential_origins)
+        credential_origins, logins = _credential_origins(access.credential_origins)
         if access.headers and not credential_origins:
             logger.warning("the access headers go to no origin: access.credential_origins is empty")
         cookies: dict[tuple[str, str, str], dict[str, Any]] = {}
@@ -424,6 +338,7 @@ class SiteAccess:
             origins=tuple(origins),
             proxy=parse_proxy(access.proxy) if access.proxy else None,
             credential_origins=credential_origins,
+            logins=logins,
         )
 
     def with_cookies(self, cookies: Iterable[Mapping[str, Any]]) -> SiteAccess:
@@ -431,10 +346,26 @@ class SiteAccess:
         place of its own; the local storage, headers and proxy stay."""
         return replace(self, cookies=tuple(dict(cookie) for cookie in cookies))
 
+    @property
+    def signs(self) -> bool:
+        """Whether any request carries headers of this access (headers or a login to send)."""
+        return bool(self.headers) or bool(self.logins)
+
+    def headers_for(self, url: str) -> dict[str, str]:
+        """The headers a request for ``url`` carries: the access headers when its origin is a
+        credential origin, and its origin's HTTP Basic ``Authorization`` when it has a login
+        (in place of an ``Authorization`` among the headers); none for any other origin."""
+        origin = origin_of(url)
+        sent = dict(self.headers) if origin in self.credential_origins else {}
+        login = self.logins.get(origin) if origin is not None else None
+        if login is not None:
+            sent = {name: value for name, value in sent.items() if name.lower() != "authorization"}
+            sent["Authorization"] = login.authorization()
+        return sent
+
     def sends_credentials(self, url: str) -> bool:
-        """Whether a request for ``url`` carries the headers: its origin is a credential
-        origin, and there are headers to send."""
-        return bool(self.headers) and origin_of(url) in self.credential_origins
+        """Whether a request for ``url`` carries headers of this access (:meth:`headers_for`)."""
+        return bool(self.headers_for(url))
 
     def context_options(self) -> dict[str, Any]:
         """Keyword arguments of Playwright's ``browser.new_context`` for this access.
@@ -499,17 +430,22 @@ class SiteAccess:
         where a browser does.
         """
         url = str(request.url)
-        if self.sends_credentials(url):
-            request.headers.update(self.headers)
-        else:
-            for name, value in self.headers.items():
-                if request.headers.get(name) == value:
-                    del request.headers[name]
+        sent = self.headers_for(url)
+        for name, value in self._all_headers():
+            if name not in sent and request.headers.get(name) == value:
+                del request.headers[name]
+        request.headers.update(sent)
         present = request.headers.get("cookie", "")
         names = {part.split("=", 1)[0].strip() for part in present.split(";") if part.strip()}
         added = [f"{n}={v}" for n, v in self.cookies_for(url) if n not in names]
         if added:
             request.headers["cookie"] = "; ".join(filter(None, [present, *added]))
+
+    def _all_headers(self) -> Iterable[tuple[str, str]]:
+        """Every header this access sends somewhere: what a hop elsewhere must lose."""
+        yield from self.headers.items()
+        for login in self.logins.values():
+            yield "Authorization", login.authorization()
 
 
 def _identity(cookie: Mapping[str, Any]) -> tuple[str, str, str]:

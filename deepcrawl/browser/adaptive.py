@@ -30,11 +30,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 from urllib.parse import parse_qsl, urlsplit
 
-from deepcrawl.browser.access import with_start_origin
+from deepcrawl.browser.access import check_user_url
 from deepcrawl.browser.base import Fetcher
 from deepcrawl.browser.fetcher import BrowserFetcher
 from deepcrawl.browser.http import HttpFetcher
-from deepcrawl.browser.scope import Scope, check_url, host_of
+from deepcrawl.browser.scope import Scope, host_of
 from deepcrawl.errors import DeepcrawlError, FetchError, NotHTMLError
 from deepcrawl.page.html import parse_html
 from deepcrawl.prototypes import classify_token
@@ -435,8 +435,7 @@ async def fetch_one(
             http(s), no host: :func:`~deepcrawl.browser.scope.check_url`).
         FetchError: the page cannot be fetched, or is not HTML (:class:`NotHTMLError`).
     """
-    url = check_url(url)  # as every command does
-    settings = with_start_origin(settings, url)
+    url, settings = check_user_url(settings, url)  # as every command does
     fetcher = make_fetcher(settings, None, render=render, probe=probe)
     async with fetcher:
         if isinstance(fetcher, BrowserFetcher):

@@ -1,5 +1,10 @@
 """The access headers in the browser: on requests to the credential origins, and nowhere else.
 
+The same holds for an origin's HTTP Basic ``Authorization`` (from a URL's userinfo): it is one
+more header of that origin's (:meth:`SiteAccess.headers_for`), sent by these routes before the
+site asks — as httpx sends a URL's credentials — so that Chromium never meets a 401 challenge it
+would have to answer (headless, it cannot ask anyone).
+
 Playwright's ``extra_http_headers`` cannot do this: Chromium adds them to every request of the
 context, whatever its origin (a CDN's script, a frame, a redirect's next hop). Adding them per
 request in a route is not enough either: Chromium carries the headers of a continued request
@@ -8,7 +13,7 @@ over to each hop of its redirects, and routes none of those hops
 around the caller's own (Playwright runs a context's routes last-registered first, each handing
 on with ``route.fallback()``):
 
-1. *sign* — a request for a credential origin (:meth:`SiteAccess.sends_credentials`) gets the
+1. *sign* — a request for a credential origin (:meth:`SiteAccess.headers_for`) gets its
    headers as a fallback override, so the caller's handler sees them and what it sends itself
    (``route.fetch``: the sub-request cache) carries them;
 2. the caller's handler decides: refuses, answers, or hands on with ``route.fallback()``;
@@ -27,7 +32,7 @@ headers: its answer never ends, so it cannot be read whole before the page gets 
 Cookies need none of this: they are in the context's cookie jar, which sends them by RFC 6265's
 rules on every hop.
 
-Without headers, only the caller's handler is installed: the routes cost nothing then.
+Without headers or logins, only the caller's handler is installed: the routes cost nothing then.
 """
 
 from __future__ import annotations
@@ -82,7 +87,7 @@ async def route_context(
             the caller's.
         timeout_s: how long a request sent from here may take.
     """
-    if not access.headers:
+    if not access.signs:
         if handler is not None:
             await context.route("**/*", handler)
         return
@@ -99,16 +104,21 @@ class _Routes:
     def __init__(self, access: SiteAccess, timeout_ms: float) -> None:
         self.access = access
         self.timeout_ms = timeout_ms
-        # Playwright names a request's headers in lower case: the access's replace them
-        self.headers = {name.lower(): value for name, value in access.headers.items()}
+
+    def _headers(self, request: Request) -> dict[str, str]:
+        """The access's headers of this request (none for a streamed one), named in lower case
+        as Playwright names a request's, so that they replace the browser's own."""
+        if request.resource_type in _STREAMED:
+            return {}
+        return {name.lower(): value for name, value in self.access.headers_for(request.url).items()}
 
     def _signed(self, request: Request) -> bool:
-        return request.resource_type not in _STREAMED and self.access.sends_credentials(request.url)
+        return bool(self._headers(request))
 
     async def sign(self, route: Route, request: Request) -> None:
         """The headers on a request for a credential origin, as a fallback override."""
-        if self._signed(request):
-            await route.fallback(headers={**request.headers, **self.headers})
+        if headers := self._headers(request):
+            await route.fallback(headers={**request.headers, **headers})
         else:
             await route.fallback()
 

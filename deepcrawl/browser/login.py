@@ -23,10 +23,9 @@ from typing import TYPE_CHECKING
 
 from playwright.async_api import Error as PlaywrightError
 
-from deepcrawl.browser.access import SiteAccess, with_start_origin
+from deepcrawl.browser.access import SiteAccess, check_user_url
 from deepcrawl.browser.chromium import launch_chromium
 from deepcrawl.browser.credentials import route_context
-from deepcrawl.browser.scope import check_url
 from deepcrawl.errors import BrowserError, ConfigError, NetworkError
 
 if TYPE_CHECKING:
@@ -87,8 +86,8 @@ async def record_login(
         NetworkError: the page cannot be loaded.
         ConfigError: ``out`` cannot be written.
     """
-    url = check_url(url)  # as every command does
-    access = SiteAccess.from_settings(with_start_origin(settings, url))
+    url, settings = check_user_url(settings, url)  # as every command does
+    access = SiteAccess.from_settings(settings)
     launched = await launch_chromium(settings.browser.model_copy(update={"headless": not headed}))
     try:
         context = await launched.browser.new_context(**access.context_options())

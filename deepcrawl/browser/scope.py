@@ -23,6 +23,7 @@ from urllib.parse import urldefrag, urlsplit, urlunsplit
 
 from deepcrawl.errors import InvalidURLError
 from deepcrawl.urls import MAX_START_URL_LENGTH, ascii_host
+from deepcrawl.userinfo import split_userinfo
 
 __all__ = ["Scope", "ascii_host", "check_url", "host_of", "netloc_of", "strip_fragment"]
 
@@ -68,7 +69,10 @@ def host_of(url: str) -> str:
 
 
 def check_url(url: str, *, max_length: int = MAX_START_URL_LENGTH, what: str = "URL") -> str:
-    """``url`` checked, as given but for an internationalised host, which becomes punycode.
+    """``url`` checked, as given but for an internationalised host, which becomes punycode,
+    and without a user name and password: a URL the crawl keeps never carries them
+    (:func:`deepcrawl.userinfo.split_userinfo`; a command makes them the origin's HTTP
+    authentication first, :func:`deepcrawl.browser.access.check_user_url`).
 
     Args:
         url: an absolute URL.
@@ -78,6 +82,7 @@ def check_url(url: str, *, max_length: int = MAX_START_URL_LENGTH, what: str = "
     Raises:
         InvalidURLError: too long, not http(s), no host, a bad port or host name.
     """
+    url, _ = split_userinfo(url)  # and the message of an error below shows no password
     text = url.strip()
     if len(text) > max_length:
         raise InvalidURLError(url, f"the {what} is longer than {max_length} characters")
@@ -98,8 +103,7 @@ def check_url(url: str, *, max_length: int = MAX_START_URL_LENGTH, what: str = "
         raise InvalidURLError(url, f"the {what}'s host {host!r} is no valid host name")
     if parts.hostname.isascii():  # as given: the store knows earlier crawls by this spelling
         return text
-    userinfo, at, _hostport = parts.netloc.rpartition("@")
-    netloc = f"{userinfo}{at}{netloc_of(host, parts.port)}"
+    netloc = netloc_of(host, parts.port)  # no user info: split off above
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 

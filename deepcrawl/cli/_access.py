@@ -104,8 +104,9 @@ _OPTIONS = (
         annotation=Annotated[
             list[str] | None,
             typer.Option(
-                help="Another origin (scheme://host[:port]) the --header values go to besides "
-                "the start URL's (repeatable); no other origin gets them.",
+                help="Another origin (scheme://[user:password@]host[:port]) the --header values "
+                "go to besides the start URL's (repeatable); no other origin gets them. A user "
+                "and password are that origin's HTTP Basic authentication, as in the start URL.",
                 rich_help_panel=_PANEL,
             ),
         ],

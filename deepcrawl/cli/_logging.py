@@ -3,7 +3,10 @@
 The console (stderr) shows WARNING and above by default, INFO with ``-v``, DEBUG with ``-vv``,
 ERROR only with ``--quiet``; through the same rich console as the progress display, so a log
 line prints above the live bar instead of breaking it. ``--log-file`` receives DEBUG whatever
-the console shows: the full record of a run's decisions, for after the fact.
+the console shows: the full record of a run's decisions, for after the fact. Both show every
+URL's password masked (:func:`deepcrawl.userinfo.redact`), whichever record carried it: the
+console through its stream (:class:`~deepcrawl.cli._app.RedactedStream`), the file through its
+formatter.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from rich.logging import RichHandler
 
 from deepcrawl.cli._app import err_console
 from deepcrawl.errors import ConfigError
+from deepcrawl.userinfo import redact
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -27,6 +31,13 @@ __all__ = ["console_level", "logging_to"]
 PACKAGE = "deepcrawl"
 
 _FILE_FORMAT = "%(asctime)s %(levelname)-7s %(name)s: %(message)s"
+
+
+class _Redacting(logging.Formatter):
+    """A formatter whose lines (the message, a traceback's too) show no password."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return redact(super().format(record))
 
 
 def console_level(verbosity: int, *, quiet: bool) -> int:
@@ -55,7 +66,7 @@ def logging_to(level: int, log_file: Path | None) -> Iterator[None]:
         except OSError as exc:
             raise ConfigError(f"--log-file {log_file}: {exc}") from exc
         file_handler.setLevel(logging.DEBUG)
-        file_handler.setFormatter(logging.Formatter(_FILE_FORMAT))
+        file_handler.setFormatter(_Redacting(_FILE_FORMAT))
         handlers.append(file_handler)
     before = logger.level
     logger.setLevel(min(h.level for h in handlers))

@@ -286,7 +286,8 @@ def crawl(
     from deepcrawl.crawler.inputs import check_inputs, check_start_page
 
     checked = check_inputs(start_url, settings, like=like or [], labels=labels, out=out, warc=warc)
-    start_url = checked.start_url
+    # the URLs without their credentials; the settings send them to their origins
+    start_url, settings = checked.start_url, checked.settings
     _load_crawler()
     try:
         start = None

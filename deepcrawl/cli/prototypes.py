@@ -32,6 +32,7 @@ from deepcrawl.prototypes._labelling import LabelSession, read_labels_file, sugg
 from deepcrawl.settings import Settings, load_settings
 from deepcrawl.storage import Repository, safe_url
 from deepcrawl.urls import URLNormaliser
+from deepcrawl.userinfo import split_userinfo
 
 if TYPE_CHECKING:
     from deepcrawl.records.like import LikeAnswer
@@ -208,7 +209,7 @@ def prototypes(
     with Repository.open(settings.storage.url, settings.storage, create=False) as repo:
         session = _session(repo, site, settings, relearn=relearn)
         if like is not None:
-            like = resolve_like(like, repo.find_site(site).start_url)
+            like, _ = split_userinfo(resolve_like(like, repo.find_site(site).start_url))
             normal = session.normaliser(like)
             prototype = session.like(normal)
             _show_like(

@@ -34,17 +34,18 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Self
 
 from deepcrawl._tasks import stream, supervised
-from deepcrawl.browser.access import with_start_origin
+from deepcrawl.browser.access import check_user_url, with_url_credentials
 from deepcrawl.browser.scope import Scope, host_of
 from deepcrawl.browser.wrapped import gate_fetcher
 from deepcrawl.crawler.context import CrawlContext, CrawlStats
 from deepcrawl.crawler.coordination import CrawlSeat
 from deepcrawl.crawler.deliver import QueueSink
-from deepcrawl.crawler.inputs import StartPage, check_url, keep_field_values
+from deepcrawl.crawler.inputs import StartPage, keep_field_values
 from deepcrawl.errors import ConfigError
 from deepcrawl.settings import Settings, load_settings
 from deepcrawl.storage import Repository
 from deepcrawl.storage.state import CrawlState
+from deepcrawl.userinfo import split_userinfo
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
@@ -87,9 +88,12 @@ class Crawl:
     """One crawl of one site; an async context manager that refuses to be entered twice.
 
     Args:
-        start_url: the page holding (or leading to) the search form.
+        start_url: the page holding (or leading to) the search form; a user name and password
+            in it are its origin's HTTP Basic authentication, never part of a URL the crawl
+            keeps (:func:`~deepcrawl.browser.access.check_user_url`).
         settings: deepcrawl settings (default: :func:`~deepcrawl.settings.load_settings`).
-        like: example URLs of the pages wanted (relative ones resolved against ``start_url``).
+        like: example URLs of the pages wanted (relative ones resolved against ``start_url``;
+            credentials in them as in ``start_url``).
         labels_file: a YAML labels file (see :func:`deepcrawl.prototypes.read_labels_file`).
         resume: require stored state to continue from (a fresh crawl raises ``ConfigError``).
         start: what the input check fetched (:func:`~deepcrawl.crawler.inputs
@@ -135,12 +139,16 @@ class Crawl:
         delivery: Delivery | None = None,
         limiter: HostLimiter | None = None,
     ) -> None:
-        self.settings = settings or load_settings()
-        # one spelling of the start URL (an IDN host in punycode) for scope, robots and storage
-        self.start_url = start_url = check_url(start_url, what="start URL")
-        # the access headers go to the start URL's origin (and the named ones) only
-        self.settings = with_start_origin(self.settings, start_url)
-        self.like = [*self.settings.crawl.like, *like]
+        # one spelling of the start URL (an IDN host in punycode, no credentials) for scope,
+        # robots and storage; the access headers and its credentials go to its origin (and
+        # the named ones) only
+        self.start_url, self.settings = check_user_url(
+            settings or load_settings(), start_url, what="start URL"
+        )
+        start_url = self.start_url
+        like = [*self.settings.crawl.like, *like]
+        self.settings = with_url_credentials(self.settings, like)
+        self.like = [split_userinfo(example)[0] for example in like]
         self.labels_file = labels_file
         self.resume = resume
         self.start = start or StartPage()

@@ -5,9 +5,11 @@ that may poison the store; found here it costs one line. :func:`check_inputs` ch
 
 1. the start URL (:func:`check_url`): at most :data:`~deepcrawl.urls.MAX_START_URL_LENGTH`
    characters, http or https, a host; an internationalised host becomes punycode, so scope,
-   robots.txt and the site's identity in the store all see one spelling;
+   robots.txt and the site's identity in the store all see one spelling; a user name and
+   password in it become its origin's HTTP authentication, and leave the URL
+   (:func:`~deepcrawl.browser.access.check_user_url`);
 2. each ``--like`` URL: a path is resolved against the start URL; it must be a valid URL on the
-   start URL's host (a crawl never leaves it);
+   start URL's host (a crawl never leaves it); credentials in it as in 1;
 3. the labels file: it exists and follows the schema (:func:`deepcrawl.prototypes.read_labels_file`
    names the file, the entry and the field), its ``like`` URLs as in 2;
 4. the keyword file: it exists, is UTF-8 text and holds a keyword;
@@ -65,13 +67,17 @@ class CrawlInputs:
     """A crawl's inputs once checked.
 
     Attributes:
-        start_url: the start URL, its host in ASCII (punycode).
-        like: the ``like`` URLs given, absolute, hosts in ASCII (``crawl.like`` is checked,
-            not included: the crawl adds it itself).
+        start_url: the start URL, its host in ASCII (punycode), without credentials.
+        settings: the settings given, with the credentials the URLs carried as their origins'
+            HTTP authentication (:func:`~deepcrawl.browser.access.check_user_url`): the
+            settings to crawl with, as none of the URLs holds them any more.
+        like: the ``like`` URLs given, absolute, hosts in ASCII, without credentials
+            (``crawl.like`` is checked, not included: the crawl adds it itself).
         labels: the labels file's entries (relative ``like`` URLs resolved), or None.
     """
 
     start_url: str
+    settings: Settings
     like: tuple[str, ...] = ()
     labels: list[dict[str, Any]] | None = None
 
@@ -131,13 +137,14 @@ def check_inputs(
         ConfigError: ``out`` or ``warc`` lies under a file or in a folder that may not be
             written, or ``warc`` is a folder.
     """
-    from deepcrawl.browser.access import SiteAccess
+    from deepcrawl.browser.access import SiteAccess, check_user_url, with_url_credentials
     from deepcrawl.keywords import load_word_list
     from deepcrawl.prototypes import read_labels_file
     from deepcrawl.storage.engine import check_database_url
 
     limit = MAX_START_URL_LENGTH
-    start = check_url(start_url, max_length=limit, what="start URL")
+    start, settings = check_user_url(settings, start_url, max_length=limit, what="start URL")
+    settings = with_url_credentials(settings, [*like, *settings.crawl.like])
     likes = tuple(_check_like(example, start, limit, "--like") for example in like)
     for example in settings.crawl.like:  # the crawl adds them itself
         _check_like(example, start, limit, "setting crawl.like")
@@ -157,7 +164,7 @@ def check_inputs(
         from deepcrawl.export import require_text
 
         require_text()
-    return CrawlInputs(start_url=start, like=likes, labels=entries)
+    return CrawlInputs(start_url=start, like=likes, labels=entries, settings=settings)
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,8 @@ Three formats, told by the file's suffix:
   spaces), ``form``, ``fields`` (``NAME=VALUE`` items separated by ``;``) and ``name``.
 
 :func:`read_sites` checks every entry before anything starts (a bad URL, a ``--like`` on
-another host, a malformed field) and names the file and line of the first bad one.
+another host, a malformed field, a URL with a password: :func:`_no_credentials` says why) and
+names the file and line of the first bad one.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from urllib.parse import urljoin, urlsplit
 from deepcrawl.browser.scope import check_url, host_of
 from deepcrawl.errors import ConfigError
 from deepcrawl.forms.fields import parse_field_values, parse_form_choice
+from deepcrawl.userinfo import redact, split_userinfo
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -186,9 +188,11 @@ def _spec(raw: dict[str, Any], where: str) -> SiteSpec:
     if not isinstance(url, str) or not url.strip():
         raise ConfigError(f"{where}: no start URL")
     try:
+        _no_credentials(url)
         start = check_url(url.strip(), max_length=_MAX_URL, what="start URL")
         like = []
         for example in raw.get("like") or []:
+            _no_credentials(str(example))
             absolute = check_url(urljoin(start, str(example).strip()), max_length=_MAX_URL,
                                  what="--like")  # fmt: skip
             if host_of(absolute) != host_of(start):
@@ -206,6 +210,22 @@ def _spec(raw: dict[str, Any], where: str) -> SiteSpec:
 
 
 _SAFE_NAME = re.compile(r"[A-Za-z0-9._-]{1,100}")
+
+
+def _no_credentials(url: str) -> None:
+    """Refuse a user name and password in a sites file's URL.
+
+    A harvest stores its sites' URLs and crawls them in worker processes, which read them
+    from the database: the credentials would have to be stored to reach them. They are given
+    as settings instead, which every worker reads too.
+    """
+    if split_userinfo(url)[1] is not None:
+        raise ConfigError(
+            f"{redact(split_userinfo(url)[0])}: no user name or password in a sites file's "
+            "URL (the harvest stores its URLs); give them to the harvest and its workers as "
+            "--credential-origin scheme://user:password@host[:port] (or in the setting "
+            "access.credential_origins)"
+        )
 
 
 def site_names(sites: Iterable[SiteSpec]) -> list[str]:

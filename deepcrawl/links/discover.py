@@ -143,14 +143,13 @@ async def discover_site(
         BrowserError: ``browser`` and Chromium cannot be started.
     """
     from deepcrawl.browser import BrowserFetcher, make_fetcher
-    from deepcrawl.browser.access import with_start_origin
-    from deepcrawl.browser.scope import Scope, check_url, host_of
+    from deepcrawl.browser.access import check_user_url
+    from deepcrawl.browser.scope import Scope, host_of
 
     _strategy_class(strategy or settings.links.discovery_strategy)  # before any fetcher starts
 
     limit = MAX_START_URL_LENGTH
-    start_url = check_url(start_url, max_length=limit, what="start URL")
-    settings = with_start_origin(settings, start_url)
+    start_url, settings = check_user_url(settings, start_url, max_length=limit, what="start URL")
     chosen = scope or Scope((host_of(start_url),), implicit=False)
     made = make_fetcher(settings, chosen, render="always" if browser else "never", forms=browser)
     async with made:

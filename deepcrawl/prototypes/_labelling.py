@@ -27,6 +27,7 @@ from deepcrawl.prototypes._matcher import PrototypeMatcher
 from deepcrawl.prototypes._model import Prototype
 from deepcrawl.prototypes._prototyper import Prototyper
 from deepcrawl.urls import URLNormaliser, normalise_urls
+from deepcrawl.userinfo import split_userinfo
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -245,13 +246,14 @@ class LabelSession:
         raise ConfigError(f"no prototype {key!r}; known: {known}")
 
     def like(self, url: str) -> Prototype:
-        """The prototype a URL falls in ("pages like this one").
+        """The prototype a URL falls in ("pages like this one"); a user name and password in
+        it play no part (the site's links carry none: :mod:`deepcrawl.userinfo`).
 
         Raises:
             InvalidURLError: the URL cannot be normalised.
             ConfigError: no prototype matches it.
         """
-        normal = self.normaliser(url)
+        normal = self.normaliser(split_userinfo(url)[0])
         pid = self.matcher.match(normal)
         if pid is None:
             raise ConfigError(f"no prototype matches {normal}")

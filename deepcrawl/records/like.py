@@ -21,13 +21,14 @@ import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from deepcrawl.browser.access import with_start_origin
+from deepcrawl.browser.access import with_start_origin, with_url_credentials
 from deepcrawl.browser.http import decode_body
 from deepcrawl.browser.scope import Scope, host_of
 from deepcrawl.classify.layout import narrow_to_example, widen_to_siblings
 from deepcrawl.errors import ConfigError, FetchError, InvalidURLError
 from deepcrawl.prototypes import LabelSession, like_prototype, suggest_name
 from deepcrawl.urls import URLNormaliser
+from deepcrawl.userinfo import split_userinfo
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Sequence
@@ -236,6 +237,9 @@ async def like_over_list(
         make_fetcher: the fetcher for a scope (default: the crawl's,
             :func:`deepcrawl.browser.make_fetcher` without form discovery).
     """
+    # the example's credentials are its origin's HTTP authentication, not part of its URL
+    settings = with_url_credentials(settings, [like])
+    like, _ = split_userinfo(like)
     normaliser = URLNormaliser()
     listed: dict[str, str] = {}  # as listed -> normal form
     invalid: list[str] = []

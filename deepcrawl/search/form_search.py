@@ -26,11 +26,11 @@ from typing import TYPE_CHECKING
 from playwright.async_api import Error as PlaywrightError
 
 from deepcrawl._resource import AsyncResource
-from deepcrawl.browser.access import with_start_origin
+from deepcrawl.browser.access import check_user_url
 from deepcrawl.browser.http import HttpFetcher
 from deepcrawl.browser.pool import BrowserPool
 from deepcrawl.browser.render import render_page
-from deepcrawl.browser.scope import Scope, check_url, host_of
+from deepcrawl.browser.scope import Scope, host_of
 from deepcrawl.errors import ConfigError, FormError, HTTPStatusError
 from deepcrawl.forms.fields import parse_form_choice, pick_form, user_verdict
 from deepcrawl.forms.store import load_critic
@@ -573,8 +573,7 @@ async def query_page(
     from deepcrawl.fetch.politeness import HostLimiter
     from deepcrawl.fetch.robots import RobotsPolicy
 
-    url = check_url(url)  # as every command does
-    settings = with_start_origin(settings, url)
+    url, settings = check_user_url(settings, url)  # as every command does
     politeness = settings.politeness
     robots = RobotsPolicy(settings.http.user_agent, obey=False)
     gate = Gate(politeness, robots, HostLimiter(politeness), lambda _url: True)

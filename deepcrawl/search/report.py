@@ -65,11 +65,9 @@ async def page_forms(url: str, settings: Settings, *, browser: bool = True) -> l
         FetchError: the page could not be fetched (or answered with an error status).
         BrowserError: Chromium could not be started.
     """
-    from deepcrawl.browser.access import with_start_origin
-    from deepcrawl.browser.scope import check_url
+    from deepcrawl.browser.access import check_user_url
 
-    url = check_url(url)  # as every command does
-    settings = with_start_origin(settings, url)  # the access headers go to its origin
+    url, settings = check_user_url(settings, url)  # as every command does
     if not browser:
         return await _http_forms(url, settings)
     from deepcrawl.browser.fetcher import BrowserFetcher
@@ -156,11 +154,9 @@ async def inspect_forms(url: str, settings: Settings, *, browser: bool = True) -
             the chosen form (the message lists what exists).
         UnsafeFormError: the safety policy refuses the form ``forms.form`` picks.
     """
-    from deepcrawl.browser.access import with_start_origin
-    from deepcrawl.browser.scope import check_url
+    from deepcrawl.browser.access import check_user_url
 
-    url = check_url(url)  # as every command does
-    settings = with_start_origin(settings, url)  # the access headers go to its origin
+    url, settings = check_user_url(settings, url)  # as every command does
     selected: list[bool] | None = None
     if browser:
         from deepcrawl.browser.pool import BrowserPool

@@ -24,7 +24,6 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
-from urllib.parse import urlsplit, urlunsplit
 
 from pydantic_settings import (
     BaseSettings,
@@ -35,6 +34,7 @@ from pydantic_settings import (
 
 from deepcrawl.errors import ConfigError
 from deepcrawl.settings._base import CONFIG_FILE_ENV, DEFAULT_CONFIG_FILE, RENAMED, for_users
+from deepcrawl.userinfo import redact
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -263,14 +263,12 @@ def _shortcut_name(section: str, key: str) -> str:
 
 
 def _masked(value: Any) -> Any:
-    """A URL's password replaced by ``***`` (a database or proxy URL may carry one)."""
-    if not isinstance(value, str) or "@" not in value or "://" not in value:
-        return value
-    try:
-        parts = urlsplit(value)
-        if parts.password is None:
-            return value
-        netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
-        return urlunsplit(parts._replace(netloc=netloc))
-    except ValueError:
-        return value
+    """A value with the password of every URL in it masked (a database or proxy URL, a
+    credential origin may carry one): :func:`deepcrawl.userinfo.redact`."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, list | tuple):
+        return [_masked(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _masked(item) for key, item in value.items()}
+    return value

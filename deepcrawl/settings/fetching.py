@@ -96,8 +96,9 @@ class AccessSettings(Section):
     to the ``credential_origins`` only. ``User-Agent`` and ``Cookie`` are refused here: they
     have settings of their own."""
     credential_origins: User[tuple[str, ...]] = ()
-    """More origins (``scheme://host[:port]``) the ``headers`` go to (``--credential-origin``);
-    the start URL's origin always gets them. Cookies go where RFC 6265 sends them."""
+    """More origins (``scheme://host[:port]``) the ``headers`` go to (``--credential-origin``;
+    the start URL's always does); ``scheme://user:password@host`` also sends that origin alone
+    HTTP Basic authentication, as a password in the start URL does (shown as ``***``)."""
     proxy: User[str | None] = None
     """Proxy of every request of both fetchers, loopback included (``--proxy``): ``http://``,
     ``https://`` or ``socks5://``, credentials in the URL. ``HTTP(S)_PROXY`` and ``ALL_PROXY``

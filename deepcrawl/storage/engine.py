@@ -28,6 +28,7 @@ from sqlmodel import SQLModel, create_engine
 from deepcrawl.errors import NoDatabaseError, SchemaVersionError, StorageError
 from deepcrawl.storage import tables as _tables  # registers the tables (and LEASE_INDEX)
 from deepcrawl.storage.renormalise import renormalise_urls
+from deepcrawl.userinfo import redact
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -174,11 +175,9 @@ _DRIVERLESS = {"postgresql": "postgresql+psycopg", "postgres": "postgresql+psyco
 
 
 def safe_url(url: str) -> str:
-    """The URL with any password masked, for messages."""
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except ArgumentError:
-        return url
+    """The URL with any password masked, for messages: :func:`deepcrawl.userinfo.redact`, the
+    mask of every output (a URL SQLAlchemy cannot read is masked too)."""
+    return redact(url)
 
 
 def database_file(url: str) -> Path:

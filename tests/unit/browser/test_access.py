@@ -16,6 +16,7 @@ import pytest
 
 from deepcrawl.browser.access import (
     SiteAccess,
+    check_user_url,
     load_cookies,
     load_storage_state,
     origin_of,
@@ -24,9 +25,10 @@ from deepcrawl.browser.access import (
     parse_proxy,
     start_origins,
     with_start_origin,
+    with_url_credentials,
 )
 from deepcrawl.cli._access import AccessFlags
-from deepcrawl.errors import AccessError, ConfigError
+from deepcrawl.errors import AccessError, ConfigError, InvalidURLError
 from deepcrawl.settings import Settings, load_settings
 from deepcrawl.settings.fetching import default_user_agent
 
@@ -378,3 +380,94 @@ def test_the_credential_origin_flag_adds_to_the_settings() -> None:
     flags = AccessFlags(header=("X-A: 1",), credential_origin=("https://api.example",))
     settings = load_settings(**flags.overrides())
     assert settings.access.credential_origins == ("https://api.example",)
+
+
+# -- credentials in a URL -----------------------------------------------------------------------
+
+ALICE = "Basic YWxpY2U6UzNjcmV0UHc="  # alice:S3cretPw
+
+
+def test_a_start_url_with_credentials_is_checked_without_them_and_they_go_to_its_origins() -> None:
+    settings = Settings().with_overrides(access={"credential_origins": ["https://api.example"]})
+    url, with_login = check_user_url(settings, "http://alice:S3cretPw@bücher.example/search")
+    assert url == "http://xn--bcher-kva.example/search"
+    assert with_login.access.credential_origins == (
+        "https://api.example",
+        "http://alice:S3cretPw@xn--bcher-kva.example",
+        "https://alice:S3cretPw@xn--bcher-kva.example",
+    )
+    # percent-encoded as given, decoded once when read
+    _, encoded = check_user_url(Settings(), "http://a%40b:p%3Aw@[::1]:8080/")
+    assert encoded.access.credential_origins == ("http://a%40b:p%3Aw@[::1]:8080",)
+    login = SiteAccess.from_settings(encoded).logins["http://[::1]:8080"]
+    assert (login.user, login.password) == ("a@b", "p:w")
+
+
+def test_a_bad_start_url_is_named_without_its_password() -> None:
+    with pytest.raises(InvalidURLError) as raised:
+        check_user_url(Settings(), "ftp://alice:S3cretPw@host/", what="start URL")
+    assert "S3cretPw" not in str(raised.value)
+    assert "S3cretPw" not in raised.value.url
+
+
+def test_an_example_with_credentials_adds_them_one_without_adds_nothing() -> None:
+    settings = with_url_credentials(Settings(), ["/book/1", "http://example.org/book/2"])
+    assert settings.access.credential_origins == ()
+    settings = with_url_credentials(settings, ["http://alice:S3cretPw@127.0.0.1:81/book/3"])
+    assert settings.access.credential_origins == ("http://alice:S3cretPw@127.0.0.1:81",)
+
+
+def test_a_login_goes_to_its_origin_only_and_replaces_a_given_authorization_there(
+    tmp_path: Path,
+) -> None:
+    access = _access(
+        tmp_path,
+        headers={"Authorization": "Bearer t", "X-Key": "k"},
+        credential_origins=["http://alice:S3cretPw@site.example", "https://api.example"],
+    )
+    assert access.headers_for("http://site.example/x") == {"X-Key": "k", "Authorization": ALICE}
+    assert access.headers_for("https://api.example/v1") == {
+        "Authorization": "Bearer t",
+        "X-Key": "k",
+    }
+    assert access.headers_for("http://site.example:8080/") == {}
+    assert access.headers_for("http://cdn.example/") == {}
+    assert "S3cretPw" not in repr(access)
+    # a login with no headers still signs its origin's requests
+    alone = _access(tmp_path, credential_origins=["http://alice:S3cretPw@site.example"])
+    assert alone.signs
+    assert alone.headers_for("http://site.example/") == {"Authorization": ALICE}
+    assert not _access(tmp_path, credential_origins=["http://site.example"]).signs
+
+
+async def test_plain_http_sends_a_login_to_its_origin_and_drops_it_on_a_redirect_away(
+    tmp_path: Path,
+) -> None:
+    _, settings = check_user_url(Settings(), "http://alice:S3cretPw@site.example/")
+    access = SiteAccess.from_settings(settings)
+    seen: dict[str, str | None] = {}
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen[str(request.url)] = request.headers.get("authorization")
+        moved = {"/away": "http://cdn.example/x", "/up": "https://site.example/y"}
+        if request.url.scheme == "http" and request.url.host == "site.example":
+            return httpx.Response(302, headers={"Location": moved[request.url.path]})
+        return httpx.Response(200)
+
+    async with httpx.AsyncClient(
+        transport=httpx.MockTransport(answer), follow_redirects=True, **access.client_options()
+    ) as client:
+        await client.get("http://site.example/away")
+        await client.get("http://site.example/up")
+    assert seen == {
+        "http://site.example/away": ALICE,
+        "http://cdn.example/x": None,
+        "http://site.example/up": ALICE,
+        "https://site.example/y": ALICE,  # the https upgrade, as the start URL's headers
+    }
+
+
+def test_a_credential_origin_with_a_path_is_named_without_its_password(tmp_path: Path) -> None:
+    with pytest.raises(AccessError, match=r"'http://alice:\*\*\*@site.example/x'") as raised:
+        _access(tmp_path, credential_origins=["http://alice:S3cretPw@site.example/x"])
+    assert "S3cretPw" not in str(raised.value)

@@ -20,7 +20,9 @@ def test_check_url_normalises_an_idn_host_to_punycode() -> None:
         == "http://xn--bcher-kva.localhost:8000/a?b=ü"
     )
     assert check_url(" HTTPS://example.org") == "HTTPS://example.org"  # the store's spelling
-    assert check_url("http://u:p@[::1]:81/x") == "http://u:p@[::1]:81/x"
+    # a URL the crawl keeps holds no credentials (they are its origin's authentication)
+    assert check_url("http://u:p@[::1]:81/x") == "http://[::1]:81/x"
+    assert check_url("http://u:p@Bücher.localhost/") == "http://xn--bcher-kva.localhost/"
 
 
 @pytest.mark.parametrize(
@@ -95,6 +97,25 @@ def test_check_inputs(tmp_path: Path) -> None:
     other = _labels(tmp_path, "- like: http://other/b\n")
     with pytest.raises(ConfigError, match="entry 1, field 'like': http://other/b is on other"):
         check_inputs("http://h/", settings, labels=other)
+
+
+def test_check_inputs_takes_the_credentials_off_the_urls_into_the_settings() -> None:
+    checked = check_inputs(
+        "http://alice:S3cretPw@127.0.0.1:8000/",
+        Settings(),
+        like=[
+            "/book/1",
+            "http://alice:S3cretPw@127.0.0.1:8000/book/2",
+            "http://127.0.0.1:8000/b/3",
+        ],
+    )
+    assert checked.start_url == "http://127.0.0.1:8000/"
+    assert checked.like == (
+        "http://127.0.0.1:8000/book/1",
+        "http://127.0.0.1:8000/book/2",
+        "http://127.0.0.1:8000/b/3",
+    )
+    assert checked.settings.access.credential_origins == ("http://alice:S3cretPw@127.0.0.1:8000",)
 
 
 def test_main_text_without_trafilatura_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:

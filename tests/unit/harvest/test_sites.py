@@ -56,11 +56,15 @@ def test_toml_and_csv_give_the_same_sites(tmp_path: Path) -> None:
         ("https://a.example/ --field nameonly\n", r"line 1: .*NAME=VALUE"),
         ("https://a.example/\nhttps://a.example/\n", r"line 2: .* given twice"),
         ("# nothing\n", r"names no site"),
+        # a password would be stored with the harvest's sites: refused, and not shown
+        ("https://alice:S3cretPw@a.example/\n", r"line 1: https://a.example/: no user name or"),
+        ("https://a.example/ --like https://alice:S3cretPw@a.example/1\n", r"--credential-origin"),
     ],
 )
 def test_a_bad_entry_names_the_file_and_its_line(tmp_path: Path, text: str, message: str) -> None:
-    with pytest.raises(ConfigError, match=message):
+    with pytest.raises(ConfigError, match=message) as raised:
         read_sites(_file(tmp_path, "sites.txt", text))
+    assert "S3cretPw" not in str(raised.value)
 
 
 def test_each_site_gets_a_folder_of_its_own() -> None:

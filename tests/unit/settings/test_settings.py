@@ -125,6 +125,9 @@ def test_explain_names_the_source_of_each_value(
     (tmp_path / "deepcrawl.toml").write_text("[http]\ntimeout_s = 3.5\n")
     monkeypatch.setenv("DEEPCRAWL_CRAWL__WORKER_WAIT_S", "6")
     monkeypatch.setenv("DEEPCRAWL_DB", "postgresql+psycopg://me:secret@db.example/crawl")
+    monkeypatch.setenv(
+        "DEEPCRAWL_ACCESS__CREDENTIAL_ORIGINS", '["https://alice:S3cretPw@site.example"]'
+    )
     with overridden(["crawl.max_pages=9"]):
         found = {s.key: s for s in explain_settings(crawl={"navigate": True, "scope_prefix": None})}
     assert (found["http.timeout_s"].source, found["http.timeout_s"].detail) == (
@@ -135,6 +138,7 @@ def test_explain_names_the_source_of_each_value(
         "environment", "DEEPCRAWL_DB"
     )  # fmt: skip
     assert found["storage.url"].value == "postgresql+psycopg://me:***@db.example/crawl"
+    assert found["access.credential_origins"].value == ["https://alice:***@site.example"]
     assert (found["crawl.max_pages"].source, found["crawl.max_pages"].value) == ("--set", 9)
     assert found["crawl.navigate"].source == "flag"
     assert found["crawl.scope_prefix"].source == "default"  # a flag not given
