@@ -52,7 +52,15 @@ from deepcrawl.browser.settle import (
     before_action,
     settle,
 )
-from deepcrawl.errors import ConfigError, FetchError, FetchTimeoutError, FormError, UnsafeFormError
+from deepcrawl.errors import (
+    BlockedError,
+    ConfigError,
+    FetchError,
+    FetchTimeoutError,
+    FormError,
+    UnsafeFormError,
+)
+from deepcrawl.fetch.politeness import HOST_WAITS
 from deepcrawl.forms.fields import (
     TEXT_INPUT_TYPES,
     check_field_values,
@@ -64,6 +72,7 @@ from deepcrawl.forms.safety import ensure_submittable
 from deepcrawl.safety import SafetyRule
 from deepcrawl.search.backend import QueryBackend
 from deepcrawl.search.browsing import snapshot
+from deepcrawl.search.causes import cause_of_error
 from deepcrawl.search.controls import checkbox_of, may_search_as_typed, radio_of, submit_controls
 from deepcrawl.search.form_page import FormPage
 from deepcrawl.search.judge import MIN_NEW_LINKS, NONSENSE_KEYWORD, Judge, classify_links
@@ -87,6 +96,7 @@ if TYPE_CHECKING:
     from deepcrawl.browser.pool import BrowserPool
     from deepcrawl.forms.critic import CriticVerdict
     from deepcrawl.page.form import Form, FormField
+    from deepcrawl.search.causes import QueryCause
     from deepcrawl.settings import Settings
 
 __all__ = ["MORE_EFFECT_S", "TYPING_TRIES", "TYPING_WAIT_S", "FormFiller"]
@@ -158,6 +168,7 @@ class FormFiller(QueryBackend):
         self.types_live: bool | None = None
         """Whether typing alone shows this form's results (None: not known yet)."""
         self._typing_misses = 0
+        self._retries = max(0, settings.politeness.retries)
         for url in (form.page_url, form.action):
             pool.scope.admit(url)
 
@@ -244,7 +255,7 @@ class FormFiller(QueryBackend):
         pages: list[ResultPage] = []
         run = await self._submission(keyword, chosen, cap, pages, more)
         if run.failure is not None:
-            result.outcome, result.error = run.failure
+            result.outcome, result.error, result.cause = run.failure
         result.data_urls = [u for u in run.data_urls if carries(u, keyword)]
         result.elapsed_s = time.monotonic() - started
         if pages:
@@ -275,18 +286,42 @@ class FormFiller(QueryBackend):
         more: Callable[[ResultPage, int], bool] | None = None,
     ) -> _Submission:
         """Submit in a page borrowed from the pool and read up to ``cap`` result pages into
-        ``pages``; what the site did wrong is the submission's failure, not an exception."""
-        failure: tuple[Outcome, str] | None = None
+        ``pages``; what the site did wrong is the submission's failure, not an exception.
+
+        A submission the server throttles (429, 503: the pool's gate paused its host as the
+        answer came) is sent again, up to ``politeness.retries`` times; the gate holds the
+        next one until the pause is over."""
+        tries = 0
+        while True:
+            pages.clear()
+            run = await self._submit_once(keyword, values, cap, pages, more)
+            tries += 1
+            if not (pages and pages[0].status in HOST_WAITS) or tries > self._retries:
+                return run
+            self.pool.gate.retried()
+
+    async def _submit_once(
+        self,
+        keyword: str,
+        values: dict[str, str],
+        cap: int,
+        pages: list[ResultPage],
+        more: Callable[[ResultPage, int], bool] | None,
+    ) -> _Submission:
+        failure: tuple[Outcome, str, QueryCause] | None = None
         async with self.pool.page() as lease:
             with Traffic(lease.page) as traffic:
                 try:
                     await self._run(lease, traffic, keyword, values, cap, pages, more)
                 except UnsafeFormError as exc:  # the live form changed into a refused one
-                    failure = "rejected", str(exc)
-                except (FetchError, FormError) as exc:
-                    failure = "error", str(exc)
+                    failure = "rejected", str(exc), "blocked"
+                except FetchError as exc:
+                    failure = "error", str(exc), cause_of_error(exc)
+                except FormError as exc:
+                    failure = "error", str(exc), "error"
                 except PlaywrightError as exc:
-                    failure = "error", str(translate(exc, lease.page.url, lease))
+                    error = translate(exc, lease.page.url, lease)
+                    failure = "error", str(error), cause_of_error(error)
                 if failure is not None:  # the form's page may have changed: see it afresh
                     self.form_page.forget()
         return _Submission(failure, list(traffic.data_urls))
@@ -327,7 +362,9 @@ class FormFiller(QueryBackend):
             await settle(page, traffic, timeout_s=timeout, after=acted)
         except FetchTimeoutError:
             lease.poisoned = True
+            _refused(lease, live)
             raise
+        _refused(lease, live)
         pages.append(await self._read(page, traffic, mark))
         if not self.judge.has_results(pages[0], keyword):
             return
@@ -558,12 +595,24 @@ def _reports_more(pages: list[ResultPage], judge: Judge) -> bool:
     return 0 < shown < total
 
 
+def _refused(lease: PageLease, live: Form) -> None:
+    """Raise when the submission's navigation was refused before it went out (its action out
+    of scope, disallowed by robots.txt): the page shows no answer to it.
+
+    Raises:
+        BlockedError: naming the refused navigation.
+    """
+    if lease.blocked_navigation is not None:
+        raise BlockedError(live.action, f"refused: {lease.blocked_navigation}")
+
+
 class _Submission(NamedTuple):
     """How one submission failed, and what data it asked for (its result pages are read into a
     list; what it cost the server, the pool's gate counted)."""
 
-    failure: tuple[Outcome, str] | None
-    """The outcome (``error``, ``rejected``) and why, when it failed; None: it did not."""
+    failure: tuple[Outcome, str, QueryCause] | None
+    """The outcome (``error``, ``rejected``), why, and its cause, when it failed; None: it
+    did not."""
     data_urls: list[str]
     """URLs of the XHR / fetch requests answered, in order."""
 
