@@ -12,11 +12,14 @@ stop line and in ``stats.json``.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from deepcrawl.errors import BlockedError, FetchTimeoutError, HTTPStatusError, UnsafeFormError
 
-__all__ = ["QUERY_CAUSES", "QueryCause", "cause_of_error", "cause_of_status"]
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+__all__ = ["QUERY_CAUSES", "QueryCause", "cause_of_error", "cause_of_status", "describe_causes"]
 
 QueryCause = Literal[
     "timeout", "out of scope", "robots.txt", "throttled", "blocked", "error", "no results"
@@ -69,3 +72,23 @@ def cause_of_error(exc: Exception) -> QueryCause:
     if isinstance(exc, UnsafeFormError):
         return "blocked"
     return "error"
+
+
+#: How a stop line names the queries of each cause.
+_TOLD: dict[str, str] = {
+    "timeout": "timed out",
+    "out of scope": "out of the crawl's scope",
+    "robots.txt": "disallowed by robots.txt",
+    "throttled": "throttled past their retries",
+    "blocked": "blocked",
+    "error": "error pages",
+    "no results": "no results",
+}
+
+
+def describe_causes(counts: Mapping[str, int]) -> str:
+    """The queries counted by cause, as a stop line names them ("2 timed out, 1 no results"),
+    in the order of :data:`QUERY_CAUSES`; empty when none is counted."""
+    return ", ".join(
+        f"{counts[cause]} {_TOLD[cause]}" for cause in QUERY_CAUSES if counts.get(cause, 0) > 0
+    )

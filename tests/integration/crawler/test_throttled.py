@@ -20,6 +20,7 @@ from deepcrawl.cli import app
 from deepcrawl.crawler import CallbackSink, Crawl
 from deepcrawl.settings import Settings, load_settings
 from tests.integration.crawler.throttle import ThrottlingProxy
+from tests.integration.run_cli import run_deepcrawl
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -80,3 +81,32 @@ async def test_a_throttled_site_is_crawled_as_an_unthrottled_one_and_its_host_wa
     )
     assert listed.exit_code == 0, listed.output
     assert json.loads(listed.stdout) == []  # every throttled request was retried in the end
+
+
+def test_a_search_whose_result_pages_time_out_ends_naming_the_timeout(
+    fixture_server: Callable[..., FixtureServer], tmp_path: Path
+) -> None:
+    server = fixture_server("books", records=12, seed=47)
+    like = server.truth().detail_paths[0]
+    out = tmp_path / "out"
+    with ThrottlingProxy(server.url, stall="/search", stall_s=20.0) as proxy:
+        done = run_deepcrawl(
+            tmp_path,
+            "--set", "browser.page_timeout_s=2", "--set", "http.timeout_s=2",
+            "--set", "politeness.retries=1", "--set", "politeness.requests_per_second=0",
+            "--set", "querying.stop_fruitless_queries=3",
+            "crawl", proxy.url + "/", "--like", like, "--db", f"sqlite:///{tmp_path / 'c.db'}",
+            "--out", str(out),
+            timeout=240,
+        )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    stop = done.stderr.strip().splitlines()[-1]
+    assert "returned no links in" in stop, done.stderr
+    assert "timed out" in stop, stop
+    stats = json.loads((out / "stats.json").read_text())
+    assert stats["status"] == "failed"
+    assert stats["query_failures"].get("timeout", 0) >= 1, stats
+    assert stats["errors"] >= stats["query_failures"]["timeout"]
+    progress = [line for line in done.stderr.splitlines() if "  errors " in line]
+    assert progress, done.stderr
+    assert int(progress[-1].split("  errors ")[1].split()[0]) > 0, progress[-1]

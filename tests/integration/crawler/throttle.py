@@ -1,5 +1,6 @@
 """A throttling reverse proxy of the tests' own: a fixture site whose every n-th request is
-answered 429 or 503 with ``Retry-After``, and a log of when each request came.
+answered 429 or 503 with ``Retry-After`` (or whose pages under a path answer only after a long
+while), and a log of when each request came.
 
 It stands on 127.0.0.1 in front of a :class:`~deepcrawl_fixtures.FixtureServer` and forwards
 with the ``Host`` header unchanged (the site builds its links to the proxy), as the counting
@@ -54,11 +55,16 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else None
         throttled = self.server.throttles()
+        if self.server.stall and self.path.startswith(self.server.stall):
+            time.sleep(self.server.stall_s)  # a search slower than any timeout of the crawler
         if throttled:
             status, payload = self.server.status, b"<html><body>Try again later</body></html>"
             headers = [("Retry-After", str(self.server.retry_after)), ("Content-Type", "text/html")]
         else:
-            status, headers, payload = self._forward(body)
+            try:
+                status, headers, payload = self._forward(body)
+            except OSError:  # the site is gone (a stalled answer outlived the test)
+                status, headers, payload = 502, [], b""
         self.server.arrived(Arrival(at, self.command, self.path, status))
         self.send_response(status)
         for key, value in headers:
@@ -100,17 +106,31 @@ class _Handler(BaseHTTPRequestHandler):
 
 class ThrottlingProxy(TunedHTTPServer):
     """The site at ``upstream`` with every ``every``-th request answered ``status`` and
-    ``Retry-After: retry_after`` (``/robots.txt`` included: a server throttles what it likes).
+    ``Retry-After: retry_after`` (``/robots.txt`` included: a server throttles what it likes;
+    ``every`` 0: none), and every request whose path starts with ``stall`` answered only after
+    ``stall_s`` seconds (empty: none).
 
     Use it as a context manager; :attr:`url` is where to crawl, :attr:`arrivals` what came.
     """
 
-    def __init__(self, upstream: str, *, every: int, status: int, retry_after: int) -> None:
+    block_on_close = False  # a stalled answer's thread is not waited for
+
+    def __init__(
+        self,
+        upstream: str,
+        *,
+        every: int = 0,
+        status: int = 503,
+        retry_after: int = 1,
+        stall: str = "",
+        stall_s: float = 20.0,
+    ) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         port = urlsplit(upstream).port
         assert port is not None, upstream
         self.upstream_port = port
         self.every, self.status, self.retry_after = every, status, retry_after
+        self.stall, self.stall_s = stall, stall_s
         self.arrivals: list[Arrival] = []
         self._seen = 0
         self._lock = threading.Lock()
@@ -125,7 +145,7 @@ class ThrottlingProxy(TunedHTTPServer):
         """Count a request; whether it is one to throttle."""
         with self._lock:
             self._seen += 1
-            return self._seen % self.every == 0
+            return self.every > 0 and self._seen % self.every == 0
 
     def arrived(self, arrival: Arrival) -> None:
         """Log one request."""
