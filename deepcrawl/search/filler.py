@@ -53,7 +53,6 @@ from deepcrawl.browser.settle import (
     settle,
 )
 from deepcrawl.errors import (
-    BlockedError,
     ConfigError,
     FetchError,
     FetchTimeoutError,
@@ -71,11 +70,11 @@ from deepcrawl.forms.query_field import find_query_fields
 from deepcrawl.forms.safety import ensure_submittable
 from deepcrawl.safety import SafetyRule
 from deepcrawl.search.backend import QueryBackend
-from deepcrawl.search.browsing import snapshot
+from deepcrawl.search.browsing import refused_navigation, reports_more, snapshot
 from deepcrawl.search.causes import cause_of_error
 from deepcrawl.search.controls import checkbox_of, may_search_as_typed, radio_of, submit_controls
 from deepcrawl.search.form_page import FormPage
-from deepcrawl.search.judge import MIN_NEW_LINKS, NONSENSE_KEYWORD, Judge, classify_links
+from deepcrawl.search.judge import MIN_NEW_LINKS, NONSENSE_KEYWORD, Judge
 from deepcrawl.search.page_size import page_size_choice
 from deepcrawl.search.pagination import brings_new_links, next_page
 from deepcrawl.search.results import (
@@ -83,7 +82,6 @@ from deepcrawl.search.results import (
     Outcome,
     QueryResult,
     ResultPage,
-    total_results,
 )
 from deepcrawl.search.template import carries
 
@@ -362,9 +360,9 @@ class FormFiller(QueryBackend):
             await settle(page, traffic, timeout_s=timeout, after=acted)
         except FetchTimeoutError:
             lease.poisoned = True
-            _refused(lease, live)
+            refused_navigation(lease, live.action)
             raise
-        _refused(lease, live)
+        refused_navigation(lease, live.action)
         pages.append(await self._read(page, traffic, mark))
         if not self.judge.has_results(pages[0], keyword):
             return
@@ -380,7 +378,7 @@ class FormFiller(QueryBackend):
                 break
             turn = next_page(pages[-1], len(pages), visited)
             if turn is None:
-                if _reports_more(pages, self.judge):  # no pager: a list that grows as scrolled?
+                if reports_more(pages, self.judge):  # no pager: a list that grows as scrolled?
                     await self._scroll_on(page, traffic, cap, pages, more)
                 break
             mark = traffic.mark()
@@ -584,26 +582,6 @@ class FormFiller(QueryBackend):
         await page.eval_on_selector(
             live.locator, "f => (f.requestSubmit ? f.requestSubmit() : f.submit())"
         )
-
-
-def _reports_more(pages: list[ResultPage], judge: Judge) -> bool:
-    """Whether a query's first page reports more results than its pages show as results."""
-    total = total_results(pages[0])
-    if total is None:
-        return False
-    shown = sum(link.role == "result" for link in classify_links(pages, judge.chrome))
-    return 0 < shown < total
-
-
-def _refused(lease: PageLease, live: Form) -> None:
-    """Raise when the submission's navigation was refused before it went out (its action out
-    of scope, disallowed by robots.txt): the page shows no answer to it.
-
-    Raises:
-        BlockedError: naming the refused navigation.
-    """
-    if lease.blocked_navigation is not None:
-        raise BlockedError(live.action, f"refused: {lease.blocked_navigation}")
 
 
 class _Submission(NamedTuple):
