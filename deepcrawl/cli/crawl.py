@@ -1,5 +1,6 @@
 """``deepcrawl crawl``: crawl a site behind its search form and deliver the wanted pages."""
 
+import contextlib
 import importlib
 import json
 import os
@@ -143,7 +144,9 @@ async def _run(
                 report = await crawl.run(sink)
             except DeepcrawlError as exc:  # the figures say what the crawl met before it
                 if crawl.ctx is not None:
-                    _write_stats(out, start_url, "failed", crawl.ctx.stats, error=str(exc))
+                    # the crawl's error is the one to tell: a full disk must not hide it
+                    with contextlib.suppress(OSError):
+                        _write_stats(out, start_url, "failed", crawl.ctx.stats, error=str(exc))
                 raise
             finally:
                 sink.close()

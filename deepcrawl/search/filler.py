@@ -52,13 +52,7 @@ from deepcrawl.browser.settle import (
     before_action,
     settle,
 )
-from deepcrawl.errors import (
-    ConfigError,
-    FetchError,
-    FetchTimeoutError,
-    FormError,
-    UnsafeFormError,
-)
+from deepcrawl.errors import ConfigError, FetchError, FetchTimeoutError, FormError, UnsafeFormError
 from deepcrawl.fetch.politeness import HOST_WAITS
 from deepcrawl.forms.fields import (
     TEXT_INPUT_TYPES,

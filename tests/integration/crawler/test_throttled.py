@@ -90,12 +90,13 @@ def test_a_search_whose_result_pages_time_out_ends_naming_the_timeout(
     like = server.truth().detail_paths[0]
     out = tmp_path / "out"
     with ThrottlingProxy(server.url, stall="/search", stall_s=20.0) as proxy:
+        site = proxy.url + "/"
         done = run_deepcrawl(
             tmp_path,
             "--set", "browser.page_timeout_s=2", "--set", "http.timeout_s=2",
             "--set", "politeness.retries=1", "--set", "politeness.requests_per_second=0",
             "--set", "querying.stop_fruitless_queries=3",
-            "crawl", proxy.url + "/", "--like", like, "--db", f"sqlite:///{tmp_path / 'c.db'}",
+            "crawl", site, "--like", like, "--db", f"sqlite:///{tmp_path / 'c.db'}",
             "--out", str(out),
             timeout=240,
         )  # fmt: skip
@@ -110,3 +111,12 @@ def test_a_search_whose_result_pages_time_out_ends_naming_the_timeout(
     progress = [line for line in done.stderr.splitlines() if "  errors " in line]
     assert progress, done.stderr
     assert int(progress[-1].split("  errors ")[1].split()[0]) > 0, progress[-1]
+
+    # ``deepcrawl failures`` lists the queries that timed out beside the pages
+    db = f"sqlite:///{tmp_path / 'c.db'}"
+    listed = CliRunner().invoke(app, ["failures", site, "--db", db, "--json"])
+    assert listed.exit_code == 0, listed.output
+    queries = [row for row in json.loads(listed.stdout) if row["kind"] == "query"]
+    assert len(queries) == stats["query_failures"]["timeout"], queries
+    assert all("(timeout)" in row["reason"] for row in queries), queries
+    assert {row["error_class"] for row in queries} == {"FetchTimeoutError"}
