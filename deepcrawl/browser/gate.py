@@ -45,6 +45,16 @@ class RequestGate(Protocol):
         request a polite fetch was admitted and counted for already."""
         ...
 
+    def page_answer(self, url: str, status: int, retry_after: str | None) -> None:
+        """A request of the page was answered with an error ``status`` (400 or more) and
+        ``retry_after`` (its ``Retry-After``, if any): the gate pauses the host of a server
+        that says it is overloaded (429, 503), for every sender, as it does for plain HTTP."""
+        ...
+
+    def retried(self) -> None:
+        """Count a request sent again after a transient failure (a throttled submission)."""
+        ...
+
 
 class SafetyGate:
     """The gate of a pool outside a crawl: the safety rule alone (:class:`RequestGate`).
@@ -64,3 +74,9 @@ class SafetyGate:
     async def page_passage(self, url: str, *, navigation: bool) -> AsyncIterator[None]:
         """Nothing to wait for, nothing counted."""
         yield
+
+    def page_answer(self, url: str, status: int, retry_after: str | None) -> None:
+        """Nothing to pause: no request is spaced here."""
+
+    def retried(self) -> None:
+        """Nothing counted."""

@@ -57,6 +57,7 @@ if TYPE_CHECKING:
         Dialog,
         Page,
         Request,
+        Response,
         Route,
     )
 
@@ -85,6 +86,8 @@ _LEAVE_S = 5.0
 #: How often leaving a probed document looks whether its last requests were failed.
 _LEAVE_POLL_S = 0.01
 #: Resource types of the requests a page's scripts make (judged by the safety rule always).
+#: Answers from this status up are shown to the gate (:meth:`PageLease._on_response`).
+_ERROR_STATUS = 400
 _SCRIPTED = frozenset({"fetch", "xhr", "ping", "eventsource", "websocket"})
 
 
@@ -214,6 +217,7 @@ class PageLease:
         page.set_default_navigation_timeout(timeout_ms)
         page.on("crash", lambda _page: lease._on_crash())
         page.on("dialog", lease._on_dialog)
+        page.on("response", lease._on_response)
         context.on("page", lease._on_popup)
         return lease
 
@@ -251,6 +255,14 @@ class PageLease:
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    def _on_response(self, response: Response) -> None:
+        # an error answer is the gate's to judge: a 429 or a 503 pauses its host for every
+        # sender (RequestGate.page_answer), whichever request of the page it answered
+        if response.status >= _ERROR_STATUS:
+            with contextlib.suppress(PlaywrightError):
+                retry_after = response.headers.get("retry-after")
+                self.gate.page_answer(response.url, response.status, retry_after)
 
     def _on_dialog(self, dialog: Dialog) -> None:
         async def answer() -> None:

@@ -1,5 +1,6 @@
 """``deepcrawl crawl``: crawl a site behind its search form and deliver the wanted pages."""
 
+import contextlib
 import importlib
 import json
 import os
@@ -15,7 +16,8 @@ from deepcrawl.cli._form_options import FieldOption, FormOption, form_overrides
 from deepcrawl.cli._global import global_options
 from deepcrawl.cli._progress import CrawlProgress
 from deepcrawl.cli._signals import STOP_GRACE_S, Interrupted, exit_at_once, run_stoppable
-from deepcrawl.errors import ConfigError, OutputClosedError, OutputError
+from deepcrawl.errors import ConfigError, DeepcrawlError, OutputClosedError, OutputError
+from deepcrawl.search.causes import describe_causes
 from deepcrawl.settings import Settings, load_settings
 from deepcrawl.storage.engine import safe_url
 
@@ -144,12 +146,29 @@ async def _run(
             sink = _sink(out, warc, gzip=warc_gzip, info=info)
             try:
                 report = await crawl.run(sink)
+            except DeepcrawlError as exc:  # the figures say what the crawl met before it
+                if crawl.ctx is not None:
+                    # the crawl's error is the one to tell: a full disk must not hide it
+                    with contextlib.suppress(OSError):
+                        _write_stats(out, start_url, "failed", crawl.ctx.stats, error=str(exc))
+                raise
             finally:
                 sink.close()
-    if out not in (None, "-"):
-        stats = {"start_url": start_url, "status": report.status, **report.stats.to_dict()}
-        (Path(out) / "stats.json").write_text(json.dumps(stats, indent=2) + "\n")
+    _write_stats(out, start_url, report.status, report.stats)
     return report
+
+
+def _write_stats(
+    out: str | None, start_url: str, status: str, figures: "CrawlStats", *, error: str = ""
+) -> None:
+    """``stats.json`` in the output folder (none for stdout): the status, the error that ended
+    a failed crawl, and the figures."""
+    if out in (None, "-"):
+        return
+    stats = {"start_url": start_url, "status": status, **figures.to_dict()}
+    if error:
+        stats["error"] = error
+    (Path(out) / "stats.json").write_text(json.dumps(stats, indent=2) + "\n")
 
 
 def _silence_stdout() -> None:
@@ -332,6 +351,7 @@ def crawl(
     err_console.print(
         f"{report.status}: {stats.pages_delivered} pages delivered, {stats.queries} queries, "
         f"{stats.requests} requests, {stats.errors} failed URLs"
+        + (f" (queries: {causes})" if (causes := describe_causes(stats.query_failures)) else "")
         + (
             f"; navigate: {stats.nav_records} records in {stats.nav_requests} navigation requests"
             if navigate

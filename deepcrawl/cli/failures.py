@@ -24,7 +24,9 @@ def failures(
 
     A URL fails for good when it is out of scope or disallowed by robots.txt (not fetched), when
     it answers with an error status, or when a transient failure (a timeout, a reset
-    connection, 429/5xx) outlasts the retries. Sitemaps that could not be read are listed too.
+    connection, 429/5xx) outlasts the retries. Sitemaps that could not be read are listed too,
+    and the queries that failed (kind ``query``, their cause in the reason: a timeout, out of
+    scope, robots.txt, throttled, blocked, an error page).
     """
     settings = load_settings(storage={"url": db})
     with Repository.open(settings.storage.url, settings.storage, create=False) as repo:

@@ -67,7 +67,12 @@ class CrawlStats:
     page, its submissions and result pages with what their pages load, fetches and retries,
     sitemaps, hubs, samples; the input check's robots.txt and start page too."""
     errors: int = 0
-    """URLs failed for good (earlier runs included)."""
+    """URLs failed for good (earlier runs included), failed queries of this run among them."""
+    query_failures: dict[str, int] = field(default_factory=dict)
+    """Queries of this run that failed or brought nothing, by cause
+    (:mod:`deepcrawl.search.causes`: ``timeout``, ``out of scope``, ``robots.txt``,
+    ``throttled``, ``blocked``, ``error``, ``no results``); all but ``no results`` are counted
+    in ``errors`` and listed by ``deepcrawl failures``."""
     retries: int = 0
     """Fetches retried after a transient failure in this run."""
     accepted: dict[str, int] = field(default_factory=dict)

@@ -42,6 +42,7 @@ from deepcrawl.crawler.coordination import CrawlSeat
 from deepcrawl.crawler.deliver import QueueSink
 from deepcrawl.crawler.inputs import StartPage, keep_field_values
 from deepcrawl.errors import ConfigError
+from deepcrawl.search.causes import describe_causes
 from deepcrawl.settings import Settings, load_settings
 from deepcrawl.storage import Repository
 from deepcrawl.storage.state import CrawlState
@@ -336,10 +337,12 @@ class Crawl:
                     await phase.finish()
         full = ctx.budget.spent
         ctx.enter("stopped at max pages" if full else "done")
+        causes = describe_causes(stats.query_failures)
         logger.info(
-            "site %d: %s; %d pages delivered, %d queries, %d requests, %d failed URLs%s",
+            "site %d: %s; %d pages delivered, %d queries, %d requests, %d failed URLs%s%s",
             ctx.site.id, stats.phase, stats.pages_delivered, stats.queries, stats.requests,
-            stats.errors, f" ({stats.stop_reason})" if stats.stop_reason else "",
+            stats.errors, f" (queries: {causes})" if causes else "",
+            f" ({stats.stop_reason})" if stats.stop_reason else "",
         )  # fmt: skip
         self.report = CrawlReport("max_pages" if full else "done", ctx.site.id, stats)
         return self.report

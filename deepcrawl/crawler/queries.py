@@ -41,11 +41,22 @@ __all__ = [
     "StoredQueries",
     "normal_events",
     "query_loop",
+    "record_failure",
     "store_results_page",
     "unlogged",
 ]
 
 logger = logging.getLogger(__name__)
+
+#: The outcomes of a query that failed: recorded as failures (:func:`record_failure`).
+FAILED = frozenset({"error", "rejected"})
+#: The error class a failed query is listed with, by cause (``deepcrawl failures``).
+_ERROR_CLASSES = {
+    "timeout": "FetchTimeoutError",
+    "out of scope": "BlockedError",
+    "robots.txt": "BlockedError",
+    "throttled": "HTTPStatusError",
+}
 
 #: The event logs of a crawl, one a phase that queries.
 SETUP = "setup"
@@ -70,11 +81,19 @@ class StoredQueries:
         self.form_id = form_id
 
     def save(self, result: QueryResult, *, new_records: int) -> None:
-        """Store one query as it came back."""
+        """Store one query as it came back; a failed one (an ``error`` or ``rejected``
+        outcome) is recorded as a failure beside the pages' (``deepcrawl failures``), counted
+        in the crawl's errors, and by its cause (:func:`record_failure`)."""
         row = self.ctx.state.save_query(
             result.to_query_row(new_records=new_records), result.links, form_id=self.form_id
         )
-        store_results_page(self.ctx, result, row)
+        if result.cause is not None:
+            causes = self.ctx.stats.query_failures
+            causes[result.cause] = causes.get(result.cause, 0) + 1
+        if result.outcome in FAILED:
+            record_failure(self.ctx, result, row)
+        else:
+            store_results_page(self.ctx, result, row)
 
 
 class StoredEvents:
@@ -213,6 +232,22 @@ def _legacy_events(
             )
         )
     return events
+
+
+def record_failure(ctx: CrawlContext, result: QueryResult, row: QueryRead) -> None:
+    """Record a failed query as a failure of the site (kind ``query``): under the URL it was
+    sent to (its first result page's, else the form's action), keyed by the query's id as its
+    results page would be, with its cause and reason; counted in the crawl's errors."""
+    sent = result.submitted[0] if result.submitted else result.form_action
+    reason = f"query {result.keyword!r} ({result.cause or 'error'}): {result.error or 'failed'}"
+    ctx.repo.save_failure(
+        ctx.site.id,
+        f"{sent or ctx.start_url}#query-{row.id}",
+        reason,
+        kind="query",
+        error_class=_ERROR_CLASSES.get(result.cause or "error", "FetchError"),
+    )
+    ctx.stats.errors += 1
 
 
 def store_results_page(ctx: CrawlContext, result: QueryResult, row: QueryRead) -> None:

@@ -41,6 +41,7 @@ from deepcrawl.querying.order import one_way_share
 from deepcrawl.querying.resume import resume_url
 from deepcrawl.records.documents import StoredPages
 from deepcrawl.records.like import check_like_layout, sample_politely
+from deepcrawl.search.causes import describe_causes
 from deepcrawl.search.results import PAGE_CAP_NOTE
 from deepcrawl.urls import normalise_or_none
 
@@ -419,9 +420,11 @@ def label_session(ctx: CrawlContext, examples: Sequence[str] = ()) -> LabelSessi
     # in their normal form without the session parameters learnt: no kind of URL splits on them
     urls = [ctx.sessions.drop(url) for url in _normal(ctx, [*links, *example_urls(ctx, examples)])]
     if not links:
+        causes = describe_causes(ctx.stats.query_failures)
         raise FormError(
             f"the search form of {ctx.start_url} returned no links in "
-            f"{ctx.stats.queries} queries: nothing to learn prototypes from"
+            f"{ctx.stats.queries} queries{f' ({causes})' if causes else ''}: "
+            "nothing to learn prototypes from"
         )
     if ctx.repo.prototypes(ctx.site.id):
         return LabelSession(ctx.repo, ctx.site.id, _normal(ctx, urls))

@@ -43,10 +43,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit
 
-from deepcrawl.browser.base import Fetcher
 from deepcrawl.browser.scope import strip_fragment
 from deepcrawl.fetch.held import HeldPages
-from deepcrawl.fetch.politeness import HostLimiter
+from deepcrawl.fetch.polite import PoliteFetcher
+from deepcrawl.fetch.politeness import HOST_WAITS, HostLimiter, host_pause
 from deepcrawl.fetch.robots import RobotsPolicy
 from deepcrawl.safety import SafetyRule
 from deepcrawl.settings import FormSettings
@@ -55,7 +55,7 @@ if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Callable, Iterable, Iterator
     from contextlib import AbstractAsyncContextManager
 
-    from deepcrawl.fetch.polite import PoliteFetcher
+    from deepcrawl.browser.base import Fetcher
     from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.page.submission import Submission
     from deepcrawl.safety import Sender
@@ -225,6 +225,15 @@ class Gate:
         browser page's navigation to it is that fetch, not a request of its own."""
         return self._admissions.hold(url)
 
+    def throttled(self, url: str, status: int, retry_after: str | None) -> None:
+        """Pause ``url``'s host after it answered ``status`` (429 or 503) with ``retry_after``
+        (:func:`~deepcrawl.fetch.politeness.host_pause`): no request to it, from any sender or
+        process sharing its schedule, starts before the pause ends."""
+        host = urlsplit(url).netloc
+        delay = host_pause(self.settings, retry_after=retry_after)
+        logger.info("%s answered %d: nothing sent to %s for %.1f s", url, status, host, delay)
+        self.limiter.pause(host, delay)
+
     def retried(self) -> None:
         """Count a try scheduled again after a transient failure."""
         for tally in self.tallies:
@@ -252,26 +261,27 @@ class Gate:
             return contextlib.nullcontext()
         return self.passage(url, seat=False)
 
+    def page_answer(self, url: str, status: int, retry_after: str | None) -> None:
+        """A page's request answered ``status``: its host paused on 429 and 503
+        (:meth:`throttled`)."""
+        if status in HOST_WAITS:
+            self.throttled(url, status, retry_after)
+
     def wrap(
         self, fetcher: Fetcher, *, vouched: Callable[[str], bool] | None = None
     ) -> PoliteFetcher:
         """``fetcher`` behind this gate; ``vouched`` names the URLs its caller judged safe
         already (see :class:`~deepcrawl.fetch.polite.PoliteFetcher`)."""
-        from deepcrawl.fetch.polite import PoliteFetcher
-
         return PoliteFetcher(fetcher, self, vouched=vouched)
 
 
-class _Sent(Fetcher):
-    """``fetcher`` through the gate's passage only: robots.txt, which no rule may refuse."""
+class _Sent(PoliteFetcher):
+    """``fetcher`` through the gate's passage and its retry policy only: robots.txt, which no
+    rule may refuse (RFC 9309 §2.2.2)."""
 
-    def __init__(self, inner: Fetcher, gate: Gate) -> None:
-        self.inner = inner
-        self.gate = gate
-
-    async def fetch(self, url: str) -> FetchedPage:
-        async with self.gate.passage(url):
-            return await self.inner.fetch(url)
+    def refusal(self, url: str) -> str | None:
+        """None: robots.txt may always be fetched."""
+        return None
 
 
 async def open_gate(

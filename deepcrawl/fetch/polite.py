@@ -1,4 +1,4 @@
-"""The polite fetch path: any fetcher behind the crawl's gate, with retry and back-off.
+"""The polite fetch path: any fetcher behind the crawl's gate, with one retry and back-off policy.
 
 A :class:`PoliteFetcher` sends every URL it is asked for through the crawl's
 :class:`~deepcrawl.fetch.gate.Gate` — scope, robots.txt, safety, the host's rate slot, the
@@ -7,21 +7,26 @@ count — and then:
 * **fetch** — the wrapped :class:`~deepcrawl.browser.base.Fetcher` sends it;
 * **retry or back-off** — a transient failure (a network error, a timeout, 408/425/429/5xx) is
   tried again after :func:`~deepcrawl.fetch.politeness.backoff_delay` (``Retry-After`` when the
-  server sent one), up to ``politeness.retries`` times; on 429 and 503 the whole host waits that
-  long, not only the URL.
+  server sent one), up to ``politeness.retries`` times; on 429 and 503 the whole host is paused
+  that long (:data:`~deepcrawl.fetch.politeness.HOST_WAITS`), not only the URL, before the
+  request gives back its seat: no request of any process sharing the host's schedule starts
+  inside the pause, one that had its turn reserved already included.
 
 It is Scrapy's downloader-middleware idea without its plug-in machinery: the steps are fixed, and
 what callers need differently are parameters. Several fetchers of one crawl (the browser, a
 plain-HTTP one for sitemaps, the form search's) share one gate, so one host's rate holds across
-them. Three ways to ask:
+them. Every way to ask follows the same policy:
 
-* :meth:`PoliteFetcher.fetch` — the :class:`~deepcrawl.browser.base.Fetcher` contract: a refused
-  URL raises :class:`~deepcrawl.errors.BlockedError`, any answer is returned, nothing is retried
-  (what a link strategy, the setup phase and the ``--navigate`` phase want);
+* :meth:`PoliteFetcher.fetch` and :meth:`PoliteFetcher.submit` — the
+  :class:`~deepcrawl.browser.base.Fetcher` contract: a refused URL raises
+  :class:`~deepcrawl.errors.BlockedError`; a transient failure is retried, waiting the back-off;
+  the last answer is returned (an error status included) or the last error raised (what the
+  form search's submissions and result pages, the examples, a link strategy and the
+  ``--navigate`` phase want);
 * :meth:`PoliteFetcher.attempt` — one try, and the retry decision as an :class:`Attempt` (the
   normal phase retries through its frontier, by the lease's attempt count);
 * :meth:`PoliteFetcher.fetch_retrying` — tries until an answer or the retries are spent, waiting
-  the back-off in between (sitemaps).
+  the back-off in between, and says what came of it as an :class:`Attempt` (sitemaps).
 """
 
 from __future__ import annotations
@@ -40,10 +45,10 @@ from deepcrawl.errors import (
     HTTPStatusError,
     NetworkError,
 )
-from deepcrawl.fetch.politeness import TRANSIENT_STATUSES, backoff_delay
+from deepcrawl.fetch.politeness import HOST_WAITS, TRANSIENT_STATUSES, backoff_delay
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Awaitable, Callable
 
     from deepcrawl.fetch.gate import Gate
     from deepcrawl.page.fetched import FetchedPage
@@ -52,9 +57,6 @@ if TYPE_CHECKING:
 __all__ = ["Attempt", "PoliteFetcher", "in_scope", "same_host"]
 
 logger = logging.getLogger(__name__)
-
-#: Statuses after which the whole host waits out the back-off: it said it is overloaded.
-_HOST_WAITS = frozenset({429, 503})
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,33 +130,63 @@ class PoliteFetcher(Fetcher):
         return self.gate.refusal(url, vouched=vouched)
 
     async def fetch(self, url: str) -> FetchedPage:
-        """Fetch ``url`` politely, once; any answer is returned (error statuses included).
+        """Fetch ``url`` politely, its transient failures retried after their back-off; the
+        last answer is returned (error statuses included).
 
         Raises:
             BlockedError: refused by the gate (scope, robots.txt, safety; nothing was sent).
-            FetchError: as the wrapped fetcher's ``fetch``.
+            FetchError: as the wrapped fetcher's ``fetch``, on the last try.
         """
         if (why := self.refusal(url)) is not None:
             logger.info("%s: %s", url, why)
             raise BlockedError(url, why)
-        return await self._send(url)
+        return await self._retrying(url, lambda: self._send(url))
 
     async def submit(self, submission: Submission) -> FetchedPage:
-        """Send a form ``submission`` politely, once, if the gate lets it go out
-        (:meth:`Gate.submission_refusal <deepcrawl.fetch.gate.Gate.submission_refusal>`).
+        """Send a form ``submission`` politely, if the gate lets it go out
+        (:meth:`Gate.submission_refusal <deepcrawl.fetch.gate.Gate.submission_refusal>`), its
+        transient failures retried as :meth:`fetch`'s.
 
         Raises:
             BlockedError: refused by the gate (nothing was sent).
-            FetchError: as the wrapped fetcher's ``submit``.
+            FetchError: as the wrapped fetcher's ``submit``, on the last try.
         """
         url = submission.action
         if (why := self.gate.submission_refusal(submission)) is not None:
             logger.info("%s: %s", url, why)
             raise BlockedError(url, why)
-        async with self.gate.passage(url):
-            page = await self.inner.submit(submission)
-        logger.debug("POST %s: HTTP %d in %.2f s", url, page.status, page.elapsed_s)
-        return page
+
+        async def send() -> FetchedPage:
+            async with self.gate.passage(url):
+                page = await self.inner.submit(submission)
+                self._pause_if_asked(url, page)
+            logger.debug("POST %s: HTTP %d in %.2f s", url, page.status, page.elapsed_s)
+            return page
+
+        return await self._retrying(url, send)
+
+    async def _retrying(self, url: str, send: Callable[[], Awaitable[FetchedPage]]) -> FetchedPage:
+        """``send`` until it brings an answer that is no transient failure, or the retries are
+        spent (the last answer returned, the last error raised), waiting each back-off."""
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                page = await send()
+            except (NetworkError, FetchTimeoutError) as exc:
+                tried = self._transient(url, attempt, str(exc), kind=type(exc))
+                if tried.retry_in is None:
+                    raise
+            else:
+                if page.status not in TRANSIENT_STATUSES:
+                    return page
+                reason = f"HTTP status {page.status}"
+                tried = self._transient(
+                    url, attempt, reason, kind=HTTPStatusError, status=page.status, page=page
+                )
+                if tried.retry_in is None:
+                    return page
+            await self.gate.limiter.clock.sleep(tried.retry_in)
 
     async def attempt(self, url: str, *, attempt: int = 1) -> Attempt:
         """One polite try at ``url`` (its ``attempt``-th), and whether to try again.
@@ -201,17 +233,14 @@ class PoliteFetcher(Fetcher):
         status: int = 0,
         page: FetchedPage | None = None,
     ) -> Attempt:
-        """The retry decision after a transient failure (pausing the host on 429/503)."""
+        """The retry decision after a transient failure (the host was paused on 429/503 as the
+        answer came: :meth:`_pause_if_asked`)."""
         retry_after = page.headers.get("retry-after") if page is not None else None
         delay = backoff_delay(attempt, self.gate.settings, retry_after=retry_after)
         if delay is None:
             reason = f"{reason} (after {attempt} attempts)"
             logger.info("%s: %s; not retried", url, reason)
             return Attempt(url, page, reason, kind, status, None, attempt)
-        if status in _HOST_WAITS:  # the host is overloaded: every request to it waits
-            host = urlsplit(url).netloc
-            logger.info("%s answers %d: backing off %s for %.1f s", url, status, host, delay)
-            self.gate.limiter.pause(host, delay)
         self.gate.retried()
         logger.info("%s: %s; retry %d in %.1f s", url, reason, attempt, delay)
         return Attempt(url, page, reason, kind, status, delay, attempt)
@@ -221,5 +250,12 @@ class PoliteFetcher(Fetcher):
         async with self.gate.passage(url):
             with self.gate.admitted(url):
                 page = await self.inner.fetch(url)
+            self._pause_if_asked(url, page)
         logger.debug("%s: HTTP %d in %.2f s (%s)", url, page.status, page.elapsed_s, page.via)
         return page
+
+    def _pause_if_asked(self, url: str, page: FetchedPage) -> None:
+        """Pause ``url``'s host after a 429 or 503 — within the request's passage, so that
+        no request waiting for the host's seat goes out before the pause is in force."""
+        if page.status in HOST_WAITS:
+            self.gate.throttled(url, page.status, page.headers.get("retry-after"))

@@ -39,12 +39,14 @@ if TYPE_CHECKING:
     from deepcrawl.storage.hosts import HostSchedule
 
 __all__ = [
+    "HOST_WAITS",
     "TRANSIENT_STATUSES",
     "Clock",
     "HostLimiter",
     "MonotonicClock",
     "SharedHostLimiter",
     "backoff_delay",
+    "host_pause",
     "make_limiter",
     "parse_retry_after",
 ]
@@ -58,6 +60,10 @@ _SEAT_POLL_S = 0.02
 
 #: Statuses worth retrying: the server is overloaded or briefly broken.
 TRANSIENT_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
+
+#: Statuses after which the whole host waits, not only the URL: the server said it is
+#: overloaded (RFC 6585 §4, RFC 9110 §15.6.4).
+HOST_WAITS = frozenset({429, 503})
 
 
 class Clock(Protocol):
@@ -162,10 +168,17 @@ class HostLimiter:
         """
         host = urlsplit(url).netloc
         interval = self.interval(host)
-        wait = self.schedule.reserve(host, interval)
-        due = self.clock.now() + max(wait, 0.0)
-        if wait > 0:
+        while True:
+            wait = self.schedule.reserve(host, interval)
+            due = self.clock.now() + max(wait, 0.0)
+            if wait <= 0:
+                break
             await self.clock.sleep(wait)
+            # the host was paused while this turn waited (a 429 or 503 to another request,
+            # maybe of another process): its start is void, a new one is claimed after the pause
+            if (left := self.schedule.paused(host)) <= 0:
+                break
+            await self.clock.sleep(left)
         now = max(self.clock.now(), due)
         start = max(now, self._after.get(host, -math.inf))
         self._after[host] = start + interval
@@ -253,3 +266,11 @@ def backoff_delay(
     asked = parse_retry_after(retry_after)
     delay = asked if asked is not None else settings.backoff_base_s * 2 ** (attempt - 1)
     return None if delay > settings.backoff_max_s else delay
+
+
+def host_pause(settings: PolitenessSettings, *, retry_after: str | None = None) -> float:
+    """Seconds a host is paused after a 429 or 503: its ``Retry-After`` (at most
+    ``backoff_max_s``: a longer wait fails the URL, it does not stall the crawl), else the first
+    back-off step, ``backoff_base_s``."""
+    asked = parse_retry_after(retry_after)
+    return settings.backoff_base_s if asked is None else min(asked, settings.backoff_max_s)

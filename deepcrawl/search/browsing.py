@@ -1,7 +1,9 @@
 """A settled result page, read in the browser: its links, short texts and result controls.
 
 The form filler waits for a page to settle (:func:`deepcrawl.browser.settle.settle`), then reads
-it here as a :class:`~deepcrawl.search.results.ResultPage`.
+it here as a :class:`~deepcrawl.search.results.ResultPage` — or learns that there is none to
+read (:func:`refused_navigation`) — and whether its list reports more than it shows
+(:func:`reports_more`).
 """
 
 from __future__ import annotations
@@ -11,18 +13,42 @@ from typing import TYPE_CHECKING
 from deepcrawl.browser._assets import script
 from deepcrawl.browser.render import collect_links
 from deepcrawl.browser.scope import strip_fragment
+from deepcrawl.errors import BlockedError
 from deepcrawl.page.form_turns import form_turns
 from deepcrawl.page.html import parse_html
+from deepcrawl.search.judge import classify_links
 from deepcrawl.search.pagination import MORE_TEXT, NEXT_TEXT
-from deepcrawl.search.results import Clickable, ResultPage, safe_turns
+from deepcrawl.search.results import Clickable, ResultPage, safe_turns, total_results
 
 if TYPE_CHECKING:
     from playwright.async_api import Page
 
+    from deepcrawl.browser.lease import PageLease
     from deepcrawl.page.form import Form
     from deepcrawl.safety import SafetyRule
+    from deepcrawl.search.judge import Judge
 
-__all__ = ["snapshot"]
+__all__ = ["refused_navigation", "reports_more", "snapshot"]
+
+
+def reports_more(pages: list[ResultPage], judge: Judge) -> bool:
+    """Whether a query's first page reports more results than its pages show as results."""
+    total = total_results(pages[0])
+    if total is None:
+        return False
+    shown = sum(link.role == "result" for link in classify_links(pages, judge.chrome))
+    return 0 < shown < total
+
+
+def refused_navigation(lease: PageLease, action: str) -> None:
+    """Raise when the navigation a submission to ``action`` set off was refused before it went
+    out (out of scope, disallowed by robots.txt): the page shows no answer to read.
+
+    Raises:
+        BlockedError: naming the refused navigation.
+    """
+    if lease.blocked_navigation is not None:
+        raise BlockedError(action, f"refused: {lease.blocked_navigation}")
 
 
 async def snapshot(

@@ -34,6 +34,7 @@ from urllib.parse import parse_qsl, urljoin, urlsplit
 from deepcrawl.errors import FetchError
 from deepcrawl.page.fetched import Link
 from deepcrawl.search.backend import QueryBackend
+from deepcrawl.search.causes import cause_of_error
 from deepcrawl.search.page_size import PAGE_SIZE_PARAMS, page_size_param, with_page_size
 from deepcrawl.search.results import PAGE_CAP_NOTE, QueryResult, ResultLink, ResultPage
 from deepcrawl.search.template import UrlTemplate
@@ -248,11 +249,13 @@ class DataSearch(QueryBackend):
             except FetchError as exc:
                 if result.pages == 0:
                     result.outcome, result.error = "error", str(exc)
+                    result.cause = cause_of_error(exc)
                 else:
                     result.error = f"stopped early: {exc}"
                 break
             if data is None:
                 result.outcome, result.error = "error", f"no JSON results at {url}"
+                result.cause = "error"
                 break
             result.pages += 1
             result.submitted.append(url)
@@ -274,6 +277,6 @@ class DataSearch(QueryBackend):
                 result.error = f"{PAGE_CAP_NOTE} ({cap} result pages)"
         result.links = list(links.values())
         if result.outcome == "ok" and not result.links:
-            result.outcome = "no_results"
+            result.outcome, result.cause = "no_results", "no results"
         result.elapsed_s = time.monotonic() - started
         return result

@@ -53,6 +53,7 @@ from deepcrawl.browser.settle import (
     settle,
 )
 from deepcrawl.errors import ConfigError, FetchError, FetchTimeoutError, FormError, UnsafeFormError
+from deepcrawl.fetch.politeness import HOST_WAITS
 from deepcrawl.forms.fields import (
     TEXT_INPUT_TYPES,
     check_field_values,
@@ -63,10 +64,11 @@ from deepcrawl.forms.query_field import find_query_fields
 from deepcrawl.forms.safety import ensure_submittable
 from deepcrawl.safety import SafetyRule
 from deepcrawl.search.backend import QueryBackend
-from deepcrawl.search.browsing import snapshot
+from deepcrawl.search.browsing import refused_navigation, reports_more, snapshot
+from deepcrawl.search.causes import cause_of_error
 from deepcrawl.search.controls import checkbox_of, may_search_as_typed, radio_of, submit_controls
 from deepcrawl.search.form_page import FormPage
-from deepcrawl.search.judge import MIN_NEW_LINKS, NONSENSE_KEYWORD, Judge, classify_links
+from deepcrawl.search.judge import MIN_NEW_LINKS, NONSENSE_KEYWORD, Judge
 from deepcrawl.search.page_size import page_size_choice
 from deepcrawl.search.pagination import brings_new_links, next_page
 from deepcrawl.search.results import (
@@ -74,7 +76,6 @@ from deepcrawl.search.results import (
     Outcome,
     QueryResult,
     ResultPage,
-    total_results,
 )
 from deepcrawl.search.template import carries
 
@@ -87,6 +88,7 @@ if TYPE_CHECKING:
     from deepcrawl.browser.pool import BrowserPool
     from deepcrawl.forms.critic import CriticVerdict
     from deepcrawl.page.form import Form, FormField
+    from deepcrawl.search.causes import QueryCause
     from deepcrawl.settings import Settings
 
 __all__ = ["MORE_EFFECT_S", "TYPING_TRIES", "TYPING_WAIT_S", "FormFiller"]
@@ -158,6 +160,7 @@ class FormFiller(QueryBackend):
         self.types_live: bool | None = None
         """Whether typing alone shows this form's results (None: not known yet)."""
         self._typing_misses = 0
+        self._retries = max(0, settings.politeness.retries)
         for url in (form.page_url, form.action):
             pool.scope.admit(url)
 
@@ -244,7 +247,7 @@ class FormFiller(QueryBackend):
         pages: list[ResultPage] = []
         run = await self._submission(keyword, chosen, cap, pages, more)
         if run.failure is not None:
-            result.outcome, result.error = run.failure
+            result.outcome, result.error, result.cause = run.failure
         result.data_urls = [u for u in run.data_urls if carries(u, keyword)]
         result.elapsed_s = time.monotonic() - started
         if pages:
@@ -275,18 +278,42 @@ class FormFiller(QueryBackend):
         more: Callable[[ResultPage, int], bool] | None = None,
     ) -> _Submission:
         """Submit in a page borrowed from the pool and read up to ``cap`` result pages into
-        ``pages``; what the site did wrong is the submission's failure, not an exception."""
-        failure: tuple[Outcome, str] | None = None
+        ``pages``; what the site did wrong is the submission's failure, not an exception.
+
+        A submission the server throttles (429, 503: the pool's gate paused its host as the
+        answer came) is sent again, up to ``politeness.retries`` times; the gate holds the
+        next one until the pause is over."""
+        tries = 0
+        while True:
+            pages.clear()
+            run = await self._submit_once(keyword, values, cap, pages, more)
+            tries += 1
+            if not (pages and pages[0].status in HOST_WAITS) or tries > self._retries:
+                return run
+            self.pool.gate.retried()
+
+    async def _submit_once(
+        self,
+        keyword: str,
+        values: dict[str, str],
+        cap: int,
+        pages: list[ResultPage],
+        more: Callable[[ResultPage, int], bool] | None,
+    ) -> _Submission:
+        failure: tuple[Outcome, str, QueryCause] | None = None
         async with self.pool.page() as lease:
             with Traffic(lease.page) as traffic:
                 try:
                     await self._run(lease, traffic, keyword, values, cap, pages, more)
                 except UnsafeFormError as exc:  # the live form changed into a refused one
-                    failure = "rejected", str(exc)
-                except (FetchError, FormError) as exc:
-                    failure = "error", str(exc)
+                    failure = "rejected", str(exc), "blocked"
+                except FetchError as exc:
+                    failure = "error", str(exc), cause_of_error(exc)
+                except FormError as exc:
+                    failure = "error", str(exc), "error"
                 except PlaywrightError as exc:
-                    failure = "error", str(translate(exc, lease.page.url, lease))
+                    error = translate(exc, lease.page.url, lease)
+                    failure = "error", str(error), cause_of_error(error)
                 if failure is not None:  # the form's page may have changed: see it afresh
                     self.form_page.forget()
         return _Submission(failure, list(traffic.data_urls))
@@ -327,7 +354,9 @@ class FormFiller(QueryBackend):
             await settle(page, traffic, timeout_s=timeout, after=acted)
         except FetchTimeoutError:
             lease.poisoned = True
+            refused_navigation(lease, live.action)
             raise
+        refused_navigation(lease, live.action)
         pages.append(await self._read(page, traffic, mark))
         if not self.judge.has_results(pages[0], keyword):
             return
@@ -343,7 +372,7 @@ class FormFiller(QueryBackend):
                 break
             turn = next_page(pages[-1], len(pages), visited)
             if turn is None:
-                if _reports_more(pages, self.judge):  # no pager: a list that grows as scrolled?
+                if reports_more(pages, self.judge):  # no pager: a list that grows as scrolled?
                     await self._scroll_on(page, traffic, cap, pages, more)
                 break
             mark = traffic.mark()
@@ -549,21 +578,13 @@ class FormFiller(QueryBackend):
         )
 
 
-def _reports_more(pages: list[ResultPage], judge: Judge) -> bool:
-    """Whether a query's first page reports more results than its pages show as results."""
-    total = total_results(pages[0])
-    if total is None:
-        return False
-    shown = sum(link.role == "result" for link in classify_links(pages, judge.chrome))
-    return 0 < shown < total
-
-
 class _Submission(NamedTuple):
     """How one submission failed, and what data it asked for (its result pages are read into a
     list; what it cost the server, the pool's gate counted)."""
 
-    failure: tuple[Outcome, str] | None
-    """The outcome (``error``, ``rejected``) and why, when it failed; None: it did not."""
+    failure: tuple[Outcome, str, QueryCause] | None
+    """The outcome (``error``, ``rejected``), why, and its cause, when it failed; None: it
+    did not."""
     data_urls: list[str]
     """URLs of the XHR / fetch requests answered, in order."""
 

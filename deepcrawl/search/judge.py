@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from deepcrawl.search.causes import cause_of_status
 from deepcrawl.search.pagination import next_page, pager_urls
 from deepcrawl.search.results import (
     PAGE_CAP_NOTE,
@@ -167,20 +168,21 @@ class Judge:
         result.total_results = total_results(first)
         if error := error_marker(first):
             result.outcome, result.error = "error", error
+            result.cause = cause_of_status(first.status)
         elif self.same_as_baseline(first, result.keyword):
             assert self.baseline is not None
             if self.baseline.empty:
-                result.outcome = "no_results"
+                result.outcome, result.cause = "no_results", "no results"
             else:
-                result.outcome = "error"
+                result.outcome, result.cause = "error", "error"
                 result.error = (
                     "the site returns the same page for every keyword (as for the nonsense "
                     f"word {self.baseline.keyword!r}): the form seems to ignore its keyword"
                 )
         elif no_results_marker(first) is not None or not result.result_links:
-            result.outcome = "no_results"
+            result.outcome, result.cause = "no_results", "no results"
         else:
-            result.outcome = "ok"
+            result.outcome, result.cause = "ok", None
             self.chrome.observe({ChromeFilter.key(link) for link in result.result_links})
             if len(pages) >= cap and next_page(pages[-1], len(pages), set(result.submitted)):
                 result.error = f"{PAGE_CAP_NOTE} ({cap} result pages)"

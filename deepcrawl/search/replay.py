@@ -42,6 +42,7 @@ from deepcrawl.page.static_forms import parse_forms
 from deepcrawl.page.submission import Submission, submission_of
 from deepcrawl.safety import SafetyRule
 from deepcrawl.search.backend import QueryBackend
+from deepcrawl.search.causes import cause_of_error
 from deepcrawl.search.judge import Judge, classify_links
 from deepcrawl.search.page_size import page_size_choice
 from deepcrawl.search.pagination import brings_new_links, next_page
@@ -161,15 +162,20 @@ class FormReplay(QueryBackend):
             via="http",
         )
         key = (keyword, tuple(sorted((values or {}).items())))
-        pages, before, error = await self._pages(key, cap, more, resume)
+        pages, before, failed = await self._pages(key, cap, more, resume)
         result.first_page = before + 1
         result.elapsed_s = time.monotonic() - started
         if not pages:
-            result.outcome, result.error = "error", error
+            assert failed is not None  # no page without a failure
+            result.outcome, result.error, result.cause = (
+                "error",
+                str(failed),
+                cause_of_error(failed),
+            )
             return result
         self.judge.judge(result, pages, cap)
-        if error and result.outcome == "ok":
-            result.error = f"stopped early: {error}"
+        if failed is not None and result.outcome == "ok":
+            result.error = f"stopped early: {failed}"
         return result
 
     async def _pages(
@@ -178,9 +184,9 @@ class FormReplay(QueryBackend):
         cap: int,
         more: Callable[[ResultPage, int], bool] | None,
         resume: tuple[str, int] | None = None,
-    ) -> tuple[list[ResultPage], int, str | None]:
-        """The pages read, the number of the list's pages read before them, and why the
-        reading failed (None: it did not)."""
+    ) -> tuple[list[ResultPage], int, FetchError | None]:
+        """The pages read, the number of the list's pages read before them, and the failure
+        that ended the reading (None: none did)."""
         keyword, values = key[0], dict(key[1])
         checked, self._checked = self._checked, None
         before, form = 0, None
@@ -193,7 +199,7 @@ class FormReplay(QueryBackend):
                 form = self._find(last)
                 turn = next_page(self._read(last, form), before, ())
                 if turn is None or turn.kind != "submit" or form is None:
-                    return [], before, "the list's next page is gone"
+                    return [], before, FetchError(self.form.action, "the list's next page is gone")
                 fetched = await self._send(
                     submission_of(form, trigger=turn.trigger, text=turn.text)
                 )
@@ -202,7 +208,7 @@ class FormReplay(QueryBackend):
             else:
                 fetched, _sent = await self._search(keyword, values)
         except FetchError as exc:
-            return [], before, str(exc)
+            return [], before, exc
         form = self._find(fetched)  # the next page is turned from this page's own state
         pages = [self._read(fetched, form)]
         visited: set[str] = set()
@@ -230,7 +236,7 @@ class FormReplay(QueryBackend):
                         submission_of(submitting, trigger=turn.trigger, text=turn.text)
                     )
             except FetchError as exc:
-                return pages, before, str(exc)
+                return pages, before, exc
             form = self._find(fetched)
             pages.append(self._read(fetched, form))
             if fetched.status >= 400 or not brings_new_links(pages):

@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict
 from deepcrawl.page.form_turns import FormTurn, form_turns
 from deepcrawl.page.html import parse_html
 from deepcrawl.safety import SafetyRule
+from deepcrawl.search.causes import QueryCause
 from deepcrawl.settings import FormSettings
 
 if TYPE_CHECKING:
@@ -316,6 +317,9 @@ class QueryResult(BaseModel):
         outcome: ``ok``, ``no_results``, ``error`` or ``rejected`` (the safety policy refused the
             form: nothing was submitted).
         error: what went wrong (error and rejected outcomes), or a note (page cap reached).
+        cause: why a query failed or brought nothing (:mod:`deepcrawl.search.causes`: a
+            timeout, out of scope, robots.txt, throttled, blocked, an error page, no results);
+            None for an ``ok`` outcome.
         total_results: the result count the site reported, if it shows one.
         elapsed_s: seconds the query took.
         data_urls: the script requests (XHR / fetch) of the browser that carried the keyword:
@@ -337,6 +341,7 @@ class QueryResult(BaseModel):
     requests: int = 0
     outcome: Outcome = "ok"
     error: str | None = None
+    cause: QueryCause | None = None
     total_results: int | None = None
     elapsed_s: float = 0.0
     data_urls: list[str] = []

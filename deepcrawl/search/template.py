@@ -28,6 +28,7 @@ from deepcrawl.page.groups import find_form
 from deepcrawl.page.static_forms import parse_forms
 from deepcrawl.page.submission import submission_of
 from deepcrawl.search.backend import QueryBackend
+from deepcrawl.search.causes import cause_of_error
 from deepcrawl.search.judge import Judge, classify_links
 from deepcrawl.search.pagination import PAGE_PARAMS, brings_new_links, next_page
 from deepcrawl.search.results import QueryResult, ResultPage, page_from_fetched
@@ -289,7 +290,8 @@ class TemplateSearch(QueryBackend):
         """
         checked, self._checked = self._checked, {}
         if self.judge.baseline is None and self.nonsense_keyword:
-            base_pages, error = await self._fetch_pages(self.nonsense_keyword, None, 1)
+            base_pages, failed = await self._fetch_pages(self.nonsense_keyword, None, 1)
+            error = None if failed is None else str(failed)
             self.judge.learn_baseline(
                 self.nonsense_keyword, base_pages[0] if base_pages else None, set(), error
             )
@@ -306,15 +308,20 @@ class TemplateSearch(QueryBackend):
             method="GET",
             via="http",
         )
-        pages, error = await self._fetch_pages(keyword, values, cap, more, checked, start=start)
+        pages, failed = await self._fetch_pages(keyword, values, cap, more, checked, start=start)
         result.first_page = start[1] if start is not None else 1
         result.elapsed_s = time.monotonic() - started
         if not pages:
-            result.outcome, result.error = "error", error
+            assert failed is not None  # no page without a failure
+            result.outcome, result.error, result.cause = (
+                "error",
+                str(failed),
+                cause_of_error(failed),
+            )
             return result
         self.judge.judge(result, pages, cap)
-        if error and result.outcome == "ok":
-            result.error = f"stopped early: {error}"
+        if failed is not None and result.outcome == "ok":
+            result.error = f"stopped early: {failed}"
         return result
 
     async def _fetch_pages(
@@ -326,7 +333,8 @@ class TemplateSearch(QueryBackend):
         checked: dict[str, FetchedPage] | None = None,
         *,
         start: tuple[str, int] | None = None,
-    ) -> tuple[list[ResultPage], str | None]:
+    ) -> tuple[list[ResultPage], FetchError | None]:
+        """The pages read, and the failure that ended the reading (None: none did)."""
         url, before = self.template.url_for(keyword, values), 0
         if start is not None:  # a later page of a list read before (its pages are not counted)
             url, before = start[0], start[1] - 1
@@ -339,7 +347,7 @@ class TemplateSearch(QueryBackend):
                 if fetched is None:
                     fetched = await self.fetcher.fetch(url)
             except FetchError as exc:
-                return pages, str(exc)
+                return pages, exc
             page = page_from_fetched(fetched, form=self.form)
             page.fetched_url = url
             pages.append(page)

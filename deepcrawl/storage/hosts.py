@@ -49,6 +49,13 @@ class HostSchedule(abc.ABC):
     def pause(self, host: str, seconds: float) -> None:
         """Start nothing to ``host`` for ``seconds`` from now (a later reservation stands)."""
 
+    @abc.abstractmethod
+    def paused(self, host: str) -> float:
+        """Seconds left of the latest pause of ``host`` (0 or less: none in force).
+
+        A start reserved before a pause was set still falls inside it: its holder asks this
+        once its wait is over, and waits out the pause before it reserves again."""
+
 
 class MemoryHostSchedule(HostSchedule):
     """The schedule of one process, in memory.
@@ -60,6 +67,7 @@ class MemoryHostSchedule(HostSchedule):
     def __init__(self, now: Callable[[], float]) -> None:
         self.now = now
         self._next_at: dict[str, float] = {}
+        self._paused_until: dict[str, float] = {}
 
     def reserve(self, host: str, interval_s: float) -> float:
         now = self.now()
@@ -68,7 +76,12 @@ class MemoryHostSchedule(HostSchedule):
         return start - now
 
     def pause(self, host: str, seconds: float) -> None:
-        self._next_at[host] = max(self._next_at.get(host, 0.0), self.now() + seconds)
+        until = self.now() + seconds
+        self._next_at[host] = max(self._next_at.get(host, 0.0), until)
+        self._paused_until[host] = max(self._paused_until.get(host, 0.0), until)
+
+    def paused(self, host: str) -> float:
+        return self._paused_until.get(host, 0.0) - self.now()
 
 
 # The start of the next request to a host, reserved atomically: the clock moves to
@@ -103,6 +116,18 @@ _PAUSE = {
 }
 
 
+# A host's latest pause, in a row of its own beside its clock: under the host's name and
+# _PAUSE_SUFFIX, which no host can spell (a space), so the clock's reservations never touch it.
+_PAUSE_SUFFIX = " paused"
+_PAUSED = {
+    site: sa.text(f"SELECT next_at - {_NOW} FROM {table} WHERE {keys}")
+    for site, table, keys in (
+        (True, "frontier_host", "site_id = :site AND host = :host"),
+        (False, "host_clock", "host = :host"),
+    )
+}
+
+
 class SqlHostSchedule(HostSchedule):
     """The schedule shared by every process on one PostgreSQL database.
 
@@ -128,9 +153,17 @@ class SqlHostSchedule(HostSchedule):
             return float(conn.execute(_RESERVE[self._by_site], params).scalar() or 0.0)
 
     def pause(self, host: str, seconds: float) -> None:
+        """Push the host's clock back, and keep the pause in its own row (:meth:`paused`)."""
         params = {"site": self.site_id, "host": host, "pause": seconds}
+        marked = {**params, "host": host + _PAUSE_SUFFIX}
         with StorageGuard.of(self.engine, f"pause requests to {host}"), self.engine.begin() as conn:
             conn.execute(_PAUSE[self._by_site], params)  # no row comes back: nothing to read
+            conn.execute(_PAUSE[self._by_site], marked)
+
+    def paused(self, host: str) -> float:
+        params = {"site": self.site_id, "host": host + _PAUSE_SUFFIX}
+        with StorageGuard.of(self.engine, f"read the pause of {host}"), self.engine.begin() as conn:
+            return float(conn.execute(_PAUSED[self._by_site], params).scalar() or 0.0)
 
 
 def _seat_key(host: str, seat: int) -> int:

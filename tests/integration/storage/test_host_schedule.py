@@ -41,3 +41,24 @@ def test_a_pause_pushes_the_next_start_back_and_never_forward(schedule: HostSche
     assert schedule.reserve("a.test", 10.0) == pytest.approx(30.0, abs=_SLACK)
     schedule.pause("a.test", 5.0)  # the start reserved at 40 s stands
     assert schedule.reserve("a.test", 10.0) == pytest.approx(40.0, abs=_SLACK)
+
+
+def test_a_pause_is_told_apart_from_the_starts_reserved(schedule: HostSchedule) -> None:
+    for _ in range(3):  # reservations push the clock, but are no pause
+        schedule.reserve("a.test", 10.0)
+    assert schedule.paused("a.test") <= 0
+    schedule.pause("a.test", 30.0)
+    assert schedule.paused("a.test") == pytest.approx(30.0, abs=_SLACK)
+    schedule.pause("a.test", 5.0)  # the longer pause stands
+    assert schedule.paused("a.test") == pytest.approx(30.0, abs=_SLACK)
+    assert schedule.paused("b.test") <= 0
+
+
+def test_a_site_wide_pause_holds_for_every_site_of_the_database(
+    make_db: Callable[[str], str],
+) -> None:
+    with Repository.open(make_db("postgres")) as repo:
+        one, other = SqlHostSchedule(repo.engine), SqlHostSchedule(repo.engine)
+        one.pause("a.test", 30.0)
+        assert other.paused("a.test") == pytest.approx(30.0, abs=_SLACK)
+        assert other.reserve("a.test", 1.0) == pytest.approx(30.0, abs=_SLACK)

@@ -80,6 +80,7 @@ class RecordingGate:
     refuse: dict[str, str] = field(default_factory=dict)
     asked: list[tuple[str, str, str]] = field(default_factory=list)
     passed: list[tuple[str, bool]] = field(default_factory=list)
+    answered: list[tuple[str, int, str | None]] = field(default_factory=list)
     inside: bool = False
 
     def page_refusal(self, url: str, *, method: str, sender: Sender) -> str | None:
@@ -94,6 +95,12 @@ class RecordingGate:
             yield
         finally:
             self.inside = False
+
+    def page_answer(self, url: str, status: int, retry_after: str | None) -> None:
+        self.answered.append((url, status, retry_after))
+
+    def retried(self) -> None:
+        pass
 
 
 def _lease(gate: RecordingGate) -> tuple[PageLease, FakePage]:

@@ -182,3 +182,34 @@ async def test_an_answer_that_is_no_transient_failure_is_final() -> None:
     assert tried.page is not None
     assert tried.page.status == 404
     assert (tried.attempt, tally.retries, clock.slept) == (1, 0, [])
+
+
+async def test_fetch_retries_a_transient_failure_and_gives_the_last_answer() -> None:
+    polite, fake, _clock, tally = await _polite({"/busy": [503, 503, 200], "/gone": [500]})
+    page = await polite.fetch(HOST + "/busy")
+    assert page.status == 200
+    assert (tally.requests, tally.retries) == (3, 2)
+    page = await polite.fetch(HOST + "/gone")  # the retries spent: the last answer comes back
+    assert page.status == 500
+    assert len([url for url, _ in fake.sent if url.endswith("/gone")]) == 3
+
+
+async def test_fetch_raises_the_last_error_once_its_retries_are_spent() -> None:
+    down = NetworkError(HOST + "/down", "reset")
+    polite, fake, clock, _tally = await _polite({"/down": [down]}, robots="")
+    with pytest.raises(NetworkError):
+        await polite.fetch(HOST + "/down")
+    assert len([url for url, _ in fake.sent if url.endswith("/down")]) == 3
+    assert clock.slept == [0.5, 1.0]
+
+
+async def test_a_throttled_answer_pauses_the_host_for_a_request_whose_turn_was_reserved() -> None:
+    # two requests in flight to the host at once: the second had its turn reserved (one second
+    # after the first) before the first was answered 503 with Retry-After: 7
+    polite, fake, _clock, _tally = await _polite(
+        {"/busy": [503, 200]}, requests_per_second=1, concurrency_per_host=2
+    )
+    await asyncio.gather(polite.fetch(HOST + "/busy"), polite.fetch(HOST + "/other"))
+    busy = next(at for url, at in fake.sent if url.endswith("/busy"))
+    other = next(at for url, at in fake.sent if url.endswith("/other"))
+    assert other - busy >= 7.0

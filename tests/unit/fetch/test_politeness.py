@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from deepcrawl.fetch.politeness import HostLimiter, backoff_delay, parse_retry_after
+from deepcrawl.fetch.politeness import HostLimiter, backoff_delay, host_pause, parse_retry_after
 from deepcrawl.settings import PolitenessSettings
 
 
@@ -184,6 +184,20 @@ async def test_a_pause_holds_the_host_back() -> None:
     assert clock.slept == [30.0]
 
 
+async def test_a_turn_reserved_before_a_pause_waits_the_pause_out() -> None:
+    # the pause comes while the second turn sleeps to its reserved start (another request's
+    # 503, maybe of another process): that start is void, the turn starts after the pause
+    clock = FakeClock()
+    limiter = HostLimiter(PolitenessSettings(requests_per_second=1), clock)
+    await limiter.turn("http://a.test/1")  # at 1000
+    waiting = asyncio.ensure_future(limiter.turn("http://a.test/2"))  # reserved at 1001
+    await asyncio.sleep(0)
+    limiter.pause("a.test", 10.0)  # until 1011: the fake clock moved to the reserved start
+    await waiting
+    assert clock.now() >= 1011.0
+    assert limiter.schedule.paused("a.test") <= 0
+
+
 async def test_concurrency_per_host_is_capped() -> None:
     limiter = HostLimiter(PolitenessSettings(requests_per_second=0, concurrency_per_host=2))
     active = peak = 0
@@ -215,6 +229,13 @@ def test_retry_after_forms() -> None:
     assert parse_retry_after("Thu, 01 Jan 2026 11:00:00 GMT", now=now) == 0.0
     assert parse_retry_after("soon") is None
     assert parse_retry_after(None) is None
+
+
+def test_a_throttled_host_is_paused_by_its_retry_after_within_bounds() -> None:
+    settings = PolitenessSettings(backoff_base_s=0.5, backoff_max_s=60)
+    assert host_pause(settings, retry_after="5") == 5.0
+    assert host_pause(settings, retry_after="3600") == 60.0  # the URL fails; the crawl goes on
+    assert host_pause(settings) == 0.5
 
 
 def test_backoff_is_exponential_then_gives_up() -> None:
