@@ -91,17 +91,16 @@ class BrowserFetcher(Fetcher):
         budget = self.settings.browser.page_timeout_s * 2 + 5
         if do_probe:
             budget += PROBE_TIMEOUT_S * 2
-        for last in (False, True):
-            async with self.pool.page() as lease:
-                try:
-                    return await self._render(lease, url, document, do_probe, budget)
-                except FetchError:
-                    # a page that died with its browser says nothing of the URL: once more,
-                    # in the browser the pool starts in its place
-                    if last or not self.pool.outlived(lease):
-                        raise
-            logger.info("%s: its page died with the browser; rendered again", url)
-        raise AssertionError("unreachable: the last try returns or raises")
+        async with self.pool.page() as lease:
+            try:
+                return await self._render(lease, url, document, do_probe, budget)
+            except FetchError:
+                # a page that died with its browser says nothing of the URL
+                if not self.pool.outlived(lease):
+                    raise
+        logger.info("%s: its page died with the browser; rendered again", url)
+        async with self.pool.page() as lease:  # in the browser the pool starts in its place
+            return await self._render(lease, url, document, do_probe, budget)
 
     async def _render(
         self, lease: PageLease, url: str, document: FetchedPage | None, probe: bool, budget: float
