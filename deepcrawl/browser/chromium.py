@@ -19,6 +19,11 @@ deepcrawl could close the browser and the pages in flight, which then fail with 
 closed while reading from the driver``. Out of the group, the driver is stopped by deepcrawl, in
 order; it still ends with deepcrawl, since it exits when its pipe from deepcrawl closes.
 
+A driver that dies on its own (killed, out of memory) takes its browser with it: every call in
+flight fails with ``Target page, context or browser has been closed``, and the browser never says
+it disconnected (only the driver could). :meth:`LaunchedBrowser.on_driver_exit` is how its owner
+hears of it, before any of those calls fails (:func:`_driver_failure` says why).
+
 Proxies come from the ``access.proxy`` setting only, per browser context
 (:mod:`deepcrawl.browser.access` says why): the driver starts without the environment's proxy
 variables (its own requests — ``route.fetch`` — would read them, and Chromium inherits them)
@@ -43,10 +48,11 @@ from playwright.async_api import async_playwright
 from deepcrawl.errors import BrowserError, BrowserNotFoundError
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
     from typing import Any
 
     from playwright.async_api import Browser, Playwright
+    from playwright.async_api._context_manager import PlaywrightContextManager
 
     from deepcrawl.settings import BrowserSettings, Settings
 
@@ -149,11 +155,31 @@ def require_chromium(settings: Settings | BrowserSettings) -> Path:
 
 @dataclass(slots=True)
 class LaunchedBrowser:
-    """A running Playwright driver and Chromium, with the private folder holding their files."""
+    """A running Playwright driver and Chromium, with the private folder holding their files.
+
+    Attributes:
+        driver_failure: the future Playwright fails when the driver goes away unasked (None:
+            this Playwright keeps none where :func:`_driver_failure` looks).
+    """
 
     playwright: Playwright
     browser: Browser
     tmpdir: Path
+    driver_failure: asyncio.Future[Any] | None = None
+
+    @property
+    def driver_exited(self) -> bool:
+        """The driver went away unasked (its browser with it)."""
+        return self.driver_failure is not None and _failed(self.driver_failure)
+
+    def on_driver_exit(self, callback: Callable[[], object]) -> None:
+        """Call ``callback`` (once, in the event loop) if the driver goes away unasked.
+
+        It runs before any call in flight fails for the driver's loss, so an owner that marks
+        the browser dead in it never mistakes that failure for a page's own.
+        """
+        if self.driver_failure is not None:
+            self.driver_failure.add_done_callback(lambda f: callback() if _failed(f) else None)
 
     async def aclose(self) -> None:
         """Close the browser and the driver, then remove the private folder (never raises)."""
@@ -162,6 +188,27 @@ class LaunchedBrowser:
         with contextlib.suppress(PlaywrightError, OSError, RuntimeError):
             await self.playwright.stop()
         shutil.rmtree(self.tmpdir, ignore_errors=True)
+
+
+def _driver_failure(manager: PlaywrightContextManager) -> asyncio.Future[Any] | None:
+    """The future Playwright's pipe transport fails when its driver exits unasked, if any.
+
+    Playwright sets it when the driver's pipe closes while nobody asked it to stop, and awaits
+    it only while the driver starts: a driver that dies later leaves it failed and unread, which
+    asyncio reports as "Future exception was never retrieved" once it is freed, and it is the
+    first word of the driver's death (the calls in flight fail only after the driver process is
+    reaped). Playwright has no public API for either; this is the one place deepcrawl reaches
+    into its internals, and :class:`LaunchedBrowser` does without it when it is not there
+    (tests/integration/browser/test_pool.py checks that it is there).
+    """
+    transport = getattr(getattr(manager, "_client", None), "_transport", None)
+    failure = getattr(transport, "on_error_future", None)
+    return failure if isinstance(failure, asyncio.Future) else None
+
+
+def _failed(future: asyncio.Future[Any]) -> bool:
+    """Whether ``future`` failed; reading its exception marks it retrieved."""
+    return future.done() and not future.cancelled() and future.exception() is not None
 
 
 @contextlib.contextmanager
@@ -219,9 +266,13 @@ async def launch_chromium(settings: Settings | BrowserSettings) -> LaunchedBrows
     binary = require_chromium(section)
     tmpdir = Path(tempfile.mkdtemp(prefix="deepcrawl-browser-"))
     playwright: Playwright | None = None
+    manager = async_playwright()
     try:
         with _driver_environment(tmpdir), _driver_in_own_session():
-            playwright = await async_playwright().start()
+            playwright = await manager.start()
+        failure = _driver_failure(manager)
+        if failure is not None:  # read however the driver ends: at launch, mid-crawl, at exit
+            failure.add_done_callback(_failed)
         browser = await playwright.chromium.launch(
             executable_path=str(binary),
             headless=section.headless,
@@ -241,7 +292,12 @@ async def launch_chromium(settings: Settings | BrowserSettings) -> LaunchedBrows
                 await playwright.stop()
         shutil.rmtree(tmpdir, ignore_errors=True)
         raise
-    return LaunchedBrowser(playwright=playwright, browser=browser, tmpdir=tmpdir)
+    return LaunchedBrowser(
+        playwright=playwright,
+        browser=browser,
+        tmpdir=tmpdir,
+        driver_failure=failure,
+    )
 
 
 async def probe_browser(settings: Settings | BrowserSettings) -> str:

@@ -3,22 +3,26 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import TYPE_CHECKING
 
 from deepcrawl.browser.base import Fetcher
 from deepcrawl.browser.pool import BrowserPool
 from deepcrawl.browser.probe import PROBE_TIMEOUT_S
 from deepcrawl.browser.render import render_page
-from deepcrawl.errors import BlockedError, FetchTimeoutError
+from deepcrawl.errors import BlockedError, FetchError, FetchTimeoutError
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
+    from deepcrawl.browser.lease import PageLease
     from deepcrawl.browser.scope import Scope
     from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.settings import Settings
 
 __all__ = ["BrowserFetcher"]
+
+logger = logging.getLogger(__name__)
 
 
 class BrowserFetcher(Fetcher):
@@ -67,6 +71,9 @@ class BrowserFetcher(Fetcher):
     ) -> FetchedPage:
         """Render ``url``; see :class:`~deepcrawl.browser.base.Fetcher` for the contract.
 
+        A page that died with its browser (Chromium or its driver killed, out of memory) is
+        rendered once more, in the browser the pool starts in its place.
+
         Args:
             url: the URL.
             probe: override the fetcher's ``probe`` for this call.
@@ -85,14 +92,27 @@ class BrowserFetcher(Fetcher):
         if do_probe:
             budget += PROBE_TIMEOUT_S * 2
         async with self.pool.page() as lease:
-            lease.hold(url, document)
             try:
-                async with asyncio.timeout(budget):
-                    return await render_page(
-                        lease, url, forms=self.forms, probe=do_probe, probe_skip=self.probed
-                    )
-            except TimeoutError as exc:
-                lease.poisoned = True
-                raise FetchTimeoutError(url, f"page still busy after {budget:.0f} s") from exc
-            finally:
-                lease.documents.clear()
+                return await self._render(lease, url, document, do_probe, budget)
+            except FetchError:
+                # a page that died with its browser says nothing of the URL
+                if not self.pool.outlived(lease):
+                    raise
+        logger.info("%s: its page died with the browser; rendered again", url)
+        async with self.pool.page() as lease:  # in the browser the pool starts in its place
+            return await self._render(lease, url, document, do_probe, budget)
+
+    async def _render(
+        self, lease: PageLease, url: str, document: FetchedPage | None, probe: bool, budget: float
+    ) -> FetchedPage:
+        lease.hold(url, document)
+        try:
+            async with asyncio.timeout(budget):
+                return await render_page(
+                    lease, url, forms=self.forms, probe=probe, probe_skip=self.probed
+                )
+        except TimeoutError as exc:
+            lease.poisoned = True
+            raise FetchTimeoutError(url, f"page still busy after {budget:.0f} s") from exc
+        finally:
+            lease.documents.clear()

@@ -98,6 +98,7 @@ class PageLease:
     Attributes:
         page: the Playwright page.
         context: its own browser context.
+        browser: the browser the context is open in (None: a lease not made by :meth:`open`).
         served: pages fetched with it so far.
         rule: the safety rule every request is judged by (URL and link text).
         click_rule: the stricter rule probed elements are judged by (the request rule's words
@@ -150,6 +151,7 @@ class PageLease:
     documents: dict[str, tuple[int, str, bytes, bool]] = field(default_factory=dict)
     foreign_session: bool = False
     fetched_before: bool = False
+    browser: Browser | None = None
     _tasks: set[asyncio.Task[None]] = field(default_factory=set)
     _cdp: CDPSession | None = None
 
@@ -210,6 +212,7 @@ class PageLease:
             click_rule=SafetyRule((*settings.forms.refused_words, *PROBE_REFUSED_WORDS)),
             subrequests=subrequests,
             gate=gate or SafetyGate(),
+            browser=browser,
         )
         ready.set_result(lease)
         timeout_ms = settings.browser.page_timeout_s * 1000

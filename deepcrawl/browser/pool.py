@@ -9,8 +9,13 @@ context, reused from fetch to fetch (a new context per URL is ~5x slower: docs/A
   cookies go to the next context, so the session the site keeps (a renewed login, a consent)
   outlives the recycling, as it does in plain HTTP's client;
 * a page that crashed or timed out is discarded, never reused;
-* the browser is restarted when it died, or when its process tree uses more than
-  ``browser.memory_ceiling_mb`` of PSS (checked every :data:`MEMORY_CHECK_EVERY` pages);
+* the browser is restarted when it died — Chromium, or the Playwright driver that runs it
+  (:meth:`LaunchedBrowser.on_driver_exit
+  <deepcrawl.browser.chromium.LaunchedBrowser.on_driver_exit>`): a new driver and browser then —,
+  or when its process tree uses more than ``browser.memory_ceiling_mb`` of PSS (checked every
+  :data:`MEMORY_CHECK_EVERY` pages); a page asked for while it dies is opened on the new one,
+  and :meth:`BrowserPool.outlived` tells a caller whose page died with its browser (the
+  fetcher renders that URL again);
 * the browser is stopped once no page has been borrowed for :data:`IDLE_CLOSE_S` (a crawl whose
   records come by plain HTTP keeps no idle Chromium), its contexts' cookies kept, and started
   again by the next page borrowed;
@@ -230,15 +235,17 @@ class BrowserPool(AsyncResource):
                 await self._release(lease)
 
     async def _launch(self) -> None:
-        self._launched = await launch_chromium(self.settings)
+        self._launched = launched = await launch_chromium(self.settings)
         self._dead = False
         self._restart_wanted = False
         self._root_pid = None
         self.stats.launches += 1
-        self._launched.browser.on("disconnected", self._mark_dead)
+        launched.browser.on("disconnected", self._mark_dead)
+        launched.on_driver_exit(lambda: self._mark_dead(launched.browser))
 
     def _mark_dead(self, browser: Browser | None = None) -> None:
-        """The browser died (``browser`` disconnected: unless it is one the pool stopped)."""
+        """The browser died (``browser`` disconnected, or its driver exited: unless it is one
+        the pool stopped)."""
         if browser is not None and (
             self._launched is None or browser is not self._launched.browser
         ):
@@ -246,6 +253,15 @@ class BrowserPool(AsyncResource):
         if not self._dead:
             self._dead = True
             self.stats.crashes += 1
+
+    def outlived(self, lease: PageLease) -> bool:
+        """Whether the browser that lent ``lease`` (a page borrowed now) died.
+
+        A page borrowed now outlives its browser only by a death: the pool replaces a browser
+        for its memory, or stops it when idle, only while no page is borrowed.
+        """
+        launched = self._launched
+        return launched is None or lease.browser is not launched.browser or self._dead
 
     async def _shutdown(self) -> None:
         idle, self._idle = self._idle, []
@@ -262,19 +278,34 @@ class BrowserPool(AsyncResource):
             if self._launched is None:  # stopped while idle
                 await self._launch()
             if self._dead or (self._restart_wanted and self._busy == 0):
-                why = "it died" if self._dead else "over its memory ceiling"
-                logger.warning("restarting the browser: %s", why)
-                await self._shutdown()
-                await self._launch()
+                await self._restart()
             while self._idle:
                 lease = self._idle.pop()
                 if not lease.page.is_closed():
                     lease.gate = self.gate
                     self._busy += 1
                     return lease
-            lease = await self._new_lease()
+            try:
+                lease = await self._new_lease()
+            except BrowserCrashedError:
+                if not self._dead:
+                    raise
+                # it died while the page opened: once more, on a new one
+                await self._restart()
+                lease = await self._new_lease()
             self._busy += 1
             return lease
+
+    async def _restart(self) -> None:
+        """Replace the browser (and its driver): it died, or is over its memory ceiling."""
+        launched = self._launched
+        if self._dead:
+            why = "its driver died" if launched and launched.driver_exited else "it died"
+        else:
+            why = "over its memory ceiling"
+        logger.warning("restarting the browser: %s", why)
+        await self._shutdown()
+        await self._launch()
 
     async def _new_lease(self) -> PageLease:
         assert self._launched is not None

@@ -14,7 +14,8 @@ stalled-job sweep, run by any other worker, queues its jobs again.
 
 :func:`shared_fetching` is the same worker inside a ``deepcrawl crawl`` on PostgreSQL: it
 fetches that crawl's pages (and, like any worker, other fetch jobs of the database) while
-``deepcrawl worker`` processes join.
+``deepcrawl worker`` processes join; with no worker in the crawl's process (``concurrency=0``),
+the ``deepcrawl worker`` processes fetch every page.
 """
 
 from __future__ import annotations
@@ -122,6 +123,12 @@ async def shared_fetching(
     runs them beside any ``deepcrawl worker``: the queue to give the crawl (``dispatch=``).
     None on another database (the crawl fetches in its own tasks).
 
+    Args:
+        settings: deepcrawl settings (``storage.url`` names the database).
+        concurrency: fetch jobs this process's worker runs at once; 0: no worker here, the
+            ``deepcrawl worker`` processes run them all (a crawl process that must not fetch,
+            or a test that must know who fetched).
+
     Raises:
         ConfigError: procrastinate is not installed.
         StorageError: the database fails.
@@ -136,22 +143,21 @@ async def shared_fetching(
     with Repository.open(settings.storage.url, settings.storage) as repo:
         limiter = SharedHostLimiter(settings.politeness, repo.engine)
         try:
-            async with (
-                _engine(settings, repo) as jobs,
-                SiteFetchers(settings, repo, limiter=limiter) as fetchers,
-            ):
-                runtime = WorkerRuntime(settings, repo, limiter, fetchers, jobs)
-                worker = asyncio.create_task(
-                    jobs.run_worker(
-                        runtime, role="crawl-fetch", queues=[FETCH_QUEUE], concurrency=concurrency
-                    ),
-                    name="the crawl's fetch jobs",
-                )
-                try:
+            async with _engine(settings, repo) as jobs:
+                if concurrency == 0:
                     yield jobs.fetch_queue(None)
-                finally:
-                    worker.cancel()
-                    with contextlib.suppress(asyncio.CancelledError):
-                        await worker
+                    return
+                async with SiteFetchers(settings, repo, limiter=limiter) as fetchers:
+                    runtime = WorkerRuntime(settings, repo, limiter, fetchers, jobs)
+                    work = jobs.run_worker(
+                        runtime, role="crawl-fetch", queues=[FETCH_QUEUE], concurrency=concurrency
+                    )
+                    worker = asyncio.create_task(work, name="the crawl's fetch jobs")
+                    try:
+                        yield jobs.fetch_queue(None)
+                    finally:
+                        worker.cancel()
+                        with contextlib.suppress(asyncio.CancelledError):
+                            await worker
         finally:
             limiter.close()

@@ -14,19 +14,23 @@ One test per fetch path: ``render`` (both fetchers, a redirect), ``crawl``, ``fo
 
 from __future__ import annotations
 
+import asyncio
 import json
+import signal
 import subprocess
-import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 import pytest
 from deepcrawl_fixtures import FixtureServer
 
 from deepcrawl.browser.testing import LocalSite, Reply
+from deepcrawl.crawler import CallbackSink, Crawl
+from deepcrawl.harvest import shared_fetching
 from deepcrawl.label_web.thumbnails import Thumbnails
 from deepcrawl.settings import load_settings
 from deepcrawl.storage import Repository
-from tests.integration.run_cli import cli_env, run_deepcrawl, run_deepcrawl_process, spawn_deepcrawl
+from tests.integration.run_cli import cli_env, run_deepcrawl, spawn_deepcrawl
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -208,43 +212,58 @@ async def test_label_thumbnails_keep_credentials_from_another_origins_script(
 
 
 @pytest.mark.postgres
-def test_a_worker_keeps_credentials_from_another_origins_script(
+async def test_a_worker_keeps_credentials_from_another_origins_script(
     make_db: Callable[[str], str],
     b: LocalSite,
     tmp_path: Path,
 ) -> None:
-    # enough records that the worker, which joins once the crawl's setup is done and renders
-    # every page, still finds a dozen or so left to fetch beside the crawl process
+    # The crawl runs here, with no fetch worker of its own (shared_fetching(concurrency=0)):
+    # the worker process fetches every page, however early or late the crawl's jobs come and
+    # however loaded the machine (a crawl fetching beside it could leave it nothing).
     a = FixtureServer(
-        "books", records=100, seed=43, record_headers=True, third_party=b_url(b) + "/widget.js"
+        "books", records=40, seed=43, record_headers=True, third_party=b_url(b) + "/widget.js"
     )
     db = make_db("postgres")
-    env = cli_env(tmp_path, **allowed(b))
     crawl_agent, worker_agent = "crawl-process/1", "worker-process/1"
-    with a:
-        # the crawl process has no credentials of its own: what B may get is the worker's doing
-        crawl = spawn_deepcrawl(
-            ["crawl", a.url + "/", "--like", a.truth().detail_paths[0], "--db", db,
-             "--user-agent", crawl_agent],
-            env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    # the crawl has no credentials of its own: what B may get is the worker's doing
+    settings = load_settings(
+        storage={"url": db, "bodies_dir": tmp_path / "bodies"},
+        politeness={"requests_per_second": 0.0},
+        http={"user_agent": crawl_agent},
+        browser={"allow_hosts": (f"localhost:{b.port}",)},
+    )
+    env = {**cli_env(tmp_path, **allowed(b)), "DEEPCRAWL_BROWSER__RENDER": "always"}
+    records: list[dict[str, Any]] = []
+    with a, (tmp_path / "worker.err").open("w+") as worker_err:
+        # a new interpreter: this process runs an event loop, a browser and threads meanwhile
+        worker = spawn_deepcrawl(
+            ["worker", "--db", db, "--user-agent", worker_agent, *credentials(tmp_path)],
+            fork=False, env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=worker_err,
         )  # fmt: skip
         try:
-            time.sleep(1.0)  # the crawl creates the site's row first
-            worker = run_deepcrawl_process(
-                ["worker", "--db", db, "--json", "--user-agent", worker_agent,
-                 *credentials(tmp_path)],
-                # every page in Chromium; the worker ends once it had no job for 30 s
-                env={**env, "DEEPCRAWL_BROWSER__RENDER": "always",
-                     "DEEPCRAWL_CRAWL__WORKER_WAIT_S": "30"},
-                cwd=tmp_path, capture_output=True, text=True, timeout=240, check=False,
-            )  # fmt: skip
-            assert worker.returncode == 0, worker.stderr
-            assert json.loads(worker.stdout)["pages"] > 0, "the worker fetched nothing"
-            _, errors = crawl.communicate(timeout=240)
-            assert crawl.returncode == 0, errors
+            async with (
+                shared_fetching(settings, concurrency=0) as dispatch,
+                Crawl(a.url + "/", settings=settings, like=[a.truth().detail_paths[0]],
+                      dispatch=dispatch) as crawl,
+            ):  # fmt: skip
+                report = await asyncio.wait_for(crawl.run(CallbackSink(records.append)), 240)
+            assert report.status == "done"
+            assert worker.poll() is None, "the worker ended before the crawl"
+            worker.send_signal(signal.SIGINT)  # it would wait for more jobs
+            assert await asyncio.to_thread(worker.wait, 60) == 128 + signal.SIGINT
         finally:
-            if crawl.poll() is None:
-                crawl.kill()
-                crawl.communicate()
+            if worker.poll() is None:
+                worker.kill()
+                worker.wait()
+            worker_err.seek(0)
+            print(worker_err.read()[-3000:])
         assert_a_got_everything(a, worker_agent)
+        # every record the crawl's setup did not fetch came through the worker: no one else
+        # fetched for the crawl
+        by_agent: dict[str, set[str]] = {crawl_agent: set(), worker_agent: set()}
+        for entry in a.stats()["log"]:
+            by_agent.setdefault(entry["headers"].get("user-agent", ""), set()).add(entry["path"])
+        delivered = {urlsplit(r["url"]).path for r in records}
+        assert delivered - by_agent[crawl_agent], "the worker fetched no record"
+        assert delivered - by_agent[crawl_agent] <= by_agent[worker_agent]
     assert_b_got_nothing(b, worker_agent)

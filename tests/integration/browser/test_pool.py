@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import socket
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -75,6 +76,7 @@ def site() -> Iterator[LocalSite]:
         "/outside": Reply(OUTSIDE),
         "/redirect-out": Reply(REDIRECT_OUT),
         "/hang": Reply(PLAIN, delay_s=30),
+        "/slow": Reply(PLAIN, delay_s=1.5),
         "/busy": Reply(BUSY),
         "/huge": Reply(HUGE),
         "/frames": Reply(FRAMES),
@@ -291,3 +293,27 @@ async def test_killed_browser_is_restarted(site: LocalSite) -> None:
         page = await fetcher.fetch(site.url + "/plain")
         assert page.status == 200
         assert fetcher.pool.stats.launches == 2
+
+
+async def test_a_killed_driver_is_restarted_and_the_page_in_flight_rendered_again(
+    site: LocalSite, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with BrowserFetcher(SETTINGS, {"127.0.0.1"}) as fetcher:
+        await fetcher.fetch(site.url + "/plain")
+        driver = fetcher.pool.browser_processes()[0].parent()  # the driver runs the browser
+        assert driver is not None
+        assert "run-driver" in driver.cmdline()
+        in_flight = asyncio.ensure_future(fetcher.fetch(site.url + "/slow"))
+        await asyncio.sleep(0.5)  # the page waits for the server's answer
+        driver.kill()
+        page = await in_flight
+        assert page.status == 200
+        assert "page 0" in page.body
+        assert fetcher.pool.stats.launches == 2
+        assert fetcher.pool.stats.crashes == 1
+        assert (await fetcher.fetch(site.url + "/plain")).status == 200
+        assert fetcher.pool._launched is not None
+        assert fetcher.pool._launched.driver_failure is not None  # Playwright's, found
+    gc.collect()  # a failed future nobody read is reported as it is freed
+    unread = [r for r in caplog.records if "never retrieved" in r.getMessage()]
+    assert not unread, unread
