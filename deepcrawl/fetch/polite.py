@@ -188,12 +188,15 @@ class PoliteFetcher(Fetcher):
                     return page
             await self.gate.limiter.clock.sleep(tried.retry_in)
 
-    async def attempt(self, url: str, *, attempt: int = 1) -> Attempt:
+    async def attempt(
+        self, url: str, *, attempt: int = 1, again: Callable[[], bool] | None = None
+    ) -> Attempt:
         """One polite try at ``url`` (its ``attempt``-th), and whether to try again.
 
         A refusal, a non-transient error or any answer but a transient status is final; a
         transient failure carries the back-off before the next try (``retry_in``) while retries
-        are left, and is final after them.
+        are left and ``again`` (asked only then: a caller's budget of requests) allows one, and
+        is final after them.
         """
         if (why := self.refusal(url)) is not None:
             logger.info("%s: %s", url, why)
@@ -201,24 +204,29 @@ class PoliteFetcher(Fetcher):
         try:
             page = await self._send(url)
         except (NetworkError, FetchTimeoutError) as exc:
-            return self._transient(url, attempt, str(exc), kind=type(exc))
+            return self._transient(url, attempt, str(exc), kind=type(exc), again=again)
         except FetchError as exc:
             logger.info("%s: %s", url, exc)
             return Attempt(url, reason=str(exc), kind=type(exc), attempt=attempt)
         if page.status in TRANSIENT_STATUSES:
             reason = f"HTTP status {page.status}"
             return self._transient(
-                url, attempt, reason, kind=HTTPStatusError, status=page.status, page=page
-            )
+                url, attempt, reason, kind=HTTPStatusError, status=page.status, page=page,
+                again=again,
+            )  # fmt: skip
         return Attempt(url, page, attempt=attempt)
 
-    async def fetch_retrying(self, url: str) -> Attempt:
+    async def fetch_retrying(self, url: str, *, again: Callable[[], bool] | None = None) -> Attempt:
         """Try ``url`` until it is answered or its retries are spent, waiting each back-off
-        (on the limiter's clock); the last :class:`Attempt` (``retry_in`` None)."""
+        (on the limiter's clock); the last :class:`Attempt` (``retry_in`` None).
+
+        ``again``, when given, is asked before each try after the first and may refuse it (a
+        link strategy's request budget: every try is a request sent).
+        """
         attempt = 0
         while True:
             attempt += 1
-            tried = await self.attempt(url, attempt=attempt)
+            tried = await self.attempt(url, attempt=attempt, again=again)
             if tried.retry_in is None:
                 return tried
             await self.gate.limiter.clock.sleep(tried.retry_in)
@@ -232,11 +240,16 @@ class PoliteFetcher(Fetcher):
         kind: type[FetchError],
         status: int = 0,
         page: FetchedPage | None = None,
+        again: Callable[[], bool] | None = None,
     ) -> Attempt:
         """The retry decision after a transient failure (the host was paused on 429/503 as the
-        answer came: :meth:`_pause_if_asked`)."""
+        answer came: :meth:`_pause_if_asked`); ``again`` may refuse the retry."""
         retry_after = page.headers.get("retry-after") if page is not None else None
         delay = backoff_delay(attempt, self.gate.settings, retry_after=retry_after)
+        if delay is not None and again is not None and not again():
+            reason = f"{reason} (no request left to try again)"
+            logger.info("%s: %s", url, reason)
+            return Attempt(url, page, reason, kind, status, None, attempt)
         if delay is None:
             reason = f"{reason} (after {attempt} attempts)"
             logger.info("%s: %s; not retried", url, reason)

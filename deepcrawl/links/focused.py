@@ -27,6 +27,7 @@ from urllib.parse import urldefrag, urlsplit
 
 from deepcrawl._tasks import supervised
 from deepcrawl.errors import ConfigError, FetchError
+from deepcrawl.fetch.polite import PoliteFetcher
 from deepcrawl.links.context import LinkContext, page_links
 from deepcrawl.links.strategy import LEASE_S, Strategy
 
@@ -151,7 +152,7 @@ class PoliteSession:
         async def one(url: str) -> FetchedPage | None:
             async with slots:
                 try:
-                    page = await polite.fetch(url)
+                    page = await self._fetch(polite, url)
                 except FetchError as exc:
                     self.strategy.failures[url] = str(exc)
                     self.failed.add(url)
@@ -163,6 +164,27 @@ class PoliteSession:
         async with supervised() as tasks:
             fetches = [tasks.start(one(u)) for u in chosen]
         return [page for task in fetches if (page := task.result()) is not None]
+
+    async def _fetch(self, polite: Fetcher, url: str) -> FetchedPage:
+        """``url`` through ``polite``; behind the strategy's own gate every retry of a transient
+        failure is a request of the budget too, and none is tried once the budget is spent.
+
+        Raises:
+            FetchError: no answer came (the last try's error, or the gate's refusal).
+        """
+        if not isinstance(polite, PoliteFetcher):  # a crawl's fetcher: the crawl counts its tries
+            return await polite.fetch(url)
+        tried = await polite.fetch_retrying(url, again=self._spend)
+        if tried.page is None:
+            raise (tried.kind or FetchError)(url, tried.reason)
+        return tried.page
+
+    def _spend(self) -> bool:
+        """Take one request of the budget for a retry; False when none is left."""
+        if self.budget <= 0:
+            return False
+        self.budget -= 1
+        return True
 
     def new_links(self, page: FetchedPage, d_max: int, around_terms: int) -> list[LinkContext]:
         """The page's in-scope links not seen yet, one context each (first occurrence)."""

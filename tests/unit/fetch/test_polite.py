@@ -213,3 +213,20 @@ async def test_a_throttled_answer_pauses_the_host_for_a_request_whose_turn_was_r
     busy = next(at for url, at in fake.sent if url.endswith("/busy"))
     other = next(at for url, at in fake.sent if url.endswith("/other"))
     assert other - busy >= 7.0
+
+
+async def test_a_caller_may_refuse_the_retries_its_budget_cannot_pay() -> None:
+    polite, fake, clock, tally = await _polite({"/gone": [NetworkError(HOST + "/gone", "reset")]})
+    left = [1]  # one request left for retries
+
+    def again() -> bool:
+        if not left[0]:
+            return False
+        left[0] -= 1
+        return True
+
+    tried = await polite.fetch_retrying(HOST + "/gone", again=again)
+    assert (tried.kind, tried.retry_in, tried.attempt) == (NetworkError, None, 2)
+    assert tried.reason == HOST + "/gone: reset (no request left to try again)"
+    assert len([url for url, _ in fake.sent if url.endswith("/gone")]) == 2
+    assert tally.retries == 1  # the refused retry was never scheduled
