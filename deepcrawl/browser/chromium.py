@@ -38,6 +38,7 @@ import contextlib
 import os
 import shutil
 import tempfile
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeGuard
@@ -77,6 +78,13 @@ PROXY_VARIABLES = tuple(
 )
 
 
+#: One driver start at a time in each event loop: the start swaps process-wide state (the
+#: environment, ``asyncio.create_subprocess_exec``), and two interleaved swaps would each
+#: restore what the other set — a driver started after them with another's TMPDIR, removed
+#: when that browser closed.
+_DRIVER_STARTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
+    weakref.WeakKeyDictionary()
+)
 _PLAYWRIGHT_CHROME = "chromium-*/chrome-linux*/chrome"
 _PLAYWRIGHT_SHELL = "chromium_headless_shell-*/chrome-*/*shell"
 
@@ -214,7 +222,8 @@ def _failed(future: asyncio.Future[Any]) -> bool:
 @contextlib.contextmanager
 def _driver_environment(tmpdir: Path) -> Iterator[None]:
     """``TMPDIR`` set to ``tmpdir`` and no proxy variable in the environment, only while the
-    driver process starts (it copies the environment then)."""
+    driver process starts (it copies the environment then); one start at a time
+    (:data:`_DRIVER_STARTS`)."""
     saved = {name: os.environ.get(name) for name in ("TMPDIR", *PROXY_VARIABLES)}
     os.environ["TMPDIR"] = str(tmpdir)
     for name in PROXY_VARIABLES:
@@ -268,8 +277,10 @@ async def launch_chromium(settings: Settings | BrowserSettings) -> LaunchedBrows
     playwright: Playwright | None = None
     manager = async_playwright()
     try:
-        with _driver_environment(tmpdir), _driver_in_own_session():
-            playwright = await manager.start()
+        loop = asyncio.get_running_loop()
+        async with _DRIVER_STARTS.setdefault(loop, asyncio.Lock()):
+            with _driver_environment(tmpdir), _driver_in_own_session():
+                playwright = await manager.start()
         failure = _driver_failure(manager)
         if failure is not None:  # read however the driver ends: at launch, mid-crawl, at exit
             failure.add_done_callback(_failed)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import os
 import socket
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -18,6 +19,7 @@ import psutil
 import pytest
 
 from deepcrawl.browser import BrowserFetcher, BrowserPool, render_page
+from deepcrawl.browser.chromium import launch_chromium
 from deepcrawl.browser.testing import LocalSite, Reply
 from deepcrawl.errors import (
     BlockedError,
@@ -279,6 +281,20 @@ async def test_pool_refuses_double_entry_and_cleans_its_temp_dir() -> None:
         with pytest.raises(RuntimeError):
             await pool.__aenter__()
     assert not tmpdir.exists()
+
+
+async def test_browsers_launched_at_once_leave_the_environment_as_it_was() -> None:
+    # each driver start swaps TMPDIR; interleaved, one would leave another's TMPDIR behind
+    # (removed as that browser closes: every driver started after it fails to launch)
+    before = os.environ.get("TMPDIR")
+    launched = await asyncio.gather(*(launch_chromium(SETTINGS) for _ in range(3)))
+    try:
+        assert os.environ.get("TMPDIR") == before
+        assert len({item.tmpdir for item in launched}) == 3
+    finally:
+        for item in launched:
+            await item.aclose()
+    assert os.environ.get("TMPDIR") == before
 
 
 async def test_killed_browser_is_restarted(site: LocalSite) -> None:
