@@ -365,16 +365,19 @@ def crawl(
 
 
 def _holding(stats: "CrawlStats") -> str:
-    """What the crawl believes of the records it holds, in plain words (empty when it has no
-    evidence either way)."""
+    """What the crawl believes of the records it holds, in plain words: that it holds every
+    record only where the querying's evidence proves it, else what its best estimate (the
+    progress line's) says is missing; empty when it has no evidence either way."""
     held = stats.pages_delivered
     if stats.complete:
         return f"; it believes it holds every record ({held})"
     estimate = stats.records_estimated
     if stats.complete is False and estimate is not None:
+        size = max(round(estimate), held)
+        missing = f", ~{size - held} missing" if size > held else ""
         return (
-            f"; it does not know that it holds every record: {held} held, about "
-            f"{max(estimate, held):.0f} estimated"
+            f"; it does not know that it holds every record: {held} held of about {size} "
+            f"estimated{missing}"
         )
     return ""
 

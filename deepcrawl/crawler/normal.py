@@ -369,9 +369,9 @@ class NormalPhase:
                         ctx.stats.stop_reason or "querying ended", ctx.state.count("queries")
                     )
                 # the hubs that still pay for themselves, now that no query competes (none
-                # where the querying ended on the evidence that every record is known)
+                # where the querying ended on evidence of the database's size)
                 while (
-                    not self.loop.judged_complete
+                    not self.loop.judged_sized
                     and self.loop.ran_away() is None
                     and not workers.stopping
                     and await self._read_hub(querying=False)

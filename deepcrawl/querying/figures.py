@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
     from deepcrawl.keywords.outcome import StopReason
     from deepcrawl.querying.events import Event
+    from deepcrawl.querying.verdict import Verdict
     from deepcrawl.querying.view import LedgerView
     from deepcrawl.search.results import QueryResult
 
@@ -76,23 +77,30 @@ def refresh(
     ledger: LedgerView,
     *,
     stop: StopReason | None,
-    proven: bool,
+    settled: Verdict | None,
     fired: Mapping[str, tuple[int, int] | list[int]],
 ) -> None:
     """Bring ``figures`` up to date with ``ledger``: the queries, the records reached, the
     size the crawl reports, why the words would stop (``stop``), the rules' firings.
 
-    The size is what the crawl's final line would say now: the records it knows where a
-    stop's evidence ``proven`` them complete, else its best estimate
+    The size is what the crawl's final line would say now: the records it knows where the
+    verdict that ends (or would now end) the querying, ``settled``, proves them complete; the
+    size that verdict's own evidence estimates, where it has one; else the best estimate
     (:func:`~deepcrawl.querying.size.size_estimate`)."""
     figures.queries = ledger.asked  # every stored query, as ``deepcrawl status`` counts
     reached = ledger.capture.reached
     # the records the crawl holds: those the result lists showed and those it reached
     # otherwise (links, sitemaps, hubs), which no list's estimate counts
-    otherwise = max(0, len(ledger.records) - reached)
+    known = len(ledger.records)
+    otherwise = max(0, known - reached)
     figures.records_reached = reached + otherwise
-    size = float(reached) if proven else size_estimate(ledger).value
-    figures.records_estimated = None if size is None else size + otherwise
+    if settled is not None and settled.complete:
+        figures.records_estimated = float(reached + otherwise)
+    elif settled is not None and settled.size is not None:  # counts every record known
+        figures.records_estimated = max(settled.size, float(reached + otherwise))
+    else:
+        size = size_estimate(ledger).value
+        figures.records_estimated = None if size is None else size + otherwise
     figures.stop_reason = str(stop) if stop is not None else None
     figures.querying["rules"] = {
         name: {"asked": asked, "decided": decided} for name, (asked, decided) in fired.items()

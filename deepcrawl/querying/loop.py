@@ -147,8 +147,17 @@ class QueryLoop:
 
     @property
     def judged_complete(self) -> bool:
-        """Whether the querying ended on the evidence that the crawl knows every record."""
+        """Whether the querying ended on evidence that proves the crawl knows every record
+        (what the crawl's claim to hold every record rests on)."""
         return self.verdict is not None and self.verdict.complete
+
+    @property
+    def judged_sized(self) -> bool:
+        """Whether the querying ended on evidence of the database's size, a proof or an
+        estimate of the rule's own (:attr:`Verdict.sized
+        <deepcrawl.querying.verdict.Verdict.sized>`): the records left, if any, are ones no
+        list shows."""
+        return self.verdict is not None and self.verdict.sized
 
     @property
     def words_stop(self) -> StopReason | None:
@@ -208,7 +217,8 @@ class QueryLoop:
                 self.fired[rule.name][1] += 1
                 if isinstance(decided, Verdict):
                     self.figures.querying["verdict"] = {
-                        "rule": rule.name, "reason": decided.reason, "complete": decided.complete
+                        "rule": rule.name, "reason": decided.reason,
+                        "complete": decided.complete, "size": decided.size,
                     }  # fmt: skip
                     return decided
                 if isinstance(decided, Ask):
@@ -293,7 +303,7 @@ class QueryLoop:
         self._refresh()
         self.verdict = verdict
         quiet = verdict.complete or verdict.rule in {"outgrown", "repeating"}
-        gone = "" if quiet else gap(self.ledger)
+        gone = "" if quiet else gap(self.ledger, size=verdict.size)
         self.figures.stop_reason = verdict.reason + gone
         logger.info("querying stops: %s", self.figures.stop_reason)
         if self.log is not None:
@@ -301,5 +311,5 @@ class QueryLoop:
 
     def _refresh(self) -> None:
         done = self.verdict
-        proven = done.complete if done else proves(self.rules, self.view, self.settings)
-        refresh(self.figures, self.ledger, stop=self.words_stop, proven=proven, fired=self.fired)
+        settled = done if done else proves(self.rules, self.view, self.settings)
+        refresh(self.figures, self.ledger, stop=self.words_stop, settled=settled, fired=self.fired)

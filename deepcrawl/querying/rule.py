@@ -101,8 +101,9 @@ class Rule(ABC):
 
     name: ClassVar[str]
     proves: ClassVar[bool] = False
-    """Whether its verdict rests on evidence that every record is known (the size the crawl
-    reports follows it: :func:`~deepcrawl.querying.stops.proves`)."""
+    """Whether its verdict rests on evidence of the database's size — a proof that every
+    record is known, or an estimate of its own (the size the crawl reports follows it:
+    :func:`~deepcrawl.querying.stops.proves`)."""
 
     @abstractmethod
     def decide(self, view: QueryView, settings: Settings) -> Ask | Verdict | Note | None:

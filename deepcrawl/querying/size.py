@@ -239,12 +239,17 @@ def _whole_lists(ledger: Ledger, capped: set[str]) -> float | None:
     return None if found is None else found[0]
 
 
-def gap(ledger: Ledger) -> str:
+def gap(ledger: Ledger, *, size: float | None = None) -> str:
     """What a stop leaves behind, for the stop reason: the records missing by the reported
-    estimate (:func:`size_estimate`) with the word sources tried, and
-    the matches the result lists reported that the crawl did not read; empty when neither."""
+    estimate (``size``, the stop's own estimate of every record, where it has one; else
+    :func:`size_estimate`) with the word sources tried, and the matches the result lists
+    reported that the crawl did not read; empty when neither."""
     parts: list[str] = []
-    estimated, reached = size_estimate(ledger).value, ledger.capture.reached
+    if size is not None:
+        estimated: float | None = size
+        reached = len(ledger.records)
+    else:
+        estimated, reached = size_estimate(ledger).value, ledger.capture.reached
     if estimated is not None and estimated - reached >= 1:
         record = ledger.sources
         tried = ", ".join(f"{s} {record.used[s]} ({record.empty[s]} empty)" for s in record.used)

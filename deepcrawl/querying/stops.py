@@ -1,8 +1,9 @@
 """When the querying stops: each stop a rule object over a pure function of the ledger.
 
 Each function reads the ledger (:class:`~deepcrawl.querying.view.LedgerView`; for the words'
-own reasons, the word supply too) and returns a :class:`Verdict` — the reason, and whether the
-records are judged complete by their own evidence — or None while the querying should go on;
+own reasons, the word supply too) and returns a :class:`Verdict` — the reason, and whether its
+evidence proves every record known or, short of that, the database's size it estimates — or
+None while the querying should go on;
 each rule (:class:`~deepcrawl.querying.rule.Rule`) asks one of them in the loop's order. Each is
 a property of a search, not of a site:
 
@@ -10,9 +11,9 @@ a property of a search, not of a site:
   search whose lists report no total, or whose estimate never reaches the count, would
   otherwise be queried until killed;
 * :class:`WholeListsEstimate` (:func:`complete_out`) — lists read to their end are samples no
-  ranking biases: where their overlaps put the database's size at the records known, nothing
-  is missing (capture–recapture over whole lists: the evidence of a search that reports no
-  total);
+  ranking biases: where their overlaps put the database's size at the records known, almost
+  nothing is missing (capture–recapture over whole lists: the evidence of a search that
+  reports no total; an estimate, never a proof);
 * :class:`ListOfEverything` (:func:`whole_listed`) — a list read to its end whose reported total
   equals its distinct records, holding every record known, and no list since showing one
   outside it: the search answers every word from the records that list holds;
@@ -22,9 +23,9 @@ a property of a search, not of a site:
   lacks could only be numbered above them, and would head the lists of its words;
 * :class:`TotalsCovered` (:func:`checked_out`) — a list's reported total, less the fetched
   records holding its word, is what it lacks: the latest lists, by their totals, lack almost
-  nothing;
+  nothing (a proof where they lack nothing, else the share they lack estimates the missing);
 * :class:`CoverageEstimate` (:func:`covered`) — the capture–recapture estimate (Chao's) is
-  reached and the last queries brought nothing (off by default);
+  reached and the last queries brought nothing (off by default; an estimate);
 * :class:`WordsSpent` (:func:`~deepcrawl.querying.schedule.words_stop`) — the words ran out,
   the form keeps failing or answers every word alike, they are saturated, a budget
   is spent.
@@ -153,13 +154,25 @@ def checked_out(ledger: Ledger, settings: Settings) -> Verdict | None:
     need = checked_need(ledger, settings)
     if on_trial(ledger):  # the lists so far are another source's words'
         return None
-    if not need or not lists_checked_out(
+    if not need:
+        return None
+    found = lists_checked_out(
         ledger.checked, need=need, share=STOP_CHECKED_SHARE, lists=STOP_CHECKED_LISTS
-    ):
+    )
+    if found is None:
         return None
     logger.debug("checked out: (total, lacking) of the latest lists %s", ledger.checked[-8:])
+    seen, missing = found
+    if not missing:
+        return Verdict(
+            "the latest result lists, by their totals, hold no record the crawl lacks",
+            complete=True,
+        )
+    # the lists are a sample of the database: it lacks the share they lacked
+    known = len(ledger.records)
     return Verdict(
-        "the latest result lists, by their totals, hold no record the crawl lacks", complete=True
+        f"the latest result lists, by their totals, lack {missing} of their {seen} records",
+        size=known / (1.0 - missing / seen),
     )
 
 
@@ -177,7 +190,7 @@ def complete_out(ledger: Ledger) -> Verdict | None:
     logger.debug("lists read to their end: ~%.0f records, %d held again", *found)
     return Verdict(
         "the result lists read to their end put the records at those the crawl knows",
-        complete=True,
+        size=found[0],
     )
 
 
@@ -268,17 +281,23 @@ def covered(ledger: Ledger, settings: Settings) -> Verdict | None:
     ratio = ledger.coverage().ratio
     if ratio is None or ratio < STOP_COVERAGE:
         return None
-    return Verdict("the coverage estimate says every record is reached", complete=True)
-
-
-def proves(rules: Iterable[Rule], view: QueryView, settings: Settings) -> bool:
-    """Whether a rule that rests on evidence of completeness (:attr:`Rule.proves
-    <deepcrawl.querying.rule.Rule.proves>`) would now judge every record known."""
-    return any(
-        isinstance(found := rule.decide(view, settings), Verdict) and found.complete
-        for rule in rules
-        if rule.proves
+    otherwise = max(0, len(ledger.records) - ledger.capture.reached)
+    estimated = ledger.coverage().estimated
+    return Verdict(
+        "the coverage estimate says every record is reached",
+        size=None if estimated is None else estimated + otherwise,
     )
+
+
+def proves(rules: Iterable[Rule], view: QueryView, settings: Settings) -> Verdict | None:
+    """The verdict a rule that rests on evidence of the database's size (:attr:`Rule.proves
+    <deepcrawl.querying.rule.Rule.proves>`) would now give — a proof that every record is
+    known, or an estimate of its own — the first in the rules' order; None while none would."""
+    for rule in rules:
+        if rule.proves and isinstance(found := rule.decide(view, settings), Verdict):
+            if found.sized:
+                return found
+    return None
 
 
 def deepening_next(view: QueryView, settings: Settings) -> bool:

@@ -116,8 +116,8 @@ def unknown_left(
 
 def lists_checked_out(
     checked: Sequence[tuple[int, int]], *, need: int, share: float, lists: int = 1
-) -> bool:
-    """Whether the latest result lists, ``need`` records between them, lack under ``share``.
+) -> tuple[int, int] | None:
+    """The latest result lists, ``need`` records between them, if they lack under ``share``.
 
     Args:
         checked: per query, oldest first: (records its list held by the reported total,
@@ -129,13 +129,14 @@ def lists_checked_out(
             twice the evidence.
 
     Returns:
-        False while the lists hold fewer than ``need`` records in all, or are fewer than
-        ``lists``.
+        (records the lists held by their totals, records of them the crawl lacked) once they
+        count as checked out; None while the lists hold fewer than ``need`` records in all,
+        are fewer than ``lists``, or lack ``share`` or more.
     """
     seen = missing = 0
     for count, (total, lacking) in enumerate(reversed(checked), 1):
         seen += total
         missing += lacking
         if seen >= need and count >= lists:
-            return missing < share * seen
-    return False
+            return (seen, missing) if missing < share * seen else None
+    return None

@@ -277,7 +277,10 @@ def test_the_frame_words_list_is_read_to_its_end_and_alone_stops_the_querying() 
     while asyncio.run(loop.step(cast("FormSearch", search))) is not None:
         pass
     assert search.read == [("home plain", 24)]
-    assert loop.judged_complete
+    # an estimate of the database's size, no proof: the crawl does not claim every record
+    assert loop.judged_sized
+    assert not loop.judged_complete
+    assert loop.figures.records_estimated == pytest.approx(240, abs=1)
     assert "read to their end" in (loop.figures.stop_reason or "")
 
 
@@ -291,7 +294,7 @@ def test_the_frame_query_goes_before_the_lists_the_setup_phase_cut_short() -> No
     while asyncio.run(loop.step(cast("FormSearch", search))) is not None:
         pass
     assert search.read == [("home plain", 24)]
-    assert loop.judged_complete
+    assert loop.judged_sized
 
 
 @pytest.mark.usefixtures("pages_alone")
@@ -338,4 +341,5 @@ def test_the_stop_counts_the_whole_lists_records_that_later_queries_caught() -> 
     assert ledger.first_shown_figures(["home plain"]) == ([204], [24])
     verdict = complete_out(ledger)
     assert verdict is not None
-    assert verdict.complete
+    assert verdict.size is not None
+    assert not verdict.complete

@@ -712,5 +712,5 @@ def test_a_stored_list_of_every_record_read_whole_ends_the_querying_before_any_r
     assert asyncio.run(loop.step(cast("FormSearch", search))) is None
     assert search.read == []
     assert loop.verdict is not None
-    assert loop.verdict.complete
+    assert loop.verdict.sized
     assert reason in loop.verdict.reason

@@ -110,7 +110,16 @@ def test_checked_out_needs_enough_records_of_evidence_lacking_almost_nothing(
     _checked(ledger, (60, 1), (60, 1))
     verdict = checked_out(ledger, settings)
     assert verdict is not None
-    assert verdict.complete
+    # 2 of 120 lacking: no proof; the share lacked estimates the missing of the 500 known
+    assert not verdict.complete
+    assert verdict.size == pytest.approx(500 / (1 - 2 / 120))
+    assert "lack 2 of their 120 records" in verdict.reason
+    none_lacking = _ledger(known=500)
+    _checked(none_lacking, (60, 0), (60, 0))
+    proof = checked_out(none_lacking, settings)
+    assert proof is not None
+    assert proof.complete
+    assert proof.size is None
     lacking = _ledger(known=500)
     _checked(lacking, (60, 1), (60, 6))  # 7 of 120 lacking: over 5%
     assert checked_out(lacking, settings) is None
@@ -148,7 +157,8 @@ def test_complete_out_reads_the_lists_read_to_their_end() -> None:
     assert set(ledger.complete) == {"the", "a"}
     verdict = complete_out(ledger)
     assert verdict is not None
-    assert verdict.complete
+    assert not verdict.complete  # capture–recapture: an estimate, never a proof
+    assert verdict.size is not None
     _reached(ledger, records[238:] + [f"x{i}" for i in range(60)])  # more known than estimated
     assert complete_out(ledger) is None
 
@@ -162,7 +172,8 @@ def test_covered_needs_the_estimate_and_a_patient_tail(monkeypatch: pytest.Monke
     monkeypatch.setattr(stops, "STOP_PATIENCE", 2)
     verdict = covered(ledger, settings)
     assert verdict is not None
-    assert verdict.complete
+    assert not verdict.complete
+    assert verdict.size == pytest.approx(3.0)
     assert covered(_ledger(both, both, both, both, both, {"d"}), settings) is None  # d was new
 
 
