@@ -294,9 +294,12 @@ def proves(rules: Iterable[Rule], view: QueryView, settings: Settings) -> Verdic
     <deepcrawl.querying.rule.Rule.proves>`) would now give — a proof that every record is
     known, or an estimate of its own — the first in the rules' order; None while none would."""
     for rule in rules:
-        if rule.proves and isinstance(found := rule.decide(view, settings), Verdict):
-            if found.sized:
-                return found
+        if (
+            rule.proves
+            and isinstance(found := rule.decide(view, settings), Verdict)
+            and found.sized
+        ):
+            return found
     return None
 
 

@@ -216,7 +216,7 @@ async def test_a_throttled_answer_pauses_the_host_for_a_request_whose_turn_was_r
 
 
 async def test_a_caller_may_refuse_the_retries_its_budget_cannot_pay() -> None:
-    polite, fake, clock, tally = await _polite({"/gone": [NetworkError(HOST + "/gone", "reset")]})
+    polite, fake, _clock, tally = await _polite({"/gone": [NetworkError(HOST + "/gone", "reset")]})
     left = [1]  # one request left for retries
 
     def again() -> bool:
