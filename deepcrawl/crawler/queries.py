@@ -11,7 +11,7 @@ phase folds its log alone and knows what the interrupted one knew.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from deepcrawl.page.fetched import FetchedPage, Link
 from deepcrawl.querying import (
@@ -28,7 +28,7 @@ from deepcrawl.urls import normalise_or_none
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from deepcrawl.crawler.context import CrawlContext
+    from deepcrawl.crawler.context import CrawlContext, CrawlStats
     from deepcrawl.querying import Event
     from deepcrawl.search.results import QueryResult
     from deepcrawl.storage import QueryRead
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 __all__ = [
     "NORMAL",
     "SETUP",
+    "SetupFigures",
     "StoredEvents",
     "StoredQueries",
     "normal_events",
@@ -148,7 +149,8 @@ def query_loop(
     """The crawl's query loop over the form ``form_id`` for ``phase``: its queries stored in
     the crawl's state (:class:`StoredQueries`), its events in the phase's log, those of an
     earlier run folded first (the normal phase's log begins with the setup's queries:
-    :func:`normal_events`); its figures the crawl's; its results' links shown to the learner of
+    :func:`normal_events`); its figures the crawl's (the setup phase's records aside:
+    :class:`SetupFigures`); its results' links shown to the learner of
     session parameters before they are counted; each request a query sends takes its own rate
     slot, and is counted, at the crawl's gate (the other arguments:
     :class:`~deepcrawl.querying.loop.QueryLoop`). Asked to query again (``crawl.requery``)
@@ -175,12 +177,58 @@ def query_loop(
         store=StoredQueries(ctx, form_id),
         log=log,
         events=events,
-        figures=ctx.stats,
+        figures=ctx.stats if phase == NORMAL else SetupFigures(ctx.stats),
         on_change=ctx.changed,
         on_result=lambda result: ctx.sessions.observe_result(
             result.links, result.keyword, result.submitted
         ),
     )
+
+
+class SetupFigures:
+    """The setup phase's figures: its queries, stop and rules are the crawl's; its records are
+    not. Until the records' kind is chosen every result link counts as a record of the setup's
+    loop, so the size the loop sees is of the lists' entries, every kind mixed: the crawl's own
+    records figures stay unknown (``?`` on the progress line) until the normal phase counts
+    the records of the kinds it takes."""
+
+    def __init__(self, crawl: CrawlStats) -> None:
+        self._crawl = crawl
+        #: The setup loop's own count and estimate: of result links, not records.
+        self.records_reached = 0
+        self.records_estimated: float | None = None
+
+    @property
+    def queries(self) -> int:
+        return self._crawl.queries
+
+    @queries.setter
+    def queries(self, value: int) -> None:
+        self._crawl.queries = value
+
+    @property
+    def stop_reason(self) -> str | None:
+        return self._crawl.stop_reason
+
+    @stop_reason.setter
+    def stop_reason(self, value: str | None) -> None:
+        self._crawl.stop_reason = value
+
+    @property
+    def pages_delivered(self) -> int:
+        return self._crawl.pages_delivered
+
+    @pages_delivered.setter
+    def pages_delivered(self, value: int) -> None:
+        self._crawl.pages_delivered = value
+
+    @property
+    def querying(self) -> dict[str, Any]:
+        return self._crawl.querying
+
+    @querying.setter
+    def querying(self, value: dict[str, Any]) -> None:
+        self._crawl.querying = value
 
 
 def normal_events(

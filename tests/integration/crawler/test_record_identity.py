@@ -11,6 +11,7 @@ parameter from the links it judges later.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from collections import Counter
 from typing import TYPE_CHECKING
@@ -89,6 +90,12 @@ def test_the_query_echo_is_learnt_and_each_record_delivered_once(
     assert RECORDS <= float(str(figures["records_estimated"])) < 1.25 * RECORDS
     last = stderr.strip().splitlines()[-2]
     assert "it believes it holds every record" in last or f"{RECORDS} held" in last, last
+    # the progress line says nothing of records before the crawl knows which links are records
+    # (the setup's lists count every link), and ends on the size the final line reports
+    shown = dict(re.findall(r"^([a-z ]+): records (\d+/\S+)", stderr, flags=re.MULTILINE))
+    before = ("setup queries", "labelling", "layout check")
+    assert {shown.get(phase, "0/?") for phase in before} == {"0/?"}, shown
+    assert shown["done"] == f"{RECORDS}/~{float(str(figures['records_estimated'])):.0f}", shown
 
 
 async def test_canonical_links_tell_a_record_stored_before_and_teach_the_parameter(
