@@ -13,9 +13,12 @@ from deepcrawl.bench.report import (
     runs_table,
     runs_to_json,
     write_plot,
+    zoo_runs_to_json,
+    zoo_table,
 )
 from deepcrawl.bench.runner import BenchRun, CountingFetcher, run_bench
 from deepcrawl.bench.strategy import DeepcrawlStrategy  # registers the "deepcrawl" strategy
+from deepcrawl.bench.zoo import ZooRun, parse_seeds, run_zoo_bench, write_zoo_plot
 
 __all__ = [
     "BenchRun",
@@ -23,6 +26,8 @@ __all__ = [
     "DeepcrawlStrategy",
     "PeakMemory",
     "RealRun",
+    "ZooRun",
+    "parse_seeds",
     "real_prototypes_table",
     "real_runs_to_json",
     "real_site_names",
@@ -30,7 +35,11 @@ __all__ = [
     "real_table",
     "run_bench",
     "run_real_bench",
+    "run_zoo_bench",
     "runs_table",
     "runs_to_json",
     "write_plot",
+    "write_zoo_plot",
+    "zoo_runs_to_json",
+    "zoo_table",
 ]

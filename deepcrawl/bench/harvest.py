@@ -42,9 +42,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from deepcrawl.bench.child import kill_group
 from deepcrawl.bench.kill import KillReport, WorkerKill
 from deepcrawl.bench.politeness import HostPoliteness, measure
-from deepcrawl.bench.real import _kill_group, _real_apps
+from deepcrawl.bench.real import _real_apps
 from deepcrawl.bench.usage import TreeSampler, TreeUsage
 from deepcrawl.errors import FixtureError
 from deepcrawl.settings import override_args
@@ -261,11 +262,11 @@ def _harvest(
                 proc.wait(settings.bench.real_timeout_s)
                 stop = f"exit {proc.returncode}"
             except subprocess.TimeoutExpired:
-                _kill_group(proc)
+                kill_group(proc)
                 stop = f"killed after {settings.bench.real_timeout_s:.0f} s"
             finally:
                 if proc.poll() is None:
-                    _kill_group(proc)
+                    kill_group(proc)
     run = HarvestRun(count, round(time.perf_counter() - started, 1), stop, sampler.usage,
                      kill=killer.report if isinstance(killer, WorkerKill) else None)  # fmt: skip
     report = folder / "out" / "harvest.json"

@@ -37,10 +37,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -49,6 +47,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urldefrag
 
+from deepcrawl.bench.child import crawl_stop, delivered_urls, kill_group
 from deepcrawl.bench.real_prototypes import PrototypeF1, prototype_f1, run_prototypes
 from deepcrawl.bench.real_run import RealRun
 from deepcrawl.bench.real_speed import compare, run_reference
@@ -82,8 +81,6 @@ and the reference client only."""
 #: The breadth-first baseline's request budget on a real site, in records of its truth: enough
 #: for a crawler that follows every link to reach most records of the bed's sites.
 BASELINE_FACTOR = 5
-
-_KILL_GRACE_S = 10.0
 
 
 def real_site_names() -> list[str]:
@@ -221,17 +218,17 @@ def _crawl(
                 proc.wait(settings.bench.real_timeout_s)
                 killed = False
             except subprocess.TimeoutExpired:
-                _kill_group(proc)
+                kill_group(proc)
                 killed = True
             finally:
                 if proc.poll() is None:
-                    _kill_group(proc)
+                    kill_group(proc)
     wall = round(time.perf_counter() - started, 1)
     if killed:
         stop = f"killed after {settings.bench.real_timeout_s:.0f} s"
     else:
-        stop = _stop_reason(folder, name, proc.returncode)
-    delivered = _delivered(folder / name / "pages.jsonl")
+        stop = crawl_stop(folder, name, proc.returncode)
+    delivered = delivered_urls(folder / name / "pages.jsonl")
     return RealRun(
         site=app.name,
         title=app.title,
@@ -262,43 +259,6 @@ def settings_args() -> list[str]:
     """The ``--set`` assignments in force, as arguments of a ``deepcrawl`` child command: the
     crawl runs with the bench's settings (a raised politeness, say)."""
     return override_args()
-
-
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    """Stop the crawl's session: SIGTERM, then SIGKILL after a grace period."""
-    for sig, grace in ((signal.SIGTERM, _KILL_GRACE_S), (signal.SIGKILL, None)):
-        try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            proc.wait(grace)
-            return
-        except subprocess.TimeoutExpired:
-            continue
-
-
-def _stop_reason(folder: Path, name: str, returncode: int) -> str:
-    """The crawl's own account (``stats.json``), else its exit status and last line."""
-    stats_path = folder / name / "stats.json"
-    if returncode == 0 and stats_path.exists():
-        stats = json.loads(stats_path.read_text())
-        reason = stats.get("stop_reason")
-        return f"{stats.get('status')}" + (f" ({reason})" if reason else "")
-    lines = (folder / f"{name}.log").read_text(errors="replace").strip().splitlines()
-    return f"exit {returncode}" + (f": {lines[-1][:200]}" if lines else "")
-
-
-def _delivered(pages: Path) -> list[str]:
-    if not pages.exists():
-        return []
-    urls = []
-    for line in pages.read_text(encoding="utf-8").splitlines():
-        try:
-            urls.append(str(json.loads(line)["url"]))
-        except (ValueError, KeyError):
-            continue  # a line torn by a kill
-    return urls
 
 
 async def _baseline(

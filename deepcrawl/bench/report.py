@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
     from deepcrawl.bench.real import RealRun
     from deepcrawl.bench.runner import BenchRun
+    from deepcrawl.bench.zoo import ZooRun
 
 __all__ = [
     "real_prototypes_table",
@@ -25,6 +26,8 @@ __all__ = [
     "runs_table",
     "runs_to_json",
     "write_plot",
+    "zoo_runs_to_json",
+    "zoo_table",
 ]
 
 
@@ -216,3 +219,64 @@ def _number(value: float | None) -> str:
 def real_runs_to_json(runs: Sequence[RealRun]) -> str:
     """The real-site runs as a JSON array, one object per (site, crawler)."""
     return json.dumps([run.to_dict() for run in runs], indent=2)
+
+
+def zoo_table(runs: Sequence[ZooRun]) -> Table:
+    """One row per zoo seed, then a row of the seeds that meet each bar
+    (:data:`~deepcrawl.bench.zoo.BARS`)."""
+    from deepcrawl.bench.zoo import zoo_summary
+
+    crawlers = sorted({run.crawler for run in runs})
+    table = Table(
+        title=f"deepcrawl bench --suite zoo ({', '.join(crawlers)})", title_justify="left"
+    )
+    table.add_column("seed", justify="right")
+    for column in ("records", "recall", "harvest", "docs/rec", "precision", "claimed", "size"):
+        table.add_column(column, justify="right")
+    table.add_column("stop")
+    table.add_column("s", justify="right")
+    for run in runs:
+        error = run.size_error
+        passes = run.passes()
+        table.add_row(
+            str(run.seed),
+            f"{run.records_delivered}/{run.records}",
+            _marked(f"{run.recall:.3f}", passes["recall"]),
+            _marked(f"{run.harvest:.3f}", passes["harvest"]),
+            _number(run.documents_per_record),
+            _marked(f"{run.precision:.3f}", passes["precision"]),
+            _marked("yes" if run.claimed_complete else "no", passes["claim_true"]),
+            _marked("-" if error is None else f"{error:+.0%}", passes["size"]),
+            _marked(run.stop[:90], passes["stopped"]),
+            f"{run.wall_s:.0f}",
+        )
+    summary = zoo_summary(runs)
+    met, total = summary["met"], summary["runs"]
+    table.add_section()
+    table.add_row(
+        "met",
+        "",
+        f"{met['recall']}/{total}",
+        f"{met['harvest']}/{total}",
+        "",
+        f"{met['precision']}/{total}",
+        f"{met['claim_true']}/{total} true",
+        f"{met['size']}/{total}",
+        f"{met['stopped']}/{total} stopped by themselves",
+        "",
+    )
+    return table
+
+
+def zoo_runs_to_json(runs: Sequence[ZooRun]) -> str:
+    """The zoo runs and their summary as JSON (``bench-zoo.json``)."""
+    from deepcrawl.bench.zoo import zoo_summary
+
+    return json.dumps(
+        {"runs": [run.to_dict() for run in runs], "summary": zoo_summary(runs)}, indent=2
+    )
+
+
+def _marked(text: str, ok: bool) -> Text:
+    """``text``, red where its bar is missed."""
+    return Text(text, style="" if ok else "red")

@@ -36,8 +36,14 @@ def bench(
         str,
         typer.Option(help="fixtures: the bundled fixture sites; real: real web applications "
                      "(fixtures/real/), crawled with their start URL and one --like example, "
-                     "beside a breadth-first baseline."),
+                     "beside a breadth-first baseline; zoo: generated search engines, one per "
+                     "seed (--seeds), each crawled with one of its records as --like (with "
+                     "--no-example: its start URL alone)."),
     ] = "fixtures",
+    seeds: Annotated[
+        str,
+        typer.Option(help="With --suite zoo: the seeds, as 1-40 or 1,3,7-9."),
+    ] = "1-40",
     strategy: Annotated[
         list[str] | None, typer.Option(help="Strategy to run (repeatable; default: bfs).")
     ] = None,
@@ -89,7 +95,8 @@ def bench(
                      help="With --suite real: crawl every site a second time with its start "
                      "URL alone (the crawl picks the records' kind), scored against the same "
                      "truth beside the --like run; the table says whether the pick holds the "
-                     "example."),
+                     "example. With --suite zoo: crawl every seed with its start URL alone "
+                     "instead of with an example."),
     ] = False,
 ) -> None:  # fmt: skip
     """Run strategies on fixture sites; report record recall, harvest rate, requests, time, memory.
@@ -114,8 +121,11 @@ def bench(
             raise ConfigError(f"--suite real --job {job}: one of sites, prototypes, speed")
         _real(site, settings, json_out=json_out, out=out, job=job, no_example=no_example)
         return
+    if suite == "zoo":
+        _zoo(seeds, settings, records=records, no_example=no_example, json_out=json_out, out=out)
+        return
     if suite != "fixtures":
-        raise ConfigError(f"--suite {suite}: one of fixtures, real")
+        raise ConfigError(f"--suite {suite}: one of fixtures, real, zoo")
     if job != "sites":
         _links(job, strategy, settings, records=records, json_out=json_out, out=out)
         return
@@ -182,6 +192,42 @@ def _real(
             console.print(real_speed_table(runs))
         if job != "speed":
             console.print(real_prototypes_table(runs))
+
+
+def _zoo(
+    seeds: str,
+    settings: Settings,
+    *,
+    records: int | None,
+    no_example: bool,
+    json_out: bool,
+    out: Path | None,
+) -> None:
+    from deepcrawl.bench import (
+        parse_seeds,
+        run_zoo_bench,
+        write_zoo_plot,
+        zoo_runs_to_json,
+        zoo_table,
+    )
+
+    runs = run_zoo_bench(
+        parse_seeds(seeds),
+        settings,
+        example=not no_example,
+        records=records,
+        out=out,
+        progress=_progress(json_out=json_out),
+    )
+    text = zoo_runs_to_json(runs)
+    if out is not None:
+        (out / "bench-zoo.json").write_text(text + "\n")
+        plot = write_zoo_plot(runs, out / "zoo.png")
+        err_console.print(f"wrote {out / 'bench-zoo.json'} and {plot}", highlight=False)
+    if json_out:
+        print(text)
+    else:
+        console.print(zoo_table(runs))
 
 
 def _harvest(

@@ -33,7 +33,11 @@ def serve_fixture(
         str, typer.Argument(help="The fixture site's name (the end of --help lists them).")
     ],
     port: Annotated[int, typer.Option(help="Port on 127.0.0.1 (0: any free port).")] = 8000,
-    records: Annotated[int, typer.Option(min=1, help="Records in the site's database.")] = 500,
+    records: Annotated[
+        int | None,
+        typer.Option(min=1, help="Records in the site's database (default: the site's own "
+                     "size: 500, or what the zoo's seed draws)."),
+    ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the generated data.")] = 0,
     faults: Annotated[bool, typer.Option(help="Inject faults (5xx, 429, timeouts …).")] = False,
     gate: Annotated[
@@ -42,7 +46,12 @@ def serve_fixture(
             help="Serve behind an access gate: cookie (members' login) or header (a key)."
         ),
     ] = None,
-) -> None:
+    describe: Annotated[
+        bool,
+        typer.Option(help="With zoo: print the seed's drawn configuration, one dimension a "
+                     "line, and serve nothing."),
+    ] = False,
+) -> None:  # fmt: skip
     """Serve a local deep-web test site on 127.0.0.1 until interrupted."""
     try:
         from deepcrawl_fixtures import serve_forever
@@ -51,9 +60,24 @@ def serve_fixture(
             "the fixture sites are not installed: pip install -e fixtures (from a source checkout)"
         ) from exc
 
+    if describe:
+        _describe(name, seed, records)
+        return
+
     def ready(url: str) -> None:
         err_console.print(f"serving [bold]{name}[/] at {url} (Ctrl-C to stop)", highlight=False)
 
     serve_forever(
         name, port=port, records=records, seed=seed, faults=faults, gate=gate, ready=ready
     )
+
+
+def _describe(name: str, seed: int, records: int | None) -> None:
+    """Print a zoo seed's configuration (``--describe``)."""
+    if name != "zoo":
+        raise FixtureError(f"--describe: only the zoo draws its configuration, not {name!r}")
+    from deepcrawl_fixtures.zoo import ZooConfig
+
+    config = ZooConfig.draw(seed) if records is None else ZooConfig.draw(seed, records=records)
+    for line in config.describe():
+        print(line)

@@ -97,3 +97,6 @@ class BenchSettings(Section):
     real_timeout_s: float = 900.0
     """Wall-time cap of one crawl of a real site (``--suite real``); a crawl still running then
     is killed and reported as such."""
+    zoo_timeout_s: float = 300.0
+    """Wall-time cap of one crawl of a zoo seed (``--suite zoo``); a crawl still running then is
+    killed and reported as one that did not stop by itself."""

@@ -52,7 +52,8 @@ def vars_of(value: object) -> dict[str, Any]:
         return {}
 
 
-@pytest.mark.parametrize("name", sorted(SITES))
+# the zoo is measured by its own suite (tests/integration/crawler/test_zoo.py)
+@pytest.mark.parametrize("name", sorted(set(SITES) - {"zoo"}))
 async def test_the_stored_events_fold_into_the_live_ledger(
     name: str, fixture_server: ServerFactory, tmp_path: Path
 ) -> None:

@@ -13,7 +13,8 @@ from deepcrawl_fixtures.real.base import RealApp, RealTruth
 from deepcrawl_fixtures.real.score import RealScore
 from rich.console import Console
 
-from deepcrawl.bench.real import RealRun, _delivered, _stop_reason, run_real_bench
+from deepcrawl.bench.child import crawl_stop, delivered_urls
+from deepcrawl.bench.real import RealRun, run_real_bench
 from deepcrawl.bench.real_prototypes import PrototypeF1, prototype_f1
 from deepcrawl.bench.report import real_prototypes_table, real_runs_to_json, real_table
 from deepcrawl.errors import FixtureError
@@ -48,16 +49,16 @@ def test_the_crawls_own_account_of_its_stop(tmp_path: Path) -> None:
     (tmp_path / "crawl").mkdir()
     stats = {"status": "done", "stop_reason": "saturated"}
     (tmp_path / "crawl" / "stats.json").write_text(json.dumps(stats))
-    assert _stop_reason(tmp_path, "crawl", 0) == "done (saturated)"
+    assert crawl_stop(tmp_path, "crawl", 0) == "done (saturated)"
     (tmp_path / "crawl.log").write_text("setup ...\nerror: --like x: no prototype matches\n")
-    assert _stop_reason(tmp_path, "crawl", 1) == "exit 1: error: --like x: no prototype matches"
+    assert crawl_stop(tmp_path, "crawl", 1) == "exit 1: error: --like x: no prototype matches"
 
 
 def test_delivered_urls_skip_a_line_torn_by_a_kill(tmp_path: Path) -> None:
     pages = tmp_path / "pages.jsonl"
     pages.write_text('{"url": "http://h/a/"}\n{"url": "http://h/b/"}\n{"url": "http://h/c')
-    assert _delivered(pages) == ["http://h/a/", "http://h/b/"]
-    assert _delivered(tmp_path / "missing.jsonl") == []
+    assert delivered_urls(pages) == ["http://h/a/", "http://h/b/"]
+    assert delivered_urls(tmp_path / "missing.jsonl") == []
 
 
 def test_table_pairs_each_site_with_its_baseline() -> None:
