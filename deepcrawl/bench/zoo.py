@@ -216,8 +216,12 @@ def _config(seed: int, records: int | None) -> Any:
 
 def describe(seed: int, records: int | None = None) -> dict[str, str]:
     """The seed's configuration, dimension -> value (as ``serve-fixture zoo --describe``)."""
-    lines = _config(seed, records).describe()
-    return dict(line.split(": ", 1) for line in lines if not line.startswith("seed: "))
+    return _dimensions(_config(seed, records))
+
+
+def _dimensions(config: Any) -> dict[str, str]:
+    """A drawn configuration's dimensions, name -> value as ``describe()`` writes them."""
+    return dict(line.split(": ", 1) for line in config.describe() if not line.startswith("seed: "))
 
 
 def _crawl_seed(
@@ -225,6 +229,7 @@ def _crawl_seed(
 ) -> ZooRun:
     """Serve ``seed``, run the crawl as a child under the cap and score it."""
     from deepcrawl_fixtures import FixtureServer
+    from deepcrawl_fixtures.real.process import python_env
 
     config = _config(seed, records)
     with FixtureServer("zoo", seed=seed, records=config.records) as site:
@@ -236,9 +241,9 @@ def _crawl_seed(
         ]
         started = time.perf_counter()
         with (folder / "crawl.log").open("w") as log:
-            proc = subprocess.Popen(
-                cmd, cwd=folder, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-            )
+            # python_env: the checkout's own code, whatever the working directory
+            proc = subprocess.Popen(cmd, cwd=folder, env=python_env(), stdout=log,
+                                    stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
             try:
                 proc.wait(settings.bench.zoo_timeout_s)
                 killed = False
@@ -276,7 +281,7 @@ def _crawl_seed(
         wall_s=wall,
         # a page drawn by a script fetches its entries as data besides the page itself
         data_files=config.rendering == "script",
-        config=describe(seed, records),
+        config=_dimensions(config),
     )
 
 
