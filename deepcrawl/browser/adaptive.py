@@ -28,7 +28,7 @@ import logging
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import urlsplit
 
 from deepcrawl.browser.access import check_user_url
 from deepcrawl.browser.base import Fetcher
@@ -38,6 +38,7 @@ from deepcrawl.browser.scope import Scope, host_of
 from deepcrawl.errors import DeepcrawlError, FetchError, NotHTMLError
 from deepcrawl.page.html import parse_html
 from deepcrawl.prototypes import classify_token
+from deepcrawl.urls import query_pairs
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -88,7 +89,7 @@ def url_shape(url: str) -> str:
     first, *rest = parts.path.lstrip("/").split("/")
     head = _DIGITS.sub("9", first)
     tail = "/".join(classify_token(segment).name.lower() if segment else "" for segment in rest)
-    keys = sorted({key for key, _ in parse_qsl(parts.query, keep_blank_values=True)})
+    keys = sorted({key for key, _ in query_pairs(parts.query)})
     return f"{parts.netloc}/{head}/{tail}?{'&'.join(keys)}"
 
 

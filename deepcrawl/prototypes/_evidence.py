@@ -29,10 +29,11 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import urlsplit
 
 from deepcrawl._capture import chao1
 from deepcrawl.errors import InvalidURLError
+from deepcrawl.urls import query_pairs
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -238,8 +239,12 @@ def _searches_again(url: str, submitted: str, word: str) -> bool:
     link, sent = urlsplit(url), urlsplit(submitted)
     if (link.netloc, link.path.rstrip("/")) != (sent.netloc, sent.path.rstrip("/")) or not word:
         return False
-    held = {k for k, v in parse_qsl(sent.query) if v.casefold() == word.casefold()}
-    return any(k in held for k, _v in parse_qsl(link.query, keep_blank_values=True))
+    held = {
+        k
+        for k, v in query_pairs(sent.query, keep_blank_values=False)
+        if v.casefold() == word.casefold()
+    }
+    return any(k in held for k, _v in query_pairs(link.query))
 
 
 #: Last-segment extensions of pages (none included) and of a page's data or text twins.
@@ -263,7 +268,7 @@ def _twins(urls: dict[str, set[str]]) -> dict[str, int]:
     for pid, members in urls.items():
         for url in members:
             parts = urlsplit(url)
-            items = frozenset(parse_qsl(parts.query, keep_blank_values=True))
+            items = frozenset(query_pairs(parts.query))
             path = parts.path.rstrip("/")
             owner.setdefault((parts.netloc, path), []).append((pid, items))
             stem, extension = _extension(path)
@@ -273,7 +278,7 @@ def _twins(urls: dict[str, set[str]]) -> dict[str, int]:
     for pid, members in urls.items():
         for url in members:
             parts = urlsplit(url)
-            items = frozenset(parse_qsl(parts.query, keep_blank_values=True))
+            items = frozenset(query_pairs(parts.query))
             path = parts.path.rstrip("/")
             bases = [path, path.rsplit("/", 1)[0]] if "/" in path else [path]
             for base in bases:

@@ -16,7 +16,7 @@ from collections import defaultdict
 from typing import TYPE_CHECKING
 
 from deepcrawl.errors import InvalidURLError
-from deepcrawl.urls import URLNormaliser
+from deepcrawl.urls import URLNormaliser, with_ampersands
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -92,8 +92,10 @@ class PrototypeMatcher:
 
         A URL that matches nothing is tried once more without the tracking, session and paging
         keys (``variant_params``) that no prototype knows: an unseen ``utm_campaign`` does not
-        change what a page is.
+        change what a page is. A query that separates its parameters by ``;`` is matched as if
+        by ``&`` (:func:`~deepcrawl.urls.with_ampersands`): prototypes are written so.
         """
+        normal_url = with_ampersands(normal_url)
         found = self._match(normal_url)
         if found is None and "?" in normal_url:
             base, _, query = normal_url.partition("?")

@@ -7,6 +7,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from deepcrawl.urls import with_ampersands
+
 __all__ = ["Prototype", "prototype_id"]
 
 
@@ -51,8 +53,9 @@ class Prototype:
             object.__setattr__(self, "id", prototype_id(self.regex))
 
     def matches(self, normal_url: str) -> bool:
-        """Whether the regex fullmatches a normalised URL."""
-        return _compiled(self.regex).fullmatch(normal_url) is not None
+        """Whether the regex fullmatches a normalised URL (its query's ``;`` separators read as
+        ``&``, as prototypes are written: :func:`~deepcrawl.urls.with_ampersands`)."""
+        return _compiled(self.regex).fullmatch(with_ampersands(normal_url)) is not None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (the ``--json`` output of ``deepcrawl prototypes``)."""

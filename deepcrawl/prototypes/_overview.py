@@ -15,12 +15,13 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import urlsplit
 
 import yaml
 
 from deepcrawl.prototypes._evidence import kind_evidence, matched_links, record_kinds
 from deepcrawl.prototypes._types import Wildcard, classify_all
+from deepcrawl.urls import query_pairs
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -109,7 +110,7 @@ def describe_shape(urls: Sequence[str]) -> str:
     for _depth, paths in sorted(by_depth.items(), key=lambda kv: -len(kv[1]))[:_MAX_SHAPES]:
         shapes.append("/" + "/".join(_part([path[i] for path in paths]) for i in range(_depth)))
     shape = " or ".join(shapes) + (" or …" if len(by_depth) > _MAX_SHAPES else "")
-    queries = [dict(parse_qsl(p.query, keep_blank_values=True)) for p in parts]
+    queries = [dict(query_pairs(p.query)) for p in parts]
     keys = dict.fromkeys(k for q in queries for k in q)
     fields = []
     for key in keys:

@@ -18,7 +18,7 @@ from deepcrawl.prototypes._matcher import PrototypeMatcher
 from deepcrawl.prototypes._model import Prototype
 from deepcrawl.prototypes._partial import Record, escape
 from deepcrawl.prototypes._tree import mark_parts
-from deepcrawl.urls import URLNormaliser
+from deepcrawl.urls import URLNormaliser, split_query
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -137,7 +137,7 @@ class Prototyper:
             if normal in seen:
                 continue
             seen.add(normal)
-            pairs = tuple(map(_pair, query.split("&"))) if query else ()
+            pairs = tuple(map(_pair, split_query(query)[0])) if query else ()
             segments = tuple(path[1:].split("/"))
             depth = len(segments)
             if fold and depth > 1 and not segments[-1]:

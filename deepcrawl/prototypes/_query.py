@@ -117,9 +117,11 @@ class QueryParts:
                 continue
             # An optional key with one frequent literal value is a mode switch that makes another
             # kind of page (view=print); a required key's values are variants of one kind
-            # (format=json|csv) unless the prototyper says otherwise (the paper's Table 1).
+            # (format=json|csv) unless the prototyper says otherwise (the paper's Table 1), or
+            # unless they are a closed vocabulary of views whose URLs are no twins of one
+            # another (a=commit|tree|blob, each of other objects: kinds, not formats).
             if present[key] == n:
-                if not self.split_required:
+                if not (self.split_required or (closed and self._views(records, key))):
                     continue
             elif len(frequent) > self.query_split_max:
                 continue  # several values of an optional key (view=grid|list): presentation
@@ -193,6 +195,17 @@ class QueryParts:
             step = f"query: {key} absent or not {'/'.join(frequent)} ({len(residual) / n:.0%})"
             out.extend(self.query(residual, {**fixed, key: (body, True)}, (*how, step)))
         return out
+
+    def _views(self, records: list[Record], key: str) -> bool:
+        """Whether a required key's values are views of different things: fewer than
+        ``twin_share`` of the URLs have a twin under another value (the same path and other
+        items: ``id=7&format=json`` beside ``id=7&format=csv`` are one record's formats)."""
+        bases = [(r[0], tuple(item for item in r[1] if item[0] != key)) for r in records]
+        values: dict[object, set[str | None]] = defaultdict(set)
+        for base, record in zip(bases, records, strict=True):
+            values[base].update(v for k, v in record[1] if k == key)
+        twins = sum(1 for base in bases if len(values[base]) > 1)
+        return twins < self.twin_share * len(records)
 
     def _twinned(self, records: list[Record], key: str, required: set[str]) -> bool:
         """Whether an optional key makes twins: another view of the same page.

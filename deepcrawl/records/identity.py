@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Protocol
 from urllib.parse import unquote_plus
 
 from deepcrawl.page.html import join_url
+from deepcrawl.urls import split_query
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -92,7 +93,7 @@ def fingerprint(text: str, *, min_words: int) -> str | None:
 def query_items(url: str) -> tuple[str, list[str]]:
     """A normal form's head (scheme, host, path) and its query items (``name=value``)."""
     head, _mark, query = url.partition("?")
-    return head, [item for item in query.split("&") if item]
+    return head, [item for item in split_query(query)[0] if item]
 
 
 def extra_items(url: str, record: str) -> list[str] | None:

@@ -34,7 +34,7 @@ from urllib.parse import unquote_plus
 
 from deepcrawl.errors import InvalidURLError
 from deepcrawl.records.echoes import QueryEchoes
-from deepcrawl.urls import SessionParams, URLNormaliser, drop_session_params
+from deepcrawl.urls import SessionParams, URLNormaliser, drop_session_params, split_query
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
@@ -73,11 +73,11 @@ def url_params(url: str) -> Iterator[tuple[str, str, str]]:
     for its query items and its path parameters (``;name=value`` in a segment)."""
     head, mark, query = url.partition("?")
     if mark:
-        items = query.split("&")
+        items, separator = split_query(query)
         for n, item in enumerate(items):
             name, eq, value = item.partition("=")
             if eq:
-                rest = "&".join(items[:n] + items[n + 1 :])
+                rest = separator.join(items[:n] + items[n + 1 :])
                 yield name.lower(), value, head + ("?" + rest if rest else "")
     if ";" not in head:
         return

@@ -29,7 +29,7 @@ import json
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qsl, urljoin, urlsplit
+from urllib.parse import urljoin, urlsplit
 
 from deepcrawl.errors import FetchError
 from deepcrawl.page.fetched import Link
@@ -38,6 +38,7 @@ from deepcrawl.search.causes import cause_of_error
 from deepcrawl.search.page_size import PAGE_SIZE_PARAMS, page_size_param, with_page_size
 from deepcrawl.search.results import PAGE_CAP_NOTE, QueryResult, ResultLink, ResultPage
 from deepcrawl.search.template import UrlTemplate
+from deepcrawl.urls import query_pairs
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -132,7 +133,7 @@ def parse_data_page(body: str | bytes, base_url: str) -> DataPage | None:
 def _next_url(url: str, shown: int) -> str | None:
     """The request of the next page: the offset advanced by the results shown, or the page
     number by one; None when the request has neither."""
-    params = dict(parse_qsl(urlsplit(url).query, keep_blank_values=True))
+    params = dict(query_pairs(urlsplit(url).query))
     for name in _OFFSET_PARAMS:
         if name in params and params[name].isdigit():
             return with_page_size(url, name, int(params[name]) + shown)

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import re
 from typing import TYPE_CHECKING
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from deepcrawl.search.pagination import PAGE_PARAMS
+from deepcrawl.urls import query_pairs, query_separator
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -86,7 +87,7 @@ def page_size_choice(form: Form) -> dict[str, str]:
 
 def page_size_param(url: str) -> str | None:
     """The page-size parameter ``url`` already carries (with a number), or None."""
-    params = dict(parse_qsl(urlsplit(url).query, keep_blank_values=True))
+    params = dict(query_pairs(urlsplit(url).query))
     for name in PAGE_SIZE_PARAMS:
         if _number(params.get(name, "")) is not None:
             return name
@@ -96,12 +97,15 @@ def page_size_param(url: str) -> str | None:
 def with_page_size(url: str, name: str, size: int) -> str:
     """``url`` with its parameter ``name`` set to ``size`` (added when missing)."""
     parts = urlsplit(url)
-    params = parse_qsl(parts.query, keep_blank_values=True)
+    params = query_pairs(parts.query)
     if any(k == name for k, _v in params):
         params = [(k, str(size) if k == name else v) for k, v in params]
     else:
         params.append((name, str(size)))
-    return urlunsplit(parts._replace(query=urlencode(params)))
+    encoded = urlencode(params)
+    if query_separator(parts.query) == ";":  # as the site writes its parameters
+        encoded = encoded.replace("&", ";")
+    return urlunsplit(parts._replace(query=encoded))
 
 
 def offered_page_size(urls: Iterable[str], keyword: str) -> tuple[int, str] | None:
@@ -123,7 +127,7 @@ def offered_page_size(urls: Iterable[str], keyword: str) -> tuple[int, str] | No
     wanted = keyword.strip().casefold()
     offers: dict[int, str] = {}
     for url in urls:
-        params = dict(parse_qsl(urlsplit(url).query, keep_blank_values=True))
+        params = dict(query_pairs(urlsplit(url).query))
         if not wanted or wanted not in {v.strip().casefold() for v in params.values()}:
             continue
         if any(params.get(name, "0") not in {"", "0", "1"} for name in PAGE_PARAMS):

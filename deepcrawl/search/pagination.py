@@ -27,9 +27,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import urlsplit
 
 from deepcrawl.search.results import shown_range
+from deepcrawl.urls import query_pairs
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Sequence
@@ -108,7 +109,7 @@ def _text(link: Link) -> str:
 
 def _query(url: str) -> tuple[str, dict[str, str]]:
     parts = urlsplit(url)
-    return parts.path or "/", dict(parse_qsl(parts.query, keep_blank_values=True))
+    return parts.path or "/", dict(query_pairs(parts.query))
 
 
 def page_number_of(url: str) -> int | None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from deepcrawl.errors import FetchError
 from deepcrawl.page.groups import find_form
@@ -32,7 +32,7 @@ from deepcrawl.search.causes import cause_of_error
 from deepcrawl.search.judge import Judge, classify_links
 from deepcrawl.search.pagination import PAGE_PARAMS, brings_new_links, next_page
 from deepcrawl.search.results import QueryResult, ResultPage, page_from_fetched
-from deepcrawl.urls import normalise_urls
+from deepcrawl.urls import normalise_urls, query_pairs
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping
@@ -161,8 +161,7 @@ class UrlTemplate:
 def _query_pairs(query: str) -> list[tuple[str, str]]:
     """A query string's parameters in order; ``;`` separates them where ``&`` never does
     (``words=tea;page=2``, as older CGI programs write their links)."""
-    separator = ";" if ";" in query and "&" not in query else "&"
-    return parse_qsl(query, keep_blank_values=True, separator=separator)
+    return query_pairs(query)
 
 
 def compared(urls: Iterable[str]) -> frozenset[str]:
@@ -378,5 +377,5 @@ def _get_turn(form: Form | None, fetched: FetchedPage, trigger: Trigger) -> str:
 def carries(url: str, keyword: str) -> bool:
     """Whether one of ``url``'s query parameters is ``keyword`` (case and spaces aside)."""
     wanted = keyword.strip().casefold()
-    params = parse_qsl(urlsplit(url).query, keep_blank_values=True)
+    params = query_pairs(urlsplit(url).query)
     return bool(wanted) and any(v.strip().casefold() == wanted for _n, v in params)

@@ -19,11 +19,13 @@ and httpx encode host names) — with the project's own rules on top:
   ``%`` that starts no escape becomes ``%25`` (§2.1, §2.4);
 * escapes are normalised (§6.2.2.2): upper-case hex, and those of unreserved characters decoded;
   in the query also those of the reserved characters that are no delimiter of a form-encoded
-  query (``! $ ( ) * , / : ; ? @``) and ``%20`` becomes ``+``, so ``title=Talk%3AX`` and
-  ``title=Talk:X`` — one request to every server — are one URL;
+  query (``! $ ( ) * , / : ? @``; not ``;``, which CGI reads as ``&``) and ``%20`` becomes
+  ``+``, so ``title=Talk%3AX`` and ``title=Talk:X`` — one request to every server — are one URL;
 * dot segments are removed (§5.2.4, ``%2E`` included) and the fragment dropped;
 * query items are sorted — order never matters, repeated keys are kept, empty items dropped, and
-  a bare ``key`` stays apart from ``key=``;
+  a bare ``key`` stays apart from ``key=``; a query that separates its parameters by ``;``
+  (``?p=proj;a=commit``, :mod:`~deepcrawl.urls._query`) is split there as at ``&`` and keeps
+  ``;`` between them;
 * session ids are dropped — path parameters (``;jsessionid=…``) and query items (``PHPSESSID=…``,
   ``sid=…``) named in :data:`SESSION_PARAMS` whose value looks like an id (long enough,
   not a number): a server that opens a session per response links one page under a new id
@@ -42,7 +44,8 @@ it runs on millions of URLs.
 
 The package, by role: :mod:`~deepcrawl.urls._normal` (the normal form), :mod:`~deepcrawl.urls
 ._sessions` (session ids), :mod:`~deepcrawl.urls._tokens` (the parts and tokens),
-:mod:`~deepcrawl.urls._rewrite` (a URL as a browser or a page writes it).
+:mod:`~deepcrawl.urls._rewrite` (a URL as a browser or a page writes it), :mod:`~deepcrawl
+.urls._query` (a query's parameters, whatever their separator).
 """
 
 from __future__ import annotations
@@ -56,6 +59,13 @@ from deepcrawl.urls._normal import (
     normalise_or_none,
     normalise_url,
     normalise_urls,
+)
+from deepcrawl.urls._query import (
+    join_query,
+    query_pairs,
+    query_separator,
+    split_query,
+    with_ampersands,
 )
 from deepcrawl.urls._rewrite import browser_url, drop_query_keys, with_query_encoding
 from deepcrawl.urls._sessions import (
@@ -79,11 +89,16 @@ __all__ = [
     "browser_url",
     "drop_query_keys",
     "drop_session_params",
+    "join_query",
     "normalise_or_none",
     "normalise_url",
     "normalise_urls",
     "parse_normalised",
+    "query_pairs",
+    "query_separator",
+    "split_query",
     "split_segment",
     "tokenise",
+    "with_ampersands",
     "with_query_encoding",
 ]

@@ -13,6 +13,7 @@ import idna
 from w3lib.url import safe_url_string
 
 from deepcrawl.errors import InvalidURLError
+from deepcrawl.urls._query import split_query
 from deepcrawl.urls._sessions import SESSION_PARAMS, SESSION_VALUE_MIN_LENGTH, SessionParams
 
 if TYPE_CHECKING:
@@ -39,9 +40,10 @@ MAX_START_URL_LENGTH = 2048
 ALLOWED_SCHEMES = ("http", "https")
 
 _UNRESERVED = frozenset(ascii_letters + digits + "-._~")
-#: Reserved characters that delimit nothing in a form-encoded query (``&``, ``=``, ``+``, ``#``
-#: do; ``'`` is encoded by browsers in a query): their escapes are decoded there.
-_QUERY_DECODED = _UNRESERVED | frozenset("!$()*,/:;?@")
+#: Reserved characters that delimit nothing in a form-encoded query (``&``, ``;``, ``=``, ``+``,
+#: ``#`` do — ``;`` where a site separates its parameters by it, :mod:`deepcrawl.urls._query`;
+#: ``'`` is encoded by browsers in a query): their escapes are decoded there.
+_QUERY_DECODED = _UNRESERVED | frozenset("!$()*,/:?@")
 
 
 def _escape_table(decoded: frozenset[str], space: str | None = None) -> dict[str, str]:
@@ -202,7 +204,11 @@ class URLNormaliser:
             query = _normalise_escapes(query, _QUERY_ESCAPES)
         # Sort items by key first: with "=" as "\0" (never in a valid URL) a plain string sort
         # orders "page=1" before "page2=1", and runs in C.
-        items = query.replace("=", "\0").split("&")
+        if ";" in query:  # parameters separated by ";" stay so (deepcrawl.urls._query)
+            items, separator = split_query(query)
+            items = [item.replace("=", "\0") for item in items]
+        else:
+            items, separator = query.replace("=", "\0").split("&"), "&"
         if "" in items:
             items = [item for item in items if item]
         if self.sessions.names:
@@ -211,7 +217,7 @@ class URLNormaliser:
                 return origin, path, ""
         if len(items) > 1:
             items.sort()
-        return origin, path, "&".join(items).replace("\0", "=")
+        return origin, path, separator.join(items).replace("\0", "=")
 
     def _resolve(self, original: str, url: str, base: str | None) -> re.Match[str]:
         scheme_match = _SCHEME_RE.match(url)

@@ -10,6 +10,7 @@ from urllib.parse import unquote, unquote_plus, urlsplit, urlunsplit
 from w3lib.url import safe_url_string
 
 from deepcrawl.urls._normal import _C0_OR_SPACE, _NEEDS_ENCODING_RE, ascii_host
+from deepcrawl.urls._query import split_query
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -79,5 +80,6 @@ def drop_query_keys(url: str, drop: Callable[[str], object]) -> str:
     head, mark, query = url.partition("?")
     if not mark:
         return url
-    kept = [item for item in query.split("&") if not drop(unquote_plus(item.partition("=")[0]))]
-    return f"{head}?{'&'.join(kept)}" if kept else head
+    items, separator = split_query(query)
+    kept = [item for item in items if not drop(unquote_plus(item.partition("=")[0]))]
+    return f"{head}?{separator.join(kept)}" if kept else head

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 from urllib.parse import unquote_plus
 
+from deepcrawl.urls._query import split_query
+
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
@@ -92,5 +94,6 @@ def drop_session_params(url: str, sessions: SessionParams) -> str:
             head = head[:start] + sessions.drop_from_path(head[start:])
     if not mark:
         return head
-    items = sessions.drop_from_items(query.replace("=", "\0").split("&"))
-    return f"{head}?{'&'.join(items).replace(chr(0), '=')}" if items else head
+    split, separator = split_query(query)
+    items = sessions.drop_from_items([item.replace("=", "\0") for item in split])
+    return f"{head}?{separator.join(items).replace(chr(0), '=')}" if items else head

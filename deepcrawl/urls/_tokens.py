@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from deepcrawl.errors import InvalidURLError
 from deepcrawl.urls._normal import normalise_url
+from deepcrawl.urls._query import split_query
 
 __all__ = ["URLTokens", "parse_normalised", "split_segment", "tokenise"]
 
@@ -23,12 +24,15 @@ class URLTokens:
         host: lower-case authority: host, and the port when it is not the default one.
         segments: path segments; ``/a/b/`` gives ``("a", "b", "")``, ``/`` gives ``("",)``.
         query: ``(key, value)`` pairs in sorted order; ``value`` is None for a bare ``key``.
+        separator: what the normal form joins its query's items by, ``&`` or ``;``
+            (:func:`~deepcrawl.urls.split_query`).
     """
 
     scheme: str
     host: str
     segments: tuple[str, ...]
     query: tuple[tuple[str, str | None], ...]
+    separator: str = "&"
 
     @property
     def origin(self) -> str:
@@ -53,7 +57,7 @@ class URLTokens:
         """Reassemble the normal form this was parsed from."""
         url = self.origin + self.path
         if self.query:
-            url += "?" + "&".join(k if v is None else f"{k}={v}" for k, v in self.query)
+            url += "?" + self.separator.join(k if v is None else f"{k}={v}" for k, v in self.query)
         return url
 
 
@@ -88,10 +92,13 @@ def parse_normalised(url: str) -> URLTokens:
         path, query = url[path_start + 1 :], ""
     pairs: list[tuple[str, str | None]] = []
     if query:
-        for part in query.split("&"):
+        items, separator = split_query(query)
+        for part in items:
             key, eq, value = part.partition("=")
             pairs.append((key, value if eq else None))
-    return URLTokens(url[:scheme_end], host, tuple(path.split("/")), tuple(pairs))
+    else:
+        separator = "&"
+    return URLTokens(url[:scheme_end], host, tuple(path.split("/")), tuple(pairs), separator)
 
 
 def tokenise(url: str, base: str | None = None) -> URLTokens:

@@ -218,7 +218,7 @@ def test_a_query_is_encoded_in_its_pages_encoding() -> None:
     assert with_query_encoding("http://a.com/日本", "shift_jis") == "http://a.com/日本"
     assert with_query_encoding("http://a.com/#日本?", "shift_jis") == "http://a.com/#日本?"
     assert normalise_url(with_query_encoding(url, "shift_jis")) == (
-        "http://a.com/%E6%97%A5%E6%9C%AC?e=%26%238364;&q=%93%FA%96%7B"
+        "http://a.com/%E6%97%A5%E6%9C%AC?e=%26%238364%3B&q=%93%FA%96%7B"
     )
 
 
