@@ -170,7 +170,12 @@ async def locate_form(
         verdict.score, verdict.query_field,
     )  # fmt: skip
     if picked:
-        same = [r for r in stored if (r.page_url, r.locator) == (form.page_url, form.locator)]
+        same = [  # the same form by what stays of it across loads (its name may not)
+            r
+            for r in stored
+            if r.page_url == form.page_url
+            and Form.model_validate(r.model).identity == form.identity
+        ]
         if same:
             return SearchForm(form, verdict, same[0].id)
         if stored and ctx.state.field_values() is not None:  # queries went to the stored form

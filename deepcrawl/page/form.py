@@ -15,6 +15,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from deepcrawl.urls import normalise_or_none, split_query
+
 __all__ = ["FieldOption", "Form", "FormField", "SubmitControl"]
 
 FieldTag = Literal["input", "select", "textarea", "button"]
@@ -117,6 +119,21 @@ class Form(_Frozen):
     formless: bool = False
     built_by_script: bool = False
     group: str = ""
+
+    @property
+    def identity(self) -> tuple[object, ...]:
+        """What stays of this form from one load of its page to the next: its action (without
+        its fragment, its query by the names of its parameters — a token's value changes), its
+        method, the sorted names of its fields that are not hidden, and whether it is a
+        ``<form>``. Never its id, name, locator or hidden values:
+        some sites mint them afresh on each load (``form-290e6614``, then ``form-e0b7d2c2``).
+        Two forms of one identity on a page are told apart by those
+        (:func:`~deepcrawl.page.groups.find_form`)."""
+        head, _, query = self.action.partition("#")[0].partition("?")
+        keys = sorted({item.partition("=")[0] for item in split_query(query)[0] if item})
+        fields = sorted({f.name for f in self.fields if f.name and f.type != "hidden"})
+        head = normalise_or_none(head) or head  # as the browser or a parser resolved it
+        return (head, tuple(keys), self.method, tuple(fields), self.formless)
 
     def field(self, name: str) -> FormField | None:
         """The first field called ``name``, or None."""

@@ -185,13 +185,26 @@ def regroup(live: Sequence[Form], static: Sequence[Form]) -> list[Form]:
 
 
 def find_form(forms: Sequence[Form], like: Form) -> Form | None:
-    """The form of ``forms`` (another look at a page: a result page showing the form again)
-    that is ``like``: the same ``<form>`` by id or name (else action), the same group, the
-    same method."""
-    for form in forms:
-        same = (form.id, form.name, form.group, form.method)
-        if same == (like.id, like.name, like.group, like.method) and (
-            form.id or form.name or form.action == like.action
-        ):
-            return form
-    return None
+    """The form of ``forms`` (another look at a page: the form's page loaded again, a result
+    page showing the form again) that is ``like``: the one of the same
+    :attr:`~deepcrawl.page.form.Form.identity` (action, method, field names — what stays from
+    one load to the next). Where several share it, what a load may change tells them apart:
+    the same locator, else the same id, name, group or submit buttons, else the first."""
+    same = [form for form in forms if form.identity == like.identity]
+    if len(same) < 2:
+        return same[0] if same else None
+    for key in (
+        lambda f: f.locator and f.locator == like.locator and f.group == like.group,
+        lambda f: f.id and f.id == like.id and f.group == like.group,
+        lambda f: f.name and f.name == like.name and f.group == like.group,
+        lambda f: f.group == like.group,
+        lambda f: _submit_names(f) == _submit_names(like),
+    ):
+        found = next((form for form in same if key(form)), None)
+        if found is not None:
+            return found
+    return same[0]
+
+
+def _submit_names(form: Form) -> list[str]:
+    return sorted(s.name for s in form.submits if s.name)

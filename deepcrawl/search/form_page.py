@@ -30,6 +30,7 @@ from deepcrawl.browser.scope import strip_fragment
 from deepcrawl.browser.settle import settle
 from deepcrawl.errors import FetchError, FormError
 from deepcrawl.forms.safety import ensure_submittable
+from deepcrawl.page.groups import find_form
 from deepcrawl.search.results import ChromeFilter
 
 if TYPE_CHECKING:
@@ -150,20 +151,14 @@ class FormPage:
         self._held = (200, content_type, body, False)
 
     async def _find_live(self, page: Page) -> Form | None:
+        """The form on the page: the one of the chosen form's identity (its action, method and
+        field names; never its name or id, which some sites mint on each load), its hidden
+        values as this load set them."""
         try:
             forms = await discover_forms(page)
         except PlaywrightError:
             return None
-        for live in forms:
-            same_action = live.action.split("?")[0] == self.form.action.split("?")[0]
-            if (
-                live.locator == self.form.locator
-                and live.group == self.form.group
-                and live.method == self.form.method
-                and same_action
-            ):
-                return live
-        return None
+        return find_form(forms, self.form)
 
 
 def _keys(page: ResultPage) -> set[tuple[str, str]]:
