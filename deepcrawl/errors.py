@@ -27,6 +27,7 @@ with ``raise ... from exc`` so the original stays attached for debugging::
     │   ├── BrowserNotFoundError    no Chromium on this machine
     │   └── BrowserCrashedError     the browser or a renderer died
     ├── FormError                   a form cannot be used as asked
+    │   ├── SearchForbiddenError    robots.txt forbids the search (or the start page)
     │   └── UnsafeFormError         the safety policy refuses to submit this form
     └── FixtureError                a local test site cannot be served (unknown name, bad option)
 
@@ -58,6 +59,7 @@ __all__ = [
     "OutputError",
     "RendererCrashedError",
     "SchemaVersionError",
+    "SearchForbiddenError",
     "SitemapError",
     "StorageError",
     "UnsafeFormError",
@@ -198,6 +200,11 @@ class BrowserCrashedError(BrowserError):
 
 class FormError(DeepcrawlError):
     """A form cannot be used as asked."""
+
+
+class SearchForbiddenError(FormError):
+    """robots.txt forbids the search form's action (or the start page it is looked for on): no
+    query may be sent; its message says what robots.txt still allows."""
 
 
 class UnsafeFormError(FormError):

@@ -41,7 +41,7 @@ from deepcrawl.crawler.context import CrawlContext, CrawlStats
 from deepcrawl.crawler.coordination import CrawlSeat
 from deepcrawl.crawler.deliver import QueueSink
 from deepcrawl.crawler.inputs import StartPage, keep_field_values
-from deepcrawl.errors import ConfigError
+from deepcrawl.errors import ConfigError, SearchForbiddenError
 from deepcrawl.search.causes import describe_causes
 from deepcrawl.settings import Settings, load_settings
 from deepcrawl.storage import Repository
@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from types import TracebackType
 
+    from deepcrawl._tasks import Supervisor
     from deepcrawl.browser.base import Fetcher
     from deepcrawl.crawler.deliver import Record, Sink
     from deepcrawl.crawler.dispatch import FetchQueue
@@ -282,7 +283,13 @@ class Crawl:
             store = StoredPages(ctx.repo, ctx.site.id)  # answers result pages' script requests
             async with BrowserPool(ctx.settings, self.scope, store=store, gate=ctx.gate) as pool:
                 ctx.enter("finding form")
-                found = await locate_form(ctx, pool, document=self.start.page)
+                try:
+                    found = await locate_form(ctx, pool, document=self.start.page, like=self.like)
+                except SearchForbiddenError:
+                    if not self._may_browse(ctx):
+                        raise
+                    self.report = await self._browse(ctx, fetcher, sink, tasks)
+                    return self.report
                 async with FormSearch(
                     pool,
                     found.form,
@@ -346,6 +353,50 @@ class Crawl:
         )  # fmt: skip
         self.report = CrawlReport("max_pages" if full else "done", ctx.site.id, stats)
         return self.report
+
+    def _may_browse(self, ctx: CrawlContext) -> bool:
+        """Whether a crawl whose search robots.txt forbids reaches the records through the
+        pages it allows: with ``--navigate``, a ``--like`` example and the start page allowed."""
+        return bool(ctx.settings.crawl.navigate and self.like and ctx.robots.allowed(ctx.start_url))
+
+    async def _browse(
+        self, ctx: CrawlContext, fetcher: Fetcher, sink: Sink, tasks: Supervisor
+    ) -> CrawlReport:
+        """The crawl without a query (:mod:`deepcrawl.crawler.browse`): the allowed lists read,
+        the example's kind labelled, the lists' records fetched, then the navigate phase.
+
+        Raises:
+            SearchForbiddenError: the example's kind is on none of the allowed pages.
+        """
+        from deepcrawl.crawler.browse import read_lists
+        from deepcrawl.crawler.navigate import NavigatePhase
+        from deepcrawl.crawler.normal import NormalPhase
+        from deepcrawl.crawler.setup import apply_labels, example_texts, fetch_examples
+        from deepcrawl.storage.frontier import SETUP_SOURCE
+
+        ctx.enter("examples")
+        examples = await fetch_examples(ctx, fetcher, self.like, held=self.start.examples)
+        ctx.enter("reading lists")
+        session, lists = await read_lists(ctx, fetcher, self.start.page, examples, self.like)
+        if not apply_labels(ctx, session, like=self.like, labels_file=self.labels_file):
+            raise SearchForbiddenError(
+                f"robots.txt forbids the search of {ctx.start_url}, and no page it allows "
+                f"links records like {', '.join(self.like)}"
+            )
+        phase = NormalPhase(
+            ctx, None, None, fetcher, sink, on_fetch=self.on_fetch, tasks=tasks,
+            examples=example_texts(examples), dispatch=self.dispatch, delivery=self.delivery,
+        )  # fmt: skip
+        phase.adopt(examples)
+        for page in lists:
+            phase.admission.enqueue(((link.url, link.text) for link in page.links), SETUP_SOURCE)
+        await phase.run()
+        await NavigatePhase(phase).run()
+        ctx.enter("finishing")
+        await phase.finish()
+        full = ctx.budget.spent
+        ctx.enter("stopped at max pages" if full else "done")
+        return CrawlReport("max_pages" if full else "done", ctx.site.id, ctx.stats)
 
     async def _pick(
         self, ctx: CrawlContext, session: LabelSession, fetcher: Fetcher | None

@@ -78,8 +78,10 @@ class NormalPhase:
 
     Args:
         ctx: the crawl's context.
-        search: the entered form search.
-        form_id: the stored form.
+        search: the entered form search (None: no query may be sent — robots.txt forbids
+            the search —, the phase fetches what the lists and sitemaps queued:
+            :mod:`deepcrawl.crawler.browse`).
+        form_id: the stored form (None with no search).
         fetcher: an entered fetcher for the wanted pages.
         sink: where delivered pages go.
         on_fetch: called with every page fetched (the bench counts them).
@@ -98,8 +100,8 @@ class NormalPhase:
     def __init__(
         self,
         ctx: CrawlContext,
-        search: QueryBackend,
-        form_id: int,
+        search: QueryBackend | None,
+        form_id: int | None,
         fetcher: Fetcher,
         sink: Sink,
         *,
@@ -303,7 +305,8 @@ class NormalPhase:
             await read_sitemaps(
                 self.ctx, self.admission.enqueue_listed, stop=lambda: self.workers.stopping
             )
-        await self._query_until_done()
+        if self.search is not None:
+            await self._query_until_done()
 
     async def _fetch_while(self, work: Awaitable[None]) -> None:
         """Run the fetch workers beside ``work`` until it is done and the frontier drained.
@@ -359,6 +362,7 @@ class NormalPhase:
             # a hub beats the next query, but not a list of every record (the frame query)
             if not self.loop.words.frame_due and await self._read_hub(querying=True):
                 continue
+            assert self.search is not None
             result = await self.loop.step(self.search)
             if result is None:
                 ctx.stats.complete = self.loop.judged_complete

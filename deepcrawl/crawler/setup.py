@@ -27,7 +27,13 @@ from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
 from deepcrawl.crawler.queries import SETUP, query_loop
-from deepcrawl.errors import ConfigError, FormError, InvalidURLError, UnsafeFormError
+from deepcrawl.errors import (
+    ConfigError,
+    FormError,
+    InvalidURLError,
+    SearchForbiddenError,
+    UnsafeFormError,
+)
 from deepcrawl.page.fetched import FetchedPage
 from deepcrawl.page.form import Form
 from deepcrawl.prototypes import (
@@ -123,7 +129,11 @@ class SearchForm:
 
 
 async def locate_form(
-    ctx: CrawlContext, pool: BrowserPool, *, document: FetchedPage | None = None
+    ctx: CrawlContext,
+    pool: BrowserPool,
+    *,
+    document: FetchedPage | None = None,
+    like: Sequence[str] = (),
 ) -> SearchForm:
     """The site's search form: from storage when an earlier run found it, else from the page
     (the one ``forms.form`` picks, else the critic's choice) — rendered from ``document``, the
@@ -136,7 +146,9 @@ async def locate_form(
 
     Raises:
         FetchError: the start page cannot be fetched.
-        FormError: it has no form the critic accepts, or robots.txt forbids the start page.
+        FormError: it has no form the critic accepts, or robots.txt forbids the start page or
+            the form's action (the message says what robots.txt still allows that leads to
+            records, and suggests ``--navigate``).
         ConfigError: ``forms.form`` picks no form of the start page, or another form than the
             one the stored crawl's queries went to.
     """
@@ -156,14 +168,20 @@ async def locate_form(
         logger.info("search form %s from storage (found by an earlier run)", form.action)
         return SearchForm(form, verdict, row.id)
     if not ctx.robots.allowed(ctx.start_url):
-        raise FormError(f"robots.txt forbids {ctx.start_url}: no search form can be looked for")
+        raise SearchForbiddenError(
+            f"robots.txt forbids {ctx.start_url}: no search form can be looked for; "
+            + _still_allowed(ctx, None, like)
+        )
     try:  # rendered in the crawl's pool: its requests pass the crawl's gate
         form, verdict = await find_search_form(ctx.start_url, ctx.settings, pool, document=document)
     except FormError as exc:  # no search form here: look for it (entry-point discovery)
         logger.info("%s; looking for one by entry-point discovery", exc)
         form, verdict = await _discover_form(ctx, pool, exc)
     if not ctx.robots.allowed(form.action):
-        raise FormError(f"robots.txt forbids the search form's action {form.action}")
+        raise SearchForbiddenError(
+            f"robots.txt forbids the search form's action {form.action}: no query is sent; "
+            + _still_allowed(ctx, document, like)
+        )
     logger.info(
         "search form chosen: %s %s (%s), type %s, searchability %.2f, keywords into %r",
         form.method.upper(), form.action, form.locator or "no locator", verdict.type,
@@ -194,6 +212,19 @@ async def locate_form(
         query_field=verdict.query_field,
     )
     return SearchForm(form, verdict, row.id)
+
+
+def _still_allowed(ctx: CrawlContext, start: FetchedPage | None, like: Sequence[str]) -> str:
+    """What robots.txt still allows that leads to records (:mod:`deepcrawl.crawler.forbidden`)."""
+    from deepcrawl.crawler.forbidden import still_allowed
+
+    return still_allowed(
+        ctx.robots.allowed,
+        ctx.start_url,
+        links=start.links if start is not None else (),
+        sitemaps=ctx.robots.sitemaps(ctx.start_url),
+        examples=example_urls(ctx, like),
+    )
 
 
 async def _discover_form(
