@@ -118,8 +118,8 @@ class QueryParts:
             # An optional key with one frequent literal value is a mode switch that makes another
             # kind of page (view=print); a required key's values are variants of one kind
             # (format=json|csv) unless the prototyper says otherwise (the paper's Table 1), or
-            # unless they are a closed vocabulary of views whose URLs are no twins of one
-            # another (a=commit|tree|blob, each of other objects: kinds, not formats).
+            # unless they are a closed vocabulary of views, each written with other keys and no
+            # URL a twin of another (a=commit&h=… beside a=blob&f=…: kinds, not formats).
             if present[key] == n:
                 if not (self.split_required or (closed and self._views(records, key))):
                     continue
@@ -197,9 +197,28 @@ class QueryParts:
         return out
 
     def _views(self, records: list[Record], key: str) -> bool:
-        """Whether a required key's values are views of different things: fewer than
-        ``twin_share`` of the URLs have a twin under another value (the same path and other
-        items: ``id=7&format=json`` beside ``id=7&format=csv`` are one record's formats)."""
+        """Whether a required key's values are views of different things.
+
+        Two proofs are needed. The values must be written with different parameters — under
+        each of at least two values (each of ``min_support`` URLs) another set of the other keys
+        is in every URL (``a=commit&h=…`` beside ``a=blob&f=…&hb=…``): a value that only names
+        a format or a category of one kind of page (``format=json|csv``, ``cat=music|toys``
+        beside the same ``id``) comes with the same keys, and URLs that merely fail to show a
+        twin prove nothing, a sample holding one format of each record. And fewer than
+        ``twin_share`` of the URLs may have a twin under another value (the same path and other
+        items: ``id=7&format=json`` beside ``id=7&format=csv`` are one record's formats).
+        """
+        keys: dict[str, list[frozenset[str]]] = defaultdict(list)
+        for record in records:
+            value = next((v for k, v in record[1] if k == key), None)
+            if value is not None:
+                others = frozenset(k for k, _v in record[1] if k != key and not self.variant(k))
+                keys[value].append(others)
+        shapes = {
+            frozenset.intersection(*sets) for sets in keys.values() if len(sets) >= self.support
+        }
+        if len(shapes) < 2:
+            return False
         bases = [(r[0], tuple(item for item in r[1] if item[0] != key)) for r in records]
         values: dict[object, set[str | None]] = defaultdict(set)
         for base, record in zip(bases, records, strict=True):

@@ -92,21 +92,34 @@ def test_safety_reads_a_semicolon_as_a_separator() -> None:
     assert rule.url_reason(f"{H}/?p=r;a=commit;h=ab12") is None
 
 
-def _repository_urls(views: tuple[str, ...], *, same_object: bool = False) -> list[str]:
+#: Views of a repository and the parameters each is written with (gitweb's own): a commit by
+#: its hash, a tree by its hash and the commit's, a blob by its file too, a file's blame by the
+#: file and the commit only.
+_VIEWS = {
+    "commit": ("h",),
+    "tree": ("h", "hb"),
+    "blob": ("f", "h", "hb"),
+    "blame": ("f", "hb"),
+}
+
+
+def _repository_urls(views: dict[str, tuple[str, ...]], *, same_object: bool = False) -> list[str]:
     rng = random.Random(4)
     urls = []
     for _ in range(30):
         h = f"{rng.randrange(16**40):040x}"
         project = rng.choice(["alpha.git", "beta.git", "gamma.git", "delta.git"])
-        for view in views:
+        for view, keys in views.items():
             if not same_object:
                 h = f"{rng.randrange(16**40):040x}"
-            urls.append(f"{H}/?p={project};a={view};h={h}")
+            values = {"h": h, "hb": h[::-1], "f": f"src/{h[:6]}.c"}
+            items = "".join(f";{key}={values[key]}" for key in keys)
+            urls.append(f"{H}/?p={project};a={view}{items}")
     return urls
 
 
 def test_every_view_of_a_repository_is_a_kind_of_its_own() -> None:
-    urls = _repository_urls(("commit", "tree", "blob", "history"))
+    urls = _repository_urls(_VIEWS)
     prototyper = Prototyper().fit(urls)
     labels = prototyper.predict(urls)
     assert None not in labels
@@ -123,5 +136,17 @@ def test_every_view_of_a_repository_is_a_kind_of_its_own() -> None:
 def test_one_objects_formats_stay_one_kind() -> None:
     """A required key whose every value is another form of the same object (the same other
     items) is a variant, not a kind."""
-    urls = _repository_urls(("json", "csv"), same_object=True)
+    urls = _repository_urls({"json": ("h",), "csv": ("h",)}, same_object=True)
     assert len(set(Prototyper().fit_predict(urls))) == 1
+
+
+def test_values_written_with_the_same_keys_stay_one_kind() -> None:
+    """No URL a twin of another is no proof of other objects when every value comes with the
+    same keys: a sample may hold one format of each record (``/book/7/export?format=json``),
+    and a category beside a product's id (``cat=music&id=7``) is no view of its own."""
+    formats = _repository_urls({"json": ("h",), "csv": ("h",)})
+    assert len(set(Prototyper().fit_predict(formats))) == 1
+    rng = random.Random(5)
+    categories = ["music", "toys", "books", "garden", "tools", "sports"]
+    items = [f"{H}/item?cat={rng.choice(categories)}&id={rng.randrange(10**4)}" for _ in range(90)]
+    assert len(set(Prototyper().fit_predict(items))) == 1
