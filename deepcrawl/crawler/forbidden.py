@@ -46,8 +46,10 @@ def still_allowed(
         examples: the ``--like`` examples.
 
     Returns:
-        ``"robots.txt still allows 12 of the start page's links (/category/… 10, /new …), …;
-        --navigate follows them to the records"``, or a clause that says it allows none.
+        ``"robots.txt still allows 12 of the start page's links (/category/… 10 …): crawl with
+        --navigate and one record page as --like to reach the records through them"`` (the
+        browse needs the example to know the records' kind), or a clause that says it allows
+        none.
     """
     open_links = allowed_links(allowed, start_url, links)
     ways = []
@@ -71,8 +73,9 @@ def still_allowed(
         ways.append(f"the record pages given ({', '.join(open_examples)})")
     if not ways:
         return "robots.txt allows nothing else that leads to records"
+    how = "--navigate" if open_examples else "--navigate and one record page as --like"
     return (
-        f"robots.txt still allows {_join(ways)}: crawl with --navigate to reach the records "
+        f"robots.txt still allows {_join(ways)}: crawl with {how} to reach the records "
         "through them"
     )
 

@@ -127,9 +127,13 @@ class Form(_Frozen):
         method, the sorted names of its fields that are not hidden, and whether it is a
         ``<form>``. Never its id, name, locator or hidden values:
         some sites mint them afresh on each load (``form-290e6614``, then ``form-e0b7d2c2``).
-        Two forms of one identity on a page are told apart by those
-        (:func:`~deepcrawl.page.groups.find_form`)."""
+        A GET form's action query is not part of it: the browser replaces it by the fields on
+        submitting, and an empty action resolves to whichever page shows the form (the form's
+        page, a result page ``?q=river``). Two forms of one identity on a page are told apart
+        by what a load may change (:func:`~deepcrawl.page.groups.find_form`)."""
         head, _, query = self.action.partition("#")[0].partition("?")
+        if self.method == "GET":
+            query = ""
         keys = sorted({item.partition("=")[0] for item in split_query(query)[0] if item})
         fields = sorted({f.name for f in self.fields if f.name and f.type != "hidden"})
         head = normalise_or_none(head) or head  # as the browser or a parser resolved it

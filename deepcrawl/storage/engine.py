@@ -53,7 +53,7 @@ __all__ = [
 #: Version of the schema this code writes. Bump it and add a migration when tables change, or
 #: when what they hold changes meaning (version 5: the URL normal form; 6: the lease's holder;
 #: 7: the normal form without session ids; 11: the holder is a fetch job of the job queue).
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 
 _log = logging.getLogger(__name__)
 
@@ -151,6 +151,20 @@ def _to_v11(conn: Connection) -> None:
     )
 
 
+def _to_v12(conn: Connection) -> None:
+    """Version 12: stored URL keys whose query separates its parameters by ``;``
+    (``?p=repo;a=commit;h=…``) sorted and stripped of session ids as ``&``-separated ones are
+    (:mod:`deepcrawl.urls._query`): rows that now share a key are merged
+    (:mod:`deepcrawl.storage.renormalise`)."""
+    done = renormalise_urls(conn)
+    _log.warning(
+        "database %s: stored URLs re-written with ';' read as a parameter separator "
+        "(schema 11 -> 12): %s",
+        safe_url(str(conn.engine.url)),
+        done.summary(),
+    )
+
+
 #: ``MIGRATIONS[n]`` upgrades a database from version ``n`` to ``n + 1``.
 MIGRATIONS: dict[int, Callable[[Connection], None]] = {
     1: _to_v2,
@@ -163,6 +177,7 @@ MIGRATIONS: dict[int, Callable[[Connection], None]] = {
     8: _to_v9,
     9: _to_v10,
     10: _to_v11,
+    11: _to_v12,
 }
 
 #: Key of the PostgreSQL advisory lock under which a process creates or migrates the schema.

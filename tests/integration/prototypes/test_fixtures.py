@@ -102,8 +102,9 @@ def _walk(server: FixtureServer, words: list[str], max_pages: int = 120) -> list
 @pytest.mark.slow
 # The hostile site's kind "hostile" lumps unrelated endpoints (/logout, /account/close …) so the
 # safety test can count them in one figure; they are rightly prototyped apart.
-# the zoo is measured by its own suite (tests/integration/crawler/test_zoo.py)
-@pytest.mark.parametrize("name", sorted(set(SITES) - {"hostile", "zoo"}))
+# the zoo is measured by its own suite (tests/integration/crawler/test_zoo.py); minted's URLs
+# are books's (only its form differs), and its search refuses the walk's token-less queries
+@pytest.mark.parametrize("name", sorted(set(SITES) - {"hostile", "minted", "zoo"}))
 def test_links_found_on_the_live_site_are_prototyped_by_kind(
     name: str, fixture_server: object
 ) -> None:

@@ -94,7 +94,7 @@ def test_a_version_7_database_gains_the_identity_columns(db_url: str) -> None:
             c["name"] for c in inspector.get_columns("page")
         }
         assert "anyway" in {c["name"] for c in inspector.get_columns("session_param")}
-        assert SCHEMA_VERSION == 11
+        assert SCHEMA_VERSION == 12
         state = CrawlState(repo, site.id)
         repo.save_page(site.id, _page(f"{SITE}/a"), kind="record", canonical_url=f"{SITE}/A")
         assert state.stored_record(f"{SITE}/A", None) == f"{SITE}/a"

@@ -53,4 +53,4 @@ def test_a_version_6_database_is_rekeyed_without_session_ids(
         version = conn.execute(
             sa.text("SELECT value FROM deepcrawl_meta WHERE key = 'schema_version'")
         ).scalar_one()
-        assert int(version) == SCHEMA_VERSION == 11
+        assert int(version) == SCHEMA_VERSION == 12

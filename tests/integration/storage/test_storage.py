@@ -59,7 +59,7 @@ def test_version_1_database_is_migrated(db_url: str) -> None:
             version = conn.execute(
                 sa.text("SELECT value FROM deepcrawl_meta WHERE key = 'schema_version'")
             ).scalar_one()
-        assert int(version) == SCHEMA_VERSION == 11
+        assert int(version) == SCHEMA_VERSION == 12
 
 
 def test_version_2_queries_gain_field_values(db_url: str) -> None:

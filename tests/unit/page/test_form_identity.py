@@ -35,12 +35,28 @@ def test_a_form_renamed_on_another_load_is_the_same_form() -> None:
 
 def test_the_identity_is_action_method_and_visible_field_names() -> None:
     form = parse_forms(_page("a"), PAGE)[0]
-    assert form.identity == ("http://shop.example/search", ("lang",), "GET", ("cat", "q"), False)
-    # a token's value in the action's query is no part of it; its parameters' names are
-    token = parse_forms(_page("a").replace("?lang=en", "?lang=fr"), PAGE)[0]
-    assert token.identity == form.identity
-    other = parse_forms(_page("a").replace("/search?lang=en", "/search"), PAGE)[0]
+    # a GET form's action query is none of it: submitting replaces it by the fields
+    assert form.identity == ("http://shop.example/search", (), "GET", ("cat", "q"), False)
+    other = parse_forms(_page("a").replace("/search?lang=en", "/find"), PAGE)[0]
     assert other.identity != form.identity
+
+
+def test_a_post_form_is_known_by_its_action_query_names_not_their_values() -> None:
+    post = _page("a").replace("method='get'", "method='post'")
+    form = parse_forms(post, PAGE)[0]
+    assert form.identity == ("http://shop.example/search", ("lang",), "POST", ("cat", "q"), False)
+    token = parse_forms(post.replace("?lang=en", "?lang=fr"), PAGE)[0]
+    assert token.identity == form.identity
+    other = parse_forms(post.replace("/search?lang=en", "/search"), PAGE)[0]
+    assert other.identity != form.identity
+
+
+def test_a_get_form_with_an_empty_action_is_one_form_on_its_page_and_its_results() -> None:
+    blank = _page("a").replace("action='/search?lang=en'", "action=''")
+    home = parse_forms(blank, "http://shop.example/search")[0]
+    results = parse_forms(blank, "http://shop.example/search?q=river")[0]
+    assert home.identity == results.identity
+    assert find_form([results], home) is results
 
 
 def test_forms_of_one_identity_are_told_apart_by_their_name() -> None:
