@@ -29,3 +29,19 @@ def test_a_get_form_whose_own_submit_buttons_turn_the_pages_is_read_to_its_end(
     assert run.precision >= 0.99, run
     assert run.passes()["claim_true"], run
     assert run.passes()["size"], run
+
+
+@pytest.mark.slow
+def test_a_start_box_that_filters_the_page_leads_to_the_records_search_on_their_pages(
+    tmp_path: Path,
+) -> None:
+    # seed 1 draws its search on inner pages only: the start page's box filters its list of
+    # collections, the records' search (a page-wide form renamed on every load, its results
+    # scrolled in from a JSON feed) sits on each collection's page and every record page
+    settings = load_settings().with_overrides(bench={"zoo_timeout_s": 240.0})
+    (run,) = run_zoo_bench([1], settings, records=300, out=tmp_path)
+    assert (run.config["placement"], run.config["start_box"]) == ("inner", "collections")
+    assert run.stopped, run.stop
+    assert run.recall >= 0.95, run
+    assert run.precision >= 0.99, run
+    assert run.passes()["claim_true"], run

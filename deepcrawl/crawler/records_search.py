@@ -1,0 +1,182 @@
+"""Where the records' search is: a start page's box that only filters the page is not it.
+
+A site's start page may hold a box that searches something else than the records: a library's
+home page filters its *collections*, a source-code browser's its *projects*, and the search of
+the articles or the commits sits on each collection's or project's page, and on every record
+page. Querying such a box lists the page's own items and never a record.
+
+Before the crawl queries the form it found on the start page, it asks it one word the start
+page's links share (so that a filter answers something): a form whose answers are all links the
+start page already shows (twice, with two words) filters the page rather than search a
+database behind it. The search of the records is then looked for where the records are — on
+the ``--like`` examples' pages first, then on the pages the box's answers lead to — and a form
+found there of another :attr:`~deepcrawl.page.form.Form.identity` is taken when its own answer
+to the same word reaches past the start page (with an example, when it shows a link of the
+example's kind, if one answer does). Otherwise the start page's form is kept: a site whose
+record pages carry the same search box as its start page is unchanged, at one query's cost.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from deepcrawl.errors import DeepcrawlError
+from deepcrawl.keywords.sources import stopwords
+from deepcrawl.keywords.text import tokenize
+from deepcrawl.urls import normalise_or_none
+
+if TYPE_CHECKING:
+    from collections.abc import Collection, Sequence
+
+    from deepcrawl.browser.pool import BrowserPool
+    from deepcrawl.crawler.context import CrawlContext
+    from deepcrawl.forms.critic import CriticVerdict
+    from deepcrawl.page.fetched import FetchedPage
+    from deepcrawl.page.form import Form
+
+__all__ = ["PROBE_WORDS", "Candidate", "probe_words", "records_search"]
+
+logger = logging.getLogger(__name__)
+
+#: Words a form is asked before it is taken for a filter of the start page (each must answer
+#: only with the page's own links).
+PROBE_WORDS = 2
+#: Pages the start box's answers lead to that are looked at for the records' search.
+ANSWER_PAGES = 3
+#: A word this short is no probe (it would match inside others).
+_MIN_WORD = 4
+#: A page whose HTML holds fewer links with a text is read as the browser draws it.
+_FEW_LINKS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A search form found on a page, with the page it was found on (its held state)."""
+
+    form: Form
+    verdict: CriticVerdict
+    page: FetchedPage | None = None
+
+
+def probe_words(page: FetchedPage, count: int = PROBE_WORDS) -> list[str]:
+    """The words most of ``page``'s link texts hold (stop words and short words aside): a box
+    that filters the page's items answers them."""
+    stop = stopwords()
+    shared: Counter[str] = Counter()
+    for text in {link.text for link in page.links if link.text}:
+        shared.update({w for w in tokenize(text) if len(w) >= _MIN_WORD and w not in stop})
+    return [word for word, n in shared.most_common(count) if n > 1] or [
+        word for word, _n in shared.most_common(count)
+    ]
+
+
+async def records_search(
+    ctx: CrawlContext,
+    pool: BrowserPool,
+    found: Candidate,
+    start: FetchedPage | None,
+    examples: Sequence[FetchedPage] = (),
+) -> Candidate:
+    """The records' search: ``found`` (the start page's form), or the form of another identity
+    on the examples' or the answers' pages where ``found`` only filters the start page (see the
+    module docstring)."""
+    if start is None:
+        return found
+    start = await _drawn(pool, start)
+    words = probe_words(start)
+    if not words:
+        return found
+    on_page = _normal({link.url for link in start.links} | {start.url, start.final_url})
+    answers: list[str] = []
+    for word in words:
+        shown = await _answers(ctx, pool, found, word)
+        if shown is None or not shown or not shown <= on_page:
+            return found  # it answers past the page (or cannot tell): a search of its own
+        answers += sorted(shown - set(answers))
+    logger.info(
+        "the start page's form %s answered %s with the page's own links only: looking for the "
+        "records' search on the examples' and the answers' pages",
+        found.form.action, ", ".join(repr(w) for w in words),
+    )  # fmt: skip
+    pages: list[tuple[str, FetchedPage | None]] = [(p.final_url, p) for p in examples]
+    pages += [(url, None) for url in answers[:ANSWER_PAGES]]
+    seen = {found.form.identity}
+    for url, held in pages:
+        other = await _form_on(ctx, pool, url, held, seen)
+        if other is None:
+            continue
+        seen.add(other.form.identity)
+        shown = await _answers(ctx, pool, other, words[0])
+        if shown and not shown <= on_page:
+            logger.info(
+                "the records' search is the form of %s (%s %s): its answers reach past the "
+                "start page", url, other.form.method, other.form.action,
+            )  # fmt: skip
+            return other
+    logger.info("no other search found where the records are: the start page's form is kept")
+    return found
+
+
+async def _drawn(pool: BrowserPool, page: FetchedPage) -> FetchedPage:
+    """``page`` as its links show: rendered in the browser where its HTML holds fewer than
+    :data:`_FEW_LINKS` links with a text (a page a script draws)."""
+    from deepcrawl.browser.render import render_page
+
+    if sum(1 for link in page.links if link.text) >= _FEW_LINKS:
+        return page
+    try:
+        async with pool.page() as lease:
+            return await render_page(lease, page.final_url, forms=False)
+    except DeepcrawlError as exc:
+        logger.debug("rendering %s for its links: %s", page.final_url, exc)
+        return page
+
+
+async def _form_on(
+    ctx: CrawlContext,
+    pool: BrowserPool,
+    url: str,
+    held: FetchedPage | None,
+    seen: Collection[object],
+) -> Candidate | None:
+    """The searchable form of the page at ``url`` if it is one not looked at yet."""
+    from deepcrawl.search import find_search_form
+
+    if not ctx.robots.allowed(url):
+        return None
+    try:
+        form, verdict = await find_search_form(url, ctx.settings, pool, document=held)
+    except DeepcrawlError as exc:
+        logger.debug("no search form on %s: %s", url, exc)
+        return None
+    if form.identity in seen or not ctx.robots.allowed(form.action):
+        return None
+    return Candidate(form, verdict, held)
+
+
+async def _answers(
+    ctx: CrawlContext, pool: BrowserPool, candidate: Candidate, word: str
+) -> set[str] | None:
+    """The normalised result links of ``candidate``'s first result page for ``word``; None
+    where the query failed."""
+    from deepcrawl.search.form_search import FormSearch
+
+    try:
+        async with FormSearch(
+            pool, candidate.form, candidate.verdict, ctx.settings, gate=ctx.gate,
+            held=candidate.page,
+        ) as search:  # fmt: skip
+            result = await search.query(word, max_pages=1)
+    except DeepcrawlError as exc:
+        logger.debug("probe %r of %s: %s", word, candidate.form.action, exc)
+        return None
+    if result.outcome not in {"ok", "no_results"}:
+        return None
+    return _normal(set(result.result_urls))
+
+
+def _normal(urls: Collection[str]) -> set[str]:
+    return {n for url in urls if (n := normalise_or_none(url)) is not None}
