@@ -409,6 +409,7 @@ class Crawl:
         ``auto_label`` is True) accept it or label otherwise."""
         from deepcrawl.crawler.setup import setup_fetch
         from deepcrawl.records.pick import pick_records
+        from deepcrawl.urls import normalise_or_none
 
         auto = ctx.settings.crawl.auto_label
         ask = None if auto is True else self.labeller
@@ -420,6 +421,10 @@ class Crawl:
                 session,
                 lambda url: setup_fetch(ctx, fetcher, url),
                 every=ctx.settings.crawl.record_kinds == "all",
+                # as the prototypes were learnt: without the parameters learnt to be no part
+                record_url=lambda url: (
+                    url if (n := normalise_or_none(url)) is None else ctx.sessions.drop(n)
+                ),
             )
             if pick is not None:
                 ctx.stats.picked = pick.to_dict()

@@ -75,8 +75,7 @@ def still_allowed(
         return "robots.txt allows nothing else that leads to records"
     how = "--navigate" if open_examples else "--navigate and one record page as --like"
     return (
-        f"robots.txt still allows {_join(ways)}: crawl with {how} to reach the records "
-        "through them"
+        f"robots.txt still allows {_join(ways)}: crawl with {how} to reach the records through them"
     )
 
 

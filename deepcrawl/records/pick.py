@@ -181,6 +181,7 @@ async def pick_records(
     fetch: Callable[[str], Awaitable[FetchedPage | None]],
     *,
     every: bool = False,
+    record_url: Callable[[str], str] | None = None,
 ) -> Pick | None:
     """Label the records' kind relevant from the setup queries' evidence (module docstring).
 
@@ -190,11 +191,16 @@ async def pick_records(
             in place and in storage).
         fetch: a page for a URL, fetched politely (or None when it cannot be had).
         every: take every kind that looks like records, not only the first.
+        record_url: the URL a result link's record is known by (its normal form without the
+            parameters the crawl learnt to be no part of a URL: a query echoed in every result
+            link, ``;hl=river``); None: the link as shown. The kinds are judged on the records'
+            URLs, as the prototypes were learnt from them.
 
     Returns:
         The pick; None when no kind looks like records (nothing is labelled).
     """
-    links: list[ShownLink] = [(q.row.id, u, t, r) for q in queries for u, t, r in q.links]
+    known = record_url or (lambda url: url)
+    links: list[ShownLink] = [(q.row.id, known(u), t, r) for q in queries for u, t, r in q.links]
     searches = {q.row.id: (q.row.submitted_url, q.row.keyword) for q in queries}
     pages: dict[str, FetchedPage] = {}
 

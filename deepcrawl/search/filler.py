@@ -91,7 +91,7 @@ if TYPE_CHECKING:
     from deepcrawl.search.causes import QueryCause
     from deepcrawl.settings import Settings
 
-__all__ = ["MORE_EFFECT_S", "TYPING_TRIES", "TYPING_WAIT_S", "FormFiller"]
+__all__ = ["ENTER_EFFECT_S", "MORE_EFFECT_S", "TYPING_TRIES", "TYPING_WAIT_S", "FormFiller"]
 
 #: A form that submits to its own page is first tried by typing alone: this long at most for the
 #: typed keyword to show results on the live page (then no query needs a submission); a
@@ -100,6 +100,10 @@ TYPING_WAIT_S = 10.0
 #: Queries whose submission showed results that typing had not shown before typing is given up
 #: for the form (the first may come before its script loaded its index).
 TYPING_TRIES = 3
+
+#: Longest wait for the effect of Enter pressed in a box of no ``<form>`` that offers no button
+#: (a search-as-you-type box): such a key press may well do nothing, the typing having searched.
+ENTER_EFFECT_S = 2.0
 
 #: Longest wait, after a live result list is scrolled to its end or its "Load more" control
 #: clicked, for it to start growing (a request, a change to the page): a list that shows
@@ -343,15 +347,21 @@ class FormFiller(QueryBackend):
             shown = {ChromeFilter.key(link) for link in await collect_links(page)}
             before = _BeforeTyping(shown, traffic.mark(), await before_action(page, traffic))
         await self._fill(page, live, keyword, values)
-        if before is not None and await self._typed(lease, traffic, live, before, pages):
+        if before is not None and await self._typed(lease, traffic, live, before, pages, keyword):
             pages[-1].scrolls = True
             await self._scroll_on(page, traffic, cap, pages, more)
             return
         mark = traffic.mark()
         acted = await before_action(page, traffic)
-        await self._submit(page, live)
+        pressed_only = await self._submit(page, live)
         try:
-            await settle(page, traffic, timeout_s=timeout, after=acted)
+            await settle(
+                page,
+                traffic,
+                timeout_s=timeout,
+                after=acted,
+                effect_s=ENTER_EFFECT_S if pressed_only else None,
+            )
         except FetchTimeoutError:
             lease.poisoned = True
             refused_navigation(lease, live.action)
@@ -410,6 +420,7 @@ class FormFiller(QueryBackend):
         live: Form,
         before: _BeforeTyping,
         pages: list[ResultPage],
+        keyword: str,
     ) -> bool:
         """Let the keyword just typed into ``live`` show its results on the same page.
 
@@ -418,6 +429,9 @@ class FormFiller(QueryBackend):
         page stayed and at least :data:`MIN_NEW_LINKS` links not shown before typing appeared
         (or this form is known to search so, and the answer is an empty list). Links are told
         apart by place and text (a result may point where the navigation beside it points).
+        Not known yet, the wait ends early once the page asked the site for the keyword (a data
+        request carrying it) and settled with no such links: the answer came and was not a
+        list (an empty one, or suggestions), and the submission path reads the rest.
         """
         page = lease.page
         query = self._query_input(live)
@@ -445,7 +459,8 @@ class FormFiller(QueryBackend):
             new = {ChromeFilter.key(link) for link in await collect_links(page)} - before.shown
             if self.types_live or len(new) >= MIN_NEW_LINKS:
                 break
-            if time.monotonic() >= deadline:
+            asked = traffic.data_urls[before.mark[0] :]
+            if time.monotonic() >= deadline or any(carries(url, keyword) for url in asked):
                 return False
             after = None
             await asyncio.sleep(quiet)
@@ -553,29 +568,34 @@ class FormFiller(QueryBackend):
             return field
         return find_query_fields(live).query
 
-    async def _submit(self, page: Page, live: Form) -> None:
+    async def _submit(self, page: Page, live: Form) -> bool:
+        """Submit ``live``: its first submit control that can be clicked, else Enter in its
+        query box, else the form's own submission. True when only Enter was pressed in a box
+        of no ``<form>``: a key press that may well do nothing."""
         timeout = self.settings.browser.page_timeout_s * 1000
         query = self._query_input(live)
         for control in submit_controls(live):
+            button = page.locator(control.locator).first
             try:
-                await page.locator(control.locator).first.click(
-                    timeout=min(timeout, 3000), no_wait_after=True
-                )
+                if not await button.is_visible():
+                    continue  # not shown (a "More results" the answer will show): no way
+                await button.click(timeout=min(timeout, 3000), no_wait_after=True)
             except PlaywrightError:
-                continue  # hidden or covered: try the next way
-            return
+                continue  # covered or gone: try the next way
+            return False
         if live.group:  # Enter, or a submission naming no button, may be another group's
             raise FormError(f"no way to submit the group {live.group} of {live.locator}")
         if query is not None:
             await page.locator(query.locator).first.press(
                 "Enter", timeout=timeout, no_wait_after=True
             )
-            return
+            return live.formless
         if live.formless:
             raise FormError(f"no way to submit the form {live.locator}")
         await page.eval_on_selector(
             live.locator, "f => (f.requestSubmit ? f.requestSubmit() : f.submit())"
         )
+        return False
 
 
 class _Submission(NamedTuple):

@@ -11,6 +11,7 @@ page once, whatever the number of queries. A form that submits elsewhere, or has
 from __future__ import annotations
 
 import json
+import time
 from typing import TYPE_CHECKING
 
 import pytest
@@ -112,6 +113,23 @@ document.querySelector('.clear').addEventListener('click', () => {
 a "Clear" button (a ``<button>`` without a type: a submit button to the browser), results
 rendered as one types, three at a time behind a "Load more results" button inside the form."""
 
+FORMLESS = """<html><body><a href="/">Home</a>
+<div class="finder"><label>Search <input type="search" id="live-q" autocomplete="off"></label>
+<ol id="hits"></ol><button type="button" id="more" hidden>More results</button></div>
+<script>
+const box = document.getElementById('live-q');
+let timer = null;
+box.addEventListener('input', () => {
+  clearTimeout(timer);
+  timer = setTimeout(async () => {
+    const html = await (await fetch('/feed?q=' + encodeURIComponent(box.value))).text();
+    document.getElementById('hits').innerHTML = html;
+  }, 250);
+});
+</script></body></html>"""
+"""A box of no ``<form>`` that asks the site for each word typed (after a pause) and draws
+the answer; a word the site refuses (a stop word) answers nothing, and Enter does nothing."""
+
 NOTES = {f"/notes/{i}/": f"lamp note {'even' if i % 2 == 0 else 'odd'}" for i in range(1, 8)}
 
 
@@ -121,6 +139,13 @@ def _results(path: str) -> Reply:
     items = "".join(f'<li><a href="{url}">{DOCS[url]}</a></li>' for url in hits)
     meta = f"{len(hits)} results" if hits else "No results found"
     return Reply(f"<html><body><a href='/'>Home</a><p>{meta}</p><ol>{items}</ol></body></html>")
+
+
+def _feed(path: str) -> Reply:
+    """The formless box's answer: the documents holding the word, stop words refused."""
+    word = path.partition("q=")[2].lower()
+    hits = [] if word in {"the", "of"} else [u for u, t in DOCS.items() if word in t.split()]
+    return Reply("".join(f'<li><a href="{url}">{DOCS[url]}</a></li>' for url in hits))
 
 
 def _suggesting(path: str) -> Reply:
@@ -136,6 +161,8 @@ def site() -> Iterator[LocalSite]:
         "/suggest/": _suggesting,
         "/search": _results,
         "/widget/": Reply(WIDGET % json.dumps(NOTES)),
+        "/finder/": Reply(FORMLESS),
+        "/feed": _feed,
     }
     routes.update({f"/fragment{url}": Reply(text) for url, text in NOTES.items()})
     routes.update(
@@ -222,3 +249,25 @@ async def test_a_widget_with_a_script_action_is_typed_into_and_read_to_its_end(
     }
     assert even.pages == 1
     assert not any(path.startswith("/notes/") for _, path in site.log)  # nothing opened
+
+
+async def test_a_formless_box_that_answers_a_word_with_nothing_is_not_waited_on(
+    pool: BrowserPool, site: LocalSite
+) -> None:
+    # the page asked the site for the word and drew no link: the answer came, and Enter in a
+    # box of no form may do nothing; neither is waited on to the page timeout
+    form, verdict = await find_search_form(site.url + "/finder/", SETTINGS, pool)
+    assert form.formless
+    filler = FormFiller(pool, form, verdict, SETTINGS)
+    started = time.monotonic()
+    empty = await filler.query("the")
+    assert empty.outcome == "no_results"
+    assert time.monotonic() - started < SETTINGS.browser.page_timeout_s
+    assert site.requested("/feed?q=the")
+    result = await filler.query("river")
+    assert {link.url.removeprefix(site.url) for link in result.result_links} == {
+        "/docs/river-walk/",
+        "/docs/river-mill/",
+        "/docs/mill-pond/",
+    }
+    assert filler.types_live is True

@@ -102,3 +102,40 @@ async def test_a_sibling_whose_typical_page_looks_like_the_example_joins_the_kin
         assert session.labels()[sibling.id] == ("a", True)
         session.unlabel([sibling.id])
         assert await _join_siblings(session, layout, links, {}, lambda u: fetch(u, INDEX)) == []
+
+
+async def test_the_kinds_are_judged_on_the_urls_their_records_are_known_by(
+    tmp_path: Path,
+) -> None:
+    # every result link echoes the query (``;hl=word``), a parameter learnt to be no part of
+    # the record's URL: the prototypes were learnt from the URLs without it, and so is the pick
+    from types import SimpleNamespace
+
+    from deepcrawl.records.pick import pick_records
+    from deepcrawl.urls import normalise_url
+
+    words = ["river", "castle", "falcon", "copper"]
+    queries = [
+        SimpleNamespace(
+            row=SimpleNamespace(id=q, submitted_url=f"{H}/search?q={w}", keyword=w),
+            links=[
+                (f"{H}/entry?id={q * 10 + i};hl={w}", f"Entry {w} {i}", "result") for i in range(6)
+            ],  # fmt: skip
+        )
+        for q, w in enumerate(words)
+    ]
+
+    def known(url: str) -> str:
+        return normalise_url(url.split(";hl=")[0])
+
+    async def fetch(url: str) -> FetchedPage:
+        return FetchedPage(url, url, 200, "text/html", RECORD.format(t=url[-2:]))
+
+    with Repository.open(f"sqlite:///{tmp_path / 'db.sqlite'}") as repo:
+        site = repo.site(f"{H}/")
+        urls = [known(u) for q in queries for u, _t, _r in q.links]
+        session = LabelSession.learn(repo, site.id, urls)
+        assert await pick_records(queries, session, fetch) is None  # type: ignore[arg-type]
+        pick = await pick_records(queries, session, fetch, record_url=known)  # type: ignore[arg-type]
+    assert pick is not None
+    assert pick.taken[0].records == 24
