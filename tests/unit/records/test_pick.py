@@ -120,7 +120,7 @@ async def test_the_kinds_are_judged_on_the_urls_their_records_are_known_by(
             row=SimpleNamespace(id=q, submitted_url=f"{H}/search?q={w}", keyword=w),
             links=[
                 (f"{H}/entry?id={q * 10 + i};hl={w}", f"Entry {w} {i}", "result") for i in range(6)
-            ],  # fmt: skip
+            ],
         )
         for q, w in enumerate(words)
     ]
