@@ -253,6 +253,7 @@ class Crawl:
         """
         from deepcrawl.browser.pool import BrowserPool
         from deepcrawl.crawler.normal import NormalPhase
+        from deepcrawl.crawler.records_search import records_search, switch_form
         from deepcrawl.crawler.setup import (
             apply_labels,
             check_like_layouts,
@@ -282,27 +283,46 @@ class Crawl:
             await ctx.gate.open(self.start_url, fetcher, held=self.start.pages)
             store = StoredPages(ctx.repo, ctx.site.id)  # answers result pages' script requests
             async with BrowserPool(ctx.settings, self.scope, store=store, gate=ctx.gate) as pool:
-                if self.like:
-                    ctx.enter("examples")
-                examples = await fetch_examples(ctx, fetcher, self.like, held=self.start.examples)
                 ctx.enter("finding form")
                 try:
-                    found = await locate_form(
-                        ctx, pool, document=self.start.page, like=self.like, examples=examples
-                    )
+                    found = await locate_form(ctx, pool, document=self.start.page, like=self.like)
                 except SearchForbiddenError:
                     if not self._may_browse(ctx):
                         raise
-                    self.report = await self._browse(ctx, fetcher, sink, tasks, examples)
+                    self.report = await self._browse(ctx, fetcher, sink, tasks)
                     return self.report
-                async with FormSearch(
-                    pool,
-                    found.form,
-                    found.verdict,
-                    ctx.settings,
-                    gate=ctx.gate,
-                    held=found.page,  # the form's page as fetched, when the crawl holds it
-                ) as search:
+                async with contextlib.AsyncExitStack() as searches:
+                    search = await searches.enter_async_context(
+                        FormSearch(
+                            pool,
+                            found.form,
+                            found.verdict,
+                            ctx.settings,
+                            gate=ctx.gate,
+                            held=self.start.page,  # the form's page: the start page
+                        )
+                    )
+                    if found.chosen_now:  # is it the records' search? (one query tells)
+                        other = await records_search(
+                            ctx, pool, search, found.form, self.start.page, self.start.examples
+                        )
+                        if other is not None:
+                            found = switch_form(ctx, found, other.form, other.verdict)
+                            search = await searches.enter_async_context(
+                                FormSearch(
+                                    pool,
+                                    other.form,
+                                    other.verdict,
+                                    ctx.settings,
+                                    gate=ctx.gate,
+                                    held=other.page,
+                                )
+                            )
+                    if self.like:
+                        ctx.enter("examples")
+                    examples = await fetch_examples(
+                        ctx, fetcher, self.like, held=self.start.examples
+                    )
                     await run_setup(
                         ctx, search, found.form_id, examples=self.like, example_pages=examples
                     )
@@ -360,12 +380,7 @@ class Crawl:
         return bool(ctx.settings.crawl.navigate and self.like and ctx.robots.allowed(ctx.start_url))
 
     async def _browse(
-        self,
-        ctx: CrawlContext,
-        fetcher: Fetcher,
-        sink: Sink,
-        tasks: Supervisor,
-        examples: list[FetchedPage],
+        self, ctx: CrawlContext, fetcher: Fetcher, sink: Sink, tasks: Supervisor
     ) -> CrawlReport:
         """The crawl without a query (:mod:`deepcrawl.crawler.browse`): the allowed lists read,
         the example's kind labelled, the lists' records fetched, then the navigate phase.
@@ -376,9 +391,11 @@ class Crawl:
         from deepcrawl.crawler.browse import read_lists
         from deepcrawl.crawler.navigate import NavigatePhase
         from deepcrawl.crawler.normal import NormalPhase
-        from deepcrawl.crawler.setup import apply_labels, example_texts
+        from deepcrawl.crawler.setup import apply_labels, example_texts, fetch_examples
         from deepcrawl.storage.frontier import SETUP_SOURCE
 
+        ctx.enter("examples")
+        examples = await fetch_examples(ctx, fetcher, self.like, held=self.start.examples)
         ctx.enter("reading lists")
         session, lists = await read_lists(ctx, fetcher, self.start.page, examples, self.like)
         if not apply_labels(ctx, session, like=self.like, labels_file=self.labels_file):

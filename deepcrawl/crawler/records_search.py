@@ -11,9 +11,10 @@ start page already shows (twice, with two words) filters the page rather than se
 database behind it. The search of the records is then looked for where the records are — on
 the ``--like`` examples' pages first, then on the pages the box's answers lead to — and a form
 found there of another :attr:`~deepcrawl.page.form.Form.identity` is taken when its own answer
-to the same word reaches past the start page (with an example, when it shows a link of the
-example's kind, if one answer does). Otherwise the start page's form is kept: a site whose
-record pages carry the same search box as its start page is unchanged, at one query's cost.
+to one of the words reaches past the start page. Otherwise the start page's form is kept: a
+site whose record pages carry the same search box as its start page is unchanged, at the cost
+of one query through the crawl's own search (its baseline and plain-HTTP path, learnt on the
+way, serve the crawl after).
 """
 
 from __future__ import annotations
@@ -33,11 +34,13 @@ if TYPE_CHECKING:
 
     from deepcrawl.browser.pool import BrowserPool
     from deepcrawl.crawler.context import CrawlContext
+    from deepcrawl.crawler.setup import SearchForm
     from deepcrawl.forms.critic import CriticVerdict
     from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.page.form import Form
+    from deepcrawl.search.backend import QueryBackend
 
-__all__ = ["PROBE_WORDS", "Candidate", "probe_words", "records_search"]
+__all__ = ["PROBE_WORDS", "Candidate", "probe_words", "records_search", "switch_form"]
 
 logger = logging.getLogger(__name__)
 
@@ -68,56 +71,81 @@ def probe_words(page: FetchedPage, count: int = PROBE_WORDS) -> list[str]:
     shared: Counter[str] = Counter()
     for text in {link.text for link in page.links if link.text}:
         shared.update({w for w in tokenize(text) if len(w) >= _MIN_WORD and w not in stop})
-    return [word for word, n in shared.most_common(count) if n > 1] or [
-        word for word, _n in shared.most_common(count)
-    ]
+    ranked = sorted(shared.items(), key=lambda item: (-item[1], item[0]))[:count]
+    return [word for word, n in ranked if n > 1] or [word for word, _n in ranked]
 
 
 async def records_search(
     ctx: CrawlContext,
     pool: BrowserPool,
-    found: Candidate,
+    search: QueryBackend,
+    form: Form,
     start: FetchedPage | None,
     examples: Sequence[FetchedPage] = (),
-) -> Candidate:
-    """The records' search: ``found`` (the start page's form), or the form of another identity
-    on the examples' or the answers' pages where ``found`` only filters the start page (see the
-    module docstring)."""
+) -> Candidate | None:
+    """The records' search where ``form`` (the start page's, queried through ``search``, the
+    crawl's own backend: its page, baseline and plain-HTTP path serve the crawl after) only
+    filters the start page: the form of another identity on the examples' or the answers' pages
+    (see the module docstring); None to keep ``form``."""
     if start is None:
-        return found
+        return None
     start = await _drawn(pool, start)
     words = probe_words(start)
     if not words:
-        return found
+        return None
     on_page = _normal({link.url for link in start.links} | {start.url, start.final_url})
     answers: list[str] = []
     for word in words:
-        shown = await _answers(ctx, pool, found, word)
-        if shown is None or not shown or not shown <= on_page:
-            return found  # it answers past the page (or cannot tell): a search of its own
+        shown = await _answers(search, form, word)
+        if not shown or not shown <= on_page:
+            return None  # it answers past the page (or cannot tell): a search of its own
         answers += sorted(shown - set(answers))
     logger.info(
         "the start page's form %s answered %s with the page's own links only: looking for the "
         "records' search on the examples' and the answers' pages",
-        found.form.action, ", ".join(repr(w) for w in words),
+        form.action, ", ".join(repr(w) for w in words),
     )  # fmt: skip
     pages: list[tuple[str, FetchedPage | None]] = [(p.final_url, p) for p in examples]
     pages += [(url, None) for url in answers[:ANSWER_PAGES]]
-    seen = {found.form.identity}
+    seen = {form.identity}
     for url, held in pages:
         other = await _form_on(ctx, pool, url, held, seen)
         if other is None:
             continue
         seen.add(other.form.identity)
-        shown = await _answers(ctx, pool, other, words[0])
-        if shown and not shown <= on_page:
+        if await _reaches_past(ctx, pool, other, words, on_page):
             logger.info(
                 "the records' search is the form of %s (%s %s): its answers reach past the "
                 "start page", url, other.form.method, other.form.action,
             )  # fmt: skip
             return other
     logger.info("no other search found where the records are: the start page's form is kept")
-    return found
+    return None
+
+
+async def _reaches_past(
+    ctx: CrawlContext,
+    pool: BrowserPool,
+    candidate: Candidate,
+    words: Sequence[str],
+    on_page: set[str],
+) -> bool:
+    """Whether ``candidate``'s first answer to one of ``words`` holds a link the start page
+    does not show (a word it refuses, too short or too common, is no verdict: the next)."""
+    from deepcrawl.search.form_search import FormSearch
+
+    try:
+        async with FormSearch(
+            pool, candidate.form, candidate.verdict, ctx.settings, gate=ctx.gate,
+            held=candidate.page,
+        ) as search:  # fmt: skip
+            for word in words:
+                shown = await _answers(search, candidate.form, word)
+                if shown:
+                    return not shown <= on_page
+    except DeepcrawlError as exc:
+        logger.debug("probing %s: %s", candidate.form.action, exc)
+    return False
 
 
 async def _drawn(pool: BrowserPool, page: FetchedPage) -> FetchedPage:
@@ -157,21 +185,13 @@ async def _form_on(
     return Candidate(form, verdict, held)
 
 
-async def _answers(
-    ctx: CrawlContext, pool: BrowserPool, candidate: Candidate, word: str
-) -> set[str] | None:
-    """The normalised result links of ``candidate``'s first result page for ``word``; None
+async def _answers(search: QueryBackend, form: Form, word: str) -> set[str] | None:
+    """The normalised result links of ``search``'s first result page for ``word``; None
     where the query failed."""
-    from deepcrawl.search.form_search import FormSearch
-
     try:
-        async with FormSearch(
-            pool, candidate.form, candidate.verdict, ctx.settings, gate=ctx.gate,
-            held=candidate.page,
-        ) as search:  # fmt: skip
-            result = await search.query(word, max_pages=1)
+        result = await search.query(word, max_pages=1)
     except DeepcrawlError as exc:
-        logger.debug("probe %r of %s: %s", word, candidate.form.action, exc)
+        logger.debug("probe %r of %s: %s", word, form.action, exc)
         return None
     if result.outcome not in {"ok", "no_results"}:
         return None
@@ -180,3 +200,28 @@ async def _answers(
 
 def _normal(urls: Collection[str]) -> set[str]:
     return {n for url in urls if (n := normalise_or_none(url)) is not None}
+
+
+def switch_form(
+    ctx: CrawlContext, found: SearchForm, form: Form, verdict: CriticVerdict
+) -> SearchForm:
+    """The crawl's search moved from ``found`` to ``form`` (the records' search, found where
+    the records are): stored as the site's searchable form, ``found``'s no longer, so that a
+    resumed crawl queries it."""
+    ctx.repo.save_form(ctx.site.id, found.form, searchable=False)
+    row = ctx.repo.save_form(
+        ctx.site.id,
+        form,
+        form_type=verdict.type,
+        searchable=True,
+        score=verdict.score,
+        query_field=verdict.query_field,
+    )
+    logger.info(
+        "search form chosen: %s %s (%s) on %s, type %s, searchability %.2f",
+        form.method.upper(), form.action, form.locator or "no locator", form.page_url,
+        verdict.type, verdict.score,
+    )  # fmt: skip
+    from deepcrawl.crawler.setup import SearchForm  # the setup's, which this module serves
+
+    return SearchForm(form, verdict, row.id)

@@ -126,8 +126,9 @@ class SearchForm:
     form: Form
     verdict: CriticVerdict
     form_id: int
-    page: FetchedPage | None = None
-    """The form's page as the crawl fetched it (the start page, an example's page), if held."""
+    chosen_now: bool = False
+    """Chosen by the critic on this run (not stored, not ``--form``'s): it may be checked for
+    whether it searches the records (:mod:`deepcrawl.crawler.records_search`)."""
 
 
 async def locate_form(
@@ -136,7 +137,6 @@ async def locate_form(
     *,
     document: FetchedPage | None = None,
     like: Sequence[str] = (),
-    examples: Sequence[FetchedPage] = (),
 ) -> SearchForm:
     """The site's search form: from storage when an earlier run found it, else from the page
     (the one ``forms.form`` picks, else the critic's choice) — rendered from ``document``, the
@@ -145,10 +145,7 @@ async def locate_form(
     A stored form is the one the crawl chose (by the critic, or the user's ``--form``): it is
     queried again even when the critic would not pick it, unless the safety policy refuses it.
     With ``forms.form`` the page is looked at again: a stored crawl without queries switches
-    to the form picked; one with queries cannot. Otherwise a form of the start page whose
-    answers are only the page's own links is not the records' search, which is looked for on
-    the ``examples``' pages and the pages its answers lead to
-    (:mod:`deepcrawl.crawler.records_search`).
+    to the form picked; one with queries cannot.
 
     Raises:
         FetchError: the start page cannot be fetched.
@@ -188,13 +185,6 @@ async def locate_form(
             f"robots.txt forbids the search form's action {form.action}: no query is sent; "
             + _still_allowed(ctx, document, like)
         )
-    held = document  # the start page, as the input check fetched it
-    if not picked:
-        from deepcrawl.crawler.records_search import Candidate, records_search
-
-        ctx.enter("checking form")
-        chosen = await records_search(ctx, pool, Candidate(form, verdict, held), document, examples)
-        form, verdict, held = chosen.form, chosen.verdict, chosen.page
     logger.info(
         "search form chosen: %s %s (%s), type %s, searchability %.2f, keywords into %r",
         form.method.upper(), form.action, form.locator or "no locator", verdict.type,
@@ -208,7 +198,7 @@ async def locate_form(
             and Form.model_validate(r.model).identity == form.identity
         ]
         if same:
-            return SearchForm(form, verdict, same[0].id, held)
+            return SearchForm(form, verdict, same[0].id)
         if stored and ctx.state.field_values() is not None:  # queries went to the stored form
             raise ConfigError(
                 f"--form picks the form {form.locator}, but this site's stored crawl queried "
@@ -224,7 +214,7 @@ async def locate_form(
         score=verdict.score,
         query_field=verdict.query_field,
     )
-    return SearchForm(form, verdict, row.id, held)
+    return SearchForm(form, verdict, row.id, chosen_now=not picked)
 
 
 def _still_allowed(ctx: CrawlContext, start: FetchedPage | None, like: Sequence[str]) -> str:

@@ -75,13 +75,15 @@ def take_word(view: QueryView, settings: Settings) -> Ask | WordsExhausted | Non
 
 
 class EmptyQuery(Rule):
-    """A search that answers the empty query lists every record: it is asked first, and read
-    while its pages bring new records (a list of everything is read past the setup's pages)."""
+    """A search that answers the empty query lists every record: it is asked once, as soon as
+    the search is known to take it (first, for a form that does from the start; later, for a
+    box searched as one types, once a plain-HTTP path to its lists is known), and read while
+    its pages bring new records (a list of everything is read past the setup's pages)."""
 
     name = "empty-query"
 
     def decide(self, view: QueryView, settings: Settings) -> Ask | None:
-        if view.accepts_empty and not view.ledger.history and "" not in view.words.issued:
+        if view.accepts_empty and "" not in view.words.issued:
             return Ask("", max_pages=None)
         return None
 

@@ -308,9 +308,16 @@ class FormSearch(AsyncResource, QueryBackend):
 
     @property
     def accepts_empty(self) -> bool:
-        """Whether the empty query may be submitted (a form that takes it:
-        :attr:`FormFiller.accepts_empty <deepcrawl.search.filler.FormFiller.accepts_empty>`)."""
-        return self.filler.accepts_empty
+        """Whether the empty query may be submitted: a form that takes it
+        (:attr:`FormFiller.accepts_empty <deepcrawl.search.filler.FormFiller.accepts_empty>`),
+        or a box searched as one types (where typing nothing shows nothing) once a plain-HTTP
+        path is known to give its lists — a URL template, a data request: the empty query is
+        that request with no keyword, whatever it answers (the judge reads it)."""
+        if self.filler.accepts_empty:
+            return True
+        query = self.filler.query_field
+        required = any(f.required for f in self.filler.form.fields if f.name and f.name == query)
+        return not required and (self.template is not None or self.data is not None)
 
     async def query(
         self,

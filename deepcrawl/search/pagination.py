@@ -27,13 +27,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urljoin, urlsplit, urlunsplit
 
 from deepcrawl.search.results import shown_range
-from deepcrawl.urls import query_pairs
+from deepcrawl.urls import query_pairs, query_separator
 
 if TYPE_CHECKING:
-    from collections.abc import Collection, Sequence
+    from collections.abc import Collection, Mapping, Sequence
 
     from deepcrawl.page.fetched import Link
     from deepcrawl.page.form_turns import FormTurn
@@ -45,6 +45,7 @@ __all__ = [
     "PAGE_PARAMS",
     "PageTurn",
     "brings_new_links",
+    "header_next",
     "next_page",
     "page_number_of",
     "pager_urls",
@@ -233,3 +234,30 @@ def brings_new_links(pages: Sequence[ResultPage]) -> bool:
     """Whether the last of a query's result pages shows a link the earlier ones did not."""
     before = {link.url for page in pages[:-1] for link in page.links}
     return any(link.url not in before for link in pages[-1].links)
+
+
+#: A ``Link`` header's target with ``rel=next`` among its relations (RFC 8288).
+_LINK_NEXT = re.compile(r"<([^>]*)>\s*;[^,]*?\brel\s*=\s*\"?[^\",]*\bnext\b", re.IGNORECASE)
+
+
+def header_next(headers: Mapping[str, str], url: str) -> str:
+    """The next page a response names in its headers, absolute; empty when none.
+
+    A list fetched by a script (a "load more" feed, an API) often names its next page outside
+    its body: ``Link: <…?page=2>; rel="next"`` (RFC 8288, as REST APIs page), or
+    ``X-Next-Page`` with the next page's number (``2``: set as the URL's page-number
+    parameter, ``page`` where it has none) or its URL. ``headers`` have lower-cased names.
+    """
+    if (found := _LINK_NEXT.search(headers.get("link", ""))) is not None:
+        return urljoin(url, str(found[1]).strip())
+    value = headers.get("x-next-page", "").strip()
+    if not value.isdigit():
+        return urljoin(url, value) if value else ""
+    parts = urlsplit(url)
+    params = query_pairs(parts.query)
+    name = next((k for k, _v in params if k in _NUMBER_PARAMS), "page")
+    params = [(k, v) for k, v in params if k != name] + [(name, value)]
+    encoded = urlencode(params)
+    if query_separator(parts.query) == ";":  # as the site writes its parameters
+        encoded = encoded.replace("&", ";")
+    return urlunsplit(parts._replace(query=encoded))

@@ -12,8 +12,9 @@ times cheaper than a browser submission (docs/ARCHITECTURE.md). Madhavan et al. 
 all their queries this way; they can, we check.
 
 Result pages are judged exactly as the filler's (:class:`~deepcrawl.search.judge.Judge`); only
-links and static pagination (next links, page numbers) are available without a browser, which
-is why the check must pass first.
+links and static pagination (next links, page numbers, a next page the response's headers name:
+:func:`~deepcrawl.search.pagination.header_next`) are available without a browser, which is
+why the check must pass first.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from deepcrawl.page.submission import submission_of
 from deepcrawl.search.backend import QueryBackend
 from deepcrawl.search.causes import cause_of_error
 from deepcrawl.search.judge import Judge, classify_links
-from deepcrawl.search.pagination import PAGE_PARAMS, brings_new_links, next_page
+from deepcrawl.search.pagination import PAGE_PARAMS, brings_new_links, header_next, next_page
 from deepcrawl.search.results import QueryResult, ResultPage, page_from_fetched
 from deepcrawl.urls import normalise_urls, query_pairs
 
@@ -361,6 +362,9 @@ class TemplateSearch(QueryBackend):
             url = turn.url if turn is not None and turn.kind == "link" else ""
             if turn is not None and turn.kind == "submit":
                 url = self._turned(fetched, turn.trigger, visited)
+            if turn is None:  # a feed's next page named by its headers, not its body
+                url = header_next(fetched.headers, fetched.final_url or url)
+                url = "" if url in visited else url
         return pages, None
 
 
