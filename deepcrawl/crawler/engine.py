@@ -303,9 +303,15 @@ class Crawl:
                         )
                     )
                     if found.chosen_now:  # is it the records' search? (one query tells)
-                        other = await records_search(
-                            ctx, pool, search, found.form, self.start.page, self.start.examples
-                        )
+                        try:
+                            other = await records_search(
+                                ctx, pool, search, found.form, self.start.page, self.start.examples
+                            )
+                        except SearchForbiddenError:
+                            if not self._may_browse(ctx):
+                                raise
+                            self.report = await self._browse(ctx, fetcher, sink, tasks)
+                            return self.report
                         if other is not None:
                             found = switch_form(ctx, found, other.form, other.verdict)
                             search = await searches.enter_async_context(

@@ -24,7 +24,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from deepcrawl.errors import DeepcrawlError
+from deepcrawl.errors import DeepcrawlError, SearchForbiddenError
 from deepcrawl.keywords.sources import stopwords
 from deepcrawl.keywords.text import tokenize
 from deepcrawl.urls import normalise_or_none
@@ -47,6 +47,9 @@ logger = logging.getLogger(__name__)
 #: Words a form is asked before it is taken for a filter of the start page (each must answer
 #: only with the page's own links).
 PROBE_WORDS = 2
+#: Words more that may be asked where one is answered by nothing (a word of one item's title
+#: the box matches differently): a filter is told by answers, not silences.
+PROBE_SPARE = 2
 #: Pages the start box's answers lead to that are looked at for the records' search.
 ANSWER_PAGES = 3
 #: A word this short is no probe (it would match inside others).
@@ -65,14 +68,14 @@ class Candidate:
 
 
 def probe_words(page: FetchedPage, count: int = PROBE_WORDS) -> list[str]:
-    """The words most of ``page``'s link texts hold (stop words and short words aside): a box
-    that filters the page's items answers them."""
+    """The ``count`` words the most of ``page``'s link texts hold (stop words and short words
+    aside; a tie in alphabetical order): a box that filters the page's items answers them."""
     stop = stopwords()
     shared: Counter[str] = Counter()
     for text in {link.text for link in page.links if link.text}:
         shared.update({w for w in tokenize(text) if len(w) >= _MIN_WORD and w not in stop})
-    ranked = sorted(shared.items(), key=lambda item: (-item[1], item[0]))[:count]
-    return [word for word, n in ranked if n > 1] or [word for word, _n in ranked]
+    ranked = sorted(shared.items(), key=lambda item: (-item[1], item[0]))
+    return [word for word, _n in ranked[:count]]
 
 
 async def records_search(
@@ -86,24 +89,37 @@ async def records_search(
     """The records' search where ``form`` (the start page's, queried through ``search``, the
     crawl's own backend: its page, baseline and plain-HTTP path serve the crawl after) only
     filters the start page: the form of another identity on the examples' or the answers' pages
-    (see the module docstring); None to keep ``form``."""
+    (see the module docstring); None to keep ``form``.
+
+    Raises:
+        SearchForbiddenError: the search found where the records are submits where robots.txt
+            forbids (the message says what it still allows).
+    """
     if start is None:
         return None
     start = await _drawn(pool, start)
-    words = probe_words(start)
-    if not words:
-        return None
+    words = probe_words(start, PROBE_WORDS + PROBE_SPARE)
     on_page = _normal({link.url for link in start.links} | {start.url, start.final_url})
     answers: list[str] = []
+    answered = answered_at = 0  # words it answered (with the page's own links only), asked
     for word in words:
+        answered_at += 1
         shown = await _answers(search, form, word)
-        if not shown or not shown <= on_page:
-            return None  # it answers past the page (or cannot tell): a search of its own
-        answers += sorted(shown - set(answers))
+        if shown is None:
+            return None  # cannot tell
+        if not shown <= on_page:
+            return None  # it answers past the page: a search of its own
+        if shown:
+            answered += 1
+            answers += sorted(shown - set(answers))
+        if answered == PROBE_WORDS:
+            break
+    if answered < PROBE_WORDS:
+        return None  # too few answers to tell
     logger.info(
         "the start page's form %s answered %s with the page's own links only: looking for the "
         "records' search on the examples' and the answers' pages",
-        form.action, ", ".join(repr(w) for w in words),
+        form.action, ", ".join(repr(w) for w in words[:answered_at]),
     )  # fmt: skip
     pages: list[tuple[str, FetchedPage | None]] = [(p.final_url, p) for p in examples]
     pages += [(url, None) for url in answers[:ANSWER_PAGES]]
@@ -113,6 +129,15 @@ async def records_search(
         if other is None:
             continue
         seen.add(other.form.identity)
+        if not ctx.robots.allowed(other.form.action):
+            from deepcrawl.crawler.setup import still_allowed_clause
+
+            raise SearchForbiddenError(
+                f"the start page's form {form.action} only filters the page's own links; the "
+                f"search on {url} submits to {other.form.action}, which robots.txt forbids: "
+                "no query is sent; "
+                + still_allowed_clause(ctx, start, [page.final_url for page in examples])
+            )
         if await _reaches_past(ctx, pool, other, words, on_page):
             logger.info(
                 "the records' search is the form of %s (%s %s): its answers reach past the "
@@ -180,7 +205,7 @@ async def _form_on(
     except DeepcrawlError as exc:
         logger.debug("no search form on %s: %s", url, exc)
         return None
-    if form.identity in seen or not ctx.robots.allowed(form.action):
+    if form.identity in seen:
         return None
     return Candidate(form, verdict, held)
 

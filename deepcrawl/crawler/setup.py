@@ -173,7 +173,7 @@ async def locate_form(
     if not ctx.robots.allowed(ctx.start_url):
         raise SearchForbiddenError(
             f"robots.txt forbids {ctx.start_url}: no search form can be looked for; "
-            + _still_allowed(ctx, None, like)
+            + still_allowed_clause(ctx, None, like)
         )
     try:  # rendered in the crawl's pool: its requests pass the crawl's gate
         form, verdict = await find_search_form(ctx.start_url, ctx.settings, pool, document=document)
@@ -183,7 +183,7 @@ async def locate_form(
     if not ctx.robots.allowed(form.action):
         raise SearchForbiddenError(
             f"robots.txt forbids the search form's action {form.action}: no query is sent; "
-            + _still_allowed(ctx, document, like)
+            + still_allowed_clause(ctx, document, like)
         )
     logger.info(
         "search form chosen: %s %s (%s), type %s, searchability %.2f, keywords into %r",
@@ -217,7 +217,7 @@ async def locate_form(
     return SearchForm(form, verdict, row.id, chosen_now=not picked)
 
 
-def _still_allowed(ctx: CrawlContext, start: FetchedPage | None, like: Sequence[str]) -> str:
+def still_allowed_clause(ctx: CrawlContext, start: FetchedPage | None, like: Sequence[str]) -> str:
     """What robots.txt still allows that leads to records (:mod:`deepcrawl.crawler.forbidden`)."""
     from deepcrawl.crawler.forbidden import still_allowed
 

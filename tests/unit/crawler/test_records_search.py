@@ -29,3 +29,8 @@ def test_stop_words_and_short_words_are_no_probe() -> None:
 def test_a_page_whose_links_share_no_word_is_probed_by_any_of_theirs_in_order() -> None:
     assert probe_words(_page("Mountains", "Harbours")) == ["harbours", "mountains"]
     assert probe_words(_page()) == []
+
+
+def test_words_shared_by_a_few_links_are_followed_by_the_others() -> None:
+    page = _page("Browse all", "Browse every record", "Copper Mills", "Falcon Street")
+    assert probe_words(page, 3) == ["browse", "copper", "falcon"]
