@@ -60,3 +60,25 @@ def test_a_records_search_robots_txt_forbids_behind_a_filtering_start_box_is_nam
     assert "only filters the page's own links" in run.stop, run
     last = (tmp_path / "seed-6" / "crawl.log").read_text().strip().splitlines()[-1]
     assert "which robots.txt forbids: no query is sent; robots.txt still allows" in last, last
+
+
+@pytest.mark.slow
+def test_a_box_searched_as_typed_on_inner_pages_with_semicolon_parameters_is_read_whole(
+    tmp_path: Path,
+) -> None:
+    # seed 2 draws a search as you type (no form: a box whose script fetches an HTML feed and
+    # a "More results" button), on inner pages only (the start page's box filters projects),
+    # ';' between the parameters of every URL and the query echoed in each result link; no
+    # example: the crawl must find the search, read the feed over plain HTTP and pick the kind
+    settings = load_settings().with_overrides(bench={"zoo_timeout_s": 240.0})
+    (run,) = run_zoo_bench([2], settings, records=150, out=tmp_path, example=False)
+    config = run.config
+    assert (config["form"], config["placement"], config["separator"]) == (
+        "none",
+        "inner",
+        "semicolon",
+    )
+    assert run.stopped, run.stop
+    assert run.recall >= 0.98, run
+    assert run.precision >= 0.99, run
+    assert run.passes()["claim_true"], run
