@@ -233,20 +233,13 @@ def switch_form(
     """The crawl's search moved from ``found`` to ``form`` (the records' search, found where
     the records are): stored as the site's searchable form, ``found``'s no longer, so that a
     resumed crawl queries it."""
+    from deepcrawl.crawler.setup import SearchForm, save_search_form  # the setup this serves
+
     ctx.repo.save_form(ctx.site.id, found.form, searchable=False)
-    row = ctx.repo.save_form(
-        ctx.site.id,
-        form,
-        form_type=verdict.type,
-        searchable=True,
-        score=verdict.score,
-        query_field=verdict.query_field,
-    )
+    row = save_search_form(ctx, form, verdict)
     logger.info(
         "search form chosen: %s %s (%s) on %s, type %s, searchability %.2f",
         form.method.upper(), form.action, form.locator or "no locator", form.page_url,
         verdict.type, verdict.score,
     )  # fmt: skip
-    from deepcrawl.crawler.setup import SearchForm  # the setup's, which this module serves
-
     return SearchForm(form, verdict, row.id)

@@ -62,6 +62,7 @@ if TYPE_CHECKING:
     from deepcrawl.search.backend import QueryBackend
     from deepcrawl.search.results import QueryResult
     from deepcrawl.settings import Settings
+    from deepcrawl.storage.tables import FormRead
 
 __all__ = [
     "LIKE_RESULT_PAGES",
@@ -83,6 +84,7 @@ __all__ = [
     "locate_form",
     "repeats_one_listing",
     "run_setup",
+    "save_search_form",
     "setup_fetch",
     "setup_pages",
 ]
@@ -206,7 +208,13 @@ async def locate_form(
             )
         for old in stored:  # never queried: the user's pick replaces it
             ctx.repo.save_form(ctx.site.id, Form.model_validate(old.model), searchable=False)
-    row = ctx.repo.save_form(
+    row = save_search_form(ctx, form, verdict)
+    return SearchForm(form, verdict, row.id, chosen_now=not picked)
+
+
+def save_search_form(ctx: CrawlContext, form: Form, verdict: CriticVerdict) -> FormRead:
+    """Store ``form`` as the site's searchable form, with the critic's ``verdict`` on it."""
+    return ctx.repo.save_form(
         ctx.site.id,
         form,
         form_type=verdict.type,
@@ -214,7 +222,6 @@ async def locate_form(
         score=verdict.score,
         query_field=verdict.query_field,
     )
-    return SearchForm(form, verdict, row.id, chosen_now=not picked)
 
 
 def still_allowed_clause(ctx: CrawlContext, start: FetchedPage | None, like: Sequence[str]) -> str:

@@ -55,7 +55,6 @@ from deepcrawl.browser.settle import (
 from deepcrawl.errors import ConfigError, FetchError, FetchTimeoutError, FormError, UnsafeFormError
 from deepcrawl.fetch.politeness import HOST_WAITS
 from deepcrawl.forms.fields import (
-    TEXT_INPUT_TYPES,
     check_field_values,
     describe_field,
     missing_required,
@@ -66,9 +65,10 @@ from deepcrawl.safety import SafetyRule
 from deepcrawl.search.backend import QueryBackend
 from deepcrawl.search.browsing import refused_navigation, reports_more, snapshot
 from deepcrawl.search.causes import cause_of_error
-from deepcrawl.search.controls import checkbox_of, may_search_as_typed, radio_of, submit_controls
+from deepcrawl.search.controls import may_search_as_typed
 from deepcrawl.search.form_page import FormPage
 from deepcrawl.search.judge import MIN_NEW_LINKS, NONSENSE_KEYWORD, Judge
+from deepcrawl.search.live_form import fill_live, submit_live
 from deepcrawl.search.page_size import page_size_choice
 from deepcrawl.search.pagination import brings_new_links, next_page
 from deepcrawl.search.results import (
@@ -522,41 +522,17 @@ class FormFiller(QueryBackend):
         )
 
     async def _fill(self, page: Page, live: Form, keyword: str, values: dict[str, str]) -> None:
-        timeout = self.settings.browser.page_timeout_s * 1000
-        if not live.formless:
-            await page.eval_on_selector(live.locator, "f => f.removeAttribute('target')")
-        query = self._query_input(live)
-        if query is not None:
-            await page.locator(query.locator).first.fill(keyword, timeout=timeout)
-        original = {f.name: f for f in self.form.fields if f.name}
         # a "results per page" select at its largest: fewer result pages for the same records
-        sizes = page_size_choice(live) if self.largest_page_size else {}
-        for field in live.fields:
-            if field.tag != "select" or not field.name or not field.visible:
-                continue
-            default = original.get(field.name)
-            usual = sizes.get(field.name, default.value if default else field.value)
-            wanted = values.get(field.name, usual)
-            if wanted != field.value:
-                if wanted not in {o.value for o in field.options}:
-                    raise FormError(f"the select {field.name!r} has no option {wanted!r}")
-                await page.locator(field.locator).first.select_option(wanted, timeout=timeout)
-        for name, value in values.items():
-            radio = radio_of(live, name, value)
-            if radio is not None:
-                await page.locator(radio.locator).first.check(timeout=timeout)
-                continue
-            target = live.field(name)
-            if target is None:
-                raise FormError(f"the field {name!r} is not in the form any more")
-            if target.tag == "select" or target is query:
-                continue
-            if target.tag == "textarea" or target.type in TEXT_INPUT_TYPES:
-                await page.locator(target.locator).first.fill(value, timeout=timeout)
-            elif target.type == "checkbox":
-                await page.locator(checkbox_of(live, name, value).locator).first.check(
-                    timeout=timeout
-                )
+        await fill_live(
+            page,
+            live,
+            query=self._query_input(live),
+            keyword=keyword,
+            values=values,
+            defaults={f.name: f.value for f in self.form.fields if f.name},
+            sizes=page_size_choice(live) if self.largest_page_size else {},
+            timeout_ms=self.settings.browser.page_timeout_s * 1000,
+        )
 
     def _query_input(self, live: Form) -> FormField | None:
         """The live query field: by the name the critic gave, else (a field without a name,
@@ -569,33 +545,10 @@ class FormFiller(QueryBackend):
         return find_query_fields(live).query
 
     async def _submit(self, page: Page, live: Form) -> bool:
-        """Submit ``live``: its first submit control that can be clicked, else Enter in its
-        query box, else the form's own submission. True when only Enter was pressed in a box
-        of no ``<form>``: a key press that may well do nothing."""
+        """Submit ``live`` (:func:`~deepcrawl.search.live_form.submit_live`); True when only
+        Enter was pressed in a box of no ``<form>``: a key press that may well do nothing."""
         timeout = self.settings.browser.page_timeout_s * 1000
-        query = self._query_input(live)
-        for control in submit_controls(live):
-            button = page.locator(control.locator).first
-            try:
-                if not await button.is_visible():
-                    continue  # not shown (a "More results" the answer will show): no way
-                await button.click(timeout=min(timeout, 3000), no_wait_after=True)
-            except PlaywrightError:
-                continue  # covered or gone: try the next way
-            return False
-        if live.group:  # Enter, or a submission naming no button, may be another group's
-            raise FormError(f"no way to submit the group {live.group} of {live.locator}")
-        if query is not None:
-            await page.locator(query.locator).first.press(
-                "Enter", timeout=timeout, no_wait_after=True
-            )
-            return live.formless
-        if live.formless:
-            raise FormError(f"no way to submit the form {live.locator}")
-        await page.eval_on_selector(
-            live.locator, "f => (f.requestSubmit ? f.requestSubmit() : f.submit())"
-        )
-        return False
+        return await submit_live(page, live, self._query_input(live), timeout_ms=timeout)
 
 
 class _Submission(NamedTuple):
