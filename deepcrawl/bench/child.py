@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pathlib import Path
 
-__all__ = ["KILL_GRACE_S", "crawl_stop", "delivered_urls", "kill_group"]
+__all__ = ["KILL_GRACE_S", "crawl_stop", "delivered_urls", "kill_group", "wait_capped"]
 
 #: Seconds a child has between SIGTERM and SIGKILL.
 KILL_GRACE_S = 10.0
@@ -34,6 +34,20 @@ def kill_group(proc: subprocess.Popen[bytes]) -> None:
             return
         except subprocess.TimeoutExpired:
             continue
+
+
+def wait_capped(proc: subprocess.Popen[bytes], timeout_s: float) -> bool:
+    """Wait for the crawl to end by itself within ``timeout_s``; True when it was stopped
+    (:func:`kill_group`) for running longer. Its session never outlives the wait."""
+    try:
+        proc.wait(timeout_s)
+        return False
+    except subprocess.TimeoutExpired:
+        kill_group(proc)
+        return True
+    finally:
+        if proc.poll() is None:
+            kill_group(proc)
 
 
 def crawl_stop(folder: Path, name: str, returncode: int) -> str:

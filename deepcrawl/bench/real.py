@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urldefrag
 
-from deepcrawl.bench.child import crawl_stop, delivered_urls, kill_group
+from deepcrawl.bench.child import crawl_stop, delivered_urls, wait_capped
 from deepcrawl.bench.real_prototypes import PrototypeF1, prototype_f1, run_prototypes
 from deepcrawl.bench.real_run import RealRun
 from deepcrawl.bench.real_speed import compare, run_reference
@@ -214,15 +214,7 @@ def _crawl(
             start_new_session=True,
         )
         with TreeSampler(proc.pid) as sampler:
-            try:
-                proc.wait(settings.bench.real_timeout_s)
-                killed = False
-            except subprocess.TimeoutExpired:
-                kill_group(proc)
-                killed = True
-            finally:
-                if proc.poll() is None:
-                    kill_group(proc)
+            killed = wait_capped(proc, settings.bench.real_timeout_s)
     wall = round(time.perf_counter() - started, 1)
     if killed:
         stop = f"killed after {settings.bench.real_timeout_s:.0f} s"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 from rich.text import Text
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from deepcrawl.bench.zoo import ZooRun
 
 __all__ = [
+    "pyplot",
     "real_prototypes_table",
     "real_runs_to_json",
     "real_speed_table",
@@ -62,8 +63,8 @@ def runs_to_json(runs: Sequence[BenchRun]) -> str:
     return json.dumps([run.to_dict() for run in runs], indent=2)
 
 
-def write_plot(runs: Sequence[BenchRun], path: Path) -> Path:
-    """Plot record recall against requests sent, one panel per site, one line per strategy.
+def pyplot() -> Any:
+    """matplotlib's ``pyplot``, drawing to files (the Agg backend: no display needed).
 
     Raises:
         ConfigError: matplotlib is not installed (``pip install 'deepcrawl[plot]'``).
@@ -75,6 +76,16 @@ def write_plot(runs: Sequence[BenchRun], path: Path) -> Path:
         import matplotlib.pyplot as plt
     except ImportError as exc:
         raise ConfigError("plotting needs matplotlib: pip install 'deepcrawl[plot]'") from exc
+    return plt
+
+
+def write_plot(runs: Sequence[BenchRun], path: Path) -> Path:
+    """Plot record recall against requests sent, one panel per site, one line per strategy.
+
+    Raises:
+        ConfigError: matplotlib is not installed (``pip install 'deepcrawl[plot]'``).
+    """
+    plt = pyplot()
     sites = list(dict.fromkeys(run.site for run in runs))
     fig, axes = plt.subplots(1, len(sites), figsize=(5 * len(sites), 4), squeeze=False)
     for ax, site in zip(axes[0], sites, strict=True):

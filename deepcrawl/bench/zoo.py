@@ -30,7 +30,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from deepcrawl.bench.child import crawl_stop, delivered_urls, kill_group
+from deepcrawl.bench.child import crawl_stop, delivered_urls, wait_capped
+from deepcrawl.bench.report import pyplot
 from deepcrawl.errors import ConfigError, FixtureError
 from deepcrawl.settings import override_args
 
@@ -244,15 +245,7 @@ def _crawl_seed(
             # python_env: the checkout's own code, whatever the working directory
             proc = subprocess.Popen(cmd, cwd=folder, env=python_env(), stdout=log,
                                     stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
-            try:
-                proc.wait(settings.bench.zoo_timeout_s)
-                killed = False
-            except subprocess.TimeoutExpired:
-                kill_group(proc)
-                killed = True
-            finally:
-                if proc.poll() is None:
-                    kill_group(proc)
+            killed = wait_capped(proc, settings.bench.zoo_timeout_s)
         wall = round(time.perf_counter() - started, 1)
         counted = site.stats(log=False)["by_kind"]
     stats_path = folder / "crawl" / "stats.json"
@@ -313,13 +306,7 @@ def write_zoo_plot(runs: Sequence[ZooRun], path: Path) -> Path:
     Raises:
         ConfigError: matplotlib is not installed (``pip install 'deepcrawl[plot]'``).
     """
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError as exc:
-        raise ConfigError("plotting needs matplotlib: pip install 'deepcrawl[plot]'") from exc
+    plt = pyplot()
     dimensions = list(dict.fromkeys(d for run in runs for d in run.config))
     columns = 4
     rows = max(1, -(-len(dimensions) // columns))
