@@ -172,10 +172,13 @@ class FormFiller(QueryBackend):
     def accepts_empty(self) -> bool:
         """Whether the empty query can be submitted: the query field is not required, and the
         form is submitted (typing nothing into a search-as-you-type box shows nothing)."""
-        required = any(
-            f.required for f in self.form.fields if f.name and f.name == self.query_field
-        )
-        return not required and not self.types_live and not self._may_type(self.form)
+        return not self.query_required and not self.types_live and not self._may_type(self.form)
+
+    @property
+    def query_required(self) -> bool:
+        """Whether the form marks its query field required (it refuses the empty query)."""
+        query = self.query_field
+        return any(f.required for f in self.form.fields if f.name and f.name == query)
 
     @property
     def query_field(self) -> str | None:

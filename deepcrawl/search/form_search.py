@@ -315,9 +315,8 @@ class FormSearch(AsyncResource, QueryBackend):
         that request with no keyword, whatever it answers (the judge reads it)."""
         if self.filler.accepts_empty:
             return True
-        query = self.filler.query_field
-        required = any(f.required for f in self.filler.form.fields if f.name and f.name == query)
-        return not required and (self.template is not None or self.data is not None)
+        known = self.template is not None or self.data is not None
+        return known and not self.filler.query_required
 
     async def query(
         self,
