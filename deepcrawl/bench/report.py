@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.table import Table
 from rich.text import Text
 
-from deepcrawl.errors import ConfigError
+from deepcrawl.bench.plotting import pyplot
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from deepcrawl.bench.zoo import ZooRun
 
 __all__ = [
-    "pyplot",
     "real_prototypes_table",
     "real_runs_to_json",
     "real_speed_table",
@@ -61,22 +60,6 @@ def runs_table(runs: Sequence[BenchRun]) -> Table:
 def runs_to_json(runs: Sequence[BenchRun]) -> str:
     """The runs as a JSON array (curves included)."""
     return json.dumps([run.to_dict() for run in runs], indent=2)
-
-
-def pyplot() -> Any:
-    """matplotlib's ``pyplot``, drawing to files (the Agg backend: no display needed).
-
-    Raises:
-        ConfigError: matplotlib is not installed (``pip install 'deepcrawl[plot]'``).
-    """
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError as exc:
-        raise ConfigError("plotting needs matplotlib: pip install 'deepcrawl[plot]'") from exc
-    return plt
 
 
 def write_plot(runs: Sequence[BenchRun], path: Path) -> Path:

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from deepcrawl.bench.child import crawl_stop, delivered_urls, wait_capped
-from deepcrawl.bench.report import pyplot
+from deepcrawl.bench.plotting import pyplot
 from deepcrawl.errors import ConfigError, FixtureError
 from deepcrawl.settings import override_args
 
