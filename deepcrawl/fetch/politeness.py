@@ -153,9 +153,14 @@ class HostLimiter:
     def close(self) -> None:
         """Give back what the limiter holds outside this process (nothing, here)."""
 
-    async def turn(self, url: str) -> None:
+    async def turn(self, url: str) -> float:
         """Wait for ``url``'s host's next start time (its rate, its Crawl-delay, a pause) and
         take it: the next request to the host starts one interval later.
+
+        Returns:
+            The instant the turn was taken, on the limiter's clock: the next turn this process
+            takes to the host is one interval after it (what a caller records is later by
+            however long the process waits to run it).
 
         The interval is kept from when a turn is really taken, not only from when it was
         reserved: a sleeper woken late (the event loop was busy, the process was not
@@ -189,6 +194,7 @@ class HostLimiter:
             now = max(self.clock.now(), start)
         self._next[host] = now + interval
         self._after[host] = max(self._after[host], now + interval)
+        return now
 
 
 class SharedHostLimiter(HostLimiter):

@@ -104,8 +104,8 @@ async def test_a_turn_reserved_before_a_late_one_still_starts_an_interval_after_
     taken: dict[str, float] = {}
 
     async def one(name: str) -> None:
-        await limiter.turn(f"http://a.test/{name}")
-        taken[name] = clock.now()
+        taken[name] = await limiter.turn(f"http://a.test/{name}")  # the instant it took
+        assert taken[name] == clock.now()
 
     # a is due at +0.1 and wakes 0.15 s late, b was due at +0.2: b waits an interval after a
     await asyncio.gather(one("a"), one("b"))
