@@ -123,6 +123,10 @@ class Ledger:
         lacked)."""
         self.complete: dict[str, frozenset[str]] = {}
         """By list key, oldest first: the records of the lists read to their end."""
+        self.entries: dict[str, int] = {}
+        """Of the lists read to their end in one read from their first page, the distinct
+        entries of every kind they showed (a record once, however many links it had; another
+        kind's entry by its link): what their reported totals count."""
         self.first_shown: dict[str, frozenset[str]] = {}
         """Of the lists read to their end in one read, the records new to the crawl they
         showed (the others it had learnt otherwise: a second capture)."""
@@ -269,6 +273,10 @@ class Ledger:
             self.complete.pop(key, None)  # kept in the order read
             earlier = self.read_before.pop(key, frozenset())
             self.complete[key] = frozenset(reader.shown | earlier)
+            if earlier or event.first_page > 1:  # its first pages' entries are not all here
+                self.entries.pop(key, None)
+            else:
+                self.entries[key] = len({rid or url for url, _, rid, _ in event.results})
             if fresh_before is not None:  # read on from the setup phase's pages: one read
                 self.first_shown[key] = fresh_before | reader.fresh_ids
             elif event.skip or earlier:  # what its first read brought the crawl is not known

@@ -15,8 +15,9 @@ a property of a search, not of a site:
   nothing is missing (capture–recapture over whole lists: the evidence of a search that
   reports no total; an estimate, never a proof);
 * :class:`ListOfEverything` (:func:`whole_listed`) — a list read to its end whose reported total
-  equals its distinct records, holding every record known, and no list since showing one
-  outside it: the search answers every word from the records that list holds;
+  equals its distinct records (or its distinct entries, where other kinds are listed beside
+  them), holding every record known, and no list since showing one outside it: the search
+  answers every word from the records that list holds;
 * :class:`NumberedKeys` (:func:`keys_complete`) — a search listing in a fixed order of the
   records' numbering key, the highest first, heads each word's list with the highest key it
   matches: once the keys known are consecutive from the first number, a record the crawl
@@ -198,8 +199,11 @@ def whole_listed(ledger: Ledger, settings: Settings) -> Verdict | None:
     """A list of every record was read to its end.
 
     The list — the empty query's, or a frame word's (one every record holds) — showed every
-    match its first page reported (its records at least its total, the largest any list
-    reported); it holds every record the crawl knows, by any query, link, sitemap or hub; and
+    match its first page reported, the largest total any list reported: its records were at
+    least its total, or its entries were its total exactly (a search listing other kinds beside
+    the records counts them all; an entry is a record once, whatever links it has, or another
+    kind's link, and a total met exactly is no page's links counted twice); it holds every
+    record the crawl knows, by any query, link, sitemap or hub; and
     the latest ``querying.stop_whole_lists`` lists asked after it showed records, none outside
     it. The search answers every word from the records it listed, and a record it did not list
     would be one no word finds. The stop of a search whose empty query lists everything in a
@@ -219,7 +223,8 @@ def whole_listed(ledger: Ledger, settings: Settings) -> Verdict | None:
         if key and not any(history[i].source is WordSource.FRAME for i in asked):
             continue
         total = max((history[i].total_results or 0 for i in asked), default=0)
-        if not 0 < total <= len(ids) or total < ledger.largest_total:
+        shown = total <= len(ids) or total == ledger.entries.get(key)
+        if total <= 0 or not shown or total < ledger.largest_total:
             continue
         since = [o for o in history[asked[-1] + 1 :] if o.results and not o.error]
         if len(since) >= need:

@@ -84,8 +84,8 @@ class QuerySettings(Section):
         "stopword-probe",
         "source-schedule",
         "fruitless-run",
-        "whole-lists",
         "list-of-everything",
+        "whole-lists",
         "frame-first",
         "complete-a-list",
         "read-on-cut-lists",
@@ -99,7 +99,9 @@ class QuerySettings(Section):
     )
     """The querying's rules by name, in the order the loop asks them after every query: the
     first that decides names the next list to read or stops the querying
-    (:mod:`deepcrawl.querying.registry`). Leave one out to switch it off."""
+    (:mod:`deepcrawl.querying.registry`). A stop that proves every record known comes before an
+    estimate that would stop at the same query, so that the verdict says what is proved. Leave
+    one out to switch it off."""
     max_cost: User[int | None] = None
     """Request budget of one crawl's querying (submissions plus result pages); None: no limit."""
     max_result_pages: int = 50

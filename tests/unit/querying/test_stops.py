@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import pytest
@@ -312,6 +313,32 @@ def test_a_whole_list_of_every_record_stops_once_later_lists_show_none_outside()
     assert whole_listed(ledger, _settings(querying={"stop_whole_lists": 0})) is None
     _reached(ledger, ["r999"])  # a link led to a record the list did not show
     assert whole_listed(ledger, settings) is None
+
+
+def test_a_whole_list_of_every_kind_stops_when_its_entries_meet_its_total() -> None:
+    """A site-wide search lists other kinds beside the records, and its total counts them all:
+    read to its end, the list showed every match when its entries (a record once, another
+    kind's entry by its link) are its total exactly; links counted twice are no proof."""
+    settings = _settings(querying={"stop_whole_lists": 2})
+    records = [f"r{i}" for i in range(150)]
+
+    def everything(*others: str) -> QueryEvent:
+        event = list_event("", records, total=200)
+        return replace(event, results=(*event.results, *((url, "", None, 1) for url in others)))
+
+    news = [f"http://site/news/{i}" for i in range(50)]
+    for others, stopped in (
+        (news, True),
+        (news[:30], False),  # it showed 180 of its 200
+        ([*news, *(f"{url}?print" for url in news)], False),  # each entry's two links
+    ):
+        ledger = Ledger()
+        ledger.apply(everything(*others))
+        assert ledger.entries[""] == len(records) + len(others)
+        for word in ("the", "a"):
+            ledger.apply(QueryEvent.of(word, records[:60], total=80))
+        verdict = whole_listed(ledger, settings)
+        assert (verdict is not None and verdict.complete) is stopped, others[-1:]
 
 
 def test_a_whole_list_short_of_its_total_is_no_list_of_every_record() -> None:
