@@ -37,7 +37,7 @@ from deepcrawl.search.backend import QueryBackend
 from deepcrawl.search.causes import cause_of_error
 from deepcrawl.search.page_size import PAGE_SIZE_PARAMS, page_size_param, with_page_size
 from deepcrawl.search.results import PAGE_CAP_NOTE, QueryResult, ResultLink, ResultPage
-from deepcrawl.search.template import UrlTemplate
+from deepcrawl.search.template import UrlTemplate, compared
 from deepcrawl.urls import query_pairs
 
 if TYPE_CHECKING:
@@ -180,14 +180,16 @@ class DataSearch(QueryBackend):
 
     async def check(self, browser: QueryResult) -> bool:
         """Whether the data request gives the browser's first-page result links for the same
-        keyword; settles the page-size parameter on the way (a few requests)."""
-        wanted = {link.url for link in browser.result_links if link.page == 1}
+        keyword (compared as :func:`~deepcrawl.search.template.compared` says: a session id
+        the server writes into its links is each client's own); settles the page-size
+        parameter on the way (a few requests)."""
+        wanted = compared(link.url for link in browser.result_links if link.page == 1)
         url = self.template.url_for(browser.keyword)
         try:
             first = await self._get(url)
         except FetchError:
             return False
-        if first is None or not wanted or not wanted <= {u for u, _t in first.links}:
+        if first is None or not wanted or not wanted <= compared(u for u, _t in first.links):
             return False
         if self.page_size > len(first.links) and (first.total or 0) > len(first.links):
             await self._settle_size(url, len(first.links))

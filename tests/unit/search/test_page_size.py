@@ -167,6 +167,28 @@ async def test_data_search_refuses_a_mismatch_and_keeps_to_the_crawls_gate() -> 
     assert site.fetched == []
 
 
+class SessionJsonSite(JsonSite):
+    """The JSON search writing a session id of its own into every link of each response, as
+    a server does for each client."""
+
+    async def fetch(self, url: str) -> FetchedPage:
+        page = await super().fetch(url)
+        sid = f"{len(self.fetched):04d}a1b2c3d4"
+        body = re.sub(r'(/story/\d+)"', rf'\1?sid={sid}"', page.body or "")
+        return FetchedPage(url, url, 200, "application/json", body)
+
+
+async def test_data_search_checks_the_links_with_each_clients_session_id_dropped() -> None:
+    browser = browser_result("tea")
+    links = [
+        link.model_copy(update={"url": f"{link.url}?sid=ffffeeee0000"}) for link in browser.links
+    ]
+    browser = browser.model_copy(update={"links": links})
+    search = DataSearch.from_result(browser, SessionJsonSite())
+    assert search is not None
+    assert await search.check(browser)
+
+
 class HtmlSite(Fetcher):
     """Three HTML result pages of ten links each, "Next" links between them."""
 
