@@ -97,11 +97,9 @@ class QuerySettings(Section):
         "deepen-lists",
         "words-spent",
     )
-    """The querying's rules by name, in the order the loop asks them after every query: the
-    first that decides names the next list to read or stops the querying
-    (:mod:`deepcrawl.querying.registry`). A stop that proves every record known comes before an
-    estimate that would stop at the same query, so that the verdict says what is proved. Leave
-    one out to switch it off."""
+    """The querying's rules by name, in the order the loop asks them after every query (a proof
+    before an estimate): the first that decides names the next list to read or stops the
+    querying (:mod:`deepcrawl.querying.registry`). Leave one out to switch it off."""
     max_cost: User[int | None] = None
     """Request budget of one crawl's querying (submissions plus result pages); None: no limit."""
     max_result_pages: int = 50

@@ -685,9 +685,9 @@ def test_the_lead_of_other_kinds_the_setup_lists_showed_is_learnt_from_two_lists
     ("step", "reason"),
     [
         (5, "showed all 200 matches"),  # 40 of its records caught again: the list of everything
-        # 50 caught again: the records learnt since are a second capture, and the whole list's
-        # estimate (asked first) is the records known
-        (10, "the result lists read to their end put the records at those the crawl knows"),
+        # 50 caught again: the whole lists' estimate would stop too (the records learnt since
+        # are a second capture), but the proof is asked first and says what is proved
+        (10, "showed all 200 matches"),
     ],
 )
 def test_a_stored_list_of_every_record_read_whole_ends_the_querying_before_any_request(
