@@ -10,9 +10,10 @@ a list of its own under the cut — or cut in turn, and split again by another f
 
 :class:`Partitioner` keeps the splits. A list is cut (:func:`cut_lists`) when the search cut
 two lists or more at the same count short of their totals
-(:func:`~deepcrawl.querying.size.capped_lists`), or when its total fills more pages than its
-page cap allows (:func:`~deepcrawl.querying.totals.page_cap`). Each cut list is split by each
-field the search offers (:attr:`QueryBackend.partitions
+(:func:`~deepcrawl.querying.size.capped_lists`), when the empty query's list — which every
+record matches — ended short of its total and of the records the crawl knows, or when its total
+fills more pages than its page cap allows (:func:`~deepcrawl.querying.totals.page_cap`). Each
+cut list is split by each field the search offers (:attr:`QueryBackend.partitions
 <deepcrawl.search.backend.QueryBackend.partitions>`; the safety gate already took out the
 fields it refuses), one value a query; which field goes on is chosen by the records new to the
 crawl a request its sub-lists brought — Madhavan's informativeness measured by what it pays —
@@ -69,8 +70,9 @@ class Part:
 
 def cut_lists(ledger: Ledger, settings: Settings) -> list[str]:
     """The keys of the lists cut short, most matches unread first: capped by the search
-    (:func:`~deepcrawl.querying.size.capped_lists`), or stopped at their page cap with more
-    matches reported than their pages showed."""
+    (:func:`~deepcrawl.querying.size.capped_lists`), the empty query's ended short of the
+    records known, or stopped at their page cap with more matches reported than their pages
+    showed."""
     capped = capped_lists(ledger)
     cut = []
     for key, read in ledger.lists.items():
@@ -78,7 +80,10 @@ def cut_lists(ledger: Ledger, settings: Settings) -> list[str]:
         if unread <= 0:
             continue
         at_cap = read.pages >= page_cap(ledger, settings, read.total, read.size)
-        if key in capped or at_cap:
+        # every record matches the empty query: its list read to its end, short of its total
+        # and of the records the crawl knows, was cut by the search, however few lists it cut
+        short_of_known = not key and read.complete and read.shown < len(ledger.records)
+        if key in capped or at_cap or short_of_known:
             cut.append((unread, key))
     return [key for _, key in sorted(cut, key=lambda item: -item[0])]
 

@@ -8,10 +8,12 @@ from typing import TYPE_CHECKING, cast
 
 import pytest
 
-from deepcrawl.querying import partition
+from deepcrawl.querying import Ledger, partition
+from deepcrawl.querying.events import QueryEvent
 from deepcrawl.querying.lists import list_key
 from deepcrawl.querying.partition import cut_lists
 
+from .answers import list_event
 from .fake_search import FakeSearch, fake_query_loop
 from .sections import settings_of
 
@@ -63,6 +65,24 @@ def test_lists_the_search_cuts_at_one_count_are_split_by_the_forms_field_to_thei
     # the two lists stay cut, their parts read: nothing more to split
     assert cut_lists(loop.ledger, loop.settings) == ["red", "blue"]
     assert loop.verdict is not None
+
+
+def test_the_empty_querys_list_ended_short_of_the_records_known_is_cut() -> None:
+    """The search shows the top 100 of any list, and only the list of everything is that long:
+    no second list is cut at the same count, but every record matches the empty query, and
+    the crawl knows records it did not show. A list of everything short of its total alone
+    says nothing: its total may count what no list shows."""
+    settings = settings_of()
+    ids = [f"http://site/r{i}" for i in range(300)]
+    ledger = Ledger()
+    ledger.apply(list_event("", ids[:100], total=300))  # read to its end: 100 shown
+    assert cut_lists(ledger, settings) == []
+    ledger.apply(QueryEvent.of("red", ids[90:140]))
+    assert cut_lists(ledger, settings) == [""]
+    word = Ledger()
+    word.apply(list_event("tea", ids[:100], total=300))  # a word need not match every record
+    word.apply(QueryEvent.of("red", ids[90:140]))
+    assert cut_lists(word, settings) == []
 
 
 def test_a_field_whose_sub_lists_bring_nothing_is_left_after_its_trial(
