@@ -3,9 +3,12 @@
 Without ``--like`` or ``--labels`` the crawl still holds the evidence a person would label by:
 the setup queries' result lists (:mod:`deepcrawl.prototypes._evidence`: distinct records per
 kind, their link texts, pagers, chrome, twins, navigation, search pages). :func:`pick_records`
-takes the kind with most distinct records, lets the layout check narrow and widen it as it
-does a ``--like`` example's (:func:`~deepcrawl.records.like.check_like_layout`, with one of
-the kind's result links as the example), and labels it relevant; with ``every`` (``--records
+takes the kind with most distinct records — unless a rival holding a good share of its records
+shows a record's fields where it shows prose (:mod:`deepcrawl.page.fields`: a site-wide search
+lists the records beside its news or change notes, and these may outnumber them) — lets the
+layout check narrow and widen it as it does a ``--like`` example's
+(:func:`~deepcrawl.records.like.check_like_layout`, with one of the kind's result links as the
+example), and labels it relevant; with ``every`` (``--records
 all``) it goes on to each kind left that looks like records. The :class:`Pick` says what was
 taken and on what evidence, names the kinds left with the ``--like`` argument that would take
 them, and says when two kinds tie.
@@ -26,6 +29,7 @@ from deepcrawl.classify.layout import (
     sibling_prototypes,
     similarity,
 )
+from deepcrawl.page.fields import page_fields
 from deepcrawl.prototypes import (
     describe_shape,
     kind_evidence,
@@ -43,11 +47,25 @@ if TYPE_CHECKING:
     from deepcrawl.records.like import LikeLayout
     from deepcrawl.storage.state import StoredQuery
 
-__all__ = ["PICK_TIE", "Pick", "PickedKind", "pick_records"]
+__all__ = [
+    "PICK_FIELDED_SHARE",
+    "PICK_MIN_FIELDS",
+    "PICK_TIE",
+    "Pick",
+    "PickedKind",
+    "pick_records",
+]
 
 #: Two kinds of records tie when the second has at least this share of the first's distinct
 #: records (its estimate): the crawl then names both rather than pick one on a few records.
 PICK_TIE = 0.9
+#: A kind holding at least this share of the most numerous kind's records (their estimates) is
+#: its rival: the one whose pages show more of a record's fields is taken first.
+PICK_FIELDED_SHARE = 0.2
+#: ... by at least this many fields (labels with values of their own on each page).
+PICK_MIN_FIELDS = 2
+#: Pages of a kind its fields are read from (:func:`~deepcrawl.page.fields.page_fields`).
+FIELD_SAMPLES = 2
 
 logger = logging.getLogger(__name__)
 
@@ -68,6 +86,7 @@ class PickedKind:
         entries: result entries linking to the kind.
         agreement: the lowest layout similarity of the kind's sampled pages to the example
             (None: no page was compared).
+        fields: the record fields its pages show (None: not read, as when it had no rival).
     """
 
     prototypes: tuple[Prototype, ...]
@@ -77,6 +96,7 @@ class PickedKind:
     estimated: float
     entries: int
     agreement: float | None = None
+    fields: tuple[str, ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -87,6 +107,7 @@ class PickedKind:
             "entries": self.entries,
             "layout_agreement": None if self.agreement is None else round(self.agreement, 3),
             "prototypes": [p.regex for p in self.prototypes],
+            "fields": None if self.fields is None else list(self.fields),
         }
 
 
@@ -101,6 +122,8 @@ class Pick:
         pages: the pages the layout check looked at (the normal phase adopts them).
         example_pages: the taken kinds' example pages among them (the normal phase's sample
             documents, as the ``--like`` pages are).
+        fielded: whether the first kind was taken ahead of a kind of more records for the
+            record fields its pages show and the other's do not.
     """
 
     taken: tuple[PickedKind, ...]
@@ -109,6 +132,7 @@ class Pick:
     tie_share: float
     pages: tuple[FetchedPage, ...] = field(default=(), repr=False)
     example_pages: tuple[FetchedPage, ...] = field(default=(), repr=False)
+    fielded: bool = False
 
     @property
     def first(self) -> PickedKind:
@@ -127,17 +151,26 @@ class Pick:
     @property
     def tie(self) -> bool:
         """Whether the runner-up holds nearly as many distinct records (:data:`PICK_TIE`, on their
-        estimates)."""
+        estimates) and its pages show the record fields the first's do."""
         second = self.runner_up
-        return second is not None and second.estimated >= self.tie_share * self.first.estimated
+        return (
+            not self.fielded
+            and second is not None
+            and second.estimated >= self.tie_share * self.first.estimated
+        )
 
     @property
     def confidence(self) -> float:
         """How far the evidence sets the first kind apart, 0–1: its margin of distinct records
-        over the runner-up (1 with none), times the layout agreement of its pages (taken as
-        one half when no page could be compared)."""
-        second = self.runner_up
-        margin = 1.0 - (second.estimated / self.first.estimated if second is not None else 0.0)
+        over the runner-up (1 with none; of record fields when it was taken for them), times
+        the layout agreement of its pages (taken as one half when no page could be compared)."""
+        first, second = self.first, self.runner_up
+        if second is None:
+            margin = 1.0
+        elif self.fielded and first.fields:
+            margin = 1.0 - len(second.fields or ()) / len(first.fields)
+        else:
+            margin = 1.0 - second.estimated / first.estimated
         agreement = self.first.agreement
         return max(0.0, margin) * (0.5 if agreement is None else agreement)
 
@@ -154,6 +187,11 @@ class Pick:
         second = self.runner_up
         if second is None:
             return line + "; no other kind looks like records"
+        if self.fielded:
+            line += (
+                f", its pages showing the record fields {', '.join(first.fields or ())} that "
+                f"{second.shape}'s ({_short(second)}) do not"
+            )
         if self.tie:
             return (
                 f"{line}; two kinds tie: {first.shape} ({_short(first)}) and {second.shape} "
@@ -213,6 +251,8 @@ async def pick_records(
     taken: list[PickedKind] = []
     tried: set[str] = set()
     refused: set[str] = set()  # kinds whose example page is no HTML page
+    fields: dict[str, tuple[str, ...]] = {}  # the rivals' record fields, by prototype id
+    fielded = False
     while not taken or every:
         relevant = _relevant_ids(session)
         candidates = [
@@ -222,7 +262,10 @@ async def pick_records(
         ]
         if not candidates:
             break
-        first = candidates[0]
+        if not taken and not fields:
+            fields = await _rival_fields(session, candidates, links, fetched)
+        first = _first(candidates, fields) if not taken else candidates[0]
+        fielded = fielded or first is not candidates[0]
         tried.add(first.prototype.id)
         example = _example(session, first, links)
         session.label(first.prototype.id, suggest_name(first.prototype), relevant=True)
@@ -240,7 +283,7 @@ async def pick_records(
         joined = await _join_siblings(session, layout, links, searches, fetched)
         taken.append(
             _kind(session, [*layout.prototypes, *joined], example, links,
-                  min(scores) if scores else None)
+                  min(scores) if scores else None, fields.get(first.prototype.id))
         )  # fmt: skip
         for p in layout.widening.added:
             logger.info("prototype %s labelled like %s (its pages look alike)", p.regex, example)
@@ -249,7 +292,13 @@ async def pick_records(
     relevant = _relevant_ids(session)
     evidence = kind_evidence(session, links, searches)
     others = [
-        _kind(session, [e.prototype], _example(session, e, links), links)
+        _kind(
+            session,
+            [e.prototype],
+            _example(session, e, links),
+            links,
+            fields=fields.get(e.prototype.id),
+        )
         for e in record_kinds(evidence)
         if e.prototype.id not in relevant and e.prototype.id not in refused
     ]
@@ -261,9 +310,50 @@ async def pick_records(
         PICK_TIE,
         tuple(pages.values()),
         tuple(pages[k.example] for k in taken if k.example in pages),
+        fielded=fielded,
     )
     logger.info("%s", pick.message())
     return pick
+
+
+async def _rival_fields(
+    session: LabelSession,
+    candidates: Sequence[KindEvidence],
+    links: Sequence[ShownLink],
+    fetch: Callable[[str], Awaitable[FetchedPage | None]],
+) -> dict[str, tuple[str, ...]]:
+    """The record fields (:func:`~deepcrawl.page.fields.page_fields`) of the most numerous kind
+    and of each rival holding :data:`PICK_FIELDED_SHARE` of its records, by prototype id, read
+    from :data:`FIELD_SAMPLES` of each one's result pages; empty when the first has no rival
+    (nothing is fetched)."""
+    top = candidates[0]
+    rivals = [e for e in candidates if e.estimated >= PICK_FIELDED_SHARE * top.estimated]
+    if len(rivals) < 2:
+        return {}
+    found: dict[str, tuple[str, ...]] = {}
+    for kind in rivals:
+        htmls = []
+        for url in _shown(session, kind, links)[:FIELD_SAMPLES]:
+            page = await fetch(url)
+            if page is not None and page.status < 400 and page.is_html:
+                htmls.append(served_html(page))
+        found[kind.prototype.id] = tuple(sorted(page_fields(htmls)))
+        logger.info("kind %s: record fields %s", kind.prototype.regex, found[kind.prototype.id])
+    return found
+
+
+def _first(
+    candidates: Sequence[KindEvidence], fields: Mapping[str, tuple[str, ...]]
+) -> KindEvidence:
+    """The kind to take first: the most numerous, unless a rival's pages show at least
+    :data:`PICK_MIN_FIELDS` more record fields (the first of those showing most)."""
+    top = candidates[0]
+    rivals = [e for e in candidates if e.prototype.id in fields]
+    if not rivals:
+        return top
+    best = max(rivals, key=lambda e: len(fields[e.prototype.id]))  # the first among equals
+    least = len(fields.get(top.prototype.id, ())) + PICK_MIN_FIELDS
+    return best if len(fields[best.prototype.id]) >= least else top
 
 
 async def _join_siblings(
@@ -325,6 +415,17 @@ def _relevant_ids(session: LabelSession) -> set[str]:
     return {pid for pid, (_name, relevant) in session.labels().items() if relevant}
 
 
+def _shown(session: LabelSession, kind: KindEvidence, links: Sequence[ShownLink]) -> list[str]:
+    """The kind's result links, distinct, its example (:func:`_example`) first."""
+    example = _example(session, kind, links)
+    shown = dict.fromkeys(
+        normal
+        for pid, normal, _link in matched_links(session, _results(links))
+        if pid == kind.prototype.id and normal != example
+    )
+    return [example, *shown]
+
+
 def _example(session: LabelSession, kind: KindEvidence, links: Sequence[ShownLink]) -> str:
     """A typical result link of the kind: the first shown of those shown by as many queries as
     most of the kind's URLs are (a record turns up for few words; an index page of the kind
@@ -347,6 +448,7 @@ def _kind(
     example: str,
     links: Sequence[ShownLink],
     agreement: float | None = None,
+    fields: tuple[str, ...] | None = None,
 ) -> PickedKind:
     """A kind of records with its figures, counted over all its prototypes."""
     ids = {p.id for p in prototypes}
@@ -365,4 +467,5 @@ def _kind(
         estimated=chao1([len(queries) for queries in shown_by.values()]),
         entries=entries,
         agreement=agreement,
+        fields=fields,
     )

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import TYPE_CHECKING
+
+import pytest
 
 from deepcrawl.classify.layout import LayoutCheck, Widening, layout_of
 from deepcrawl.page.fetched import FetchedPage
@@ -109,8 +112,6 @@ async def test_the_kinds_are_judged_on_the_urls_their_records_are_known_by(
 ) -> None:
     # every result link echoes the query (``;hl=word``), a parameter learnt to be no part of
     # the record's URL: the prototypes were learnt from the URLs without it, and so is the pick
-    from types import SimpleNamespace
-
     from deepcrawl.records.pick import pick_records
     from deepcrawl.urls import normalise_url
 
@@ -139,3 +140,55 @@ async def test_the_kinds_are_judged_on_the_urls_their_records_are_known_by(
         pick = await pick_records(queries, session, fetch, record_url=known)  # type: ignore[arg-type]
     assert pick is not None
     assert pick.taken[0].records == 24
+
+
+def _site_wide(words: list[str]) -> list[SimpleNamespace]:
+    """Result lists of a site-wide search: per word, six change notes and four records."""
+    return [
+        SimpleNamespace(
+            row=SimpleNamespace(id=q, submitted_url=f"{H}/search?q={w}", keyword=w),
+            links=[(f"{H}/changes/{q * 10 + i}", f"Change {w} {i}", "result") for i in range(6)]
+            + [(f"{H}/doc?id={q * 10 + i}", f"Record {w} {i}", "result") for i in range(4)],
+        )
+        for q, w in enumerate(words)
+    ]
+
+
+FIELDED = (
+    "<html><body><main><h1>{n}</h1><dl><dt>Number</dt><dd>{n}</dd><dt>Date</dt><dd>200{n}</dd>"
+    "</dl></main></body></html>"
+)
+PROSE = "<html><body><main><h1>{n}</h1><p>Changed {n} things.</p></main></body></html>"
+
+
+@pytest.mark.parametrize("fielded", [True, False])
+async def test_a_rival_whose_pages_show_record_fields_is_taken_before_prose(
+    tmp_path: Path, fielded: bool
+) -> None:
+    # a site-wide search lists change notes beside the records, and more of them: the records'
+    # pages show their fields (number, date), the notes' prose
+    from deepcrawl.records.pick import pick_records
+
+    queries = _site_wide(["river", "castle", "falcon", "copper"])
+
+    async def fetch(url: str) -> FetchedPage:
+        number = url.rsplit("=", 1)[-1].rsplit("/", 1)[-1]
+        body = FIELDED if "/doc" in url and fielded else PROSE
+        return FetchedPage(url, url, 200, "text/html", body.format(n=number))
+
+    with Repository.open(f"sqlite:///{tmp_path / 'db.sqlite'}") as repo:
+        site = repo.site(f"{H}/")
+        session = LabelSession.learn(repo, site.id, [u for q in queries for u, _t, _r in q.links])
+        pick = await pick_records(queries, session, fetch)  # type: ignore[arg-type]
+    assert pick is not None
+    assert pick.fielded is fielded
+    assert pick.runner_up is not None
+    if fielded:
+        assert pick.first.shape.startswith("/doc")
+        assert pick.first.fields == ("date", "number")
+        assert pick.runner_up.fields == ()
+        assert "its pages showing the record fields date, number that /changes/" in pick.message()
+        assert not pick.tie
+        assert pick.confidence > 0.5
+    else:
+        assert pick.first.shape.startswith("/changes")
