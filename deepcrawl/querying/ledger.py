@@ -118,6 +118,10 @@ class Ledger:
         """Whether the search lists in a fixed order (:mod:`~deepcrawl.querying.order`)."""
         self.largest_total = 0
         """The largest result count a list reported."""
+        self.empty_total = 0
+        """The result count the empty query's unnarrowed list reported where its pages showed
+        none of the records (a site-wide search listing other kinds first): no list is kept of
+        it, and it is the list of everything, to be split."""
         self.checked: list[tuple[int, int]] = []
         """Per query with a usable total, oldest first: (its total, the records of it the crawl
         lacked)."""
@@ -211,6 +215,8 @@ class Ledger:
         texts = event.record_texts()
         if not event.word and not texts:  # the empty query found nothing: the search wants words
             self.asked += 1
+            if event.results and not event.values:  # ... or it listed other kinds first
+                self.empty_total = max(self.empty_total, event.total or 0)
             return
         reread = event.skip if event.first_page == 1 else 0
         sample = None

@@ -11,7 +11,8 @@ a list of its own under the cut — or cut in turn, and split again by another f
 :class:`Partitioner` keeps the splits. A list is cut (:func:`cut_lists`) when the search cut
 two lists or more at the same count short of their totals
 (:func:`~deepcrawl.querying.size.capped_lists`), when the empty query's list — which every
-record matches — ended short of its total and of the records the crawl knows, or when its total
+record matches — ended short of its total and of the records the crawl knows (or showed none of
+the records at all, its pages being of the other kinds a site-wide search lists), or when its total
 fills more pages than its page cap allows (:func:`~deepcrawl.querying.totals.page_cap`). Each
 cut list is split by each field the search offers (:attr:`QueryBackend.partitions
 <deepcrawl.search.backend.QueryBackend.partitions>`; the safety gate already took out the
@@ -85,6 +86,9 @@ def cut_lists(ledger: Ledger, settings: Settings) -> list[str]:
         short_of_known = not key and read.complete and read.shown < len(ledger.records)
         if key in capped or at_cap or short_of_known:
             cut.append((unread, key))
+    # the empty query's list that showed none of the records (the ledger keeps no list of it)
+    if "" not in ledger.lists and (unread := ledger.empty_total - len(ledger.records)) > 0:
+        cut.append((unread, ""))
     return [key for _, key in sorted(cut, key=lambda item: -item[0])]
 
 
@@ -121,9 +125,12 @@ class Partitioner:
         self.fields = {name: list(values) for name, values in fields.items() if values}
 
     def remember(self, word: str, values: Mapping[str, str] | Values = ()) -> None:
-        """A list was read: ``word`` with ``values`` (what its key stands for)."""
+        """A list was read: ``word`` with ``values`` (what its key stands for). Narrowed by
+        values, it is a sub-list asked, whoever asked it (the setup phase tries a few values)."""
         pairs = value_pairs(values)
         self._words.setdefault(list_key(word, pairs), (word, pairs))
+        if pairs:
+            self._asked.add(list_key(word, pairs))
 
     @property
     def asked(self) -> int:

@@ -208,7 +208,7 @@ class SplitCutLists(Rule):
             new = history[-1].new if history and history[-1].query == event.word else 0
             self.partitioner.outcome(part, new, event.result_pages)
         else:
-            self.partitioner.remember(event.word)
+            self.partitioner.remember(event.word, event.values)
 
 
 class NextWord(Rule):

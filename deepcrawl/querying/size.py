@@ -136,18 +136,21 @@ def everything_listed(ledger: Ledger) -> float | None:
 
 def capped_lists(ledger: Ledger) -> set[str]:
     """The (case-folded) words whose list the search cut at its cap: lists that ended short of
-    the total they reported, all at the same number of records — the most any list showed —
+    the total they reported, all at the same number of entries — the most any list showed —
     and two of them at least. A list ending short of its total at a count of its own is not
     capped: its total counts what the list does not show (sections of a page, other kinds of
-    content, records gone since)."""
+    content, records gone since). Entries of every kind where the ledger counted them
+    (:attr:`~deepcrawl.querying.ledger.Ledger.entries`): a site-wide search caps its lists of
+    every kind, and the records among a capped list's entries vary from list to list."""
+    shown = {key: ledger.entries.get(key, read.shown) for key, read in ledger.lists.items()}
     short = {
-        key: read.shown
+        key: shown[key]
         for key, read in ledger.lists.items()
-        if read.complete and read.total > _OVERFLOWING * read.shown
+        if read.complete and read.total > _OVERFLOWING * shown[key]
     }
     if len(short) < _CAPPED_LISTS:
         return set()
-    cap = max(read.shown for read in ledger.lists.values())
+    cap = max(shown.values())
     capped = {key for key, shown in short.items() if shown == cap}
     return capped if len(capped) >= _CAPPED_LISTS else set()
 

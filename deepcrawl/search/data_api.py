@@ -10,7 +10,7 @@ fetching it directly is both ~50 times faster than rendering the page and cheape
 
 * reads the results from the JSON: the longest list of objects that name a same-site URL
   (``url``, ``href``, ``link`` … or any string that is a path), their titles as anchor texts,
-  and a ``total`` count when the response has one;
+  and a ``total`` count when the response has one (a number, or a text such as "93 results");
 * pages by the request's own offset (``offset``, ``start`` … advanced by the results read) or
   page number parameter;
 * raises a page-size parameter (``limit``, ``per_page`` …) to the size it is given
@@ -36,7 +36,13 @@ from deepcrawl.page.fetched import Link
 from deepcrawl.search.backend import QueryBackend
 from deepcrawl.search.causes import cause_of_error
 from deepcrawl.search.page_size import PAGE_SIZE_PARAMS, page_size_param, with_page_size
-from deepcrawl.search.results import PAGE_CAP_NOTE, QueryResult, ResultLink, ResultPage
+from deepcrawl.search.results import (
+    PAGE_CAP_NOTE,
+    QueryResult,
+    ResultLink,
+    ResultPage,
+    reported_count,
+)
 from deepcrawl.search.template import UrlTemplate, compared
 from deepcrawl.urls import query_pairs
 
@@ -120,7 +126,11 @@ def parse_data_page(body: str | bytes, base_url: str) -> DataPage | None:
     total = None
     if isinstance(data, dict):
         for key, value in data.items():
-            if key.casefold() in _TOTAL_KEYS and isinstance(value, int) and value >= 0:
+            if key.casefold() not in _TOTAL_KEYS or isinstance(value, bool):
+                continue
+            if isinstance(value, str):  # "93 results", "about 1,200"
+                value = reported_count(value)
+            if isinstance(value, int) and value >= 0:
                 total = value
                 break
     if best is None:

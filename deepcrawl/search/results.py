@@ -89,6 +89,7 @@ _TOTAL = re.compile(
     r"(?:^|\D)(\d{1,3}(?:[,.\u202f ]\d{3})+|\d+)\s+(?:\w+\s+){0,1}" + _NOUNS + r"\b", re.IGNORECASE
 )
 _NUMBER = r"(\d{1,3}(?:[,.]\d{3})+|\d+)"
+_PLAIN_COUNT = re.compile(_NUMBER)
 _OF_TOTAL = re.compile(r"\bof\s+(?:about\s+)?" + _NUMBER + r"\b", re.IGNORECASE)
 #: "Documents 91 - 100 of 241", "Results 1–10 of about 1,204": where the page sits in the list.
 _RANGE = re.compile(_NUMBER + r"\s*[-–—]\s*" + _NUMBER + r"\s+of\s+(?:about\s+)?" + _NUMBER)
@@ -241,12 +242,19 @@ def _count_blocks(page: ResultPage) -> Iterator[str]:
 def total_results(page: ResultPage) -> int | None:
     """The result count the page reports ("37 results for …", "1–10 of 1,204"), or None."""
     for text in _count_blocks(page):
-        match = _TOTAL.search(text) or _OF_TOTAL.search(text)
-        if match:
-            digits = re.sub(r"\D", "", match.group(1))
-            if digits:
-                return int(digits)
+        if (count := reported_count(text)) is not None:
+            return count
     return None
+
+
+def reported_count(text: str) -> int | None:
+    """The result count a short text reports ("37 results", "1–10 of 1,204", "1,204"), or
+    None: what a page's count block and a data response's count written as text say alike."""
+    if _PLAIN_COUNT.fullmatch(text.strip()):
+        return int(re.sub(r"\D", "", text))
+    match = _TOTAL.search(text) or _OF_TOTAL.search(text)
+    digits = re.sub(r"\D", "", match.group(1)) if match else ""
+    return int(digits) if digits else None
 
 
 def shown_range(page: ResultPage) -> tuple[int, int, int] | None:

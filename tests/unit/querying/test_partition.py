@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, cast
 import pytest
 
 from deepcrawl.querying import Ledger, partition
-from deepcrawl.querying.events import QueryEvent
+from deepcrawl.querying.events import PageRead, QueryEvent
 from deepcrawl.querying.lists import list_key
-from deepcrawl.querying.partition import cut_lists
+from deepcrawl.querying.partition import Partitioner, cut_lists
 
 from .answers import list_event
 from .fake_search import FakeSearch, fake_query_loop
@@ -83,6 +83,29 @@ def test_the_empty_querys_list_ended_short_of_the_records_known_is_cut() -> None
     word.apply(list_event("tea", ids[:100], total=300))  # a word need not match every record
     word.apply(QueryEvent.of("red", ids[90:140]))
     assert cut_lists(word, settings) == []
+
+
+def test_the_empty_querys_list_of_other_kinds_only_is_cut_and_split_past_the_values_asked() -> None:
+    """A site-wide search lists its news first: the empty query's first page shows 100 news
+    and none of the records, of 1,200 matches. No list of it is kept (no record was on it),
+    yet it is the list of everything: it is cut, and split by the category field — past the
+    value the setup phase tried already."""
+    settings = settings_of()
+    news = tuple((f"http://site/news/{i}", "", None) for i in range(100))
+    pages = (PageRead(1, news, total=1200, ended=True),)
+    results = tuple((url, text, rid, 1) for url, text, rid in news)
+    ledger = Ledger()
+    ledger.apply(QueryEvent("", pages, results, total=1200))
+    assert "" not in ledger.lists
+    ledger.apply(list_event("", [f"http://site/r{i}" for i in range(40)], total=40,
+                            values=(("cat", "a"),)))  # fmt: skip
+    ledger.apply(QueryEvent.of("red", [f"http://site/r{i}" for i in range(30, 60)]))
+    assert cut_lists(ledger, settings) == [""]
+    splits = Partitioner(settings, {"cat": CATS})
+    splits.remember("")
+    splits.remember("", {"cat": "a"})
+    asked = [part.key for part in iter(lambda: splits.next(ledger), None)]
+    assert asked == [list_key("", {"cat": c}) for c in CATS[1:]]
 
 
 def test_a_field_whose_sub_lists_bring_nothing_is_left_after_its_trial(

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from deepcrawl.querying.events import QueryEvent, RecordRead
+from deepcrawl.querying.events import PageRead, QueryEvent, RecordRead
 from deepcrawl.querying.ledger import Ledger
 from deepcrawl.querying.loop import QueryLoop
 from deepcrawl.querying.size import capped_lists, everything_listed, overflow_rate, size_estimate
@@ -125,3 +125,31 @@ def test_the_progress_figure_is_what_the_final_line_would_say() -> None:
     for n in range(3):  # three lists since, none showing a record outside it: the stop holds
         loop.apply(QueryEvent.of(f"w{n}", records[n * 5 : n * 5 + 5]))
     assert loop.figures.records_estimated == 60
+
+
+def _site_wide(word: str, records: list[str], others: int, total: int) -> QueryEvent:
+    """A site-wide search's list read to its end at its cap: ``records`` among ``others``
+    entries of other kinds (no record of the crawl's), ten a page, reporting ``total``."""
+    links = [(rid, "", rid) for rid in records] + [
+        (f"http://site/news/{word}/{i}", "", None) for i in range(others)
+    ]
+    chunks = [links[i : i + 10] for i in range(0, len(links), 10)]
+    pages = tuple(
+        PageRead(n, tuple(chunk), total=total if n == 1 else None, ended=n == len(chunks))
+        for n, chunk in enumerate(chunks, 1)
+    )
+    results = tuple(
+        (url, text, rid, page.number) for page in pages for url, text, rid in page.links
+    )
+    return QueryEvent(word, pages, results, cap=len(pages), result_pages=len(pages), total=total)
+
+
+def test_a_site_wide_search_capping_its_entries_caps_lists_of_varying_records() -> None:
+    # the search shows 30 entries of any list, news among the records: each list's records
+    # differ in number, its entries do not
+    ledger = Ledger()
+    for q, records in enumerate((10, 14, 7)):
+        ids = [f"http://site/r{q}-{i}" for i in range(records)]
+        ledger.apply(_site_wide(f"w{q}", ids, 30 - records, total=100))
+    assert {read.shown for read in ledger.lists.values()} == {10, 14, 7}
+    assert capped_lists(ledger) == {"w0", "w1", "w2"}

@@ -7,6 +7,8 @@ import re
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
+import pytest
+
 from deepcrawl.browser.base import Fetcher
 from deepcrawl.fetch.gate import Gate
 from deepcrawl.fetch.held import HeldPages
@@ -82,6 +84,20 @@ def test_json_results_are_the_longest_list_of_objects_naming_a_url() -> None:
     assert empty.total == 0
     assert parse_data_page("<html>not json</html>", BASE) is None
     assert parse_data_page(json.dumps({"status": "ok"}), BASE) is None
+
+
+@pytest.mark.parametrize(
+    ("total", "read"),
+    [("93 results", 93), ("about 1,204 matches", 1204), ("1,204", 1204), ("many", None),
+     (True, None)],
+)  # fmt: skip
+def test_a_total_written_as_text_is_read_as_a_page_reports_it(
+    total: object, read: int | None
+) -> None:
+    body = json.dumps({"entries": [{"url": "/a/1", "title": "A"}], "total": total})
+    page = parse_data_page(body, BASE)
+    assert page is not None
+    assert page.total == read
 
 
 class JsonSite(Fetcher):
