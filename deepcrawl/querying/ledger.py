@@ -208,7 +208,14 @@ class Ledger:
 
     def _query(self, event: QueryEvent) -> None:
         key = list_key(event.word, event.values)
-        cut = self.reads_on and event.capped and (event.error or "").startswith(PAGE_CAP_NOTE)
+        # cut by a page cap: the setup phase's, or any cutting the list of everything (whose
+        # pages past the cut no other list holds)
+        everything = not event.word and not event.values
+        cut = (
+            self.reads_on
+            and (event.capped or everything)
+            and (event.error or "").startswith(PAGE_CAP_NOTE)
+        )
         before = self._before(event, key)
         self._keep(event, key, before)
         self.largest_total = max(self.largest_total, event.total or 0)

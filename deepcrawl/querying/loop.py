@@ -251,6 +251,7 @@ class QueryLoop:
             result.pages, len(result.result_links),
             "no count of" if result.total_results is None else result.total_results,
         )  # fmt: skip
+        reader.note_cap(result)
         if self._on_result is not None:  # before its links are counted
             self._on_result(result)
         event = QueryEvent.answered(

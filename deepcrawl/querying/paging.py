@@ -43,14 +43,14 @@ from deepcrawl.querying.events import PageRead
 from deepcrawl.querying.lists import list_key
 from deepcrawl.querying.totals import beyond_known, page_cap, records_total, unknown_left
 from deepcrawl.search.pagination import next_page
-from deepcrawl.search.results import total_results
+from deepcrawl.search.results import PAGE_CAP_NOTE, total_results
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection
 
     from deepcrawl.querying.events import Values
     from deepcrawl.querying.view import LedgerView
-    from deepcrawl.search.results import ResultPage
+    from deepcrawl.search.results import QueryResult, ResultPage
     from deepcrawl.settings import Settings
 
 __all__ = ["Asked", "ListReader", "page_read"]
@@ -256,14 +256,26 @@ class ListReader:
         return self.more
 
     @property
+    def at_cap(self) -> bool:
+        """Whether its reading stopped at its page cap (:attr:`cap`) with its list going on."""
+        return not self.more and not self.ended and 0 < self.cap <= self.pages
+
+    def note_cap(self, result: QueryResult) -> None:
+        """Note on ``result`` that this reader stopped its list at its page cap, as the search
+        notes its own cap: a list cut short all the same, to read on where that pays."""
+        if result.outcome == "ok" and result.error is None and self.at_cap:
+            result.error = f"{PAGE_CAP_NOTE} ({self.pages} result pages)"
+
+    @property
     def key(self) -> str:
         """Its list's key in the ledger (:func:`~deepcrawl.querying.partition.list_key`)."""
         return list_key(self.word, self.values)
 
     @property
     def cap(self) -> int:
-        """Result pages this list is read to at most, by its total (:func:`page_cap`)."""
-        return page_cap(self.ledger, self.settings, self.total, self.size)
+        """Result pages this list is read to at most: its pages read before (``skip``: a list
+        read on, or read again) and as many as its total allows (:func:`page_cap`) past them."""
+        return self.skip + page_cap(self.ledger, self.settings, self.total, self.size)
 
     def _unknown_left(
         self, shown: Collection[str], sample: Collection[str] | None = None, *, scaled: bool = True

@@ -277,14 +277,19 @@ class DataSearch(QueryBackend):
             fresh = [(u, t) for u, t in data.links if u not in links]
             for link_url, text in fresh:
                 links[link_url] = ResultLink(url=link_url, text=text, page=result.pages)
-            # the count as a page would show it, for the paging control (which sees every page)
-            count = [f"{data.total} results"] if data.total is not None else []
-            page = ResultPage(url=url, blocks=count, links=[Link(u, t) for u, t in data.links])
-            wanted = more is None or more(page, result.pages)
             done = data.total is not None and len(links) >= data.total
-            if not fresh or done or not wanted:
+            following = None if not fresh or done else _next_url(url, len(data.links))
+            # the page as a page would show it, for the paging control (which sees every page):
+            # its count, and its way on where the list goes on (the request of the next page)
+            count = [f"{data.total} results"] if data.total is not None else []
+            shown = [Link(u, t) for u, t in data.links]
+            if following is not None:
+                shown.append(Link(following, "Next", rel="next"))
+            page = ResultPage(url=url, blocks=count, links=shown)
+            wanted = more is None or more(page, result.pages)
+            if following is None or not wanted:
                 break
-            url = _next_url(url, len(data.links))
+            url = following
         else:  # not ended by the results: by the cap, when a next page was there
             if url is not None and result.pages >= cap:
                 result.error = f"{PAGE_CAP_NOTE} ({cap} result pages)"

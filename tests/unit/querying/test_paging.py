@@ -239,3 +239,30 @@ def test_the_fold_reads_a_list_as_its_reader_read_it() -> None:
     assert (kept.total, kept.size, kept.pages, kept.shown) == (25, 10, 3, len(live.shown))
     assert kept.complete
     assert ledger.first_shown["red"] == live.fresh_ids
+
+
+def test_a_list_stopped_at_its_readers_cap_is_cut_and_the_list_of_everything_read_on() -> None:
+    # no total: the reader's cap is ``querying.max_result_pages``; every page brings new
+    # records, so only the cap stops it — a cut list, however high the search's own cap
+    from deepcrawl.search.results import QueryResult
+
+    settings = Settings.model_validate({"querying": {"max_result_pages": 2}})
+    ledger = Ledger(settings, reads_on=True)
+    reader = ListReader(ledger, settings, "", threshold=1.0)
+    pages = [_page(n, [f"r{n}-{i}" for i in range(10)], total=None, last=False) for n in (1, 2)]
+    assert [reader.read(page) for page in pages] == [True, False]
+    assert reader.at_cap
+    result = QueryResult(keyword="", pages=2)
+    reader.note_cap(result)
+    assert result.error == f"{PAGE_CAP_NOTE} (2 result pages)"
+    # the empty query's list, cut in the normal phase, is read on past its pages read
+    ledger.apply(_event(reader, *pages, error=result.error))
+    assert ledger.unfinished == {"": 2}
+    on = ListReader(ledger, settings, "", skip=2, threshold=1.0)
+    assert on.cap == 4  # its pages read before, and a cap's worth past them
+    word = Ledger(settings, reads_on=True)
+    word.apply(_event(_reader(word), *pages, error=result.error))  # a word's list: not so
+    assert word.unfinished == {}
+    ended = ListReader(ledger, settings, "blue", threshold=1.0)
+    ended.read(_page(1, ["b1"], total=None, last=True))
+    assert not ended.at_cap

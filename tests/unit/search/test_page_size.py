@@ -23,7 +23,7 @@ from deepcrawl.search.page_size import (
     page_size_param,
     with_page_size,
 )
-from deepcrawl.search.results import QueryResult, ResultLink
+from deepcrawl.search.results import QueryResult, ResultLink, ResultPage
 from deepcrawl.search.template import TemplateSearch, UrlTemplate, carries
 from deepcrawl.settings import PolitenessSettings
 
@@ -157,6 +157,25 @@ async def test_data_search_checks_raises_the_page_size_and_pages_by_offset() -> 
     stopped = await search.query("tea", more=lambda _page, number: number < 1)
     assert stopped.pages == 1
     assert len(stopped.result_links) == 50
+
+
+async def test_each_data_page_names_its_next_request_while_the_list_goes_on() -> None:
+    # a data response shows no pager: the page the paging control sees names the request of
+    # the next page as a page's "next" link would, and the last page none (its list's end)
+    site = JsonSite()
+    search = DataSearch.from_result(browser_result("tea"), site)
+    assert search is not None
+    seen: list[list[str]] = []
+
+    def more(page: ResultPage, _number: int) -> bool:
+        seen.append([link.url for link in page.links if link.rel == "next"])
+        return True
+
+    result = await search.query("tea", more=more)
+    assert result.pages == 10
+    assert seen[0] == [f"{BASE}/api/search?q=tea&offset=10"]
+    assert seen[-1] == []  # 95 of 95: no next request
+    assert all(len(nexts) == 1 for nexts in seen[:-1])
 
 
 async def test_data_search_refuses_a_mismatch_and_keeps_to_the_crawls_gate() -> None:
