@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from deepcrawl.keywords.estimate import chapman, lists_estimate
+from deepcrawl.querying.totals import records_total
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Sequence
@@ -110,7 +111,12 @@ def size_estimate(ledger: Ledger) -> SizeEstimate:
     whole = _whole_lists(ledger, capped)
     if whole is not None:
         return SizeEstimate(max(whole, float(reached)), "whole lists")
-    floor = max(float(ledger.largest_total), float(reached))
+    # the most records a list's total counts (a site-wide search's totals count other kinds)
+    largest = max(
+        (records_total(ledger, lst.total, lst.per_page) or 0 for lst in ledger.lists.values()),
+        default=0,
+    )
+    floor = max(float(largest), float(reached))
     if capped and (ratio := totals_estimate(ledger)) is not None:
         return SizeEstimate(max(ratio, floor), "capped lists, by the fetched texts")
     rate = overflow_rate(ledger)
@@ -174,10 +180,15 @@ def totals_estimate(ledger: Ledger) -> float | None:
 
 
 def overflow_rate(ledger: Ledger) -> float | None:
-    """The matches the lists reported over the records they showed (Lu's overflow rate), over
-    the lists with a total; None where none has one."""
-    matched = sum(max(read.total, read.shown) for read in ledger.lists.values() if read.shown)
-    shown = sum(read.shown for read in ledger.lists.values())
+    """The matches the lists reported over the entries they showed (Lu's overflow rate), over
+    the lists with a total; None where none has one. Entries of every kind where the ledger
+    counted them (a site-wide search's totals count its other kinds too), else records."""
+    matched = shown = 0
+    for key, read in ledger.lists.items():
+        if read.shown:
+            entries = ledger.entries.get(key, read.shown)
+            matched += max(read.total, entries)
+            shown += entries
     return matched / shown if shown else None
 
 

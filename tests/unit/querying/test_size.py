@@ -153,3 +153,28 @@ def test_a_site_wide_search_capping_its_entries_caps_lists_of_varying_records() 
         ledger.apply(_site_wide(f"w{q}", ids, 30 - records, total=100))
     assert {read.shown for read in ledger.lists.values()} == {10, 14, 7}
     assert capped_lists(ledger) == {"w0", "w1", "w2"}
+
+
+def test_a_site_wide_searchs_totals_floor_the_size_at_the_records_they_count() -> None:
+    # capped at 30 entries: one list of records alone (ten a page), and lists where news
+    # fill seven entries of ten — their totals of 1,000 count 300 records
+    ledger = Ledger()
+    overlap = [f"http://site/r{i}" for i in range(30)]
+    ledger.apply(_site_wide("all", [f"http://site/r{i}" for i in range(30)], 0, total=40))
+    for q in range(2):
+        records = [*overlap[q * 5 : q * 5 + 3], *overlap[q * 5 + 10 : q * 5 + 16]]
+        links = [(rid, "", rid) for rid in records] + [
+            (f"http://site/news/{q}/{i}", "", None) for i in range(21)
+        ]
+        mixed = [links[i] for i in sorted(range(30), key=lambda i: (i % 10 >= 3, i))]
+        pages = tuple(
+            PageRead(n + 1, tuple(mixed[n * 10 : n * 10 + 10]), total=1000 if n == 0 else None,
+                     ended=n == 2)
+            for n in range(3)
+        )  # fmt: skip
+        results = tuple((u, t, rid, p.number) for p in pages for u, t, rid in p.links)
+        ledger.apply(QueryEvent(f"w{q}", pages, results, cap=3, result_pages=3, total=1000))
+    assert capped_lists(ledger) == {"all", "w0", "w1"}
+    size = size_estimate(ledger)
+    assert size.value is not None
+    assert size.value < 1000  # the raw total is no floor
