@@ -20,6 +20,7 @@ crawl's query loop (:mod:`deepcrawl.querying`), the setup phase of a crawl, ``de
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -64,6 +65,13 @@ __all__ = [
     "query_page",
     "render_forms",
 ]
+
+#: Queries with results whose first page is put to the plain-HTTP paths (a template, the page's
+#: data request, a replayed submission) before the browser serves the rest: a script's data
+#: request may go out after the page looked settled, and a first trial miss it.
+PLAIN_TRIALS = 3
+
+logger = logging.getLogger(__name__)
 
 #: Madhavan et al.'s distinctness threshold: a field is informative when at least this share of
 #: its sampled values give result pages no other value gave.
@@ -256,7 +264,8 @@ class FormSearch(AsyncResource, QueryBackend):
         self.check: TemplateCheck | None = None
         self._http = http
         self._own_http: HttpFetcher | None = None
-        self._tried = False
+        self._trials = 0
+        """Queries whose first page was put to the plain-HTTP paths (:data:`PLAIN_TRIALS`)."""
         self._tried_empty = False
 
     async def open(self) -> None:
@@ -382,21 +391,26 @@ class FormSearch(AsyncResource, QueryBackend):
             return result
         if not keyword.strip() and max_pages != 1:
             return await self._query_empty(keyword, values, max_pages=max_pages, more=more)
-        if self._tried or not keyword.strip():
+        if self._trials >= PLAIN_TRIALS or not keyword.strip():
             return await self.filler.query(keyword, values, max_pages=max_pages, more=more)
-        # The first query with results: its first page only, by browser, to learn whether a
+        # The first queries with results: the first page only, by browser, to learn whether a
         # plain-HTTP path gives the same; its other pages then come the cheapest way. A query
         # of one page is tried too: the lists the setup phase cuts at their first page are
         # read on later, each from its second page, and the trial would cost a render then.
         first = await self.filler.query(keyword, values, max_pages=1)
         if first.outcome != "ok" or not first.submitted:
             return first
-        self._tried = True
+        self._trials += 1
         await self._try_template(first)
         if self.template is None:
             await self._try_data(first)
         if self.template is None and self.data is None:
             await self._try_replay(first)
+        if self.template is None and self.data is None and self.replay is None:
+            logger.info(
+                "no plain-HTTP path to the results of %r (%d data requests seen); trial %d of %d",
+                keyword, len(first.data_urls), self._trials, PLAIN_TRIALS,
+            )  # fmt: skip
         if max_pages == 1 or (more is not None and not more(_first_page(first), 1)):
             return first
         return await self._query(keyword, values, max_pages=max_pages, more=more, resume=resume)
