@@ -268,8 +268,12 @@ class FormReplay(QueryBackend):
 
     def _submission(self, form: Form, keyword: str, values: Mapping[str, str]) -> Submission:
         """The search's submission from ``form`` as a page shows it: the keyword in the query
-        field, ``values`` set, the group's own button pressed."""
-        chosen = {**page_size_choice(form), **values} if self.largest_page_size else dict(values)
+        field, ``values`` set, the group's own button pressed. Its selects not in ``values`` take
+        the form's own choices, not those a result page echoes: the category the query before
+        chose, left selected on its answer, would narrow this one."""
+        own = {f.name: f.value for f in self.form.fields if f.name and f.tag == "select"}
+        chosen = {**own, **page_size_choice(form)} if self.largest_page_size else own
+        chosen.update(values)
         if self.query_field:
             chosen[self.query_field] = keyword
         button = next((s for s in form.submits if not s.disabled), None)

@@ -206,3 +206,46 @@ async def test_the_search_asks_for_the_largest_page_as_the_browsers_filler_does(
         await replay.query("tea")
         assert dict(site.posted[0].fields)["per_page"] == size
         assert dict(site.posted[0].fields)["q"] == "tea"
+
+
+class EchoingSite(Fetcher):
+    """A POST search whose answer shows the form again with the category it was sent selected."""
+
+    FORM = """<html><body><form method="post" action="/search"><input name="q">
+    <select name="category"><option value="">All</option><option value="maps"{maps}>maps</option>
+    <option value="notes"{notes}>notes</option></select>
+    <select name="year"><option value="">Any</option><option value="2024"{y2024}>2024</option>
+    </select><input type="submit" value="Search"></form></body></html>"""
+
+    def __init__(self) -> None:
+        self.posted: list[dict[str, str]] = []
+
+    def _page(self, sent: dict[str, str]) -> FetchedPage:
+        marks = {"maps": "", "notes": "", "y2024": ""}
+        if sent.get("category") in ("maps", "notes"):
+            marks[sent["category"]] = " selected"
+        if sent.get("year") == "2024":
+            marks["y2024"] = " selected"
+        return FetchedPage(URL, URL, 200, "text/html", self.FORM.format(**marks), [])
+
+    async def fetch(self, url: str) -> FetchedPage:
+        return self._page({})
+
+    async def submit(self, submission: Submission) -> FetchedPage:
+        sent = dict(submission.fields)
+        self.posted.append(sent)
+        return self._page(sent)
+
+
+async def test_a_select_the_answer_left_chosen_takes_the_forms_own_choice_again() -> None:
+    # the answer to category=notes shows notes selected; the next query, by year, must not
+    # send notes with it: the form's own choice ("All") goes instead
+    site = EchoingSite()
+    form = parse_forms(EchoingSite.FORM.format(maps="", notes="", y2024=""), URL)[0]
+    replay = FormReplay(form, site, "q", max_pages=1)
+    await replay.query("", {"category": "notes"})
+    await replay.query("", {"year": "2024"})
+    assert [(sent["category"], sent["year"]) for sent in site.posted] == [
+        ("notes", ""),
+        ("", "2024"),
+    ]
