@@ -42,6 +42,7 @@ from deepcrawl.records.like import check_like_layout, served_html
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 
+    from deepcrawl.classify.layout import Layout
     from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.prototypes import KindEvidence, LabelSession, Prototype, ShownLink
     from deepcrawl.records.like import LikeLayout
@@ -66,6 +67,8 @@ PICK_FIELDED_SHARE = 0.2
 PICK_MIN_FIELDS = 2
 #: Pages of a kind its fields are read from (:func:`~deepcrawl.page.fields.page_fields`).
 FIELD_SAMPLES = 2
+#: Typical pages of a sibling kind compared with the example before it is left apart.
+JOIN_SAMPLES = 2
 
 logger = logging.getLogger(__name__)
 
@@ -368,7 +371,9 @@ async def _join_siblings(
 
     The widening samples a sibling's pages as they come, and one sample that is the sibling's
     index page (a namespace's start page) keeps it out; a record's own page, chosen as the
-    kind's example is, says what the sibling holds.
+    kind's example is, says what the sibling holds. The typical link itself may be the index
+    (shown by as few queries as a record): the next link shown is looked at too
+    (:data:`JOIN_SAMPLES`), and one of them looking alike joins the sibling.
     """
     reference, label = layout.check.reference, session.labels().get(layout.check.prototype.id)
     if reference is None or label is None:
@@ -380,16 +385,27 @@ async def _join_siblings(
     for sibling in siblings[:WIDEN_MAX]:
         if sibling.id in labelled or sibling.id not in candidates:
             continue
-        page = await fetch(_example(session, candidates[sibling.id], links))
-        if page is None or page.status >= 400 or not page.is_html:
-            continue
-        found = layout_of(served_html(page))
-        if found is not None and similarity(found, reference) >= MIN_SIMILARITY:
+        typical = _shown(session, candidates[sibling.id], links)[:JOIN_SAMPLES]
+        if await _one_alike(typical, reference, fetch):
             session.label(sibling.id, label[0], relevant=label[1])
             joined.append(sibling)
             logger.info("prototype %s labelled like %s (a page of it looks alike)",
                         sibling.regex, layout.check.example)  # fmt: skip
     return joined
+
+
+async def _one_alike(
+    urls: Sequence[str], reference: Layout, fetch: Callable[[str], Awaitable[FetchedPage | None]]
+) -> bool:
+    """Whether one of the pages of ``urls`` (fetched in turn) looks like ``reference``."""
+    for url in urls:
+        page = await fetch(url)
+        if page is None or page.status >= 400 or not page.is_html:
+            continue
+        found = layout_of(served_html(page))
+        if found is not None and similarity(found, reference) >= MIN_SIMILARITY:
+            return True
+    return False
 
 
 def _records(kind: PickedKind) -> str:

@@ -105,6 +105,15 @@ async def test_a_sibling_whose_typical_page_looks_like_the_example_joins_the_kin
         assert session.labels()[sibling.id] == ("a", True)
         session.unlabel([sibling.id])
         assert await _join_siblings(session, layout, links, {}, lambda u: fetch(u, INDEX)) == []
+        # its typical link is its index (as few queries show it as a record): the next one
+        # shown, a record, joins it
+        asked.clear()
+
+        async def index_first(url: str) -> FetchedPage:
+            return await fetch(url, RECORD.format(t="B two") if asked else INDEX)
+
+        assert await _join_siblings(session, layout, links, {}, index_first) == [sibling]
+        assert len(asked) == 2
 
 
 async def test_the_kinds_are_judged_on_the_urls_their_records_are_known_by(
