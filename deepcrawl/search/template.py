@@ -181,7 +181,7 @@ class TemplateCheck:
         browser: the browser's result URLs on the first page.
         http: plain HTTP's result URLs on the first page.
         url: the URL fetched.
-        error: why the fetch failed, if it did.
+        error: why the fetch failed, if it did (an error status: the server refused it).
     """
 
     passed: bool
@@ -237,7 +237,8 @@ class TemplateSearch(QueryBackend):
         got = frozenset(link.url for link in links if link.role == "result")
         got -= self._adopt_chrome(browser, page, got - wanted)
         same = compared(wanted) <= compared(got) if superset else compared(got) == compared(wanted)
-        return TemplateCheck(bool(wanted) and same, wanted, got, url)
+        refused = f"HTTP status {fetched.status}" if fetched.status >= 400 else None
+        return TemplateCheck(bool(wanted) and same and not refused, wanted, got, url, refused)
 
     def _turned(self, fetched: FetchedPage, trigger: Trigger, visited: set[str]) -> str:
         """The next page's URL where a GET form's own button turns the page; empty when the

@@ -110,22 +110,26 @@ def _read_until(fd: int, wanted: bytes | None, process: subprocess.Popen[bytes])
     raise AssertionError(f"never saw {wanted!r}: {seen.decode(errors='replace')[-2000:]}")
 
 
-def test_two_kinds_that_tie_are_both_named(
+def test_two_kinds_of_one_size_are_told_apart_by_the_fields_their_pages_show(
     fixture_server: Callable[..., FixtureServer], tmp_path: Path
 ) -> None:
-    # a help desk's search lists as many knowledge-base articles as cases, one of each in turn
+    # a help desk's search lists as many knowledge-base articles as cases, one of each in turn:
+    # their counts tie, but a case's page shows its fields and an article's its prose
     server = fixture_server("helpdesk", records=60, seed=3)
     out = tmp_path / "out"
     done = run_deepcrawl(tmp_path, "crawl", server.url + "/", "--db", "sqlite:///c.db",
                          "--out", str(out), "--max-pages", "5")  # fmt: skip
     assert done.returncode == 0, done.stderr
     line = next(x for x in done.stderr.splitlines() if x.startswith("records picked"))
-    assert "two kinds tie: " in line, line
-    assert "/case/‹number›" in line and "/kb/‹number›" in line, line  # noqa: PT018
-    assert "--records all" in line
+    assert line.startswith("records picked with no example: /case/‹number›"), line
+    assert "its pages showing the record fields " in line, line
+    assert "runner-up /kb/‹number›" in line, line
+    assert "--like " in line, line  # the other kind's example, to take it instead
     picked = json.loads((out / "stats.json").read_text())["picked"]
-    assert picked["tie"] is True
-    assert {picked["kind"], picked["runner_up"]["kind"]} == {"/case/‹number›", "/kb/‹number›"}
+    assert picked["tie"] is False
+    assert (picked["kind"], picked["runner_up"]["kind"]) == ("/case/‹number›", "/kb/‹number›")
+    assert picked["fields"]
+    assert picked["runner_up"]["fields"] == []
 
 
 def test_records_all_takes_the_tickets_and_the_wiki_pages(

@@ -22,13 +22,14 @@ def _result(keyword: str, **fields: Any) -> QueryResult:
     return QueryResult(keyword=keyword, links=links, pages=1, submitted=["x"], **fields)
 
 
-def _fake(search: FormSearch, found_at: int | None) -> list[str]:
-    """The browser answers every query; the data path is found on trial ``found_at``."""
+def _fake(search: FormSearch, found_at: int | None, seen: tuple[str, ...] = ()) -> list[str]:
+    """The browser answers every query (its page sent the data requests ``seen``); the data
+    path is found on trial ``found_at``."""
     calls: list[str] = []
 
     async def browser(keyword: str, *_a: object, **_k: object) -> QueryResult:
         calls.append(f"browser {keyword}")
-        return _result(keyword)
+        return _result(keyword, data_urls=list(seen))
 
     async def nothing(result: QueryResult) -> None:
         return None
@@ -64,3 +65,9 @@ async def test_the_plain_paths_are_tried_on_the_first_queries_until_one_is_found
     for word in ("ash", "elm", "oak"):
         await found.query(word, max_pages=1)
     assert calls == ["browser ash", "trial ash", "browser elm", "trial elm", "data oak"]
+    # a data request seen and not taken: a later trial would see the same, and none is made
+    seen = _search()
+    calls = _fake(seen, None, ("http://register.test/api?q=ash",))
+    for word in ("ash", "elm"):
+        await seen.query(word, max_pages=1)
+    assert [c for c in calls if c.startswith("trial")] == ["trial ash"]
