@@ -68,8 +68,8 @@ __all__ = [
 
 #: Queries with results whose first page is put to the plain-HTTP paths (a template, the page's
 #: data request, a replayed submission) before the browser serves the rest: a script's data
-#: request may go out after the page looked settled, and a first trial miss it. A trial that
-#: saw a data request, or whose plain-HTTP request the server refused, settles it.
+#: request may go out after the page looked settled, and a first trial miss it (or see it, and
+#: its check miss its answer). A trial whose plain-HTTP request the server refused settles it.
 PLAIN_TRIALS = 3
 
 logger = logging.getLogger(__name__)
@@ -407,9 +407,8 @@ class FormSearch(AsyncResource, QueryBackend):
             await self._try_data(first)
         if self.template is None and self.data is None:
             await self._try_replay(first)
-        if first.data_urls or (self.check is not None and self.check.error is not None):
-            # a data request seen and not taken, or plain HTTP refused: no trial will differ
-            self._trials = PLAIN_TRIALS
+        if self.check is not None and self.check.error is not None:
+            self._trials = PLAIN_TRIALS  # plain HTTP refused: no later trial will differ
         if self.template is None and self.data is None and self.replay is None:
             logger.info(
                 "no plain-HTTP path to the results of %r (%d data requests seen); trial %d of %d",

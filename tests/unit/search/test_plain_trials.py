@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, cast
 from deepcrawl.search import form_search
 from deepcrawl.search.form_search import FormSearch
 from deepcrawl.search.results import QueryResult, ResultLink
+from deepcrawl.search.template import TemplateCheck
 
 from .test_partitions import _search
 
@@ -22,14 +23,13 @@ def _result(keyword: str, **fields: Any) -> QueryResult:
     return QueryResult(keyword=keyword, links=links, pages=1, submitted=["x"], **fields)
 
 
-def _fake(search: FormSearch, found_at: int | None, seen: tuple[str, ...] = ()) -> list[str]:
-    """The browser answers every query (its page sent the data requests ``seen``); the data
-    path is found on trial ``found_at``."""
+def _fake(search: FormSearch, found_at: int | None) -> list[str]:
+    """The browser answers every query; the data path is found on trial ``found_at``."""
     calls: list[str] = []
 
     async def browser(keyword: str, *_a: object, **_k: object) -> QueryResult:
         calls.append(f"browser {keyword}")
-        return _result(keyword, data_urls=list(seen))
+        return _result(keyword)
 
     async def nothing(result: QueryResult) -> None:
         return None
@@ -65,9 +65,15 @@ async def test_the_plain_paths_are_tried_on_the_first_queries_until_one_is_found
     for word in ("ash", "elm", "oak"):
         await found.query(word, max_pages=1)
     assert calls == ["browser ash", "trial ash", "browser elm", "trial elm", "data oak"]
-    # a data request seen and not taken: a later trial would see the same, and none is made
-    seen = _search()
-    calls = _fake(seen, None, ("http://register.test/api?q=ash",))
+    # plain HTTP refused (a one-time token spent): a later trial would be refused too
+    refused = _search()
+    calls = _fake(refused, None)
+
+    async def refusing(result: QueryResult) -> None:
+        calls.append(f"template {result.keyword}")
+        refused.check = TemplateCheck(False, frozenset(), frozenset(), "u", "HTTP status 403")
+
+    refused._try_template = refusing  # type: ignore[method-assign]
     for word in ("ash", "elm"):
-        await seen.query(word, max_pages=1)
-    assert [c for c in calls if c.startswith("trial")] == ["trial ash"]
+        await refused.query(word, max_pages=1)
+    assert [c for c in calls if c.startswith("template")] == ["template ash"]
