@@ -337,9 +337,8 @@ async def _rival_fields(
     for kind in rivals:
         htmls = []
         for url in _shown(session, kind, links)[:FIELD_SAMPLES]:
-            page = await fetch(url)
-            if page is not None and page.status < 400 and page.is_html:
-                htmls.append(served_html(page))
+            if (html := await _html_of(url, fetch)) is not None:
+                htmls.append(html)
         found[kind.prototype.id] = tuple(sorted(page_fields(htmls)))
         logger.info("kind %s: record fields %s", kind.prototype.regex, found[kind.prototype.id])
     return found
@@ -399,13 +398,19 @@ async def _one_alike(
 ) -> bool:
     """Whether one of the pages of ``urls`` (fetched in turn) looks like ``reference``."""
     for url in urls:
-        page = await fetch(url)
-        if page is None or page.status >= 400 or not page.is_html:
-            continue
-        found = layout_of(served_html(page))
+        html = await _html_of(url, fetch)
+        found = None if html is None else layout_of(html)
         if found is not None and similarity(found, reference) >= MIN_SIMILARITY:
             return True
     return False
+
+
+async def _html_of(url: str, fetch: Callable[[str], Awaitable[FetchedPage | None]]) -> str | None:
+    """The served HTML of the page at ``url``; None when it is no HTML page, or failed."""
+    page = await fetch(url)
+    if page is None or page.status >= 400 or not page.is_html:
+        return None
+    return served_html(page)
 
 
 def _records(kind: PickedKind) -> str:
