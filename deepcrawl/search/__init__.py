@@ -2,6 +2,8 @@
 
 * :mod:`~deepcrawl.search.backend` — :class:`QueryBackend`, the contract of
   ``query(keyword, values, *, max_pages, more)`` that every way of querying declares;
+* :mod:`~deepcrawl.search.form_choice` — which form of a page is its search
+  (:func:`find_search_form`);
 * :mod:`~deepcrawl.search.form_search` — :class:`FormSearch`, which picks how a chosen form is
   queried, query by query;
 * the ways of querying it: :mod:`~deepcrawl.search.filler` (the browser fills and submits the
@@ -25,13 +27,8 @@ from deepcrawl._lazy import lazy_getattr
 if TYPE_CHECKING:
     from deepcrawl.search.backend import QueryBackend
     from deepcrawl.search.filler import FormFiller
-    from deepcrawl.search.form_search import (
-        FormChoice,
-        FormSearch,
-        choose_search_form,
-        find_search_form,
-        query_page,
-    )
+    from deepcrawl.search.form_choice import FormChoice, choose_search_form, find_search_form
+    from deepcrawl.search.form_search import FormSearch, query_page
     from deepcrawl.search.replay import FormReplay
     from deepcrawl.search.report import judge_forms, page_forms
     from deepcrawl.search.results import QueryResult, ResultLink, ResultPage
@@ -56,7 +53,7 @@ __all__ = [
 ]
 
 _LAZY = {
-    "FormChoice": "deepcrawl.search.form_search",
+    "FormChoice": "deepcrawl.search.form_choice",
     "FormFiller": "deepcrawl.search.filler",
     "FormReplay": "deepcrawl.search.replay",
     "FormSearch": "deepcrawl.search.form_search",
@@ -66,8 +63,8 @@ _LAZY = {
     "ResultPage": "deepcrawl.search.results",
     "TemplateSearch": "deepcrawl.search.template",
     "UrlTemplate": "deepcrawl.search.template",
-    "choose_search_form": "deepcrawl.search.form_search",
-    "find_search_form": "deepcrawl.search.form_search",
+    "choose_search_form": "deepcrawl.search.form_choice",
+    "find_search_form": "deepcrawl.search.form_choice",
     "judge_forms": "deepcrawl.search.report",
     "page_forms": "deepcrawl.search.report",
     "query_page": "deepcrawl.search.form_search",

@@ -160,7 +160,7 @@ async def inspect_forms(url: str, settings: Settings, *, browser: bool = True) -
     selected: list[bool] | None = None
     if browser:
         from deepcrawl.browser.pool import BrowserPool
-        from deepcrawl.search.form_search import render_forms
+        from deepcrawl.search.form_choice import render_forms
 
         async with BrowserPool(settings) as pool:
             forms, selected = await render_forms(url, settings, pool)
