@@ -8,7 +8,9 @@ language, the form, robots.txt, where the search is, URL syntax, rendering, size
 2. ``deepcrawl crawl START --like RECORD`` (one record of the seed's truth), or with
    ``example=False`` ``deepcrawl crawl START --auto`` (the start URL alone), runs as a child
    process under a wall-time cap (``bench.zoo_timeout_s``); a crawl that does not stop by
-   itself is killed and said so;
+   itself is killed and said so; one whose error line tells its user to crawl with a flag
+   (``--navigate``, where robots.txt forbids the search: :data:`FOLLOWED_ADVICE`) runs again
+   with it, as the user would, its requests counted with the first's;
 3. its delivered pages, its ``stats.json`` (the stop, the claim of completeness, the size it
    reported) and the server's count give a :class:`ZooRun`, scored against the seed's truth.
 
@@ -94,6 +96,8 @@ class ZooRun:
     """The seed's widget fetches a data file per result shown (the lower harvest bar)."""
     config: dict[str, str] = field(default_factory=dict)
     """The seed's drawn configuration, dimension -> value."""
+    followed: str = ""
+    """The flag the first crawl's error line advised and a second crawl followed, or ``""``."""
 
     @property
     def recall(self) -> float:
@@ -230,22 +234,19 @@ def _crawl_seed(
 ) -> ZooRun:
     """Serve ``seed``, run the crawl as a child under the cap and score it."""
     from deepcrawl_fixtures import FixtureServer
-    from deepcrawl_fixtures.real.process import python_env
 
     config = _config(seed, records)
+    (folder / "crawl.log").unlink(missing_ok=True)
     with FixtureServer("zoo", seed=seed, records=config.records) as site:
         truth = site.truth()
-        how = ("--like", site.url + _example(truth)) if example else ("--auto",)
-        cmd = [
-            *(sys.executable, "-m", "deepcrawl", *override_args(), "crawl", site.url + "/", *how),
-            *("--out", str(folder / "crawl"), "--db", f"sqlite:///{folder / 'crawl.db'}"),
-        ]
+        how = ["--like", site.url + _example(truth)] if example else ["--auto"]
         started = time.perf_counter()
-        with (folder / "crawl.log").open("w") as log:
-            # python_env: the checkout's own code, whatever the working directory
-            proc = subprocess.Popen(cmd, cwd=folder, env=python_env(), stdout=log,
-                                    stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
-            killed = wait_capped(proc, settings.bench.zoo_timeout_s)
+        killed, code = _run_crawl(site.url + "/", how, folder, settings.bench.zoo_timeout_s)
+        followed = _advice(folder / "crawl" / "stats.json") if not killed and code else None
+        if followed is not None:  # the user does what the crawl's last line tells them
+            killed, code = _run_crawl(
+                site.url + "/", [*how, followed], folder, settings.bench.zoo_timeout_s
+            )
         wall = round(time.perf_counter() - started, 1)
         counted = site.stats(log=False)["by_kind"]
     stats_path = folder / "crawl" / "stats.json"
@@ -263,19 +264,56 @@ def _crawl_seed(
         delivered=len(delivered),
         on_record=sum(r is not None for r in shown),
         documents=sum(n for kind, n in counted.items() if kind not in _ASSET_KINDS),
-        stop=(
+        stop=(f"with {followed}: " if followed else "")
+        + (
             f"killed after {settings.bench.zoo_timeout_s:.0f} s"
             if killed
-            else crawl_stop(folder, "crawl", proc.returncode)
+            else crawl_stop(folder, "crawl", code)
         ),
-        stopped=not killed and proc.returncode == 0,
+        stopped=not killed and code == 0,
         claimed_complete=bool(stats.get("complete")),
         reported_size=None if reported is None else float(reported),
         wall_s=wall,
         # a page drawn by a script fetches its entries as data besides the page itself
         data_files=config.rendering == "script",
         config=_dimensions(config),
+        followed=followed or "",
     )
+
+
+#: The flags a crawl's error line may advise, which the bench then follows as a user would:
+#: ``--navigate`` where robots.txt forbids the search and allows lists (``crawler.forbidden``).
+FOLLOWED_ADVICE = ("--navigate",)
+
+
+def _run_crawl(start: str, how: Sequence[str], folder: Path, cap_s: float) -> tuple[bool, int]:
+    """Run ``deepcrawl crawl START HOW…`` as a child into ``folder`` (afresh: its output and
+    database go), under the wall-time cap; (whether it was killed, its exit status)."""
+    from deepcrawl_fixtures.real.process import python_env
+
+    shutil.rmtree(folder / "crawl", ignore_errors=True)
+    (folder / "crawl.db").unlink(missing_ok=True)
+    cmd = [
+        *(sys.executable, "-m", "deepcrawl", *override_args(), "crawl", start, *how),
+        *("--out", str(folder / "crawl"), "--db", f"sqlite:///{folder / 'crawl.db'}"),
+    ]
+    with (folder / "crawl.log").open("a") as log:
+        log.write(f"$ deepcrawl crawl {start} {' '.join(how)}\n")
+        log.flush()
+        # python_env: the checkout's own code, whatever the working directory
+        proc = subprocess.Popen(cmd, cwd=folder, env=python_env(), stdout=log,
+                                stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
+        killed = wait_capped(proc, cap_s)
+    return killed, proc.returncode
+
+
+def _advice(stats_path: Path) -> str | None:
+    """The flag of :data:`FOLLOWED_ADVICE` a failed crawl's error line tells its user to crawl
+    with (``crawl with --navigate to reach the records …``); None where it names none."""
+    if not stats_path.exists():
+        return None
+    error = str(json.loads(stats_path.read_text()).get("error") or "")
+    return next((flag for flag in FOLLOWED_ADVICE if f"crawl with {flag}" in error), None)
 
 
 def _example(truth: GroundTruth) -> str:

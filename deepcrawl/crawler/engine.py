@@ -253,6 +253,7 @@ class Crawl:
         """
         from deepcrawl.browser.pool import BrowserPool
         from deepcrawl.crawler.normal import NormalPhase
+        from deepcrawl.crawler.picking import pick_kind
         from deepcrawl.crawler.records_search import records_search, switch_form
         from deepcrawl.crawler.setup import (
             apply_labels,
@@ -343,7 +344,9 @@ class Crawl:
                         ctx, session, self.like, fetcher, known=examples
                     )
                     if not relevant and not self.like and self.labels_file is None:
-                        pick = await self._pick(ctx, session, fetcher)
+                        pick = await pick_kind(
+                            ctx, session, fetcher, labeller=self.labeller, on_pick=self.on_pick
+                        )
                         if pick is not None:
                             looked_at += pick.pages
                             examples += pick.example_pages
@@ -382,8 +385,12 @@ class Crawl:
 
     def _may_browse(self, ctx: CrawlContext) -> bool:
         """Whether a crawl whose search robots.txt forbids reaches the records through the
-        pages it allows: with ``--navigate``, a ``--like`` example and the start page allowed."""
-        return bool(ctx.settings.crawl.navigate and self.like and ctx.robots.allowed(ctx.start_url))
+        pages it allows: with ``--navigate`` and the start page allowed, and the records' kind
+        known by a ``--like`` example, labels, or the pick (``crawl.auto_label`` not False)."""
+        told = (
+            self.like or self.labels_file is not None or ctx.settings.crawl.auto_label is not False
+        )
+        return bool(ctx.settings.crawl.navigate and told and ctx.robots.allowed(ctx.start_url))
 
     async def _browse(
         self, ctx: CrawlContext, fetcher: Fetcher, sink: Sink, tasks: Supervisor
@@ -392,29 +399,34 @@ class Crawl:
         the example's kind labelled, the lists' records fetched, then the navigate phase.
 
         Raises:
-            SearchForbiddenError: the example's kind is on none of the allowed pages.
+            SearchForbiddenError: the records' kind (the example's, or one the pick takes) is on
+                none of the allowed pages.
         """
-        from deepcrawl.crawler.browse import read_lists
+        from deepcrawl.crawler.browse import browse_lists, read_to_end
         from deepcrawl.crawler.navigate import NavigatePhase
         from deepcrawl.crawler.normal import NormalPhase
-        from deepcrawl.crawler.setup import apply_labels, example_texts, fetch_examples
+        from deepcrawl.crawler.picking import pick_kind
+        from deepcrawl.crawler.setup import example_texts, fetch_examples
         from deepcrawl.storage.frontier import SETUP_SOURCE
 
         ctx.enter("examples")
         examples = await fetch_examples(ctx, fetcher, self.like, held=self.start.examples)
         ctx.enter("reading lists")
-        session, lists = await read_lists(ctx, fetcher, self.start.page, examples, self.like)
-        if not apply_labels(ctx, session, like=self.like, labels_file=self.labels_file):
-            raise SearchForbiddenError(
-                f"robots.txt forbids the search of {ctx.start_url}, and no page it allows "
-                f"links records like {', '.join(self.like)}"
-            )
+        lists, picked = await browse_lists(
+            ctx, fetcher, self.start.page, examples, like=self.like, labels_file=self.labels_file,
+            pick=lambda session, shown: pick_kind(
+                ctx, session, fetcher, labeller=self.labeller, on_pick=self.on_pick, shown=shown
+            ),
+        )  # fmt: skip
         phase = NormalPhase(
             ctx, None, None, fetcher, sink, on_fetch=self.on_fetch, tasks=tasks,
-            examples=example_texts(examples), dispatch=self.dispatch, delivery=self.delivery,
+            examples=example_texts([*examples, *picked]), dispatch=self.dispatch,
+            delivery=self.delivery,
         )  # fmt: skip
-        phase.adopt(examples)
-        for page in lists:
+        phase.adopt([*examples, *picked])
+        pages = [page for read in lists for page in read.pages]
+        pages += await read_to_end(ctx, fetcher, lists, phase.admission.labelled_record)
+        for page in pages:
             phase.admission.enqueue(((link.url, link.text) for link in page.links), SETUP_SOURCE)
         await phase.run()
         await NavigatePhase(phase).run()
@@ -423,44 +435,6 @@ class Crawl:
         full = ctx.budget.spent
         ctx.enter("stopped at max pages" if full else "done")
         return CrawlReport("max_pages" if full else "done", ctx.site.id, ctx.stats)
-
-    async def _pick(
-        self, ctx: CrawlContext, session: LabelSession, fetcher: Fetcher | None
-    ) -> Pick | None:
-        """With no example and no labels: pick the records' kind (:mod:`deepcrawl.crawler
-        .pick`) unless ``crawl.auto_label`` is False, and let the labeller (if any, and unless
-        ``auto_label`` is True) accept it or label otherwise."""
-        from deepcrawl.crawler.setup import setup_fetch
-        from deepcrawl.records.pick import pick_records
-        from deepcrawl.urls import normalise_or_none
-
-        auto = ctx.settings.crawl.auto_label
-        ask = None if auto is True else self.labeller
-        pick = None
-        if auto is not False and fetcher is not None:
-            ctx.enter("picking records")
-            pick = await pick_records(
-                ctx.state.queries(),
-                session,
-                lambda url: setup_fetch(ctx, fetcher, url),
-                every=ctx.settings.crawl.record_kinds == "all",
-                # as the prototypes were learnt: without the parameters learnt to be no part
-                record_url=lambda url: (
-                    url if (n := normalise_or_none(url)) is None else ctx.sessions.drop(n)
-                ),
-            )
-            if pick is not None:
-                ctx.stats.picked = pick.to_dict()
-        if ask is not None:
-            with ctx.stats.waiting():  # the user's time at the prompt is not the crawl's
-                ask(session, pick)
-            if pick is not None:
-                taken = {p.id for kind in pick.taken for p in kind.prototypes}
-                chosen = {pid for pid, (_n, wanted) in session.labels().items() if wanted}
-                ctx.stats.picked = {**pick.to_dict(), "accepted": chosen == taken}
-        elif pick is not None and self.on_pick is not None:
-            self.on_pick(pick)
-        return pick
 
     async def pages(self) -> AsyncGenerator[Record]:
         """Run the crawl and yield each delivered page's record as it comes.

@@ -47,8 +47,8 @@ def still_allowed(
 
     Returns:
         ``"robots.txt still allows 12 of the start page's links (/category/… 10 …): crawl with
-        --navigate and one record page as --like to reach the records through them"`` (the
-        browse needs the example to know the records' kind), or a clause that says it allows
+        --navigate to reach the records through them"`` (with no ``--like`` example the
+        records' kind is picked from the lists it reads), or a clause that says it allows
         none.
     """
     open_links = allowed_links(allowed, start_url, links)
@@ -73,9 +73,9 @@ def still_allowed(
         ways.append(f"the record pages given ({', '.join(open_examples)})")
     if not ways:
         return "robots.txt allows nothing else that leads to records"
-    how = "--navigate" if open_examples else "--navigate and one record page as --like"
     return (
-        f"robots.txt still allows {_join(ways)}: crawl with {how} to reach the records through them"
+        f"robots.txt still allows {_join(ways)}: crawl with --navigate to reach the records "
+        "through them"
     )
 
 

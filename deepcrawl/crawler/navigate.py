@@ -18,6 +18,10 @@ is downloaded, through :class:`GatedFetcher`, the fetcher the strategy is given:
   follows a logout, delete or cart link: it trusts only the records of a labelled kind, whose
   titles may read like anything).
 
+The phase ends when the strategy stops, its budget (``links.navigate_max_requests``) is spent,
+or its last navigation requests — a tenth of the records held, :data:`PATIENCE_SHARE` — reached
+no new record.
+
 The strategy keeps to the crawl's gate (:attr:`Strategy.gate
 <deepcrawl.links.strategy.Strategy.gate>`): the crawl's robots.txt (not read again), one rate
 per host, one count. Its target (its critic) is the same classifier: a page is a target when
@@ -44,9 +48,16 @@ if TYPE_CHECKING:
     from deepcrawl.links.strategy import Strategy
     from deepcrawl.storage import PageRead
 
-__all__ = ["GatedFetcher", "NavigatePhase"]
+__all__ = ["PATIENCE_MIN", "PATIENCE_SHARE", "GatedFetcher", "NavigatePhase"]
 
 logger = logging.getLogger(__name__)
+
+#: The navigation stops once its last navigation requests, as many as this share of the records
+#: the crawl holds (:data:`PATIENCE_MIN` at least), reached no record it did not hold: past the
+#: records the site's lists and links lead to, following links costs requests for none.
+PATIENCE_SHARE = 0.1
+#: The fewest navigation requests without a new record that end the navigation.
+PATIENCE_MIN = 20
 
 #: How long a record fetch waits before it looks at the frontier again (another coroutine
 #: may hold the lease of the URL it waits for).
@@ -157,12 +168,15 @@ class NavigatePhase:
         strategy = self._strategy()
         strategy.gate = ctx.gate  # its fetcher (``GatedFetcher``) sends through it
         start = ctx.stats.pages_fetched
+        held, since = start, self.sent.requests  # the records held, and when the last came
         async with GatedFetcher(self) as fetcher:
             async for _page in strategy.crawl(
                 ctx.start_url, fetcher=fetcher, max_requests=self.budget
             ):
                 ctx.stats.nav_records = ctx.stats.pages_fetched - start
-                if ctx.budget.spent:
+                if ctx.stats.pages_fetched > held:
+                    held, since = ctx.stats.pages_fetched, self.sent.requests
+                if ctx.budget.spent or self.sent.requests - since >= _patience(held):
                     break
         # the links of the records fetched here that the normal phase queued (related records)
         workers, lease_s = self.normal.workers, ctx.settings.crawl.worker_lease_s
@@ -230,3 +244,8 @@ class NavigatePhase:
                 return None  # known to the frontier already, settled without a stored page
             await asyncio.sleep(_POLL_S)  # a back-off, or another coroutine's lease
         return row
+
+
+def _patience(records: int) -> int:
+    """The navigation requests in a row without a new record that end the navigation."""
+    return max(PATIENCE_MIN, round(PATIENCE_SHARE * records))

@@ -23,6 +23,7 @@ import logging
 from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+from urllib.parse import parse_qsl, unquote_plus, urlsplit
 
 from deepcrawl.errors import DeepcrawlError, SearchForbiddenError
 from deepcrawl.keywords.sources import stopwords
@@ -105,6 +106,14 @@ async def records_search(
     for word in words:
         answered_at += 1
         shown = await _answers(search, form, word)
+        if not shown and (sent := _forbidden_query(ctx, word)) is not None:
+            from deepcrawl.crawler.setup import still_allowed_clause
+
+            raise SearchForbiddenError(
+                f"the search of {form.page_url} sends its queries to {sent}, which robots.txt "
+                "forbids: no query is answered; "
+                + still_allowed_clause(ctx, start, [page.final_url for page in examples])
+            )
         if shown is None:
             return None  # cannot tell
         if not shown <= on_page:
@@ -208,6 +217,21 @@ async def _form_on(
     if form.identity in seen:
         return None
     return Candidate(form, verdict, held)
+
+
+def _forbidden_query(ctx: CrawlContext, word: str) -> str | None:
+    """A request the page sent with ``word`` as a parameter's value or a path segment that
+    robots.txt refused (the gate's kept refusals, :attr:`Gate.forbidden
+    <deepcrawl.fetch.gate.Gate.forbidden>`): the search's own request, where a script sends
+    it; None where there is none."""
+    wanted = word.casefold()
+    for url in reversed(ctx.gate.forbidden):
+        parts = urlsplit(url)
+        values = [v.casefold() for _k, v in parse_qsl(parts.query, keep_blank_values=True)]
+        segments = [unquote_plus(s).casefold() for s in parts.path.split("/")]
+        if wanted in values or wanted in segments:
+            return url
+    return None
 
 
 async def _answers(search: QueryBackend, form: Form, word: str) -> set[str] | None:

@@ -39,6 +39,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import logging
+from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit
@@ -61,9 +62,12 @@ if TYPE_CHECKING:
     from deepcrawl.safety import Sender
     from deepcrawl.settings import PolitenessSettings, Settings
 
-__all__ = ["Count", "Gate", "Tally", "open_gate"]
+__all__ = ["FORBIDDEN_KEPT", "Count", "Gate", "Tally", "open_gate"]
 
 logger = logging.getLogger(__name__)
+
+#: The page requests robots.txt refused that the gate keeps (:attr:`Gate.forbidden`).
+FORBIDDEN_KEPT = 16
 
 
 class Tally(Protocol):
@@ -150,6 +154,9 @@ class Gate:
         self.safety = safety or SafetyRule()
         self.submissions = SafetyRule(form_words)
         self.tallies: tuple[Tally, ...] = () if tally is None else (tally,)
+        #: The last page requests robots.txt refused (a script's search request among them):
+        #: shared by every view (:meth:`counting`), as the gate's decisions are.
+        self.forbidden: deque[str] = deque(maxlen=FORBIDDEN_KEPT)
         self._admissions = _Admissions()
 
     def counting(self, tally: Tally) -> Gate:
@@ -249,6 +256,8 @@ class Gate:
         """Why a page's request may not go out — robots.txt, then the safety rule as it judges
         ``sender``'s request — or None (the page's scope is the browser's: its hosts)."""
         why = "disallowed by robots.txt" if not self._robots_allow(url) else None
+        if why is not None:
+            self.forbidden.append(url)
         why = why or self.safety.request_reason(url, method=method, sender=sender)
         if why is not None:
             logger.debug("%s %s from a page (%s): refused, %s", method, url, sender, why)

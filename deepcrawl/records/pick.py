@@ -54,6 +54,7 @@ __all__ = [
     "PICK_TIE",
     "Pick",
     "PickedKind",
+    "pick_kinds",
     "pick_records",
 ]
 
@@ -243,6 +244,32 @@ async def pick_records(
     known = record_url or (lambda url: url)
     links: list[ShownLink] = [(q.row.id, known(u), t, r) for q in queries for u, t, r in q.links]
     searches = {q.row.id: (q.row.submitted_url, q.row.keyword) for q in queries}
+    return await pick_kinds(links, searches, session, fetch, every=every)
+
+
+async def pick_kinds(
+    links: Sequence[ShownLink],
+    searches: Mapping[int, tuple[str, str]],
+    session: LabelSession,
+    fetch: Callable[[str], Awaitable[FetchedPage | None]],
+    *,
+    every: bool = False,
+) -> Pick | None:
+    """Label the records' kind relevant from the links some lists showed: a search's result
+    pages (:func:`pick_records`), or the pages a crawl may browse where it may not search.
+
+    Args:
+        links: each list's links, ``(list id, URL, text, role)``, the URLs as the records are
+            known by.
+        searches: each list's submitted URL and word, by list id (a list no query made is in
+            none: no link of it submits a search again).
+        session: as :func:`pick_records`.
+        fetch: as :func:`pick_records`.
+        every: as :func:`pick_records`.
+
+    Returns:
+        The pick; None when no kind looks like records (nothing is labelled).
+    """
     pages: dict[str, FetchedPage] = {}
 
     async def fetched(url: str) -> FetchedPage | None:

@@ -3,7 +3,7 @@
 The "closed" fixture site forbids ``/search`` (its form's action) and allows its category
 lists and record pages. The crawl sends no query and nothing else robots.txt forbids (the
 server's request log says so), and its one line names the allowed ways to the records and
-``--navigate``.
+``--navigate``; with it the records are reached through the lists, an example given or none.
 """
 
 from __future__ import annotations
@@ -37,10 +37,11 @@ def _forbidden(server: FixtureServer) -> list[str]:
     ]
 
 
-def _crawl(server: FixtureServer, tmp_path: Path, *args: str) -> tuple[int, str]:
+def _crawl(server: FixtureServer, tmp_path: Path, *args: str, like: bool = True) -> tuple[int, str]:
     server.reset_stats()
+    how = ("--like", server.truth().detail_paths[0]) if like else ("--auto",)
     done = run_deepcrawl(
-        tmp_path, "crawl", server.url + "/", "--like", server.truth().detail_paths[0],
+        tmp_path, "crawl", server.url + "/", *how,
         "--db", f"sqlite:///{tmp_path / 'crawl.db'}", "--out", str(tmp_path / "out"), *args,
         timeout=300,
     )  # fmt: skip
@@ -62,11 +63,13 @@ def test_the_line_names_what_robots_txt_still_allows(
     assert not _forbidden(server)
 
 
+@pytest.mark.parametrize("like", [True, False], ids=["like", "no-example"])
 def test_with_navigate_the_records_are_reached_through_the_allowed_pages(
-    fixture_server: ServerFactory, tmp_path: Path
+    fixture_server: ServerFactory, tmp_path: Path, like: bool
 ) -> None:
+    # with no example, the records' kind is picked from what the allowed lists show
     server = fixture_server("closed", records=RECORDS, seed=0)
-    code, stderr = _crawl(server, tmp_path, "--navigate")
+    code, stderr = _crawl(server, tmp_path, "--navigate", like=like)
     assert code == 0, stderr[-3000:]
     truth = server.truth()
     delivered = [json.loads(line)["url"] for line in (tmp_path / "out" / "pages.jsonl").open()]

@@ -47,19 +47,26 @@ def test_a_start_box_that_filters_the_page_leads_to_the_records_search_on_their_
     assert run.passes()["claim_true"], run
 
 
-def test_a_records_search_robots_txt_forbids_behind_a_filtering_start_box_is_named(
+def test_a_records_search_robots_txt_forbids_is_named_and_navigate_browses_the_lists(
     tmp_path: Path,
 ) -> None:
     # seed 6 draws its records' search on inner pages (the start page's box filters projects),
     # and a robots.txt that forbids that search: no query is sent to it, and the one line says
-    # what robots.txt still allows, rather than deliver the projects as records
+    # what robots.txt still allows, rather than deliver the projects as records; the bench then
+    # crawls with --navigate as the line says, and with no example the records' kind is picked
+    # from the allowed lists, which are read to their end
     settings = load_settings().with_overrides(bench={"zoo_timeout_s": 120.0})
     (run,) = run_zoo_bench([6], settings, records=150, out=tmp_path, example=False)
     assert (run.config["placement"], run.config["robots"]) == ("inner", "no-search")
-    assert run.delivered == 0, run
-    assert "only filters the page's own links" in run.stop, run
-    last = (tmp_path / "seed-6" / "crawl.log").read_text().strip().splitlines()[-1]
-    assert "which robots.txt forbids: no query is sent; robots.txt still allows" in last, last
+    log = (tmp_path / "seed-6" / "crawl.log").read_text()
+    first = log.split("$ deepcrawl crawl")[1].strip().splitlines()[-1]
+    assert "which robots.txt forbids: no query is sent; robots.txt still allows" in first, first
+    assert "crawl with --navigate" in first, first
+    assert run.followed == "--navigate", run
+    assert run.stopped, run.stop
+    assert run.recall >= 0.98, run
+    assert run.precision >= 0.99, run
+    assert run.passes()["harvest"], run
 
 
 @pytest.mark.slow

@@ -94,3 +94,30 @@ def test_the_table_json_and_plot(tmp_path: Path) -> None:
     assert data["summary"]["met"]["precision"] == 2
     plot = write_zoo_plot(runs, tmp_path / "zoo.png")
     assert plot.stat().st_size > 1000
+
+
+@pytest.mark.parametrize(
+    ("error", "followed"),
+    [
+        (
+            "robots.txt forbids the search form's action http://h/search: no query is sent; "
+            "robots.txt still allows 1 of the start page's links (/browse): crawl with "
+            "--navigate to reach the records through them",
+            "--navigate",
+        ),
+        (
+            "robots.txt forbids http://h/: robots.txt allows nothing else that leads to records",
+            None,
+        ),
+        (None, None),
+    ],
+)
+def test_the_advice_of_a_failed_crawls_line_is_the_flag_it_names(
+    tmp_path: Path, error: str | None, followed: str | None
+) -> None:
+    from deepcrawl.bench.zoo import _advice
+
+    stats = tmp_path / "stats.json"
+    assert _advice(stats) is None  # no stats: no advice
+    stats.write_text(json.dumps({"status": "failed", "error": error}))
+    assert _advice(stats) == followed

@@ -14,7 +14,7 @@ from rich.console import Console
 
 from deepcrawl.cli._progress import CrawlProgress, plain_line
 from deepcrawl.crawler.context import CrawlStats
-from deepcrawl.crawler.engine import Crawl
+from deepcrawl.crawler.picking import pick_kind
 from deepcrawl.settings import Settings
 
 if TYPE_CHECKING:
@@ -108,8 +108,10 @@ async def test_the_labelling_prompt_counts_as_waiting(monkeypatch: pytest.Monkey
     settings = Settings().with_overrides(crawl={"auto_label": False})  # no pick: only the prompt
     ctx = SimpleNamespace(settings=settings, stats=stats, start_url="http://127.0.0.1:9/")
     session = SimpleNamespace(labels=lambda: labels)
-    crawl = Crawl("http://127.0.0.1:9/", settings=settings, labeller=labeller)
-    assert await crawl._pick(cast("CrawlContext", ctx), cast("LabelSession", session), None) is None
+    picked = await pick_kind(
+        cast("CrawlContext", ctx), cast("LabelSession", session), None, labeller=labeller
+    )
+    assert picked is None
     assert labels == {"p1": ("book", True)}
     assert stats.waiting_s == 30.0
     assert stats.active_s == 0.0
