@@ -147,7 +147,17 @@ async def records_search(
                 "no query is sent; "
                 + still_allowed_clause(ctx, start, [page.final_url for page in examples])
             )
-        if await _reaches_past(ctx, pool, other, words, on_page):
+        reaches, sent = await _reaches_past(ctx, pool, other, words, on_page)
+        if sent is not None:
+            from deepcrawl.crawler.setup import still_allowed_clause
+
+            raise SearchForbiddenError(
+                f"the start page's form {form.action} only filters the page's own links; the "
+                f"search on {url} sends its queries to {sent}, which robots.txt forbids: "
+                "no query is answered; "
+                + still_allowed_clause(ctx, start, [page.final_url for page in examples])
+            )
+        if reaches:
             logger.info(
                 "the records' search is the form of %s (%s %s): its answers reach past the "
                 "start page", url, other.form.method, other.form.action,
@@ -163,9 +173,11 @@ async def _reaches_past(
     candidate: Candidate,
     words: Sequence[str],
     on_page: set[str],
-) -> bool:
+) -> tuple[bool, str | None]:
     """Whether ``candidate``'s first answer to one of ``words`` holds a link the start page
-    does not show (a word it refuses, too short or too common, is no verdict: the next)."""
+    does not show (a word it refuses, too short or too common, is no verdict: the next); and
+    the request robots.txt refused that carried a word it answered nothing to (its script's
+    search request, :func:`_forbidden_query`), or None."""
     from deepcrawl.search.form_search import FormSearch
 
     try:
@@ -176,10 +188,12 @@ async def _reaches_past(
             for word in words:
                 shown = await _answers(search, candidate.form, word)
                 if shown:
-                    return not shown <= on_page
+                    return not shown <= on_page, None
+                if (sent := _forbidden_query(ctx, word)) is not None:
+                    return False, sent
     except DeepcrawlError as exc:
         logger.debug("probing %s: %s", candidate.form.action, exc)
-    return False
+    return False, None
 
 
 async def _drawn(pool: BrowserPool, page: FetchedPage) -> FetchedPage:
