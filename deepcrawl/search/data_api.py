@@ -56,6 +56,8 @@ __all__ = ["DataPage", "DataSearch", "parse_data_page"]
 _URL_KEYS = ("url", "href", "link", "permalink", "path", "uri")
 _TEXT_KEYS = ("title", "name", "headline", "label", "text")
 _TOTAL_KEYS = ("total", "total_results", "totalresults", "total_count", "count", "hits", "found")
+#: Keys a JSON response names its next page's request under (a URL, or a path of the site).
+_NEXT_KEYS = ("next", "next_url", "nexturl", "next_page", "nextpage", "next_page_url")
 _OFFSET_PARAMS = ("offset", "start", "from", "skip")
 _PAGE_PARAMS = ("page", "p", "pg", "pn")
 #: Page-size parameters tried on a data request that carries none (each try costs a request).
@@ -69,10 +71,12 @@ class DataPage:
     Attributes:
         links: ``(absolute URL, title)`` of each result, in order.
         total: the result count it reports, if any.
+        next: the request of the next page where the response names it (absolute), else None.
     """
 
     links: tuple[tuple[str, str], ...]
     total: int | None
+    next: str | None = None
 
 
 def _url_of(item: Mapping[str, Any]) -> str | None:
@@ -133,11 +137,25 @@ def parse_data_page(body: str | bytes, base_url: str) -> DataPage | None:
             if isinstance(value, int) and value >= 0:
                 total = value
                 break
+    following = _named_next(data, base_url)
     if best is None:
         if total == 0 or (isinstance(data, dict) and any(v == [] for v in data.values())):
             return DataPage((), total)
         return None
-    return DataPage(tuple(best), total)
+    return DataPage(tuple(best), total, following)
+
+
+def _named_next(data: object, base_url: str) -> str | None:
+    """The next page's request a JSON response names at its top (``"next": "/api?q=x&page=2"``),
+    absolute; None where it names none (or the end: an empty or null value)."""
+    if not isinstance(data, dict):
+        return None
+    for key, value in data.items():
+        if not isinstance(value, str) or key.casefold() not in _NEXT_KEYS:
+            continue
+        if value.startswith(("/", "http://", "https://", "?")):
+            return urljoin(base_url, value)
+    return None
 
 
 def _next_url(url: str, shown: int) -> str | None:
@@ -192,14 +210,35 @@ class DataSearch(QueryBackend):
         """Whether the data request gives the browser's first-page result links for the same
         keyword (compared as :func:`~deepcrawl.search.template.compared` says: a session id
         the server writes into its links is each client's own); settles the page-size
-        parameter on the way (a few requests)."""
+        parameter on the way (a few requests).
+
+        A page that scrolls or loads more as it settles shows several data pages as its
+        first: the request's pages are read on, as many as the browser's page requested,
+        until they list every link it showed."""
         wanted = compared(link.url for link in browser.result_links if link.page == 1)
         url = self.template.url_for(browser.keyword)
         try:
             first = await self._get(url)
         except FetchError:
             return False
-        if first is None or not wanted or not wanted <= compared(u for u, _t in first.links):
+        if first is None or not wanted:
+            return False
+        listed, page, at = compared(u for u, _t in first.links), first, url
+        for _more in range(1, len(browser.data_urls)):
+            if wanted <= listed:
+                break
+            following = page.next or _next_url(at, len(page.links))
+            if following is None:
+                break
+            try:
+                later = await self._get(following)
+            except FetchError:
+                return False
+            if later is None or not later.links:
+                break
+            listed |= compared(u for u, _t in later.links)
+            page, at = later, following
+        if not wanted <= listed:
             return False
         if self.page_size > len(first.links) and (first.total or 0) > len(first.links):
             await self._settle_size(url, len(first.links))
@@ -278,7 +317,7 @@ class DataSearch(QueryBackend):
             for link_url, text in fresh:
                 links[link_url] = ResultLink(url=link_url, text=text, page=result.pages)
             done = data.total is not None and len(links) >= data.total
-            following = None if not fresh or done else _next_url(url, len(data.links))
+            following = None if not fresh or done else data.next or _next_url(url, len(data.links))
             # the page as a page would show it, for the paging control (which sees every page):
             # its count, and its way on where the list goes on (the request of the next page)
             count = [f"{data.total} results"] if data.total is not None else []

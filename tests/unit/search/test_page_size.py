@@ -16,7 +16,7 @@ from deepcrawl.fetch.politeness import HostLimiter
 from deepcrawl.fetch.robots import RobotsPolicy
 from deepcrawl.page.fetched import FetchedPage, Link
 from deepcrawl.page.form import FieldOption, Form, FormField
-from deepcrawl.search.data_api import DataSearch, parse_data_page
+from deepcrawl.search.data_api import DataPage, DataSearch, parse_data_page
 from deepcrawl.search.page_size import (
     offered_page_size,
     page_size_choice,
@@ -176,6 +176,48 @@ async def test_each_data_page_names_its_next_request_while_the_list_goes_on() ->
     assert seen[0] == [f"{BASE}/api/search?q=tea&offset=10"]
     assert seen[-1] == []  # 95 of 95: no next request
     assert all(len(nexts) == 1 for nexts in seen[:-1])
+
+
+class NamedNextSite(JsonSite):
+    """The JSON search of 95 records whose first request carries no page parameter: each
+    response names the next page's request (``"next": "/api/search?q=tea&page=2"``)."""
+
+    async def fetch(self, url: str) -> FetchedPage:
+        self.fetched.append(url)
+        query = {k: v[0] for k, v in parse_qs(urlsplit(url).query).items()}
+        hits = list(range(1, 96)) if query.get("q") == "tea" else []
+        page = int(query.get("page", "1"))
+        shown = hits[(page - 1) * 10 : page * 10]
+        more = page * 10 < len(hits)
+        data = {
+            "total": f"About {len(hits)} results",
+            "entries": [{"url": f"/story/{i}", "title": f"Story {i}"} for i in shown],
+            "next": f"/api/search?q=tea&page={page + 1}" if more else None,
+        }
+        return FetchedPage(url, url, 200, "application/json", json.dumps(data))
+
+
+async def test_a_data_page_that_names_its_next_request_is_paged_by_it() -> None:
+    # the browser's first page scrolled in two data pages as it settled (20 links): the check
+    # reads the request's pages on, as many as the browser's page asked, before it compares
+    site = NamedNextSite()
+    browser = QueryResult(
+        keyword="tea",
+        links=[ResultLink(url=f"{BASE}/story/{i}", text=f"Story {i}") for i in range(1, 21)],
+        pages=1,
+        data_urls=[f"{BASE}/api/search?q=tea", f"{BASE}/api/search?q=tea&page=2"],
+    )
+    search = DataSearch.from_result(browser, site, page_size=10)
+    assert search is not None
+    assert await search.check(browser)
+    one = browser.model_copy(update={"data_urls": browser.data_urls[:1]})
+    assert not await search.check(one)  # one data page cannot list the browser's twenty
+    site.fetched.clear()
+    result = await search.query("tea")
+    assert (result.outcome, result.pages, result.total_results) == ("ok", 10, 95)
+    assert len(result.result_links) == 95
+    assert site.fetched[1] == f"{BASE}/api/search?q=tea&page=2"
+    assert parse_data_page(json.dumps({"entries": [], "next": None}), BASE) == DataPage((), None)
 
 
 async def test_data_search_refuses_a_mismatch_and_keeps_to_the_crawls_gate() -> None:
