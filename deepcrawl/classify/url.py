@@ -9,7 +9,10 @@ Crawling"): a page that is not wanted is never downloaded. Decisions come in two
    parameter, another id format), a logistic regression over token features of the URL
    (:class:`URLFeatures`), trained on the URLs the prototypes covered. Its probability decides;
    between ``unsure_low`` and ``unsure_high`` the verdict is *unsure*, and the crawl may sample
-   such a URL (download it and check it) rather than guess.
+   such a URL (download it and check it) rather than guess. A variant keeps its kind's fixed
+   path: a URL that leaves a literal segment every URL of each wanted prototype shares
+   (``/people/…`` where the records all read ``/entry/…``) is of another kind, whatever the
+   model scores it — a kind first seen after the prototypes were learnt is no record of theirs.
 
 Both tiers are wrapped in one scikit-learn estimator, :class:`URLClassifier`.
 """
@@ -163,6 +166,7 @@ class URLClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         self.label_of_ = labels
         urls: list[str] = []
         names: list[str] = []
+        wanted: dict[str, set[str]] = {}  # a wanted prototype's training URLs
         for i, raw in enumerate(X):
             try:
                 url = self.normaliser_(raw)
@@ -174,8 +178,12 @@ class URLClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
                 proto = self.matcher_.match(url)
                 label = labels.get(proto) if proto else None
                 name = label[0] if label and label[1] else IRRELEVANT
+                if proto and name != IRRELEVANT:
+                    wanted.setdefault(proto, set()).add(url)
             urls.append(url)
             names.append(name)
+        #: the literal path segments each wanted prototype's URLs share (module docstring)
+        self.fixed_paths_ = [_fixed_segments(members) for members in wanted.values()]
         self.classes_ = np.array(sorted(set(names)))
         self.relevant_labels_ = frozenset(n for n in names if n != IRRELEVANT)
         if len(self.classes_) < 2:
@@ -219,8 +227,19 @@ class URLClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
             for (index, _url), decision in zip(
                 pending, self._model_decisions([u for _, u in pending]), strict=True
             ):
+                if decision.relevant and not self._keeps_a_fixed_path(decision.url):
+                    decision = Decision(decision.url, None, False, decision.score, "model")
                 decisions[index] = decision
         return [d for d in decisions if d is not None]
+
+    def _keeps_a_fixed_path(self, url: str) -> bool:
+        """Whether ``url`` keeps every literal segment of some wanted prototype's URLs (True
+        where no wanted prototype has one to keep: nothing is known of their paths)."""
+        shapes = getattr(self, "fixed_paths_", [])
+        if not shapes:
+            return True
+        segments = set(enumerate(s for s in parse_normalised(url).segments if s))
+        return any(fixed <= segments for fixed in shapes)
 
     def _model_decisions(self, urls: list[str]) -> list[Decision]:
         if self.model_ is None:
@@ -273,3 +292,18 @@ class URLClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
             [d.label if d.relevant and d.label else IRRELEVANT for d in self.decide_many(X)],
             dtype=object,
         )
+
+
+def _fixed_segments(urls: Iterable[str]) -> frozenset[tuple[int, str]]:
+    """The ``(position, segment)`` pairs every one of ``urls`` has in its path, numbers aside
+    (``/entry/a``, ``/entry/b``: ``{(0, "entry")}``); none from fewer than two URLs, which
+    tell a kind's fixed part from its variable one no better than one record does."""
+    paths = [[s for s in parse_normalised(url).segments if s] for url in urls]
+    if len(paths) < 2:
+        return frozenset()
+    first, rest = paths[0], paths[1:]
+    return frozenset(
+        (i, segment)
+        for i, segment in enumerate(first)
+        if not segment.isdigit() and all(len(p) > i and p[i] == segment for p in rest)
+    )

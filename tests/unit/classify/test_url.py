@@ -88,7 +88,27 @@ def test_single_class_training_is_constant() -> None:
     prototyper = Prototyper().fit(urls)
     [proto] = prototyper.prototypes_
     clf = URLClassifier(prototyper.prototypes_, {proto.id: ("book", True)}).fit(urls)
-    assert clf.decide(f"{BASE}/other/x").relevant  # nothing else was ever seen
+    assert clf.decide(f"{BASE}/book/x1.html").relevant  # nothing else was ever seen
+    assert not clf.decide(f"{BASE}/other/x").relevant  # but books all read /book/
+
+
+def test_a_url_leaving_the_wanted_kinds_fixed_path_is_of_another_kind() -> None:
+    # the records are /entry/<slug>; /people/<slug>, first seen after the prototypes were
+    # learnt, scores like them (a slug of words) but leaves the fixed segment they all share
+    words = [
+        f"{a}{b}"
+        for a in ("amber", "cliff", "glen", "moor")
+        for b in ("bay", "dune", "elm", "fern", "kelp")
+    ]
+    urls = [f"{BASE}/entry/{w}-{v}" for w, v in zip(words, reversed(words), strict=True)]
+    urls += [f"{BASE}/", f"{BASE}/browse"]
+    prototyper = Prototyper().fit(urls)
+    entry = next(p for p in prototyper.prototypes_ if "entry" in p.regex)
+    clf = URLClassifier(prototyper.prototypes_, {entry.id: ("entry", True)}).fit(urls)
+    assert clf.decide(f"{BASE}/entry/wet-moss").relevant
+    people = clf.decide(f"{BASE}/people/wet-moss")
+    assert people.score >= clf.unsure_high  # the model alone would take it for a record
+    assert (people.relevant, people.source) == (False, "model")
 
 
 def test_bad_thresholds_are_a_clear_error() -> None:
