@@ -24,7 +24,8 @@ a property of a search, not of a site:
   lacks could only be numbered above them, and would head the lists of its words;
 * :class:`TotalsCovered` (:func:`checked_out`) — a list's reported total, less the fetched
   records holding its word, is what it lacks: the latest lists, by their totals, lack almost
-  nothing (a proof where they lack nothing, else the share they lack estimates the missing);
+  nothing (a proof where they lack nothing; where they lack a few, the lists asked are read
+  deeper first, and the share they lack estimates the missing only once the deepening is off);
 * :class:`CoverageEstimate` (:func:`covered`) — the capture–recapture estimate (Chao's) is
   reached and the last queries brought nothing (off by default; an estimate);
 * :class:`WordsSpent` (:func:`~deepcrawl.querying.schedule.words_stop`) — the words ran out,
@@ -39,7 +40,9 @@ import math
 from typing import TYPE_CHECKING
 
 from deepcrawl.keywords.outcome import StopReason, WordSource
+from deepcrawl.querying.events import DeepeningBegun
 from deepcrawl.querying.order import record_key
+from deepcrawl.querying.reading import DeepenLists
 from deepcrawl.querying.rule import Rule
 from deepcrawl.querying.schedule import DEEPEN_AFTER, on_trial, words_stop
 from deepcrawl.querying.size import lists_complete_out
@@ -382,13 +385,26 @@ class NumberedKeys(Rule):
 
 
 class TotalsCovered(Rule):
-    """The latest lists, by their reported totals, lack almost nothing (:func:`checked_out`)."""
+    """The latest lists, by their reported totals, lack almost nothing (:func:`checked_out`).
+
+    Where they lack nothing, the querying stops. Where they still lack a few records, those
+    records are in lists already asked, past the pages read: the lists are read again deeper
+    first (:class:`~deepcrawl.querying.events.DeepeningBegun`, the deepening's own rule ending
+    it), unless the deepening is off — a list's reported total is the evidence, and the share
+    it lacks is no estimate of the site's while that list can still be read on.
+    """
 
     name = "totals-covered"
     proves = True
 
-    def decide(self, view: QueryView, settings: Settings) -> Verdict | None:
-        return checked_out(view.ledger, settings)
+    def decide(self, view: QueryView, settings: Settings) -> Verdict | DeepeningBegun | None:
+        verdict = checked_out(view.ledger, settings)
+        if verdict is None or verdict.complete:
+            return verdict
+        querying = settings.querying
+        if querying.deepen_min_new <= 0 or DeepenLists.name not in querying.rules:
+            return verdict
+        return None if view.ledger.deepening else DeepeningBegun()
 
 
 class WordsSpent(Rule):
