@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from deepcrawl.browser.base import Fetcher
-    from deepcrawl.crawler.context import CrawlContext
+    from deepcrawl.crawler.context import CrawlContext, CrawlStats
     from deepcrawl.page.fetched import FetchedPage
     from deepcrawl.prototypes import ShownLink
     from deepcrawl.records.pick import Pick
@@ -51,6 +51,7 @@ __all__ = [
     "MAX_LISTS",
     "BrowsedList",
     "browse_lists",
+    "browsed",
     "listed_links",
     "read_lists",
     "read_to_end",
@@ -218,3 +219,17 @@ def listed_links(
         for number, page in enumerate(pages)
         for link in classify_links([page], chrome)
     ]
+
+
+def browsed(stats: CrawlStats, lists: Sequence[BrowsedList], navigation: str) -> None:
+    """A browse's figures, as a query loop's stop gives them: the records delivered are its
+    best estimate of the records (the lists read to their end, the navigation past them), no
+    proof — the lists may hold fewer than the site, and the navigation stops on a lull."""
+    held = stats.pages_delivered
+    stats.records_reached = held
+    stats.records_estimated = float(held)
+    stats.complete = False
+    whole = sum(read.next_url is None for read in lists)
+    stats.stop_reason = (
+        f"{whole} of the {len(lists)} allowed lists read to their end; the navigation {navigation}"
+    )

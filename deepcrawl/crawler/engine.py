@@ -402,7 +402,7 @@ class Crawl:
             SearchForbiddenError: the records' kind (the example's, or one the pick takes) is on
                 none of the allowed pages.
         """
-        from deepcrawl.crawler.browse import browse_lists, read_to_end
+        from deepcrawl.crawler.browse import browse_lists, browsed, read_to_end
         from deepcrawl.crawler.navigate import NavigatePhase
         from deepcrawl.crawler.normal import NormalPhase
         from deepcrawl.crawler.picking import pick_kind
@@ -429,9 +429,11 @@ class Crawl:
         for page in pages:
             phase.admission.enqueue(((link.url, link.text) for link in page.links), SETUP_SOURCE)
         await phase.run()
-        await NavigatePhase(phase).run()
+        navigation = NavigatePhase(phase)
+        await navigation.run()
         ctx.enter("finishing")
         await phase.finish()
+        browsed(ctx.stats, lists, navigation.ended)
         full = ctx.budget.spent
         ctx.enter("stopped at max pages" if full else "done")
         return CrawlReport("max_pages" if full else "done", ctx.site.id, ctx.stats)

@@ -122,6 +122,9 @@ class NavigatePhase:
                 f"unknown strategy {self.name!r}; known: {', '.join(sorted(STRATEGIES))}"
             )
         self._in_flight = 0
+        #: Why :meth:`run` ended, in words (``stopped: its last 30 requests brought no new
+        #: record``).
+        self.ended = ""
         self._safety = SafetyRule()
         #: What the navigation requests cost: counted by the crawl's gate.
         self.sent = Count()
@@ -169,6 +172,7 @@ class NavigatePhase:
         strategy.gate = ctx.gate  # its fetcher (``GatedFetcher``) sends through it
         start = ctx.stats.pages_fetched
         held, since = start, self.sent.requests  # the records held, and when the last came
+        self.ended = ""
         async with GatedFetcher(self) as fetcher:
             async for _page in strategy.crawl(
                 ctx.start_url, fetcher=fetcher, max_requests=self.budget
@@ -176,8 +180,17 @@ class NavigatePhase:
                 ctx.stats.nav_records = ctx.stats.pages_fetched - start
                 if ctx.stats.pages_fetched > held:
                     held, since = ctx.stats.pages_fetched, self.sent.requests
-                if ctx.budget.spent or self.sent.requests - since >= _patience(held):
+                if ctx.budget.spent:
+                    self.ended = "stopped at the crawl's page budget"
                     break
+                if (idle := self.sent.requests - since) >= _patience(held):
+                    self.ended = f"stopped: its last {idle} requests brought no new record"
+                    break
+        if not self.ended:
+            spent = self.sent.requests >= self.budget
+            self.ended = (
+                f"spent its budget of {self.budget} requests" if spent else "had no link left"
+            )
         # the links of the records fetched here that the normal phase queued (related records)
         workers, lease_s = self.normal.workers, ctx.settings.crawl.worker_lease_s
         while not ctx.budget.spent and (leases := self.normal.frontier.lease(1, lease_s=lease_s)):
