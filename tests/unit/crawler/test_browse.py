@@ -68,3 +68,18 @@ def test_a_refused_request_without_the_word_is_no_search_of_it() -> None:
 def test_the_navigation_waits_for_a_tenth_of_the_records_held_without_a_new_one() -> None:
     assert _patience(0) == PATIENCE_MIN
     assert _patience(3000) == 300
+
+
+def test_a_browse_reports_the_records_it_delivered_as_its_estimate_and_no_proof() -> None:
+    from deepcrawl.crawler.browse import browsed
+    from deepcrawl.crawler.context import CrawlStats
+
+    stats = CrawlStats(started=0.0)
+    stats.pages_delivered = 300
+    lists = [BrowsedList([_list_page(1)]), BrowsedList([_list_page(1)], next_url=f"{SITE}/x")]
+    browsed(stats, lists, "stopped: its last 30 requests brought no new record")
+    assert (stats.records_reached, stats.records_estimated, stats.complete) == (300, 300.0, False)
+    assert stats.stop_reason == (
+        "1 of the 2 allowed lists read to their end; "
+        "the navigation stopped: its last 30 requests brought no new record"
+    )
