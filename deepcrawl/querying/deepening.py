@@ -23,7 +23,11 @@ if TYPE_CHECKING:
     from deepcrawl.querying.view import LedgerView
     from deepcrawl.settings import Settings
 
-__all__ = ["Deepening", "deepen_value"]
+__all__ = ["DEEPEN_RULE", "Deepening", "deepen_value"]
+
+#: The name of the rule that reads the lists again (:class:`~deepcrawl.querying.reading
+#: .DeepenLists`), which other rules leave the deepening to.
+DEEPEN_RULE = "deepen-lists"
 
 
 def deepen_value(lst: ListRead, ledger: LedgerView, settings: Settings, *, cap: int) -> float:

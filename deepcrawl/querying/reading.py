@@ -23,7 +23,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from deepcrawl.keywords.outcome import StopReason, WordSource
-from deepcrawl.querying.deepening import Deepening
+from deepcrawl.querying.deepening import DEEPEN_RULE, Deepening
 from deepcrawl.querying.events import (
     DeepeningBegun,
     ListsDropped,
@@ -226,7 +226,7 @@ class DeepenLists(Rule):
     bring ``querying.deepen_min_new`` (:mod:`~deepcrawl.querying.deepening`); a budget or
     errors end the deepening too."""
 
-    name = "deepen-lists"
+    name = DEEPEN_RULE
 
     def __init__(self) -> None:
         self.lists = Deepening()

@@ -40,9 +40,9 @@ import math
 from typing import TYPE_CHECKING
 
 from deepcrawl.keywords.outcome import StopReason, WordSource
+from deepcrawl.querying.deepening import DEEPEN_RULE
 from deepcrawl.querying.events import DeepeningBegun
 from deepcrawl.querying.order import record_key
-from deepcrawl.querying.reading import DeepenLists
 from deepcrawl.querying.rule import Rule
 from deepcrawl.querying.schedule import DEEPEN_AFTER, on_trial, words_stop
 from deepcrawl.querying.size import lists_complete_out
@@ -402,7 +402,7 @@ class TotalsCovered(Rule):
         if verdict is None or verdict.complete:
             return verdict
         querying = settings.querying
-        if querying.deepen_min_new <= 0 or DeepenLists.name not in querying.rules:
+        if querying.deepen_min_new <= 0 or DEEPEN_RULE not in querying.rules:
             return verdict
         return None if view.ledger.deepening else DeepeningBegun()
 
