@@ -55,6 +55,7 @@ __all__ = [
     "gap",
     "lists_complete_out",
     "overflow_rate",
+    "records_share",
     "size_estimate",
     "totals_estimate",
     "unread_matches",
@@ -164,19 +165,41 @@ def capped_lists(ledger: Ledger) -> set[str]:
 def totals_estimate(ledger: Ledger) -> float | None:
     """The database's size by the lists' totals and the fetched records' words: the fetched
     records over the share of them each word's list matched, summed over the lists (a ratio
-    estimate); None while too few records' texts are known or no list's word is held."""
+    estimate); None while too few records' texts are known or no list's word is held.
+
+    A site-wide search's totals count its other kinds too: each total counts records by the
+    share of one kind among the entries the lists read whole showed (:func:`records_share`),
+    else as :func:`~deepcrawl.querying.totals.records_total` scales it."""
     texted = len(ledger.texts)
     if texted < _MIN_TEXTS:
         return None
+    kind = records_share(ledger)
     matched = held = 0.0
     for read in ledger.lists.values():
         holding = ledger.texts.holding(read.word)
         if not holding:
             continue
         share = ledger.texts.match_share(read.word, read.sample) or 1.0
-        matched += read.total
+        scaled = (
+            read.total * kind
+            if kind is not None
+            else records_total(ledger, read.total, read.per_page)
+        )
+        matched += scaled or 0
         held += holding / max(share, _MIN_MATCH_SHARE)
     return texted * matched / held if held else None
+
+
+def records_share(ledger: Ledger) -> float | None:
+    """The records among the entries of every kind the lists read to their end showed (what
+    their totals count): 1.0 where the search lists the records alone; None where no such
+    list's entries were counted."""
+    shown = entries = 0
+    for key, counted in ledger.entries.items():
+        if counted and (read := ledger.lists.get(key)) is not None:
+            shown += read.shown
+            entries += counted
+    return min(1.0, shown / entries) if entries else None
 
 
 def overflow_rate(ledger: Ledger) -> float | None:

@@ -3,6 +3,7 @@ ledger's estimator."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
@@ -10,7 +11,13 @@ import pytest
 from deepcrawl.querying.events import PageRead, QueryEvent, RecordRead
 from deepcrawl.querying.ledger import Ledger
 from deepcrawl.querying.loop import QueryLoop
-from deepcrawl.querying.size import capped_lists, everything_listed, overflow_rate, size_estimate
+from deepcrawl.querying.size import (
+    capped_lists,
+    everything_listed,
+    overflow_rate,
+    records_share,
+    size_estimate,
+)
 from tests.unit.querying.answers import list_event
 from tests.unit.querying.sections import settings_of
 
@@ -78,6 +85,26 @@ def test_capped_lists_ranked_by_relevance_are_told_by_the_fetched_texts() -> Non
         matched = [rid for rid, held in texts.items() if word in held]
         _list(ledger, word, set(rng.sample(matched, 14)), len(matched), ended=True)
     assert capped_lists(ledger) == set(ledger.lists)
+    size = size_estimate(ledger)
+    assert size.method == "capped lists, by the fetched texts"
+    assert size.value == pytest.approx(300, rel=0.1)
+
+
+def test_a_site_wide_searchs_totals_count_records_by_their_share_of_the_entries() -> None:
+    # as above, but each list shows three entries of other kinds (news) for each record, and
+    # its total counts them all: the totals alone would put the size at four times the truth
+    rng = random.Random(2)
+    words = [f"{c}{v}rn" for c in "bcdfgh" for v in "aeiou"]
+    texts = {f"r{i}": set(rng.sample(words, 6)) for i in range(300)}
+    ledger = Ledger()
+    for rid in list(texts)[:200]:
+        ledger.apply(RecordRead(rid, " ".join(sorted(texts[rid]))))
+    for n, word in enumerate(words):
+        matched = [rid for rid, held in texts.items() if word in held]
+        event = list_event(word, set(rng.sample(matched, 14)), total=4 * len(matched))
+        news = tuple((f"http://site/news/{n}-{i}", "", None, 1) for i in range(42))
+        ledger.apply(dataclasses.replace(event, results=event.results + news))
+    assert records_share(ledger) == pytest.approx(0.25)
     size = size_estimate(ledger)
     assert size.method == "capped lists, by the fetched texts"
     assert size.value == pytest.approx(300, rel=0.1)
