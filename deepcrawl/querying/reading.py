@@ -36,6 +36,7 @@ from deepcrawl.querying.partition import Part, Partitioner
 from deepcrawl.querying.resume import completing_list, list_check, reads_on
 from deepcrawl.querying.rule import Ask, Rule
 from deepcrawl.querying.schedule import DEEPEN_AFTER, words_stop
+from deepcrawl.querying.stops import checked_out
 from deepcrawl.querying.verdict import Verdict
 
 if TYPE_CHECKING:
@@ -245,9 +246,14 @@ class DeepenLists(Rule):
                 return DeepeningBegun()
             chosen = self.lists.next(ledger, settings, cap=view.cap, threshold=threshold)
         if chosen is None:
+            # where the totals of the latest lists still say a few records lack, their share
+            # is the size's evidence, as their own rule gives it (it left the lists to this one)
+            totals = checked_out(ledger, settings)
+            lack = f"; {totals.reason}" if totals is not None and totals.size is not None else ""
             return Verdict(
                 f"{StopReason.SATURATED}; no result list read again ({ledger.deepened} were) is "
-                f"expected to bring {threshold} records a request"
+                f"expected to bring {threshold} records a request{lack}",
+                size=totals.size if lack and totals is not None else None,
             )
         word, skip = chosen
         return Ask(
