@@ -304,7 +304,17 @@ class WordsExhausted:
 
 @dataclass(frozen=True, slots=True)
 class DeepeningBegun:
-    """The words are spent: the querying goes over to reading again the lists it asked."""
+    """The words are spent, or the latest lists by their totals lack a few records: the
+    querying goes over to reading again the lists it asked.
+
+    Attributes:
+        reason: the totals' evidence the deepening was begun for (``the latest result lists,
+            by their totals, lack 3 of their 301 records``), or ``""``.
+        size: the database's size by that evidence, or None.
+    """
+
+    reason: str = ""
+    size: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -164,6 +164,9 @@ class Ledger:
         """Lists read again so far."""
         self.deepened_from = 0
         """The query the deepening started at."""
+        self.deepened_for: tuple[str, float] | None = None
+        """The totals' evidence the deepening was begun for, and the size it gives (None: it
+        was begun because the words were spent)."""
         self.kept: str | None = None
         """The key of the list the latest query kept among :attr:`lists` (None: none, a list
         without a total)."""
@@ -196,9 +199,11 @@ class Ledger:
                         self.checked.append(check)
             case WordsExhausted():
                 self.exhausted = True
-            case DeepeningBegun():
+            case DeepeningBegun(reason, size):
                 self.deepening = True
                 self.deepened_from = len(self.history)
+                if size is not None:
+                    self.deepened_for = (reason, size)
 
     def replayed(self, events: Iterable[Event]) -> Ledger:
         """Fold ``events`` in order; returns the ledger."""

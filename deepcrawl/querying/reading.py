@@ -246,14 +246,19 @@ class DeepenLists(Rule):
                 return DeepeningBegun()
             chosen = self.lists.next(ledger, settings, cap=view.cap, threshold=threshold)
         if chosen is None:
-            # where the totals of the latest lists still say a few records lack, their share
-            # is the size's evidence, as their own rule gives it (it left the lists to this one)
+            # where the deepening was begun for the totals' few records lacking, their share is
+            # the size's evidence, as their own rule gives it (it left the lists to this one)
             totals = checked_out(ledger, settings)
-            lack = f"; {totals.reason}" if totals is not None and totals.size is not None else ""
+            evidence = (
+                (totals.reason, totals.size)
+                if totals is not None and totals.size is not None
+                else ledger.deepened_for
+            )
             return Verdict(
                 f"{StopReason.SATURATED}; no result list read again ({ledger.deepened} were) is "
-                f"expected to bring {threshold} records a request{lack}",
-                size=totals.size if lack and totals is not None else None,
+                f"expected to bring {threshold} records a request"
+                + (f"; {evidence[0]}" if evidence else ""),
+                size=evidence[1] if evidence else None,
             )
         word, skip = chosen
         return Ask(

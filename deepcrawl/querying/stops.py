@@ -404,7 +404,9 @@ class TotalsCovered(Rule):
         querying = settings.querying
         if querying.deepen_min_new <= 0 or DEEPEN_RULE not in querying.rules:
             return verdict
-        return None if view.ledger.deepening else DeepeningBegun()
+        if view.ledger.deepening:
+            return None
+        return DeepeningBegun(verdict.reason, verdict.size)
 
 
 class WordsSpent(Rule):
