@@ -301,8 +301,8 @@ class QueryLoop:
     def _end(self, verdict: Verdict) -> None:
         """End the querying; a stop that does not judge the records complete says what the
         estimate sees missing (not a crawl that ran away: its estimate is what it outgrew)."""
-        self._refresh()
         self.verdict = verdict
+        self._refresh()
         quiet = verdict.complete or verdict.rule in {"outgrown", "repeating"}
         gone = "" if quiet else gap(self.ledger, size=verdict.size)
         self.figures.stop_reason = verdict.reason + gone
@@ -311,6 +311,6 @@ class QueryLoop:
             self.log.flush()
 
     def _refresh(self) -> None:
-        done = self.verdict
-        settled = done if done else proves(self.rules, self.view, self.settings)
+        done = self.verdict  # its own evidence of the size first, else a rule's that has some
+        settled = done if done and done.sized else proves(self.rules, self.view, self.settings)
         refresh(self.figures, self.ledger, stop=self.words_stop, settled=settled, fired=self.fired)
