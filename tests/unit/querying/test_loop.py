@@ -125,6 +125,39 @@ def test_a_lucky_window_stops_a_small_site_but_not_a_large_one(
     assert (checked_out(loop.ledger, loop.settings) is not None) is stopped
 
 
+def test_lists_lacking_a_few_records_by_their_totals_are_read_deeper_their_size_kept(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the lucky window above (1,000 records known): its lists lack 2 of 300 records by their
+    # totals; the records lacking are in lists already asked, past the pages read, so the
+    # deepening begins, carrying that evidence, and its end reports the size it gives
+    from deepcrawl.querying.events import DeepeningBegun
+    from deepcrawl.querying.reading import DeepenLists
+    from deepcrawl.querying.stops import TotalsCovered
+    from deepcrawl.querying.verdict import Verdict
+
+    monkeypatch.setattr(stops, "STOP_CHECKED_FRACTION", 0.1)
+    loop = _loop(stop_checked_records=300)
+    loop.facts.observe(f"http://site/r{i}" for i in range(1_000))
+    for n, lack in enumerate([2, 1, 1, 2, 1, 1, 2, 1, 1, 2, 1, 1, 2, 1, 0, 1, 0, 0, 1, 0]):
+        word = "word" + "abcdefghijklmnopqrst"[n]
+        for i in range(50 - lack):
+            loop.facts.learn_text(f"held-{n}-{i}", word)
+        _check_first_page(loop, word, _page(50, [f"r{n}"]))
+    totals = checked_out(loop.ledger, loop.settings)
+    assert totals is not None and totals.size is not None and not totals.complete
+    begun = TotalsCovered().decide(loop.view, loop.settings)
+    assert begun == DeepeningBegun(totals.reason, totals.size)
+    loop.apply(begun)
+    assert TotalsCovered().decide(loop.view, loop.settings) is None  # the deepening's to end
+    deepen = DeepenLists()
+    deepen.observe(begun, loop.view)
+    ended = deepen.decide(loop.view, loop.settings)
+    assert isinstance(ended, Verdict), ended  # no list pays a re-read: it ends
+    assert ended.size == totals.size
+    assert ended.reason.endswith(totals.reason)
+
+
 def test_a_word_held_by_more_fetched_records_than_the_search_returns_is_not_counted() -> None:
     texts = KnownTexts()
     for i in range(30):  # "history" labels the history books' pages, which the search ignores
