@@ -145,7 +145,9 @@ def test_lists_lacking_a_few_records_by_their_totals_are_read_deeper_their_size_
             loop.facts.learn_text(f"held-{n}-{i}", word)
         _check_first_page(loop, word, _page(50, [f"r{n}"]))
     totals = checked_out(loop.ledger, loop.settings)
-    assert totals is not None and totals.size is not None and not totals.complete
+    assert totals is not None
+    assert totals.size is not None
+    assert not totals.complete
     begun = TotalsCovered().decide(loop.view, loop.settings)
     assert begun == DeepeningBegun(totals.reason, totals.size)
     loop.apply(begun)
