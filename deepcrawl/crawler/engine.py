@@ -429,7 +429,7 @@ class Crawl:
         for page in pages:
             phase.admission.enqueue(((link.url, link.text) for link in page.links), SETUP_SOURCE)
         await phase.run()
-        navigation = NavigatePhase(phase)
+        navigation = NavigatePhase(phase, patient=True)
         await navigation.run()
         ctx.enter("finishing")
         await phase.finish()

@@ -18,9 +18,10 @@ is downloaded, through :class:`GatedFetcher`, the fetcher the strategy is given:
   follows a logout, delete or cart link: it trusts only the records of a labelled kind, whose
   titles may read like anything).
 
-The phase ends when the strategy stops, its budget (``links.navigate_max_requests``) is spent,
-or its last navigation requests — a tenth of the records held, :data:`PATIENCE_SHARE` — reached
-no new record.
+The phase ends when the strategy stops or its budget (``links.navigate_max_requests``) is
+spent; a browse's (``patient``: the lists read to their end before it) also once its last
+navigation requests — a tenth of the records held, :data:`PATIENCE_SHARE` — reached no new
+record.
 
 The strategy keeps to the crawl's gate (:attr:`Strategy.gate
 <deepcrawl.links.strategy.Strategy.gate>`): the crawl's robots.txt (not read again), one rate
@@ -110,11 +111,19 @@ class NavigatePhase:
     """
 
     def __init__(
-        self, normal: NormalPhase, *, strategy: str | None = None, max_requests: int | None = None
+        self,
+        normal: NormalPhase,
+        *,
+        strategy: str | None = None,
+        max_requests: int | None = None,
+        patient: bool = False,
     ) -> None:
         settings = normal.ctx.settings
         self.normal = normal
         self.ctx = normal.ctx
+        #: End on a lull (:data:`PATIENCE_SHARE`): a browse's navigation, past lists read to their
+        #: end; after a search, the records the form missed may lie deep, and the budget ends it.
+        self.patient = patient
         self.name = strategy or settings.links.navigate_strategy
         self.budget = max_requests or settings.links.navigate_max_requests
         if self.name not in STRATEGIES:
@@ -183,7 +192,7 @@ class NavigatePhase:
                 if ctx.budget.spent:
                     self.ended = "stopped at the crawl's page budget"
                     break
-                if (idle := self.sent.requests - since) >= _patience(held):
+                if self.patient and (idle := self.sent.requests - since) >= _patience(held):
                     self.ended = f"stopped: its last {idle} requests brought no new record"
                     break
         if not self.ended:
