@@ -107,13 +107,11 @@ async def records_search(
         answered_at += 1
         shown = await _answers(search, form, word)
         if not shown and (sent := _forbidden_query(ctx, word)) is not None:
-            from deepcrawl.crawler.setup import still_allowed_clause
-
-            raise SearchForbiddenError(
+            raise _forbidden(
+                ctx, start, examples,
                 f"the search of {form.page_url} sends its queries to {sent}, which robots.txt "
-                "forbids: no query is answered; "
-                + still_allowed_clause(ctx, start, [page.final_url for page in examples])
-            )
+                "forbids: no query is answered",
+            )  # fmt: skip
         if shown is None:
             return None  # cannot tell
         if not shown <= on_page:
@@ -138,25 +136,20 @@ async def records_search(
         if other is None:
             continue
         seen.add(other.form.identity)
+        filters = f"the start page's form {form.action} only filters the page's own links"
         if not ctx.robots.allowed(other.form.action):
-            from deepcrawl.crawler.setup import still_allowed_clause
-
-            raise SearchForbiddenError(
-                f"the start page's form {form.action} only filters the page's own links; the "
-                f"search on {url} submits to {other.form.action}, which robots.txt forbids: "
-                "no query is sent; "
-                + still_allowed_clause(ctx, start, [page.final_url for page in examples])
-            )
+            raise _forbidden(
+                ctx, start, examples,
+                f"{filters}; the search on {url} submits to {other.form.action}, which "
+                "robots.txt forbids: no query is sent",
+            )  # fmt: skip
         reaches, sent = await _reaches_past(ctx, pool, other, words, on_page)
         if sent is not None:
-            from deepcrawl.crawler.setup import still_allowed_clause
-
-            raise SearchForbiddenError(
-                f"the start page's form {form.action} only filters the page's own links; the "
-                f"search on {url} sends its queries to {sent}, which robots.txt forbids: "
-                "no query is answered; "
-                + still_allowed_clause(ctx, start, [page.final_url for page in examples])
-            )
+            raise _forbidden(
+                ctx, start, examples,
+                f"{filters}; the search on {url} sends its queries to {sent}, which robots.txt "
+                "forbids: no query is answered",
+            )  # fmt: skip
         if reaches:
             logger.info(
                 "the records' search is the form of %s (%s %s): its answers reach past the "
@@ -231,6 +224,17 @@ async def _form_on(
     if form.identity in seen:
         return None
     return Candidate(form, verdict, held)
+
+
+def _forbidden(
+    ctx: CrawlContext, start: FetchedPage, examples: Sequence[FetchedPage], why: str
+) -> SearchForbiddenError:
+    """The error of a search robots.txt forbids: ``why``, then what robots.txt still allows
+    that leads to records."""
+    from deepcrawl.crawler.setup import still_allowed_clause  # the setup this serves
+
+    allowed = still_allowed_clause(ctx, start, [page.final_url for page in examples])
+    return SearchForbiddenError(f"{why}; {allowed}")
 
 
 def _forbidden_query(ctx: CrawlContext, word: str) -> str | None:

@@ -158,6 +158,12 @@ def _named_next(data: object, base_url: str) -> str | None:
     return None
 
 
+def _following(page: DataPage, url: str) -> str | None:
+    """The request of the page after ``page`` (the answer to ``url``): the one it names, else
+    :func:`_next_url`'s."""
+    return page.next or _next_url(url, len(page.links))
+
+
 def _next_url(url: str, shown: int) -> str | None:
     """The request of the next page: the offset advanced by the results shown, or the page
     number by one; None when the request has neither."""
@@ -227,7 +233,7 @@ class DataSearch(QueryBackend):
         for _more in range(1, len(browser.data_urls)):
             if wanted <= listed:
                 break
-            following = page.next or _next_url(at, len(page.links))
+            following = _following(page, at)
             if following is None:
                 break
             try:
@@ -317,7 +323,7 @@ class DataSearch(QueryBackend):
             for link_url, text in fresh:
                 links[link_url] = ResultLink(url=link_url, text=text, page=result.pages)
             done = data.total is not None and len(links) >= data.total
-            following = None if not fresh or done else data.next or _next_url(url, len(data.links))
+            following = None if not fresh or done else _following(data, url)
             # the page as a page would show it, for the paging control (which sees every page):
             # its count, and its way on where the list goes on (the request of the next page)
             count = [f"{data.total} results"] if data.total is not None else []
